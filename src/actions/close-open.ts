@@ -1,0 +1,74 @@
+import type { Engine } from '../engine.js';
+import { newId } from '../ids.js';
+import type { ActionSettlement, NewEvent } from '../store/store.js';
+import type { ActionRecord, ActionStatus, JsonObject, MessageRecord, ToolOutput } from '../types.js';
+
+export interface ClosingWrites {
+  settle: ActionSettlement[];
+  messages: MessageRecord[];
+  events: NewEvent[];
+}
+
+/**
+ * The writes that close what is open without running anything: each pending action settles as
+ * `cancelled` (or `expired` for the ones in `lapsed`), and every tool call of the conversation's last
+ * assistant message without a result gets one saying so, so the history stays whole for the model.
+ */
+export function closeOpen(
+  engine: Engine,
+  messages: MessageRecord[],
+  pending: ActionRecord[],
+  options: { resolvedBy: string; channel: 'api' | 'system' | 'timeout'; reason: string; lapsed?: Set<string> },
+): ClosingWrites {
+  const at = engine.now();
+  const settle: ActionSettlement[] = [];
+  const events: NewEvent[] = [];
+  for (const action of pending) {
+    const status: Exclude<ActionStatus, 'pending'> = options.lapsed?.has(action.id) ? 'expired' : 'cancelled';
+    settle.push({ id: action.id, status, resolution: { type: 'cancelled', reason: options.reason }, resolvedBy: options.resolvedBy, resolvedAt: at });
+    events.push({
+      type: 'action.resolved',
+      at,
+      data: { actionId: action.id, kind: action.kind, toolCallId: action.toolCallId, toolName: action.toolName, status, resolvedBy: options.resolvedBy, channel: options.channel, cancelled: true },
+    });
+  }
+  const results = openCallResults(engine, messages, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.');
+  for (const message of results) {
+    const part = message.parts[0];
+    if (part.type === 'tool-result') {
+      events.push({ type: 'tool.result', at, data: { toolCallId: part.toolCallId, toolName: part.toolName, isError: true, output: part.output as unknown as JsonObject } });
+    }
+  }
+  return { settle, messages: results, events };
+}
+
+/** Tool messages answering, with `text` as an error, the open calls of the last assistant message. */
+export function openCallResults(engine: Engine, messages: MessageRecord[], text: string): MessageRecord[] {
+  const answered = new Set<string>();
+  let assistant: MessageRecord | undefined;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role === 'tool') {
+      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
+    } else {
+      if (message.role === 'assistant') assistant = message;
+      break;
+    }
+  }
+  if (!assistant) return [];
+  const output: ToolOutput = { type: 'error-text', value: text };
+  const results: MessageRecord[] = [];
+  for (const part of assistant.parts) {
+    if (part.type !== 'tool-call' || answered.has(part.toolCallId)) continue;
+    results.push({
+      id: newId('m'),
+      conversationId: assistant.conversationId,
+      position: messages.length + results.length,
+      role: 'tool',
+      parts: [{ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output }],
+      metadata: null,
+      createdAt: engine.now(),
+    });
+  }
+  return results;
+}

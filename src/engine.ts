@@ -1,0 +1,135 @@
+import type { AgentConfig, HeedOptions, HitlConfig, Limits } from './config.js';
+import { HeedError } from './errors.js';
+import { EventBus } from './events/bus.js';
+import type { Caller } from './caller.js';
+import type { Change, CommitResult, Store } from './store/store.js';
+import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from './types.js';
+
+export const defaults = {
+  timeoutMinutes: 1440,
+  resolveWaitMs: 3000,
+  maxStateBytes: 1024 * 1024,
+  clientToolOutputBytes: 64 * 1024,
+  sweepIntervalMs: 60_000,
+  leaseMs: 30_000,
+  maxSteps: 20,
+};
+
+/** Shared state and small helpers every part of a running Heed uses. */
+export class Engine {
+  readonly store: Store;
+  readonly bus = new EventBus();
+  readonly agents = new Map<string, AgentConfig>();
+  readonly hitl: HitlConfig;
+  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation'>> & Pick<Limits, 'maxTokensPerConversation'>;
+  readonly pendingActionPolicy: 'reject' | 'cancel';
+  readonly leaseMs: number;
+  readonly clock: () => Date;
+  /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
+  readonly running = new Map<string, AbortController>();
+  /** Continuations started in this process and not yet finished (awaited on close). */
+  readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: HeedOptions, store: Store) {
+    this.store = store;
+    for (const agent of options.agents) {
+      if (this.agents.has(agent.name)) throw new HeedError('invalid_config', `Two agents are named "${agent.name}".`);
+      this.agents.set(agent.name, agent);
+    }
+    this.hitl = options.hitl ?? {};
+    this.limits = {
+      maxStateBytes: options.limits?.maxStateBytes ?? defaults.maxStateBytes,
+      clientToolOutputBytes: options.limits?.clientToolOutputBytes ?? defaults.clientToolOutputBytes,
+      maxTokensPerConversation: options.limits?.maxTokensPerConversation,
+    };
+    this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
+    this.leaseMs = options.leaseMs ?? defaults.leaseMs;
+    this.clock = options.now ?? (() => new Date());
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** Commits and, when applied, hands the new events to live followers. */
+  async commit(change: Change): Promise<CommitResult> {
+    const result = await this.store.commit(change);
+    if (result.ok && result.events.length > 0) this.bus.publish(result.events);
+    return result;
+  }
+
+  agent(name: string): AgentConfig {
+    const agent = this.agents.get(name);
+    if (!agent) throw new HeedError('not_found', `There is no agent named "${name}".`, { details: { agent: name } });
+    return agent;
+  }
+
+  /** Minutes before an action lapses under this agent (0 = never). */
+  timeoutMinutes(agent: AgentConfig): number {
+    return agent.hitl?.timeoutMinutes ?? this.hitl.timeoutMinutes ?? defaults.timeoutMinutes;
+  }
+
+  onTimeout(agent: AgentConfig): TimeoutPolicy {
+    return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? 'deny';
+  }
+
+  expiresAfterMinutes(minutes: number | undefined): string | null {
+    if (!minutes || minutes <= 0) return null;
+    return new Date(this.clock().getTime() + minutes * 60_000).toISOString();
+  }
+
+  leaseUntil(): string {
+    return new Date(this.clock().getTime() + this.leaseMs).toISOString();
+  }
+
+  budgetLeft(conversation: ConversationRecord): boolean {
+    const max = this.limits.maxTokensPerConversation;
+    return max === undefined || conversation.tokensUsed < max;
+  }
+
+  budgetError(conversation: ConversationRecord): HeedError {
+    return new HeedError('budget_reached', 'This conversation has used up its token budget, so the agent cannot run again.', {
+      details: { tokensUsed: conversation.tokensUsed, maxTokens: this.limits.maxTokensPerConversation ?? null },
+    });
+  }
+
+  /**
+   * Loads a conversation the caller may see. Someone else's conversation is reported as not found,
+   * so its existence does not leak. A call without a caller acts as the owner.
+   */
+  async visibleConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
+    const conversation = await this.store.getConversation(id);
+    if (!conversation || !mayAccess(caller, conversation)) {
+      throw new HeedError('not_found', 'There is no conversation with that id.', { details: { conversationId: id } });
+    }
+    return conversation;
+  }
+
+  /** Runs a detached promise to completion, keeping track of it so `close()` can wait. */
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    promise.then(
+      () => this.inFlight.delete(promise),
+      () => this.inFlight.delete(promise),
+    );
+    return promise;
+  }
+}
+
+export function mayAccess(caller: Caller | undefined, conversation: ConversationRecord): boolean {
+  if (caller === undefined) return true;
+  if (conversation.ownerId === null) return true;
+  return caller.userId === conversation.ownerId;
+}
+
+/** The earliest deadline among actions still open; null if none lapses. */
+export function earliestDue(actions: ActionRecord[]): string | null {
+  let due: string | null = null;
+  for (const action of actions) {
+    if (action.status !== 'pending' || !action.expiresAt) continue;
+    if (due === null || action.expiresAt < due) due = action.expiresAt;
+  }
+  return due;
+}
+
+export type { EventRecord };

@@ -1,0 +1,58 @@
+/**
+ * Every error a user of Heed can meet carries a stable `code` (what clients match on), the HTTP
+ * `status` it maps to, a sentence a person can read, and optional `details`.
+ */
+export const errorStatus = {
+  invalid_request: 400,
+  invalid_resolution: 400,
+  invalid_approved_args: 400,
+  invalid_client_tool_result: 400,
+  invalid_config: 400,
+  unauthorized: 401,
+  budget_reached: 402,
+  action_forbidden: 403,
+  forbidden: 403,
+  not_found: 404,
+  action_not_pending: 409,
+  conversation_busy: 409,
+  channel_chat: 409,
+  action_pending: 409,
+  action_expired: 410,
+  payload_too_large: 413,
+  internal_error: 500,
+} as const;
+
+export type HeedErrorCode = keyof typeof errorStatus;
+
+const marker = Symbol.for('heed.error');
+
+export class HeedError extends Error {
+  readonly [marker] = true;
+  readonly code: HeedErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(
+    code: HeedErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'HeedError';
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = options.details;
+  }
+
+  /** True for any HeedError, even one from another copy of the package. */
+  static isInstance(error: unknown): error is HeedError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  }
+
+  /** The wire form: `{ error: { code, message, details? } }`. */
+  toJSON(): { error: { code: string; message: string; details?: Record<string, unknown> } } {
+    return {
+      error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) },
+    };
+  }
+}

@@ -1,0 +1,248 @@
+import { cancelConversation } from './actions/cancel.js';
+import { expireDue, type SweepReport } from './actions/lapse.js';
+import { settleAction, type SettleOptions } from './actions/settle.js';
+import type { ResolutionInput } from './actions/resolution-input.js';
+import { branchConversation } from './agent/branch.js';
+import { intakeQuestions } from './agent/intake.js';
+import type { TurnResult } from './agent/run-turn.js';
+import { sendMessage, type SendOptions } from './agent/send.js';
+import type { Caller } from './caller.js';
+import type { HeedOptions } from './config.js';
+import { defaults, Engine } from './engine.js';
+import { HeedError } from './errors.js';
+import { followEvents, type Follow } from './events/follow.js';
+import { newId } from './ids.js';
+import { memoryStore } from './store/memory/memory-store.js';
+import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
+import { actionView, conversationView, messageViews, type ActionView, type ConversationView, type MessageView } from './views.js';
+
+export interface AgentInfo {
+  name: string;
+  description?: string;
+  capabilities: { toolApproval: boolean; questions: boolean; intake: boolean; clientTools: boolean };
+}
+
+export interface ConversationSnapshot {
+  conversation: ConversationView;
+  messages: MessageView[];
+  pendingActions?: ActionView[];
+  runtime: { status: ConversationRecord['status']; pendingActionIds: string[] };
+}
+
+/** A pending action with shortcuts to answer it. */
+export interface PendingAction extends ActionView {
+  answer(resolution: Omit<ResolutionInput, 'type'> | Record<string, unknown>, options?: SettleOptions): Promise<TurnResult>;
+  approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
+  decline(comment?: string, options?: SettleOptions): Promise<TurnResult>;
+  skip(options?: SettleOptions): Promise<TurnResult>;
+  dismiss(options?: SettleOptions): Promise<TurnResult>;
+}
+
+export interface CallerOption {
+  caller?: Caller;
+}
+
+export interface Heed {
+  readonly store: HeedOptions['store'];
+  agents(): AgentInfo[];
+  createConversation(input: { agent: string; ownerId?: string | null; channel?: string | null; metadata?: JsonObject; caller?: Caller }): Promise<ConversationView>;
+  listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
+  conversation(id: string): ConversationHandle;
+  /** Every pending action the caller may answer, across conversations, oldest first. */
+  inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
+  /** Lapses due actions now and takes over stalled continuations. */
+  expireDue(): Promise<SweepReport>;
+  /** Waits for running continuations, stops the sweep, closes the store. */
+  close(): Promise<void>;
+  /** The engine, for the HTTP layer. */
+  readonly engine: Engine;
+}
+
+export interface ConversationHandle {
+  readonly id: string;
+  send(content: string, options?: SendOptions): Promise<TurnResult>;
+  get(options?: CallerOption): Promise<ConversationSnapshot>;
+  /** Every action of the conversation, pending first. */
+  actions(options?: CallerOption): Promise<ActionView[]>;
+  pendingActions(options?: CallerOption): Promise<PendingAction[]>;
+  resolve(actionId: string, resolution: unknown, options?: SettleOptions): Promise<TurnResult>;
+  cancel(options?: CallerOption & { via?: 'library' | 'http' }): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
+  events(options?: CallerOption & { after?: number; limit?: number }): Promise<EventRecord[]>;
+  /** Follows the event log from `after` (default: from the start), stored backlog first, then live. */
+  follow(listener: (event: EventRecord) => void, options?: CallerOption & { after?: number }): Promise<Follow>;
+  rememberedTools(options?: CallerOption): Promise<RememberedTool[]>;
+  forgetTool(toolName: string, options?: CallerOption): Promise<void>;
+  branch(options?: CallerOption & { fromMessageId?: string }): Promise<ConversationView>;
+}
+
+/** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
+export function createHeed(options: HeedOptions): Heed {
+  const store = options.store ?? memoryStore();
+  const engine = new Engine(options, store);
+  for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
+  const ready = store.migrate();
+  const whenReady = async <T>(work: () => Promise<T>): Promise<T> => {
+    await ready;
+    return work();
+  };
+
+  const interval = options.sweepIntervalMs ?? defaults.sweepIntervalMs;
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> | undefined;
+  const sweep = () => {
+    sweeping ??= whenReady(() => expireDue(engine))
+      .catch(() => undefined)
+      .finally(() => (sweeping = undefined));
+    return sweeping;
+  };
+  if (interval > 0) {
+    ready.then(() => sweep()).catch(() => undefined);
+    timer = setInterval(sweep, interval);
+    timer.unref();
+  }
+
+  const conversation = (id: string): ConversationHandle => ({
+    id,
+    send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, sendOptions)),
+    async get(callerOption = {}) {
+      await ready;
+      const record = await engine.visibleConversation(id, callerOption.caller);
+      const [messages, actions] = await Promise.all([store.listMessages(id), store.listActions(id)]);
+      const pending = actions.filter((action) => action.status === 'pending').map((action) => actionView(engine, action, record.agent));
+      const snapshot: ConversationSnapshot = {
+        conversation: conversationView(record),
+        messages: messageViews(engine, record, messages, actions),
+        runtime: { status: record.status, pendingActionIds: pending.map((action) => action.id) },
+      };
+      if (pending.length) snapshot.pendingActions = pending;
+      return snapshot;
+    },
+    async actions(callerOption = {}) {
+      await ready;
+      const record = await engine.visibleConversation(id, callerOption.caller);
+      const actions = await store.listActions(id);
+      const order = (status: string) => (status === 'pending' ? 0 : 1);
+      return actions.sort((a, b) => order(a.status) - order(b.status)).map((action) => actionView(engine, action, record.agent));
+    },
+    async pendingActions(callerOption = {}) {
+      const all = await this.actions(callerOption);
+      return all.filter((action) => action.status === 'pending').map((view) => withShortcuts(view, (resolution, settleOptions) =>
+        this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions }),
+      ));
+    },
+    resolve: (actionId, resolution, settleOptions) => whenReady(() => settleAction(engine, id, actionId, resolution, settleOptions)),
+    cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, cancelOptions)),
+    async events(eventOptions = {}) {
+      await ready;
+      await engine.visibleConversation(id, eventOptions.caller);
+      return store.listEvents(id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
+    },
+    async follow(listener, followOptions = {}) {
+      await ready;
+      await engine.visibleConversation(id, followOptions.caller);
+      return followEvents(store, engine.bus, id, followOptions.after ?? 0, listener);
+    },
+    async rememberedTools(callerOption = {}) {
+      await ready;
+      await engine.visibleConversation(id, callerOption.caller);
+      return store.listRememberedTools(id);
+    },
+    async forgetTool(toolName, callerOption = {}) {
+      await ready;
+      await engine.visibleConversation(id, callerOption.caller);
+      if (!(await store.forgetTool(id, toolName))) {
+        throw new HeedError('not_found', `"${toolName}" is not remembered in this conversation.`, { details: { toolName } });
+      }
+    },
+    branch: (branchOptions = {}) => whenReady(async () => conversationView(await branchConversation(engine, id, branchOptions))),
+  });
+
+  return {
+    store,
+    engine,
+    agents: () =>
+      [...engine.agents.values()].map((agent) => {
+        const tools = Object.values(agent.tools ?? {});
+        return {
+          name: agent.name,
+          ...(agent.description ? { description: agent.description } : {}),
+          capabilities: {
+            toolApproval: tools.some((entry) => entry.needsApproval),
+            questions: Boolean(agent.ask || agent.intake),
+            intake: Boolean(agent.intake),
+            clientTools: tools.some((entry) => entry.client),
+          },
+        };
+      }),
+    createConversation: (input) =>
+      whenReady(async () => {
+        engine.agent(input.agent);
+        const at = engine.now();
+        const record: ConversationRecord = {
+          id: newId('c'),
+          agent: input.agent,
+          ownerId: input.caller ? input.caller.userId : input.ownerId ?? null,
+          channel: input.channel ?? null,
+          status: 'idle',
+          version: 0,
+          metadata: input.metadata ?? null,
+          createdAt: at,
+          updatedAt: at,
+          actionDueAt: null,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          tokensUsed: 0,
+          lastEventSeq: 0,
+          intakeDone: false,
+        };
+        const result = await engine.commit({ conversationId: record.id, create: record });
+        if (!result.ok) throw new HeedError('internal_error', 'The conversation could not be created.');
+        return conversationView(result.conversation);
+      }),
+    listConversations: (filter = {}) =>
+      whenReady(async () => {
+        const ownerId = filter.caller ? filter.caller.userId : undefined;
+        if (filter.caller && ownerId === null) return [];
+        const records = await store.listConversations({ ownerId, status: filter.status, agent: filter.agent, limit: filter.limit });
+        return records.map(conversationView);
+      }),
+    conversation,
+    inbox: (inboxOptions = {}) =>
+      whenReady(async () => {
+        // An anonymous caller owns nothing, so its inbox is empty rather than everyone's ownerless requests.
+        if (inboxOptions.caller && inboxOptions.caller.userId === null) return [];
+        const ownerId = inboxOptions.caller ? inboxOptions.caller.userId : undefined;
+        const actions = await store.listPendingActions({ ownerId, limit: inboxOptions.limit, after: inboxOptions.after });
+        const agents = new Map<string, string>();
+        const views: ActionView[] = [];
+        for (const action of actions) {
+          let agent = agents.get(action.conversationId);
+          if (agent === undefined) {
+            agent = (await store.getConversation(action.conversationId))?.agent ?? '';
+            agents.set(action.conversationId, agent);
+          }
+          views.push(actionView(engine, action, agent));
+        }
+        return views;
+      }),
+    expireDue: () => whenReady(() => expireDue(engine)),
+    async close() {
+      if (timer) clearInterval(timer);
+      await sweeping;
+      await Promise.allSettled([...engine.inFlight]);
+      await store.close();
+    },
+  };
+}
+
+function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>): PendingAction {
+  const type = view.kind;
+  return {
+    ...view,
+    answer: (resolution, options) => resolve({ type, ...resolution }, options),
+    approve: ({ remember, approvedArgs, comment, ...options } = {}) => resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
+    decline: (comment, options) => resolve({ type, decision: 'deny', comment }, options),
+    skip: (options) => resolve({ type, skip: true }, options),
+    dismiss: (options) => resolve({ type, dismiss: true }, options),
+  };
+}

@@ -1,0 +1,18 @@
+export { createHeed } from './heed.js';
+export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, AgentInfo } from './heed.js';
+export { defineConfig } from './config.js';
+export type { AgentConfig, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';
+export { tool } from './tool.js';
+export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome } from './tool.js';
+export { HeedError, errorStatus } from './errors.js';
+export type { HeedErrorCode } from './errors.js';
+export type { Caller } from './caller.js';
+export type { TurnResult, TurnStatus } from './agent/run-turn.js';
+export type { ResolutionInput } from './actions/resolution-input.js';
+export { resolutionInputSchema } from './actions/resolution-input.js';
+export { checkQuestions, coerceAnswer, settleAnswers, summarizeAnswers } from './actions/question.js';
+export type { ActionView, ConversationView, MessageView } from './views.js';
+export type { Store } from './store/store.js';
+export { memoryStore } from './store/memory/memory-store.js';
+export { sqliteStore } from './store/sqlite/sqlite-store.js';
+export type * from './types.js';

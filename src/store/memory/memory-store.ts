@@ -1,0 +1,225 @@
+import { HeedError } from '../../errors.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  EventRecord,
+  MessageRecord,
+  RememberedTool,
+} from '../../types.js';
+import type { Change, CommitResult, Store } from '../store.js';
+
+interface Entry {
+  conversation: ConversationRecord;
+  /** By position. */
+  messages: Map<number, MessageRecord>;
+  actions: Map<string, ActionRecord>;
+  /** events[i] has seq i + 1. */
+  events: EventRecord[];
+  remembered: Map<string, RememberedTool>;
+}
+
+/**
+ * A store in process memory, for tests and throwaway demos: nothing survives a restart. Behaves
+ * like the SQLite store, times included (normalized to millisecond ISO strings). Records are
+ * copied in and out, so a caller cannot change stored state by mutating them.
+ */
+export function memoryStore(): Store {
+  const entries = new Map<string, Entry>();
+
+  function commit(change: Change): CommitResult {
+    const existing = entries.get(change.conversationId);
+    const set = clone(change.set ?? {});
+    const events = change.events ?? [];
+    let conversation: ConversationRecord;
+    if (change.create) {
+      if (change.create.id !== change.conversationId) {
+        throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
+      }
+      if (existing) return { ok: false, reason: 'exists' };
+      conversation = { ...clone(change.create), ...definedOnly(set) };
+    } else {
+      if (change.expectVersion === undefined) {
+        throw new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
+      }
+      if (!existing) return { ok: false, reason: 'not_found' };
+      if (existing.conversation.version !== change.expectVersion) return { ok: false, reason: 'version' };
+      const lastAt = events.length > 0 ? events[events.length - 1].at : undefined;
+      conversation = {
+        ...existing.conversation,
+        ...definedOnly(set),
+        version: existing.conversation.version + 1,
+        updatedAt: set.updatedAt ?? lastAt ?? new Date().toISOString(),
+      };
+    }
+    conversation = normalizeConversation(conversation);
+
+    // Stage everything on copies of the maps, so a refusal part-way leaves the entry untouched.
+    const messages = new Map(existing?.messages);
+    for (const m of change.messages ?? []) {
+      if (messages.has(m.position)) throw duplicate(`message position ${m.position}`, change);
+      messages.set(m.position, { ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) });
+    }
+    const actions = new Map(existing?.actions);
+    for (const a of change.actions ?? []) {
+      if (actions.has(a.id)) throw duplicate(`action ${a.id}`, change);
+      actions.set(a.id, normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
+    }
+    for (const x of change.settle ?? []) {
+      const action = actions.get(x.id);
+      if (!action || action.status !== 'pending') return { ok: false, reason: 'action_not_pending' };
+      actions.set(x.id, {
+        ...action,
+        status: x.status,
+        resolution: clone(x.resolution),
+        resolvedBy: x.resolvedBy,
+        resolvedAt: iso(x.resolvedAt),
+        defaulted: x.defaulted === undefined ? action.defaulted : clone(x.defaulted),
+      });
+    }
+    const remembered = new Map(existing?.remembered);
+    for (const r of change.remember ?? []) remembered.set(r.toolName, { ...r, rememberedAt: iso(r.rememberedAt) });
+    const appended = events.map(
+      (e, i): EventRecord => ({
+        conversationId: change.conversationId,
+        seq: conversation.lastEventSeq + i + 1,
+        type: e.type,
+        data: clone(e.data),
+        at: iso(e.at),
+      }),
+    );
+    conversation.lastEventSeq += events.length;
+
+    entries.set(change.conversationId, {
+      conversation,
+      messages,
+      actions,
+      events: existing ? existing.events.concat(appended) : appended,
+      remembered,
+    });
+    return { ok: true, conversation: clone(conversation), events: clone(appended) };
+  }
+
+  return {
+    async migrate() {},
+
+    async commit(change) {
+      return commit(change);
+    },
+
+    async getConversation(id) {
+      return clone(entries.get(id)?.conversation);
+    },
+
+    async listConversations(filter) {
+      const limit = pageSize(filter.limit, 50);
+      const before = filter.before && { at: Date.parse(filter.before.updatedAt), id: filter.before.id };
+      const found = [...entries.values()]
+        .map((entry) => entry.conversation)
+        .filter(
+          (c) =>
+            (filter.ownerId === undefined || c.ownerId === filter.ownerId) &&
+            (filter.status === undefined || c.status === filter.status) &&
+            (filter.agent === undefined || c.agent === filter.agent) &&
+            (!before || compareTimeThenId(c.updatedAt, c.id, before.at, before.id) < 0),
+        )
+        .sort((a, b) => compareTimeThenId(b.updatedAt, b.id, Date.parse(a.updatedAt), a.id));
+      return clone(found.slice(0, limit));
+    },
+
+    async listMessages(conversationId) {
+      const messages = [...(entries.get(conversationId)?.messages.values() ?? [])];
+      return clone(messages.sort((a, b) => a.position - b.position));
+    },
+
+    async getAction(conversationId, actionId) {
+      return clone(entries.get(conversationId)?.actions.get(actionId));
+    },
+
+    async listActions(conversationId) {
+      return clone(oldestFirst([...(entries.get(conversationId)?.actions.values() ?? [])]));
+    },
+
+    async listPendingActions(filter) {
+      const limit = pageSize(filter.limit, 50);
+      const after = filter.after && { at: Date.parse(filter.after.createdAt), id: filter.after.id };
+      const pending: ActionRecord[] = [];
+      for (const entry of entries.values()) {
+        if (filter.ownerId !== undefined && entry.conversation.ownerId !== filter.ownerId) continue;
+        for (const action of entry.actions.values()) {
+          if (action.status !== 'pending') continue;
+          if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
+          pending.push(action);
+        }
+      }
+      return clone(oldestFirst(pending).slice(0, limit));
+    },
+
+    async listEvents(conversationId, options = {}) {
+      const events = entries.get(conversationId)?.events ?? [];
+      const after = Math.max(0, options.after ?? 0);
+      return clone(events.slice(after, after + pageSize(options.limit, 500)));
+    },
+
+    async listRememberedTools(conversationId) {
+      const tools = [...(entries.get(conversationId)?.remembered.values() ?? [])];
+      return clone(tools.sort((a, b) => compare(a.toolName, b.toolName)));
+    },
+
+    async forgetTool(conversationId, toolName) {
+      return entries.get(conversationId)?.remembered.delete(toolName) ?? false;
+    },
+
+    async listDue(now, limit) {
+      const at = Date.parse(now);
+      const due: { conversation: ConversationRecord; dueAt: number }[] = [];
+      for (const { conversation: c } of entries.values()) {
+        const times: number[] = [];
+        if (c.actionDueAt !== null && Date.parse(c.actionDueAt) <= at) times.push(Date.parse(c.actionDueAt));
+        if (c.status === 'running' && c.leaseExpiresAt !== null && Date.parse(c.leaseExpiresAt) < at) {
+          times.push(Date.parse(c.leaseExpiresAt));
+        }
+        if (times.length > 0) due.push({ conversation: c, dueAt: Math.min(...times) });
+      }
+      due.sort((a, b) => a.dueAt - b.dueAt || compare(a.conversation.id, b.conversation.id));
+      return clone(due.slice(0, pageSize(limit, limit)).map((d) => d.conversation));
+    },
+
+    async close() {},
+  };
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+const iso = (time: string) => new Date(time).toISOString();
+const isoOrNull = (time: string | null) => (time === null ? null : iso(time));
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const pageSize = (limit: number | undefined, fallback: number) => Math.max(0, Math.floor(limit ?? fallback));
+
+function compareTimeThenId(time: string, id: string, otherTime: number, otherId: string): number {
+  return Date.parse(time) - otherTime || compare(id, otherId);
+}
+
+function oldestFirst(actions: ActionRecord[]): ActionRecord[] {
+  return actions.sort((a, b) => compareTimeThenId(a.createdAt, a.id, Date.parse(b.createdAt), b.id));
+}
+
+function normalizeConversation(c: ConversationRecord): ConversationRecord {
+  return {
+    ...c,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
+    actionDueAt: isoOrNull(c.actionDueAt),
+    leaseExpiresAt: isoOrNull(c.leaseExpiresAt),
+  };
+}
+
+function normalizeAction(a: ActionRecord): ActionRecord {
+  return { ...a, createdAt: iso(a.createdAt), expiresAt: isoOrNull(a.expiresAt), resolvedAt: isoOrNull(a.resolvedAt) };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function duplicate(what: string, change: Change): HeedError {
+  return new HeedError('internal_error', `Conversation ${change.conversationId} already has ${what}.`);
+}

@@ -1,0 +1,93 @@
+/** One schema step of the SQLite store. Applied once, in `version` order, inside a transaction. */
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+/**
+ * The SQLite schema, oldest step first. Never edit a step that has shipped: append a new one.
+ *
+ * Times are INTEGER epoch milliseconds and JSON is TEXT. Child tables point at a conversation by
+ * its integer `key`, not its text id: keys only grow, so child rows land at the end of their
+ * B-trees (pages stay full) and each row carries a few bytes instead of a 36-character id.
+ */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE conversations (
+        key INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        owner_id TEXT,
+        channel TEXT,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        metadata TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        action_due_at INTEGER,
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        tokens_used INTEGER NOT NULL,
+        last_event_seq INTEGER NOT NULL,
+        intake_done INTEGER NOT NULL
+      ) STRICT;
+      -- The sweep reads these two and merges them; both stay small (only what can fall due).
+      CREATE INDEX conversations_action_due ON conversations (action_due_at) WHERE action_due_at IS NOT NULL;
+      CREATE INDEX conversations_lease ON conversations (lease_expires_at) WHERE status = 'running';
+
+      -- A rowid table, not WITHOUT ROWID: parts can be large and would spill out of index pages.
+      CREATE TABLE messages (
+        conversation_key INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        parts TEXT NOT NULL,
+        metadata TEXT,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX messages_position ON messages (conversation_key, position);
+
+      -- No kind column: it is request.kind.
+      CREATE TABLE actions (
+        conversation_key INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        journal_index INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        request TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        on_timeout TEXT NOT NULL,
+        resolution TEXT,
+        resolved_by TEXT,
+        resolved_at INTEGER,
+        defaulted TEXT,
+        PRIMARY KEY (conversation_key, id)
+      ) STRICT, WITHOUT ROWID;
+      -- The inbox: only open actions, oldest first.
+      CREATE INDEX actions_pending ON actions (created_at, id) WHERE status = 'pending';
+
+      CREATE TABLE events (
+        conversation_key INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (conversation_key, seq)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE remembered_tools (
+        conversation_key INTEGER NOT NULL,
+        tool_name TEXT NOT NULL,
+        remembered_by TEXT NOT NULL,
+        remembered_at INTEGER NOT NULL,
+        PRIMARY KEY (conversation_key, tool_name)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+];

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeStoreContract } from '../store-contract.js';
+import { migrations } from './migrations.js';
+import { indexedQueries, openDatabase, sqliteStore } from './sqlite-store.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'heed-sqlite-'));
+
+describeStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'heed.db');
+  return {
+    store: sqliteStore({ path }),
+    reopen: async () => sqliteStore({ path }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+describe('sqlite store', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = tempDir();
+    path = join(dir, 'heed.db');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs in WAL mode with synchronous NORMAL by default, FULL when asked', () => {
+    const normal = openDatabase({ path });
+    expect(normal.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(normal.pragma('synchronous', { simple: true })).toBe(1);
+    expect(normal.pragma('busy_timeout', { simple: true })).toBe(5000);
+    normal.close();
+    const full = openDatabase({ path, synchronous: 'full' });
+    expect(full.pragma('synchronous', { simple: true })).toBe(2);
+    full.close();
+  });
+
+  it('applies migrations once; running them again changes nothing', async () => {
+    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+    const store = sqliteStore({ path });
+    await store.migrate();
+    await store.commit({ conversationId: 'c1', create: conversation('c1') });
+    await store.migrate();
+    const second = sqliteStore({ path });
+    await second.migrate();
+    expect((await second.getConversation('c1'))?.id).toBe('c1');
+    await second.close();
+    await store.close();
+    const db = new Database(path);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations[migrations.length - 1].version);
+    db.close();
+  });
+
+  it('lets two stores on one file write in turn and see each other', async () => {
+    const one = sqliteStore({ path });
+    const two = sqliteStore({ path });
+    await one.migrate();
+    await two.migrate();
+    expect((await one.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
+    expect(await two.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } })).toMatchObject({ ok: true });
+    expect(await one.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'idle' } })).toEqual({ ok: false, reason: 'version' });
+    expect((await one.getConversation('c1'))?.status).toBe('running');
+    await one.close();
+    await two.close();
+  });
+
+  it('finds due conversations and pending actions through indexes', async () => {
+    const store = sqliteStore({ path });
+    await store.migrate();
+    await store.close();
+    const db = new Database(path);
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerId: 'x', afterCreatedAt: 0, afterId: '', limit: 1 }) as { detail: string }[])
+        .map((row) => row.detail)
+        .join('\n');
+    const positional = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
+    expect(positional(indexedQueries.dueByAction)).toMatch(/USING INDEX conversations_action_due/);
+    expect(positional(indexedQueries.dueByLease)).toMatch(/USING INDEX conversations_lease/);
+    for (const owner of [false, true]) {
+      for (const after of [false, true]) {
+        const detail = plan(indexedQueries.pendingActions({ owner, after }));
+        expect(detail).toMatch(/SCAN a USING INDEX actions_pending|SEARCH a USING INDEX actions_pending/);
+        expect(detail).not.toMatch(/TEMP B-TREE/);
+      }
+    }
+    db.close();
+  });
+});
+
+function conversation(id: string) {
+  const now = new Date().toISOString();
+  return {
+    id, agent: 'support', ownerId: null, channel: null, status: 'idle' as const, version: 1, metadata: null,
+    createdAt: now, updatedAt: now, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
+    tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+  };
+}

@@ -1,0 +1,415 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
+import type { ActionSettlement, Change, NewEvent, Store } from './store.js';
+
+/** What a store's test file hands the contract: a fresh, empty store, and how to reopen and dispose of it. */
+export interface OpenedStore {
+  store: Store;
+  /** Opens the same data again, as after a restart; the contract closes the old store first. */
+  reopen?: () => Promise<Store>;
+  cleanup?: () => Promise<void>;
+}
+
+const t0 = Date.UTC(2025, 0, 1);
+/** A time `seconds` after the suite's epoch, as a canonical ISO string. */
+const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
+
+function conversation(id: string, fields: Partial<ConversationRecord> = {}): ConversationRecord {
+  return {
+    id, agent: 'support', ownerId: 'ada', channel: null, status: 'idle', version: 1, metadata: null,
+    createdAt: at(0), updatedAt: at(0), actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
+    tokensUsed: 0, lastEventSeq: 0, intakeDone: false, ...fields,
+  };
+}
+
+function message(conversationId: string, position: number, fields: Partial<MessageRecord> = {}): MessageRecord {
+  return {
+    id: `${conversationId}-m${position}`, conversationId, position, role: 'user',
+    parts: [{ type: 'text', text: `message ${position}` }], metadata: null, createdAt: at(position), ...fields,
+  };
+}
+
+function action(conversationId: string, id: string, fields: Partial<ActionRecord> = {}): ActionRecord {
+  return {
+    id, conversationId, messageId: `${conversationId}-m1`, toolCallId: `call-${id}`, toolName: 'issue_refund',
+    kind: 'approval', origin: 'tool', journalIndex: 0, status: 'pending',
+    request: { kind: 'approval', args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: true },
+    createdAt: at(10), expiresAt: at(86_400), onTimeout: 'deny', resolution: null, resolvedBy: null, resolvedAt: null,
+    defaulted: null, ...fields,
+  };
+}
+
+const event = (type: NewEvent['type'], seconds: number, data: NewEvent['data'] = {}): NewEvent => ({ type, data, at: at(seconds) });
+
+const allow = (id: string, fields: Partial<ActionSettlement> = {}): ActionSettlement => ({
+  id, status: 'resolved', resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada', resolvedAt: at(20), ...fields,
+});
+
+/** Runs the one suite every `Store` must pass, through the interface only. */
+export function describeStoreContract(name: string, open: () => Promise<OpenedStore>): void {
+  describe(`store contract: ${name}`, () => {
+    let opened: OpenedStore;
+    let store: Store;
+
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.store;
+      await store.migrate();
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await opened.cleanup?.();
+    });
+
+    async function commitOk(change: Change) {
+      const result = await store.commit(change);
+      if (!result.ok) throw new Error(`commit refused: ${result.reason}`);
+      return result;
+    }
+
+    /** Creates `id` with one message and one pending action; returns the stored conversation. */
+    async function parked(id: string, fields: Partial<ConversationRecord> = {}, actionFields: Partial<ActionRecord> = {}) {
+      const result = await commitOk({
+        conversationId: id,
+        create: conversation(id, { status: 'requires_action', ...fields }),
+        messages: [message(id, 0), message(id, 1, { role: 'assistant' })],
+        actions: [action(id, `${id}-a`, actionFields)],
+        events: [event('action.required', 10)],
+      });
+      return result.conversation;
+    }
+
+    async function nothingWritten(id: string, version: number, lastEventSeq: number, messages: number, actions: number) {
+      const stored = await store.getConversation(id);
+      expect(stored?.version).toBe(version);
+      expect(stored?.lastEventSeq).toBe(lastEventSeq);
+      expect(await store.listMessages(id)).toHaveLength(messages);
+      expect(await store.listActions(id)).toHaveLength(actions);
+      expect(await store.listEvents(id)).toHaveLength(lastEventSeq);
+    }
+
+    it('stores a conversation with every field and returns it as stored', async () => {
+      const record = conversation('c1', {
+        ownerId: 'ada', channel: 'slack:T1/C2', status: 'running', version: 7, metadata: { topic: 'refunds', n: [1, null] },
+        createdAt: at(1), updatedAt: at(2), actionDueAt: at(3), leaseOwner: 'instance-1', leaseExpiresAt: at(4),
+        tokensUsed: 1234, lastEventSeq: 0, intakeDone: true,
+      });
+      const result = await commitOk({ conversationId: 'c1', create: record });
+      expect(result.conversation).toEqual(record);
+      expect(result.events).toEqual([]);
+      expect(await store.getConversation('c1')).toEqual(record);
+      expect(await store.getConversation('missing')).toBeUndefined();
+    });
+
+    it('stores messages, actions and events with every field', async () => {
+      const user = message('c1', 0, { metadata: { intake: true, warnings: [{ code: 'tool_not_offered', message: 'x' }] } });
+      const assistant = message('c1', 1, {
+        role: 'assistant',
+        parts: [{ type: 'text', text: 'Let me check.' }, { type: 'tool-call', toolCallId: 'call-1', toolName: 'issue_refund', input: { orderId: 42 } }],
+      });
+      const tool = message('c1', 2, {
+        role: 'tool',
+        parts: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'issue_refund', output: { type: 'json', value: { ok: true } } }],
+      });
+      const question = action('c1', 'a2', {
+        kind: 'question', origin: 'ctx', journalIndex: 2, expiresAt: null, onTimeout: 'cancel', createdAt: at(11),
+        request: { kind: 'question', preamble: 'Quick check', questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }] },
+        status: 'resolved', resolution: { type: 'question', answers: { q1: ['s'] } }, resolvedBy: 'bob', resolvedAt: at(12), defaulted: ['q1'],
+      });
+      const result = await commitOk({
+        conversationId: 'c1', create: conversation('c1'), messages: [user, assistant, tool], actions: [action('c1', 'a1'), question],
+        events: [event('message.created', 5, { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }), event('turn.started', 6)],
+      });
+      expect(await store.listMessages('c1')).toEqual([user, assistant, tool]);
+      expect(await store.listActions('c1')).toEqual([action('c1', 'a1'), question]);
+      expect(await store.getAction('c1', 'a2')).toEqual(question);
+      expect(await store.getAction('c1', 'nope')).toBeUndefined();
+      expect(await store.getAction('other', 'a1')).toBeUndefined();
+      const events = [
+        { conversationId: 'c1', seq: 1, type: 'message.created', data: { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }, at: at(5) },
+        { conversationId: 'c1', seq: 2, type: 'turn.started', data: {}, at: at(6) },
+      ];
+      expect(result.events).toEqual(events);
+      expect(await store.listEvents('c1')).toEqual(events);
+      expect(result.conversation.lastEventSeq).toBe(2);
+      expect(await store.listMessages('missing')).toEqual([]);
+      expect(await store.listActions('missing')).toEqual([]);
+      expect(await store.listEvents('missing')).toEqual([]);
+    });
+
+    it('refuses to create an id that exists, writing nothing', async () => {
+      await parked('c1');
+      const result = await store.commit({
+        conversationId: 'c1', create: conversation('c1', { agent: 'other' }), messages: [message('c1', 2)],
+        actions: [action('c1', 'a9')], events: [event('turn.started', 30)],
+      });
+      expect(result).toEqual({ ok: false, reason: 'exists' });
+      expect((await store.getConversation('c1'))?.agent).toBe('support');
+      await nothingWritten('c1', 1, 1, 2, 1);
+    });
+
+    it('refuses a change to a conversation that does not exist', async () => {
+      expect(await store.commit({ conversationId: 'nope', expectVersion: 1, events: [event('turn.started', 1)] })).toEqual({ ok: false, reason: 'not_found' });
+      expect(await store.getConversation('nope')).toBeUndefined();
+    });
+
+    it('bumps the version by one per change and applies only the fields set', async () => {
+      await parked('c1', { metadata: { a: 1 }, actionDueAt: at(100), tokensUsed: 5 });
+      const first = await commitOk({
+        conversationId: 'c1', expectVersion: 1,
+        set: { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50), actionDueAt: null, tokensUsed: 9, intakeDone: true, updatedAt: at(40) },
+      });
+      expect(first.conversation).toEqual(conversation('c1', {
+        status: 'running', version: 2, metadata: { a: 1 }, leaseOwner: 'i1', leaseExpiresAt: at(50), actionDueAt: null,
+        tokensUsed: 9, intakeDone: true, updatedAt: at(40), lastEventSeq: 1,
+      }));
+      const second = await commitOk({ conversationId: 'c1', expectVersion: 2, set: { metadata: null, leaseOwner: null } });
+      expect(second.conversation).toMatchObject({ version: 3, metadata: null, leaseOwner: null, leaseExpiresAt: at(50), status: 'running' });
+      expect(await store.getConversation('c1')).toEqual(second.conversation);
+    });
+
+    it('sets updatedAt from the change: set.updatedAt, else its last event, else now', async () => {
+      await parked('c1');
+      const byEvent = await commitOk({ conversationId: 'c1', expectVersion: 1, events: [event('turn.started', 60), event('turn.completed', 61)] });
+      expect(byEvent.conversation.updatedAt).toBe(at(61));
+      const bySet = await commitOk({ conversationId: 'c1', expectVersion: 2, set: { updatedAt: at(70) }, events: [event('turn.started', 65)] });
+      expect(bySet.conversation.updatedAt).toBe(at(70));
+      const before = Date.now();
+      const byClock = await commitOk({ conversationId: 'c1', expectVersion: 3, set: { tokensUsed: 1 } });
+      expect(Date.parse(byClock.conversation.updatedAt)).toBeGreaterThanOrEqual(before - 1);
+      expect(Date.parse(byClock.conversation.updatedAt)).toBeLessThanOrEqual(Date.now() + 1);
+    });
+
+    it('refuses a stale version and writes nothing of the change', async () => {
+      await parked('c1');
+      await commitOk({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } });
+      const result = await store.commit({
+        conversationId: 'c1', expectVersion: 1, set: { status: 'idle', tokensUsed: 99 },
+        messages: [message('c1', 2)], actions: [action('c1', 'a2')], settle: [allow('c1-a')],
+        events: [event('turn.completed', 30)], remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(30) }],
+      });
+      expect(result).toEqual({ ok: false, reason: 'version' });
+      await nothingWritten('c1', 2, 1, 2, 1);
+      expect(await store.getConversation('c1')).toMatchObject({ status: 'running', tokensUsed: 0 });
+      expect((await store.getAction('c1', 'c1-a'))?.status).toBe('pending');
+      expect(await store.listRememberedTools('c1')).toEqual([]);
+    });
+
+    it('lets exactly one of two changes on the same version through', async () => {
+      await parked('c1');
+      const results = await Promise.all([
+        store.commit({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a', { resolvedBy: 'one' })] }),
+        store.commit({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a', { resolvedBy: 'two' })] }),
+      ]);
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok)).toEqual([{ ok: false, reason: 'version' }]);
+    });
+
+    it('numbers events contiguously across changes and pages them with after/limit', async () => {
+      const first = await commitOk({ conversationId: 'c1', create: conversation('c1'), events: [event('message.created', 1), event('turn.started', 2)] });
+      expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
+      const second = await commitOk({
+        conversationId: 'c1', expectVersion: 1, events: [event('text.delta', 3, { text: 'a' }), event('text.delta', 4, { text: 'b' }), event('turn.completed', 5)],
+      });
+      expect(second.events.map((e) => e.seq)).toEqual([3, 4, 5]);
+      expect(second.conversation.lastEventSeq).toBe(5);
+      expect((await store.listEvents('c1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect((await store.listEvents('c1', { after: 2 })).map((e) => e.type)).toEqual(['text.delta', 'text.delta', 'turn.completed']);
+      expect((await store.listEvents('c1', { after: 1, limit: 2 })).map((e) => e.seq)).toEqual([2, 3]);
+      expect(await store.listEvents('c1', { after: 5 })).toEqual([]);
+      const many = Array.from({ length: 501 }, (_, i) => event('text.delta', 10 + i, { i }));
+      await commitOk({ conversationId: 'c1', expectVersion: 2, events: many });
+      const page = await store.listEvents('c1');
+      expect(page).toHaveLength(500);
+      expect(page[499].seq).toBe(500);
+    });
+
+    it('settles an action only from pending; a second settle rolls the whole change back', async () => {
+      await parked('c1');
+      const settled = await commitOk({
+        conversationId: 'c1', expectVersion: 1, set: { status: 'running' },
+        settle: [allow('c1-a', { resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true }, defaulted: [] })],
+        events: [event('action.resolved', 20)],
+      });
+      expect(settled.conversation.version).toBe(2);
+      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', {
+        status: 'resolved', resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true },
+        resolvedBy: 'ada', resolvedAt: at(20), defaulted: [],
+      }));
+
+      const again = await store.commit({
+        conversationId: 'c1', expectVersion: 2, set: { status: 'idle' }, messages: [message('c1', 2)],
+        actions: [action('c1', 'a2')], settle: [allow('c1-a', { status: 'cancelled', resolution: { type: 'cancelled', reason: 'late' } })],
+        events: [event('action.resolved', 21)], remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(21) }],
+      });
+      expect(again).toEqual({ ok: false, reason: 'action_not_pending' });
+      await nothingWritten('c1', 2, 2, 2, 1);
+      expect((await store.getConversation('c1'))?.status).toBe('running');
+      expect((await store.getAction('c1', 'c1-a'))?.status).toBe('resolved');
+      expect(await store.listRememberedTools('c1')).toEqual([]);
+
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('nope')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      await parked('c2');
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c2-a')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
+    });
+
+    it('settles an action inserted by the same change, and refuses settling one twice in a change', async () => {
+      await commitOk({ conversationId: 'c1', create: conversation('c1'), actions: [action('c1', 'a1')], settle: [allow('a1')] });
+      expect((await store.getAction('c1', 'a1'))?.status).toBe('resolved');
+      await parked('c2');
+      expect(await store.commit({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a'), allow('c2-a')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
+    });
+
+    it('rejects a duplicate message position or action id, writing nothing', async () => {
+      await parked('c1');
+      await expect(store.commit({ conversationId: 'c1', expectVersion: 1, messages: [message('c1', 1)], events: [event('turn.started', 5)] })).rejects.toThrow();
+      await expect(store.commit({ conversationId: 'c1', expectVersion: 1, actions: [action('c1', 'c1-a')], events: [event('turn.started', 5)] })).rejects.toThrow();
+      await nothingWritten('c1', 1, 1, 2, 1);
+    });
+
+    it('lists a conversation\'s actions oldest first, ties by id', async () => {
+      await commitOk({
+        conversationId: 'c1', create: conversation('c1'),
+        actions: [action('c1', 'b', { createdAt: at(5) }), action('c1', 'c', { createdAt: at(3) }), action('c1', 'a', { createdAt: at(5) })],
+      });
+      expect((await store.listActions('c1')).map((a) => a.id)).toEqual(['c', 'a', 'b']);
+    });
+
+    it('lists messages in position order', async () => {
+      await commitOk({ conversationId: 'c1', create: conversation('c1'), messages: [message('c1', 2), message('c1', 0)] });
+      await commitOk({ conversationId: 'c1', expectVersion: 1, messages: [message('c1', 3), message('c1', 1)] });
+      expect((await store.listMessages('c1')).map((m) => m.position)).toEqual([0, 1, 2, 3]);
+    });
+
+    it('lists pending actions across conversations oldest first, by owner, in pages', async () => {
+      await parked('c1', { ownerId: 'ada' }, { createdAt: at(30) });
+      await parked('c2', { ownerId: 'bob' }, { createdAt: at(10) });
+      await parked('c3', { ownerId: null }, { createdAt: at(20) });
+      await commitOk({
+        conversationId: 'c1', expectVersion: 1,
+        actions: [action('c1', 'c1-b', { createdAt: at(5) }), action('c1', 'c1-c', { createdAt: at(30) }), action('c1', 'c1-done', { createdAt: at(1) })],
+        settle: [allow('c1-done')],
+      });
+      const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
+      expect(ids(await store.listPendingActions({}))).toEqual(['c1-b', 'c2-a', 'c3-a', 'c1-a', 'c1-c']);
+      expect(ids(await store.listPendingActions({ ownerId: 'ada' }))).toEqual(['c1-b', 'c1-a', 'c1-c']);
+      expect(ids(await store.listPendingActions({ ownerId: null }))).toEqual(['c3-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'nobody' }))).toEqual([]);
+      const page1 = await store.listPendingActions({ limit: 2 });
+      expect(ids(page1)).toEqual(['c1-b', 'c2-a']);
+      const last = page1[1];
+      expect(ids(await store.listPendingActions({ limit: 2, after: { createdAt: last.createdAt, id: last.id } }))).toEqual(['c3-a', 'c1-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'ada', after: { createdAt: at(30), id: 'c1-a' } }))).toEqual(['c1-c']);
+      expect((await store.listPendingActions({ ownerId: 'bob' }))[0]).toEqual(action('c2', 'c2-a', { createdAt: at(10) }));
+    });
+
+    it('lists conversations newest first, filtered by owner, status and agent, in pages', async () => {
+      await commitOk({ conversationId: 'c1', create: conversation('c1', { ownerId: 'ada', updatedAt: at(10) }) });
+      await commitOk({ conversationId: 'c2', create: conversation('c2', { ownerId: 'bob', updatedAt: at(30), status: 'requires_action' }) });
+      await commitOk({ conversationId: 'c3', create: conversation('c3', { ownerId: null, updatedAt: at(20), agent: 'sales' }) });
+      await commitOk({ conversationId: 'c4', create: conversation('c4', { ownerId: 'ada', updatedAt: at(20), status: 'requires_action' }) });
+      const ids = (list: ConversationRecord[]) => list.map((c) => c.id);
+      expect(ids(await store.listConversations({}))).toEqual(['c2', 'c4', 'c3', 'c1']);
+      expect(ids(await store.listConversations({ ownerId: 'ada' }))).toEqual(['c4', 'c1']);
+      expect(ids(await store.listConversations({ ownerId: null }))).toEqual(['c3']);
+      expect(ids(await store.listConversations({ status: 'requires_action' }))).toEqual(['c2', 'c4']);
+      expect(ids(await store.listConversations({ agent: 'sales' }))).toEqual(['c3']);
+      expect(ids(await store.listConversations({ ownerId: 'ada', status: 'idle', agent: 'support' }))).toEqual(['c1']);
+      expect(ids(await store.listConversations({ limit: 2 }))).toEqual(['c2', 'c4']);
+      expect(ids(await store.listConversations({ limit: 2, before: { updatedAt: at(20), id: 'c4' } }))).toEqual(['c3', 'c1']);
+      await commitOk({ conversationId: 'c1', expectVersion: 1, set: { updatedAt: at(40) } });
+      expect(ids(await store.listConversations({ ownerId: 'ada' }))).toEqual(['c1', 'c4']);
+      for (let i = 0; i < 51; i++) await commitOk({ conversationId: `x${i}`, create: conversation(`x${i}`, { ownerId: 'many' }) });
+      expect(await store.listConversations({ ownerId: 'many' })).toHaveLength(50);
+    });
+
+    it('lists due conversations: lapsed actions and lapsed leases, not future ones or idle ones', async () => {
+      await parked('due', {}, {});
+      await commitOk({ conversationId: 'due', expectVersion: 1, set: { actionDueAt: at(100) } });
+      await parked('due-now', { actionDueAt: at(200) });
+      await parked('future', { actionDueAt: at(10_000) });
+      await commitOk({ conversationId: 'lapsed', create: conversation('lapsed', { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50) }) });
+      await commitOk({ conversationId: 'leased', create: conversation('leased', { status: 'running', leaseOwner: 'i2', leaseExpiresAt: at(10_000) }) });
+      await commitOk({ conversationId: 'idle', create: conversation('idle', { leaseOwner: 'i3', leaseExpiresAt: at(10) }) });
+      await commitOk({ conversationId: 'quiet', create: conversation('quiet') });
+      const ids = async (now: string, limit = 10) => (await store.listDue(now, limit)).map((c) => c.id);
+      expect(await ids(at(200))).toEqual(['lapsed', 'due', 'due-now']);
+      expect(await ids(at(200), 2)).toEqual(['lapsed', 'due']);
+      expect(await ids(at(40))).toEqual([]);
+      expect(await ids(at(20_000))).toEqual(['lapsed', 'due', 'due-now', 'future', 'leased']);
+      expect((await store.listDue(at(200), 10))[0]).toEqual(await store.getConversation('lapsed'));
+    });
+
+    it('remembers tools (upserting), lists and forgets them without bumping the version', async () => {
+      await parked('c1');
+      const tools: RememberedTool[] = [
+        { toolName: 'send_email', rememberedBy: 'ada', rememberedAt: at(20) },
+        { toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(21) },
+      ];
+      await commitOk({ conversationId: 'c1', expectVersion: 1, remember: tools });
+      expect(await store.listRememberedTools('c1')).toEqual([tools[1], tools[0]]);
+      const again = { toolName: 'issue_refund', rememberedBy: 'bob', rememberedAt: at(30) };
+      await commitOk({ conversationId: 'c1', expectVersion: 2, remember: [again] });
+      expect(await store.listRememberedTools('c1')).toEqual([again, tools[0]]);
+      expect(await store.forgetTool('c1', 'issue_refund')).toBe(true);
+      expect(await store.forgetTool('c1', 'issue_refund')).toBe(false);
+      expect(await store.forgetTool('missing', 'issue_refund')).toBe(false);
+      expect(await store.listRememberedTools('c1')).toEqual([tools[0]]);
+      expect((await store.getConversation('c1'))?.version).toBe(3);
+      expect(await store.listRememberedTools('missing')).toEqual([]);
+    });
+
+    it('hands out copies: mutating a record given or returned changes nothing stored', async () => {
+      const record = conversation('c1', { metadata: { tags: ['a'] } });
+      const msg = message('c1', 0);
+      const act = action('c1', 'a1');
+      const data = { list: [1] };
+      const result = await commitOk({ conversationId: 'c1', create: record, messages: [msg], actions: [act], events: [event('turn.started', 1, data)] });
+      record.status = 'running';
+      (record.metadata!.tags as string[]).push('given');
+      msg.parts.push({ type: 'text', text: 'given' });
+      (act.request as { title: string }).title = 'given';
+      data.list.push(2);
+      result.conversation.agent = 'returned';
+      (result.events[0].data.list as number[]).push(3);
+
+      const stored = (await store.getConversation('c1'))!;
+      stored.metadata!.tags = [];
+      (await store.listMessages('c1'))[0].parts.length = 0;
+      (await store.getAction('c1', 'a1'))!.request.kind = 'url';
+      (await store.listActions('c1'))[0].status = 'expired';
+      (await store.listPendingActions({}))[0].status = 'expired';
+      (await store.listEvents('c1'))[0].data.list = [];
+      (await store.listConversations({}))[0].agent = 'listed';
+
+      expect(await store.getConversation('c1')).toEqual(conversation('c1', { metadata: { tags: ['a'] }, lastEventSeq: 1 }));
+      expect(await store.listMessages('c1')).toEqual([message('c1', 0)]);
+      expect(await store.listActions('c1')).toEqual([action('c1', 'a1')]);
+      expect((await store.listEvents('c1'))[0].data).toEqual({ list: [1] });
+    });
+
+    it('keeps everything across a reopen (a restart)', async ({ skip }) => {
+      if (!opened.reopen) return skip();
+      await parked('c1', { ownerId: 'ada', metadata: { k: 'v' } });
+      await commitOk({
+        conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')], events: [event('action.resolved', 20)],
+        remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(20) }],
+      });
+      const before = {
+        conversation: await store.getConversation('c1'), messages: await store.listMessages('c1'),
+        actions: await store.listActions('c1'), events: await store.listEvents('c1'), tools: await store.listRememberedTools('c1'),
+      };
+      await store.close();
+      store = await opened.reopen();
+      await store.migrate();
+      expect({
+        conversation: await store.getConversation('c1'), messages: await store.listMessages('c1'),
+        actions: await store.listActions('c1'), events: await store.listEvents('c1'), tools: await store.listRememberedTools('c1'),
+      }).toEqual(before);
+      expect((await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0].seq).toBe(3);
+    });
+  });
+}

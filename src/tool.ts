@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { HeedError } from './errors.js';
+import type { Caller } from './caller.js';
+import type { JsonValue, Question } from './types.js';
+
+/** What a tool's `ctx.ask` resolves to. */
+export interface AskOutcome {
+  /** Canonical answers by question id (defaults filled in). */
+  answers: Record<string, string[]>;
+  /** True when the person skipped: `answers` then holds only the pre-picked defaults. */
+  skipped: boolean;
+  /** Question ids that took their default. */
+  defaulted: string[];
+}
+
+export interface ApproveOutcome {
+  approved: boolean;
+  comment?: string;
+}
+
+/** Handed to a tool's `execute`. */
+export interface ToolContext {
+  conversationId: string;
+  toolCallId: string;
+  /** Equal to the tool call id: pass it to a side effect so a re-run after a crash has its effect once. */
+  idempotencyKey: string;
+  /** Who sent the message or answer that runs this turn (null for the system or an anonymous caller). */
+  caller: Caller | null;
+  abortSignal: AbortSignal;
+  /**
+   * Ask the person in the middle of the work. The turn pauses; on resume the tool runs again from the
+   * top and this call returns the recorded answer (answers are journaled by call order).
+   */
+  ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
+  /** Ask for a yes/no before doing something; journaled like `ask`. */
+  approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number }): Promise<ApproveOutcome>;
+  /** Ask the person to open an http(s) address and say how it went. */
+  openUrl(request: { url: string; title?: string; message?: string; expiresInMinutes?: number }): Promise<'accept' | 'decline' | 'cancel'>;
+}
+
+export interface ApprovalCheckContext {
+  conversationId: string;
+  caller: Caller | null;
+}
+
+export interface ClientToolOptions<Input, Output> {
+  /** Groups client tools by the kind of answer they need; non-empty. */
+  kind: string;
+  /** Extra check of who may answer (on top of who may continue the conversation). */
+  access?: (context: { caller: Caller | null; toolCallId: string; input: Input }) => boolean | Promise<boolean>;
+  /** Check the output against the stored input: true to accept, or a sentence explaining the refusal. */
+  validate?: (context: { input: Input; output: Output }) => true | string;
+  /** The page answers with an error after this; the server's own deadline is this + 30 s. */
+  timeoutSeconds?: number;
+}
+
+export interface ToolDefinition<Input = any, Output = any> {
+  description?: string;
+  inputSchema: z.ZodType<Input>;
+  /** Runs the tool on the server. A client tool has none. */
+  execute?: (input: Input, context: ToolContext) => Output | Promise<Output>;
+  /** Ask a person before every call (true) or before calls the predicate picks. */
+  needsApproval?: boolean | ((input: Input, context: ApprovalCheckContext) => boolean | Promise<boolean>);
+  /** Title of the approval card; defaults to "Run <tool>?". */
+  approvalTitle?: string | ((input: Input) => string);
+  /** One line saying what approving does. */
+  approvalSummary?: string | ((input: Input) => string);
+  outputSchema?: z.ZodType<Output>;
+  /** Makes this a client tool: the browser page produces the output. */
+  client?: ClientToolOptions<Input, Output>;
+}
+
+export type HeedTool<Input = any, Output = any> = ToolDefinition<Input, Output> & { readonly __heedTool: true };
+
+/** Defines a tool. A client tool has `client` and `outputSchema` and no `execute`. */
+export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, Output>): HeedTool<Input, Output> {
+  if (definition.client) {
+    if (definition.execute) {
+      throw new HeedError('invalid_config', 'A client tool has no execute: the page that embeds the chat produces its output.');
+    }
+    if (!definition.outputSchema) {
+      throw new HeedError('invalid_config', 'A client tool needs an outputSchema to check what the page sends back.');
+    }
+    if (!definition.client.kind) {
+      throw new HeedError('invalid_config', 'A client tool needs a non-empty client.kind.');
+    }
+  }
+  return { ...definition, __heedTool: true };
+}
+
+/** JSON Schema of a tool's input, computed once per tool. */
+const schemaCache = new WeakMap<object, Record<string, unknown>>();
+export function inputJsonSchema(definition: ToolDefinition): Record<string, unknown> {
+  let schema = schemaCache.get(definition.inputSchema);
+  if (!schema) {
+    schema = z.toJSONSchema(definition.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    schemaCache.set(definition.inputSchema, schema);
+  }
+  return schema;
+}
