@@ -206,7 +206,11 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   let due: string | null = null;
   for (const ask of asks) if (ask.expiresAt && (due === null || ask.expiresAt < due)) due = ask.expiresAt;
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
-  for (const ask of asks) turn.event('action.required', { action: turn.view(ask) as unknown as JsonObject });
+  // The argument schema is left out of the event (it is the tool's, not the pause's): GET the action for it.
+  for (const ask of asks) {
+    const { argsSchema: _schema, ...action } = turn.view(ask);
+    turn.event('action.required', { action: action as unknown as JsonObject });
+  }
   turn.event('turn.paused', { actionIds: asks.map((ask) => ask.id) });
   await turn.flush();
   return true;

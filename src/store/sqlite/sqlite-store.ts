@@ -27,6 +27,7 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  for (const p of (process.env.HEED_EXP_PRAGMAS ?? '').split(';').filter(Boolean)) db.pragma(p); // EXPERIMENT
   return db;
 }
 

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { lastToolResult, refundAgent, testHeed } from '../../test/kit.js';
+
+/** A clock the test moves by hand. */
+function manualClock(start = '2026-03-01T09:00:00.000Z') {
+  let now = new Date(start).getTime();
+  return {
+    now: () => new Date(now),
+    advanceMinutes(minutes: number) {
+      now += minutes * 60_000;
+    },
+  };
+}
+
+describe('lapsing', () => {
+  it('gives every action a deadline from hitl.timeoutMinutes (fractions allowed, 0 = never)', async () => {
+    const clock = manualClock();
+    const { agent } = refundAgent();
+    const heed = testHeed([agent], { now: clock.now, hitl: { timeoutMinutes: 1.5 } });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const paused = await heed.conversation(id).send('refund');
+    expect(paused.pendingActions![0].expiresAt).toBe('2026-03-01T09:01:30.000Z');
+    await heed.close();
+
+    const never = testHeed([{ ...refundAgent().agent, hitl: { timeoutMinutes: 0 } }], { now: clock.now });
+    const other = await never.createConversation({ agent: 'support' });
+    const waiting = await never.conversation(other.id).send('refund');
+    expect(waiting.pendingActions![0].expiresAt).toBeUndefined();
+    await never.close();
+  });
+
+  it('under deny, a lapsed approval is a refusal by system:timeout and the agent carries on', async () => {
+    const clock = manualClock();
+    const { agent, runs, model } = refundAgent();
+    const heed = testHeed([agent], { now: clock.now, hitl: { timeoutMinutes: 10 } });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const chat = heed.conversation(id);
+    const paused = await chat.send('refund');
+    const actionId = paused.pendingActions![0].id;
+
+    clock.advanceMinutes(5);
+    expect((await heed.expireDue()).lapsed).toBe(0);
+    clock.advanceMinutes(6);
+    // Due but not yet swept: an answer is refused as lapsed.
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_expired', status: 410 });
+
+    const report = await heed.expireDue();
+    expect(report.lapsed).toBe(1);
+    expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
+    expect(runs).toHaveLength(0);
+    expect((lastToolResult(model.calls[1].messages as never) as { value: string }).value).toMatch(/Nobody answered in time/);
+    const action = (await chat.actions())[0];
+    expect(action).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout', resolution: { type: 'approval', decision: 'deny', comment: 'timed out' } });
+    const resolved = (await chat.events()).find((event) => event.type === 'action.resolved')!;
+    expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: 'system:timeout', channel: 'timeout', expired: true });
+    // Swept once: a second sweep finds nothing, and answering now is still 410.
+    expect((await heed.expireDue()).lapsed).toBe(0);
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_expired' });
+    await heed.close();
+  });
+
+  it('the policy is the one in force when the pause was taken', async () => {
+    const clock = manualClock();
+    const kit = refundAgent();
+    const hitl: { timeoutMinutes: number; onTimeout: 'deny' | 'cancel' } = { timeoutMinutes: 1, onTimeout: 'cancel' };
+    const heed = testHeed([kit.agent], { now: clock.now, hitl });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const chat = heed.conversation(id);
+    await chat.send('refund');
+    hitl.onTimeout = 'deny';
+    clock.advanceMinutes(2);
+    const report = await heed.expireDue();
+    expect(report).toMatchObject({ lapsed: 1, turns: [] });
+    expect(kit.model.calls).toHaveLength(1);
+    const events = await chat.events();
+    expect(events.at(-1)).toMatchObject({ type: 'turn.cancelled', data: { reason: 'action_expired' } });
+    expect((await chat.actions())[0]).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout' });
+    expect((await chat.get()).conversation.status).toBe('idle');
+    // The conversation takes a new message.
+    expect((await chat.send('refund again')).status).toBe('requires_action');
+    await heed.close();
+  });
+
+  it('a pause larger than limits.maxStateBytes is not taken and the tool is not run', async () => {
+    const { agent, runs } = refundAgent();
+    const heed = testHeed([agent], { limits: { maxStateBytes: 200 } });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const result = await heed.conversation(id).send('refund');
+    expect(result.status).toBe('completed');
+    expect(result.warnings).toMatchObject([{ code: 'pause_state_too_large' }]);
+    expect(runs).toHaveLength(0);
+    expect(await heed.conversation(id).pendingActions()).toEqual([]);
+    await heed.close();
+  });
+
+  it('a spent token budget refuses new messages with 402 and records nothing', async () => {
+    const kit = refundAgent({ respond: () => ({ text: 'Hello.', usage: { inputTokens: 60, outputTokens: 50 } }) });
+    const heed = testHeed([kit.agent], { limits: { maxTokensPerConversation: 100 } });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const chat = heed.conversation(id);
+    expect((await chat.send('hi')).status).toBe('completed');
+    const before = (await chat.events()).length;
+    await expect(chat.send('again')).rejects.toMatchObject({ code: 'budget_reached', status: 402 });
+    expect((await chat.events()).length).toBe(before);
+    await heed.close();
+  });
+});
