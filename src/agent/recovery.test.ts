@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHeed, memoryStore, tool, type AgentConfig } from 'heed';
+import { scriptedModel } from 'heed/testing';
+
+describe('a continuation whose process died', () => {
+  it('is taken over after its lease lapses and resumes from the last stored step, with the same idempotency key', async () => {
+    const store = memoryStore();
+    const keys: string[] = [];
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+
+    const agent = (hang: boolean): AgentConfig => ({
+      name: 'payments',
+      model: scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'charge', input: { cents: 500 } }] } : { text: 'Charged.' })),
+      tools: {
+        charge: tool({
+          inputSchema: z.object({ cents: z.number() }),
+          needsApproval: true,
+          execute: async (_input, ctx) => {
+            keys.push(ctx.idempotencyKey);
+            if (hang) await stuck;
+            return { charged: true };
+          },
+        }),
+      },
+    });
+
+    // Instance A: its clock is an hour behind, so the lease it keeps renewing is already lapsed for B.
+    const past = new Date('2026-05-01T10:00:00Z');
+    const a = createHeed({ agents: [agent(true)], store, sweepIntervalMs: 0, leaseMs: 60, now: () => past });
+    const { id } = await a.createConversation({ agent: 'payments' });
+    const paused = await a.conversation(id).send('charge me');
+    const approving = a.conversation(id).resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(keys).toHaveLength(1);
+
+    const b = createHeed({ agents: [agent(false)], store, sweepIntervalMs: 0, now: () => new Date('2026-05-01T11:00:00Z') });
+    const report = await b.expireDue();
+    expect(report.recovered).toBe(1);
+    expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
+    expect(keys).toEqual([paused.pendingActions![0].toolCallId, paused.pendingActions![0].toolCallId]);
+
+    // A's tool finally returns: its claim is gone, so nothing it computed is written.
+    release();
+    expect((await approving).status).toBe('cancelled');
+    const messages = (await b.conversation(id).get()).messages;
+    expect(messages.filter((message) => message.role === 'tool')).toHaveLength(1);
+    expect(messages.at(-1)!.parts).toEqual([{ type: 'text', text: 'Charged.' }]);
+    const started = (await b.conversation(id).events()).filter((event) => event.type === 'turn.started').map((event) => event.data.trigger);
+    expect(started).toEqual(['message', 'answer', 'recovery']);
+    await a.close();
+    await b.close();
+  });
+});
