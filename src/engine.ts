@@ -1,6 +1,7 @@
 import type { AgentConfig, HeedOptions, HitlConfig, Limits } from './config.js';
 import { HeedError } from './errors.js';
 import { EventBus } from './events/bus.js';
+import { hydrateEvents } from './events/hydrate.js';
 import type { Caller } from './caller.js';
 import type { Change, CommitResult, Store } from './store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from './types.js';
@@ -54,7 +55,7 @@ export class Engine {
   /** Commits and, when applied, hands the new events to live followers. */
   async commit(change: Change): Promise<CommitResult> {
     const result = await this.store.commit(change);
-    if (result.ok && result.events.length > 0) this.bus.publish(result.events);
+    if (result.ok && result.events.length > 0) this.bus.publish(hydrateEvents(result.events, change.actions ?? []));
     return result;
   }
 

@@ -11,6 +11,7 @@ import type { HeedOptions } from './config.js';
 import { defaults, Engine } from './engine.js';
 import { HeedError } from './errors.js';
 import { followEvents, type Follow } from './events/follow.js';
+import { readEvents } from './events/hydrate.js';
 import { newId } from './ids.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
@@ -135,7 +136,7 @@ export function createHeed(options: HeedOptions): Heed {
     async events(eventOptions = {}) {
       await ready;
       await engine.visibleConversation(id, eventOptions.caller);
-      return store.listEvents(id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
+      return readEvents(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
     },
     async follow(listener, followOptions = {}) {
       await ready;

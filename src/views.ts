@@ -45,7 +45,7 @@ export interface ActionView {
   defaulted?: string[];
 }
 
-export function actionView(engine: Engine, action: ActionRecord, agentName?: string): ActionView {
+export function actionView(engine: Engine | undefined, action: ActionRecord, agentName?: string): ActionView {
   const { kind: _kind, ...request } = action.request;
   const view: ActionView = {
     id: action.id,
@@ -59,7 +59,7 @@ export function actionView(engine: Engine, action: ActionRecord, agentName?: str
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     ...request,
   };
-  if ((action.kind === 'approval' || action.kind === 'client_tool') && action.origin === 'tool' && agentName) {
+  if ((action.kind === 'approval' || action.kind === 'client_tool') && action.origin === 'tool' && agentName && engine) {
     const definition = engine.agents.get(agentName)?.tools?.[action.toolName];
     if (definition) view.argsSchema = inputJsonSchema(definition);
   }

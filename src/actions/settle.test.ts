@@ -46,10 +46,8 @@ describe('settling answers', () => {
     expect(runs).toEqual([1]);
     expect(model.calls).toHaveLength(2);
     const actions = await chat.actions();
-    expect(actions.map((action) => action.resolution)).toEqual([
-      { type: 'approval', decision: 'allow' },
-      { type: 'approval', decision: 'deny', comment: 'no' },
-    ]);
+    expect(actions.find((action) => action.id === first.id)!.resolution).toEqual({ type: 'approval', decision: 'allow' });
+    expect(actions.find((action) => action.id === second.id)!.resolution).toEqual({ type: 'approval', decision: 'deny', comment: 'no' });
     expect((await chat.events()).filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual(['message', 'answer']);
     await heed.close();
   });

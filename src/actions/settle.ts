@@ -31,13 +31,14 @@ export async function settleAction(engine: Engine, conversationId: string, actio
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (let attempt = 0; ; attempt++) {
     const conversation = await findConversation(engine, conversationId, options.caller);
-    const action = await engine.store.getAction(conversationId, actionId);
+    const actions = await engine.store.listActions(conversationId);
+    const action = actions.find((entry) => entry.id === actionId);
     if (!action) throw new HeedError('not_found', 'There is no action with that id in this conversation.', { details: { actionId } });
     await checkOpen(engine, conversation, action, options);
 
     const agent = engine.agents.get(conversation.agent);
     const checked = checkResolution(agent, action, raw, engine.limits);
-    const others = (await engine.store.listActions(conversationId)).filter((entry) => entry.status === 'pending' && entry.id !== action.id);
+    const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
     const closes = others.length === 0;
     if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
 
@@ -104,7 +105,9 @@ export async function settleAction(engine: Engine, conversationId: string, actio
         pendingActions: others.map((entry) => actionView(engine, entry, conversation.agent)),
       };
     }
-    return runClaimedTurn(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true });
+    // The turn starts from what this answer just read and wrote, instead of reading it again.
+    const settled = actions.map((entry) => (entry.id === action.id ? { ...entry, ...change.settle![0] } : entry));
+    return runClaimedTurn(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
   }
 }
 

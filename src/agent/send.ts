@@ -88,6 +88,8 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
       interactive: options.interactive ?? true,
       askIntake: true,
       messages,
+      // Only actions raised by this turn's own messages matter to it, and there are none yet.
+      actions: [],
     });
   }
 }

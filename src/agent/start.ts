@@ -1,6 +1,6 @@
 import type { Caller } from '../caller.js';
 import type { Engine } from '../engine.js';
-import type { ConversationRecord, MessageRecord } from '../types.js';
+import type { ActionRecord, ConversationRecord, MessageRecord } from '../types.js';
 import { runTurn, type TurnResult } from './run-turn.js';
 import { Turn } from './turn.js';
 
@@ -12,7 +12,7 @@ export function runClaimedTurn(
   engine: Engine,
   conversation: ConversationRecord,
   leaseOwner: string,
-  options: { caller: Caller | null; interactive: boolean; askIntake?: boolean; messages?: MessageRecord[] },
+  options: { caller: Caller | null; interactive: boolean; askIntake?: boolean; messages?: MessageRecord[]; actions?: ActionRecord[] },
 ): Promise<TurnResult> {
   return engine.track(
     (async () => {
@@ -26,6 +26,7 @@ export function runClaimedTurn(
         options.caller,
         options.interactive,
         leaseOwner,
+        options.actions,
       );
       return runTurn(turn, { askIntake: options.askIntake ?? false });
     })(),

@@ -206,11 +206,8 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   let due: string | null = null;
   for (const ask of asks) if (ask.expiresAt && (due === null || ask.expiresAt < due)) due = ask.expiresAt;
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
-  // The argument schema is left out of the event (it is the tool's, not the pause's): GET the action for it.
-  for (const ask of asks) {
-    const { argsSchema: _schema, ...action } = turn.view(ask);
-    turn.event('action.required', { action: action as unknown as JsonObject });
-  }
+  // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).
+  for (const ask of asks) turn.event('action.required', { actionId: ask.id, kind: ask.kind, toolCallId: ask.toolCallId, toolName: ask.toolName });
   turn.event('turn.paused', { actionIds: asks.map((ask) => ask.id) });
   await turn.flush();
   return true;

@@ -47,7 +47,10 @@ export class Turn {
     readonly caller: Caller | null,
     readonly interactive: boolean,
     readonly leaseOwner: string,
-  ) {}
+    actions?: ActionRecord[],
+  ) {
+    this.actionsCache = actions;
+  }
 
   startLeaseRenewal(): void {
     const every = Math.max(50, Math.floor(this.engine.leaseMs / 3));

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../types.js';
 import type { EventBus } from './bus.js';
+import { readEvents } from './hydrate.js';
 
 export interface Follow {
   /** Stops delivery; safe to call twice. */
@@ -39,7 +40,7 @@ export function followEvents(
       while (wanted && !closed) {
         wanted = false;
         for (;;) {
-          const page = await store.listEvents(conversationId, { after: last, limit: 500 });
+          const page = await readEvents(store, conversationId, { after: last, limit: 500 });
           for (const event of page) deliver(event);
           if (page.length < 500 || closed) break;
         }
