@@ -3,6 +3,7 @@ import { HeedError } from './errors.js';
 import { EventBus } from './events/bus.js';
 import { hydrateEvents } from './events/hydrate.js';
 import type { Caller } from './caller.js';
+import type { LiveCall } from './agent/live-call.js';
 import type { Change, CommitResult, Store } from './store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from './types.js';
 
@@ -28,6 +29,8 @@ export class Engine {
   readonly clock: () => Date;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
   readonly running = new Map<string, AbortController>();
+  /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
+  readonly liveCalls = new Map<string, LiveCall>();
   /** Continuations started in this process and not yet finished (awaited on close). */
   readonly inFlight = new Set<Promise<unknown>>();
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
-import type { JsonValue, Question } from './types.js';
+import type { JsonValue, Question, StoredResolution } from './types.js';
 
 /** What a tool's `ctx.ask` resolves to. */
 export interface AskOutcome {
@@ -16,6 +16,18 @@ export interface AskOutcome {
 export interface ApproveOutcome {
   approved: boolean;
   comment?: string;
+}
+
+/** A request made with `ctx.askLive`. */
+export type LiveRequest =
+  | { kind: 'question'; preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }
+  | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
+
+/** How a live request was settled. */
+export interface LiveAnswer {
+  status: 'resolved' | 'cancelled' | 'expired';
+  resolution: StoredResolution | null;
+  defaulted: string[];
 }
 
 /** Handed to a tool's `execute`. */
@@ -34,6 +46,12 @@ export interface ToolContext {
   ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
   /** Ask for a yes/no before doing something; journaled like `ask`. */
   approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number }): Promise<ApproveOutcome>;
+  /**
+   * Ask while the tool keeps running, for work that cannot be re-run (an MCP server's request lives
+   * on its connection). The turn pauses; the answer must reach this process: if it restarts while
+   * the request waits, the tool call fails with an error the model reads.
+   */
+  askLive(request: LiveRequest): Promise<LiveAnswer>;
   /** Ask the person to open an http(s) address and say how it went. */
   openUrl(request: { url: string; title?: string; message?: string; expiresInMinutes?: number }): Promise<'accept' | 'decline' | 'cancel'>;
 }

@@ -70,8 +70,11 @@ export interface TurnWarning {
 export type ActionKind = 'approval' | 'question' | 'client_tool' | 'url';
 export type ActionStatus = 'pending' | 'resolved' | 'cancelled' | 'expired';
 export type TimeoutPolicy = 'deny' | 'cancel';
-/** How the action came to be: a gated tool, the model's ask tool, the agent's intake, or a tool's ctx.ask/approve. */
-export type ActionOrigin = 'tool' | 'ask' | 'intake' | 'ctx';
+/**
+ * How the action came to be: a gated tool, the model's ask tool, the agent's intake, a tool's
+ * ctx.ask/approve/openUrl (re-run on resume), or a tool's ctx.askLive (kept running in memory).
+ */
+export type ActionOrigin = 'tool' | 'ask' | 'intake' | 'ctx' | 'live';
 
 export interface QuestionOption {
   value: string;

@@ -2,7 +2,7 @@ import { callerLabel, type Caller } from '../caller.js';
 import type { Engine } from '../engine.js';
 import { HeedError } from '../errors.js';
 import type { ConversationStatus } from '../types.js';
-import { closeOpen } from './close-open.js';
+import { closeOpen, releaseLiveCalls } from './close-open.js';
 
 /**
  * Cancels what a conversation is doing: an open pause (every pending action closes as cancelled) or a
@@ -34,6 +34,7 @@ export async function cancelConversation(
     });
     if (result.ok) {
       engine.running.get(conversationId)?.abort();
+      releaseLiveCalls(engine, pending);
       return { status: 'idle', cancelled: true };
     }
   }

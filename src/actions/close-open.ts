@@ -72,3 +72,17 @@ export function openCallResults(engine: Engine, messages: MessageRecord[], text:
   }
   return results;
 }
+
+/**
+ * After a pause was closed without an answer, a tool still waiting in memory (ctx.askLive) is told so
+ * (its request settles as cancelled) and forgotten; whatever it returns later is not used.
+ */
+export function releaseLiveCalls(engine: Engine, closed: ActionRecord[]): void {
+  for (const action of closed) {
+    if (action.origin !== 'live') continue;
+    const live = engine.liveCalls.get(action.toolCallId);
+    if (!live) continue;
+    engine.liveCalls.delete(action.toolCallId);
+    live.answer({ ...action, status: 'cancelled', resolution: { type: 'cancelled', reason: 'closed' } });
+  }
+}

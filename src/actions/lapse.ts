@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import { skipAnswers } from './question.js';
 import type { ActionSettlement, Change, NewEvent } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
-import { closeOpen } from './close-open.js';
+import { closeOpen, releaseLiveCalls } from './close-open.js';
 import { resolvedEvent } from './settle.js';
 
 export interface SweepReport {
@@ -92,6 +92,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     change.events = [...closing.events, { type: 'turn.cancelled', at: now, data: { reason: 'action_expired' } }];
     change.set = { ...change.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
     const result = await engine.commit(change);
+    if (result.ok) releaseLiveCalls(engine, pending);
     return { lapsed: result.ok ? due.length : 0 };
   }
 

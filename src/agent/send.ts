@@ -1,10 +1,10 @@
-import { closeOpen } from '../actions/close-open.js';
+import { closeOpen, releaseLiveCalls } from '../actions/close-open.js';
 import { callerLabel, type Caller } from '../caller.js';
 import { defaults, type Engine } from '../engine.js';
 import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Change } from '../store/store.js';
-import type { MessageRecord } from '../types.js';
+import type { ActionRecord, MessageRecord } from '../types.js';
 import type { TurnResult } from './run-turn.js';
 import { runClaimedTurn } from './start.js';
 
@@ -45,6 +45,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     const messages = await engine.store.listMessages(conversationId);
     const at = engine.now();
     const change: Change = { conversationId, expectVersion: conversation.version, events: [] };
+    let closed: ActionRecord[] = [];
     if (conversation.status === 'requires_action') {
       const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
       if (engine.pendingActionPolicy !== 'cancel') {
@@ -53,6 +54,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
         });
       }
       const closing = closeOpen(engine, messages, pending, { resolvedBy: 'system', channel: 'system', reason: 'new_message' });
+      closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;
       change.events!.push(...closing.events);
@@ -81,6 +83,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
       if (Date.now() < waitUntil) continue;
       throw new HeedError('conversation_busy', 'The conversation kept changing while the message was being recorded; send it again.');
     }
+    releaseLiveCalls(engine, closed);
     options.onRecorded?.({ eventSeq: result.events[0].seq });
     messages.push(user);
     return runClaimedTurn(engine, result.conversation, leaseOwner, {

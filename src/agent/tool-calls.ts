@@ -4,6 +4,7 @@ import { HeedError } from '../errors.js';
 import type { HeedTool } from '../tool.js';
 import type { ActionRecord, JsonObject, JsonValue, MessageRecord, ToolOutput } from '../types.js';
 import { INTAKE_TOOL_NAME } from './prompt.js';
+import { LiveCall } from './live-call.js';
 import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
 import type { Turn } from './turn.js';
 
@@ -113,18 +114,48 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
       if (edited.success) input = edited.data;
     }
   }
-  return execute(turn, assistant, call, definition, input, mine.filter((entry) => entry.origin === 'ctx'));
+  return execute(turn, assistant, call, definition, input, mine);
 }
 
-async function execute(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, journal: ActionRecord[]): Promise<CallOutcome> {
+async function execute(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, mine: ActionRecord[]): Promise<CallOutcome> {
   if (!definition.execute) return error(`${call.toolName} has no implementation on the server.`);
-  // What came before must be durable before a side effect happens.
-  await turn.flush();
-  const { context, state } = toolContext(turn, call, journal);
-  let value: unknown;
-  try {
-    value = await definition.execute(input, context);
-  } catch (thrown) {
+  const engine = turn.engine;
+  let live = engine.liveCalls.get(call.toolCallId);
+  let state: { signal?: AskSignal } = {};
+  if (live) {
+    // The tool kept running while it waited: hand it the answer it was waiting for.
+    const answered = mine.find((entry) => entry.origin === 'live' && entry.journalIndex === live!.waiting?.index);
+    if (answered) live.answer(answered);
+  } else {
+    if (mine.some((entry) => entry.origin === 'live')) {
+      return error(`${call.toolName} was waiting for an answer when the server restarted, and that request cannot be resumed. Call the tool again if it is still needed.`);
+    }
+    // What came before must be durable before a side effect happens.
+    await turn.flush();
+    live = new LiveCall();
+    const made = toolContext(turn, call, mine.filter((entry) => entry.origin === 'ctx'), live);
+    state = made.state;
+    const tool = definition.execute;
+    live.start(() => tool(input, made.context));
+  }
+  const outcome = await live.next();
+  if ('ask' in outcome) {
+    engine.liveCalls.set(call.toolCallId, live);
+    return {
+      ask: newAction(turn, {
+        origin: 'live',
+        messageId: assistant.id,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        journalIndex: outcome.index,
+        request: outcome.ask,
+        expiresInMinutes: outcome.expiresInMinutes,
+      }),
+    };
+  }
+  engine.liveCalls.delete(call.toolCallId);
+  if ('error' in outcome) {
+    const thrown = outcome.error;
     if (thrown instanceof DismissSignal) return { result: { type: 'error-text', value: DISMISSED }, stop: true };
     if (!(thrown instanceof AskSignal) && !state.signal) {
       const message = thrown instanceof Error ? thrown.message : String(thrown);
@@ -145,8 +176,7 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
       }),
     };
   }
-  const result: ToolOutput = { type: 'json', value: toJson(value) };
-  return { result };
+  return { result: { type: 'json', value: toJson((outcome as { value: unknown }).value) } };
 }
 
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {

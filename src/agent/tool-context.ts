@@ -3,6 +3,7 @@ import { HeedError } from '../errors.js';
 import { isAllowedUrl } from '../actions/url.js';
 import type { AskOutcome, ApproveOutcome, ToolContext } from '../tool.js';
 import type { ActionRecord, ActionRequest } from '../types.js';
+import type { LiveCall } from './live-call.js';
 import type { Turn } from './turn.js';
 
 /** Thrown out of `ctx.ask` (and friends) when the answer is not recorded yet: the turn pauses. */
@@ -31,6 +32,7 @@ export function toolContext(
   turn: Turn,
   call: { toolCallId: string },
   journal: ActionRecord[],
+  live: LiveCall,
 ): { context: ToolContext; state: { signal?: AskSignal } } {
   const state: { signal?: AskSignal } = {};
   let next = 0;
@@ -78,6 +80,20 @@ export function toolContext(
       const resolution = entry.resolution;
       if (!resolution || resolution.type !== 'approval') return { approved: false };
       return { approved: entry.status === 'resolved' && resolution.decision === 'allow', comment: resolution.comment };
+    },
+
+    async askLive(request) {
+      let asked: ActionRequest;
+      if (request.kind === 'question') {
+        const checked = checkQuestions(request.questions, { source: 'ctx' });
+        if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
+        asked = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: checked.questions };
+      } else {
+        if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
+        asked = { kind: 'url', url: request.url, title: request.title, message: request.message };
+      }
+      const action = await live.ask(asked, request.expiresInMinutes);
+      return { status: action.status as 'resolved' | 'cancelled' | 'expired', resolution: action.resolution, defaulted: action.defaulted ?? [] };
     },
 
     async openUrl(request) {

@@ -68,7 +68,7 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       return result;
     }
 
-    /** Creates `id` with one message and one pending action; returns the stored conversation. */
+    /** Creates `id` with two messages and one pending action; returns the stored conversation. */
     async function parked(id: string, fields: Partial<ConversationRecord> = {}, actionFields: Partial<ActionRecord> = {}) {
       const result = await commitOk({
         conversationId: id,
@@ -106,7 +106,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const user = message('c1', 0, { metadata: { intake: true, warnings: [{ code: 'tool_not_offered', message: 'x' }] } });
       const assistant = message('c1', 1, {
         role: 'assistant',
-        parts: [{ type: 'text', text: 'Let me check.' }, { type: 'tool-call', toolCallId: 'call-1', toolName: 'issue_refund', input: { orderId: 42 } }],
+        parts: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool-call', toolCallId: 'call-1', toolName: 'issue_refund', input: { orderId: 42 } },
+        ],
       });
       const tool = message('c1', 2, {
         role: 'tool',
@@ -114,7 +117,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       });
       const question = action('c1', 'a2', {
         kind: 'question', origin: 'ctx', journalIndex: 2, expiresAt: null, onTimeout: 'cancel', createdAt: at(11),
-        request: { kind: 'question', preamble: 'Quick check', questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }] },
+        request: {
+          kind: 'question', preamble: 'Quick check',
+          questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }],
+        },
         status: 'resolved', resolution: { type: 'question', answers: { q1: ['s'] } }, resolvedBy: 'bob', resolvedAt: at(12), defaulted: ['q1'],
       });
       const result = await commitOk({
@@ -127,7 +133,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.getAction('c1', 'nope')).toBeUndefined();
       expect(await store.getAction('other', 'a1')).toBeUndefined();
       const events = [
-        { conversationId: 'c1', seq: 1, type: 'message.created', data: { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }, at: at(5) },
+        {
+          conversationId: 'c1', seq: 1, type: 'message.created',
+          data: { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }, at: at(5),
+        },
         { conversationId: 'c1', seq: 2, type: 'turn.started', data: {}, at: at(6) },
       ];
       expect(result.events).toEqual(events);
@@ -150,7 +159,8 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('refuses a change to a conversation that does not exist', async () => {
-      expect(await store.commit({ conversationId: 'nope', expectVersion: 1, events: [event('turn.started', 1)] })).toEqual({ ok: false, reason: 'not_found' });
+      const result = await store.commit({ conversationId: 'nope', expectVersion: 1, events: [event('turn.started', 1)] });
+      expect(result).toEqual({ ok: false, reason: 'not_found' });
       expect(await store.getConversation('nope')).toBeUndefined();
     });
 
@@ -207,10 +217,13 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('numbers events contiguously across changes and pages them with after/limit', async () => {
-      const first = await commitOk({ conversationId: 'c1', create: conversation('c1'), events: [event('message.created', 1), event('turn.started', 2)] });
+      const first = await commitOk({
+        conversationId: 'c1', create: conversation('c1'), events: [event('message.created', 1), event('turn.started', 2)],
+      });
       expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
       const second = await commitOk({
-        conversationId: 'c1', expectVersion: 1, events: [event('text.delta', 3, { text: 'a' }), event('text.delta', 4, { text: 'b' }), event('turn.completed', 5)],
+        conversationId: 'c1', expectVersion: 1,
+        events: [event('text.delta', 3, { text: 'a' }), event('text.delta', 4, { text: 'b' }), event('turn.completed', 5)],
       });
       expect(second.events.map((e) => e.seq)).toEqual([3, 4, 5]);
       expect(second.conversation.lastEventSeq).toBe(5);
@@ -223,6 +236,14 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const page = await store.listEvents('c1');
       expect(page).toHaveLength(500);
       expect(page[499].seq).toBe(500);
+
+      const branched = await commitOk({
+        conversationId: 'c2', create: conversation('c2', { lastEventSeq: 3 }), events: [event('turn.started', 1)],
+      });
+      expect(branched.events[0].seq).toBe(4);
+      expect((await store.listEvents('c2')).map((e) => e.seq)).toEqual([4]);
+      expect((await store.listEvents('c2', { after: 3 })).map((e) => e.seq)).toEqual([4]);
+      expect(await store.listEvents('c2', { after: 4 })).toEqual([]);
     });
 
     it('settles an action only from pending; a second settle rolls the whole change back', async () => {
@@ -249,9 +270,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await store.getAction('c1', 'c1-a'))?.status).toBe('resolved');
       expect(await store.listRememberedTools('c1')).toEqual([]);
 
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('nope')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      const notPending = { ok: false, reason: 'action_not_pending' };
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('nope')] })).toEqual(notPending);
       await parked('c2');
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c2-a')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c2-a')] })).toEqual(notPending);
       expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
     });
 
@@ -259,14 +281,16 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({ conversationId: 'c1', create: conversation('c1'), actions: [action('c1', 'a1')], settle: [allow('a1')] });
       expect((await store.getAction('c1', 'a1'))?.status).toBe('resolved');
       await parked('c2');
-      expect(await store.commit({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a'), allow('c2-a')] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      const twice = await store.commit({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a'), allow('c2-a')] });
+      expect(twice).toEqual({ ok: false, reason: 'action_not_pending' });
       expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
     });
 
     it('rejects a duplicate message position or action id, writing nothing', async () => {
       await parked('c1');
-      await expect(store.commit({ conversationId: 'c1', expectVersion: 1, messages: [message('c1', 1)], events: [event('turn.started', 5)] })).rejects.toThrow();
-      await expect(store.commit({ conversationId: 'c1', expectVersion: 1, actions: [action('c1', 'c1-a')], events: [event('turn.started', 5)] })).rejects.toThrow();
+      const change = { conversationId: 'c1', expectVersion: 1, events: [event('turn.started', 5)] };
+      await expect(store.commit({ ...change, messages: [message('c1', 1)] })).rejects.toThrow();
+      await expect(store.commit({ ...change, actions: [action('c1', 'c1-a')] })).rejects.toThrow();
       await nothingWritten('c1', 1, 1, 2, 1);
     });
 
@@ -290,7 +314,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await parked('c3', { ownerId: null }, { createdAt: at(20) });
       await commitOk({
         conversationId: 'c1', expectVersion: 1,
-        actions: [action('c1', 'c1-b', { createdAt: at(5) }), action('c1', 'c1-c', { createdAt: at(30) }), action('c1', 'c1-done', { createdAt: at(1) })],
+        actions: [
+          action('c1', 'c1-b', { createdAt: at(5) }),
+          action('c1', 'c1-c', { createdAt: at(30) }),
+          action('c1', 'c1-done', { createdAt: at(1) }),
+        ],
         settle: [allow('c1-done')],
       });
       const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
@@ -332,7 +360,8 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await parked('due-now', { actionDueAt: at(200) });
       await parked('future', { actionDueAt: at(10_000) });
       await commitOk({ conversationId: 'lapsed', create: conversation('lapsed', { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50) }) });
-      await commitOk({ conversationId: 'leased', create: conversation('leased', { status: 'running', leaseOwner: 'i2', leaseExpiresAt: at(10_000) }) });
+      const leased = conversation('leased', { status: 'running', leaseOwner: 'i2', leaseExpiresAt: at(10_000) });
+      await commitOk({ conversationId: 'leased', create: leased });
       await commitOk({ conversationId: 'idle', create: conversation('idle', { leaseOwner: 'i3', leaseExpiresAt: at(10) }) });
       await commitOk({ conversationId: 'quiet', create: conversation('quiet') });
       const ids = async (now: string, limit = 10) => (await store.listDue(now, limit)).map((c) => c.id);
@@ -367,7 +396,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const msg = message('c1', 0);
       const act = action('c1', 'a1');
       const data = { list: [1] };
-      const result = await commitOk({ conversationId: 'c1', create: record, messages: [msg], actions: [act], events: [event('turn.started', 1, data)] });
+      const result = await commitOk({
+        conversationId: 'c1', create: record, messages: [msg], actions: [act], events: [event('turn.started', 1, data)],
+      });
       record.status = 'running';
       (record.metadata!.tags as string[]).push('given');
       msg.parts.push({ type: 'text', text: 'given' });
@@ -398,17 +429,15 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')], events: [event('action.resolved', 20)],
         remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(20) }],
       });
-      const before = {
+      const snapshot = async () => ({
         conversation: await store.getConversation('c1'), messages: await store.listMessages('c1'),
         actions: await store.listActions('c1'), events: await store.listEvents('c1'), tools: await store.listRememberedTools('c1'),
-      };
+      });
+      const before = await snapshot();
       await store.close();
       store = await opened.reopen();
       await store.migrate();
-      expect({
-        conversation: await store.getConversation('c1'), messages: await store.listMessages('c1'),
-        actions: await store.listActions('c1'), events: await store.listEvents('c1'), tools: await store.listRememberedTools('c1'),
-      }).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect((await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0].seq).toBe(3);
     });
   });

@@ -13,7 +13,7 @@ interface Entry {
   /** By position. */
   messages: Map<number, MessageRecord>;
   actions: Map<string, ActionRecord>;
-  /** events[i] has seq i + 1. */
+  /** In order, numbered without gaps. */
   events: EventRecord[];
   remembered: Map<string, RememberedTool>;
 }
@@ -28,7 +28,7 @@ export function memoryStore(): Store {
 
   function commit(change: Change): CommitResult {
     const existing = entries.get(change.conversationId);
-    const set = clone(change.set ?? {});
+    const set = definedOnly(clone(change.set ?? {}));
     const events = change.events ?? [];
     let conversation: ConversationRecord;
     if (change.create) {
@@ -36,66 +36,63 @@ export function memoryStore(): Store {
         throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
       }
       if (existing) return { ok: false, reason: 'exists' };
-      conversation = { ...clone(change.create), ...definedOnly(set) };
+      conversation = { ...clone(change.create), ...set };
     } else {
       if (change.expectVersion === undefined) {
         throw new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
       }
       if (!existing) return { ok: false, reason: 'not_found' };
       if (existing.conversation.version !== change.expectVersion) return { ok: false, reason: 'version' };
-      const lastAt = events.length > 0 ? events[events.length - 1].at : undefined;
       conversation = {
         ...existing.conversation,
-        ...definedOnly(set),
+        ...set,
         version: existing.conversation.version + 1,
-        updatedAt: set.updatedAt ?? lastAt ?? new Date().toISOString(),
+        updatedAt: set.updatedAt ?? events[events.length - 1]?.at ?? new Date().toISOString(),
       };
     }
-    conversation = normalizeConversation(conversation);
+    conversation = normalizeConversation({ ...conversation, lastEventSeq: conversation.lastEventSeq + events.length });
 
-    // Stage everything on copies of the maps, so a refusal part-way leaves the entry untouched.
-    const messages = new Map(existing?.messages);
+    // Check everything before writing anything, so a refusal leaves the entry as it was.
+    const entry: Entry = existing ?? { conversation, messages: new Map(), actions: new Map(), events: [], remembered: new Map() };
+    const positions = new Set<number>();
     for (const m of change.messages ?? []) {
-      if (messages.has(m.position)) throw duplicate(`message position ${m.position}`, change);
-      messages.set(m.position, { ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) });
+      if (entry.messages.has(m.position) || positions.has(m.position)) throw duplicate(`message position ${m.position}`, change);
+      positions.add(m.position);
     }
-    const actions = new Map(existing?.actions);
+    const added = new Map<string, ActionRecord>();
     for (const a of change.actions ?? []) {
-      if (actions.has(a.id)) throw duplicate(`action ${a.id}`, change);
-      actions.set(a.id, normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
+      if (entry.actions.has(a.id) || added.has(a.id)) throw duplicate(`action ${a.id}`, change);
+      added.set(a.id, a);
+    }
+    const settled = new Set<string>();
+    for (const x of change.settle ?? []) {
+      const action = added.get(x.id) ?? entry.actions.get(x.id);
+      if (!action || action.status !== 'pending' || settled.has(x.id)) return { ok: false, reason: 'action_not_pending' };
+      settled.add(x.id);
+    }
+
+    entry.conversation = conversation;
+    entries.set(change.conversationId, entry);
+    for (const m of change.messages ?? []) {
+      entry.messages.set(m.position, { ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) });
+    }
+    for (const a of change.actions ?? []) {
+      entry.actions.set(a.id, normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
     }
     for (const x of change.settle ?? []) {
-      const action = actions.get(x.id);
-      if (!action || action.status !== 'pending') return { ok: false, reason: 'action_not_pending' };
-      actions.set(x.id, {
-        ...action,
-        status: x.status,
-        resolution: clone(x.resolution),
-        resolvedBy: x.resolvedBy,
-        resolvedAt: iso(x.resolvedAt),
-        defaulted: x.defaulted === undefined ? action.defaulted : clone(x.defaulted),
-      });
+      const action = entry.actions.get(x.id)!;
+      action.status = x.status;
+      action.resolution = clone(x.resolution);
+      action.resolvedBy = x.resolvedBy;
+      action.resolvedAt = iso(x.resolvedAt);
+      if (x.defaulted !== undefined) action.defaulted = clone(x.defaulted);
     }
-    const remembered = new Map(existing?.remembered);
-    for (const r of change.remember ?? []) remembered.set(r.toolName, { ...r, rememberedAt: iso(r.rememberedAt) });
+    for (const r of change.remember ?? []) entry.remembered.set(r.toolName, { ...r, rememberedAt: iso(r.rememberedAt) });
+    const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map(
-      (e, i): EventRecord => ({
-        conversationId: change.conversationId,
-        seq: conversation.lastEventSeq + i + 1,
-        type: e.type,
-        data: clone(e.data),
-        at: iso(e.at),
-      }),
+      (e, i): EventRecord => ({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
     );
-    conversation.lastEventSeq += events.length;
-
-    entries.set(change.conversationId, {
-      conversation,
-      messages,
-      actions,
-      events: existing ? existing.events.concat(appended) : appended,
-      remembered,
-    });
+    for (const e of appended) entry.events.push(e);
     return { ok: true, conversation: clone(conversation), events: clone(appended) };
   }
 
@@ -156,8 +153,9 @@ export function memoryStore(): Store {
 
     async listEvents(conversationId, options = {}) {
       const events = entries.get(conversationId)?.events ?? [];
-      const after = Math.max(0, options.after ?? 0);
-      return clone(events.slice(after, after + pageSize(options.limit, 500)));
+      const skipped = events.length > 0 ? events[0].seq - 1 : 0;
+      const start = Math.max(0, (options.after ?? 0) - skipped);
+      return clone(events.slice(start, start + pageSize(options.limit, 500)));
     },
 
     async listRememberedTools(conversationId) {
@@ -189,7 +187,11 @@ export function memoryStore(): Store {
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
-const iso = (time: string) => new Date(time).toISOString();
+function iso(time: string): string {
+  const parsed = Date.parse(time);
+  if (Number.isNaN(parsed)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(time)}.`);
+  return new Date(parsed).toISOString();
+}
 const isoOrNull = (time: string | null) => (time === null ? null : iso(time));
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const pageSize = (limit: number | undefined, fallback: number) => Math.max(0, Math.floor(limit ?? fallback));

@@ -1,3 +1,5 @@
+import type { EventType } from '../../types.js';
+
 /** One schema step of the SQLite store. Applied once, in `version` order, inside a transaction. */
 export interface Migration {
   version: number;
@@ -37,7 +39,8 @@ export const migrations: Migration[] = [
       CREATE INDEX conversations_action_due ON conversations (action_due_at) WHERE action_due_at IS NOT NULL;
       CREATE INDEX conversations_lease ON conversations (lease_expires_at) WHERE status = 'running';
 
-      -- A rowid table, not WITHOUT ROWID: parts can be large and would spill out of index pages.
+      -- A rowid table: WITHOUT ROWID rows over ~1 KB spill into an overflow page of their own,
+      -- and message text is often that long.
       CREATE TABLE messages (
         conversation_key INTEGER NOT NULL,
         position INTEGER NOT NULL,
@@ -49,6 +52,7 @@ export const migrations: Migration[] = [
       ) STRICT;
       CREATE UNIQUE INDEX messages_position ON messages (conversation_key, position);
 
+      -- WITHOUT ROWID saves an index and a page write per insert; most requests are well under 1 KB.
       -- No kind column: it is request.kind.
       CREATE TABLE actions (
         conversation_key INTEGER NOT NULL,
@@ -72,10 +76,11 @@ export const migrations: Migration[] = [
       -- The inbox: only open actions, oldest first.
       CREATE INDEX actions_pending ON actions (created_at, id) WHERE status = 'pending';
 
+      -- type is a code from eventTypeCodes: the type's name would be a tenth of a typical row.
       CREATE TABLE events (
         conversation_key INTEGER NOT NULL,
         seq INTEGER NOT NULL,
-        type TEXT NOT NULL,
+        type INTEGER NOT NULL,
         data TEXT NOT NULL,
         at INTEGER NOT NULL,
         PRIMARY KEY (conversation_key, seq)
@@ -91,3 +96,18 @@ export const migrations: Migration[] = [
     `,
   },
 ];
+
+/** How each event type is stored. Part of the file format: add new types at the end, never renumber. */
+export const eventTypeCodes: Record<EventType, number> = {
+  'message.created': 1,
+  'turn.started': 2,
+  'text.delta': 3,
+  'tool.called': 4,
+  'tool.result': 5,
+  'action.required': 6,
+  'action.resolved': 7,
+  'turn.paused': 8,
+  'turn.completed': 9,
+  'turn.cancelled': 10,
+  'turn.failed': 11,
+};

@@ -1,14 +1,29 @@
 import Database from 'better-sqlite3';
 import { HeedError } from '../../errors.js';
-import type {
-  ActionRecord,
-  ConversationRecord,
-  EventRecord,
-  MessageRecord,
-  RememberedTool,
-} from '../../types.js';
-import type { Change, CommitResult, ConversationFilter, PendingFilter, Store } from '../store.js';
-import { migrations } from './migrations.js';
+import type { EventRecord, RememberedTool } from '../../types.js';
+import type { Change, CommitResult, ConversationFilter, ConversationPatch, PendingFilter, Store } from '../store.js';
+import { eventTypeCodes, migrations } from './migrations.js';
+import {
+  type ActionRow,
+  type ConversationRow,
+  type EventRow,
+  type MessageRow,
+  type RememberedRow,
+  compare,
+  conversationParams,
+  definedOnly,
+  eventType,
+  flag,
+  iso,
+  json,
+  ms,
+  msOrNull,
+  pageSize,
+  patchValues,
+  toAction,
+  toConversation,
+  toMessage,
+} from './rows.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -27,7 +42,6 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-  for (const p of (process.env.HEED_EXP_PRAGMAS ?? '').split(';').filter(Boolean)) db.pragma(p); // EXPERIMENT
   return db;
 }
 
@@ -57,41 +71,32 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     return statement;
   };
 
-  const commitInTransaction = db.transaction((change: Change): CommitResult => {
-    const st = s();
+  /** Inserts or compare-and-sets the conversation row; returns it as stored, or throws a Refusal. */
+  function writeConversation(change: Change, eventCount: number): ConversationRow {
     const set = change.set ?? {};
-    const events = change.events ?? [];
-    let row: ConversationRow | undefined;
     if (change.create) {
       const created = { ...change.create, ...definedOnly(set) };
       if (created.id !== change.conversationId) throw mismatch(change);
-      row = st.insertConversation.get({
-        ...conversationParams(created),
-        lastEventSeq: created.lastEventSeq + events.length,
-      }) as ConversationRow | undefined;
+      const params = { ...conversationParams(created), lastEventSeq: created.lastEventSeq + eventCount };
+      const row = s().insertConversation.get(params) as ConversationRow | undefined;
       if (!row) throw new Refusal('exists');
-    } else {
-      if (change.expectVersion === undefined) throw missingVersion(change);
-      const lastAt = events.length > 0 ? events[events.length - 1].at : undefined;
-      row = st.updateConversation.get({
-        id: change.conversationId,
-        expectVersion: change.expectVersion,
-        status: set.status ?? null,
-        setMetadata: flag(set.metadata),
-        metadata: json(set.metadata ?? null),
-        setActionDueAt: flag(set.actionDueAt),
-        actionDueAt: msOrNull(set.actionDueAt ?? null),
-        setLeaseOwner: flag(set.leaseOwner),
-        leaseOwner: set.leaseOwner ?? null,
-        setLeaseExpiresAt: flag(set.leaseExpiresAt),
-        leaseExpiresAt: msOrNull(set.leaseExpiresAt ?? null),
-        tokensUsed: set.tokensUsed ?? null,
-        intakeDone: set.intakeDone === undefined ? null : Number(set.intakeDone),
-        eventCount: events.length,
-        updatedAt: set.updatedAt !== undefined ? ms(set.updatedAt) : lastAt !== undefined ? ms(lastAt) : Date.now(),
-      }) as ConversationRow | undefined;
-      if (!row) throw new Refusal(st.conversationExists.get(change.conversationId) ? 'version' : 'not_found');
+      return row;
     }
+    if (change.expectVersion === undefined) throw missingVersion(change);
+    const updatedAt = set.updatedAt ?? change.events?.[eventCount - 1]?.at;
+    const update = conversationUpdate(change.conversationId, change.expectVersion, set, {
+      eventCount,
+      updatedAt: updatedAt === undefined ? Date.now() : ms(updatedAt),
+    });
+    const row = cached(update.sql).get(update.params) as ConversationRow | undefined;
+    if (!row) throw new Refusal(s().conversationExists.get(change.conversationId) ? 'version' : 'not_found');
+    return row;
+  }
+
+  const commitInTransaction = db.transaction((change: Change): CommitResult => {
+    const st = s();
+    const events = change.events ?? [];
+    const row = writeConversation(change, events.length);
     const key = row.key;
     for (const m of change.messages ?? []) {
       st.insertMessage.run(key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
@@ -116,8 +121,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     let seq = row.last_event_seq - events.length;
     for (const e of events) {
       seq += 1;
-      st.insertEvent.run(key, seq, e.type, JSON.stringify(e.data), ms(e.at));
-      appended.push({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(ms(e.at)) });
+      const at = ms(e.at);
+      st.insertEvent.run(key, seq, eventTypeCodes[e.type], JSON.stringify(e.data), at);
+      appended.push({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) });
     }
     return { ok: true, conversation, events: appended };
   });
@@ -199,7 +205,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       return rows.map((row) => ({
         conversationId,
         seq: row.seq,
-        type: row.type,
+        type: eventType(row.type),
         data: JSON.parse(row.data),
         at: iso(row.at),
       }));
@@ -245,7 +251,8 @@ type Statements = ReturnType<typeof prepare>;
 function prepare(db: Database.Database) {
   const keyOf = '(SELECT key FROM conversations WHERE id = ?)';
   const actionColumns =
-    'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted';
+    'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
+    'on_timeout, resolution, resolved_by, resolved_at, defaulted';
   return {
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
@@ -253,21 +260,6 @@ function prepare(db: Database.Database) {
        VALUES (@id, @agent, @ownerId, @channel, @status, @version, @metadata, @createdAt, @updatedAt,
          @actionDueAt, @leaseOwner, @leaseExpiresAt, @tokensUsed, @lastEventSeq, @intakeDone)
        ON CONFLICT (id) DO NOTHING RETURNING *`,
-    ),
-    updateConversation: db.prepare(
-      `UPDATE conversations SET
-         version = version + 1,
-         status = coalesce(@status, status),
-         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
-         action_due_at = CASE WHEN @setActionDueAt THEN @actionDueAt ELSE action_due_at END,
-         lease_owner = CASE WHEN @setLeaseOwner THEN @leaseOwner ELSE lease_owner END,
-         lease_expires_at = CASE WHEN @setLeaseExpiresAt THEN @leaseExpiresAt ELSE lease_expires_at END,
-         tokens_used = coalesce(@tokensUsed, tokens_used),
-         intake_done = coalesce(@intakeDone, intake_done),
-         last_event_seq = last_event_seq + @eventCount,
-         updated_at = @updatedAt
-       WHERE id = @id AND version = @expectVersion
-       RETURNING *`,
     ),
     conversationExists: db.prepare('SELECT 1 FROM conversations WHERE id = ?').pluck(),
     getConversation: db.prepare('SELECT * FROM conversations WHERE id = ?'),
@@ -306,138 +298,26 @@ function prepare(db: Database.Database) {
   };
 }
 
-// ---------------------------------------------------------------- rows
-
-interface ConversationRow {
-  key: number;
-  id: string;
-  agent: string;
-  owner_id: string | null;
-  channel: string | null;
-  status: ConversationRecord['status'];
-  version: number;
-  metadata: string | null;
-  created_at: number;
-  updated_at: number;
-  action_due_at: number | null;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  tokens_used: number;
-  last_event_seq: number;
-  intake_done: number;
-}
-
-interface MessageRow {
-  position: number;
-  id: string;
-  role: MessageRecord['role'];
-  parts: string;
-  metadata: string | null;
-  created_at: number;
-}
-
-interface ActionRow {
-  id: string;
-  message_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  origin: ActionRecord['origin'];
-  journal_index: number;
-  status: ActionRecord['status'];
-  request: string;
-  created_at: number;
-  expires_at: number | null;
-  on_timeout: ActionRecord['onTimeout'];
-  resolution: string | null;
-  resolved_by: string | null;
-  resolved_at: number | null;
-  defaulted: string | null;
-}
-
-interface EventRow {
-  seq: number;
-  type: EventRecord['type'];
-  data: string;
-  at: number;
-}
-
-interface RememberedRow {
-  tool_name: string;
-  remembered_by: string;
-  remembered_at: number;
-}
-
-function conversationParams(c: ConversationRecord) {
+/**
+ * The compare-and-set UPDATE for a change. It assigns only the columns the patch sets: SQLite rewrites
+ * an index entry whenever a statement assigns one of its columns, even to the same value.
+ */
+function conversationUpdate(
+  id: string,
+  expectVersion: number,
+  set: ConversationPatch,
+  always: { eventCount: number; updatedAt: number },
+) {
+  const values = patchValues(set);
+  const assignments = [
+    'version = version + 1',
+    'last_event_seq = last_event_seq + @eventCount',
+    'updated_at = @updatedAt',
+    ...Object.keys(values).map((column) => `${column} = @${column}`),
+  ];
   return {
-    id: c.id,
-    agent: c.agent,
-    ownerId: c.ownerId,
-    channel: c.channel,
-    status: c.status,
-    version: c.version,
-    metadata: json(c.metadata),
-    createdAt: ms(c.createdAt),
-    updatedAt: ms(c.updatedAt),
-    actionDueAt: msOrNull(c.actionDueAt),
-    leaseOwner: c.leaseOwner,
-    leaseExpiresAt: msOrNull(c.leaseExpiresAt),
-    tokensUsed: c.tokensUsed,
-    intakeDone: Number(c.intakeDone),
-  };
-}
-
-function toConversation(row: ConversationRow): ConversationRecord {
-  return {
-    id: row.id,
-    agent: row.agent,
-    ownerId: row.owner_id,
-    channel: row.channel,
-    status: row.status,
-    version: row.version,
-    metadata: parseOrNull(row.metadata),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    actionDueAt: isoOrNull(row.action_due_at),
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: isoOrNull(row.lease_expires_at),
-    tokensUsed: row.tokens_used,
-    lastEventSeq: row.last_event_seq,
-    intakeDone: row.intake_done === 1,
-  };
-}
-
-function toMessage(row: MessageRow, conversationId: string): MessageRecord {
-  return {
-    id: row.id,
-    conversationId,
-    position: row.position,
-    role: row.role,
-    parts: JSON.parse(row.parts),
-    metadata: parseOrNull(row.metadata),
-    createdAt: iso(row.created_at),
-  };
-}
-
-function toAction(row: ActionRow, conversationId: string): ActionRecord {
-  const request = JSON.parse(row.request) as ActionRecord['request'];
-  return {
-    id: row.id,
-    conversationId,
-    messageId: row.message_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    kind: request.kind,
-    origin: row.origin,
-    journalIndex: row.journal_index,
-    status: row.status,
-    request,
-    createdAt: iso(row.created_at),
-    expiresAt: isoOrNull(row.expires_at),
-    onTimeout: row.on_timeout,
-    resolution: parseOrNull(row.resolution),
-    resolvedBy: row.resolved_by,
-    resolvedAt: isoOrNull(row.resolved_at),
-    defaulted: parseOrNull(row.defaulted),
+    sql: `UPDATE conversations SET ${assignments.join(', ')} WHERE id = @id AND version = @expectVersion RETURNING *`,
+    params: { ...values, ...always, id, expectVersion },
   };
 }
 
@@ -446,25 +326,6 @@ function toAction(row: ActionRow, conversationId: string): ActionRecord {
 /** Thrown inside the transaction to roll it back; turned into `{ ok: false, reason }`. */
 class Refusal {
   constructor(readonly reason: 'version' | 'exists' | 'not_found' | 'action_not_pending') {}
-}
-
-function ms(value: string): number {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(value)}.`);
-  return time;
-}
-const msOrNull = (value: string | null) => (value === null ? null : ms(value));
-const iso = (time: number) => new Date(time).toISOString();
-const isoOrNull = (time: number | null) => (time === null ? null : iso(time));
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-const parseOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-/** 1 when the patch sets the field (even to null), 0 when it leaves it alone. */
-const flag = (value: unknown) => (value === undefined ? 0 : 1);
-const pageSize = (limit: number | undefined, fallback: number) => Math.max(0, Math.floor(limit ?? fallback));
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function mismatch(change: Change): HeedError {

@@ -1,0 +1,196 @@
+import { HeedError } from '../../errors.js';
+import type { ActionRecord, ConversationRecord, EventType, MessageRecord } from '../../types.js';
+import type { ConversationPatch } from '../store.js';
+import { eventTypeCodes } from './migrations.js';
+
+// Rows as SQLite returns them, and their conversion to and from records: times are epoch ms, JSON is text.
+
+export interface ConversationRow {
+  key: number;
+  id: string;
+  agent: string;
+  owner_id: string | null;
+  channel: string | null;
+  status: ConversationRecord['status'];
+  version: number;
+  metadata: string | null;
+  created_at: number;
+  updated_at: number;
+  action_due_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  tokens_used: number;
+  last_event_seq: number;
+  intake_done: number;
+}
+
+export interface MessageRow {
+  position: number;
+  id: string;
+  role: MessageRecord['role'];
+  parts: string;
+  metadata: string | null;
+  created_at: number;
+}
+
+export interface ActionRow {
+  id: string;
+  message_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  origin: ActionRecord['origin'];
+  journal_index: number;
+  status: ActionRecord['status'];
+  request: string;
+  created_at: number;
+  expires_at: number | null;
+  on_timeout: ActionRecord['onTimeout'];
+  resolution: string | null;
+  resolved_by: string | null;
+  resolved_at: number | null;
+  defaulted: string | null;
+}
+
+export interface EventRow {
+  seq: number;
+  type: number;
+  data: string;
+  at: number;
+}
+
+export interface RememberedRow {
+  tool_name: string;
+  remembered_by: string;
+  remembered_at: number;
+}
+
+/** The columns a patch sets, as SQL values; fields it leaves alone are absent. */
+export function patchValues(set: ConversationPatch): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  if (set.status !== undefined) values.status = set.status;
+  if (set.metadata !== undefined) values.metadata = json(set.metadata);
+  if (set.actionDueAt !== undefined) values.action_due_at = msOrNull(set.actionDueAt);
+  if (set.leaseOwner !== undefined) values.lease_owner = set.leaseOwner;
+  if (set.leaseExpiresAt !== undefined) values.lease_expires_at = msOrNull(set.leaseExpiresAt);
+  if (set.tokensUsed !== undefined) values.tokens_used = set.tokensUsed;
+  if (set.intakeDone !== undefined) values.intake_done = Number(set.intakeDone);
+  return values;
+}
+
+const eventTypes = new Map(Object.entries(eventTypeCodes).map(([type, code]) => [code, type as EventType]));
+
+export function eventType(code: number): EventType {
+  const type = eventTypes.get(code);
+  if (type === undefined) throw new HeedError('internal_error', `Unknown event type code ${code}: was the file written by a newer Heed?`);
+  return type;
+}
+
+export function conversationParams(c: ConversationRecord) {
+  return {
+    id: c.id,
+    agent: c.agent,
+    ownerId: c.ownerId,
+    channel: c.channel,
+    status: c.status,
+    version: c.version,
+    metadata: json(c.metadata),
+    createdAt: ms(c.createdAt),
+    updatedAt: ms(c.updatedAt),
+    actionDueAt: msOrNull(c.actionDueAt),
+    leaseOwner: c.leaseOwner,
+    leaseExpiresAt: msOrNull(c.leaseExpiresAt),
+    tokensUsed: c.tokensUsed,
+    intakeDone: Number(c.intakeDone),
+  };
+}
+
+export function toConversation(row: ConversationRow): ConversationRecord {
+  return {
+    id: row.id,
+    agent: row.agent,
+    ownerId: row.owner_id,
+    channel: row.channel,
+    status: row.status,
+    version: row.version,
+    metadata: parseOrNull(row.metadata),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    actionDueAt: isoOrNull(row.action_due_at),
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: isoOrNull(row.lease_expires_at),
+    tokensUsed: row.tokens_used,
+    lastEventSeq: row.last_event_seq,
+    intakeDone: row.intake_done === 1,
+  };
+}
+
+export function toMessage(row: MessageRow, conversationId: string): MessageRecord {
+  return {
+    id: row.id,
+    conversationId,
+    position: row.position,
+    role: row.role,
+    parts: JSON.parse(row.parts),
+    metadata: parseOrNull(row.metadata),
+    createdAt: iso(row.created_at),
+  };
+}
+
+export function toAction(row: ActionRow, conversationId: string): ActionRecord {
+  const request = JSON.parse(row.request) as ActionRecord['request'];
+  return {
+    id: row.id,
+    conversationId,
+    messageId: row.message_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    kind: request.kind,
+    origin: row.origin,
+    journalIndex: row.journal_index,
+    status: row.status,
+    request,
+    createdAt: iso(row.created_at),
+    expiresAt: isoOrNull(row.expires_at),
+    onTimeout: row.on_timeout,
+    resolution: parseOrNull(row.resolution),
+    resolvedBy: row.resolved_by,
+    resolvedAt: isoOrNull(row.resolved_at),
+    defaulted: parseOrNull(row.defaulted),
+  };
+}
+
+export function ms(value: string): number {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(value)}.`);
+  return time;
+}
+export function msOrNull(value: string | null): number | null {
+  return value === null ? null : ms(value);
+}
+export function iso(time: number): string {
+  return new Date(time).toISOString();
+}
+export function isoOrNull(time: number | null): string | null {
+  return time === null ? null : iso(time);
+}
+export function json(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+export function parseOrNull<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+/** 1 when a settlement sets the field (even to null), 0 when it leaves it alone. */
+export function flag(value: unknown): number {
+  return value === undefined ? 0 : 1;
+}
+export function pageSize(limit: number | undefined, fallback: number): number {
+  return Math.max(0, Math.floor(limit ?? fallback));
+}
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
