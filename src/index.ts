@@ -16,3 +16,7 @@ export type { Store } from './store/store.js';
 export { memoryStore } from './store/memory/memory-store.js';
 export { sqliteStore } from './store/sqlite/sqlite-store.js';
 export type * from './types.js';
+export { createApp, createFetch } from './http/app.js';
+export type { AppOptions, HeedApp } from './http/app.js';
+export { serve } from './cli/serve.js';
+export type { RunningServer, ServeOptions } from './cli/serve.js';

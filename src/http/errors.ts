@@ -32,13 +32,44 @@ export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
   });
 }
 
-/** Reads a JSON body; an empty body reads as `{}`, anything that is not JSON is a 400. */
-export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+/**
+ * Reads a JSON body of at most `maxBytes` (413 `payload_too_large` beyond); an empty body reads as
+ * `{}`, anything that is not JSON is a 400. A declared length is checked before reading, so on Node
+ * the body is read straight from the socket (touching `request.body` would build a web stream first).
+ */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  const tooLarge = () =>
+    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const declared = request.headers.get('content-length');
+  let text: string;
+  if (declared !== null && !request.headers.has('transfer-encoding')) {
+    if (Number(declared) > maxBytes) throw tooLarge();
+    text = await request.text();
+  } else {
+    text = await readCapped(request, maxBytes, tooLarge);
+  }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch {
     throw new HeedError('invalid_request', 'The request body is not valid JSON.', { details: { field: 'body' } });
+  }
+}
+
+async function readCapped(request: Request, maxBytes: number, tooLarge: () => HeedError): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }

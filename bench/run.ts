@@ -1,0 +1,90 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, platform, release, totalmem } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { progress, type BenchRow, type WorkloadResult } from './report.js';
+import { runW1 } from './w1-approval.js';
+import { runW2 } from './w2-parked.js';
+
+/**
+ * `npm run bench [-- --full]`: W1, W2 and (when bench/w4-http.ts is there) W4 of DESIGN §11, one
+ * after the other in this process. Prints a table and rewrites bench/RESULTS.md.
+ * `--full` (or HEED_BENCH_FULL=1) parks 100,000 conversations in W2 instead of 10,000.
+ */
+const full = process.argv.includes('--full') || process.env.HEED_BENCH_FULL === '1';
+const parked = Number(process.env.HEED_BENCH_PARKED ?? (full ? 100_000 : 10_000));
+const w1Cycles = Number(process.env.HEED_BENCH_W1_CYCLES ?? 3000);
+
+const started = new Date();
+const sections: Array<{ title: string; result?: WorkloadResult; note?: string }> = [];
+
+sections.push({ title: 'W1 approval round trip', result: await runW1({ warmup: 300, cycles: w1Cycles }) });
+sections.push({ title: 'W2 parked footprint', result: await runW2({ parked }) });
+
+const w4Path = fileURLToPath(new URL('./w4-http.ts', import.meta.url));
+if (existsSync(w4Path)) {
+  const w4 = (await import(pathToFileURL(w4Path).href)) as { runW4?: () => Promise<unknown> };
+  if (typeof w4.runW4 === 'function') {
+    progress('W4 HTTP throughput');
+    sections.push({ title: 'W4 HTTP throughput', ...asSection(await w4.runW4()) });
+  } else {
+    sections.push({ title: 'W4 HTTP throughput', note: 'Skipped: bench/w4-http.ts does not export runW4().' });
+  }
+} else {
+  sections.push({ title: 'W4 HTTP throughput', note: 'Skipped: bench/w4-http.ts is not there yet.' });
+}
+
+const rows = sections.flatMap((section) => section.result?.rows ?? []);
+printTable(rows);
+for (const section of sections) if (section.note) console.log(`${section.title}: ${section.note}`);
+writeFileSync(new URL('./RESULTS.md', import.meta.url), resultsMarkdown());
+console.log('\nWrote bench/RESULTS.md');
+
+/** W4 is written elsewhere: take its rows when it returns a WorkloadResult, else show what it returned. */
+function asSection(value: unknown): { result?: WorkloadResult; note?: string } {
+  if (value && typeof value === 'object' && Array.isArray((value as WorkloadResult).rows)) {
+    const result = value as WorkloadResult;
+    return { result: { rows: result.rows, details: Array.isArray(result.details) ? result.details : [] } };
+  }
+  return { note: `runW4() returned:\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`` };
+}
+
+function printTable(table: BenchRow[]): void {
+  const header = ['', 'figure', 'Heed', 'baseline (same run)', 'ratio', 'target', ''];
+  const lines = [header, ...table.map((r) => [r.workload, r.figure, r.value, r.baseline, r.ratio, r.target, r.verdict === 'info' ? '' : r.verdict])];
+  const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column].length)));
+  console.log('');
+  for (const [index, line] of lines.entries()) {
+    console.log(line.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+    if (index === 0) console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  }
+}
+
+function resultsMarkdown(): string {
+  const cpu = cpus();
+  const escape = (text: string) => text.replaceAll('|', '\\|');
+  const out: string[] = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (bench/run.ts); every run overwrites this file. The workloads and targets',
+    'are those of DESIGN.md §11. Ratios compare figures measured in the same run, because absolute figures',
+    'drift on these machines.',
+    '',
+    `- Date: ${started.toISOString()}`,
+    `- Machine: ${cpu[0]?.model.trim() ?? 'unknown CPU'} × ${cpu.length}, ${Math.round(totalmem() / 1024 ** 3)} GiB, ${platform()} ${release()}`,
+    `- Node ${process.version}; W2 with N = ${parked.toLocaleString('en-US')}${full ? ' (--full)' : ''}`,
+    `- Verdicts: ${rows.filter((r) => r.verdict === 'PASS').length} PASS, ${rows.filter((r) => r.verdict === 'MISS').length} MISS`,
+    '',
+    '| | figure | Heed | baseline (same run) | ratio | target | result |',
+    '|---|---|---:|---|---:|---|---|',
+    ...rows.map(
+      (r) => `| ${r.workload} | ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.baseline)} | ${r.ratio} | ${escape(r.target)} | ${r.verdict === 'info' ? '' : `**${r.verdict}**`} |`,
+    ),
+    '',
+  ];
+  for (const section of sections) {
+    out.push(`## ${section.title}`, '');
+    if (section.note) out.push(section.note, '');
+    if (section.result) out.push(...section.result.details, '');
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, HeedApiError } from 'heed/client';
+import { startServer, type TestServer } from '../../test/http-fixtures.js';
+
+describe('heed/client', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('sends, lists what is pending, answers, and reads the outcome', async () => {
+    const client = createClient({ baseUrl: server.url, token: 'ada' });
+    expect((await client.agents()).map((agent) => agent.name)).toEqual(['support']);
+    const conversation = await client.createConversation({ agent: 'support' });
+    const paused = await client.send(conversation.id, 'refund');
+    expect(paused.status).toBe('requires_action');
+    const [action] = await client.pending(conversation.id);
+    expect((await client.inbox()).actions.map((entry) => entry.id)).toContain(action.id);
+    const done = await client.answer(conversation.id, action.id, { type: 'approval', decision: 'allow' });
+    expect(done.status).toBe('completed');
+    expect((await client.getConversation(conversation.id)).runtime.status).toBe('idle');
+    expect((await client.listConversations({ agent: 'support' })).map((entry) => entry.id)).toContain(conversation.id);
+    expect((await client.events(conversation.id, { after: 0, limit: 2 })).hasMore).toBe(true);
+  });
+
+  it('throws HeedApiError with the code and status', async () => {
+    const client = createClient({ baseUrl: server.url, token: 'ada' });
+    const error = await client.getConversation('c_missing').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(HeedApiError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    await expect(createClient({ baseUrl: server.url, token: 'wrong' }).agents()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
+  it('streams a turn and follows the log live', async () => {
+    const client = createClient({ baseUrl: server.url, token: 'ada' });
+    const conversation = await client.createConversation({ agent: 'support' });
+    const controller = new AbortController();
+    const followed: number[] = [];
+    const following = (async () => {
+      for await (const event of client.follow(conversation.id, { signal: controller.signal })) {
+        followed.push(event.seq);
+        if (event.type === 'turn.completed') controller.abort();
+      }
+    })();
+    const parts = [];
+    for await (const part of client.sendStream(conversation.id, 'ask me')) parts.push(part);
+    const done = parts.at(-1)!;
+    expect(done.type).toBe('done');
+    const [question] = done.type === 'done' ? done.result.pendingActions! : [];
+    const answered = [];
+    for await (const part of client.answerStream(conversation.id, question.id, { type: 'question', skip: true })) answered.push(part);
+    expect(answered.at(-1)).toMatchObject({ type: 'done', result: { status: 'completed' } });
+    await following;
+    const total = (await client.events(conversation.id, { limit: 500 })).events.length;
+    expect(followed).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+  });
+});

@@ -1,0 +1,191 @@
+import type { ResolutionInput } from '../actions/resolution-input.js';
+import type { TurnResult } from '../agent/run-turn.js';
+import type { AgentInfo, ConversationSnapshot } from '../heed.js';
+import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
+import type { ActionView, ConversationView } from '../views.js';
+import { readSse } from './sse-reader.js';
+
+export type { ActionView, AgentInfo, ConversationSnapshot, ConversationView, EventRecord, ResolutionInput, TurnResult };
+
+/** An error answer of the server: `{ error: { code, message, details? } }` with its status. */
+export class HeedApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+
+  constructor(status: number, body: { code: string; message: string; details?: Record<string, unknown> }) {
+    super(body.message);
+    this.name = 'HeedApiError';
+    this.status = status;
+    this.code = body.code;
+    this.details = body.details;
+  }
+}
+
+export interface HeedClientOptions {
+  /** Where the server listens, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** What a streamed message or answer yields: the events of the turn, then its outcome. */
+export type TurnStreamPart = { type: 'event'; event: EventRecord } | { type: 'done'; result: TurnResult };
+
+export interface FollowOptions {
+  /** Start after this event number (default 0: from the first event). */
+  after?: number;
+  /** Stops following. */
+  signal?: AbortSignal;
+  /** Reconnect (resuming with `Last-Event-ID`) when the connection drops. Default true. */
+  reconnect?: boolean;
+  /** Wait before reconnecting, in ms. Default 1000. */
+  retryMs?: number;
+}
+
+/** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
+export interface HeedClient {
+  agents(): Promise<AgentInfo[]>;
+  createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
+  listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
+  getConversation(conversationId: string): Promise<ConversationSnapshot>;
+  /** Sends a message and waits for the turn to complete, pause, be cancelled or fail. */
+  send(conversationId: string, content: string): Promise<TurnResult>;
+  /** Sends a message and yields the turn's events as they happen, then its outcome. */
+  sendStream(conversationId: string, content: string, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
+  /** Every action of the conversation, pending first. */
+  actions(conversationId: string): Promise<ActionView[]>;
+  /** The conversation's actions still waiting for an answer. */
+  pending(conversationId: string): Promise<ActionView[]>;
+  /** One page of everything waiting on the caller, oldest first. */
+  inbox(options?: { limit?: number; cursor?: string }): Promise<{ actions: ActionView[]; nextCursor?: string }>;
+  /** Answers an action; when it closes the pause, waits for the continued turn. */
+  answer(conversationId: string, actionId: string, resolution: ResolutionInput): Promise<TurnResult>;
+  answerStream(conversationId: string, actionId: string, resolution: ResolutionInput, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
+  cancel(conversationId: string): Promise<{ status: ConversationStatus; cancelled: boolean }>;
+  events(conversationId: string, options?: { after?: number; limit?: number }): Promise<{ events: EventRecord[]; hasMore: boolean }>;
+  /** Follows the event log live, from `after`, resuming after a dropped connection without gaps or repeats. */
+  follow(conversationId: string, options?: FollowOptions): AsyncGenerator<EventRecord>;
+  rememberedTools(conversationId: string): Promise<RememberedTool[]>;
+  forgetTool(conversationId: string, toolName: string): Promise<void>;
+  branch(conversationId: string, options?: { fromMessageId?: string }): Promise<ConversationView>;
+}
+
+/** Creates a client of the Heed server at `baseUrl`. */
+export function createClient(options: HeedClientOptions): HeedClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const fetcher = options.fetch ?? fetch;
+  const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
+  const conversationPath = (id: string, ...rest: string[]) => `/api/conversations/${path(id, ...rest)}`;
+
+  async function request(method: string, url: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetcher(`${base}${url}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
+    });
+    if (!response.ok) throw await apiError(response);
+    return response;
+  }
+  const json = async <T>(method: string, url: string, body?: unknown): Promise<T> => (await request(method, url, { body })).json() as Promise<T>;
+
+  async function* turnStream(url: string, body: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TurnStreamPart> {
+    const response = await request('POST', url, { body: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal });
+    for await (const message of readSse(response.body!, signal)) {
+      if (message.event === 'error') throw errorFromData(message.data);
+      if (message.event === 'turn.done') {
+        yield { type: 'done', result: JSON.parse(message.data) as TurnResult };
+        return;
+      }
+      yield { type: 'event', event: JSON.parse(message.data) as EventRecord };
+    }
+  }
+
+  return {
+    agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
+    createConversation: (input) => json('POST', '/api/conversations', input),
+    async listConversations(filter = {}) {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(filter)) if (value !== undefined) query.set(key, String(value));
+      const search = query.size ? `?${query}` : '';
+      return (await json<{ conversations: ConversationView[] }>('GET', `/api/conversations${search}`)).conversations;
+    },
+    getConversation: (id) => json('GET', conversationPath(id)),
+    send: (id, content) => json('POST', conversationPath(id, 'messages'), { content }),
+    sendStream: (id, content, streamOptions = {}) => turnStream(conversationPath(id, 'messages'), { content }, streamOptions.signal),
+    actions: async (id) => (await json<{ actions: ActionView[] }>('GET', conversationPath(id, 'actions'))).actions,
+    async pending(id) {
+      return (await this.actions(id)).filter((action) => action.status === 'pending');
+    },
+    inbox(inboxOptions = {}) {
+      const query = new URLSearchParams();
+      if (inboxOptions.limit !== undefined) query.set('limit', String(inboxOptions.limit));
+      if (inboxOptions.cursor !== undefined) query.set('cursor', inboxOptions.cursor);
+      return json('GET', `/api/inbox${query.size ? `?${query}` : ''}`);
+    },
+    answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
+    answerStream: (id, actionId, resolution, streamOptions = {}) =>
+      turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
+    cancel: (id) => json('POST', conversationPath(id, 'cancel')),
+    events: (id, eventOptions = {}) =>
+      json('GET', `${conversationPath(id, 'events')}?after=${eventOptions.after ?? 0}${eventOptions.limit ? `&limit=${eventOptions.limit}` : ''}`),
+    async *follow(id, followOptions = {}) {
+      let last = followOptions.after ?? 0;
+      const signal = followOptions.signal;
+      while (!signal?.aborted) {
+        try {
+          const response = await request('GET', conversationPath(id, 'events', 'stream'), {
+            headers: { accept: 'text/event-stream', 'last-event-id': String(last) },
+            signal,
+          });
+          for await (const message of readSse(response.body!, signal)) {
+            if (message.event === 'error') throw errorFromData(message.data);
+            const event = JSON.parse(message.data) as EventRecord;
+            if (event.seq <= last) continue;
+            last = event.seq;
+            yield event;
+          }
+        } catch (thrown) {
+          // A refusal (404, 401…) is final; a dropped connection is retried below.
+          if (thrown instanceof HeedApiError || signal?.aborted) {
+            if (signal?.aborted) return;
+            throw thrown;
+          }
+        }
+        if (followOptions.reconnect === false || signal?.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, followOptions.retryMs ?? 1000));
+      }
+    },
+    rememberedTools: async (id) => (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,
+    async forgetTool(id, toolName) {
+      await request('DELETE', conversationPath(id, 'remembered-tools', toolName));
+    },
+    branch: (id, branchOptions = {}) => json('POST', conversationPath(id, 'branch'), branchOptions),
+  };
+}
+
+async function apiError(response: Response): Promise<HeedApiError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { error?: { code: string; message: string; details?: Record<string, unknown> } };
+    if (body.error?.code) return new HeedApiError(response.status, body.error);
+  } catch {
+    // Not one of ours (a proxy's page, say): reported below.
+  }
+  return new HeedApiError(response.status, { code: 'http_error', message: `The server answered ${response.status}: ${text.slice(0, 200)}` });
+}
+
+function errorFromData(data: string): HeedApiError {
+  try {
+    const body = JSON.parse(data) as { error: { code: string; message: string; details?: Record<string, unknown> } };
+    return new HeedApiError(0, body.error);
+  } catch {
+    return new HeedApiError(0, { code: 'stream_error', message: data });
+  }
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Caller } from '../caller.js';
+import type { AuthConfig } from '../config.js';
+import { HeedError } from '../errors.js';
+import type { AppEnv } from './route.js';
+
+const anonymous: Caller = Object.freeze({ userId: null }) as Caller;
+
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * Works out who is calling. `resolveContext` wins when set; otherwise a bearer token is looked up in
+ * `tokens`. No credentials = anonymous (refused with 401 when `required`); a token that is not known
+ * is always refused rather than treated as anonymous.
+ */
+export function callerResolver(auth: AuthConfig = {}): (request: Request) => Promise<Caller> {
+  // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
+  const tokens = new Map<string, Caller>();
+  for (const [token, user] of Object.entries(auth.tokens ?? {})) {
+    tokens.set(digest(token), { userId: user.userId, ...(user.data ? { data: user.data } : {}) });
+  }
+
+  return async (request) => {
+    let caller: Caller | null;
+    if (auth.resolveContext) {
+      caller = await auth.resolveContext(request);
+    } else {
+      const header = request.headers.get('authorization');
+      if (header === null || header.trim() === '') {
+        caller = null;
+      } else {
+        const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+        caller = match ? tokens.get(digest(match[1])) ?? null : null;
+        if (!caller) throw new HeedError('unauthorized', 'The bearer token is not recognised.');
+      }
+    }
+    if (!caller || caller.userId === null) {
+      if (auth.required) throw new HeedError('unauthorized', 'Sign in: this server needs a bearer token.');
+      return caller ?? anonymous;
+    }
+    return caller;
+  };
+}
+
+/** Puts the caller on the context for every `/api` route. */
+export function authMiddleware(auth: AuthConfig = {}): MiddlewareHandler<AppEnv> {
+  const resolve = callerResolver(auth);
+  return async (c, next) => {
+    c.set('caller', await resolve(c.req.raw));
+    await next();
+  };
+}

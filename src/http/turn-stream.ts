@@ -1,0 +1,108 @@
+import type { TurnResult } from '../agent/run-turn.js';
+import { followEvents } from '../events/follow.js';
+import { readEvents } from '../events/hydrate.js';
+import type { Heed } from '../heed.js';
+import type { EventRecord } from '../types.js';
+import { sseResponse, type SseWriter } from './sse.js';
+
+/** What a message or an answer reports once its request is recorded. */
+export interface Recorded {
+  eventSeq: number;
+  /** False for an answer that leaves other actions of the pause open: no turn runs. */
+  closesPause?: boolean;
+}
+
+const TERMINAL = new Set<EventRecord['type']>(['turn.paused', 'turn.completed', 'turn.cancelled', 'turn.failed']);
+
+/** Sends an event of the log as SSE: name = type, id = seq, data = the event as JSON. */
+export function sendEvent(writer: SseWriter, event: EventRecord): void {
+  writer.send({ event: event.type, id: event.seq, data: JSON.stringify(event) });
+}
+
+/**
+ * Runs a message or an answer. As JSON: waits for the turn and returns its outcome. As SSE: once the
+ * request is recorded, streams every event it causes from the log (no gaps, no duplicates) and ends
+ * with `turn.done` carrying the same outcome. Errors before anything is recorded are ordinary JSON
+ * errors. The turn runs detached from the response: a client that disconnects does not stop it.
+ */
+export async function turnResponse(
+  heed: Heed,
+  conversationId: string,
+  run: (onRecorded: (info: Recorded) => void) => Promise<TurnResult>,
+  options: { stream: boolean; signal: AbortSignal },
+): Promise<Response> {
+  if (!options.stream) return Response.json(await run(() => undefined));
+
+  let markRecorded!: (info: Recorded) => void;
+  const recorded = new Promise<Recorded>((resolve) => (markRecorded = resolve));
+  const running = run((info) => markRecorded(info));
+  running.catch(() => undefined);
+  const first = await Promise.race([recorded, running.then(() => undefined)]);
+  if (!first) {
+    const result = await running;
+    return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), { signal: options.signal });
+  }
+
+  const { store, bus } = heed.engine;
+  const answerOnly = first.closesPause === false;
+  let last = first.eventSeq - 1;
+  let ended = false;
+  let answeredCall: string | undefined;
+  // An answer that leaves the pause open writes its own events only: its `action.resolved` and, for
+  // a client tool, the `tool.result` of the same call. A turn's events end with its terminal event.
+  const accept = (event: EventRecord): boolean => {
+    if (ended) return false;
+    if (answerOnly) {
+      if (event.seq === first.eventSeq) answeredCall = typeof event.data.toolCallId === 'string' ? event.data.toolCallId : undefined;
+      else if (!(event.type === 'tool.result' && event.data.toolCallId === answeredCall)) return !(ended = true);
+      return true;
+    }
+    if (TERMINAL.has(event.type)) ended = true;
+    return true;
+  };
+
+  return sseResponse(
+    async (writer) => {
+      const forward = (event: EventRecord) => {
+        if (event.seq <= last || !accept(event)) return;
+        last = event.seq;
+        sendEvent(writer, event);
+      };
+      const follow = followEvents(store, bus, conversationId, last, forward);
+      let result: TurnResult | undefined;
+      try {
+        result = await untilAborted(running, writer.signal);
+      } finally {
+        follow.close();
+      }
+      if (!result) return;
+      // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
+      while (!ended && !writer.signal.aborted) {
+        const page = await readEvents(store, conversationId, { after: last, limit: 500 });
+        for (const event of page) forward(event);
+        if (page.length < 500) break;
+      }
+      writer.send({ event: 'turn.done', data: JSON.stringify(result) });
+    },
+    { signal: options.signal },
+  );
+}
+
+/** The promise's value, or undefined as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
