@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,6 +27,27 @@ describe('sqlite store', () => {
     path = join(dir, 'heed.db');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('copies the WAL back into the file from the background, without a commit doing it', async () => {
+    const store = sqliteStore({ path });
+    await store.migrate();
+    const before = statSync(path).size;
+    for (let index = 0; index < 300; index++) {
+      const at = new Date().toISOString();
+      const id = `c_${index}`;
+      await store.commit({
+        conversationId: id,
+        create: {
+          id, agent: 'a', ownerId: null, channel: null, status: 'idle', version: 0, metadata: { pad: 'x'.repeat(500) },
+          createdAt: at, updatedAt: at, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+        },
+      });
+    }
+    const deadline = Date.now() + 3000;
+    while (statSync(path).size <= before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(statSync(path).size).toBeGreaterThan(before);
+    await store.close();
+  });
 
   it('runs in WAL mode with synchronous NORMAL by default, FULL when asked', () => {
     const normal = openDatabase({ path });
