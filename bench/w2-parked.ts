@@ -219,8 +219,13 @@ async function checkpoint(
 function measureFile(path: string): Pick<Checkpoint, 'fileBytes' | 'tables'> {
   const db = new Database(path, { timeout: 5000 });
   try {
-    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-    if (result.busy) throw new Error('W2: the WAL checkpoint was blocked.');
+    // The store's own background checkpointer may hold the checkpoint lock for a moment: try again.
+    let busy = 1;
+    for (let attempt = 0; busy && attempt < 200; attempt++) {
+      busy = (db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0].busy;
+      if (busy) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+    if (busy) throw new Error('W2: the WAL checkpoint was blocked.');
     let walBytes = 0;
     try {
       walBytes = statSync(`${path}-wal`).size;
