@@ -9,11 +9,14 @@ export default defineConfig({
     alias: [
       { find: /^heed\/testing$/, replacement: src('testing/index.ts') },
       { find: /^heed\/client$/, replacement: src('client/index.ts') },
+      { find: /^heed\/react$/, replacement: src('react/index.ts') },
       { find: /^heed$/, replacement: src('index.ts') },
     ],
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The browser tests (test/browser) drive the built web console: build it first when it is stale.
+    globalSetup: ['test/browser/build-console.ts'],
     testTimeout: 20_000,
     pool: 'forks',
   },

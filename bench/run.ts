@@ -3,11 +3,15 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { progress, type BenchRow, type WorkloadResult } from './report.js';
 import { runW1 } from './w1-approval.js';
+import { runW1Postgres } from './w1-postgres.js';
 import { runW2 } from './w2-parked.js';
+import { runW3 } from './w3-contention.js';
 
 /**
- * `npm run bench [-- --full]`: W1, W2 and (when bench/w4-http.ts is there) W4 of DESIGN §11, one
- * after the other in this process. Prints a table and rewrites bench/RESULTS.md.
+ * `npm run bench [-- --full]`: W1 (SQLite, then PostgreSQL beside SQLite), W2, W3 and (when
+ * bench/w4-http.ts is there) W4 of DESIGN §11, one after the other in this process (W3's servers are
+ * child processes). Prints a table and rewrites bench/RESULTS.md. The PostgreSQL workloads use the
+ * server of test/pg.ts (HEED_TEST_DATABASE_URL, else the local `test` database) and say so when none answers.
  * `--full` (or HEED_BENCH_FULL=1) parks 100,000 conversations in W2 instead of 10,000.
  */
 const full = process.argv.includes('--full') || process.env.HEED_BENCH_FULL === '1';
@@ -18,6 +22,9 @@ const started = new Date();
 const sections: Array<{ title: string; result?: WorkloadResult; note?: string }> = [];
 
 sections.push({ title: 'W1 approval round trip', result: await runW1({ warmup: 300, cycles: w1Cycles }) });
+sections.push(postgresSection('W1 approval round trip on PostgreSQL', await runW1Postgres({ warmup: 200, cycles: Number(process.env.HEED_BENCH_W1_PG_CYCLES ?? 1000) })));
+// Before W2: its large file's writeback would otherwise land on PostgreSQL's commit flushes.
+sections.push(postgresSection('W3 contention', await runW3()));
 sections.push({ title: 'W2 parked footprint', result: await runW2({ parked }) });
 
 const w4Path = fileURLToPath(new URL('./w4-http.ts', import.meta.url));
@@ -38,6 +45,11 @@ printTable(rows);
 for (const section of sections) if (section.note) console.log(`${section.title}: ${section.note}`);
 writeFileSync(new URL('./RESULTS.md', import.meta.url), resultsMarkdown());
 console.log('\nWrote bench/RESULTS.md');
+
+/** A PostgreSQL workload that found no server returns no rows, only the reason: show it as a note. */
+function postgresSection(title: string, result: WorkloadResult): { title: string; result?: WorkloadResult; note?: string } {
+  return result.rows.length > 0 ? { title, result } : { title, note: result.details.join(' ') };
+}
 
 /** W4 is written elsewhere: take its rows when it returns a WorkloadResult, else show what it returned. */
 function asSection(value: unknown): { result?: WorkloadResult; note?: string } {

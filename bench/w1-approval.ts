@@ -118,14 +118,14 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
   }
 }
 
-async function pauseHalf(heed: Heed): Promise<string> {
+export async function pauseHalf(heed: Heed): Promise<string> {
   const conversation = await heed.createConversation({ agent: 'support' });
   const paused = await heed.conversation(conversation.id).send('refund order 42');
   if (paused.status !== 'requires_action') throw new Error(`W1: send ended ${paused.status}, not requires_action.`);
   return conversation.id;
 }
 
-async function resumeHalf(heed: Heed, id: string): Promise<void> {
+export async function resumeHalf(heed: Heed, id: string): Promise<void> {
   const [pending] = await heed.conversation(id).pendingActions();
   if (!pending) throw new Error('W1: no pending action was stored.');
   const done = await pending.approve();
@@ -133,7 +133,7 @@ async function resumeHalf(heed: Heed, id: string): Promise<void> {
 }
 
 /** One cycle, checked against what is stored: the bench measures the workload, not a shortcut. */
-async function checkOneCycle(heed: Heed): Promise<void> {
+export async function checkOneCycle(heed: Heed): Promise<void> {
   const id = await pauseHalf(heed);
   const paused = await heed.conversation(id).get();
   if (paused.runtime.status !== 'requires_action' || paused.runtime.pendingActionIds.length !== 1) {

@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Caller } from './caller.js';
+import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { ActionRecord, ConversationRecord, Question, TimeoutPolicy } from './types.js';
@@ -36,6 +37,10 @@ export interface AgentConfig {
   hitl?: Omit<HitlConfig, 'authorizeResolve' | 'resolveWaitMs'>;
   /** Model calls per turn before it stops. Default 20. */
   maxSteps?: number;
+  /** MCP servers by name, connected when Heed starts; their tools are offered as `<server>_<tool>`. */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** Runs before a person is asked what an MCP server requests: may answer it, refuse it, or leave it to the person. */
+  beforeInputRequest?: BeforeInputRequest;
 }
 
 export interface Limits {

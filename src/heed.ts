@@ -13,6 +13,7 @@ import { HeedError } from './errors.js';
 import { followEvents, type Follow } from './events/follow.js';
 import { readEvents } from './events/hydrate.js';
 import { newId } from './ids.js';
+import { startMcpServers } from './mcp/setup.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView, type MessageView } from './views.js';
@@ -46,14 +47,27 @@ export interface CallerOption {
 export interface Heed {
   readonly store: HeedOptions['store'];
   agents(): AgentInfo[];
-  createConversation(input: { agent: string; ownerId?: string | null; channel?: string | null; metadata?: JsonObject; caller?: Caller }): Promise<ConversationView>;
+  /**
+   * Starts a conversation. `id` lets a client pick it (1–128 of `A–Z a–z 0–9 _ -`, e.g. an AI SDK chat id);
+   * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
+   */
+  createConversation(input: {
+    agent: string;
+    id?: string;
+    ownerId?: string | null;
+    channel?: string | null;
+    metadata?: JsonObject;
+    caller?: Caller;
+  }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
   inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
   /** Lapses due actions now and takes over stalled continuations. */
   expireDue(): Promise<SweepReport>;
-  /** Waits for running continuations, stops the sweep, closes the store. */
+  /** Resolves once the store is migrated and every MCP server is connected; rejects with the reason otherwise. */
+  ready(): Promise<void>;
+  /** Waits for running continuations, stops the sweep, closes MCP connections and the store. */
   close(): Promise<void>;
   /** The engine, for the HTTP layer. */
   readonly engine: Engine;
@@ -76,12 +90,23 @@ export interface ConversationHandle {
   branch(options?: CallerOption & { fromMessageId?: string }): Promise<ConversationView>;
 }
 
+const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
 export function createHeed(options: HeedOptions): Heed {
   const store = options.store ?? memoryStore();
   const engine = new Engine(options, store);
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
-  const ready = store.migrate();
+  // A store shared by several processes announces their events: followers here then read them from the store.
+  let unlisten: (() => Promise<void>) | undefined;
+  const mcp = startMcpServers(engine);
+  const ready = Promise.all([store.migrate(), mcp.ready]).then(async () => {
+    unlisten = await store
+      .listen?.((notice) => engine.bus.poke(notice.conversationId, notice.seq), () => engine.bus.pokeAll())
+      .catch(() => undefined);
+  });
+  // Every use awaits `ready` and reports its failure (an MCP server that cannot be reached, say).
+  ready.catch(() => undefined);
   const whenReady = async <T>(work: () => Promise<T>): Promise<T> => {
     await ready;
     return work();
@@ -168,7 +193,7 @@ export function createHeed(options: HeedOptions): Heed {
           name: agent.name,
           ...(agent.description ? { description: agent.description } : {}),
           capabilities: {
-            toolApproval: tools.some((entry) => entry.needsApproval),
+            toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
             questions: Boolean(agent.ask || agent.intake),
             intake: Boolean(agent.intake),
             clientTools: tools.some((entry) => entry.client),
@@ -178,9 +203,12 @@ export function createHeed(options: HeedOptions): Heed {
     createConversation: (input) =>
       whenReady(async () => {
         engine.agent(input.agent);
+        if (input.id !== undefined && !CONVERSATION_ID.test(input.id)) {
+          throw new HeedError('invalid_request', 'A conversation id is 1 to 128 letters, digits, "_" or "-".', { details: { field: 'id' } });
+        }
         const at = engine.now();
         const record: ConversationRecord = {
-          id: newId('c'),
+          id: input.id ?? newId('c'),
           agent: input.agent,
           ownerId: input.caller ? input.caller.userId : input.ownerId ?? null,
           channel: input.channel ?? null,
@@ -197,6 +225,9 @@ export function createHeed(options: HeedOptions): Heed {
           intakeDone: false,
         };
         const result = await engine.commit({ conversationId: record.id, create: record });
+        if (!result.ok && result.reason === 'exists' && input.id !== undefined) {
+          throw new HeedError('invalid_request', 'A conversation with that id already exists.', { details: { field: 'id', reason: 'exists' } });
+        }
         if (!result.ok) throw new HeedError('internal_error', 'The conversation could not be created.');
         return conversationView(result.conversation);
       }),
@@ -227,10 +258,14 @@ export function createHeed(options: HeedOptions): Heed {
         return views;
       }),
     expireDue: () => whenReady(() => expireDue(engine)),
+    ready: () => ready,
     async close() {
       if (timer) clearInterval(timer);
       await sweeping;
       await Promise.allSettled([...engine.inFlight]);
+      await ready.catch(() => undefined);
+      await unlisten?.();
+      await mcp.close();
       await store.close();
     },
   };

@@ -38,6 +38,8 @@ export interface ToolContext {
   idempotencyKey: string;
   /** Who sent the message or answer that runs this turn (null for the system or an anonymous caller). */
   caller: Caller | null;
+  /** False in a turn no person can answer in (a one-shot `send(…, { interactive: false })`). */
+  interactive: boolean;
   abortSignal: AbortSignal;
   /**
    * Ask the person in the middle of the work. The turn pauses; on resume the tool runs again from the
@@ -108,6 +110,24 @@ export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, 
 
 /** JSON Schema of a tool's input, computed once per tool. */
 const schemaCache = new WeakMap<object, Record<string, unknown>>();
+
+/**
+ * A tool input given as JSON Schema (an MCP server's tool, say): the model is offered the schema as
+ * given, and calls are checked with a zod schema built from it. A schema zod cannot read (such as one
+ * with `definitions` references) still goes to the model as given; calls then only need to be objects.
+ */
+export function jsonSchemaInput(schema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  let validator: z.ZodType<Record<string, unknown>>;
+  try {
+    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>;
+  } catch {
+    validator = z.record(z.string(), z.unknown());
+  }
+  const { $schema: _dialect, ...offered } = schema;
+  schemaCache.set(validator, offered);
+  return validator;
+}
+
 export function inputJsonSchema(definition: ToolDefinition): Record<string, unknown> {
   let schema = schemaCache.get(definition.inputSchema);
   if (!schema) {

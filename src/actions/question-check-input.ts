@@ -1,5 +1,9 @@
 import type { InputType, QuestionInput } from '../types.js';
-import { isCalendarDate, quote, wholeValuePattern } from './question-coerce.js';
+import { characterCount, isCalendarDate, quote, wholeValuePattern } from './question-coerce.js';
+
+/** Longest `input.pattern` and `input.placeholder`, in characters. */
+export const MAX_PATTERN_LENGTH = 500;
+export const MAX_PLACEHOLDER_LENGTH = 200;
 
 export const INPUT_TYPES: readonly InputType[] = [
   'text',
@@ -84,6 +88,8 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
   if (pattern !== undefined) {
     if (typeof pattern !== 'string') {
       say('input.pattern must be text: a regular expression.');
+    } else if (characterCount(pattern) > MAX_PATTERN_LENGTH) {
+      say(`input.pattern is ${characterCount(pattern)} characters long; it may have at most ${MAX_PATTERN_LENGTH}.`);
     } else if (!TEXT_TYPES.has(type)) {
       say(`input.pattern does not apply to a ${type} input; it is for text, textarea, email and url inputs.`);
     } else {
@@ -101,8 +107,10 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
     else say('input.required must be true or false.');
   }
   if (raw.placeholder !== undefined) {
-    if (typeof raw.placeholder === 'string') input.placeholder = raw.placeholder;
-    else say('input.placeholder must be text.');
+    if (typeof raw.placeholder !== 'string') say('input.placeholder must be text.');
+    else if (characterCount(raw.placeholder) > MAX_PLACEHOLDER_LENGTH) {
+      say(`input.placeholder is ${characterCount(raw.placeholder)} characters long; it may have at most ${MAX_PLACEHOLDER_LENGTH}.`);
+    } else input.placeholder = raw.placeholder;
   }
   return input;
 }

@@ -10,15 +10,43 @@ export type CheckQuestionsResult = { ok: true; questions: Question[] } | { ok: f
 /** The most questions one call of the model's ask tool may hold. */
 export const MAX_ASK_QUESTIONS = 5;
 export const MAX_HEADER_LENGTH = 30;
+/** The most questions one action may hold, whoever asks (intake, ctx.ask, an MCP form). */
+export const MAX_QUESTIONS = 20;
+/** The most options one question may offer. */
+export const MAX_OPTIONS = 50;
+
+/**
+ * Longest texts, in characters, so a card stays readable and a stored pause small whoever wrote the
+ * questions (a model may be talked into writing anything).
+ */
+export const MAX_TEXT_LENGTH = {
+  prompt: 2000,
+  description: 2000,
+  label: 200,
+  value: 200,
+  optionDescription: 1000,
+  preview: 10_000,
+} as const;
 
 type Say = (problem: string) => void;
 
-function optionalText(raw: Record<string, unknown>, key: string, field: string, say: Say): string | undefined {
+function optionalText(raw: Record<string, unknown>, key: string, field: string, say: Say, max?: number): string | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') {
+    if (max !== undefined) tooLong(value, max, field, say);
+    return value;
+  }
   say(`${field} must be text.`);
   return undefined;
+}
+
+/** Says so when `text` has more than `max` characters. */
+export function tooLong(text: string, max: number, field: string, say: Say): boolean {
+  const length = characterCount(text);
+  if (length <= max) return false;
+  say(`${field} is ${length} characters long; it may have at most ${max}.`);
+  return true;
 }
 
 function optionalBoolean(raw: Record<string, unknown>, key: string, say: Say): boolean | undefined {
@@ -42,6 +70,10 @@ function checkOptions(raw: unknown, say: Say): QuestionOption[] | undefined {
     say('options must be a non-empty list of { label, value? } objects.');
     return undefined;
   }
+  if (raw.length > MAX_OPTIONS) {
+    say(`options holds ${raw.length} options; a question may offer at most ${MAX_OPTIONS}.`);
+    return undefined;
+  }
   const options: QuestionOption[] = [];
   raw.forEach((item, index) => {
     const name = `options[${index}]`;
@@ -55,13 +87,15 @@ function checkOptions(raw: unknown, say: Say): QuestionOption[] | undefined {
     }
     const label = item.label.trim();
     const named = `${name} (${quote(label)})`;
+    tooLong(label, MAX_TEXT_LENGTH.label, `${named}: label`, say);
     const option: QuestionOption = { value: label, label };
     // A blank value is treated as left out, the way a form treats a blank field.
     if (typeof item.value === 'string' && item.value.trim() !== '') option.value = item.value.trim();
     else if (item.value !== undefined && typeof item.value !== 'string') say(`${named}: value must be text.`);
-    const description = optionalText(item, 'description', `${named}: description`, say);
+    tooLong(option.value, MAX_TEXT_LENGTH.value, `${named}: value`, say);
+    const description = optionalText(item, 'description', `${named}: description`, say, MAX_TEXT_LENGTH.optionDescription);
     if (description !== undefined) option.description = description;
-    const preview = optionalText(item, 'preview', `${named}: preview`, say);
+    const preview = optionalText(item, 'preview', `${named}: preview`, say, MAX_TEXT_LENGTH.preview);
     if (preview !== undefined) option.preview = preview;
     if (item.hotkey !== undefined) {
       if (typeof item.hotkey === 'string' && characterCount(item.hotkey) === 1) option.hotkey = item.hotkey;
@@ -125,8 +159,10 @@ function checkQuestion(raw: unknown, source: QuestionSource, say: Say): Question
   const rawPrompt = raw.prompt !== undefined ? raw.prompt : raw.question;
   if (typeof rawPrompt !== 'string' || rawPrompt.trim() === '') {
     note('prompt is missing; give the full question as non-empty text.');
+  } else {
+    tooLong(rawPrompt.trim(), MAX_TEXT_LENGTH.prompt, 'prompt', note);
   }
-  const description = optionalText(raw, 'description', 'description', note);
+  const description = optionalText(raw, 'description', 'description', note, MAX_TEXT_LENGTH.description);
   const multiple = optionalBoolean(raw, 'multiple', note) ?? false;
   const custom = optionalBoolean(raw, 'custom', note);
 
@@ -169,7 +205,11 @@ export function checkQuestions(raw: unknown, options: { source: QuestionSource }
   if (raw.length === 0) problems.push('questions must hold at least one question.');
   if (options.source === 'ask' && raw.length > MAX_ASK_QUESTIONS) {
     problems.push(`questions holds ${raw.length} questions; one ask may hold at most ${MAX_ASK_QUESTIONS}.`);
+  } else if (raw.length > MAX_QUESTIONS) {
+    problems.push(`questions holds ${raw.length} questions; one request may hold at most ${MAX_QUESTIONS}.`);
   }
+  // Far too many are not looked at one by one: the count is the problem.
+  if (raw.length > MAX_QUESTIONS) return { ok: false, problems };
 
   const questions: Question[] = [];
   const headerAt = new Map<string, number>();

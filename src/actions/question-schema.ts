@@ -1,6 +1,6 @@
 import type { JsonObject } from '../types.js';
 import { INPUT_TYPES } from './question-check-input.js';
-import { MAX_ASK_QUESTIONS, MAX_HEADER_LENGTH } from './question-check.js';
+import { MAX_ASK_QUESTIONS, MAX_HEADER_LENGTH, MAX_OPTIONS, MAX_TEXT_LENGTH } from './question-check.js';
 
 /** The name the model sees for the built-in asking tool. */
 export const ASK_TOOL_NAME = 'ask';
@@ -17,7 +17,7 @@ const option: JsonObject = {
   type: 'object',
   properties: {
     value: { type: 'string', description: 'Stable value stored as the answer. Defaults to the label.' },
-    label: { type: 'string', minLength: 1, description: 'What the user sees. Unique within the question.' },
+    label: { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH.label, description: 'What the user sees. Unique within the question.' },
     description: { type: 'string', description: 'What choosing this option means, in one sentence.' },
     preview: { type: 'string', description: 'Optional code block or sketch shown while the option is focused.' },
   },
@@ -57,11 +57,12 @@ const question: JsonObject = {
       maxLength: MAX_HEADER_LENGTH,
       description: `Very short title, at most ${MAX_HEADER_LENGTH} characters, unique within the call.`,
     },
-    prompt: { type: 'string', minLength: 1, description: 'The full question, as one clear sentence.' },
+    prompt: { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH.prompt, description: 'The full question, as one clear sentence.' },
     description: { type: 'string', description: 'Optional context that helps the user answer.' },
     options: {
       type: 'array',
       minItems: 1,
+      maxItems: MAX_OPTIONS,
       items: option,
       description: 'The choices, with unique labels. Give either options or an input.',
     },

@@ -32,10 +32,19 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
       problems: [{ field: 'answers', message: 'answers must be an object with one entry per question id.' }],
     };
   }
+  const entries = Object.entries(raw ?? {});
+  // Each question takes one entry, so more entries than questions is wrong as a whole; saying so
+  // once keeps a flood of made-up keys from becoming a flood of sentences.
+  if (entries.length > questions.length) {
+    return {
+      ok: false,
+      problems: [{ field: 'answers', message: `answers has ${entries.length} entries, but ${questions.length === 1 ? 'one question was' : `${questions.length} questions were`} asked; answer each once, by its id or header.` }],
+    };
+  }
   const problems: AnswerProblem[] = [];
   // Keys are client-sent; a Map keeps a key such as "__proto__" an ordinary key.
   const given = new Map<string, { key: string; value: unknown }>();
-  for (const [key, value] of Object.entries(raw ?? {})) {
+  for (const [key, value] of entries) {
     const question = findQuestion(questions, key);
     if (!question) {
       const ids = questions.map((q) => quote(q.id)).join(', ');

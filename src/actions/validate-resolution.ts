@@ -153,13 +153,18 @@ function checkClientTool(
   };
 }
 
+/** The first issues (a huge answer could otherwise make a huge error). */
 function issueList(issues: z.core.$ZodIssue[]) {
-  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  return issues.slice(0, 20).map((issue) => ({ path: issue.path.map(String).join('.'), message: clip(issue.message) }));
+}
+
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 function describeIssues(issues: z.core.$ZodIssue[]): string {
   return issues
     .slice(0, 5)
-    .map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+    .map((issue) => clip(issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
     .join('; ');
 }

@@ -58,6 +58,7 @@ export function toolContext(
     toolCallId: call.toolCallId,
     idempotencyKey: call.toolCallId,
     caller: turn.caller,
+    interactive: turn.interactive,
     abortSignal: turn.abort.signal,
 
     async ask(request): Promise<AskOutcome> {

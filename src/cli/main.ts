@@ -3,11 +3,13 @@ import { parseArgs } from 'node:util';
 import { HeedError } from '../errors.js';
 import { serve } from './serve.js';
 
-const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db] [--port 3000] [--host 127.0.0.1]
+const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1]
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
                     without it, demo agents run (on a real model when OPENAI_API_KEY is set)
   --db <file>       the SQLite file that keeps conversations and pauses (default ./heed.db)
+  --database-url <url>
+                    a PostgreSQL database instead (also HEED_DATABASE_URL), for several instances
   --port <n>        port to listen on; 0 picks a free one (default 3000)
   --host <address>  address to listen on (default 127.0.0.1)`;
 
@@ -44,8 +46,8 @@ export async function main(argv: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
-  if (values['database-url']) {
-    console.error('PostgreSQL (--database-url) is not available in this version; use --db for a SQLite file.');
+  if (values['database-url'] && values.db) {
+    console.error(`Give --db (SQLite) or --database-url (PostgreSQL), not both.\n\n${usage}`);
     return 1;
   }
   const port = values.port === undefined ? 3000 : Number(values.port);
@@ -54,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 
-  const server = await serve({ config: values.config, db: values.db, port, host: values.host });
+  const server = await serve({ config: values.config, db: values.db, databaseUrl: values['database-url'], port, host: values.host });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

@@ -8,6 +8,8 @@ import type { HeedConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import { createHeed, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
+import { defaultConsoleDir, hasConsole } from '../http/console.js';
+import { postgresStore } from '../store/postgres/postgres-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import { demoAgents } from './demo-agents.js';
 
@@ -19,16 +21,23 @@ export interface ServeOptions {
   config?: string | HeedConfig;
   /** SQLite file; default `./heed.db`. Wins over the config's `store`. */
   db?: string;
+  /**
+   * A PostgreSQL database (`postgres://…`), for several instances on one database; default `HEED_DATABASE_URL`
+   * from `env` unless `db` is given. Wins over the config's `store`.
+   */
+  databaseUrl?: string;
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
   /** Largest request body, in bytes (413 above). Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Environment to read `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL` from (default `process.env`). */
+  /** Environment to read `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, `HEED_DATABASE_URL` from (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Where progress lines go (default stdout). */
   log?: (line: string) => void;
+  /** The web console at `/`: true (default) serves the built one in `dist/ui`, a string another build, false none. */
+  console?: boolean | string;
 }
 
 /** A running server. */
@@ -52,13 +61,28 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const env = options.env ?? process.env;
   const config =
     typeof options.config === 'string' ? await loadConfig(options.config) : options.config ?? (await demoConfig(env, log));
-  const store = options.db || !config.store ? sqliteStore({ path: resolve(options.db ?? './heed.db') }) : config.store;
+  const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);
+  const store = databaseUrl
+    ? postgresStore({ connectionString: databaseUrl })
+    : options.db || !config.store
+      ? sqliteStore({ path: resolve(options.db ?? './heed.db') })
+      : config.store;
+  if (databaseUrl) {
+    // Fail at start, with a readable message, when the database cannot be reached.
+    await store.migrate().catch(async (thrown: unknown) => {
+      await store.close().catch(() => undefined);
+      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      throw new HeedError('invalid_config', `The PostgreSQL database could not be used: ${reason}`, { cause: thrown });
+    });
+  }
   const { auth, ...heedOptions } = config;
   const heed = createHeed({ ...heedOptions, store });
 
   const shutdown = new AbortController();
   let closing = false;
-  const app = createApp(heed, { auth, signal: shutdown.signal, maxBodyBytes: options.maxBodyBytes });
+  const consoleDir = options.console === false ? undefined : typeof options.console === 'string' ? options.console : defaultConsoleDir();
+  const withConsole = consoleDir !== undefined && hasConsole(consoleDir);
+  const app = createApp(heed, { auth, signal: shutdown.signal, maxBodyBytes: options.maxBodyBytes, consoleDir: withConsole ? consoleDir : undefined });
   const server = await new Promise<Server>((resolveServer, reject) => {
     const started = listen(
       {
@@ -87,6 +111,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   log(`Heed listening on ${url}`);
   log(`API reference: ${url}/api/docs`);
+  if (withConsole) log(`Web console: ${url}/`);
+  else if (options.console !== false) log('Web console not built (run `npm run build`); serving the API only.');
 
   let closed: Promise<void> | undefined;
   const close = () =>

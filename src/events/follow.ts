@@ -58,12 +58,17 @@ export function followEvents(
     if (!draining && deliver(event)) return;
     drain();
   });
+  // Events another process committed arrive as a poke: read them from the store.
+  const offPoke = bus.onPoke(conversationId, (seq) => {
+    if (seq > last) drain();
+  });
   drain();
 
   return {
     close() {
       closed = true;
       off();
+      offPoke();
     },
   };
 }

@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import type { AuthConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
+import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { authMiddleware } from './auth.js';
+import { mountConsole } from './console.js';
 import { errorResponse } from './errors.js';
 import { mountRoutes, type AppEnv, type Route } from './route.js';
 import { actionRoutes } from './routes/actions.js';
@@ -20,6 +22,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Aborting it ends every open event stream (the server is shutting down). */
   signal?: AbortSignal;
+  /** A built web console (`dist/ui`) to serve at `/`, with page paths falling back to its index.html. */
+  consoleDir?: string;
 }
 
 export type HeedApp = Hono<AppEnv>;
@@ -34,6 +38,7 @@ export function apiRoutes(): Route[] {
     ...eventRoutes,
     ...rememberedToolRoutes,
     ...inboxRoutes,
+    ...aiSdkChatRoutes,
   ];
   routes.push(...metaRoutes(() => routes));
   return routes;
@@ -55,6 +60,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     return auth(c, next);
   });
   mountRoutes(app, heed, apiRoutes(), { signal: options.signal ?? new AbortController().signal, maxBodyBytes: maxSize });
+  if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;
 }
 

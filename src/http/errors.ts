@@ -24,12 +24,17 @@ export function errorResponse(thrown: unknown): Response {
 
 /** A zod failure as a 400 that names the field (and lists every problem in `details.issues`). */
 export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
-  const issues = error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  // The first issues, each cut short: a request with thousands of stray keys gets a short answer.
+  const issues = error.issues.slice(0, 20).map((issue) => ({ path: clip(issue.path.map(String).join('.')), message: clip(issue.message) }));
   const first = issues[0];
   const field = first?.path ? `${where}.${first.path}` : where;
   return new HeedError('invalid_request', `The request is not valid: ${field}: ${first?.message ?? 'invalid'}.`, {
     details: { field, issues },
   });
+}
+
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 /**
@@ -49,11 +54,55 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
     text = await readCapped(request, maxBytes, tooLarge);
   }
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new HeedError('invalid_request', 'The request body is not valid JSON.', { details: { field: 'body' } });
   }
+  checkShape(value);
+  return value;
+}
+
+/** Deepest nesting of objects and lists a request body may have. */
+export const MAX_BODY_DEPTH = 64;
+
+type Node = { value: unknown; depth: number; key?: string; parent?: Node };
+
+/**
+ * Refuses what parses as JSON but would hurt later: nesting deeper than `MAX_BODY_DEPTH` (copying or
+ * writing it would overflow the stack), and a `__proto__` key, which an object built from the body
+ * (a zod record, say) would take as its prototype instead of as a key. Iterative, so depth costs nothing.
+ */
+function checkShape(root: unknown): void {
+  const stack: Node[] = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const { value, depth } = node;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw new HeedError('invalid_request', `The request body nests objects and lists more than ${MAX_BODY_DEPTH} levels deep.`, {
+        details: { field: fieldOf(node), maxDepth: MAX_BODY_DEPTH },
+      });
+    }
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => stack.push({ value: item, depth: depth + 1, key: String(index), parent: node }));
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      const child: Node = { value: item, depth: depth + 1, key, parent: node };
+      if (key === '__proto__') {
+        throw new HeedError('invalid_request', 'The request body may not use "__proto__" as a key.', { details: { field: fieldOf(child) } });
+      }
+      stack.push(child);
+    }
+  }
+}
+
+function fieldOf(node: Node): string {
+  const keys: string[] = [];
+  for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.unshift(at.key);
+  return ['body', ...keys].join('.');
 }
 
 async function readCapped(request: Request, maxBytes: number, tooLarge: () => HeedError): Promise<string> {

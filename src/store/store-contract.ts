@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
+import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, RememberedTool } from '../types.js';
 import type { ActionSettlement, Change, NewEvent, Store } from './store.js';
 
 /** What a store's test file hands the contract: a fresh, empty store, and how to reopen and dispose of it. */
@@ -292,6 +292,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await expect(store.commit({ ...change, messages: [message('c1', 1)] })).rejects.toThrow();
       await expect(store.commit({ ...change, actions: [action('c1', 'c1-a')] })).rejects.toThrow();
       await nothingWritten('c1', 1, 1, 2, 1);
+    });
+
+    it('a change holding a value that cannot be written (nested far too deep) throws and writes nothing of it', async () => {
+      await parked('c1');
+      let deep: JsonValue = 'bottom';
+      for (let level = 0; level < 100_000; level++) deep = [deep];
+      const change: Change = {
+        conversationId: 'c1', expectVersion: 1, set: { status: 'running' }, messages: [message('c1', 2)],
+        settle: [allow('c1-a', { resolution: { type: 'approval', decision: 'allow', approvedArgs: deep } })],
+        events: [event('action.resolved', 20)],
+      };
+      await expect(store.commit(change)).rejects.toThrow();
+      await nothingWritten('c1', 1, 1, 2, 1);
+      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a'));
+      expect((await store.getConversation('c1'))?.status).toBe('requires_action');
     });
 
     it('lists a conversation\'s actions oldest first, ties by id', async () => {

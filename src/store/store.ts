@@ -77,6 +77,12 @@ export interface PendingFilter {
   after?: { createdAt: string; id: string };
 }
 
+/** Another process committed events to a conversation; `seq` is the last one's number. */
+export interface EventNotice {
+  conversationId: string;
+  seq: number;
+}
+
 /**
  * Where Heed keeps conversations, messages, actions and events. Every implementation passes the
  * same contract suite (`store-contract.ts`).
@@ -111,6 +117,13 @@ export interface Store {
    * that lapsed before `now`. Found through an index; at most `limit`.
    */
   listDue(now: string, limit: number): Promise<ConversationRecord[]>;
+
+  /**
+   * Optional, for stores shared by several processes (PostgreSQL): calls `onEvents` whenever any
+   * process commits events, and `onReconnect` when notices may have been missed (the connection that
+   * carries them dropped and came back). Resolves with a function that stops listening.
+   */
+  listen?(onEvents: (notice: EventNotice) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
 
   close(): Promise<void>;
 }

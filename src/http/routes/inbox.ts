@@ -35,7 +35,10 @@ function encodeCursor(cursor: Cursor): string {
 function decodeCursor(text: string): Cursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<Cursor> | null;
-    if (value && typeof value.createdAt === 'string' && typeof value.id === 'string') return { createdAt: value.createdAt, id: value.id };
+    // The time must be one a store can compare with (a forged one would fail deep in the query instead).
+    if (value && typeof value.createdAt === 'string' && !Number.isNaN(Date.parse(value.createdAt)) && typeof value.id === 'string') {
+      return { createdAt: value.createdAt, id: value.id };
+    }
   } catch {
     // Reported below.
   }

@@ -71,29 +71,38 @@ export function memoryStore(): Store {
       settled.add(x.id);
     }
 
-    entry.conversation = conversation;
-    entries.set(change.conversationId, entry);
-    for (const m of change.messages ?? []) {
-      entry.messages.set(m.position, { ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) });
-    }
-    for (const a of change.actions ?? []) {
-      entry.actions.set(a.id, normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
-    }
-    for (const x of change.settle ?? []) {
-      const action = entry.actions.get(x.id)!;
-      action.status = x.status;
-      action.resolution = clone(x.resolution);
-      action.resolvedBy = x.resolvedBy;
-      action.resolvedAt = iso(x.resolvedAt);
-      if (x.defaulted !== undefined) action.defaulted = clone(x.defaulted);
-    }
-    for (const r of change.remember ?? []) entry.remembered.set(r.toolName, { ...r, rememberedAt: iso(r.rememberedAt) });
+    // Copy everything first: a value that cannot be copied (or a bad time) then throws before anything is written.
+    const messages = (change.messages ?? []).map((m) => ({ ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) }));
+    const actions = (change.actions ?? []).map((a) => normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
+    const settlements = (change.settle ?? []).map((x) => ({
+      id: x.id,
+      fields: {
+        status: x.status,
+        resolution: clone(x.resolution),
+        resolvedBy: x.resolvedBy,
+        resolvedAt: iso(x.resolvedAt),
+        ...(x.defaulted !== undefined ? { defaulted: clone(x.defaulted) } : {}),
+      },
+    }));
+    const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: iso(r.rememberedAt) }));
     const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map(
       (e, i): EventRecord => ({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
     );
+    const returned = { ok: true as const, conversation: clone(conversation), events: clone(appended) };
+
+    entry.conversation = conversation;
+    entries.set(change.conversationId, entry);
+    for (const m of messages) entry.messages.set(m.position, m);
+    for (const a of actions) entry.actions.set(a.id, a);
+    for (const x of settlements) {
+      // Settled after the inserts above: a change may settle an action it inserts.
+      const action = entry.actions.get(x.id)!;
+      entry.actions.set(x.id, { ...action, ...x.fields });
+    }
+    for (const r of remembered) entry.remembered.set(r.toolName, r);
     for (const e of appended) entry.events.push(e);
-    return { ok: true, conversation: clone(conversation), events: clone(appended) };
+    return returned;
   }
 
   return {

@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createHeed, postgresStore, sqliteStore, type Heed } from '../src/index.js';
+import { freshDatabase, pgServer, pgSkipReason } from '../test/pg.js';
+import { benchRefundAgent, forgetCalls } from './refund-agent.js';
+import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, type BenchRow, type WorkloadResult } from './report.js';
+import { checkOneCycle, pauseHalf, resumeHalf } from './w1-approval.js';
+
+export interface W1PostgresOptions {
+  warmup?: number;
+  /** Cycles on PostgreSQL; SQLite runs as many beside it. */
+  cycles?: number;
+}
+
+/**
+ * W1 approval round trip (DESIGN §11) on PostgreSQL, beside the same cycle (bench/w1-approval.ts) on a
+ * SQLite file in the same run: the two run in alternating blocks so a noisy neighbour slows both alike.
+ */
+export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<WorkloadResult> {
+  if (!pgServer) return { rows: [], details: [`W1 on PostgreSQL skipped: ${pgSkipReason}.`] };
+  const warmup = options.warmup ?? 200;
+  const cycles = options.cycles ?? 1000;
+  const blocks = 10;
+  const database = await freshDatabase('heed_bench');
+  const dir = mkdtempSync(join(tmpdir(), 'heed-bench-w1pg-'));
+  const sides = {
+    postgres: side(postgresStore({ connectionString: database.url }), cycles),
+    sqlite: side(sqliteStore({ path: join(dir, 'heed.db') }), cycles),
+  };
+  try {
+    for (const entry of Object.values(sides)) await checkOneCycle(entry.heed);
+    progress(`W1 on PostgreSQL: ${warmup} warm-up cycles each, then ${cycles} cycles each on PostgreSQL and SQLite in ${blocks} alternating blocks`);
+    for (let i = 0; i < warmup; i++) for (const entry of Object.values(sides)) await entry.cycle(-1);
+    for (let block = 1; block <= blocks; block++) {
+      const end = Math.round((cycles * block) / blocks);
+      for (const entry of Object.values(sides)) {
+        const started = performance.now();
+        for (let i = entry.done; i < end; i++) await entry.cycle(i);
+        entry.done = end;
+        entry.elapsed += performance.now() - started;
+      }
+    }
+    for (const [name, entry] of Object.entries(sides)) {
+      if (entry.refunds.count !== warmup + cycles + 1) throw new Error(`W1 ${name}: the tool ran ${entry.refunds.count} times in ${warmup + cycles + 1} cycles.`);
+    }
+
+    const figures = (entry: Side) => ({
+      rate: (cycles * 1000) / entry.elapsed,
+      cycle: sortedCopy(entry.times.cycle),
+      pause: sortedCopy(entry.times.pause),
+      resume: sortedCopy(entry.times.resume),
+    });
+    const pg = figures(sides.postgres);
+    const lite = figures(sides.sqlite);
+    const halves = (f: ReturnType<typeof figures>, half: 'pause' | 'resume') => `${fmtMs(percentile(f[half], 50))} / ${fmtMs(percentile(f[half], 99))}`;
+    const row = (figure: string, value: string, baseline: string, extra: Partial<BenchRow> = {}): BenchRow => ({
+      workload: 'W1 pg', figure, value, baseline: `${baseline} (SQLite)`, ratio: '', target: '', verdict: 'info', ...extra,
+    });
+    const rows: BenchRow[] = [
+      row('cycles/s on PostgreSQL', fmtRate(pg.rate), fmtRate(lite.rate), { ratio: fmtRatio(pg.rate / lite.rate) }),
+      row('cycle p50', fmtMs(percentile(pg.cycle, 50)), fmtMs(percentile(lite.cycle, 50))),
+      row('cycle p99', fmtMs(percentile(pg.cycle, 99)), fmtMs(percentile(lite.cycle, 99))),
+      row('pause half p50 / p99', halves(pg, 'pause'), halves(lite, 'pause')),
+      row('resume half p50 / p99', halves(pg, 'resume'), halves(lite, 'resume')),
+    ];
+    const details = [
+      `W1 on PostgreSQL: the W1 cycle of bench/w1-approval.ts (createConversation; send → requires_action; pendingActions → approve → completed), one at a time, on a Heed with postgresStore (a fresh database on ${redactedServer()}, pool of 10, the server's default settings: synchronous_commit=on, so every commit waits for its WAL flush) and, beside it in the same run, on a Heed with sqliteStore (WAL, synchronous=NORMAL) in ${tmpdir()}.`,
+      `${warmup} warm-up cycles each, then ${cycles} measured cycles each in ${blocks} alternating blocks; cycles/s is cycles over the time spent in that side's blocks. One cycle of each was first checked against what is stored.`,
+      'A PostgreSQL commit is one statement (one round trip) but a cycle makes about a dozen round trips (reads and commits) over loopback, each with a flush of the WAL: the figure is bound by those, not by Heed.',
+    ];
+    return { rows, details };
+  } finally {
+    await Promise.all(Object.values(sides).map((entry) => entry.heed.close()));
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Side = ReturnType<typeof side>;
+
+function side(store: Parameters<typeof createHeed>[0]['store'], cycles: number) {
+  const { agent, model, refunds } = benchRefundAgent();
+  const heed: Heed = createHeed({ agents: [agent], store, sweepIntervalMs: 0 });
+  const entry = {
+    heed,
+    refunds,
+    done: 0,
+    elapsed: 0,
+    times: { cycle: new Float64Array(cycles), pause: new Float64Array(cycles), resume: new Float64Array(cycles) },
+    /** One cycle; `index` < 0 is a warm-up cycle (not recorded). */
+    async cycle(index: number) {
+      const t0 = performance.now();
+      const id = await pauseHalf(heed);
+      const t1 = performance.now();
+      await resumeHalf(heed, id);
+      const t2 = performance.now();
+      forgetCalls(model);
+      if (index < 0) return;
+      entry.times.pause[index] = t1 - t0;
+      entry.times.resume[index] = t2 - t1;
+      entry.times.cycle[index] = t2 - t0;
+    },
+  };
+  return entry;
+}
+
+function redactedServer(): string {
+  const url = new URL(pgServer!);
+  return `PostgreSQL at ${url.hostname}:${url.port || 5432}`;
+}

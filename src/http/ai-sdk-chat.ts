@@ -1,0 +1,316 @@
+import type { UIMessageChunk } from 'ai';
+import { z } from 'zod';
+import type { TurnResult } from '../agent/run-turn.js';
+import type { Caller } from '../caller.js';
+import { HeedError } from '../errors.js';
+import { followEvents } from '../events/follow.js';
+import { readEvents } from '../events/hydrate.js';
+import type { ConversationSnapshot, Heed } from '../heed.js';
+import type { EventRecord, JsonValue } from '../types.js';
+import { actionView } from '../views.js';
+import { findAnswers, type FoundAnswer, type SentPart } from './ai-sdk/answers.js';
+import { uiMessages } from './ai-sdk/ui-messages.js';
+import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
+import { toHeedError } from './errors.js';
+import { defineRoute, type Route } from './route.js';
+import { sseResponse } from './sse.js';
+
+/*
+ * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
+ * talks to Heed. The chat id is the conversation id. A request whose last message is the user's sends
+ * it; one whose last message is the assistant's carries answers (`addToolOutput`,
+ * `addToolApprovalResponse`), each settled against the stored action of its tool call. Either way the
+ * response is the turn as a UI message stream. See docs/ai-sdk.md.
+ */
+
+const agentParams = z.object({ agent: z.string().min(1).max(200) });
+const chatParams = agentParams.extend({ id: z.string().min(1).max(200) });
+
+const sentMessage = z.looseObject({
+  id: z.string().optional(),
+  role: z.enum(['system', 'user', 'assistant']),
+  parts: z.array(z.looseObject({ type: z.string() })),
+});
+
+export const aiSdkChatBody = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,128}$/)
+      .describe('The chat id, which is the Heed conversation id; a new one starts a conversation owned by the caller.'),
+    messages: z
+      .array(sentMessage)
+      .min(1)
+      .describe('The chat as `useChat` holds it. Only the last message is read, so a client may send just that one.'),
+    trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
+    messageId: z.string().optional(),
+  })
+  .describe("`DefaultChatTransport`'s request body; other fields are ignored.");
+
+const uiMessagesResponse = z.object({
+  messages: z.array(z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']), parts: z.array(z.looseObject({ type: z.string() })) })),
+});
+
+const streamDescription =
+  'The AI SDK UI message stream (`x-vercel-ai-ui-message-stream: v1`): `start`, a `start-step`/`finish-step` pair per model call, ' +
+  'text deltas, `tool-input-available` per tool call (a pending question, client tool or URL stays in `input-available`), ' +
+  '`tool-approval-request` per pending approval, tool outputs, then `finish`; a failed turn ends with an `error` chunk.';
+
+export const aiSdkChatRoutes: Route[] = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/ai-sdk/chat/:agent',
+      operationId: 'aiSdkChat',
+      summary: 'AI SDK `useChat` endpoint: send a message or answer what the agent asked',
+      description:
+        'If the last message is the user\'s, it is sent (409 `action_pending` while a request is open). If it is the assistant\'s, ' +
+        'each tool part answered with `addToolOutput` or `addToolApprovalResponse` settles the pending action of its tool call, ' +
+        'checked against the stored call (the browser\'s copy of the input is ignored): question output `{ answers }`, ' +
+        '`{ skip: true }` or `{ dismiss: true }` (an `output-error` dismisses); client tool `output` or `errorText`; approval ' +
+        '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (DESIGN §3 codes, same order).',
+      tag: 'ai-sdk',
+      params: agentParams,
+      body: aiSdkChatBody,
+      responses: { 200: { description: 'The turn as a UI message stream.', events: streamDescription } },
+      errors: [
+        'invalid_request',
+        'unauthorized',
+        'not_found',
+        'action_not_pending',
+        'action_expired',
+        'action_forbidden',
+        'invalid_resolution',
+        'invalid_client_tool_result',
+        'budget_reached',
+        'action_pending',
+        'conversation_busy',
+        'channel_chat',
+        'payload_too_large',
+      ],
+    },
+    async ({ heed, caller, params, body, signal }) => {
+      if (body.trigger === 'regenerate-message') {
+        throw new HeedError('invalid_request', 'Heed keeps every reply, so it cannot regenerate one; send a new message instead.', {
+          details: { field: 'body.trigger' },
+        });
+      }
+      const last = body.messages[body.messages.length - 1];
+      if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal);
+      if (last.role === 'assistant') return sendAnswers(heed, caller, params.agent, body.id, last.parts, signal);
+      throw new HeedError('invalid_request', 'The last message must be the user\'s (a new message) or the assistant\'s (answers).', {
+        details: { field: 'body.messages' },
+      });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/ai-sdk/chat/:agent/:id/messages',
+      operationId: 'aiSdkChatMessages',
+      summary: 'The conversation as AI SDK UI messages, for `useChat({ messages })` after a reload',
+      description:
+        'One assistant message per reply, one step per model call; open requests are tool parts in `input-available` ' +
+        '(questions, client tools, URLs) or `approval-requested` (approvals), so a reloaded page can answer them.',
+      tag: 'ai-sdk',
+      params: chatParams,
+      responses: { 200: { description: 'The messages.', schema: uiMessagesResponse } },
+      errors: ['unauthorized', 'not_found'],
+    },
+    async ({ heed, caller, params }) => {
+      const snapshot = await openConversation(heed, caller, params.agent, params.id, false);
+      return Response.json({ messages: uiMessages(snapshot.messages, heed.engine.agents.get(params.agent)) });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/ai-sdk/chat/:agent/:id/stream',
+      operationId: 'aiSdkChatResume',
+      summary: "Where `useChat({ resume: true })` reconnects: there is never a stream to resume (204)",
+      description: 'A turn runs on without its client; reload the messages to see where it got to.',
+      tag: 'ai-sdk',
+      params: chatParams,
+      responses: { 204: { description: 'Nothing to resume.' } },
+      errors: ['unauthorized', 'not_found'],
+    },
+    async ({ heed, caller, params }) => {
+      await openConversation(heed, caller, params.agent, params.id, false);
+      return new Response(null, { status: 204 });
+    },
+  ),
+];
+
+/** The conversation the caller may see, for this agent; with `create`, a new one owned by the caller when the id is free. */
+async function openConversation(heed: Heed, caller: Caller, agent: string, id: string, create: boolean): Promise<ConversationSnapshot> {
+  const handle = heed.conversation(id);
+  let snapshot: ConversationSnapshot;
+  try {
+    snapshot = await handle.get({ caller });
+  } catch (thrown) {
+    if (!create || !HeedError.isInstance(thrown) || thrown.code !== 'not_found') throw thrown;
+    try {
+      await heed.createConversation({ agent, id, caller });
+    } catch (creating) {
+      // Taken meanwhile (or someone else's): whether the caller may use it is decided by reading it.
+      if (!HeedError.isInstance(creating) || creating.details?.reason !== 'exists') throw creating;
+    }
+    snapshot = await handle.get({ caller });
+  }
+  if (snapshot.conversation.agent !== agent) {
+    throw new HeedError('not_found', `There is no conversation with that id for the agent "${agent}".`, { details: { conversationId: id } });
+  }
+  return snapshot;
+}
+
+async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
+  const content = parts
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('\n');
+  if (content.trim() === '') {
+    throw new HeedError('invalid_request', 'The new message has no text.', { details: { field: 'body.messages' } });
+  }
+  await openConversation(heed, caller, agent, id, true);
+  const handle = heed.conversation(id);
+  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, via: 'http', onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: heed.engine.agents.get(agent),
+    newMessage: true,
+    signal,
+  });
+}
+
+async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
+  const snapshot = await openConversation(heed, caller, agent, id, false);
+  const actions = snapshot.messages.flatMap((message) => message.metadata?.actions ?? []);
+  const found = findAnswers(parts, actions);
+  // Nothing open is answered: one answer to a settled request is enough to report its outcome (409/410).
+  const answers: FoundAnswer[] = found.open.length > 0 ? found.open : found.settled.slice(0, 1);
+  if (answers.length === 0) {
+    const waiting = snapshot.pendingActions?.map((action) => action.id) ?? [];
+    throw new HeedError(
+      'invalid_request',
+      waiting.length > 0
+        ? 'The last assistant message answers none of the requests this conversation waits on.'
+        : 'Nothing in this conversation waits for an answer; send a new message instead.',
+      { details: { field: 'body.messages', pendingActionIds: waiting } },
+    );
+  }
+  const handle = heed.conversation(id);
+  const run = async (recorded: (eventSeq: number) => void): Promise<TurnResult> => {
+    let result: TurnResult | undefined;
+    let closed = false;
+    for (const answer of answers) {
+      if (closed) break;
+      result = await handle.resolve(answer.action.id, answer.resolution, {
+        caller,
+        via: 'http',
+        onRecorded: (info) => {
+          if (!info.closesPause) return;
+          closed = true;
+          recorded(info.eventSeq);
+        },
+      });
+    }
+    return result!;
+  };
+  const knownCalls = parts.flatMap((part) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
+  return streamTurn(heed, id, run, { agent: heed.engine.agents.get(agent), newMessage: false, knownCalls, signal });
+}
+
+/**
+ * Runs a message or answers; once the one that starts the turn is recorded, streams the turn's events
+ * from the log as UI message chunks until it pauses or ends. Answers that leave requests open start no
+ * turn: their response is an empty message (`start`, `finish`). Errors before anything is recorded are
+ * thrown, so they become HTTP errors. The turn runs detached: a client that leaves does not stop it.
+ */
+async function streamTurn(
+  heed: Heed,
+  conversationId: string,
+  run: (recorded: (eventSeq: number) => void) => Promise<TurnResult>,
+  options: Omit<UiStreamOptions, 'actions' | 'storedCalls'> & { signal: AbortSignal },
+): Promise<Response> {
+  let markRecorded!: (eventSeq: number) => void;
+  const recorded = new Promise<number>((resolve) => (markRecorded = resolve));
+  const running = run((eventSeq) => markRecorded(eventSeq));
+  running.catch(() => undefined);
+  const first = await Promise.race([recorded, running.then(() => undefined)]);
+  const { signal, ...given } = options;
+  const streamOptions: UiStreamOptions = given;
+  if (first === undefined) {
+    const result = await running;
+    return uiStreamResponse(async (send) => new UiChunkStream(send, streamOptions).end(result), signal);
+  }
+
+  const { store, bus } = heed.engine;
+  if (!options.newMessage) {
+    // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
+    const [records, messages] = await Promise.all([store.listActions(conversationId), store.listMessages(conversationId)]);
+    streamOptions.actions = records.map((record) => actionView(heed.engine, record, options.agent?.name));
+    streamOptions.storedCalls = messages.flatMap((message) =>
+      message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
+    );
+  }
+  return uiStreamResponse(async (send, streamSignal) => {
+    const ui = new UiChunkStream(send, streamOptions);
+    let last = first - 1;
+    const forward = (event: EventRecord) => {
+      if (event.seq <= last || ui.ended) return;
+      last = event.seq;
+      ui.handle(event);
+    };
+    const follow = followEvents(store, bus, conversationId, last, forward);
+    let result: TurnResult | undefined;
+    try {
+      result = await untilAborted(running, streamSignal);
+    } finally {
+      follow.close();
+    }
+    if (!result) return;
+    // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
+    while (!ui.ended && !streamSignal.aborted) {
+      const page = await readEvents(store, conversationId, { after: last, limit: 500 });
+      for (const event of page) forward(event);
+      if (page.length < 500) break;
+    }
+    ui.end(result);
+  }, signal);
+}
+
+/** A UI message stream response: SSE `data:` lines of JSON chunks, then `[DONE]`; a failure becomes an `error` chunk. */
+function uiStreamResponse(produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal) => Promise<void>, signal: AbortSignal): Response {
+  const response = sseResponse(
+    async (writer) => {
+      const send = (chunk: UIMessageChunk) => writer.send({ data: JSON.stringify(chunk) });
+      try {
+        await produce(send, writer.signal);
+      } catch (thrown) {
+        if (!HeedError.isInstance(thrown)) console.error('heed: an AI SDK chat stream failed', thrown);
+        send({ type: 'error', errorText: toHeedError(thrown).message });
+      }
+      writer.send({ data: '[DONE]' });
+    },
+    { signal },
+  );
+  response.headers.set('x-vercel-ai-ui-message-stream', 'v1');
+  return response;
+}
+
+/** The promise's value, or undefined as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,173 @@
+import { ASK_TOOL_NAME } from '../../actions/question.js';
+import { INTAKE_TOOL_NAME } from '../../agent/prompt.js';
+import type { AgentConfig } from '../../config.js';
+import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
+import type { ActionView, MessageView } from '../../views.js';
+
+/**
+ * The AI SDK 6 UI message shapes Heed sends (a subset of `UIMessage` from `ai`): text, step
+ * boundaries, and static tool parts (`tool-<name>`) in the states a paused turn needs.
+ */
+export type UiToolState = 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
+
+export interface UiToolPart {
+  type: `tool-${string}`;
+  toolCallId: string;
+  state: UiToolState;
+  input: unknown;
+  output?: unknown;
+  errorText?: string;
+  title?: string;
+  /** `heed`: the action this call waits (or waited) on, as `GET …/actions` shows it, less the arguments. */
+  toolMetadata?: JsonObject;
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+
+export type UiPart = { type: 'text'; text: string; state: 'done' } | { type: 'step-start' } | UiToolPart;
+
+export interface UiMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  parts: UiPart[];
+}
+
+/** The ask tool and an agent's intake: calls whose whole input is the questions, so the part shows those. */
+export function isQuestionTool(toolName: string, agent: AgentConfig | undefined): boolean {
+  return toolName === INTAKE_TOOL_NAME || (toolName === ASK_TOOL_NAME && Boolean(agent?.ask));
+}
+
+/**
+ * What a tool part shows as its input: the stored call's input, except for a question tool, where it
+ * is the questions as asked (ids filled in, intake questions that the call itself does not carry).
+ */
+export function partInput(toolName: string, callInput: unknown, action: ActionView | undefined, agent: AgentConfig | undefined): unknown {
+  if (action?.kind === 'question' && action.questions && isQuestionTool(toolName, agent)) {
+    return { ...(action.preamble ? { preamble: action.preamble } : {}), questions: action.questions };
+  }
+  return callInput;
+}
+
+/** `toolMetadata.heed`: the action without the fields the part already carries. */
+export function heedMetadata(action: ActionView): JsonObject {
+  const { args: _args, argsSchema: _schema, conversationId: _conversation, messageId: _message, toolCallId: _call, toolName: _tool, ...rest } = action;
+  return { heed: JSON.parse(JSON.stringify(rest)) as JsonObject };
+}
+
+/** What an answered question part shows: the settled answers (canonical) and the summary the model read. */
+export function questionOutput(action: ActionView | undefined, summary?: string): JsonObject | undefined {
+  const resolution = action?.resolution;
+  if (!action || resolution?.type !== 'question' || 'dismiss' in resolution) return undefined;
+  const output: JsonObject = { answers: resolution.answers };
+  if ('skip' in resolution) output.skipped = true;
+  if (action.defaulted?.length) output.defaulted = action.defaulted;
+  if (summary !== undefined) output.summary = summary;
+  return output;
+}
+
+/** The action a call waits on now, else the last one it had. */
+export function currentAction(actions: ActionView[] | undefined): ActionView | undefined {
+  if (!actions?.length) return undefined;
+  return actions.find((action) => action.status === 'pending') ?? actions[actions.length - 1];
+}
+
+export function isDenied(action: ActionView | undefined): boolean {
+  return action?.kind === 'approval' && action.resolution?.type === 'approval' && action.resolution.decision === 'deny';
+}
+
+function approvalOf(action: ActionView | undefined): UiToolPart['approval'] | undefined {
+  if (action?.kind !== 'approval' || action.resolution?.type !== 'approval') return undefined;
+  const { decision, comment } = action.resolution;
+  return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: comment } : {}) };
+}
+
+/** A stored tool call as a tool part, in the state its result and its action give it. */
+export function toolPart(
+  call: Extract<MessagePart, { type: 'tool-call' }>,
+  result: ToolOutput | undefined,
+  actions: ActionView[] | undefined,
+  agent: AgentConfig | undefined,
+): UiToolPart {
+  const action = currentAction(actions);
+  const part: UiToolPart = {
+    type: `tool-${call.toolName}`,
+    toolCallId: call.toolCallId,
+    state: 'input-available',
+    input: partInput(call.toolName, call.input, action, agent),
+  };
+  if (action) {
+    part.toolMetadata = heedMetadata(action);
+    if (action.kind === 'approval' && action.title) part.title = action.title;
+  }
+  const approval = approvalOf(action);
+  if (result) {
+    if (result.type === 'error-text') {
+      if (isDenied(action)) return { ...part, state: 'output-denied', approval };
+      return { ...part, state: 'output-error', errorText: result.value, ...(approval?.approved ? { approval } : {}) };
+    }
+    const output = isQuestionTool(call.toolName, agent) ? questionOutput(action, String(result.value)) ?? result.value : result.value;
+    return { ...part, state: 'output-available', output, ...(approval?.approved ? { approval } : {}) };
+  }
+  if (action?.status === 'pending') {
+    return action.kind === 'approval' ? { ...part, state: 'approval-requested', approval: { id: action.id } } : part;
+  }
+  // Answered, but the turn has not written the call's result yet (it is running, or other requests are open).
+  if (approval) return { ...part, state: 'approval-responded', approval };
+  const answered = action?.kind === 'question' ? questionOutput(action) : undefined;
+  return answered ? { ...part, state: 'output-available', output: answered } : part;
+}
+
+/**
+ * A conversation's stored messages as AI SDK UI messages: each user message as it was sent, and
+ * everything the agent wrote between two user messages as one assistant message, one step per
+ * model call, with each tool call's result folded into its part. A group that ends on tool results
+ * (no model call after them) gets an empty closing step, so `lastAssistantMessageIsCompleteWithToolCalls`
+ * does not send it back.
+ */
+export function uiMessages(messages: MessageView[], agent: AgentConfig | undefined): UiMessage[] {
+  const results = new Map<string, ToolOutput>();
+  const actionsByCall = new Map<string, ActionView[]>();
+  for (const message of messages) {
+    for (const part of message.parts) if (part.type === 'tool-result') results.set(part.toolCallId, part.output);
+    for (const action of message.metadata?.actions ?? []) {
+      const list = actionsByCall.get(action.toolCallId) ?? [];
+      list.push(action);
+      actionsByCall.set(action.toolCallId, list);
+    }
+  }
+
+  const out: UiMessage[] = [];
+  let group: UiMessage | undefined;
+  let endsOnResults = false;
+  const close = () => {
+    if (group && endsOnResults && !group.parts.some(isWaiting)) group.parts.push({ type: 'step-start' });
+    group = undefined;
+  };
+  for (const message of messages) {
+    if (message.role === 'user') {
+      close();
+      const parts = message.parts.flatMap((part): UiPart[] => (part.type === 'text' ? [{ type: 'text', text: part.text, state: 'done' }] : []));
+      out.push({ id: message.id, role: 'user', parts });
+      continue;
+    }
+    if (!group) {
+      group = { id: message.id, role: 'assistant', parts: [] };
+      out.push(group);
+    }
+    endsOnResults = message.role === 'tool';
+    if (message.role !== 'assistant') continue;
+    group.parts.push({ type: 'step-start' });
+    for (const part of message.parts) {
+      if (part.type === 'text') group.parts.push({ type: 'text', text: part.text, state: 'done' });
+      else if (part.type === 'tool-call') {
+        group.parts.push(toolPart(part, results.get(part.toolCallId), actionsByCall.get(part.toolCallId), agent));
+      }
+    }
+  }
+  close();
+  return out;
+}
+
+function isWaiting(part: UiPart): boolean {
+  if (part.type === 'text' || part.type === 'step-start') return false;
+  return part.state === 'input-available' || part.state === 'approval-requested' || part.state === 'approval-responded';
+}

@@ -1,0 +1,231 @@
+import type { UIMessageChunk } from 'ai';
+import type { TurnResult } from '../../agent/run-turn.js';
+import type { AgentConfig } from '../../config.js';
+import type { EventRecord, JsonObject, JsonValue, ToolOutput } from '../../types.js';
+import type { ActionView } from '../../views.js';
+import { heedMetadata, isDenied, isQuestionTool, partInput, questionOutput } from './ui-messages.js';
+
+export interface UiStreamOptions {
+  agent: AgentConfig | undefined;
+  /**
+   * A new message: the events before the user's `message.created` (requests it closed under
+   * `pendingActionPolicy: 'cancel'`) belong to the previous reply and are not sent.
+   */
+  newMessage: boolean;
+  /** Tool calls the client already shows (a continuation of its last assistant message). */
+  knownCalls?: Iterable<string>;
+  /** Stored tool calls the turn may come back to (a continuation), with their input. */
+  storedCalls?: Iterable<{ toolCallId: string; toolName: string; input: JsonValue }>;
+  /** The conversation's actions once the answers were recorded: how each answered call ended. */
+  actions?: ActionView[];
+}
+
+type FinishReason = 'stop' | 'tool-calls' | 'other';
+
+/**
+ * Turns a turn's events, in order, into AI SDK UI message stream chunks for one assistant message:
+ * `start`, a `start-step`/`finish-step` pair per model call, text as `text-start/delta/end`, tool
+ * calls as `tool-input-available`, results as `tool-output-available/error/denied`, pending approvals
+ * as `tool-approval-request`, then `finish` (or `error` for a failed turn).
+ */
+export class UiChunkStream {
+  ended = false;
+  private waitingForUser: boolean;
+  private started = false;
+  private step: string | undefined;
+  private text: string | undefined;
+  private resultsSinceStep = false;
+  private readonly known: Set<string>;
+  private readonly calls = new Map<string, { toolName: string; input: JsonValue }>();
+  private readonly denied = new Set<string>();
+  private readonly actionsByCall = new Map<string, ActionView>();
+
+  constructor(
+    private readonly send: (chunk: UIMessageChunk) => void,
+    private readonly options: UiStreamOptions,
+  ) {
+    this.waitingForUser = options.newMessage;
+    this.known = new Set(options.knownCalls ?? []);
+    for (const call of options.storedCalls ?? []) this.calls.set(call.toolCallId, { toolName: call.toolName, input: call.input });
+    for (const action of options.actions ?? []) {
+      this.actionsByCall.set(action.toolCallId, action);
+      if (isDenied(action)) this.denied.add(action.toolCallId);
+    }
+  }
+
+  handle(event: EventRecord): void {
+    if (this.ended) return;
+    const data = event.data;
+    if (this.waitingForUser) {
+      if (event.type === 'message.created' && data.role === 'user') this.waitingForUser = false;
+      return;
+    }
+    switch (event.type) {
+      case 'text.delta': {
+        const messageId = String(data.messageId);
+        this.enterStep(messageId);
+        if (this.text !== messageId) {
+          this.send({ type: 'text-start', id: messageId });
+          this.text = messageId;
+        }
+        this.send({ type: 'text-delta', id: messageId, delta: String(data.delta) });
+        break;
+      }
+      case 'message.created':
+        if (data.role === 'assistant') {
+          this.enterStep(String(data.messageId));
+          this.closeText();
+        }
+        break;
+      case 'tool.called': {
+        const toolCallId = String(data.toolCallId);
+        const toolName = String(data.toolName);
+        this.calls.set(toolCallId, { toolName, input: data.input ?? null });
+        // A question tool's part shows the questions, which come with its action.
+        if (!isQuestionTool(toolName, this.options.agent)) this.showCall(toolCallId);
+        break;
+      }
+      case 'action.required':
+        this.showAction(data.action as unknown as ActionView | undefined);
+        break;
+      case 'action.resolved':
+        if (data.kind === 'approval' && data.decision === 'deny' && typeof data.toolCallId === 'string') this.denied.add(data.toolCallId);
+        break;
+      case 'tool.result':
+        this.showResult(data);
+        break;
+      case 'turn.paused':
+        this.finish('tool-calls');
+        break;
+      case 'turn.completed':
+        this.finish('stop');
+        break;
+      case 'turn.cancelled':
+        this.finish('other');
+        break;
+      case 'turn.failed': {
+        const error = data.error as { message?: unknown } | undefined;
+        this.fail(typeof error?.message === 'string' ? error.message : 'The turn failed.');
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /** Ends the message from the turn's outcome, when its last event was not seen. */
+  end(result: TurnResult): void {
+    if (this.ended) return;
+    if (result.status === 'failed') this.fail(result.error?.message ?? 'The turn failed.');
+    else this.finish(result.status === 'requires_action' ? 'tool-calls' : result.status === 'completed' ? 'stop' : 'other');
+  }
+
+  /** Ends the message with an error chunk (the client's chat goes to its error state). */
+  fail(errorText: string): void {
+    if (this.ended) return;
+    this.closeStep();
+    this.begin();
+    this.send({ type: 'error', errorText });
+    this.ended = true;
+  }
+
+  /** `start` with the message id when known; a continuation keeps the client's own. */
+  begin(messageId?: string): void {
+    if (this.started) return;
+    this.started = true;
+    this.send(messageId && this.options.newMessage ? { type: 'start', messageId } : { type: 'start' });
+  }
+
+  private finish(reason: FinishReason): void {
+    this.closeStep();
+    this.begin();
+    // Tool results after the last model call would leave the last step looking like answered client
+    // tools, and `lastAssistantMessageIsCompleteWithToolCalls` would send the message back: close it
+    // with an empty step. Only a chunk that updates the message makes a client keep that step, hence
+    // the (empty) metadata on `finish`.
+    if (this.resultsSinceStep && reason !== 'tool-calls') {
+      this.send({ type: 'start-step' });
+      this.send({ type: 'finish-step' });
+      this.send({ type: 'finish', finishReason: reason, messageMetadata: {} });
+    } else {
+      this.send({ type: 'finish', finishReason: reason });
+    }
+    this.ended = true;
+  }
+
+  private enterStep(messageId: string): void {
+    if (this.step === messageId) return;
+    this.closeStep();
+    this.begin(messageId);
+    this.send({ type: 'start-step' });
+    this.step = messageId;
+    this.resultsSinceStep = false;
+  }
+
+  private closeText(): void {
+    if (this.text === undefined) return;
+    this.send({ type: 'text-end', id: this.text });
+    this.text = undefined;
+  }
+
+  private closeStep(): void {
+    this.closeText();
+    if (this.step === undefined) return;
+    this.send({ type: 'finish-step' });
+    this.step = undefined;
+  }
+
+  /** Sends the call's part (again, with `extra`); false when the call is unknown here and to the client. */
+  private showCall(toolCallId: string, extra: { input?: unknown; title?: string; toolMetadata?: JsonObject } = {}): boolean {
+    const call = this.calls.get(toolCallId);
+    if (!call) return this.known.has(toolCallId);
+    this.begin();
+    this.send({
+      type: 'tool-input-available',
+      toolCallId,
+      toolName: call.toolName,
+      input: 'input' in extra ? extra.input : call.input,
+      ...(extra.title ? { title: extra.title } : {}),
+      ...(extra.toolMetadata ? { toolMetadata: extra.toolMetadata } : {}),
+    });
+    this.known.add(toolCallId);
+    return true;
+  }
+
+  private showAction(action: ActionView | undefined): void {
+    if (!action) return;
+    this.actionsByCall.set(action.toolCallId, action);
+    // An intake's call has no `tool.called` event; a call the client already shows keeps its input.
+    let call = this.calls.get(action.toolCallId);
+    if (!call) {
+      call = { toolName: action.toolName, input: (action.args ?? {}) as JsonValue };
+      this.calls.set(action.toolCallId, call);
+    }
+    const input = partInput(action.toolName, call.input, action, this.options.agent);
+    this.showCall(action.toolCallId, {
+      input,
+      ...(action.kind === 'approval' && action.title ? { title: action.title } : {}),
+      toolMetadata: heedMetadata(action),
+    });
+    if (action.kind === 'approval') this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
+  }
+
+  private showResult(data: JsonObject): void {
+    const toolCallId = String(data.toolCallId);
+    this.resultsSinceStep = true;
+    // A client tool's output is not in the log (only its size), and the page that sent it has it.
+    if (data.outputBytes !== undefined) return;
+    if (!this.known.has(toolCallId) && !this.showCall(toolCallId)) return;
+    const output = data.output as unknown as ToolOutput | undefined;
+    if (!output) return;
+    this.begin();
+    if (output.type === 'error-text') {
+      if (this.denied.has(toolCallId)) this.send({ type: 'tool-output-denied', toolCallId });
+      else this.send({ type: 'tool-output-error', toolCallId, errorText: output.value });
+      return;
+    }
+    const toolName = String(data.toolName);
+    const question = isQuestionTool(toolName, this.options.agent) ? questionOutput(this.actionsByCall.get(toolCallId), String(output.value)) : undefined;
+    this.send({ type: 'tool-output-available', toolCallId, output: question ?? output.value });
+  }
+}

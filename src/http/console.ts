@@ -1,0 +1,91 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
+import type { AppEnv } from './route.js';
+
+/** Where `npm run build` puts the web console: `dist/ui` of the package (from `src/http` and `dist/http` alike). */
+export function defaultConsoleDir(): string {
+  return fileURLToPath(new URL('../../dist/ui/', import.meta.url));
+}
+
+/** True when `dir` holds a built console. */
+export function hasConsole(dir: string): boolean {
+  return existsSync(join(dir, 'index.html'));
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+// The console only talks to its own origin; nothing else may load or frame it.
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+/**
+ * Serves the built web console at `/`: its files, and `index.html` for any other page path (the
+ * console routes in the browser). `/api/*` and `/health` are never answered here.
+ */
+export function mountConsole(app: Hono<AppEnv>, dir: string): void {
+  const root = resolve(dir);
+  // Read once: the files of a build never change while the server runs.
+  const cache = new Map<string, { body: Uint8Array; type: string } | null>();
+  const read = (path: string) => {
+    if (!cache.has(path)) {
+      let entry: { body: Uint8Array; type: string } | null = null;
+      try {
+        if (statSync(path).isFile()) entry = { body: readFileSync(path), type: TYPES[extname(path)] ?? 'application/octet-stream' };
+      } catch {
+        entry = null;
+      }
+      cache.set(path, entry);
+    }
+    return cache.get(path) ?? null;
+  };
+
+  app.on(['GET', 'HEAD'], '*', async (c, next) => {
+    const path = c.req.path;
+    if (path === '/api' || path.startsWith('/api/') || path === '/health') return next();
+    let relative: string;
+    try {
+      relative = decodeURIComponent(path);
+    } catch {
+      return next();
+    }
+    const file = normalize(join(root, relative));
+    if (file !== root && !file.startsWith(root + sep)) return next();
+    const asset = relative !== '/' ? read(file) : null;
+    if (asset) {
+      const immutable = relative.startsWith('/assets/');
+      return new Response(c.req.method === 'HEAD' ? null : (asset.body as BodyInit), {
+        headers: {
+          'content-type': asset.type,
+          'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+          ...SECURITY_HEADERS,
+        },
+      });
+    }
+    // A missing file with an extension is a 404; any other path is a page of the console.
+    if (extname(relative) !== '') return next();
+    const index = read(join(root, 'index.html'));
+    if (!index) return next();
+    return new Response(c.req.method === 'HEAD' ? null : (index.body as BodyInit), {
+      headers: { 'content-type': index.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS },
+    });
+  });
+}

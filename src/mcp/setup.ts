@@ -1,0 +1,82 @@
+import type { AgentConfig } from '../config.js';
+import type { Engine } from '../engine.js';
+import { HeedError } from '../errors.js';
+import type { ToolContext } from '../tool.js';
+import { McpConnection } from './connection.js';
+import { mcpTools, offeredName } from './tools.js';
+import type { McpServerConfig } from './types.js';
+
+/** The MCP side of a running Heed: connects at start, closes with it. */
+export interface McpServers {
+  /** Settles once every agent's servers are connected and their tools offered. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects every agent's `mcpServers` and replaces each such agent in `engine.agents` with one whose
+ * tools include the servers' tools. A server that cannot be reached fails the start.
+ */
+export function startMcpServers(engine: Engine): McpServers {
+  const opened: McpConnection[] = [];
+  const agents = [...engine.agents.values()].filter((agent) => agent.mcpServers && Object.keys(agent.mcpServers).length > 0);
+  const ready = Promise.all(agents.map((agent) => connectAgent(engine, agent, opened))).then(() => undefined);
+  return {
+    ready,
+    async close() {
+      await ready.catch(() => undefined);
+      await Promise.allSettled(opened.map((connection) => connection.close()));
+    },
+  };
+}
+
+async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpConnection[]): Promise<void> {
+  const entries = Object.entries(agent.mcpServers ?? {});
+  const connected = await Promise.all(
+    entries.map(async ([name, config]) => {
+      checkEntry(agent, name, config);
+      let connection: McpConnection;
+      try {
+        connection = await McpConnection.open({ name, config, agentHook: agent.beforeInputRequest, callIsOver: (ctx) => callIsOver(engine, ctx) });
+      } catch (error) {
+        const where = 'command' in config ? `the command ${JSON.stringify(config.command)}` : config.url;
+        throw new HeedError('internal_error', `The MCP server "${name}" of agent "${agent.name}" could not be reached (${where}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+      opened.push(connection);
+      return mcpTools(name, config, await connection.listTools(), connection);
+    }),
+  );
+  const tools = { ...agent.tools };
+  for (const serverTools of connected) {
+    for (const [name, definition] of Object.entries(serverTools)) {
+      if (Object.hasOwn(tools, name)) {
+        throw new HeedError('invalid_config', `Agent "${agent.name}" has two tools named "${name}" (an MCP server's tools are named <server>_<tool>).`);
+      }
+      tools[name] = definition;
+    }
+  }
+  engine.agents.set(agent.name, { ...agent, tools });
+}
+
+function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): void {
+  const bad = (problem: string) => new HeedError('invalid_config', `The MCP server "${name}" of agent "${agent.name}" ${problem}`);
+  if (!config || typeof config !== 'object') throw bad('must be { command, args?, env? } or { url, headers? }.');
+  const hasCommand = 'command' in config && typeof config.command === 'string' && config.command !== '';
+  const hasUrl = 'url' in config && typeof config.url === 'string';
+  if (hasCommand === hasUrl) throw bad('needs exactly one of command (a program that speaks MCP on stdio) or url (a streamable HTTP endpoint).');
+  if (hasUrl) {
+    const protocol = URL.canParse((config as { url: string }).url) ? new URL((config as { url: string }).url).protocol : '';
+    if (protocol !== 'http:' && protocol !== 'https:') throw bad('needs an http or https url.');
+  }
+  if (offeredName(name, 'x') !== `${name}_x`) throw bad('must be named with letters, digits, _ or - only, since its tools are offered as <server>_<tool>.');
+  if (config.timeoutSeconds !== undefined && !(config.timeoutSeconds > 0)) throw bad('needs a timeoutSeconds above 0.');
+}
+
+/** A call is over elsewhere once its conversation holds a result for it. */
+async function callIsOver(engine: Engine, ctx: ToolContext): Promise<boolean> {
+  const messages = await engine.store.listMessages(ctx.conversationId);
+  const over = messages.some((message) => message.parts.some((part) => part.type === 'tool-result' && part.toolCallId === ctx.toolCallId));
+  // Nothing here will hand it an answer any more.
+  if (over) engine.liveCalls.delete(ctx.toolCallId);
+  return over;
+}

@@ -1,0 +1,112 @@
+import { useId } from 'react';
+import type { Question } from '../../types.js';
+import type { QuestionControl, QuestionDraft } from '../state/question-form.js';
+
+export interface TypedInputProps {
+  question: Question;
+  draft: QuestionDraft;
+  control: QuestionControl;
+  disabled: boolean;
+  /** Id of the element that says what is asked (the prompt). */
+  labelledBy: string;
+  /** Id of the error message when one is shown. */
+  errorId?: string;
+  onChange: (draft: QuestionDraft) => void;
+}
+
+/** The control a typed question needs: number, date, email, url, yes/no, a text area, a list to pick from, or text. */
+export function TypedInput({ question, draft, control, disabled, labelledBy, errorId, onChange }: TypedInputProps) {
+  const id = useId();
+  const input = question.input;
+  const common = {
+    id,
+    disabled,
+    'aria-labelledby': labelledBy,
+    'aria-invalid': errorId ? true : undefined,
+    'aria-describedby': errorId,
+    'aria-required': input?.required || undefined,
+    'data-step-focus': 'true',
+  } as const;
+  const setText = (text: string) => onChange({ ...draft, text });
+  const setSelected = (value: string) => onChange({ ...draft, selected: value ? [value] : [], custom: '' });
+
+  switch (control) {
+    case 'boolean':
+      return (
+        <div className="heed-boolean" role="radiogroup" aria-labelledby={labelledBy} aria-describedby={errorId}>
+          {(['true', 'false'] as const).map((value, index) => (
+            <label key={value} className="heed-boolean-choice">
+              <input
+                type="radio"
+                name={id}
+                value={value}
+                checked={draft.text === value}
+                disabled={disabled}
+                data-step-focus={draft.text === value || (draft.text === '' && index === 0) ? 'true' : undefined}
+                onChange={() => setText(value)}
+              />
+              {value === 'true' ? 'Yes' : 'No'}
+            </label>
+          ))}
+        </div>
+      );
+    case 'select':
+      return (
+        <select {...common} value={draft.selected[0] ?? ''} onChange={(event) => setSelected(event.target.value)}>
+          <option value="">{input?.placeholder ?? 'Choose…'}</option>
+          {(question.options ?? []).map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      );
+    case 'textarea':
+      return (
+        <textarea
+          {...common}
+          rows={4}
+          value={draft.text}
+          placeholder={input?.placeholder}
+          maxLength={typeof input?.max === 'number' ? input.max : undefined}
+          onChange={(event) => setText(event.target.value)}
+        />
+      );
+    case 'number':
+      return (
+        <input
+          {...common}
+          type="number"
+          inputMode="decimal"
+          step="any"
+          min={typeof input?.min === 'number' ? input.min : undefined}
+          max={typeof input?.max === 'number' ? input.max : undefined}
+          value={draft.text}
+          placeholder={input?.placeholder}
+          onChange={(event) => setText(event.target.value)}
+        />
+      );
+    case 'date':
+      return (
+        <input
+          {...common}
+          type="date"
+          min={typeof input?.min === 'string' ? input.min : undefined}
+          max={typeof input?.max === 'string' ? input.max : undefined}
+          value={draft.text}
+          onChange={(event) => setText(event.target.value)}
+        />
+      );
+    default:
+      return (
+        <input
+          {...common}
+          type={control === 'email' ? 'email' : control === 'url' ? 'url' : 'text'}
+          autoComplete={control === 'email' ? 'email' : 'off'}
+          value={draft.text}
+          placeholder={input?.placeholder}
+          onChange={(event) => setText(event.target.value)}
+        />
+      );
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * heed/react: components and hooks to answer Heed's requests inside a React app. The chat state
+ * lives in plain TypeScript (`createConversationStore`, `createInboxStore`); the hooks are thin
+ * wrappers over it.
+ */
+export { HeedProvider, useClientTool, useConversation, useHeedClient, useHeedUser, useInbox } from './provider.js';
+export type { HeedProviderProps, UseConversationResult } from './provider.js';
+export { QuestionCard } from './components/question-card.js';
+export type { QuestionCardProps } from './components/question-card.js';
+export { ApprovalCard, ArgumentsView } from './components/approval-card.js';
+export type { ApprovalCardProps } from './components/approval-card.js';
+export { UrlCard } from './components/url-card.js';
+export type { UrlCardProps } from './components/url-card.js';
+export { ClientToolCard } from './components/client-tool-card.js';
+export type { ClientToolCardProps } from './components/client-tool-card.js';
+export { ActionCard } from './components/action-card.js';
+export type { ActionCardProps } from './components/action-card.js';
+export { SettledCard, settledHeadline } from './components/settled-card.js';
+export type { SettledCardProps } from './components/settled-card.js';
+export { createClientToolRegistry, defaultClientTools, registerClientTool, runClientTool } from './state/client-tools.js';
+export type { ClientToolContext, ClientToolHandler, ClientToolOutcome, ClientToolRegistry } from './state/client-tools.js';
+export { createConversationStore, toChatError } from './state/conversation-store.js';
+export type { AnswerResult, ChatError, ClientToolRun, ConversationState, ConversationStore, ConversationStoreOptions } from './state/conversation-store.js';
+export { createInboxStore } from './state/inbox-store.js';
+export type { InboxState, InboxStore } from './state/inbox-store.js';
+export { buildTranscript, describeResolver } from './state/transcript.js';
+export type { TranscriptItem } from './state/transcript.js';
+export {
+  allowsCustom,
+  answerLabels,
+  buildAnswers,
+  draftAnswer,
+  draftProblem,
+  draftProblems,
+  initialDrafts,
+  optionForHotkey,
+  optionHotkey,
+  pickOption,
+  questionControl,
+  setCustom,
+} from './state/question-form.js';
+export type { QuestionControl, QuestionDraft, QuestionDrafts } from './state/question-form.js';
+export { argumentFields, checkJsonSchema } from './state/json-schema-check.js';
+export type { ArgumentField, SchemaProblem } from './state/json-schema-check.js';
+export type { ActionView, ConversationView, MessageView } from '../views.js';

@@ -1,0 +1,129 @@
+import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { createClient, type HeedClient } from '../client/index.js';
+import { defaultClientTools, type ClientToolHandler, type ClientToolRegistry } from './state/client-tools.js';
+import { createConversationStore, type ConversationState, type ConversationStore } from './state/conversation-store.js';
+import { createInboxStore, type InboxState, type InboxStore } from './state/inbox-store.js';
+
+interface HeedContextValue {
+  client: HeedClient;
+  /** The signed-in user's id when known, so cards can say "you". */
+  me: string | null;
+  clientTools: ClientToolRegistry;
+}
+
+const HeedContext = createContext<HeedContextValue | null>(null);
+
+export interface HeedProviderProps {
+  /** A client from `heed/client`; or give `baseUrl` (default: this page's origin) and `token`. */
+  client?: HeedClient;
+  baseUrl?: string;
+  token?: string;
+  /** The signed-in user's id, when the app knows it. */
+  me?: string | null;
+  /** Where client tool handlers are looked up (default: those `registerClientTool` registered). */
+  clientTools?: ClientToolRegistry;
+  children?: ReactNode;
+}
+
+/** Gives the components and hooks below it a Heed server to talk to. */
+export function HeedProvider({ client, baseUrl, token, me = null, clientTools, children }: HeedProviderProps) {
+  const value = useMemo<HeedContextValue>(() => {
+    const resolved = client ?? createClient({ baseUrl: baseUrl ?? globalThis.location?.origin ?? '', ...(token ? { token } : {}) });
+    return { client: resolved, me, clientTools: clientTools ?? defaultClientTools };
+  }, [client, baseUrl, token, me, clientTools]);
+  return <HeedContext.Provider value={value}>{children}</HeedContext.Provider>;
+}
+
+function useHeedContext(): HeedContextValue {
+  const value = useContext(HeedContext);
+  if (!value) throw new Error('Heed hooks need a <HeedProvider> above them.');
+  return value;
+}
+
+/** The HTTP client of the nearest `HeedProvider`. */
+export function useHeedClient(): HeedClient {
+  return useHeedContext().client;
+}
+
+/** The signed-in user's id given to the nearest `HeedProvider`, if any. */
+export function useHeedUser(): string | null {
+  return useHeedContext().me;
+}
+
+export interface UseConversationResult extends ConversationState {
+  send: ConversationStore['send'];
+  answer: ConversationStore['answer'];
+  cancel: ConversationStore['cancel'];
+  refresh: ConversationStore['refresh'];
+  clearError: ConversationStore['clearError'];
+}
+
+const loadingState = (conversationId: string): ConversationState => ({
+  conversationId,
+  status: 'loading',
+  messages: [],
+  pendingActions: [],
+  streaming: [],
+  running: false,
+  sending: false,
+  submitting: [],
+  clientTools: {},
+  answeredElsewhere: {},
+});
+
+const idle = () => () => undefined;
+
+/**
+ * A conversation, live: its messages, what is being streamed, the requests waiting on a person, and
+ * functions to send, answer and cancel. A thin hook over `createConversationStore`.
+ */
+export function useConversation(conversationId: string, options: { runClientTools?: boolean } = {}): UseConversationResult {
+  const { client, clientTools } = useHeedContext();
+  const [store, setStore] = useState<ConversationStore | null>(null);
+  const runClientTools = options.runClientTools ?? true;
+  useEffect(() => {
+    const created = createConversationStore(client, conversationId, { clientTools, runClientTools });
+    created.start();
+    setStore(created);
+    return () => created.dispose();
+  }, [client, conversationId, clientTools, runClientTools]);
+  const current = store && store.getState().conversationId === conversationId ? store : null;
+  const fallback = useMemo(() => loadingState(conversationId), [conversationId]);
+  const state = useSyncExternalStore(current?.subscribe ?? idle, current?.getState ?? (() => fallback), current?.getState ?? (() => fallback));
+  const missing = async () => ({ ok: false as const, error: { code: 'not_ready', message: 'The conversation is still loading.' } });
+  return {
+    ...state,
+    send: current?.send ?? missing,
+    answer: current?.answer ?? missing,
+    cancel: current?.cancel ?? (async () => undefined),
+    refresh: current?.refresh ?? (async () => undefined),
+    clearError: current?.clearError ?? (() => undefined),
+  };
+}
+
+/** Everything waiting on the signed-in person, across conversations; read again every `intervalMs` and on focus. */
+export function useInbox(options: { intervalMs?: number } = {}): InboxState & { refresh: () => Promise<void> } {
+  const { client } = useHeedContext();
+  const [store, setStore] = useState<InboxStore | null>(null);
+  useEffect(() => {
+    const created = createInboxStore(client, { intervalMs: options.intervalMs });
+    created.start();
+    setStore(created);
+    const onFocus = () => void created.refresh();
+    globalThis.addEventListener?.('focus', onFocus);
+    return () => {
+      globalThis.removeEventListener?.('focus', onFocus);
+      created.dispose();
+    };
+  }, [client, options.intervalMs]);
+  const state = useSyncExternalStore(store?.subscribe ?? idle, store?.getState ?? (() => loadingInbox), store?.getState ?? (() => loadingInbox));
+  return { ...state, refresh: store?.refresh ?? (async () => undefined) };
+}
+
+const loadingInbox: InboxState = { status: 'loading', actions: [] };
+
+/** Registers a client tool handler while the component is mounted. */
+export function useClientTool(name: string, handler: ClientToolHandler): void {
+  const { clientTools } = useHeedContext();
+  useEffect(() => clientTools.register(name, handler), [clientTools, name, handler]);
+}

@@ -1,0 +1,298 @@
+import { HeedApiError, type HeedClient } from '../../client/index.js';
+import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { EventRecord } from '../../types.js';
+import type { ActionView, ConversationView, MessageView } from '../../views.js';
+import { defaultClientTools, runClientTool, type ClientToolRegistry } from './client-tools.js';
+
+/** An error as the UI shows it. */
+export interface ChatError {
+  code: string;
+  message: string;
+  status?: number;
+  details?: Record<string, unknown>;
+}
+
+/** What happened to a client tool this page was asked to run. */
+export type ClientToolRun = { state: 'running' } | { state: 'sent' } | { state: 'failed'; message: string } | { state: 'no_handler' };
+
+/** Everything a chat view renders, as one immutable snapshot. */
+export interface ConversationState {
+  conversationId: string;
+  /** `loading` until the first snapshot arrives; `error` when it could not be read at all. */
+  status: 'loading' | 'ready' | 'error';
+  conversation?: ConversationView;
+  messages: MessageView[];
+  /** Requests waiting for an answer, oldest first (those answered from this page drop out at once). */
+  pendingActions: ActionView[];
+  /** Text of assistant messages still being written, in the order they started. */
+  streaming: Array<{ messageId: string; text: string }>;
+  /** True while the agent works on a turn (here or in another tab). */
+  running: boolean;
+  /** True while a message from this page is being sent. */
+  sending: boolean;
+  /** Action ids whose answer from this page is on its way. */
+  submitting: string[];
+  /** Client tools this page runs or ran, by action id. */
+  clientTools: Record<string, ClientToolRun>;
+  /**
+   * Answers that lost to an earlier one (in another tab, say), by action id: who answered first and
+   * how it ended. The action itself then shows as settled in `messages`.
+   */
+  answeredElsewhere: Record<string, { resolvedBy?: string; status?: string }>;
+  /** The last error of a send, an answer that failed for another reason, or a failed turn. */
+  error?: ChatError;
+}
+
+/** How an answer from this page came out. */
+export type AnswerResult =
+  | { ok: true }
+  | { ok: false; error: ChatError; alreadyAnswered?: { resolvedBy?: string; status?: string } };
+
+/** Chat state of one conversation, free of any UI library: subscribe, read the snapshot, act. */
+export interface ConversationStore {
+  getState(): ConversationState;
+  subscribe(listener: () => void): () => void;
+  /** Reads the conversation and follows its event log live (other tabs' answers included). */
+  start(): void;
+  /** Reads the conversation again now. */
+  refresh(): Promise<void>;
+  /** Sends a user message; resolves once the server took it (the turn goes on live). */
+  send(content: string): Promise<AnswerResult>;
+  /** Answers an action; resolves once the server recorded it, or with what stopped it. */
+  answer(actionId: string, resolution: ResolutionInput): Promise<AnswerResult>;
+  /** Cancels an open pause or a running turn. */
+  cancel(): Promise<void>;
+  clearError(): void;
+  /** Stops following and any client tool still running. */
+  dispose(): void;
+}
+
+export interface ConversationStoreOptions {
+  /** Where client tool handlers are looked up (default: the ones `registerClientTool` registered). */
+  clientTools?: ClientToolRegistry;
+  /** Run client tool handlers automatically when a call arrives. Default true. */
+  runClientTools?: boolean;
+}
+
+/** Events after which the stored conversation has changed shape (a message, an action, a turn's end). */
+const RELOAD_ON = new Set<string>([
+  'message.created',
+  'turn.started',
+  'tool.result',
+  'action.required',
+  'action.resolved',
+  'turn.paused',
+  'turn.completed',
+  'turn.cancelled',
+  'turn.failed',
+]);
+
+export function toChatError(thrown: unknown): ChatError {
+  if (thrown instanceof HeedApiError) {
+    return { code: thrown.code, message: thrown.message, status: thrown.status, ...(thrown.details ? { details: thrown.details } : {}) };
+  }
+  if (thrown instanceof Error) return { code: 'network_error', message: `The server could not be reached: ${thrown.message}` };
+  return { code: 'error', message: String(thrown) };
+}
+
+export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
+  const clientTools = options.clientTools ?? defaultClientTools;
+  const runTools = options.runClientTools ?? true;
+  const listeners = new Set<() => void>();
+  const lifetime = new AbortController();
+  // Answered from this page and not yet seen settled in a snapshot: hidden from pendingActions meanwhile.
+  const answeredHere = new Set<string>();
+  const startedTools = new Set<string>();
+  let stored: ActionView[] = [];
+  let started = false;
+  /** Server time of the conversation's last write when first read. */
+  let firstSeen: string | undefined;
+  let state: ConversationState = {
+    conversationId,
+    status: 'loading',
+    messages: [],
+    pendingActions: [],
+    streaming: [],
+    running: false,
+    sending: false,
+    submitting: [],
+    clientTools: {},
+    answeredElsewhere: {},
+  };
+
+  function set(patch: Partial<ConversationState>): void {
+    state = { ...state, ...patch };
+    for (const listener of listeners) listener();
+  }
+
+  const visiblePending = () => stored.filter((action) => !answeredHere.has(action.id));
+
+  async function load(): Promise<void> {
+    const snapshot = await client.getConversation(conversationId);
+    if (lifetime.signal.aborted) return;
+    firstSeen ??= snapshot.conversation.updatedAt;
+    stored = snapshot.pendingActions ?? [];
+    for (const id of [...answeredHere]) if (!stored.some((action) => action.id === id)) answeredHere.delete(id);
+    const known = new Set(snapshot.messages.map((message) => message.id));
+    set({
+      status: 'ready',
+      conversation: snapshot.conversation,
+      messages: snapshot.messages,
+      pendingActions: visiblePending(),
+      streaming: state.streaming.filter((entry) => !known.has(entry.messageId)),
+      running: snapshot.conversation.status === 'running',
+    });
+    runPendingClientTools();
+  }
+
+  // One read at a time; calls made meanwhile fold into one more read after it.
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  function refresh(): Promise<void> {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        readAgain = false;
+        try {
+          await load();
+        } catch (thrown) {
+          if (lifetime.signal.aborted) return;
+          const error = toChatError(thrown);
+          set(state.status === 'loading' ? { status: 'error', error } : { error });
+        }
+      } while (readAgain && !lifetime.signal.aborted);
+    })().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  }
+
+  function onEvent(event: EventRecord): void {
+    if (event.type === 'text.delta') {
+      const messageId = String(event.data.messageId ?? '');
+      const delta = String(event.data.delta ?? '');
+      if (!messageId || state.messages.some((message) => message.id === messageId)) return;
+      const existing = state.streaming.find((entry) => entry.messageId === messageId);
+      const streaming = existing
+        ? state.streaming.map((entry) => (entry.messageId === messageId ? { messageId, text: entry.text + delta } : entry))
+        : [...state.streaming, { messageId, text: delta }];
+      set({ streaming, running: true });
+      return;
+    }
+    // Older failures replayed from the log are history; the latest write being a failure is news.
+    if (event.type === 'turn.failed' && (!firstSeen || event.at >= firstSeen)) {
+      const failure = (event.data.error ?? {}) as { code?: unknown; message?: unknown };
+      const message = typeof failure.message === 'string' ? failure.message : 'The turn failed.';
+      set({ error: { code: typeof failure.code === 'string' ? failure.code : 'turn_failed', message: `The agent stopped: ${message}` } });
+    }
+    if (RELOAD_ON.has(event.type)) void refresh();
+  }
+
+  async function follow(): Promise<void> {
+    try {
+      for await (const event of client.follow(conversationId, { after: 0, signal: lifetime.signal, retryMs: 1000 })) onEvent(event);
+    } catch (thrown) {
+      if (!lifetime.signal.aborted) set({ error: toChatError(thrown) });
+    }
+  }
+
+  function runPendingClientTools(): void {
+    if (!runTools) return;
+    for (const action of state.pendingActions) {
+      if (action.kind !== 'client_tool' || startedTools.has(action.id)) continue;
+      const handler = clientTools.find(action);
+      if (!handler) {
+        if (!state.clientTools[action.id]) set({ clientTools: { ...state.clientTools, [action.id]: { state: 'no_handler' } } });
+        continue;
+      }
+      startedTools.add(action.id);
+      set({ clientTools: { ...state.clientTools, [action.id]: { state: 'running' } } });
+      void (async () => {
+        const outcome = await runClientTool(handler, action, lifetime.signal);
+        if (lifetime.signal.aborted) return;
+        const result = await answer(action.id, outcome);
+        const run: ClientToolRun = result.ok || result.alreadyAnswered ? { state: 'sent' } : { state: 'failed', message: result.error.message };
+        set({ clientTools: { ...state.clientTools, [action.id]: run } });
+      })();
+    }
+  }
+
+  async function answer(actionId: string, resolution: ResolutionInput): Promise<AnswerResult> {
+    set({ submitting: [...state.submitting, actionId], error: undefined });
+    try {
+      // The answer's first event means it was recorded; the rest of the turn arrives through the log.
+      for await (const part of client.answerStream(conversationId, actionId, resolution, { signal: lifetime.signal })) {
+        if (part.type === 'event' || part.type === 'done') break;
+      }
+      answeredHere.add(actionId);
+      set({ pendingActions: visiblePending() });
+      return { ok: true };
+    } catch (thrown) {
+      const error = toChatError(thrown);
+      if (error.code === 'action_not_pending' || error.code === 'action_expired') {
+        const details = error.details ?? {};
+        const alreadyAnswered = {
+          ...(typeof details.resolvedBy === 'string' ? { resolvedBy: details.resolvedBy } : {}),
+          ...(typeof details.status === 'string' ? { status: details.status } : { status: error.code === 'action_expired' ? 'expired' : undefined }),
+        };
+        set({ answeredElsewhere: { ...state.answeredElsewhere, [actionId]: alreadyAnswered } });
+        return { ok: false, error, alreadyAnswered };
+      }
+      return { ok: false, error };
+    } finally {
+      set({ submitting: state.submitting.filter((id) => id !== actionId) });
+      void refresh();
+    }
+  }
+
+  return {
+    getState: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start() {
+      if (started || lifetime.signal.aborted) return;
+      started = true;
+      // Read first, then follow: the replayed backlog then only confirms what the snapshot holds.
+      void refresh().then(() => {
+        if (!lifetime.signal.aborted) void follow();
+      });
+    },
+    refresh,
+    async send(content) {
+      set({ sending: true, error: undefined });
+      try {
+        for await (const part of client.sendStream(conversationId, content, { signal: lifetime.signal })) {
+          if (part.type === 'event' || part.type === 'done') break;
+        }
+        set({ running: true });
+        return { ok: true };
+      } catch (thrown) {
+        const error = toChatError(thrown);
+        set({ error });
+        return { ok: false, error };
+      } finally {
+        set({ sending: false });
+        void refresh();
+      }
+    },
+    answer,
+    async cancel() {
+      try {
+        await client.cancel(conversationId);
+      } catch (thrown) {
+        set({ error: toChatError(thrown) });
+      }
+      await refresh();
+    },
+    clearError: () => set({ error: undefined }),
+    dispose() {
+      lifetime.abort();
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { JsonValue, ToolOutput } from '../../types.js';
+import type { ActionView, MessageView } from '../../views.js';
+
+/** One thing a chat shows, in order. */
+export type TranscriptItem =
+  | { type: 'user'; id: string; text: string; createdAt?: string }
+  | { type: 'assistant'; id: string; text: string; streaming: boolean }
+  | { type: 'tool'; id: string; toolCallId: string; toolName: string; input: JsonValue; output?: ToolOutput }
+  /** A request that was settled (or closed); pending ones are answered in the dock instead. */
+  | { type: 'action'; id: string; action: ActionView };
+
+/** Tool calls that only exist to carry a request: the request's card says it all. */
+const CARRIER_TOOLS = new Set(['intake', 'ask']);
+
+/**
+ * The transcript of a conversation: user and assistant text, tool calls with their results, and the
+ * cards of settled requests where they were asked; text still being streamed comes last.
+ */
+export function buildTranscript(messages: MessageView[], streaming: Array<{ messageId: string; text: string }> = []): TranscriptItem[] {
+  const results = new Map<string, ToolOutput>();
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.parts) if (part.type === 'tool-result') results.set(part.toolCallId, part.output);
+  }
+  const items: TranscriptItem[] = [];
+  for (const message of messages) {
+    if (message.role === 'tool') continue;
+    const text = message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    if (message.role === 'user') {
+      items.push({ type: 'user', id: message.id, text, createdAt: message.createdAt });
+      continue;
+    }
+    if (text) items.push({ type: 'assistant', id: message.id, text, streaming: false });
+    const actions = message.metadata?.actions ?? [];
+    for (const part of message.parts) {
+      if (part.type !== 'tool-call') continue;
+      const asked = actions.filter((action) => action.toolCallId === part.toolCallId);
+      if (!(CARRIER_TOOLS.has(part.toolName) && asked.length > 0)) {
+        const output = results.get(part.toolCallId);
+        items.push({ type: 'tool', id: `${message.id}:${part.toolCallId}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(output ? { output } : {}) });
+      }
+      for (const action of asked) if (action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
+    }
+    // Requests not tied to a call of this message's parts still belong here.
+    const shown = new Set(message.parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
+    for (const action of actions) if (!shown.has(action.toolCallId) && action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
+  }
+  for (const entry of streaming) items.push({ type: 'assistant', id: entry.messageId, text: entry.text, streaming: true });
+  return items;
+}
+
+/** Who settled a request, in words: "ada", "you", "the time limit"… */
+export function describeResolver(resolvedBy: string | undefined, me?: string | null): string {
+  if (!resolvedBy) return 'someone';
+  if (me && resolvedBy === me) return 'you';
+  if (resolvedBy === 'system:timeout') return 'the time limit';
+  if (resolvedBy === 'remembered') return 'a remembered approval';
+  if (resolvedBy.startsWith('system')) return 'the system';
+  return resolvedBy;
+}

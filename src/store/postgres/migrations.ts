@@ -1,0 +1,105 @@
+/** One schema step of the PostgreSQL store. Applied once, in `version` order. */
+export interface Migration {
+  version: number;
+  /** The step's SQL; `{schema}` stands for the quoted schema name. */
+  sql: string;
+}
+
+/**
+ * The PostgreSQL schema, oldest step first. Never edit a step that has shipped: append a new one.
+ *
+ * Times are BIGINT epoch milliseconds (as in the SQLite store) and JSON is `json`: it keeps the text
+ * as written and, unlike `jsonb`, accepts every string JSON can hold (`\u0000` included). Child tables
+ * point at a conversation by its BIGINT `key`, not its text id, so their rows and indexes stay small.
+ * Ids sort with the "C" collation (byte order), as they do in SQLite and in memory, whatever the
+ * database's default collation is.
+ */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE {schema}.conversations (
+        key BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT COLLATE "C" NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        owner_id TEXT,
+        channel TEXT,
+        status TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        metadata JSON,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        action_due_at BIGINT,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        tokens_used BIGINT NOT NULL,
+        last_event_seq BIGINT NOT NULL,
+        intake_done BOOLEAN NOT NULL
+      );
+      -- The sweep reads these two and merges them; both stay small (only what can fall due).
+      CREATE INDEX conversations_action_due ON {schema}.conversations (action_due_at) WHERE action_due_at IS NOT NULL;
+      CREATE INDEX conversations_lease ON {schema}.conversations (lease_expires_at) WHERE status = 'running';
+
+      CREATE TABLE {schema}.messages (
+        conversation_key BIGINT NOT NULL,
+        position INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        parts JSON NOT NULL,
+        metadata JSON,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (conversation_key, position)
+      );
+
+      -- No kind column: it is request.kind.
+      CREATE TABLE {schema}.actions (
+        conversation_key BIGINT NOT NULL,
+        id TEXT COLLATE "C" NOT NULL,
+        message_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        journal_index INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        request JSON NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        on_timeout TEXT NOT NULL,
+        resolution JSON,
+        resolved_by TEXT,
+        resolved_at BIGINT,
+        defaulted JSON,
+        PRIMARY KEY (conversation_key, id)
+      );
+      -- The inbox: only open actions, oldest first.
+      CREATE INDEX actions_pending ON {schema}.actions (created_at, id) WHERE status = 'pending';
+
+      CREATE TABLE {schema}.events (
+        conversation_key BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        type TEXT NOT NULL,
+        data JSON NOT NULL,
+        at BIGINT NOT NULL,
+        PRIMARY KEY (conversation_key, seq)
+      );
+
+      CREATE TABLE {schema}.remembered_tools (
+        conversation_key BIGINT NOT NULL,
+        tool_name TEXT COLLATE "C" NOT NULL,
+        remembered_by TEXT NOT NULL,
+        remembered_at BIGINT NOT NULL,
+        PRIMARY KEY (conversation_key, tool_name)
+      );
+
+      -- A commit is one statement; this is how it refuses (and so rolls back) once it has started writing.
+      CREATE FUNCTION {schema}.heed_refuse(reason TEXT) RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        RAISE EXCEPTION USING ERRCODE = 'HEED1', MESSAGE = reason;
+      END;
+      $$;
+    `,
+  },
+];
+
+/** The SQLSTATE `heed_refuse` raises. */
+export const refusalCode = 'HEED1';

@@ -1,0 +1,82 @@
+// The few methods of a PostgreSQL client the store calls, so `pg` (or a compatible client) stays swappable.
+
+/** A query; with `name` the client prepares it once per connection and reuses the plan. */
+export interface QueryConfig {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
+export interface QueryResultLike<Row> {
+  rows: Row[];
+  rowCount: number | null;
+}
+
+/** One connection: the `pg` `Client`/`PoolClient` methods the store uses. */
+export interface ClientLike {
+  query<Row = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResultLike<Row>>;
+  /** Events the LISTEN connection watches: `notification`, `error`, `end`. */
+  on(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** A connection borrowed from a pool. `release(true)` (or an error) destroys it instead of returning it. */
+export interface PoolClientLike extends ClientLike {
+  release(destroy?: boolean | Error): void;
+}
+
+/** A connection pool: `pg.Pool` or anything with the same three methods. */
+export interface PoolLike {
+  query<Row = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResultLike<Row>>;
+  connect(): Promise<PoolClientLike>;
+  end(): Promise<void>;
+}
+
+/** A connection made for LISTEN, and how to let it go. */
+export interface ListenConnection {
+  client: ClientLike;
+  close(error?: Error): Promise<void>;
+}
+
+/** Opens `pg` lazily, so a process that never uses PostgreSQL never loads it. */
+export async function openPool(options: { connectionString: string; max: number }): Promise<{
+  pool: PoolLike;
+  /** A dedicated connection outside the pool, for LISTEN. */
+  listenConnection: () => Promise<ListenConnection>;
+}> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max, keepAlive: true });
+  // An idle connection the server drops emits 'error' on the pool; without a listener that would crash the process.
+  pool.on('error', () => undefined);
+  return {
+    pool,
+    async listenConnection() {
+      const client = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
+      client.on('error', () => undefined);
+      await client.connect();
+      let closed: Promise<void> | undefined;
+      return { client, close: () => (closed ??= client.end().catch(() => undefined)) };
+    },
+  };
+}
+
+/** A dedicated LISTEN connection borrowed from a pool the caller gave (held until closed). */
+export function poolListenConnection(pool: PoolLike): () => Promise<ListenConnection> {
+  return async () => {
+    const client = await pool.connect();
+    let released = false;
+    return {
+      client,
+      async close(error) {
+        if (released) return;
+        released = true;
+        // Destroyed, not returned: a connection that LISTENed (or failed) must not serve queries again.
+        client.release(error ?? true);
+      },
+    };
+  };
+}
+
+/** `"name"`, doubled quotes inside. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

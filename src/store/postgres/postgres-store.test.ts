@@ -1,0 +1,143 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../../test/pg.js';
+import type { EventNotice } from '../store.js';
+import { describeStoreContract } from '../store-contract.js';
+import { migrations } from './migrations.js';
+import { eventChannel, postgresStore } from './postgres-store.js';
+
+// One fresh database for this file; each contract test gets a schema of its own in it.
+let database: TestDatabase | undefined;
+let schemas = 0;
+const nextSchema = () => `contract_${++schemas}_${process.pid}`;
+
+describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`}`, () => {
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  describeStoreContract('postgres', async () => {
+    const schema = nextSchema();
+    const open = () => postgresStore({ connectionString: database!.url, schema, max: 4 });
+    return {
+      store: open(),
+      reopen: async () => open(),
+      cleanup: async () => void (await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)),
+    };
+  });
+
+  describe('postgres store', () => {
+    it('applies migrations once under a lock: stores starting together agree, running them again changes nothing', async () => {
+      expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+      const schema = nextSchema();
+      const stores = Array.from({ length: 4 }, () => postgresStore({ connectionString: database!.url, schema, max: 2 }));
+      await Promise.all(stores.map((store) => store.migrate()));
+      await stores[0].migrate();
+      expect((await stores[1].commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
+      expect((await stores[3].getConversation('c1'))?.id).toBe('c1');
+      const applied = await sql(`SELECT version FROM ${schema}.heed_migrations ORDER BY version`);
+      expect(applied.map((row) => row.version)).toEqual(migrations.map((m) => m.version));
+      await Promise.all(stores.map((store) => store.close()));
+    });
+
+    it('refuses to run on a schema newer than itself', async () => {
+      const schema = nextSchema();
+      const store = postgresStore({ connectionString: database!.url, schema, max: 1 });
+      await store.migrate();
+      await sql(`INSERT INTO ${schema}.heed_migrations (version, applied_at) VALUES (999, 0)`);
+      await expect(store.migrate()).rejects.toThrow(/newer than this Heed/);
+      await store.close();
+    });
+
+    it('uses a pool it is given and leaves it open', async () => {
+      const pool = new pg.Pool({ connectionString: database!.url, max: 2 });
+      const schema = nextSchema();
+      const store = postgresStore({ pool, schema });
+      await store.migrate();
+      expect((await store.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
+      await store.close();
+      expect((await pool.query(`SELECT count(*)::int AS n FROM ${schema}.conversations`)).rows[0].n).toBe(1);
+      await pool.end();
+    });
+
+    it('notifies listeners of committed events only, with the last event number', async () => {
+      const schema = nextSchema();
+      const writer = postgresStore({ connectionString: database!.url, schema, max: 2 });
+      const reader = postgresStore({ connectionString: database!.url, schema, max: 2 });
+      await writer.migrate();
+      const notices: EventNotice[] = [];
+      const stop = await reader.listen!((notice) => notices.push(notice));
+      const event = { type: 'turn.started' as const, data: {}, at: new Date().toISOString() };
+      await writer.commit({ conversationId: 'c1', create: conversation('c1'), events: [event, event] });
+      await writer.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } });
+      expect(await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] })).toEqual({ ok: false, reason: 'version' });
+      await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
+      await expect.poll(() => notices.length).toBe(2);
+      expect(notices).toEqual([{ conversationId: 'c1', seq: 2 }, { conversationId: 'c1', seq: 3 }]);
+      await stop();
+      await writer.commit({ conversationId: 'c1', expectVersion: 3, events: [event] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(notices).toHaveLength(2);
+      await Promise.all([writer.close(), reader.close()]);
+    });
+
+    it('reconnects a LISTEN connection that dropped, and says notices may have been missed', async () => {
+      const schema = nextSchema();
+      const store = postgresStore({ connectionString: database!.url, schema, max: 2 });
+      await store.migrate();
+      const notices: EventNotice[] = [];
+      let reconnects = 0;
+      await store.listen!((notice) => notices.push(notice), () => reconnects++);
+      const channel = eventChannel(schema);
+      await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "${channel}"'`);
+      await expect.poll(() => reconnects, { timeout: 5000 }).toBe(1);
+      await store.commit({ conversationId: 'c1', create: conversation('c1'), events: [{ type: 'turn.started', data: {}, at: new Date().toISOString() }] });
+      await expect.poll(() => notices).toEqual([{ conversationId: 'c1', seq: 1 }]);
+      await store.close();
+    });
+
+    it('finds due conversations and pending actions through indexes', async () => {
+      const schema = nextSchema();
+      const store = postgresStore({ connectionString: database!.url, schema, max: 1 });
+      await store.migrate();
+      await store.close();
+      const plan = async (query: string) => {
+        const client = new pg.Client({ connectionString: database!.url });
+        await client.connect();
+        try {
+          await client.query('SET enable_seqscan = off');
+          return (await client.query(`EXPLAIN ${query}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+        } finally {
+          await client.end();
+        }
+      };
+      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE action_due_at <= 5 ORDER BY action_due_at LIMIT 10`))
+        .toMatch(/conversations_action_due/);
+      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE status = 'running' AND lease_expires_at < 5 ORDER BY lease_expires_at LIMIT 10`))
+        .toMatch(/conversations_lease/);
+      expect(await plan(`SELECT id FROM ${schema}.actions WHERE status = 'pending' ORDER BY created_at, id LIMIT 10`)).toMatch(/actions_pending/);
+    });
+  });
+});
+
+async function sql(text: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: database!.url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function conversation(id: string) {
+  const now = new Date().toISOString();
+  return {
+    id, agent: 'support', ownerId: null, channel: null, status: 'idle' as const, version: 1, metadata: null,
+    createdAt: now, updatedAt: now, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
+    tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+  };
+}

@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import { HeedError } from '../../errors.js';
+import type { ConversationFilter, PendingFilter, Store } from '../store.js';
+import { type CommitRow, commitResult, commitStatement } from './commit.js';
+import { listenForEvents } from './listen.js';
+import { migrations, refusalCode } from './migrations.js';
+import { type ListenConnection, type PoolLike, type QueryConfig, openPool, poolListenConnection, quoteIdentifier } from './pool.js';
+import {
+  type ActionRow,
+  type ConversationRow,
+  type EventRow,
+  type MessageRow,
+  type RememberedRow,
+  actionColumns,
+  conversationColumns,
+  ms,
+  pageSize,
+  toAction,
+  toConversation,
+  toEvent,
+  toMessage,
+  toRemembered,
+} from './rows.js';
+
+export type { PoolLike } from './pool.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:5432/database`; the store opens (and closes) its own pool. */
+  connectionString?: string;
+  /**
+   * A pool you manage instead (`new pg.Pool(...)` or compatible); `close()` leaves it open. Live events
+   * across instances then hold one of its connections for LISTEN.
+   */
+  pool?: PoolLike;
+  /** Connections in the store's own pool (default 10), plus one for LISTEN. */
+  max?: number;
+  /** Schema for Heed's tables (default `public`); created when missing. */
+  schema?: string;
+}
+
+/** The NOTIFY channel commits announce their events on. */
+export function eventChannel(schema: string): string {
+  // Channel names are identifiers (63 bytes at most): another schema gets a short hash of its name.
+  return schema === 'public' ? 'heed_events' : `heed_events_${createHash('sha1').update(schema).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * A store in PostgreSQL, for several Heed instances on one database. Every change is one statement
+ * (compare-and-set on the conversation's version), and commits NOTIFY the other instances.
+ */
+export function postgresStore(options: PostgresStoreOptions): Store {
+  if (!options.pool && !options.connectionString) {
+    throw new HeedError('invalid_config', 'postgresStore needs a connectionString or a pool.');
+  }
+  const schemaName = options.schema ?? 'public';
+  const schema = quoteIdentifier(schemaName);
+  const channel = eventChannel(schemaName);
+  const t = (table: string) => `${schema}.${table}`;
+
+  let opened: Promise<{ pool: PoolLike; listenConnection: () => Promise<ListenConnection> }> | undefined;
+  const open = () =>
+    (opened ??= options.pool
+      ? Promise.resolve({ pool: options.pool, listenConnection: poolListenConnection(options.pool) })
+      : openPool({ connectionString: options.connectionString!, max: options.max ?? 10 }));
+  const listeners = new Set<() => Promise<void>>();
+  let closed = false;
+
+  // Statements are named (prepared once per connection) by a hash of their text: the same name for
+  // the same text on every connection, even when several stores share a pool.
+  const names = new Map<string, string>();
+  const named = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `heed_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`));
+    return name;
+  };
+  async function query<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+    const { pool } = await open();
+    return (await pool.query<Row>({ name: named(text), text, values } satisfies QueryConfig)).rows;
+  }
+
+  const keyOf = `(SELECT key FROM ${t('conversations')} WHERE id = $1)`;
+  const sql = {
+    getConversation: `SELECT ${conversationColumns} FROM ${t('conversations')} WHERE id = $1`,
+    listMessages: `SELECT position, id, role, parts, metadata, created_at FROM ${t('messages')} WHERE conversation_key = ${keyOf} ORDER BY position`,
+    getAction: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} AND id = $2`,
+    listActions: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
+    listEvents: `SELECT seq, type, data, at FROM ${t('events')} WHERE conversation_key = ${keyOf} AND seq > $2 ORDER BY seq LIMIT $3`,
+    listRemembered:
+      `SELECT tool_name, remembered_by, remembered_at FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
+    forget: `DELETE FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} AND tool_name = $2`,
+    // Two index range scans (one per partial index), merged; a conversation due both ways counts once.
+    listDue:
+      `(SELECT ${conversationColumns}, action_due_at AS due FROM ${t('conversations')} WHERE action_due_at <= $1 ORDER BY action_due_at LIMIT $2)
+       UNION ALL
+       (SELECT ${conversationColumns}, lease_expires_at AS due FROM ${t('conversations')}
+         WHERE status = 'running' AND lease_expires_at < $1 ORDER BY lease_expires_at LIMIT $2)
+       ORDER BY due, id`,
+  };
+
+  return {
+    async migrate() {
+      const { pool } = await open();
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Two instances starting together: the second waits here, then finds the schema up to date.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`heed:migrate:${schemaName}`]);
+        if (schemaName !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${t('heed_migrations')} (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+        const [{ version }] = (await client.query<{ version: number }>(`SELECT coalesce(max(version), 0) AS version FROM ${t('heed_migrations')}`)).rows;
+        const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
+        if (version > latest) {
+          throw new HeedError('internal_error', `The database schema (version ${version}) is newer than this Heed (version ${latest}).`);
+        }
+        for (const migration of migrations) {
+          if (migration.version <= version) continue;
+          await client.query(migration.sql.replaceAll('{schema}', schema));
+          await client.query(`INSERT INTO ${t('heed_migrations')} (version, applied_at) VALUES ($1, $2)`, [migration.version, Date.now()]);
+        }
+        await client.query('COMMIT');
+        client.release();
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(error as Error);
+        throw error;
+      }
+    },
+
+    async commit(change) {
+      const { query: statement } = commitStatement(schema, channel, change);
+      const { pool } = await open();
+      try {
+        const result = await pool.query<CommitRow>({ ...statement, name: named(statement.text) });
+        return commitResult(change, result.rows[0]);
+      } catch (error) {
+        if ((error as { code?: string }).code === refusalCode) return { ok: false, reason: 'action_not_pending' };
+        throw error;
+      }
+    },
+
+    async getConversation(id) {
+      const [row] = await query<ConversationRow>(sql.getConversation, [id]);
+      return row && toConversation(row);
+    },
+
+    async listConversations(filter: ConversationFilter) {
+      const where: string[] = [];
+      const values: unknown[] = [];
+      const param = (value: unknown, type: string) => (values.push(value), `$${values.length}::${type}`);
+      if (filter.ownerId === null) where.push('owner_id IS NULL');
+      else if (filter.ownerId !== undefined) where.push(`owner_id = ${param(filter.ownerId, 'text')}`);
+      if (filter.status !== undefined) where.push(`status = ${param(filter.status, 'text')}`);
+      if (filter.agent !== undefined) where.push(`agent = ${param(filter.agent, 'text')}`);
+      if (filter.before) {
+        where.push(`(updated_at, id) < (${param(ms(filter.before.updatedAt), 'bigint')}, ${param(filter.before.id, 'text')})`);
+      }
+      const text =
+        `SELECT ${conversationColumns} FROM ${t('conversations')}` +
+        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+        ` ORDER BY updated_at DESC, id DESC LIMIT ${param(pageSize(filter.limit, 50), 'int')}`;
+      return (await query<ConversationRow>(text, values)).map(toConversation);
+    },
+
+    async listMessages(conversationId) {
+      return (await query<MessageRow>(sql.listMessages, [conversationId])).map((row) => toMessage(row, conversationId));
+    },
+
+    async getAction(conversationId, actionId) {
+      const [row] = await query<ActionRow>(sql.getAction, [conversationId, actionId]);
+      return row && toAction(row, conversationId);
+    },
+
+    async listActions(conversationId) {
+      return (await query<ActionRow>(sql.listActions, [conversationId])).map((row) => toAction(row, conversationId));
+    },
+
+    async listPendingActions(filter: PendingFilter) {
+      const values: unknown[] = [];
+      const param = (value: unknown, type: string) => (values.push(value), `$${values.length}::${type}`);
+      const where = ["a.status = 'pending'"];
+      if (filter.ownerId === null) where.push('c.owner_id IS NULL');
+      else if (filter.ownerId !== undefined) where.push(`c.owner_id = ${param(filter.ownerId, 'text')}`);
+      if (filter.after) {
+        where.push(`(a.created_at, a.id) > (${param(ms(filter.after.createdAt), 'bigint')}, ${param(filter.after.id, 'text')})`);
+      }
+      const columns = actionColumns.split(', ').map((column) => `a.${column}`).join(', ');
+      const text =
+        `SELECT ${columns}, c.id AS conversation_id FROM ${t('actions')} a JOIN ${t('conversations')} c ON c.key = a.conversation_key ` +
+        `WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.id LIMIT ${param(pageSize(filter.limit, 50), 'int')}`;
+      const rows = await query<ActionRow & { conversation_id: string }>(text, values);
+      return rows.map((row) => toAction(row, row.conversation_id));
+    },
+
+    async listEvents(conversationId, options = {}) {
+      const rows = await query<EventRow>(sql.listEvents, [conversationId, options.after ?? 0, pageSize(options.limit, 500)]);
+      return rows.map((row) => toEvent(row, conversationId));
+    },
+
+    async listRememberedTools(conversationId) {
+      return (await query<RememberedRow>(sql.listRemembered, [conversationId])).map(toRemembered);
+    },
+
+    async forgetTool(conversationId, toolName) {
+      const { pool } = await open();
+      const result = await pool.query({ name: named(sql.forget), text: sql.forget, values: [conversationId, toolName] });
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async listDue(now, limit) {
+      const size = pageSize(limit, limit);
+      const rows = await query<ConversationRow>(sql.listDue, [ms(now), size]);
+      const seen = new Set<string>();
+      const due = [];
+      for (const row of rows) {
+        if (seen.has(row.id)) continue;
+        seen.add(row.id);
+        due.push(toConversation(row));
+        if (due.length === size) break;
+      }
+      return due;
+    },
+
+    async listen(onEvents, onReconnect) {
+      const { listenConnection } = await open();
+      const stop = await listenForEvents(listenConnection, channel, onEvents, onReconnect);
+      const unlisten = async () => {
+        listeners.delete(unlisten);
+        await stop();
+      };
+      listeners.add(unlisten);
+      return unlisten;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...listeners].map((stop) => stop()));
+      if (opened && !options.pool) await (await opened).pool.end();
+    },
+  };
+}

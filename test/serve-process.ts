@@ -1,0 +1,79 @@
+/**
+ * `heed serve` as a separate process, for the tests that kill it (the same way as
+ * serve-restart.test.ts starts it): start, call over loopback, stop with any signal.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const running = new Set<ChildProcess>();
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code, or the signal that ended it. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  /** Sends the signal and resolves once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
+    cwd: root,
+    env: { ...process.env, OPENAI_API_KEY: '', HEED_DEMO_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(code ?? signal);
+    }),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Heed listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]);
+      }
+    }, 20);
+    void exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`heed serve exited early:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Kills whatever is still running (for afterAll). */
+export function killAll(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
+export interface Called {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** A JSON call; rejects when the connection is lost (the server died). */
+export async function call(url: string, method: string, path: string, body?: unknown, token = 'token-ada'): Promise<Called> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}

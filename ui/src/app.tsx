@@ -1,0 +1,210 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { createClient, HeedApiError, type AgentInfo, type ConversationView, type HeedClient } from 'heed/client';
+import { HeedProvider, useInbox } from 'heed/react';
+import { ConversationPage } from './pages/conversation.js';
+import { HomePage } from './pages/home.js';
+import { InboxPage } from './pages/inbox.js';
+import { SignInPage } from './pages/sign-in.js';
+import { Link, navigate, usePath } from './router.js';
+import { anonymousConversationIds, forgetAnonymousConversation, loadSession, rememberAnonymousConversation, saveSession, type Session } from './session.js';
+
+interface ConsoleContextValue {
+  session: Session;
+  client: HeedClient;
+  agents: AgentInfo[];
+  conversations: ConversationView[];
+  refreshConversations: () => Promise<void>;
+  startConversation: (agent: string) => Promise<void>;
+  signOut: () => void;
+}
+
+const ConsoleContext = createContext<ConsoleContextValue | null>(null);
+
+export function useConsole(): ConsoleContextValue {
+  const value = useContext(ConsoleContext);
+  if (!value) throw new Error('useConsole needs the console around it.');
+  return value;
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(() => loadSession());
+  const path = usePath();
+
+  const signIn = useCallback((next: Session) => {
+    saveSession(next);
+    setSession(next);
+    navigate('/', { replace: true });
+  }, []);
+  const signOut = useCallback(() => {
+    saveSession(null);
+    setSession(null);
+    navigate('/sign-in');
+  }, []);
+
+  useEffect(() => {
+    if (!session && path !== '/sign-in') navigate('/sign-in', { replace: true });
+  }, [session, path]);
+
+  if (!session || path === '/sign-in') return <SignInPage onSignIn={signIn} current={session} />;
+  return <SignedIn session={session} onSession={(next) => (saveSession(next), setSession(next))} signOut={signOut} path={path} />;
+}
+
+function SignedIn({ session, onSession, signOut, path }: { session: Session; onSession: (session: Session) => void; signOut: () => void; path: string }) {
+  const client = useMemo(() => createClient({ baseUrl: window.location.origin, ...(session.token ? { token: session.token } : {}) }), [session.token]);
+  const [agents, setAgents] = useState<AgentInfo[]>([]);
+  const [conversations, setConversations] = useState<ConversationView[]>([]);
+  const [loadError, setLoadError] = useState<string>();
+
+  const refreshConversations = useCallback(async () => {
+    try {
+      if (session.token) {
+        const listed = await client.listConversations({ limit: 100 });
+        setConversations(listed);
+        const owner = listed.find((conversation) => conversation.ownerId)?.ownerId;
+        if (owner && owner !== session.userId) onSession({ ...session, userId: owner });
+      } else {
+        const found = await Promise.all(
+          anonymousConversationIds().map(async (id) => {
+            try {
+              return (await client.getConversation(id)).conversation;
+            } catch (thrown) {
+              if (thrown instanceof HeedApiError && thrown.status === 404) forgetAnonymousConversation(id);
+              return null;
+            }
+          }),
+        );
+        setConversations(found.filter((item): item is ConversationView => item !== null).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
+      }
+      setLoadError(undefined);
+    } catch (thrown) {
+      if (thrown instanceof HeedApiError && thrown.status === 401) return signOut();
+      setLoadError(thrown instanceof Error ? thrown.message : String(thrown));
+    }
+  }, [client, session, onSession, signOut]);
+
+  useEffect(() => {
+    client.agents().then(setAgents, (thrown: unknown) => setLoadError(thrown instanceof Error ? thrown.message : String(thrown)));
+  }, [client]);
+  useEffect(() => {
+    void refreshConversations();
+    const timer = setInterval(() => void refreshConversations(), 10_000);
+    return () => clearInterval(timer);
+  }, [refreshConversations, path]);
+
+  const startConversation = useCallback(
+    async (agent: string) => {
+      const created = await client.createConversation({ agent });
+      if (!session.token) rememberAnonymousConversation(created.id);
+      else if (created.ownerId && created.ownerId !== session.userId) onSession({ ...session, userId: created.ownerId });
+      await refreshConversations();
+      navigate(`/c/${encodeURIComponent(created.id)}`);
+    },
+    [client, session, onSession, refreshConversations],
+  );
+
+  const value = useMemo(
+    () => ({ session, client, agents, conversations, refreshConversations, startConversation, signOut }),
+    [session, client, agents, conversations, refreshConversations, startConversation, signOut],
+  );
+  const conversationId = /^\/c\/([^/]+)$/.exec(path)?.[1];
+
+  return (
+    <ConsoleContext.Provider value={value}>
+      <HeedProvider client={client} me={session.userId ?? null}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <div className="layout">
+          <TopBar path={path} />
+          <div className="body">
+            <Sidebar activeId={conversationId ? decodeURIComponent(conversationId) : undefined} />
+            <main id="main" className="content" tabIndex={-1}>
+              {loadError && (
+                <p className="banner" role="alert">
+                  {loadError}
+                </p>
+              )}
+              {conversationId ? (
+                <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} />
+              ) : path === '/inbox' ? (
+                <InboxPage />
+              ) : (
+                <HomePage />
+              )}
+            </main>
+          </div>
+        </div>
+      </HeedProvider>
+    </ConsoleContext.Provider>
+  );
+}
+
+function TopBar({ path }: { path: string }) {
+  const { session, signOut } = useConsole();
+  const inbox = useInbox({ intervalMs: 5000 });
+  const { refresh } = inbox;
+  useEffect(() => {
+    void refresh();
+  }, [path, refresh]);
+  const waiting = session.token ? inbox.actions.length : 0;
+  return (
+    <header className="topbar">
+      <Link to="/" className="brand">
+        Heed
+      </Link>
+      <nav aria-label="Main" className="topnav">
+        <Link to="/" aria-current={path === '/' ? 'page' : undefined}>
+          Conversations
+        </Link>
+        <Link to="/inbox" aria-current={path === '/inbox' ? 'page' : undefined}>
+          Inbox{waiting > 0 && <span className="count" aria-label={`, ${waiting} waiting`}>{waiting}</span>}
+        </Link>
+      </nav>
+      <span className="who">{session.token ? `Signed in${session.userId ? ` as ${session.userId}` : ''}` : 'Anonymous'}</span>
+      <button type="button" className="heed-button heed-quiet" onClick={signOut}>
+        {session.token ? 'Sign out' : 'Sign in'}
+      </button>
+    </header>
+  );
+}
+
+const STATUS_WORDS: Record<string, string> = { requires_action: 'Waiting', running: 'Working', idle: '' };
+
+function Sidebar({ activeId }: { activeId?: string }) {
+  const { conversations } = useConsole();
+  return (
+    <nav className="sidebar" aria-label="Conversations">
+      <Link to="/" className="heed-button heed-primary new-conversation">
+        New conversation
+      </Link>
+      {conversations.length === 0 ? (
+        <p className="muted">No conversations yet.</p>
+      ) : (
+        <ul className="conversation-list">
+          {conversations.map((conversation) => (
+            <li key={conversation.id}>
+              <Link
+                to={`/c/${encodeURIComponent(conversation.id)}`}
+                aria-current={conversation.id === activeId ? 'page' : undefined}
+                className="conversation-link"
+              >
+                <span className="conversation-agent">{conversation.agent}</span>
+                {STATUS_WORDS[conversation.status] && (
+                  <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>
+                )}
+                <span className="conversation-time">{shortTime(conversation.updatedAt)}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </nav>
+  );
+}
+
+export function shortTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
+}

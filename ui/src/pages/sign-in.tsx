@@ -1,0 +1,80 @@
+import { useState, type FormEvent } from 'react';
+import { createClient, HeedApiError } from 'heed/client';
+import type { Session } from '../session.js';
+
+/** Sign in with a bearer token from the server's config, or go on anonymously. */
+export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session) => void; current: Session | null }) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<string>();
+  const [checking, setChecking] = useState(false);
+
+  async function attempt(next: Session) {
+    setChecking(true);
+    setError(undefined);
+    try {
+      // A list call needs the caller to be known: it tells a bad token (or a server that needs one) at once.
+      const client = createClient({ baseUrl: window.location.origin, ...(next.token ? { token: next.token } : {}) });
+      const listed = await client.listConversations({ limit: 1 });
+      const owner = listed[0]?.ownerId ?? undefined;
+      onSignIn(owner ? { ...next, userId: owner } : next);
+    } catch (thrown) {
+      if (thrown instanceof HeedApiError && thrown.status === 401) {
+        setError(next.token ? 'That token is not recognised by this server.' : 'This server needs a token: sign in with one.');
+      } else {
+        setError(thrown instanceof Error ? thrown.message : String(thrown));
+      }
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!token.trim()) {
+      setError('Enter a token, or continue without signing in.');
+      return;
+    }
+    void attempt({ token: token.trim() });
+  }
+
+  return (
+    <main className="sign-in" id="main">
+      <div className="sign-in-card">
+        <h1>Heed</h1>
+        <p className="muted">Answer your agents&apos; questions and approvals.</p>
+        <form onSubmit={submit} noValidate>
+          <div className="heed-field">
+            <label htmlFor="token">Access token</label>
+            <input
+              id="token"
+              type="password"
+              autoComplete="off"
+              value={token}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? 'sign-in-error' : 'token-hint'}
+              onChange={(event) => setToken(event.target.value)}
+              autoFocus
+            />
+            <span id="token-hint" className="heed-hint">
+              One of the tokens in the server&apos;s <code>auth.tokens</code>.
+            </span>
+          </div>
+          {error && (
+            <p id="sign-in-error" className="heed-field-error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="heed-actions">
+            <button type="submit" className="heed-button heed-primary" disabled={checking}>
+              Sign in
+            </button>
+            <button type="button" className="heed-button" disabled={checking} onClick={() => void attempt({})}>
+              Continue without signing in
+            </button>
+          </div>
+        </form>
+        {current && <p className="muted">You are {current.token ? 'signed in' : 'anonymous'} now; signing in again replaces that.</p>}
+      </div>
+    </main>
+  );
+}
