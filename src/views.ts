@@ -77,6 +77,8 @@ export interface ConversationView {
   channel: string | null;
   status: ConversationStatus;
   version: number;
+  /** Number of the last event in the log: follow the stream from here to see only what comes next. */
+  lastEventSeq: number;
   metadata: JsonObject | null;
   createdAt: string;
   updatedAt: string;
@@ -90,6 +92,7 @@ export function conversationView(conversation: ConversationRecord): Conversation
     channel: conversation.channel,
     status: conversation.status,
     version: conversation.version,
+    lastEventSeq: conversation.lastEventSeq,
     metadata: conversation.metadata,
     createdAt: conversation.createdAt,
     updatedAt: conversation.updatedAt,

@@ -45,6 +45,7 @@ const scenarios: Scenario[] = [
   { crash: 'before:tool.result', ask: 'refund', during: 'answer', answered2xx: true, runs: 2 },
   { crash: 'after:tool.result', ask: 'refund', during: 'answer', answered2xx: true, runs: 1 },
   { crash: 'model:after-tool', ask: 'refund', during: 'answer', answered2xx: true, runs: 1 },
+  { crash: 'after:text.delta', ask: 'refund', during: 'answer', answered2xx: true, runs: 1 },
   { crash: 'before:turn.completed', ask: 'refund', during: 'answer', answered2xx: true, runs: 1 },
   { crash: 'after:turn.completed', ask: 'refund', during: 'answer', answered2xx: true, runs: 1 },
   { crash: 'before:action.resolved#2', ask: 'refund twice', during: 'answer', runs: 1 },
@@ -138,6 +139,11 @@ describe('crash safety: SIGKILL at each step of a turn, then a restart on the sa
       expect([label, integrity()]).toEqual([label, 'ok']);
       const atDeath = await storedNow(id);
       const openAtDeath = atDeath!.actions.filter((action) => action.status === 'pending').map((action) => action.id);
+      if (scenario.crash === 'after:text.delta') {
+        // It died with the first words of the reply in the log and the reply itself not stored.
+        const cut = atDeath!.events.filter((event) => event.type === 'text.delta' && !atDeath!.messages.some((message) => message.id === event.data.messageId));
+        expect(cut.map((event) => event.data.delta)).toEqual(['Refunded. ']);
+      }
 
       server = await startServe(config, env);
       let snapshot = await settled(server, id);
@@ -153,7 +159,8 @@ describe('crash safety: SIGKILL at each step of a turn, then a restart on the sa
         snapshot = await settled(server, id);
       }
       expect([label, snapshot.runtime.status]).toEqual([label, 'idle']);
-      expect([label, snapshot.messages.at(-1).parts]).toEqual([label, [{ type: 'text', text: scenario.ask === 'book' ? 'Booked.' : 'Refunded.' }]]);
+      // Whole replies only: a reply cut short by the kill was produced again, never shown in part.
+      expect([label, snapshot.messages.at(-1).parts]).toEqual([label, [{ type: 'text', text: scenario.ask === 'book' ? 'Booked. Anything else?' : 'Refunded. Anything else?' }]]);
 
       // No answer that got a 2xx was lost: the first of two, and a streamed one, are still the recorded ones.
       const actions = (await call(server.url, 'GET', `/api/conversations/${id}/actions`)).body.actions as Array<{ id: string; status: string; resolvedAt: string; toolCallId: string }>;

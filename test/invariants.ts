@@ -93,6 +93,26 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
     if ((resultEvents.get(toolCallId) ?? 0) !== count) say(`tool result ${toolCallId} is stored ${count}× but has ${resultEvents.get(toolCallId) ?? 0} tool.result events`);
   }
   for (const toolCallId of resultEvents.keys()) if (!results.has(toolCallId)) say(`tool.result event for ${toolCallId}, whose result is not stored`);
+
+  // What a live follower read as text deltas is the stored text. Deltas of a reply that was never
+  // stored (its turn was cancelled, failed, or its process died) must be followed by that ending.
+  const deltas = new Map<string, { text: string; lastSeq: number }>();
+  for (const event of events) {
+    if (event.type !== 'text.delta') continue;
+    const entry = deltas.get(String(event.data.messageId)) ?? { text: '', lastSeq: 0 };
+    deltas.set(String(event.data.messageId), { text: entry.text + String(event.data.delta), lastSeq: event.seq });
+  }
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    const streamed = deltas.get(message.id)?.text ?? '';
+    if (streamed !== text) say(`message ${message.id} holds ${JSON.stringify(text)} but its deltas say ${JSON.stringify(streamed)}`);
+  }
+  for (const [messageId, { lastSeq }] of deltas) {
+    if (ids.has(messageId)) continue;
+    const ended = events.some((event) => event.seq > lastSeq && (event.type === 'turn.cancelled' || event.type === 'turn.failed' || (event.type === 'turn.started' && event.data.trigger === 'recovery')));
+    if (!ended) say(`text deltas of ${messageId}, a reply that is not stored and whose turn did not end or get taken over`);
+  }
 }
 
 const settledStatuses: Record<ActionRecord['status'], string[]> = {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -6,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationProblems, readConversation } from '../../test/invariants.js';
 import { supportAgent, tokens } from '../../test/http-fixtures.js';
 import { errorStatus } from '../errors.js';
+import { serve } from '../cli/serve.js';
 import { createHeed, type Heed } from '../heed.js';
+import { memoryStore } from '../store/memory/memory-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import { apiRoutes, createApp, type HeedApp } from './app.js';
 
@@ -227,7 +230,7 @@ const request = fc.constantFrom(...routes).chain((route) => {
 // ------------------------------------------------------------------ the tests
 
 describe('hostile input on every route', () => {
-  it('random paths, queries, headers and bodies: never a 500, always a coded 4xx, no record changed', async () => {
+  it('random paths, queries, headers and bodies: never a 500, always a coded 4xx, no record changed', { timeout: 300_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(request, async (sent) => {
         await check(sent, await send(sent));
@@ -351,6 +354,37 @@ describe('hostile input on every route', () => {
       const response = await send(request);
       await check(request, response);
       expect(response.status === 200 || response.status === 401).toBe(true);
+    }
+  });
+
+  it('over a raw socket, CR/LF, NUL and huge heads never reach a route, and the server stays up', async () => {
+    const server = await serve({ config: { agents: [supportAgent(new Map())], store: memoryStore(), sweepIntervalMs: 0, auth: { tokens } }, port: 0, log: () => undefined });
+    const { port } = new URL(server.url);
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', () => resolve(answer));
+      });
+    const heads = [
+      'GET /api/conversations/a\r\nX-Injected: 1 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /api/conversations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ada\u0000\r\n\r\n',
+      'GET /api/conversations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ada\r\n evil: folded\r\n\r\n',
+      `GET /api/conversations HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+      'POST /api/conversations HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 500\r\n\r\n{"a":',
+      'POST /api/conversations HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nzz\r\n',
+    ];
+    try {
+      for (const head of heads) {
+        const answer = await raw(head);
+        expect([head.slice(0, 60), /^HTTP\/1\.1 4\d\d /.test(answer)]).toEqual([head.slice(0, 60), true]);
+        tally.requests++;
+      }
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -89,6 +89,7 @@ export const conversationView = z.object({
   channel: z.string().nullable(),
   status: conversationStatus,
   version: z.number().int(),
+  lastEventSeq: z.number().int(),
   metadata: z.record(z.string(), json).nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,

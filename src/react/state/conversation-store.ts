@@ -127,10 +127,12 @@ export function createConversationStore(client: HeedClient, conversationId: stri
 
   const visiblePending = () => stored.filter((action) => !answeredHere.has(action.id));
 
+  let followFrom: number | undefined;
   async function load(): Promise<void> {
     const snapshot = await client.getConversation(conversationId);
     if (lifetime.signal.aborted) return;
     firstSeen ??= snapshot.conversation.updatedAt;
+    followFrom ??= snapshot.conversation.lastEventSeq;
     stored = snapshot.pendingActions ?? [];
     for (const id of [...answeredHere]) if (!stored.some((action) => action.id === id)) answeredHere.delete(id);
     const known = new Set(snapshot.messages.map((message) => message.id));
@@ -193,7 +195,8 @@ export function createConversationStore(client: HeedClient, conversationId: stri
 
   async function follow(): Promise<void> {
     try {
-      for await (const event of client.follow(conversationId, { after: 0, signal: lifetime.signal, retryMs: 1000 })) onEvent(event);
+      // The snapshot already holds everything up to its last event: follow only what comes after.
+      for await (const event of client.follow(conversationId, { after: followFrom ?? 0, signal: lifetime.signal, retryMs: 1000 })) onEvent(event);
     } catch (thrown) {
       if (!lifetime.signal.aborted) set({ error: toChatError(thrown) });
     }
