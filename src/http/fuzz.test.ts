@@ -181,7 +181,7 @@ const nearValid: Record<string, fc.Arbitrary<unknown>> = {
 /** Text put where a JSON value would go, to nest deeply or use a prototype key a serializer drops. */
 function embed(json: string, hostile: string): string {
   if (!json.startsWith('{') || json === '{}') return `{"x":${hostile}}`;
-  return `{"${'extra'}":${hostile},${json.slice(1)}`;
+  return `{"extra":${hostile},${json.slice(1)}`;
 }
 
 const body = (operationId: string) =>
@@ -346,6 +346,35 @@ describe('hostile input on every route', () => {
     const refused = await send(answer);
     await check(answer, refused);
     expect(refused.status).toBe(400);
+  });
+
+  it('each limit, one by one: the first value over it is refused with a sentence, the last one under it is not', async () => {
+    const [approval, asked, page] = fixtures.ids;
+    const pendingOf = async (id: string) => (await heed.store!.listActions(id)).find((action) => action.status === 'pending')!.id;
+    const post = async (path: string, body: unknown, token = 'ada') => {
+      const request: Sent = { method: 'POST', path, body: JSON.stringify(body), headers: { authorization: `Bearer ${token}` } };
+      const response = await send(request);
+      await check(request, response);
+      return { status: response.status, error: response.status >= 400 ? (JSON.parse(response.text).error as { code: string; message: string }) : undefined };
+    };
+    const idle = fixtures.ids[4];
+    expect(await post(`/api/conversations/${idle}/messages`, { content: 'x'.repeat(100_001) })).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
+    expect((await send({ method: 'GET', path: `/api/conversations/${'c'.repeat(201)}`, headers: { authorization: 'Bearer ada' } })).status).toBe(400);
+    expect((await send({ method: 'GET', path: `/api/conversations/${'c'.repeat(200)}`, headers: { authorization: 'Bearer ada' } })).status).toBe(404);
+
+    const question = `/api/conversations/${asked}/actions/${await pendingOf(asked)}`;
+    const flood = await post(question, { resolution: { type: 'question', answers: { size: 'Large', qty: '2', extra: 'x' } } });
+    expect(flood).toMatchObject({ status: 400, error: { code: 'invalid_resolution', message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.' } });
+
+    const approve = `/api/conversations/${approval}/actions/${await pendingOf(approval)}`;
+    expect(await post(approve, { resolution: { type: 'approval', decision: 'deny', comment: 'c'.repeat(4001) } })).toMatchObject({ status: 400, error: { code: 'invalid_resolution' } });
+
+    const answerPage = `/api/conversations/${page}/actions/${await pendingOf(page)}`;
+    const tooBig = await post(answerPage, { resolution: { type: 'client_tool', output: { text: 'x'.repeat(64 * 1024) } } }, 'adaPage');
+    expect(tooBig).toMatchObject({ status: 400, error: { code: 'invalid_client_tool_result' } });
+    expect(await post(answerPage, { resolution: { type: 'client_tool', error: 'e'.repeat(4001) } }, 'adaPage')).toMatchObject({ status: 400 });
+    // Under every limit, the same answers go through.
+    expect((await post(answerPage, { resolution: { type: 'client_tool', output: { text: 'x'.repeat(60 * 1024) } } }, 'adaPage')).status).toBe(200);
   });
 
   it('a bearer header cannot smuggle a second header, and a huge one is just an unknown token', async () => {
