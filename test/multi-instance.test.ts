@@ -1,72 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../src/client/sse-reader.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
+import { call as callServe, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // Two real `heed serve` processes on one PostgreSQL database, behind no balancer: the test spreads
 // requests over both itself. One is started with --database-url, the other with HEED_DATABASE_URL.
-const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-multi-'));
 const toolLog = join(dir, 'tool.log');
-const running = new Set<ChildProcess>();
 const token = 'token-ada';
 
-interface Served {
-  url: string;
-  pid: number;
-  kill(): Promise<void>;
-  stop(): Promise<number | null>;
+function start(args: string[], env: Record<string, string>) {
+  return startServe(['--config', 'test/fixtures/heed.multi-instance.config.ts', ...args], {
+    HEED_TEST_TOOL_LOG: toolLog,
+    HEED_TEST_TOOL_MS: '800',
+    ...env,
+  });
 }
 
-async function start(args: string[], env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--config', 'test/fixtures/heed.multi-instance.config.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, HEED_TEST_TOOL_LOG: toolLog, HEED_TEST_TOOL_MS: '800', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (running.delete(child), resolve(code))));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Heed listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 20);
-    exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`heed serve exited early:\n${output}`));
-    });
-  });
-  return {
-    url,
-    pid: child.pid!,
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
-async function call(url: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const call = (url: string, method: string, path: string, body?: unknown) => callServe(url, method, path, body, token);
 
 /** Follows the SSE event stream until `turn.completed`; returns each event's number and type, as sent. */
 async function followUntilCompleted(url: string, id: string, lastEventId: number): Promise<Array<{ seq: number; type: string }>> {
@@ -92,8 +46,8 @@ const toolRuns = () => (existsSync(toolLog) ? readFileSync(toolLog, 'utf8').trim
 });
 
 let database: TestDatabase | undefined;
-let a: Served;
-let b: Served;
+let a: ServeProcess;
+let b: ServeProcess;
 
 describe.skipIf(!pgServer)(`two heed serve processes on one PostgreSQL database${pgServer ? '' : ` (${pgSkipReason})`}`, () => {
   beforeAll(async () => {
@@ -102,7 +56,7 @@ describe.skipIf(!pgServer)(`two heed serve processes on one PostgreSQL database$
   }, 30_000);
 
   afterAll(async () => {
-    for (const child of running) child.kill('SIGKILL');
+    killAll();
     await new Promise((resolve) => setTimeout(resolve, 100));
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -164,7 +118,7 @@ describe.skipIf(!pgServer)(`two heed serve processes on one PostgreSQL database$
       () => 'connection lost',
     );
     await expect.poll(() => toolRuns().slice(before).map((run) => run.step), { timeout: 5000 }).toEqual(['start']);
-    await a.kill();
+    await a.stop('SIGKILL');
     expect(await lost).toBe('connection lost');
 
     const seen = await following;

@@ -1,6 +1,6 @@
 /**
- * `heed serve` as a separate process, for the tests that kill it (the same way as
- * serve-restart.test.ts starts it): start, call over loopback, stop with any signal.
+ * `heed serve` as a separate process, for the tests that restart or kill it: start, call over
+ * loopback, stop with any signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ const running = new Set<ChildProcess>();
 
 export interface ServeProcess {
   url: string;
+  pid: number;
   child: ChildProcess;
   output: () => string;
   /** Resolves with the exit code, or the signal that ended it. */
@@ -49,6 +50,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
   });
   return {
     url,
+    pid: child.pid!,
     child,
     output: () => output,
     exited,
@@ -70,9 +72,10 @@ export interface Called {
   body: any;
 }
 
-/** A JSON call; rejects when the connection is lost (the server died). */
-export async function call(url: string, method: string, path: string, body?: unknown, token = 'token-ada'): Promise<Called> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+/** A JSON call as `token`'s user (null: anonymous); rejects when the connection is lost (the server died). */
+export async function call(url: string, method: string, path: string, body?: unknown, token: string | null = 'token-ada'): Promise<Called> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };

@@ -1,63 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call as callServe, killAll, startServe } from './serve-process.js';
 
 // `heed serve` as a separate process: restarts between the pause and the answer, graceful shutdown.
-const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-serve-'));
-const running = new Set<ChildProcess>();
-
-interface Served {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  /** Sends the signal and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-async function start(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
-    cwd: root,
-    env: { ...process.env, OPENAI_API_KEY: '', HEED_DEMO_DELAY_MS: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (running.delete(child), resolve(code))));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Heed listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 20);
-    exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`heed serve exited early:\n${output}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => output,
-    stop: (signal = 'SIGTERM') => {
-      child.kill(signal);
-      return exited;
-    },
-  };
-}
-
-async function call(url: string, method: string, path: string, body?: unknown, token?: string) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const start = startServe;
+/** Anonymous unless a token is given. */
+const call = (url: string, method: string, path: string, body?: unknown, token?: string) => callServe(url, method, path, body, token ?? null);
 
 /** Waits until the answer to the conversation's action is recorded (its continuation is then running). */
 async function recorded(url: string, target: { id: string; actionId: string }): Promise<void> {
@@ -69,7 +20,7 @@ async function recorded(url: string, target: { id: string; actionId: string }): 
 }
 
 afterAll(() => {
-  for (const child of running) child.kill('SIGKILL');
+  killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
