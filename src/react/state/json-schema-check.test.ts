@@ -35,6 +35,16 @@ describe('checking edited arguments against a tool schema', () => {
     expect(checkJsonSchema(refund, [1])).toEqual([{ field: '', message: 'The arguments must be an object.' }]);
   });
 
+  it('refuses arguments the tool does not take, and values that fit no form of a union', () => {
+    const strict = z.toJSONSchema(
+      z.strictObject({ id: z.number(), note: z.union([z.string(), z.number()]).optional(), target: z.union([z.object({ sku: z.string() }), z.number()]).optional() }),
+      { io: 'input' },
+    ) as Record<string, unknown>;
+    expect(checkJsonSchema(strict, { id: 1, extra: true })).toEqual([{ field: 'extra', message: 'extra is not an argument of this tool.' }]);
+    expect(checkJsonSchema(strict, { id: 1, note: false })).toEqual([{ field: 'note', message: 'note must be text or a number.' }]);
+    expect(checkJsonSchema(strict, { id: 1, target: { sku: 3 } })).toEqual([{ field: 'target', message: 'target does not fit any of the forms this tool accepts.' }]);
+  });
+
   it('offers a form for flat objects and a JSON editor otherwise', () => {
     expect(argumentFields(refund)?.map((field) => [field.name, field.kind, field.required])).toEqual([
       ['orderId', 'integer', true],

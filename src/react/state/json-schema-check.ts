@@ -1,3 +1,5 @@
+import { Validator, type OutputUnit } from '@cfworker/json-schema';
+
 /** One thing wrong with a value: `field` is a dotted path (`amount`, `items.0.sku`), empty for the whole. */
 export interface SchemaProblem {
   field: string;
@@ -7,18 +9,6 @@ export interface SchemaProblem {
 type Schema = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function typeOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-function matchesType(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  return actual === type || (type === 'number' && actual === 'integer');
-}
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'text',
@@ -30,103 +20,96 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'empty',
 };
 
-function subject(field: string): string {
-  return field === '' ? 'The arguments' : field;
-}
+const validators = new WeakMap<Schema, Validator>();
 
 /**
- * Checks a JSON value against the JSON Schema a tool's arguments were described with (the subset
- * zod produces: types, enums, bounds, lengths, patterns, required and extra properties, items,
- * anyOf/oneOf). Returns every problem, as a sentence naming the field; empty when the value passes.
+ * Checks a JSON value against the JSON Schema a tool's arguments were described with (validation by
+ * @cfworker/json-schema), and says what is wrong as a sentence per field; empty when the value passes.
  */
-export function checkJsonSchema(schema: Schema | undefined, value: unknown, field = ''): SchemaProblem[] {
-  if (!schema || typeof schema !== 'object') return [];
+export function checkJsonSchema(schema: Schema | undefined, value: unknown): SchemaProblem[] {
+  if (!isObject(schema)) return [];
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = new Validator(schema as never, '2020-12', false);
+    validators.set(schema, validator);
+  }
+  const { valid, errors } = validator.validate(value);
+  if (valid) return [];
+  // A union reports every branch's failure; say once that none of its forms fits instead.
+  const unions = errors.filter((unit) => unit.keyword === 'anyOf' || unit.keyword === 'oneOf').map((unit) => unit.keywordLocation);
   const problems: SchemaProblem[] = [];
-  const say = (message: string) => problems.push({ field, message: `${subject(field)} ${message}.` });
-
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    const branches = schema[key];
-    if (Array.isArray(branches) && branches.length > 0) {
-      const results = branches.map((branch) => checkJsonSchema(branch as Schema, value, field));
-      if (!results.some((result) => result.length === 0)) {
-        // The closest branch says the most useful thing.
-        problems.push(...results.sort((a, b) => a.length - b.length)[0]);
-        return problems;
-      }
-    }
-  }
-  if (Array.isArray(schema.allOf)) for (const part of schema.allOf) problems.push(...checkJsonSchema(part as Schema, value, field));
-
-  if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) {
-    say(`must be ${JSON.stringify(schema.const)}`);
-    return problems;
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((item) => JSON.stringify(item) === JSON.stringify(value))) {
-    say(`must be one of ${schema.enum.map((item) => JSON.stringify(item)).join(', ')}`);
-    return problems;
-  }
-  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
-  if (types.length > 0 && !types.some((type) => matchesType(value, type))) {
-    say(`must be ${types.map((type) => TYPE_WORDS[type] ?? type).join(' or ')}`);
-    return problems;
-  }
-
-  if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) say(`must be at least ${schema.minimum}`);
-    if (typeof schema.maximum === 'number' && value > schema.maximum) say(`must be at most ${schema.maximum}`);
-    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) say(`must be more than ${schema.exclusiveMinimum}`);
-    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) say(`must be less than ${schema.exclusiveMaximum}`);
-    if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0 && Math.abs(value / schema.multipleOf - Math.round(value / schema.multipleOf)) > 1e-9) {
-      say(`must be a multiple of ${schema.multipleOf}`);
-    }
-  }
-  if (typeof value === 'string') {
-    const length = [...value].length;
-    if (typeof schema.minLength === 'number' && length < schema.minLength) {
-      say(schema.minLength === 1 ? 'must not be empty' : `must be at least ${schema.minLength} characters long`);
-    }
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) say(`must be at most ${schema.maxLength} characters long`);
-    if (typeof schema.pattern === 'string') {
-      let pattern: RegExp | undefined;
-      try {
-        pattern = new RegExp(schema.pattern, 'u');
-      } catch {
-        pattern = undefined;
-      }
-      if (pattern && !pattern.test(value)) say(`must match the pattern ${schema.pattern}`);
-    }
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) say(`must have at least ${schema.minItems} items`);
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) say(`must have at most ${schema.maxItems} items`);
-    if (isObject(schema.items)) {
-      value.forEach((item, index) => problems.push(...checkJsonSchema(schema.items as Schema, item, join(field, String(index)))));
-    }
-  }
-  if (isObject(value)) {
-    const properties = isObject(schema.properties) ? schema.properties : {};
-    const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    for (const name of required) {
-      if (!Object.hasOwn(value, name) || value[name] === undefined) {
-        problems.push({ field: join(field, name), message: `${join(field, name)} is required.` });
-      }
-    }
-    for (const [name, item] of Object.entries(value)) {
-      if (item === undefined) continue;
-      if (Object.hasOwn(properties, name)) {
-        problems.push(...checkJsonSchema(properties[name] as Schema, item, join(field, name)));
-      } else if (schema.additionalProperties === false) {
-        problems.push({ field: join(field, name), message: `${join(field, name)} is not an argument of this tool.` });
-      } else if (isObject(schema.additionalProperties)) {
-        problems.push(...checkJsonSchema(schema.additionalProperties, item, join(field, name)));
-      }
-    }
+  for (const unit of errors) {
+    if (unions.some((location) => unit.keywordLocation.startsWith(`${location}/`))) continue;
+    problems.push(...describe(schema, value, unit));
   }
   return problems;
 }
 
-function join(base: string, name: string): string {
-  return base === '' ? name : `${base}.${name}`;
+function describe(schema: Schema, value: unknown, unit: OutputUnit): SchemaProblem[] {
+  const path = pointer(unit.instanceLocation);
+  const field = path.join('.');
+  const limit = resolve(schema, pointer(unit.keywordLocation));
+  const say = (message: string) => [{ field, message: `${field === '' ? 'The arguments' : field} ${message}.` }];
+  switch (unit.keyword) {
+    case 'type': {
+      const types = Array.isArray(limit) ? (limit as string[]) : [String(limit)];
+      return say(`must be ${types.map((type) => TYPE_WORDS[type] ?? type).join(' or ')}`);
+    }
+    case 'minimum':
+      return say(`must be at least ${limit}`);
+    case 'maximum':
+      return say(`must be at most ${limit}`);
+    case 'exclusiveMinimum':
+      return say(`must be more than ${limit}`);
+    case 'exclusiveMaximum':
+      return say(`must be less than ${limit}`);
+    case 'multipleOf':
+      return say(`must be a multiple of ${limit}`);
+    case 'minLength':
+      return say(limit === 1 ? 'must not be empty' : `must be at least ${limit} characters long`);
+    case 'maxLength':
+      return say(`must be at most ${limit} characters long`);
+    case 'pattern':
+      return say(`must match the pattern ${limit}`);
+    case 'minItems':
+      return say(`must have at least ${limit} items`);
+    case 'maxItems':
+      return say(`must have at most ${limit} items`);
+    case 'enum':
+      return say(`must be one of ${(limit as unknown[]).map((item) => JSON.stringify(item)).join(', ')}`);
+    case 'const':
+      return say(`must be ${JSON.stringify(limit)}`);
+    case 'anyOf':
+    case 'oneOf':
+      return say('does not fit any of the forms this tool accepts');
+    case 'required': {
+      const present = resolve(value, path);
+      return (limit as string[])
+        .filter((name) => !isObject(present) || present[name] === undefined)
+        .map((name) => {
+          const missing = [...path, name].join('.');
+          return { field: missing, message: `${missing} is required.` };
+        });
+    }
+    case 'false':
+      // The schema of a property that may not be there at all (additionalProperties: false).
+      return [{ field, message: `${field} is not an argument of this tool.` }];
+    default:
+      // Summary units (properties, items, additionalProperties…) repeat what the units under them say.
+      return [];
+  }
+}
+
+/** `#/items/1` → ['items', '1'] (JSON Pointer, as the validator reports places). */
+function pointer(location: string): string[] {
+  const path = location.replace(/^#\/?/, '');
+  return path === '' ? [] : path.split('/').map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function resolve(root: unknown, path: string[]): unknown {
+  let node = root;
+  for (const part of path) node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
 }
 
 /** A field of a flat argument form: one scalar property of an object schema. */
