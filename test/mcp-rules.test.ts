@@ -230,6 +230,27 @@ describe('answers', () => {
   });
 });
 
+describe('connections', () => {
+  it('a call waiting on a person does not hold up the next conversation: it takes another connection', async () => {
+    const { agent } = agentCalling('fixture_whoami');
+    const { heed, chat } = await start(agent);
+    const first = await chat.send('who am I?');
+    const other = heed.conversation((await heed.createConversation({ agent: 'agent', ownerId: 'ada' })).id);
+    const second = await other.send('and me?');
+    expect([first.pendingActions![0].kind, second.pendingActions![0].kind]).toEqual(['question', 'question']);
+    await other.resolve(second.pendingActions![0].id, { type: 'question', answers: { email: 'bob@example.com' } });
+    await chat.resolve(first.pendingActions![0].id, { type: 'question', answers: { email: 'ada@example.com' } });
+    expect(mcp.received.map((entry) => (entry as { content?: { email?: string } }).content?.email)).toEqual(['bob@example.com', 'ada@example.com']);
+  });
+
+  it('maxConnections must be a whole number of at least 1', async () => {
+    const { agent } = agentCalling('fixture_whoami', {}, { server: { maxConnections: 0 } });
+    const heed = createHeed({ agents: [agent], sweepIntervalMs: 0 });
+    opened.push(heed);
+    await expect(heed.ready()).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('maxConnections') });
+  });
+});
+
 describe('the honest limit: a request lives on its connection', () => {
   it('after a restart the waiting call fails with an error the model reads; the old connection is freed', async () => {
     const check = mcpTiming.orphanCheckMs;

@@ -1,5 +1,5 @@
 /**
- * One connection to one MCP server for one agent. Tool calls go through it one at a time, so an
+ * One connection to one MCP server for one agent (McpPool keeps several). Tool calls go through it one at a time, so an
  * elicitation the server sends is always about the call in progress (MCP does not say which call a
  * request belongs to).
  */

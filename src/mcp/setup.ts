@@ -3,6 +3,7 @@ import type { Engine } from '../engine.js';
 import { HeedError } from '../errors.js';
 import type { ToolContext } from '../tool.js';
 import { McpConnection } from './connection.js';
+import { McpPool } from './pool.js';
 import { mcpTools, offeredName } from './tools.js';
 import type { McpServerConfig } from './types.js';
 
@@ -18,7 +19,7 @@ export interface McpServers {
  * tools include the servers' tools. A server that cannot be reached fails the start.
  */
 export function startMcpServers(engine: Engine): McpServers {
-  const opened: McpConnection[] = [];
+  const opened: McpPool[] = [];
   const agents = [...engine.agents.values()].filter((agent) => agent.mcpServers && Object.keys(agent.mcpServers).length > 0);
   const ready = Promise.all(agents.map((agent) => connectAgent(engine, agent, opened))).then(() => undefined);
   return {
@@ -30,14 +31,15 @@ export function startMcpServers(engine: Engine): McpServers {
   };
 }
 
-async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpConnection[]): Promise<void> {
+async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[]): Promise<void> {
   const entries = Object.entries(agent.mcpServers ?? {});
   const connected = await Promise.all(
     entries.map(async ([name, config]) => {
       checkEntry(agent, name, config);
-      let connection: McpConnection;
+      const open = () => McpConnection.open({ name, config, agentHook: agent.beforeInputRequest, callIsOver: (ctx) => callIsOver(engine, ctx) });
+      let connection: McpPool;
       try {
-        connection = await McpConnection.open({ name, config, agentHook: agent.beforeInputRequest, callIsOver: (ctx) => callIsOver(engine, ctx) });
+        connection = new McpPool(await open(), open, config.maxConnections ?? 4);
       } catch (error) {
         const where = 'command' in config ? `the command ${JSON.stringify(config.command)}` : config.url;
         throw new HeedError('internal_error', `The MCP server "${name}" of agent "${agent.name}" could not be reached (${where}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -70,6 +72,9 @@ function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): 
   }
   if (offeredName(name, 'x') !== `${name}_x`) throw bad('must be named with letters, digits, _ or - only, since its tools are offered as <server>_<tool>.');
   if (config.timeoutSeconds !== undefined && !(config.timeoutSeconds > 0)) throw bad('needs a timeoutSeconds above 0.');
+  if (config.maxConnections !== undefined && !(Number.isInteger(config.maxConnections) && config.maxConnections >= 1)) {
+    throw bad('needs a maxConnections of 1 or more.');
+  }
 }
 
 /** A call is over elsewhere once its conversation holds a result for it. */

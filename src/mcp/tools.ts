@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { HeedError } from '../errors.js';
 import { jsonSchemaInput, tool, type HeedTool } from '../tool.js';
-import type { McpConnection } from './connection.js';
+import type { McpPool } from './pool.js';
 import type { McpServerConfig } from './types.js';
 
 /** What model providers accept as a tool name. */
@@ -20,7 +20,7 @@ function gated(config: McpServerConfig, toolName: string): boolean {
 }
 
 /** The server's tools as Heed tools, by the name the model sees. */
-export function mcpTools(server: string, config: McpServerConfig, listed: McpTool[], connection: McpConnection): Record<string, HeedTool> {
+export function mcpTools(server: string, config: McpServerConfig, listed: McpTool[], connection: Pick<McpPool, 'call'>): Record<string, HeedTool> {
   const tools: Record<string, HeedTool> = Object.create(null);
   const rule = config.needsApproval;
   if (rule !== undefined && typeof rule !== 'boolean') {

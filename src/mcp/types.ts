@@ -45,6 +45,12 @@ interface McpServerCommon {
    * requests (the clock restarts after each answer). Default 60.
    */
   timeoutSeconds?: number;
+  /**
+   * Connections Heed may open to this server (default 4). Each runs one call at a time, so a call
+   * waiting on a person holds one; further calls use the others. Set 1 for a server that keeps state
+   * per connection and must see every call.
+   */
+  maxConnections?: number;
 }
 
 /** A server started as a child process that speaks MCP on its standard input and output. */
