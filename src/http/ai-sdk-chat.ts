@@ -14,6 +14,7 @@ import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
 import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
 import { sseResponse } from './sse.js';
+import { untilAborted } from './turn-stream.js';
 
 /*
  * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
@@ -294,23 +295,4 @@ function uiStreamResponse(produce: (send: (chunk: UIMessageChunk) => void, signa
   );
   response.headers.set('x-vercel-ai-ui-message-stream', 'v1');
   return response;
-}
-
-/** The promise's value, or undefined as soon as the signal aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
