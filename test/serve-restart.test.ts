@@ -31,6 +31,12 @@ describe('heed serve (separate process)', () => {
     expect(failed).toContain('could not be loaded');
   });
 
+  it('an MCP server that cannot be reached stops the start, naming it', async () => {
+    const failed = await start(['--db', join(dir, 'mcp.db'), '--config', 'test/fixtures/heed.unreachable-mcp.config.ts']).catch((thrown: Error) => thrown.message);
+    expect(failed).toContain('heed serve exited early');
+    expect(failed).toContain('The MCP server "contacts" of agent "crm" could not be reached');
+  });
+
   it('a .mjs config works too', async () => {
     const server = await start(['--db', join(dir, 'mjs.db'), '--config', 'test/fixtures/heed.config.mjs']);
     const agents = await call(server.url, 'GET', '/api/agents');

@@ -77,6 +77,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   }
   const { auth, ...heedOptions } = config;
   const heed = createHeed({ ...heedOptions, store });
+  // The store migrated and every agent's MCP servers reached, or the start fails saying which.
+  await heed.ready().catch(async (thrown: unknown) => {
+    await heed.close().catch(() => undefined);
+    throw thrown;
+  });
 
   const shutdown = new AbortController();
   let closing = false;
