@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { tool } from 'heed';
+import { memoryStore, tool, type Store } from 'heed';
 import { scriptedModel } from 'heed/testing';
 import { refundAgent, testHeed } from '../../test/kit.js';
 
@@ -29,6 +29,40 @@ function twoRefunds() {
 }
 
 describe('settling answers', () => {
+  it('an answer whose read of the pause went stale while another answer was recorded is not applied as is', async () => {
+    const { agent, model, runs } = twoRefunds();
+    const store = memoryStore();
+    let opened!: () => void;
+    const gate = new Promise<void>((resolve) => (opened = resolve));
+    let delayNext = false;
+    // The first answer's read of the conversation waits until the second answer is fully recorded.
+    const slow: Store = {
+      ...store,
+      async getConversation(id) {
+        if (delayNext) {
+          delayNext = false;
+          await gate;
+        }
+        return store.getConversation(id);
+      },
+    };
+    const heed = testHeed([agent], { store: slow });
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const chat = heed.conversation(id);
+    const [first, second] = (await chat.send('refund both')).pendingActions!;
+    delayNext = true;
+    const one = chat.resolve(first.id, { type: 'approval', decision: 'allow' });
+    const two = await chat.resolve(second.id, { type: 'approval', decision: 'allow' });
+    expect(two.status).toBe('requires_action');
+    opened();
+    expect((await one).status).toBe('completed');
+    const snapshot = await chat.get();
+    expect(snapshot.runtime).toEqual({ status: 'idle', pendingActionIds: [] });
+    expect(runs.sort()).toEqual([1, 2]);
+    expect(model.calls).toHaveLength(2);
+    await heed.close();
+  });
+
   it('keeps every answer of a pause and continues exactly once, on the answer that closes it', async () => {
     const { agent, model, runs } = twoRefunds();
     const heed = testHeed([agent]);

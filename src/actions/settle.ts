@@ -30,11 +30,11 @@ export type SettleResult = TurnResult;
 export async function settleAction(engine: Engine, conversationId: string, actionId: string, raw: unknown, options: SettleOptions = {}): Promise<SettleResult> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (let attempt = 0; ; attempt++) {
-    // Both reads at once: on a networked store each is a round trip, and losers of a race repeat them.
-    const [conversation, actions] = await Promise.all([
-      findConversation(engine, conversationId, options.caller),
-      engine.store.listActions(conversationId),
-    ]);
+    // The conversation first, then its actions: a write between the two reads bumps the version read
+    // first, so the compare-and-set below refuses an answer computed from stale actions. (Reading both
+    // at once loses that: it let a pause end up waiting with nothing pending.)
+    const conversation = await findConversation(engine, conversationId, options.caller);
+    const actions = await engine.store.listActions(conversationId);
     const action = actions.find((entry) => entry.id === actionId);
     if (!action) throw new HeedError('not_found', 'There is no action with that id in this conversation.', { details: { actionId } });
     await checkOpen(engine, conversation, action, options);
