@@ -33,14 +33,19 @@ export const migrations: Migration[] = [
         lease_expires_at INTEGER,
         tokens_used INTEGER NOT NULL,
         last_event_seq INTEGER NOT NULL,
-        intake_done INTEGER NOT NULL
+        intake_done INTEGER NOT NULL,
+        -- When the sweep must look at the conversation: the earliest deadline of a pause, or the lease
+        -- of a running turn. One indexed column, so a state change rewrites one index entry, not two.
+        sweep_at INTEGER GENERATED ALWAYS AS (
+          CASE status WHEN 'requires_action' THEN action_due_at WHEN 'running' THEN lease_expires_at END
+        ) VIRTUAL
       ) STRICT;
-      -- The sweep reads these two and merges them; both stay small (only what can fall due).
-      CREATE INDEX conversations_action_due ON conversations (action_due_at) WHERE action_due_at IS NOT NULL;
-      CREATE INDEX conversations_lease ON conversations (lease_expires_at) WHERE status = 'running';
+      CREATE INDEX conversations_sweep ON conversations (sweep_at, id) WHERE sweep_at IS NOT NULL;
 
       -- A rowid table: WITHOUT ROWID rows over ~1 KB spill into an overflow page of their own,
-      -- and message text is often that long.
+      -- and message text is often that long. The rowid is conversation_key * 2^20 + position
+      -- (messageRowid), so it orders a conversation's messages by itself and no second index is
+      -- written per message; a conversation holds at most 1,048,576 messages.
       CREATE TABLE messages (
         conversation_key INTEGER NOT NULL,
         position INTEGER NOT NULL,
@@ -50,7 +55,6 @@ export const migrations: Migration[] = [
         metadata TEXT,
         created_at INTEGER NOT NULL
       ) STRICT;
-      CREATE UNIQUE INDEX messages_position ON messages (conversation_key, position);
 
       -- WITHOUT ROWID saves an index and a page write per insert; most requests are well under 1 KB.
       -- No kind column: it is request.kind.
@@ -96,6 +100,9 @@ export const migrations: Migration[] = [
     `,
   },
 ];
+
+/** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */
+export const MESSAGE_SPAN = 1_048_576;
 
 /** How each event type is stored. Part of the file format: add new types at the end, never renumber. */
 export const eventTypeCodes: Record<EventType, number> = {

@@ -100,8 +100,7 @@ describe('sqlite store', () => {
         .join('\n');
     const positional = (sql: string) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
-    expect(positional(indexedQueries.dueByAction)).toMatch(/USING INDEX conversations_action_due/);
-    expect(positional(indexedQueries.dueByLease)).toMatch(/USING INDEX conversations_lease/);
+    expect(positional(indexedQueries.due)).toMatch(/USING INDEX conversations_sweep/);
     for (const owner of [false, true]) {
       for (const after of [false, true]) {
         const detail = plan(indexedQueries.pendingActions({ owner, after }));

@@ -3,14 +3,13 @@ import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
 import type { Change, CommitResult, ConversationFilter, ConversationPatch, PendingFilter, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
-import { eventTypeCodes, migrations } from './migrations.js';
+import { eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
 import {
   type ActionRow,
   type ConversationRow,
   type EventRow,
   type MessageRow,
   type RememberedRow,
-  compare,
   conversationParams,
   definedOnly,
   eventType,
@@ -46,6 +45,9 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
   // The busy timeout lets a second instance on the same file (a restart, a second createHeed) wait its turn.
   const db = new Database(options.path, { timeout: 5000 });
   db.pragma('busy_timeout = 5000');
+  // Half the default: each commit writes whole pages to the WAL, and Heed's rows are small. Only a new
+  // file takes it; an existing one keeps its page size.
+  db.pragma('page_size = 2048');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   // With the background checkpointer this only catches a WAL that grew past ~40 MB (it fell behind).
@@ -55,9 +57,7 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
 
 /** The SQL of the queries that must use an index, exported for the query-plan tests. */
 export const indexedQueries = {
-  dueByAction: 'SELECT * FROM conversations WHERE action_due_at <= ? ORDER BY action_due_at LIMIT ?',
-  dueByLease:
-    "SELECT * FROM conversations WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?",
+  due: 'SELECT * FROM conversations WHERE sweep_at <= ? ORDER BY sweep_at, id LIMIT ?',
   pendingActions: (filter: { owner: boolean; after: boolean }) =>
     'SELECT a.*, c.id AS conversation_id FROM actions a JOIN conversations c ON c.key = a.conversation_key ' +
     "WHERE a.status = 'pending'" +
@@ -108,7 +108,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const row = writeConversation(change, events.length);
     const key = row.key;
     for (const m of change.messages ?? []) {
-      st.insertMessage.run(key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
+      if (!Number.isInteger(m.position) || m.position < 0 || m.position >= MESSAGE_SPAN) {
+        throw new HeedError('invalid_request', `A conversation holds at most ${MESSAGE_SPAN} messages.`);
+      }
+      st.insertMessage.run(key * MESSAGE_SPAN + m.position, key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
     }
     for (const a of change.actions ?? []) {
       st.insertAction.run(
@@ -232,19 +235,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async listDue(now, limit) {
-      const at = ms(now);
-      const size = pageSize(limit, limit);
-      const st = s();
-      const byId = new Map<string, { row: ConversationRow; dueAt: number }>();
-      for (const row of st.dueByAction.all(at, size) as ConversationRow[]) byId.set(row.id, { row, dueAt: row.action_due_at! });
-      for (const row of st.dueByLease.all(at, size) as ConversationRow[]) {
-        const seen = byId.get(row.id);
-        if (!seen || row.lease_expires_at! < seen.dueAt) byId.set(row.id, { row, dueAt: row.lease_expires_at! });
-      }
-      return [...byId.values()]
-        .sort((a, b) => a.dueAt - b.dueAt || compare(a.row.id, b.row.id))
-        .slice(0, size)
-        .map((entry) => toConversation(entry.row));
+      return (s().due.all(ms(now), pageSize(limit, limit)) as ConversationRow[]).map(toConversation);
     },
 
     async close() {
@@ -274,7 +265,7 @@ function prepare(db: Database.Database) {
     conversationExists: db.prepare('SELECT 1 FROM conversations WHERE id = ?').pluck(),
     getConversation: db.prepare('SELECT * FROM conversations WHERE id = ?'),
     insertMessage: db.prepare(
-      'INSERT INTO messages (conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertAction: db.prepare(
       `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -290,7 +281,9 @@ function prepare(db: Database.Database) {
     ),
     insertEvent: db.prepare('INSERT INTO events (conversation_key, seq, type, data, at) VALUES (?, ?, ?, ?, ?)'),
     listMessages: db.prepare(
-      `SELECT position, id, role, parts, metadata, created_at FROM messages WHERE conversation_key = ${keyOf} ORDER BY position`,
+      `WITH c AS (SELECT key * ${MESSAGE_SPAN} AS first FROM conversations WHERE id = ?)
+       SELECT position, id, role, parts, metadata, created_at FROM messages, c
+       WHERE messages.rowid BETWEEN c.first AND c.first + ${MESSAGE_SPAN - 1} ORDER BY messages.rowid`,
     ),
     getAction: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} AND id = ?`),
     listActions: db.prepare(
@@ -303,8 +296,7 @@ function prepare(db: Database.Database) {
       `SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
     ),
     forget: db.prepare(`DELETE FROM remembered_tools WHERE conversation_key = ${keyOf} AND tool_name = ?`),
-    dueByAction: db.prepare(indexedQueries.dueByAction),
-    dueByLease: db.prepare(indexedQueries.dueByLease),
+    due: db.prepare(indexedQueries.due),
   };
 }
 
