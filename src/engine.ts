@@ -126,6 +126,24 @@ export function mayAccess(caller: Caller | undefined, conversation: Conversation
   return caller.userId === conversation.ownerId;
 }
 
+/** A conversation as it starts: idle, version 0, nothing spent, asked or claimed yet. */
+export function newConversationRecord(
+  fields: Pick<ConversationRecord, 'id' | 'agent' | 'ownerId' | 'channel' | 'metadata' | 'createdAt'> & { intakeDone?: boolean },
+): ConversationRecord {
+  return {
+    ...fields,
+    status: 'idle',
+    version: 0,
+    updatedAt: fields.createdAt,
+    actionDueAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    tokensUsed: 0,
+    lastEventSeq: 0,
+    intakeDone: fields.intakeDone ?? false,
+  };
+}
+
 /** The earliest deadline among actions still open; null if none lapses. */
 export function earliestDue(actions: ActionRecord[]): string | null {
   let due: string | null = null;

@@ -8,7 +8,7 @@ import type { TurnResult } from './agent/run-turn.js';
 import { sendMessage, type SendOptions } from './agent/send.js';
 import type { Caller } from './caller.js';
 import type { HeedOptions } from './config.js';
-import { defaults, Engine } from './engine.js';
+import { defaults, Engine, newConversationRecord } from './engine.js';
 import { HeedError } from './errors.js';
 import { followEvents, type Follow } from './events/follow.js';
 import { readEvents } from './events/hydrate.js';
@@ -207,23 +207,14 @@ export function createHeed(options: HeedOptions): Heed {
           throw new HeedError('invalid_request', 'A conversation id is 1 to 128 letters, digits, "_" or "-".', { details: { field: 'id' } });
         }
         const at = engine.now();
-        const record: ConversationRecord = {
+        const record = newConversationRecord({
           id: input.id ?? newId('c'),
           agent: input.agent,
           ownerId: input.caller ? input.caller.userId : input.ownerId ?? null,
           channel: input.channel ?? null,
-          status: 'idle',
-          version: 0,
           metadata: input.metadata ?? null,
           createdAt: at,
-          updatedAt: at,
-          actionDueAt: null,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          tokensUsed: 0,
-          lastEventSeq: 0,
-          intakeDone: false,
-        };
+        });
         const result = await engine.commit({ conversationId: record.id, create: record });
         if (!result.ok && result.reason === 'exists' && input.id !== undefined) {
           throw new HeedError('invalid_request', 'A conversation with that id already exists.', { details: { field: 'id', reason: 'exists' } });

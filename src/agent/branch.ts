@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import type { Engine } from '../engine.js';
+import { newConversationRecord, type Engine } from '../engine.js';
 import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ActionRecord, ConversationRecord, MessageRecord } from '../types.js';
@@ -41,23 +41,15 @@ export async function branchConversation(
       }
       return copy;
     });
-  const conversation: ConversationRecord = {
+  const conversation = newConversationRecord({
     id,
     agent: source.agent,
     ownerId: options.caller ? options.caller.userId : source.ownerId,
     channel: null,
-    status: 'idle',
-    version: 0,
     metadata: { ...(source.metadata ?? {}), branchedFrom: source.id },
     createdAt: at,
-    updatedAt: at,
-    actionDueAt: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    tokensUsed: 0,
-    lastEventSeq: 0,
     intakeDone: source.intakeDone,
-  };
+  });
   const result = await engine.commit({ conversationId: id, create: conversation, messages: copied, actions });
   if (!result.ok) throw new HeedError('internal_error', 'The branch could not be written.');
   return result.conversation;

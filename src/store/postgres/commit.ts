@@ -2,7 +2,8 @@ import { HeedError } from '../../errors.js';
 import type { ActionRecord, EventRecord } from '../../types.js';
 import type { ActionSettlement, Change, CommitResult, ConversationPatch } from '../store.js';
 import type { QueryConfig } from './pool.js';
-import { type ConversationRow, conversationColumns, iso, ms, msOrNull, toConversation } from './rows.js';
+import { type ConversationRow, conversationColumns, toConversation } from './rows.js';
+import { iso, ms, msOrNull } from '../times.js';
 
 /** What the commit statement returns: one row. */
 export interface CommitRow {

@@ -13,7 +13,6 @@ import {
   type RememberedRow,
   actionColumns,
   conversationColumns,
-  ms,
   pageSize,
   toAction,
   toConversation,
@@ -21,6 +20,7 @@ import {
   toMessage,
   toRemembered,
 } from './rows.js';
+import { ms } from '../times.js';
 
 export type { PoolLike } from './pool.js';
 

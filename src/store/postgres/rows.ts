@@ -1,4 +1,4 @@
-import { HeedError } from '../../errors.js';
+import { iso, isoOrNull } from '../times.js';
 import type { ActionRecord, ConversationRecord, EventRecord, EventType, MessageRecord, RememberedTool } from '../../types.js';
 
 // Rows as PostgreSQL returns them, and their conversion to records. Times are epoch ms; `pg` hands BIGINT
@@ -136,20 +136,6 @@ export function toRemembered(row: RememberedRow): RememberedTool {
   return { toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) };
 }
 
-export function ms(value: string): number {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(value)}.`);
-  return time;
-}
-export function msOrNull(value: string | null): number | null {
-  return value === null ? null : ms(value);
-}
-export function iso(time: Int8): string {
-  return new Date(Number(time)).toISOString();
-}
-export function isoOrNull(time: Int8 | null): string | null {
-  return time === null ? null : iso(time);
-}
 export function pageSize(limit: number | undefined, fallback: number): number {
   return Math.max(0, Math.floor(limit ?? fallback));
 }

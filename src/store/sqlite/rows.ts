@@ -1,4 +1,5 @@
 import { HeedError } from '../../errors.js';
+import { iso, isoOrNull, ms, msOrNull } from '../times.js';
 import type { ActionRecord, ConversationRecord, EventType, MessageRecord } from '../../types.js';
 import type { ConversationPatch } from '../store.js';
 import { eventTypeCodes } from './migrations.js';
@@ -159,20 +160,6 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
   };
 }
 
-export function ms(value: string): number {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(value)}.`);
-  return time;
-}
-export function msOrNull(value: string | null): number | null {
-  return value === null ? null : ms(value);
-}
-export function iso(time: number): string {
-  return new Date(time).toISOString();
-}
-export function isoOrNull(time: number | null): string | null {
-  return time === null ? null : iso(time);
-}
 export function json(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }

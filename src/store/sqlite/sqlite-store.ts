@@ -14,16 +14,14 @@ import {
   definedOnly,
   eventType,
   flag,
-  iso,
   json,
-  ms,
-  msOrNull,
   pageSize,
   patchValues,
   toAction,
   toConversation,
   toMessage,
 } from './rows.js';
+import { iso, ms, msOrNull } from '../times.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
