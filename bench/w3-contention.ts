@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os, { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { freshDatabase, pgServer, pgSkipReason } from '../test/pg.js';
+import { startServe } from '../test/serve-process.js';
 import { fmtMs, percentile, progress, sortedCopy, type BenchRow, type WorkloadResult } from './report.js';
 
 export interface W3Options {
@@ -22,7 +23,6 @@ interface Instance {
   agent: Agent;
 }
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * W3 contention (DESIGN §11): `answers` concurrent HTTP answers to one action, against one `heed serve`
@@ -109,28 +109,8 @@ export async function runW3(options: W3Options = {}): Promise<WorkloadResult> {
 }
 
 async function startServer(databaseUrl: string, toolLog: string, sockets: number): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--database-url', databaseUrl, '--config', 'bench/w3-server.config.ts'],
-    { cwd: root, env: { ...process.env, HEED_BENCH_TOOL_LOG: toolLog }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Heed listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 20);
-    child.once('exit', () => {
-      clearInterval(timer);
-      reject(new Error(`W3: heed serve exited early:\n${output}`));
-    });
-  });
-  return { url, child, agent: new Agent({ keepAlive: true, maxSockets: sockets }) };
+  const served = await startServe(['--database-url', databaseUrl, '--config', 'bench/w3-server.config.ts'], { HEED_BENCH_TOOL_LOG: toolLog });
+  return { url: served.url, child: served.child, agent: new Agent({ keepAlive: true, maxSockets: sockets }) };
 }
 
 /** Parks a conversation, fires the answers at once, checks every outcome. Throws if anything is off. */
