@@ -25,6 +25,16 @@ afterAll(() => {
 });
 
 describe('heed serve (separate process)', () => {
+  it('the installed `heed` command runs, as the README types it (npx heed …)', async () => {
+    const { execFile } = await import('node:child_process');
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile('npx', ['--no-install', 'heed', '--help'], { cwd: join(import.meta.dirname, '..') }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    expect(output).toContain('Usage: heed serve');
+  });
+
   it('a config that cannot be loaded stops the start with a readable message', async () => {
     const failed = await start(['--config', 'test/fixtures/no-such-config.ts']).catch((thrown: Error) => thrown.message);
     expect(failed).toContain('heed serve exited early');
