@@ -1,12 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import os, { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { freshDatabase, pgServer, pgSkipReason } from '../test/pg.js';
 import { startServe } from '../test/serve-process.js';
+import { httpCall } from './http-call.js';
 import { fmtMs, percentile, progress, sortedCopy, type BenchRow, type WorkloadResult } from './report.js';
 
 export interface W3Options {
@@ -170,25 +171,7 @@ async function warmSockets(serving: Instance[], answers: number): Promise<void> 
 }
 
 function call(instance: Instance, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      `${instance.url}${path}`,
-      {
-        method,
-        agent: instance.agent,
-        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-        response.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  return httpCall(instance.url, instance.agent, method, path, body);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

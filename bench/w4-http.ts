@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { serve, type RunningServer } from '../src/cli/serve.js';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { httpCall } from './http-call.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
 import type { BenchRow, WorkloadResult } from './report.js';
 
@@ -46,7 +47,7 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
     log: () => undefined,
   });
   const agentPool = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const client = (method: string, path: string, body?: string) => call(server.url, agentPool, method, path, body);
+  const client = (method: string, path: string, body?: string) => httpCall(server.url, agentPool, method, path, body);
   try {
     const pool = await parkConversations(server, options.pool ?? 12_000);
     forgetCalls(model);
@@ -168,24 +169,6 @@ async function drive(work: () => Promise<boolean>, concurrency: number, seconds:
     }),
   );
   return { count, ms: performance.now() - start };
-}
-
-function call(base: string, agent: Agent, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      `${base}${path}`,
-      { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-        response.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

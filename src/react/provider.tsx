@@ -1,7 +1,7 @@
 import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { createClient, type HeedClient } from '../client/index.js';
 import { defaultClientTools, type ClientToolHandler, type ClientToolRegistry } from './state/client-tools.js';
-import { createConversationStore, type ConversationState, type ConversationStore } from './state/conversation-store.js';
+import { createConversationStore, loadingState, type ConversationState, type ConversationStore } from './state/conversation-store.js';
 import { createInboxStore, type InboxState, type InboxStore } from './state/inbox-store.js';
 
 interface HeedContextValue {
@@ -58,18 +58,6 @@ export interface UseConversationResult extends ConversationState {
   clearError: ConversationStore['clearError'];
 }
 
-const loadingState = (conversationId: string): ConversationState => ({
-  conversationId,
-  status: 'loading',
-  messages: [],
-  pendingActions: [],
-  streaming: [],
-  running: false,
-  sending: false,
-  submitting: [],
-  clientTools: {},
-  answeredElsewhere: {},
-});
 
 const idle = () => () => undefined;
 

@@ -95,6 +95,22 @@ export function toChatError(thrown: unknown): ChatError {
   return { code: 'error', message: String(thrown) };
 }
 
+/** A conversation's state before its first read. */
+export function loadingState(conversationId: string): ConversationState {
+  return {
+    conversationId,
+    status: 'loading',
+    messages: [],
+    pendingActions: [],
+    streaming: [],
+    running: false,
+    sending: false,
+    submitting: [],
+    clientTools: {},
+    answeredElsewhere: {},
+  };
+}
+
 export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
   const clientTools = options.clientTools ?? defaultClientTools;
   const runTools = options.runClientTools ?? true;
@@ -107,18 +123,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
   let started = false;
   /** Server time of the conversation's last write when first read. */
   let firstSeen: string | undefined;
-  let state: ConversationState = {
-    conversationId,
-    status: 'loading',
-    messages: [],
-    pendingActions: [],
-    streaming: [],
-    running: false,
-    sending: false,
-    submitting: [],
-    clientTools: {},
-    answeredElsewhere: {},
-  };
+  let state: ConversationState = loadingState(conversationId);
 
   function set(patch: Partial<ConversationState>): void {
     state = { ...state, ...patch };
