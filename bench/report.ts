@@ -23,6 +23,11 @@ export interface WorkloadResult {
 }
 
 /** Percentile of already sorted numbers (nearest rank). */
+/** A row of the results table, informational unless `extra` sets a target and verdict. */
+export function benchRow(workload: string, figure: string, value: string, extra: Partial<BenchRow> = {}): BenchRow {
+  return { workload, figure, value, baseline: '', ratio: '', target: '', verdict: 'info', ...extra };
+}
+
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

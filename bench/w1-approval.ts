@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
-import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, type BenchRow, type WorkloadResult } from './report.js';
+import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
 
 export interface W1Options {
   warmup?: number;
@@ -77,16 +77,7 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
     const ratio = heedRate / floorRate;
     const p99 = percentile(cycle, 99);
     const over2 = heedTimes.cycle.filter((time) => time >= 2).length;
-    const row = (figure: string, value: string, extra: Partial<BenchRow> = {}): BenchRow => ({
-      workload: 'W1',
-      figure,
-      value,
-      baseline: '',
-      ratio: '',
-      target: '',
-      verdict: 'info',
-      ...extra,
-    });
+    const row = (figure: string, value: string, extra: Partial<BenchRow> = {}) => benchRow('W1', figure, value, extra);
     const rows: BenchRow[] = [
       row('cycles/s', fmtRate(heedRate), {
         baseline: `${fmtRate(floorRate)} (floor)`,

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createHeed, postgresStore, sqliteStore, type Heed } from '../src/index.js';
 import { freshDatabase, pgServer, pgSkipReason } from '../test/pg.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
-import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, type BenchRow, type WorkloadResult } from './report.js';
+import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
 import { checkOneCycle, pauseHalf, resumeHalf } from './w1-approval.js';
 
 export interface W1PostgresOptions {
@@ -55,9 +55,8 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     const pg = figures(sides.postgres);
     const lite = figures(sides.sqlite);
     const halves = (f: ReturnType<typeof figures>, half: 'pause' | 'resume') => `${fmtMs(percentile(f[half], 50))} / ${fmtMs(percentile(f[half], 99))}`;
-    const row = (figure: string, value: string, baseline: string, extra: Partial<BenchRow> = {}): BenchRow => ({
-      workload: 'W1 pg', figure, value, baseline: `${baseline} (SQLite)`, ratio: '', target: '', verdict: 'info', ...extra,
-    });
+    const row = (figure: string, value: string, baseline: string, extra: Partial<BenchRow> = {}) =>
+      benchRow('W1 pg', figure, value, { baseline: `${baseline} (SQLite)`, ...extra });
     const rows: BenchRow[] = [
       row('cycles/s on PostgreSQL', fmtRate(pg.rate), fmtRate(lite.rate), { ratio: fmtRatio(pg.rate / lite.rate) }),
       row('cycle p50', fmtMs(percentile(pg.cycle, 50)), fmtMs(percentile(lite.cycle, 50))),

@@ -16,6 +16,7 @@ import {
   sortedCopy,
   type BenchRow,
   type WorkloadResult,
+  benchRow,
 } from './report.js';
 
 export interface W2Options {
@@ -104,16 +105,7 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
     const perLapsed = second.sweepMs / second.lapsed;
     const sweepRatio = perLapsed / perLapsedSmall;
     const nLabel = (n: number) => n.toLocaleString('en-US');
-    const row = (figure: string, value: string, extra: Partial<BenchRow> = {}): BenchRow => ({
-      workload: 'W2',
-      figure,
-      value,
-      baseline: '',
-      ratio: '',
-      target: '',
-      verdict: 'info',
-      ...extra,
-    });
+    const row = (figure: string, value: string, extra: Partial<BenchRow> = {}) => benchRow('W2', figure, value, extra);
     const rows: BenchRow[] = [
       row(`store bytes / parked conversation (N=${nLabel(total)})`, fmtBytes(bytesPerParked), {
         baseline: `${fmtBytes(bytesPerParkedSmall)} at N/10`,

@@ -8,7 +8,7 @@ import { serve, type RunningServer } from '../src/cli/serve.js';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { httpCall } from './http-call.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
-import type { BenchRow, WorkloadResult } from './report.js';
+import { benchRow, type BenchRow, type WorkloadResult } from './report.js';
 
 export interface W4Options {
   /** Requests in flight at once. Default 16. */
@@ -110,15 +110,7 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
         target: '≥ 0.33×',
         verdict: ratio >= 1 / 3 ? 'PASS' : 'MISS',
       },
-      {
-        workload: 'W4',
-        figure: 'the same answers through the library (no HTTP)',
-        value: rate(libraryPerSec),
-        baseline: '',
-        ratio: '',
-        target: '',
-        verdict: 'info',
-      },
+      benchRow('W4', 'the same answers through the library (no HTTP)', rate(libraryPerSec)),
     ];
     const details = [
       `W4: ${totals.answers.count} answers (each to its own paused conversation) and ${totals.health.count} GET /health, ` +
