@@ -15,8 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The browser tests (test/browser) drive the built web console: build it first when it is stale.
-    globalSetup: ['test/browser/build-console.ts'],
+    // Chromium, PostgreSQL, one temp folder for the run and a fresh console build: test/setup/prepare.ts.
+    globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 20_000,
     pool: 'forks',
   },

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dock, newContext, tabTo, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import { browserSkip, dock, newContext, tabTo, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
 
 // Approvals, client tools and URL requests in the web console, in real headless Chromium.
 let harness: Harness;
@@ -20,7 +20,7 @@ async function open(agent: string): Promise<{ context: BrowserContext; page: Pag
   return { context, page, id };
 }
 
-describe('approval, client tool and URL cards', { timeout: 40_000 }, () => {
+describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 40_000 }, () => {
   it('an approval shows tool, title, summary and arguments; edited arguments are checked against the schema before they are sent', async () => {
     const { page, id } = await open('refunds');
     await sendMessage(page, 'refund order 42 for $30');

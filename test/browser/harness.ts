@@ -6,8 +6,11 @@ import { serve, type RunningServer } from '../../src/cli/serve.js';
 import type { HeedConfig } from '../../src/index.js';
 import { browserAgents } from '../fixtures/browser.config.js';
 
-/** Debian's Chromium, installed by .ci/run; never one downloaded by Playwright. */
+/** Debian's Chromium, installed by the test set-up (test/setup); never one downloaded by Playwright. */
 export const CHROMIUM = process.env.HEED_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Why the browser tests cannot run here (the set-up has said so in one line), or false. */
+export const browserSkip = Boolean(process.env.HEED_TEST_SKIP_BROWSER);
 
 const ARGS = [
   '--headless',

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dock, newContext, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import { browserSkip, dock, newContext, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
 
 // Questions in the web console, in real headless Chromium: keyboard and mouse, as a person would.
 let harness: Harness;
@@ -22,7 +22,7 @@ async function openAgent(agent: string, message: string): Promise<{ page: Page; 
   return { page, id };
 }
 
-describe('question cards', { timeout: 40_000 }, () => {
+describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
   it('an intake of three questions steps through with defaults pre-picked, hotkeys and Back; Enter confirms', async () => {
     const { page, id } = await openAgent('intake', 'hi');
     const card = dock(page);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import { browserSkip, dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
 
 // Several tabs, several people, reloads and the inbox, in real headless Chromium.
 let harness: Harness;
@@ -11,7 +11,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-describe('tabs, reloads and the inbox', { timeout: 40_000 }, () => {
+describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 }, () => {
   it('two tabs answer the same question: one answer wins, the other tab updates live', async () => {
     const context = await newContext(harness);
     const first = await context.newPage();
