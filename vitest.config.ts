@@ -14,7 +14,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
     // Chromium, PostgreSQL, one temp folder for the run and a fresh console build: test/setup/prepare.ts.
     globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 20_000,

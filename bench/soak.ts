@@ -117,7 +117,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const dir = mkdtempSync(join(tmpdir(), 'heed-soak-'));
   const { list, models } = agents();
   const store = sqliteStore({ path: join(dir, 'soak.db') });
-  const server = await serve({ config: { agents: list, store, sweepIntervalMs: 500 }, port: 0, host: '127.0.0.1', log: () => undefined });
+  // Conversations start far faster than one caller may over HTTP by default.
+  const server = await serve({
+    config: { agents: list, store, sweepIntervalMs: 500, limits: { conversationsPerMinute: 0 } },
+    port: 0,
+    host: '127.0.0.1',
+    log: () => undefined,
+  });
   const pool = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   // Fixed-size bookkeeping, allocated up front, so the soak's own records do not show as growth.
   const latencies = new Latencies();

@@ -26,4 +26,6 @@ export default defineConfig({
   ],
   // The bench measures answers, not the sweep.
   sweepIntervalMs: 0,
+  // Each round starts a conversation, far more a minute than one caller may by default.
+  limits: { conversationsPerMinute: 0 },
 });

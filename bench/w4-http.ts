@@ -42,7 +42,7 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
   const dir = mkdtempSync(join(tmpdir(), 'heed-bench-w4-'));
   const { agent, model, refunds } = benchRefundAgent();
   const server = await serve({
-    config: { agents: [agent], store: sqliteStore({ path: join(dir, 'heed.db') }), sweepIntervalMs: 0 },
+    config: { agents: [agent], store: sqliteStore({ path: join(dir, 'heed.db') }), sweepIntervalMs: 0, limits: { conversationsPerMinute: 0 } },
     port: 0,
     log: () => undefined,
   });

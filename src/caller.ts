@@ -1,3 +1,5 @@
+import { HeedError } from './errors.js';
+
 /**
  * Who is calling: a user id (null when anonymous) plus whatever the app attached (roles, tenant…).
  * Library calls made without a caller act as the conversation's owner.
@@ -9,7 +11,22 @@ export interface Caller {
 
 export const systemCaller: Caller = { userId: null, data: { system: true } };
 
-/** What the record says about who settled something. */
-export function callerLabel(caller: Caller | null): string {
-  return caller?.userId ?? 'anonymous';
+/**
+ * What the record says about who did something: the user id, or null for an anonymous caller. How it
+ * was done (a person, the system, a lapse) is a separate field, so a user id never stands for either.
+ */
+export function callerId(caller: Caller | null): string | null {
+  return caller?.userId ?? null;
+}
+
+/**
+ * Where a write comes from: the library, the HTTP API, or a channel's adapter (DESIGN §15). A
+ * conversation that lives in a channel (Slack) is written only from there.
+ */
+export type WriteVia = 'library' | 'http' | 'channel';
+
+/** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
+export function refuseChannelWrite(conversation: { channel: string | null }, via: WriteVia | undefined, sentence: string): void {
+  if (!conversation.channel || via === 'channel') return;
+  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, { details: { channel: conversation.channel } });
 }

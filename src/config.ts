@@ -1,9 +1,11 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { AgentModel } from './agent/model-spec.js';
 import type { Caller } from './caller.js';
 import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
+import type { DeliveryEvent } from './store/store.js';
 import type { ActionRecord, ConversationRecord, Question, TimeoutPolicy } from './types.js';
+import type { ActionView } from './views.js';
 
 export interface HitlConfig {
   /** Minutes before an action lapses; fractions allowed; 0 = never. Default 1440 (a day). */
@@ -28,7 +30,8 @@ export interface IntakeConfig {
 export interface AgentConfig {
   name: string;
   description?: string;
-  model: LanguageModelV3;
+  /** An AI SDK 7 (specification v4) or AI SDK 6 (v3) language model, e.g. `openai('gpt-4o-mini')`. */
+  model: AgentModel;
   instructions?: string;
   tools?: Record<string, HeedTool>;
   intake?: IntakeConfig;
@@ -41,6 +44,76 @@ export interface AgentConfig {
   mcpServers?: Record<string, McpServerConfig>;
   /** Runs before a person is asked what an MCP server requests: may answer it, refuse it, or leave it to the person. */
   beforeInputRequest?: BeforeInputRequest;
+  /** This agent's own webhooks and email, each replacing the server's `notify` key of the same name. */
+  notify?: AgentNotifyConfig;
+}
+
+/** A webhook: signed per Standard Webhooks with `secret` (`whsec_…`). */
+export interface WebhookConfig {
+  url: string;
+  secret: string;
+  /** Only these event types (default: all four). */
+  events?: DeliveryEvent[];
+  /** Only actions of these agents (default: every agent). */
+  agents?: string[];
+}
+
+/** Who is mailed about an action that waits, and how. */
+export interface EmailConfig {
+  /** A nodemailer transport: an `smtp://` / `smtps://` URL, or nodemailer's SMTP options. */
+  transport: string | Record<string, unknown>;
+  /** The sender, e.g. `Heed <heed@example.com>`. */
+  from: string;
+  /** The recipients of an action that waits: addresses, or null for none. */
+  to: (target: { action: ActionView; conversation: { id: string; agent: string; ownerId: string | null } }) => string | string[] | null | undefined;
+}
+
+export interface RetryConfig {
+  /** Wait before the second attempt; each further wait doubles. Default 5,000. */
+  firstDelayMs?: number;
+  /** Longest wait between attempts. Default 3,600,000 (an hour). */
+  maxDelayMs?: number;
+  /** A delivery not sent this long after it was written fails for good. Default 86,400,000 (a day). */
+  giveUpAfterMs?: number;
+}
+
+export interface NotifyConfig {
+  /** Base of every answer link, e.g. `https://heed.example.com`. Without it, notifications carry no links. */
+  publicUrl?: string;
+  webhooks?: WebhookConfig[];
+  email?: EmailConfig;
+  /** Signs answer links (at least 32 characters). Default: a random secret made once and kept in the store. */
+  linkSecret?: string;
+  /** How long an answer link lasts when its action never lapses (never longer than the action). Default 10,080 (a week). */
+  linkTtlMinutes?: number;
+  /** User ids that may list deliveries (`GET /api/deliveries`). Nobody else may, anonymous callers never. */
+  operators?: string[];
+  retry?: RetryConfig;
+  /** How long one attempt may take before it counts as failed; a claim lasts twice this. Default 30,000. */
+  attemptTimeoutMs?: number;
+  /** How often the deliverer looks for due deliveries (besides right after each commit). Default 1,000. */
+  pollIntervalMs?: number;
+}
+
+export type AgentNotifyConfig = Pick<NotifyConfig, 'webhooks' | 'email'>;
+
+/** A Slack workspace where one agent talks in threads (DESIGN §15, docs/channels.md). */
+export interface SlackChannelConfig {
+  /** The bot's token (`xoxb-…`), for posting and updating messages. */
+  botToken: string;
+  /** The app's signing secret: every request to `POST /api/channels/slack/events` must be signed with it. */
+  signingSecret: string;
+  /** The agent that answers in Slack. */
+  agent: string;
+  /** The Web API base. Default `https://slack.com/api/` (tests point it at a local server). */
+  apiUrl?: string;
+  /** Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread. */
+  access?: (slackUserId: string, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
+}
+
+/** Chat workspaces where conversations live (DESIGN §15). */
+export interface ChannelsConfig {
+  slack?: SlackChannelConfig;
 }
 
 export interface Limits {
@@ -50,6 +123,19 @@ export interface Limits {
   clientToolOutputBytes?: number;
   /** Tokens a conversation may spend; past it, messages and answers get 402 `budget_reached`. */
   maxTokensPerConversation?: number;
+  /** Largest conversation `metadata`, in bytes of JSON; larger gets 413 `metadata_too_large`. Default 16,384. */
+  maxMetadataBytes?: number;
+  /** Stored messages (every role) a conversation may hold; past it, a new message gets 400 `message_limit_reached`. Default 5,000. */
+  maxMessagesPerConversation?: number;
+  /**
+   * Conversations one caller may start per minute over HTTP (by user id; by client address when anonymous),
+   * counted by each server process on its own; past it 429 `rate_limited` with `Retry-After`. 0 = no limit. Default 30.
+   */
+  conversationsPerMinute?: number;
+  /** Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited`. Default 16. */
+  streamsPerCaller?: number;
+  /** Bytes one stream may have sent and its client not yet read; past it the stream is dropped (resume with `Last-Event-ID`). Default 1 MiB. */
+  streamQueueBytes?: number;
 }
 
 export interface HeedOptions {
@@ -66,16 +152,37 @@ export interface HeedOptions {
   leaseMs?: number;
   /** The clock (tests move it). */
   now?: () => Date;
+  /** Webhooks, email and answer links (DESIGN §13). */
+  notify?: NotifyConfig;
+  /** Chat workspaces where conversations live, starting with Slack (DESIGN §15). */
+  channels?: ChannelsConfig;
 }
 
 export interface HeedConfig extends Omit<HeedOptions, 'store'> {
   store?: Store;
   auth?: AuthConfig;
+  /**
+   * `Host` names accepted besides the loopback ones (`localhost`, `*.localhost`, `127.0.0.0/8`, `[::1]`),
+   * as Vite's dev server takes them: a leading `.` allows the name and its subdomains; `true` allows any.
+   */
+  allowedHosts?: AllowedHosts;
+  /** Pages on other origins allowed to call the API from a browser (CORS); off unless listed. */
+  cors?: CorsConfig;
+}
+
+export type AllowedHosts = string[] | true;
+
+export interface CorsConfig {
+  /**
+   * Exact origins (`https://app.example.com`, `http://localhost:5173`) whose pages may call the API,
+   * the AI SDK chat endpoint and the streams, sending `Authorization` and JSON bodies.
+   */
+  origins: string[];
 }
 
 export interface AuthConfig {
-  /** Bearer tokens mapped to users. */
-  tokens?: Record<string, { userId: string; data?: Record<string, unknown> }>;
+  /** Bearer tokens mapped to users: `{ userId, data? }`, or the user id alone (`{ 'tok-a': 'alice' }`). */
+  tokens?: Record<string, string | { userId: string; data?: Record<string, unknown> }>;
   /** Resolves the caller from a request; wins over `tokens`. Return null for anonymous. */
   resolveContext?: (request: Request) => Caller | null | Promise<Caller | null>;
   /** Refuse anonymous callers with 401. */

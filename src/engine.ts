@@ -1,10 +1,11 @@
 import type { AgentConfig, HeedOptions, HitlConfig, Limits } from './config.js';
+import { escalationDue, namesApprover } from './actions/approval-policy.js';
 import { HeedError } from './errors.js';
 import { EventBus } from './events/bus.js';
 import { hydrateEvents } from './events/hydrate.js';
 import type { Caller } from './caller.js';
 import type { LiveCall } from './agent/live-call.js';
-import type { Change, CommitResult, Store } from './store/store.js';
+import type { Change, CommitResult, NewDelivery, Store } from './store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from './types.js';
 
 export const defaults = {
@@ -15,6 +16,9 @@ export const defaults = {
   sweepIntervalMs: 60_000,
   leaseMs: 30_000,
   maxSteps: 20,
+  maxMetadataBytes: 16 * 1024,
+  maxMessagesPerConversation: 5000,
+  conversationsPerMinute: 30,
 };
 
 /** Shared state and small helpers every part of a running Heed uses. */
@@ -23,7 +27,8 @@ export class Engine {
   readonly bus = new EventBus();
   readonly agents = new Map<string, AgentConfig>();
   readonly hitl: HitlConfig;
-  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation'>> & Pick<Limits, 'maxTokensPerConversation'>;
+  /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
+  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
   readonly pendingActionPolicy: 'reject' | 'cancel';
   readonly leaseMs: number;
   readonly clock: () => Date;
@@ -31,6 +36,8 @@ export class Engine {
   readonly running = new Map<string, AbortController>();
   /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
   readonly liveCalls = new Map<string, LiveCall>();
+  /** Set by createHeed: the notifications each change causes, and the deliverer to wake after writing them. */
+  notifier?: { deliveriesFor(change: Change): Promise<NewDelivery[]>; wake(): void };
   /** Continuations started in this process and not yet finished (awaited on close). */
   readonly inFlight = new Set<Promise<unknown>>();
 
@@ -45,6 +52,9 @@ export class Engine {
       maxStateBytes: options.limits?.maxStateBytes ?? defaults.maxStateBytes,
       clientToolOutputBytes: options.limits?.clientToolOutputBytes ?? defaults.clientToolOutputBytes,
       maxTokensPerConversation: options.limits?.maxTokensPerConversation,
+      maxMetadataBytes: options.limits?.maxMetadataBytes ?? defaults.maxMetadataBytes,
+      maxMessagesPerConversation: options.limits?.maxMessagesPerConversation ?? defaults.maxMessagesPerConversation,
+      conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
     };
     this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
@@ -55,10 +65,16 @@ export class Engine {
     return this.clock().toISOString();
   }
 
-  /** Commits and, when applied, hands the new events to live followers. */
+  /**
+   * Commits and, when applied, hands the new events to live followers. Every write goes through here,
+   * so this is where the notifications a change causes join it, in the same commit (the outbox).
+   */
   async commit(change: Change): Promise<CommitResult> {
-    const result = await this.store.commit(change);
+    const deliveries = this.notifier ? await this.notifier.deliveriesFor(change) : [];
+    const written = deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+    const result = await this.store.commit(written);
     if (result.ok && result.events.length > 0) this.bus.publish(hydrateEvents(result.events, change.actions ?? []));
+    if (result.ok && deliveries.length > 0) this.notifier!.wake();
     return result;
   }
 
@@ -103,9 +119,20 @@ export class Engine {
    */
   async visibleConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
     const conversation = await this.store.getConversation(id);
-    if (!conversation || !mayAccess(caller, conversation)) {
-      throw new HeedError('not_found', 'There is no conversation with that id.', { details: { conversationId: id } });
-    }
+    if (!conversation || !mayAccess(caller, conversation)) throw conversationNotFound(id);
+    return conversation;
+  }
+
+  /**
+   * Loads a conversation the caller may read: one they may see, or one with an approval naming them
+   * among its approvers (§14; reading only: sending, cancelling, branching still need `visibleConversation`).
+   */
+  async readableConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
+    const conversation = await this.store.getConversation(id);
+    if (!conversation) throw conversationNotFound(id);
+    if (mayAccess(caller, conversation)) return conversation;
+    const actions = caller?.userId ? await this.store.listActions(id) : [];
+    if (!actions.some((action) => namesApprover(action, caller?.userId))) throw conversationNotFound(id);
     return conversation;
   }
 
@@ -118,6 +145,14 @@ export class Engine {
     );
     return promise;
   }
+}
+
+/**
+ * The one answer for a conversation the caller may not see, whether or not it exists: same status,
+ * code, sentence and details, so no route tells the two apart.
+ */
+export function conversationNotFound(id: string): HeedError {
+  return new HeedError('not_found', 'There is no conversation with that id.', { details: { conversationId: id } });
 }
 
 export function mayAccess(caller: Caller | undefined, conversation: ConversationRecord): boolean {
@@ -144,12 +179,12 @@ export function newConversationRecord(
   };
 }
 
-/** The earliest deadline among actions still open; null if none lapses. */
+/** The earliest deadline among actions still open (a lapse, or an approval's escalation); null if none. */
 export function earliestDue(actions: ActionRecord[]): string | null {
   let due: string | null = null;
   for (const action of actions) {
-    if (action.status !== 'pending' || !action.expiresAt) continue;
-    if (due === null || action.expiresAt < due) due = action.expiresAt;
+    if (action.status !== 'pending') continue;
+    for (const at of [action.expiresAt, escalationDue(action)]) if (at && (due === null || at < due)) due = at;
   }
   return due;
 }

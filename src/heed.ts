@@ -1,3 +1,4 @@
+import { currentVote, isVoted, mayVote } from './actions/approval-policy.js';
 import { cancelConversation } from './actions/cancel.js';
 import { expireDue, type SweepReport } from './actions/lapse.js';
 import { settleAction, type SettleOptions } from './actions/settle.js';
@@ -6,14 +7,19 @@ import { branchConversation } from './agent/branch.js';
 import { intakeQuestions } from './agent/intake.js';
 import type { TurnResult } from './agent/run-turn.js';
 import { sendMessage, type SendOptions } from './agent/send.js';
-import type { Caller } from './caller.js';
+import type { Caller, WriteVia } from './caller.js';
 import type { HeedOptions } from './config.js';
-import { defaults, Engine, newConversationRecord } from './engine.js';
+import { checkOptions } from './config-schema.js';
+import { defaults, Engine, mayAccess, newConversationRecord } from './engine.js';
 import { HeedError } from './errors.js';
-import { followEvents, type Follow } from './events/follow.js';
+import { followEvents, type Follow, type FollowFlow } from './events/follow.js';
 import { readEvents } from './events/hydrate.js';
 import { newId } from './ids.js';
 import { startMcpServers } from './mcp/setup.js';
+import { Notifier } from './notify/notifier.js';
+import { notifyDefaults } from './notify/defaults.js';
+import type { ChannelAdapter } from './channels/channel.js';
+import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView, type MessageView } from './views.js';
@@ -29,6 +35,8 @@ export interface ConversationSnapshot {
   messages: MessageView[];
   pendingActions?: ActionView[];
   runtime: { status: ConversationRecord['status']; pendingActionIds: string[] };
+  /** Only on a page of messages: older messages exist than the first one given. */
+  hasEarlierMessages?: true;
 }
 
 /** A pending action with shortcuts to answer it. */
@@ -71,20 +79,29 @@ export interface Heed {
   close(): Promise<void>;
   /** The engine, for the HTTP layer. */
   readonly engine: Engine;
+  /** Webhooks, email and answer links (DESIGN §13), for the HTTP layer. */
+  readonly notifier: Notifier;
 }
 
 export interface ConversationHandle {
   readonly id: string;
   send(content: string, options?: SendOptions): Promise<TurnResult>;
-  get(options?: CallerOption): Promise<ConversationSnapshot>;
+  /**
+   * The conversation with its messages. With `messages: { limit, before? }`, only that page of them (the
+   * newest `limit` before the message `before`), and `hasEarlierMessages` when older ones exist.
+   */
+  get(options?: CallerOption & { messages?: { before?: string; limit: number } }): Promise<ConversationSnapshot>;
   /** Every action of the conversation, pending first. */
   actions(options?: CallerOption): Promise<ActionView[]>;
   pendingActions(options?: CallerOption): Promise<PendingAction[]>;
   resolve(actionId: string, resolution: unknown, options?: SettleOptions): Promise<TurnResult>;
-  cancel(options?: CallerOption & { via?: 'library' | 'http' }): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
+  cancel(options?: CallerOption & { via?: WriteVia }): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
   events(options?: CallerOption & { after?: number; limit?: number }): Promise<EventRecord[]>;
-  /** Follows the event log from `after` (default: from the start), stored backlog first, then live. */
-  follow(listener: (event: EventRecord) => void, options?: CallerOption & { after?: number }): Promise<Follow>;
+  /**
+   * Follows the event log from `after` (default: from the start), stored backlog first, then live. With
+   * `flow`, the backlog is read a page at a time as the receiver makes room, never all at once.
+   */
+  follow(listener: (event: EventRecord) => void, options?: CallerOption & { after?: number; flow?: FollowFlow }): Promise<Follow>;
   rememberedTools(options?: CallerOption): Promise<RememberedTool[]>;
   forgetTool(toolName: string, options?: CallerOption): Promise<void>;
   branch(options?: CallerOption & { fromMessageId?: string }): Promise<ConversationView>;
@@ -92,15 +109,30 @@ export interface ConversationHandle {
 
 const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** Metadata is stored and sent back with every read of the conversation: it stays small. */
+function checkMetadataSize(metadata: JsonObject | undefined, maxBytes: number): void {
+  if (metadata === undefined || metadata === null) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > maxBytes) {
+    throw new HeedError('metadata_too_large', `The conversation metadata is ${bytes} bytes of JSON; at most ${maxBytes} are allowed (limits.maxMetadataBytes).`, {
+      details: { field: 'metadata', bytes, maxBytes },
+    });
+  }
+}
+
 /** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
 export function createHeed(options: HeedOptions): Heed {
+  checkOptions(options);
   const store = options.store ?? memoryStore();
   const engine = new Engine(options, store);
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   // A store shared by several processes announces their events: followers here then read them from the store.
   let unlisten: (() => Promise<void>) | undefined;
   const mcp = startMcpServers(engine);
+  const notifier = new Notifier(engine, options.notify, channelAdapters(engine, options));
+  engine.notifier = notifier;
   const ready = Promise.all([store.migrate(), mcp.ready]).then(async () => {
+    notifier.start();
     unlisten = await store
       .listen?.((notice) => engine.bus.poke(notice.conversationId, notice.seq), () => engine.bus.pokeAll())
       .catch(() => undefined);
@@ -132,8 +164,15 @@ export function createHeed(options: HeedOptions): Heed {
     send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, sendOptions)),
     async get(callerOption = {}) {
       await ready;
-      const record = await engine.visibleConversation(id, callerOption.caller);
-      const [messages, actions] = await Promise.all([store.listMessages(id), store.listActions(id)]);
+      const record = await engine.readableConversation(id, callerOption.caller);
+      const page = callerOption.messages;
+      // One more than asked tells whether earlier messages exist.
+      const [read, actions] = await Promise.all([
+        store.listMessages(id, page ? { before: page.before, limit: page.limit + 1 } : undefined),
+        store.listActions(id),
+      ]);
+      const earlier = page !== undefined && read.length > page.limit;
+      const messages = earlier ? read.slice(1) : read;
       const pending = actions.filter((action) => action.status === 'pending').map((action) => actionView(engine, action, record.agent));
       const snapshot: ConversationSnapshot = {
         conversation: conversationView(record),
@@ -141,11 +180,12 @@ export function createHeed(options: HeedOptions): Heed {
         runtime: { status: record.status, pendingActionIds: pending.map((action) => action.id) },
       };
       if (pending.length) snapshot.pendingActions = pending;
+      if (earlier) snapshot.hasEarlierMessages = true;
       return snapshot;
     },
     async actions(callerOption = {}) {
       await ready;
-      const record = await engine.visibleConversation(id, callerOption.caller);
+      const record = await engine.readableConversation(id, callerOption.caller);
       const actions = await store.listActions(id);
       const order = (status: string) => (status === 'pending' ? 0 : 1);
       return actions.sort((a, b) => order(a.status) - order(b.status)).map((action) => actionView(engine, action, record.agent));
@@ -160,13 +200,13 @@ export function createHeed(options: HeedOptions): Heed {
     cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, cancelOptions)),
     async events(eventOptions = {}) {
       await ready;
-      await engine.visibleConversation(id, eventOptions.caller);
+      await engine.readableConversation(id, eventOptions.caller);
       return readEvents(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
     },
     async follow(listener, followOptions = {}) {
       await ready;
-      await engine.visibleConversation(id, followOptions.caller);
-      return followEvents(store, engine.bus, id, followOptions.after ?? 0, listener);
+      await engine.readableConversation(id, followOptions.caller);
+      return followEvents(store, engine.bus, id, followOptions.after ?? 0, listener, { flow: followOptions.flow });
     },
     async rememberedTools(callerOption = {}) {
       await ready;
@@ -186,6 +226,7 @@ export function createHeed(options: HeedOptions): Heed {
   return {
     store,
     engine,
+    notifier,
     agents: () =>
       [...engine.agents.values()].map((agent) => {
         const tools = Object.values(agent.tools ?? {});
@@ -206,6 +247,7 @@ export function createHeed(options: HeedOptions): Heed {
         if (input.id !== undefined && !CONVERSATION_ID.test(input.id)) {
           throw new HeedError('invalid_request', 'A conversation id is 1 to 128 letters, digits, "_" or "-".', { details: { field: 'id' } });
         }
+        checkMetadataSize(input.metadata, engine.limits.maxMetadataBytes);
         const at = engine.now();
         const record = newConversationRecord({
           id: input.id ?? newId('c'),
@@ -235,18 +277,29 @@ export function createHeed(options: HeedOptions): Heed {
         // An anonymous caller owns nothing, so its inbox is empty rather than everyone's ownerless requests.
         if (inboxOptions.caller && inboxOptions.caller.userId === null) return [];
         const ownerId = inboxOptions.caller ? inboxOptions.caller.userId : undefined;
-        const actions = await store.listPendingActions({ ownerId, limit: inboxOptions.limit, after: inboxOptions.after });
-        const agents = new Map<string, string>();
+        // A signed-in caller also finds the approvals naming them; an approval they may not (or no longer) vote on is left out.
+        const approver = ownerId ?? undefined;
+        const limit = inboxOptions.limit ?? 50;
+        const conversations = new Map<string, ConversationRecord | undefined>();
         const views: ActionView[] = [];
-        for (const action of actions) {
-          let agent = agents.get(action.conversationId);
-          if (agent === undefined) {
-            agent = (await store.getConversation(action.conversationId))?.agent ?? '';
-            agents.set(action.conversationId, agent);
+        let after = inboxOptions.after;
+        for (;;) {
+          const actions = await store.listPendingActions({ ownerId, approver, limit, after });
+          for (const action of actions) {
+            if (!conversations.has(action.conversationId)) conversations.set(action.conversationId, await store.getConversation(action.conversationId));
+            const record = conversations.get(action.conversationId);
+            if (inboxOptions.caller && isVoted(action.request)) {
+              const userId = inboxOptions.caller.userId;
+              const owns = record !== undefined && mayAccess(inboxOptions.caller, record);
+              if (!mayVote(action.request, userId, record?.ownerId ?? null, owns) || currentVote(action.request, userId!)) continue;
+            }
+            views.push(actionView(engine, action, record?.agent ?? ''));
+            if (views.length === limit) return views;
           }
-          views.push(actionView(engine, action, agent));
+          const last = actions.at(-1);
+          if (actions.length < limit || !last) return views;
+          after = { createdAt: last.createdAt, id: last.id };
         }
-        return views;
       }),
     expireDue: () => whenReady(() => expireDue(engine)),
     ready: () => ready,
@@ -255,11 +308,22 @@ export function createHeed(options: HeedOptions): Heed {
       await sweeping;
       await Promise.allSettled([...engine.inFlight]);
       await ready.catch(() => undefined);
+      await notifier.close();
       await unlisten?.();
       await mcp.close();
       await store.close();
     },
   };
+}
+
+/** The chat workspaces of `channels` (DESIGN §15), each checked against the agents it names. */
+function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[] {
+  const slack = options.channels?.slack;
+  if (!slack) return [];
+  if (!engine.agents.has(slack.agent)) {
+    throw new HeedError('invalid_config', `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`);
+  }
+  return [new SlackChannel(engine, slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
 }
 
 function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>): PendingAction {

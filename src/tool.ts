@@ -1,7 +1,24 @@
 import { z } from 'zod';
+import { checkApprovalPolicy, type ApprovalPolicy } from './actions/approval-policy.js';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
-import type { JsonValue, Question, StoredResolution } from './types.js';
+import type { JsonValue, Question, StoredResolution, ToolContentPart } from './types.js';
+
+const CONTENT = Symbol('heed.toolContent');
+
+/** What a tool returns to hand the model text and media parts (an image, say) instead of JSON. */
+export interface ToolContent {
+  readonly [CONTENT]: true;
+  readonly parts: ToolContentPart[];
+}
+
+export function toolContent(parts: ToolContentPart[]): ToolContent {
+  return { [CONTENT]: true, parts };
+}
+
+export function isToolContent(value: unknown): value is ToolContent {
+  return typeof value === 'object' && value !== null && CONTENT in value;
+}
 
 /** What a tool's `ctx.ask` resolves to. */
 export interface AskOutcome {
@@ -21,7 +38,9 @@ export interface ApproveOutcome {
 /** A request made with `ctx.askLive`. */
 export type LiveRequest =
   | { kind: 'question'; preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }
-  | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
+  | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number }
+  /** A yes/no on what the tool is about to do; `args` is shown and may come back edited as `approvedArgs`. */
+  | { kind: 'approval'; title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number };
 
 /** How a live request was settled. */
 export interface LiveAnswer {
@@ -47,7 +66,7 @@ export interface ToolContext {
    */
   ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
   /** Ask for a yes/no before doing something; journaled like `ask`. */
-  approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number }): Promise<ApproveOutcome>;
+  approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number; approval?: ApprovalPolicy<JsonValue | undefined> }): Promise<ApproveOutcome>;
   /**
    * Ask while the tool keeps running, for work that cannot be re-run (an MCP server's request lives
    * on its connection). The turn pauses; the answer must reach this process: if it restarts while
@@ -81,6 +100,8 @@ export interface ToolDefinition<Input = any, Output = any> {
   execute?: (input: Input, context: ToolContext) => Output | Promise<Output>;
   /** Ask a person before every call (true) or before calls the predicate picks. */
   needsApproval?: boolean | ((input: Input, context: ApprovalCheckContext) => boolean | Promise<boolean>);
+  /** Who decides and how many must agree (several approvers, four eyes, escalation); see docs/approvals.md. */
+  approval?: ApprovalPolicy<Input>;
   /** Title of the approval card; defaults to "Run <tool>?". */
   approvalTitle?: string | ((input: Input) => string);
   /** One line saying what approving does. */
@@ -104,6 +125,10 @@ export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, 
     if (!definition.client.kind) {
       throw new HeedError('invalid_config', 'A client tool needs a non-empty client.kind.');
     }
+  }
+  checkApprovalPolicy(definition.approval, 'approval');
+  if (definition.approval && !definition.needsApproval) {
+    throw new HeedError('invalid_config', 'approval: a tool with an approval policy needs needsApproval (true or a predicate).', { details: { path: 'approval' } });
   }
   return { ...definition, __heedTool: true };
 }

@@ -34,7 +34,12 @@ export interface ConversationRecord {
 export type ToolOutput =
   | { type: 'json'; value: JsonValue }
   | { type: 'text'; value: string }
-  | { type: 'error-text'; value: string };
+  | { type: 'error-text'; value: string }
+  /** Text and media side by side (an MCP tool's image, say); the model gets the media as media, not text. */
+  | { type: 'content'; value: ToolContentPart[] };
+
+/** One part of a `content` tool output. `data` is base64; in events it is left out and `bytes` says how big it was. */
+export type ToolContentPart = { type: 'text'; text: string } | { type: 'media'; mediaType: string; data: string };
 
 export type MessagePart =
   | { type: 'text'; text: string }
@@ -71,6 +76,13 @@ export type ActionKind = 'approval' | 'question' | 'client_tool' | 'url';
 export type ActionStatus = 'pending' | 'resolved' | 'cancelled' | 'expired';
 export type TimeoutPolicy = 'deny' | 'cancel';
 /**
+ * How an action was settled: `api` a person (over HTTP or a library call), `system` Heed itself (a new
+ * message closed the pause, a branch), `timeout` a lapse, `remembered` a remembered approval, `link` a
+ * person through a signed answer link (`resolvedBy` is then the link's recipient). Kept apart
+ * from `resolvedBy`, the user id, so no user id can pass for the system or for an anonymous caller.
+ */
+export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | 'slack';
+/**
  * How the action came to be: a gated tool, the model's ask tool, the agent's intake, a tool's
  * ctx.ask/approve/openUrl (re-run on resume), or a tool's ctx.askLive (kept running in memory).
  */
@@ -93,8 +105,13 @@ export interface QuestionInput {
   min?: number | string;
   /** Largest number, longest text, or latest YYYY-MM-DD. */
   max?: number | string;
-  /** A regular expression the whole value must match. */
+  /** A regular expression (RE2 syntax) the whole value must match; answers checked by it are at most 1,000 characters. */
   pattern?: string;
+  /**
+   * Set by the server, never taken from the asker: the pattern is also safe to run with a
+   * backtracking engine, so a form may check it as the person types. Others are checked by the server only.
+   */
+  patternBacktrackSafe?: boolean;
   required?: boolean;
   placeholder?: string;
 }
@@ -121,6 +138,33 @@ export interface ApprovalRequest {
   summary: string;
   /** False for a tool gated by a predicate: such approvals are never remembered. */
   canRemember: boolean;
+  // Set when the tool's `approval` policy asks for votes (DESIGN §14); absent for a plain approval.
+  /** Who may vote (named approvers, plus those added by escalation); absent: whoever may answer the conversation. */
+  approvers?: string[];
+  /** Distinct allows needed to approve. Its presence marks an approval decided by votes. */
+  required?: number;
+  /** `any`: one deny refuses; `majority`: see docs/approvals.md. */
+  deny?: 'any' | 'majority';
+  /** The conversation's owner may not vote (four eyes). */
+  excludeRequester?: boolean;
+  /** When (`at`) who (`to`) is added if no decision was reached; `escalatedAt` once done. */
+  escalate?: { at: string; to: string[]; escalatedAt?: string };
+  /** Votes so far, oldest first. */
+  votes?: ApprovalVote[];
+  /** The arguments first asked about, once a vote proposed others (`args` is then what is under vote). */
+  originalArgs?: JsonValue;
+}
+
+/** One approver's answer to an approval decided by votes. */
+export interface ApprovalVote {
+  by: string;
+  decision: 'allow' | 'deny';
+  comment?: string;
+  at: string;
+  /** Arguments this vote proposed (an allow with `approvedArgs`): it cleared the allows given before. */
+  args?: JsonValue;
+  /** An allow given for arguments a later vote replaced: it no longer counts. */
+  outdated?: true;
 }
 export interface QuestionRequest {
   kind: 'question';
@@ -147,6 +191,8 @@ export type ApprovalResolution = {
   comment?: string;
   approvedArgs?: JsonValue;
   remember?: boolean;
+  /** For an approval decided by votes: every vote, the deciding one last. */
+  votes?: ApprovalVote[];
 };
 export type QuestionResolution =
   | { type: 'question'; answers: Record<string, string[]> }
@@ -183,7 +229,10 @@ export interface ActionRecord {
   /** The lapse policy in force when the pause was taken. */
   onTimeout: TimeoutPolicy;
   resolution: StoredResolution | null;
+  /** The user id of whoever settled it; null for an anonymous caller, the system and a lapse (see `channel`). */
   resolvedBy: string | null;
+  /** How it was settled; null while pending. */
+  channel: ResolutionChannel | null;
   resolvedAt: string | null;
   /** Question ids that took their default because the answer left them out. */
   defaulted: string[] | null;
@@ -199,10 +248,16 @@ export type EventType =
   | 'tool.result'
   | 'action.required'
   | 'action.resolved'
+  /** An approver voted on an approval that needs several (DESIGN §14); the vote did not decide it. */
+  | 'action.voted'
+  /** An approval's escalation added approvers because no decision came in time. */
+  | 'action.escalated'
   | 'turn.paused'
   | 'turn.completed'
   | 'turn.cancelled'
-  | 'turn.failed';
+  | 'turn.failed'
+  /** A notification (webhook, email) gave up after its last retry; see `GET /api/deliveries?status=failed`. */
+  | 'delivery.failed';
 
 export interface EventRecord {
   conversationId: string;
@@ -215,6 +270,7 @@ export interface EventRecord {
 
 export interface RememberedTool {
   toolName: string;
-  rememberedBy: string;
+  /** The user id of whoever said "remember"; null for an anonymous caller. */
+  rememberedBy: string | null;
   rememberedAt: string;
 }

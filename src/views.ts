@@ -4,6 +4,7 @@ import type {
   ActionKind,
   ActionRecord,
   ActionStatus,
+  ApprovalVote,
   ConversationRecord,
   ConversationStatus,
   JsonObject,
@@ -11,6 +12,7 @@ import type {
   MessagePart,
   MessageRecord,
   Question,
+  ResolutionChannel,
   StoredResolution,
 } from './types.js';
 
@@ -31,6 +33,14 @@ export interface ActionView {
   title?: string;
   summary?: string;
   canRemember?: boolean;
+  // approval decided by votes (DESIGN §14); `args` is then what is under vote
+  approvers?: string[];
+  required?: number;
+  deny?: 'any' | 'majority';
+  excludeRequester?: boolean;
+  escalate?: { at: string; to: string[]; escalatedAt?: string };
+  votes?: ApprovalVote[];
+  originalArgs?: unknown;
   clientKind?: string;
   timeoutSeconds?: number;
   // question
@@ -40,7 +50,10 @@ export interface ActionView {
   url?: string;
   message?: string;
   resolution?: StoredResolution;
+  /** The user id of whoever settled it; absent for an anonymous caller, the system and a lapse. */
   resolvedBy?: string;
+  /** How it was settled: `api` (a person), `system`, `timeout` (it lapsed), `remembered`. */
+  channel?: ResolutionChannel;
   resolvedAt?: string;
   defaulted?: string[];
 }
@@ -64,7 +77,10 @@ export function actionView(engine: Engine | undefined, action: ActionRecord, age
     if (definition) view.argsSchema = inputJsonSchema(definition);
   }
   if (action.resolution) view.resolution = action.resolution;
-  if (action.resolvedBy) view.resolvedBy = action.resolvedBy;
+  // Once decided, the votes are those of the resolution (the deciding vote included).
+  if (action.resolution?.type === 'approval' && action.resolution.votes) view.votes = action.resolution.votes;
+  if (action.resolvedBy !== null) view.resolvedBy = action.resolvedBy;
+  if (action.channel) view.channel = action.channel;
   if (action.resolvedAt) view.resolvedAt = action.resolvedAt;
   if (action.defaulted) view.defaulted = action.defaulted;
   return view;

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { listeningUrl } from './serve-process.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -40,19 +41,8 @@ describe('a fresh clone, as the README says', { timeout: 240_000 }, () => {
     let output = '';
     server.stdout!.on('data', (chunk) => (output += chunk));
     server.stderr!.on('data', (chunk) => (output += chunk));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /Heed listening on (http:\/\/\S+)/.exec(output);
-        if (match) {
-          clearInterval(timer);
-          resolve(match[1]);
-        }
-      }, 50);
-      server!.once('exit', () => {
-        clearInterval(timer);
-        reject(new Error(`heed serve exited early:\n${output}`));
-      });
-    });
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    const url = await listeningUrl(() => output, exited);
 
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);

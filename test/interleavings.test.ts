@@ -33,7 +33,7 @@ afterAll(() => {
   console.log(`interleavings: ${stats.runs} runs, ${stats.operations} operations, ${stats.accepted} answers accepted; refused ${list(stats.refused)}; events ${list(stats.events)}`);
 });
 
-type Text = 'refund' | 'refund twice' | 'ask' | 'page' | 'link' | 'hello';
+type Text = 'refund' | 'refund twice' | 'ask' | 'page' | 'link' | 'hello' | 'quorum';
 type Op =
   | { kind: 'send'; conversation: number; instance: number; text: Text }
   | { kind: 'answer'; conversation: number; instance: number; pick: number; variant: number }
@@ -52,7 +52,7 @@ interface Plan {
 const CONVERSATIONS = 3;
 const INSTANCES = 3;
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('send' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), text: fc.constantFrom<Text>('refund', 'refund twice', 'ask', 'page', 'link', 'hello') }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('send' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), text: fc.constantFrom<Text>('refund', 'refund twice', 'ask', 'page', 'link', 'hello', 'quorum') }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('answer' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), pick: fc.nat(3), variant: fc.nat(2) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('lapse' as const), instance: fc.nat(INSTANCES - 1), minutes: fc.constantFrom(1, 11, 61) }) },
@@ -80,7 +80,9 @@ function scheduled(store: Store, s: fc.Scheduler, name: string): Store {
 }
 
 /** Whoever answers or lapses what: the codes an operation may be refused with when it loses a race. */
-const raceCodes = new Set(['action_not_pending', 'action_expired', 'conversation_busy', 'action_pending']);
+const raceCodes = new Set(['action_not_pending', 'action_expired', 'conversation_busy', 'action_pending', 'already_voted']);
+/** Who votes on the `quorum` approval (2 of 3, majority deny, escalating to dan). */
+const voters = ['ann', 'ben', 'cy', 'dan'];
 
 interface Ledger {
   /** Runs of each refund call, by idempotency key. */
@@ -116,6 +118,7 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
     }
     if (text === 'page') return { toolCalls: [{ toolName: 'get_selection', input: {} }, { toolName: 'issue_refund', input: { orderId: 7, amount: 1 } }] };
     if (text === 'link') return { toolCalls: [{ toolName: 'connect', input: {} }] };
+    if (text === 'quorum') return { toolCalls: [{ toolName: 'pay', input: { orderId: 9, amount: 9 } }] };
     return { text: 'Hello.' };
   });
   return {
@@ -131,6 +134,17 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
           await s.schedule(Promise.resolve(), 'tool');
           ledger.effects.add(ctx.idempotencyKey);
           return { refunded: input.amount };
+        },
+      }),
+      pay: tool({
+        inputSchema: z.object({ orderId: z.number(), amount: z.number() }),
+        needsApproval: true,
+        approval: { approvers: voters.slice(0, 3), required: 2, deny: 'majority', escalate: { afterMinutes: 1, to: ['dan'] } },
+        execute: async (input, ctx) => {
+          ledger.runs.set(ctx.idempotencyKey, (ledger.runs.get(ctx.idempotencyKey) ?? 0) + 1);
+          await s.schedule(Promise.resolve(), 'tool');
+          ledger.effects.add(ctx.idempotencyKey);
+          return { paid: input.amount };
         },
       }),
       get_selection: tool({ inputSchema: z.object({}), outputSchema: z.object({ text: z.string() }), client: { kind: 'page' } }),
@@ -193,6 +207,8 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
 
   /** Successful answers per action id: each action may be settled by an answer at most once. */
   const accepted = new Map<string, number>();
+  /** Votes accepted, by action and voter: every one must be on record (a vote edited away stays, marked outdated). */
+  const votesAccepted = new Map<string, number>();
   const unexpected: string[] = [];
   const run = async (o: Op): Promise<void> => {
     const heed = heeds['instance' in o ? o.instance % heeds.length : 0];
@@ -209,6 +225,22 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
           const pool = pending.length > 0 ? pending : actions;
           if (pool.length === 0) return;
           const action = pool[o.pick % pool.length];
+          if (action.request.kind === 'approval' && action.request.required !== undefined) {
+            // A vote, as one of the voters (dan counts only once escalated); edited arguments now and then.
+            const voter = voters[(o.pick + o.variant) % voters.length];
+            const vote = [{ decision: 'allow' }, { decision: 'deny' }, { decision: 'allow', approvedArgs: { orderId: 9, amount: o.pick } }][o.variant];
+            try {
+              await heed.conversation(id).resolve(action.id, { type: 'approval', ...vote }, { caller: { userId: voter } });
+            } catch (thrown) {
+              // dan is an approver only once the escalation happened.
+              if (voter === 'dan' && HeedError.isInstance(thrown) && thrown.code === 'action_forbidden') return;
+              throw thrown;
+            }
+            const key = `${action.id} ${voter}`;
+            votesAccepted.set(key, (votesAccepted.get(key) ?? 0) + 1);
+            stats.accepted++;
+            break;
+          }
           await heed.conversation(id).resolve(action.id, resolutionFor(action.kind, o.variant));
           accepted.set(action.id, (accepted.get(action.id) ?? 0) + 1);
           stats.accepted++;
@@ -250,7 +282,7 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
       const events = await stores.raw.listEvents(id, { limit: 10_000 });
       for (const event of events) {
         const name = event.type === 'turn.started' ? `turn.started(${String(event.data.trigger)})` : event.type;
-        if (name.startsWith('turn.') || event.type === 'action.resolved') stats.events.set(name, (stats.events.get(name) ?? 0) + 1);
+        if (name.startsWith('turn.') || event.type === 'action.resolved' || event.type === 'action.voted' || event.type === 'action.escalated') stats.events.set(name, (stats.events.get(name) ?? 0) + 1);
       }
       const recoveries = events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'recovery').length;
       for (const action of await stores.raw.listActions(id)) {
@@ -258,7 +290,16 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
         expect([action.id, answers <= 1]).toEqual([action.id, true]);
         // An accepted answer is the one on record: nothing overwrote or dropped it.
         if (answers === 1) expect([action.id, action.status]).toEqual([action.id, 'resolved']);
-        if (action.kind === 'approval' && action.toolName === 'issue_refund') {
+        if (action.request.kind === 'approval' && action.request.required !== undefined) {
+          const kept = (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ?? action.request.votes ?? [];
+          for (const [key, count] of votesAccepted) {
+            const [actionId, voter] = key.split(' ');
+            if (actionId !== action.id) continue;
+            expect([key, kept.filter((vote) => vote.by === voter).length]).toEqual([key, count]);
+          }
+          if (action.status === 'resolved') expect(kept.length).toBeGreaterThan(0);
+        }
+        if (action.kind === 'approval' && (action.toolName === 'issue_refund' || action.toolName === 'pay')) {
           const runs = ledger.runs.get(action.toolCallId) ?? 0;
           expect([action.toolCallId, runs <= 1 + recoveries]).toEqual([action.toolCallId, true]);
         }

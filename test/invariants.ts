@@ -147,10 +147,21 @@ function checkActions({ conversation, messages, actions, events }: StoredConvers
       if (action.resolution !== null) say(`action ${action.id} is pending but holds a resolution`);
     } else {
       if (settled.length !== 1) say(`action ${action.id} (${action.status}) has ${settled.length} action.resolved events`);
-      if (action.resolution === null || action.resolvedBy === null || action.resolvedAt === null) say(`action ${action.id} is ${action.status} without who, when and what`);
+      // resolvedBy is null for an anonymous caller, the system and a lapse; channel always says how.
+      if (action.resolution === null || action.channel === null || action.resolvedAt === null) say(`action ${action.id} is ${action.status} without how, when and what`);
+      if (settled[0] && (settled[0].data.channel !== action.channel || (settled[0].data.resolvedBy ?? null) !== action.resolvedBy)) {
+        say(`action ${action.id} records ${action.resolvedBy}/${action.channel} but its event says ${settled[0].data.resolvedBy}/${settled[0].data.channel}`);
+      }
       const status = String(settled[0]?.data.status);
       if (settled[0] && !settledStatuses[action.status].includes(status)) say(`action ${action.id} is ${action.status} but its event says ${status}`);
     }
+  }
+  // An approval decided by votes keeps every vote its `action.voted` events announce, in order: none lost.
+  for (const action of actions) {
+    if (branched || action.request.kind !== 'approval' || action.request.required === undefined) continue;
+    const announced = events.filter((event) => event.type === 'action.voted' && event.data.actionId === action.id).map((event) => String(event.data.by));
+    const kept = (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ?? action.request.votes ?? [];
+    if (announced.join(',') !== kept.map((vote) => vote.by).join(',')) say(`action ${action.id} keeps votes ${kept.map((vote) => vote.by)} but its events say ${announced}`);
   }
   for (const actionId of [...required.keys(), ...resolved.keys()]) {
     if (!byId.has(actionId)) say(`events refer to action ${actionId}, which is not stored`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createHeed, tool, type AgentConfig, type HeedOptions } from 'heed';
-import { scriptedModel, type ScriptedRespond } from 'heed/testing';
+import { scriptedModel, type ScriptedRespond, type ScriptedVersion } from 'heed/testing';
 
 /** A Heed on a memory store with no sweep timer, for tests. */
 export function testHeed(agents: AgentConfig[], options: Partial<HeedOptions> = {}) {
@@ -20,12 +20,20 @@ export function lastToolResult(messages: Array<{ role: string; content: unknown 
 }
 
 /** A refund agent: the model calls issue_refund first, then says "Refunded.". */
-export function refundAgent(extra: { needsApproval?: boolean | ((input: { orderId: number; amount: number }) => boolean); respond?: ScriptedRespond } = {}) {
+export function refundAgent(
+  extra: {
+    needsApproval?: boolean | ((input: { orderId: number; amount: number }) => boolean);
+    respond?: ScriptedRespond;
+    /** The model's specification: v3 (AI SDK 6, the default) or v4 (AI SDK 7). */
+    specificationVersion?: ScriptedVersion;
+  } = {},
+) {
   const runs: Array<{ orderId: number; amount: number; key: string }> = [];
   const model = scriptedModel(
     extra.respond ??
       (({ stepIndex }) =>
         stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Refunded.' }),
+    { specificationVersion: extra.specificationVersion ?? 'v3' },
   );
   const agent: AgentConfig = {
     name: 'support',

@@ -6,15 +6,18 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentConfig, McpServerConfig } from 'heed';
-import { scriptedModel } from 'heed/testing';
+import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { startServer, type TestServer } from './http-fixtures.js';
+import { SPEC_VERSIONS } from './spec-versions.js';
 import { startHttpServer } from './fixtures/mcp-server.mjs';
 
 const fixture = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.url));
 
-function signUpAgent(mcp: McpServerConfig) {
-  const model = scriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? { text: 'You are signed up.' } : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] },
+function signUpAgent(mcp: McpServerConfig, spec: ScriptedVersion) {
+  const model = scriptedModel(
+    ({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? { text: 'You are signed up.' } : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] },
+    { specificationVersion: spec },
   );
   const agent: AgentConfig = { name: 'onboarding', model, mcpServers: { fixture: mcp } };
   return { agent, model };
@@ -34,14 +37,17 @@ const transports: Array<{ name: string; start(): Promise<{ config: McpServerConf
   },
 ];
 
-describe.each(transports)('an MCP server over $name', (transport) => {
+// Each transport, with a model of each AI SDK major (specification v4 and v3).
+const cases = transports.flatMap((transport) => SPEC_VERSIONS.map((spec) => ({ ...transport, spec })));
+
+describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
   let mcp: Awaited<ReturnType<(typeof transports)[number]['start']>>;
   let server: TestServer;
-  let model: ReturnType<typeof scriptedModel>;
+  let model: ReturnType<typeof signUpAgent>['model'];
 
   beforeAll(async () => {
     mcp = await transport.start();
-    const made = signUpAgent(mcp.config);
+    const made = signUpAgent(mcp.config, transport.spec);
     model = made.model;
     server = await startServer({ agents: [made.agent] });
     await server.heed.ready();

@@ -245,9 +245,10 @@ describe('connections', () => {
 
   it('maxConnections must be a whole number of at least 1', async () => {
     const { agent } = agentCalling('fixture_whoami', {}, { server: { maxConnections: 0 } });
-    const heed = createHeed({ agents: [agent], sweepIntervalMs: 0 });
-    opened.push(heed);
-    await expect(heed.ready()).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('maxConnections') });
+    // Refused by the config check before anything starts.
+    expect(() => createHeed({ agents: [agent], sweepIntervalMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid_config', message: expect.stringContaining('agents[0].mcpServers.fixture.maxConnections: expected at least 1') }),
+    );
   });
 });
 

@@ -104,7 +104,7 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     for (const error of lost) {
       expect(HeedError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ code: 'action_not_pending', status: 409 });
-      expect((error as HeedError).details).toMatchObject({ status: 'resolved', resolution: stored.resolution, resolvedBy: stored.resolvedBy });
+      expect((error as HeedError).details).toMatchObject({ status: 'resolved', resolution: stored.resolution, channel: stored.channel });
     }
     expect(runs).toHaveLength(1);
     const events = await a.heed.conversation(id).events();
@@ -164,7 +164,7 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
       const events = await a.heed.conversation(id).events();
       expect(events.filter((event) => event.type === 'action.resolved')).toHaveLength(1);
       expect(events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'timeout')).toHaveLength(1);
-      expect((await b.heed.conversation(id).actions())[0]).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout' });
+      expect((await b.heed.conversation(id).actions())[0]).toMatchObject({ status: 'expired', channel: 'timeout' });
     }
     expect(runs).toHaveLength(0);
     expect((await b.heed.expireDue()).lapsed).toBe(0);

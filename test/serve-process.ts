@@ -35,19 +35,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
       resolve(code ?? signal);
     }),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Heed listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 20);
-    void exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`heed serve exited early:\n${output}`));
-    });
-  });
+  const url = await listeningUrl(() => output, exited);
   return {
     url,
     pid: child.pid!,
@@ -59,6 +47,23 @@ export async function startServe(args: string[], env: Record<string, string> = {
       return exited;
     },
   };
+}
+
+/** Resolves with the address `heed serve` prints once it listens; rejects with its output if it exits first. */
+export function listeningUrl(output: () => string, exited: Promise<unknown>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Heed listening on (http:\/\/\S+)/.exec(output());
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]);
+      }
+    }, 20);
+    void exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`heed serve exited early:\n${output()}`));
+    });
+  });
 }
 
 /** Kills whatever is still running (for afterAll). */

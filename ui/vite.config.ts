@@ -12,6 +12,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^heed\/react$/, replacement: here('../src/react/index.ts') },
+      { find: /^heed\/react\/styles\.css$/, replacement: here('../src/react/styles.css') },
       { find: /^heed\/client$/, replacement: here('../src/client/index.ts') },
     ],
   },

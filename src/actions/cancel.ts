@@ -1,4 +1,4 @@
-import { callerLabel, type Caller } from '../caller.js';
+import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
 import type { Engine } from '../engine.js';
 import { HeedError } from '../errors.js';
 import type { ConversationStatus } from '../types.js';
@@ -11,17 +11,15 @@ import { closeOpen, releaseLiveCalls } from './close-open.js';
 export async function cancelConversation(
   engine: Engine,
   conversationId: string,
-  options: { caller?: Caller; via?: 'library' | 'http' } = {},
+  options: { caller?: Caller; via?: WriteVia } = {},
 ): Promise<{ status: ConversationStatus; cancelled: boolean }> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const conversation = await engine.visibleConversation(conversationId, options.caller);
-    if (conversation.channel && options.via === 'http') {
-      throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; cancel it there.`, { details: { channel: conversation.channel } });
-    }
+    refuseChannelWrite(conversation, options.via, 'cancel it there.');
     if (conversation.status === 'idle') return { status: 'idle', cancelled: false };
     const messages = await engine.store.listMessages(conversationId);
     const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
-    const by = callerLabel(options.caller ?? { userId: conversation.ownerId });
+    const by = callerId(options.caller ?? { userId: conversation.ownerId });
     const closing = closeOpen(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
     const at = engine.now();
     const result = await engine.commit({

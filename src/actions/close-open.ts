@@ -18,21 +18,26 @@ export function closeOpen(
   engine: Engine,
   messages: MessageRecord[],
   pending: ActionRecord[],
-  options: { resolvedBy: string; channel: 'api' | 'system' | 'timeout'; reason: string; lapsed?: Set<string> },
+  options: { resolvedBy: string | null; channel: 'api' | 'system' | 'timeout'; reason: string; lapsed?: Set<string> },
 ): ClosingWrites {
   const at = engine.now();
   const settle: ActionSettlement[] = [];
   const events: NewEvent[] = [];
   for (const action of pending) {
     const status: Exclude<ActionStatus, 'pending'> = options.lapsed?.has(action.id) ? 'expired' : 'cancelled';
-    settle.push({ id: action.id, status, resolution: { type: 'cancelled', reason: options.reason }, resolvedBy: options.resolvedBy, resolvedAt: at });
+    settle.push({ id: action.id, status, resolution: { type: 'cancelled', reason: options.reason }, resolvedBy: options.resolvedBy, channel: options.channel, resolvedAt: at });
     events.push({
       type: 'action.resolved',
       at,
       data: { actionId: action.id, kind: action.kind, toolCallId: action.toolCallId, toolName: action.toolName, status, resolvedBy: options.resolvedBy, channel: options.channel, cancelled: true },
     });
   }
-  const results = openCallResults(engine, messages, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.');
+  // A call that asked from inside its tool (an MCP server's form, say) had already started: say so.
+  const started = new Set(pending.filter((action) => action.origin === 'live' || action.origin === 'ctx').map((action) => action.toolCallId));
+  const startedText = `${STARTED_REASON[options.reason] ?? STARTED_REASON.new_message} The tool had already started (an MCP tool's server had run up to its request), so it may have done part of its work.`;
+  const results = openCallResults(engine, messages, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.', (toolCallId) =>
+    started.has(toolCallId) ? startedText : undefined,
+  );
   for (const message of results) {
     const part = message.parts[0];
     if (part.type === 'tool-result') {
@@ -42,8 +47,17 @@ export function closeOpen(
   return { settle, messages: results, events };
 }
 
-/** Tool messages answering, with `text` as an error, the open calls of the last assistant message. */
-export function openCallResults(engine: Engine, messages: MessageRecord[], text: string): MessageRecord[] {
+const STARTED_REASON: Record<string, string> = {
+  cancelled: "The call was cancelled while it was waiting for the person's answer.",
+  expired: "Nobody answered in time while the call was waiting for the person's answer.",
+  new_message: "A new message closed the request while the call was waiting for the person's answer.",
+};
+
+/**
+ * Tool messages answering, with `text` as an error, the open calls of the last assistant message
+ * (`textFor` may give a call its own text).
+ */
+export function openCallResults(engine: Engine, messages: MessageRecord[], text: string, textFor?: (toolCallId: string) => string | undefined): MessageRecord[] {
   const answered = new Set<string>();
   let assistant: MessageRecord | undefined;
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -56,10 +70,10 @@ export function openCallResults(engine: Engine, messages: MessageRecord[], text:
     }
   }
   if (!assistant) return [];
-  const output: ToolOutput = { type: 'error-text', value: text };
   const results: MessageRecord[] = [];
   for (const part of assistant.parts) {
     if (part.type !== 'tool-call' || answered.has(part.toolCallId)) continue;
+    const output: ToolOutput = { type: 'error-text', value: textFor?.(part.toolCallId) ?? text };
     results.push({
       id: newId('m'),
       conversationId: assistant.conversationId,

@@ -50,9 +50,10 @@ describe('lapsing', () => {
     expect(runs).toHaveLength(0);
     expect((lastToolResult(model.calls[1].messages as never) as { value: string }).value).toMatch(/Nobody answered in time/);
     const action = (await chat.actions())[0];
-    expect(action).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout', resolution: { type: 'approval', decision: 'deny', comment: 'timed out' } });
+    expect(action).toMatchObject({ status: 'expired', channel: 'timeout', resolution: { type: 'approval', decision: 'deny', comment: 'timed out' } });
+    expect(action.resolvedBy).toBeUndefined();
     const resolved = (await chat.events()).find((event) => event.type === 'action.resolved')!;
-    expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: 'system:timeout', channel: 'timeout', expired: true });
+    expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: null, channel: 'timeout', expired: true });
     // Swept once: a second sweep finds nothing, and answering now is still 410.
     expect((await heed.expireDue()).lapsed).toBe(0);
     await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_expired' });
@@ -74,7 +75,7 @@ describe('lapsing', () => {
     expect(kit.model.calls).toHaveLength(1);
     const events = await chat.events();
     expect(events.at(-1)).toMatchObject({ type: 'turn.cancelled', data: { reason: 'action_expired' } });
-    expect((await chat.actions())[0]).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout' });
+    expect((await chat.actions())[0]).toMatchObject({ status: 'expired', channel: 'timeout' });
     expect((await chat.get()).conversation.status).toBe('idle');
     // The conversation takes a new message.
     expect((await chat.send('refund again')).status).toBe('requires_action');

@@ -4,7 +4,8 @@ import { systemCaller } from '../caller.js';
 import { earliestDue, type Engine } from '../engine.js';
 import { newId } from '../ids.js';
 import { skipAnswers } from './question.js';
-import type { ActionSettlement, Change, NewEvent } from '../store/store.js';
+import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../store/store.js';
+import { escalatedRequest, escalationDue } from './approval-policy.js';
 import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
 import { closeOpen, releaseLiveCalls } from './close-open.js';
 import { resolvedEvent } from './settle.js';
@@ -71,8 +72,12 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const pending = (await engine.store.listActions(conversation.id)).filter((action) => action.status === 'pending');
   const due = pending.filter((action) => action.expiresAt !== null && action.expiresAt <= now);
   const change: Change = { conversationId: conversation.id, expectVersion: conversation.version, set: { updatedAt: now } };
+  // Approvals whose escalation time came without a decision gain approvers (their lapse time stays).
+  const escalation = escalate(pending.filter((action) => !due.includes(action)), conversation, now);
   if (due.length === 0) {
-    change.set = { ...change.set, actionDueAt: earliestDue(pending) };
+    change.set = { ...change.set, actionDueAt: earliestDue(escalation.pending) };
+    change.revise = escalation.revise;
+    change.events = escalation.events;
     await engine.commit(change);
     return { lapsed: 0 };
   }
@@ -82,7 +87,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   if (due.some((action) => action.onTimeout === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
     const messages = await engine.store.listMessages(conversation.id);
     const closing = closeOpen(engine, messages, pending, {
-      resolvedBy: 'system:timeout',
+      resolvedBy: null,
       channel: 'timeout',
       reason: 'expired',
       lapsed: new Set(due.map((action) => action.id)),
@@ -103,8 +108,8 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   let position: number | undefined;
   for (const action of due) {
     const { resolution, status } = lapsedAnswer(action);
-    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: 'system:timeout', resolvedAt: now, defaulted: resolution.type === 'question' && 'answers' in resolution ? Object.keys(resolution.answers) : null });
-    events.push({ type: 'action.resolved', at: now, data: { ...resolvedEvent(action, status, 'system:timeout', resolution as unknown as JsonObject), expired: true } });
+    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted: resolution.type === 'question' && 'answers' in resolution ? Object.keys(resolution.answers) : null });
+    events.push({ type: 'action.resolved', at: now, data: { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution as unknown as JsonObject), expired: true } });
     if (action.kind === 'client_tool') {
       position ??= (await engine.store.listMessages(conversation.id)).length;
       const output = { type: 'error-text' as const, value: 'The host page did not answer.' };
@@ -120,9 +125,12 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
       events.push({ type: 'tool.result', at: now, data: { toolCallId: action.toolCallId, toolName: action.toolName, isError: true, output } });
     }
   }
-  const remaining = pending.filter((action) => !due.includes(action));
+  const remaining = escalation.pending.filter((action) => !due.some((entry) => entry.id === action.id));
   change.settle = settle;
   change.messages = messages;
+  change.revise = escalation.revise;
+  // Escalations first; the deadline's own answers (and the turn it starts, pushed below) after.
+  events.unshift(...escalation.events);
   change.events = events;
   const leaseOwner = newId('lease');
   if (remaining.length > 0) {
@@ -135,6 +143,29 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   if (!result.ok) return { lapsed: 0 };
   if (remaining.length > 0) return { lapsed: due.length };
   return { lapsed: due.length, run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+}
+
+/**
+ * The escalations due now: each adds its people to the approvers, as one revision and one
+ * `action.escalated` event. The sweep's compare-and-set makes each happen once across instances.
+ */
+function escalate(candidates: ActionRecord[], conversation: ConversationRecord, now: string): { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[] } {
+  const revise: ActionRevision[] = [];
+  const events: NewEvent[] = [];
+  const byId = new Map<string, ActionRecord>();
+  for (const action of candidates) {
+    const at = escalationDue(action);
+    if (!at || at > now || action.request.kind !== 'approval') continue;
+    const { request, added } = escalatedRequest(action.request, conversation.ownerId, now);
+    revise.push({ id: action.id, request, reason: 'escalation' });
+    byId.set(action.id, { ...action, request });
+    events.push({
+      type: 'action.escalated',
+      at: now,
+      data: { actionId: action.id, kind: action.kind, toolCallId: action.toolCallId, toolName: action.toolName, added, approvers: request.approvers ?? [] },
+    });
+  }
+  return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };
 }
 
 /** What a lapse under `deny` answers on the person's behalf. */

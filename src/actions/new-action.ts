@@ -38,6 +38,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     onTimeout: engine.onTimeout(turn.agent),
     resolution: null,
     resolvedBy: null,
+    channel: null,
     resolvedAt: null,
     defaulted: null,
   };

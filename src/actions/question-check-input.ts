@@ -1,5 +1,7 @@
 import type { InputType, QuestionInput } from '../types.js';
-import { characterCount, isCalendarDate, quote, wholeValuePattern } from './question-coerce.js';
+import { characterCount, isCalendarDate, MAX_ANSWER_LENGTH, quote } from './question-coerce.js';
+import { isBacktrackSafe, MAX_PATTERN_ANSWER_LENGTH } from './question-pattern.js';
+import { compilePattern } from './question-pattern-re2.js';
 
 /** Longest `input.pattern` and `input.placeholder`, in characters. */
 export const MAX_PATTERN_LENGTH = 500;
@@ -93,13 +95,22 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
     } else if (!TEXT_TYPES.has(type)) {
       say(`input.pattern does not apply to a ${type} input; it is for text, textarea, email and url inputs.`);
     } else {
-      try {
-        wholeValuePattern(pattern);
+      // Checked by RE2, the engine that matches answers on the server, so a pattern stored here never
+      // needs backtracking; the browser runs only those also marked safe for a backtracking engine.
+      const compiled = compilePattern(pattern);
+      if (!compiled.ok) {
+        say(`input.pattern ${quote(pattern)} cannot be used: ${compiled.problem}. Patterns use RE2 syntax (JavaScript's, without backreferences or lookaround).`);
+      } else {
         input.pattern = pattern;
-      } catch {
-        say(`input.pattern ${quote(pattern)} is not a valid regular expression.`);
+        if (isBacktrackSafe(pattern)) input.patternBacktrackSafe = true;
+        if (typeof max === 'number' && max > MAX_PATTERN_ANSWER_LENGTH) {
+          say(`input.max is ${max}, but an answer checked against a pattern may have at most ${MAX_PATTERN_ANSWER_LENGTH} characters.`);
+        }
       }
     }
+  }
+  if (TEXT_TYPES.has(type) && typeof max === 'number' && max > MAX_ANSWER_LENGTH) {
+    say(`input.max is ${max}, but an answer may have at most ${MAX_ANSWER_LENGTH} characters.`);
   }
 
   if (raw.required !== undefined) {

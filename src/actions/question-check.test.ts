@@ -250,7 +250,7 @@ describe('checkQuestions: input', () => {
 
   it('checks pattern, required and placeholder', () => {
     expect(problemsOf(typed({ type: 'text', pattern: '([a-z', required: 'yes', placeholder: 1 }))).toEqual([
-      'questions[0] ("F"): input.pattern "([a-z" is not a valid regular expression.',
+      'questions[0] ("F"): input.pattern "([a-z" cannot be used: a character class "[" is not closed. Patterns use RE2 syntax (JavaScript\'s, without backreferences or lookaround).',
       'questions[0] ("F"): input.required must be true or false.',
       'questions[0] ("F"): input.placeholder must be text.',
     ]);

@@ -1,6 +1,7 @@
 import type { Question, QuestionOption } from '../types.js';
 import { checkInput, isPlainObject } from './question-check-input.js';
 import { canonicalValues, characterCount, quote, toAnswerStrings } from './question-coerce.js';
+import { re2PatternTest } from './question-pattern-re2.js';
 
 /** Where a question set comes from: the model's ask tool, the agent's intake, or a tool's ctx.ask. */
 export type QuestionSource = 'ask' | 'intake' | 'ctx';
@@ -128,7 +129,7 @@ function checkDefaults(question: Question, raw: unknown, say: Say): string[] {
     say('defaults must be text or a list of texts.');
     return [];
   }
-  const result = canonicalValues(question, strings);
+  const result = canonicalValues(question, strings, re2PatternTest);
   if (!result.ok) {
     say(`${strings.length === 1 ? 'the default' : 'defaults'} ${result.reason}.`);
     return [];

@@ -1,4 +1,12 @@
 import type { Question, QuestionInput } from '../types.js';
+import { backtrackingPatternTest, MAX_PATTERN_ANSWER_LENGTH, type PatternTest } from './question-pattern.js';
+
+/**
+ * Longest answer, in characters, to any question (free text, custom text besides options): a stored
+ * answer is repeated in events, views and 409 bodies, so it must stay small. A question's own
+ * `input.max` may only lower it.
+ */
+export const MAX_ANSWER_LENGTH = 10_000;
 
 /** The outcome of coercing one question's raw answer. */
 export type CoerceAnswerResult = { ok: true; values: string[] } | { ok: false; message: string };
@@ -25,13 +33,26 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A value quoted for a message; long free text is cut so the sentence stays readable. */
 export function quote(value: string): string {
-  const chars = [...value];
+  // Cut before splitting into characters: the value may be a huge answer.
+  const chars = [...value.slice(0, 124)];
   return JSON.stringify(chars.length > 60 ? `${chars.slice(0, 57).join('')}...` : value);
 }
 
 /** Length in characters as a person counts them (code points, not UTF-16 units). */
 export function characterCount(value: string): number {
-  return [...value].length;
+  // Counted without building an array, since an answer may be very long.
+  let count = value.length;
+  for (let index = 0; index < value.length - 1; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        index += 1;
+      }
+    }
+  }
+  return count;
 }
 
 /** True for a real calendar date written YYYY-MM-DD. */
@@ -41,11 +62,6 @@ export function isCalendarDate(value: string): boolean {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-/** Compiles a pattern so that it must match the whole value, not just a part of it. */
-export function wholeValuePattern(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`);
 }
 
 /**
@@ -150,8 +166,12 @@ function checkTyped(input: QuestionInput, value: string): CanonicalResult {
   }
 }
 
-function checkOne(question: Question, value: string): CanonicalResult {
+function checkOne(question: Question, value: string, test: PatternTest): CanonicalResult {
   const input = question.input;
+  // First, so no other rule (nor the message quoting the value) works through a huge answer.
+  if (value.length > MAX_ANSWER_LENGTH && characterCount(value) > MAX_ANSWER_LENGTH) {
+    return { ok: false, reason: `must be at most ${MAX_ANSWER_LENGTH} characters long` };
+  }
   if (question.options && question.options.length > 0) {
     const matched = matchOption(question, value);
     if (matched !== undefined) return { ok: true, values: [matched] };
@@ -163,7 +183,10 @@ function checkOne(question: Question, value: string): CanonicalResult {
   if (!input) return { ok: true, values: [value] };
   const checked = checkTyped(input, value);
   if (!checked.ok || input.pattern === undefined) return checked;
-  if (!wholeValuePattern(input.pattern).test(checked.values[0])) {
+  if (characterCount(checked.values[0]) > MAX_PATTERN_ANSWER_LENGTH) {
+    return { ok: false, reason: `must be at most ${MAX_PATTERN_ANSWER_LENGTH} characters long, as it is checked against a pattern` };
+  }
+  if (test({ ...input, pattern: input.pattern }, checked.values[0]) === false) {
     return { ok: false, reason: `must match the pattern ${input.pattern}; ${quote(value)} does not` };
   }
   return checked;
@@ -174,14 +197,15 @@ function checkOne(question: Question, value: string): CanonicalResult {
  * in canonical form (option values, decimal numbers, `true`/`false`, YYYY-MM-DD), without repeats.
  * How many answers the question takes is the caller's check.
  */
-export function canonicalValues(question: Question, strings: string[]): CanonicalResult {
-  const values: string[] = [];
+export function canonicalValues(question: Question, strings: string[], test: PatternTest = backtrackingPatternTest): CanonicalResult {
+  // A Set keeps repeats out in linear time, however many strings were sent.
+  const values = new Set<string>();
   for (const value of strings) {
-    const checked = checkOne(question, value);
+    const checked = checkOne(question, value, test);
     if (!checked.ok) return checked;
-    for (const canonical of checked.values) if (!values.includes(canonical)) values.push(canonical);
+    for (const canonical of checked.values) values.add(canonical);
   }
-  return { ok: true, values };
+  return { ok: true, values: [...values] };
 }
 
 /**
@@ -189,12 +213,21 @@ export function canonicalValues(question: Question, strings: string[]): Canonica
  * out). An empty answer is `{ ok: true, values: [] }`: required questions and defaults are the
  * caller's concern. The message names the question by its header, so a UI can show it beside the field.
  */
-export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
+export function coerceAnswer(question: Question, raw: unknown, test: PatternTest = backtrackingPatternTest): CoerceAnswerResult {
   const subject = quote(question.header);
   const strings = toAnswerStrings(raw);
   if (strings === null) return { ok: false, message: `${subject} must be text or a list of texts.` };
-  const result = canonicalValues(question, strings);
+  // Each option once (by value or by label) and one typed answer: more strings than that cannot all
+  // count, and refusing them first keeps a long list from being worked through.
+  const most = question.multiple ? (question.options?.length ?? 0) + 1 : 1;
+  if (strings.length > 2 * most) {
+    return { ok: false, message: `${subject} has ${strings.length} answers; it takes at most ${most}.` };
+  }
+  const result = canonicalValues(question, strings, test);
   if (!result.ok) return { ok: false, message: `${subject} ${result.reason}.` };
+  if (result.values.length > most && question.multiple) {
+    return { ok: false, message: `${subject} has ${result.values.length} answers; it takes at most ${most}: each option once and one typed answer.` };
+  }
   if (!question.multiple && result.values.length > 1) {
     return { ok: false, message: `${subject} takes one answer only; ${result.values.length} were given.` };
   }

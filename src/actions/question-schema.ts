@@ -37,9 +37,13 @@ const input: JsonObject = {
     },
     max: {
       anyOf: [{ type: 'number' }, { type: 'string' }],
-      description: 'Largest number, longest text length, or latest date as YYYY-MM-DD.',
+      description: 'Largest number, longest text length (at most 10000), or latest date as YYYY-MM-DD.',
     },
-    pattern: { type: 'string', description: 'JavaScript regular expression the whole text must match.' },
+    pattern: {
+      type: 'string',
+      description:
+        'Regular expression (RE2 syntax: no backreferences or lookaround) the whole text must match; such answers are at most 1000 characters.',
+    },
     required: { type: 'boolean', description: 'True when the question may not be left unanswered.' },
     placeholder: { type: 'string', description: 'Example shown in the empty field.' },
   },

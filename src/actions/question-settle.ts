@@ -1,6 +1,7 @@
 import type { Question } from '../types.js';
 import { isPlainObject } from './question-check-input.js';
 import { coerceAnswer, quote } from './question-coerce.js';
+import { re2PatternTest } from './question-pattern-re2.js';
 
 /** One thing wrong with a submitted answer; `field` is `answers.<id>` (or `answers` for the whole). */
 export interface AnswerProblem {
@@ -66,7 +67,7 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
   const defaulted: string[] = [];
   for (const question of questions) {
     const field = `answers.${question.id}`;
-    const result = coerceAnswer(question, given.get(question.id)?.value);
+    const result = coerceAnswer(question, given.get(question.id)?.value, re2PatternTest);
     if (!result.ok) {
       problems.push({ field, message: result.message });
     } else if (result.values.length > 0) {

@@ -102,7 +102,7 @@ describe('settling answers', () => {
     expect(lost).toHaveLength(19);
     const stored = (await chat.actions())[0];
     for (const loser of lost) {
-      expect(loser.reason).toMatchObject({ code: 'action_not_pending', status: 409, details: { resolution: stored.resolution, resolvedBy: stored.resolvedBy } });
+      expect(loser.reason).toMatchObject({ code: 'action_not_pending', status: 409, details: { resolution: stored.resolution, channel: stored.channel } });
     }
     expect(runs).toHaveLength((stored.resolution as { decision: string }).decision === 'allow' ? 1 : 0);
     expect(model.calls).toHaveLength(2);
@@ -168,7 +168,8 @@ describe('settling answers', () => {
     const next = await chat.send('never mind');
     expect(next.status).toBe('completed');
     const action = (await chat.actions())[0];
-    expect(action).toMatchObject({ status: 'cancelled', resolvedBy: 'system' });
+    expect(action).toMatchObject({ status: 'cancelled', channel: 'system' });
+    expect(action.resolvedBy).toBeUndefined();
     expect(lenient.runs).toHaveLength(0);
     const sent = lenient.model.calls.at(-1)!.messages;
     expect(JSON.stringify(sent)).toContain('Cancelled');

@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HeedError } from 'heed';
+import type { ScriptedVersion } from 'heed/testing';
 import { lastToolResult, refundAgent, testHeed } from '../../test/kit.js';
+import { describeEachSpec } from '../../test/spec-versions.js';
 
-async function pausedRefund(options: Parameters<typeof refundAgent>[0] = {}) {
-  const kit = refundAgent(options);
+type RefundOptions = Parameters<typeof refundAgent>[0];
+
+async function pausedRefundOn(spec: ScriptedVersion, options: RefundOptions = {}) {
+  const kit = refundAgent({ ...options, specificationVersion: spec });
   const heed = testHeed([kit.agent]);
   const conversation = await heed.createConversation({ agent: 'support', ownerId: 'alice' });
   const chat = heed.conversation(conversation.id);
@@ -11,7 +15,9 @@ async function pausedRefund(options: Parameters<typeof refundAgent>[0] = {}) {
   return { ...kit, heed, chat, paused };
 }
 
-describe('approval', () => {
+describeEachSpec('approval', (spec) => {
+  const pausedRefund = (options: RefundOptions = {}) => pausedRefundOn(spec, options);
+
   it('pauses before a gated tool and runs it once after allow', async () => {
     const { heed, chat, paused, runs, model } = await pausedRefund();
     expect(paused.status).toBe('requires_action');
@@ -82,7 +88,7 @@ describe('approval', () => {
     const again = await chat.send('and order 42 again');
     expect(again.status).toBe('completed');
     expect(runs).toHaveLength(2);
-    const silent = (await chat.events()).filter((event) => event.type === 'action.resolved' && event.data.resolvedBy === 'remembered');
+    const silent = (await chat.events()).filter((event) => event.type === 'action.resolved' && event.data.channel === 'remembered');
     expect(silent).toHaveLength(1);
     expect(silent[0].data).toMatchObject({ toolName: 'issue_refund', status: 'approved', channel: 'remembered' });
 
@@ -102,6 +108,7 @@ describe('approval', () => {
     await heed.close();
 
     const small = refundAgent({
+      specificationVersion: spec,
       needsApproval: (input) => input.amount > 10,
     });
     const other = testHeed([small.agent]);

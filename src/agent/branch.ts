@@ -37,7 +37,7 @@ export async function branchConversation(
     .map((action) => {
       const copy: ActionRecord = { ...action, id: newId('a'), conversationId: id, messageId: ids.get(action.messageId)! };
       if (copy.status === 'pending') {
-        Object.assign(copy, { status: 'cancelled', resolution: { type: 'cancelled', reason: 'branched' }, resolvedBy: 'system', resolvedAt: at, expiresAt: null });
+        Object.assign(copy, { status: 'cancelled', resolution: { type: 'cancelled', reason: 'branched' }, resolvedBy: null, channel: 'system', resolvedAt: at, expiresAt: null });
       }
       return copy;
     });

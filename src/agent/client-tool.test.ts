@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { tool } from 'heed';
-import { scriptedModel } from 'heed/testing';
+import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { testHeed } from '../../test/kit.js';
+import { describeEachSpec } from '../../test/spec-versions.js';
 
-function pageAgent(options: { access?: (context: { caller: { userId: string | null } | null }) => boolean } = {}) {
+type PageOptions = { access?: (context: { caller: { userId: string | null } | null }) => boolean };
+
+function pageAgentOn(spec: ScriptedVersion, options: PageOptions = {}) {
   const serverRuns: string[] = [];
   const model = scriptedModel(({ stepIndex }) =>
     stepIndex === 0
@@ -15,6 +18,7 @@ function pageAgent(options: { access?: (context: { caller: { userId: string | nu
           ],
         }
       : { text: 'Thanks.' },
+    { specificationVersion: spec },
   );
   const agent = {
     name: 'grid',
@@ -43,7 +47,9 @@ function pageAgent(options: { access?: (context: { caller: { userId: string | nu
   return { agent, model, serverRuns };
 }
 
-describe('client tools', () => {
+describeEachSpec('client tools', (spec) => {
+  const pageAgent = (options: PageOptions = {}) => pageAgentOn(spec, options);
+
   it('wait for the page; the output reaches the model but never the event log or the record', async () => {
     const { agent, model, serverRuns } = pageAgent();
     const heed = testHeed([agent], { now: () => new Date('2026-01-01T00:00:00Z') });

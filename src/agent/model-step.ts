@@ -1,5 +1,5 @@
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { JsonValue } from '../types.js';
+import { checkModel, type AgentModel, type ModelFunctionTool, type ModelPrompt, type ModelStreamPart } from './model-spec.js';
 
 export interface ModelToolCall {
   toolCallId: string;
@@ -15,20 +15,28 @@ export interface ModelStep {
   tokens: number;
 }
 
-/** One model call, streamed: text deltas go to `onDelta` as they come. */
+/**
+ * One model call, streamed: text deltas go to `onDelta` as they come. The model may be of either
+ * specification (see model-spec.ts for how they differ); the call options and the stream parts Heed
+ * reads have one shape in both, so each branch only tells TypeScript which one it holds.
+ */
 export async function callModel(
-  model: LanguageModelV3,
-  prompt: LanguageModelV3Prompt,
-  tools: LanguageModelV3FunctionTool[],
+  model: AgentModel,
+  prompt: ModelPrompt,
+  tools: ModelFunctionTool[],
   onDelta: (delta: string) => void,
   abortSignal: AbortSignal,
+  agentName = 'agent',
 ): Promise<ModelStep> {
-  const { stream } = await model.doStream({
+  checkModel(model, agentName);
+  const options = {
     prompt,
     tools: tools.length > 0 ? tools : undefined,
-    toolChoice: tools.length > 0 ? { type: 'auto' } : undefined,
+    toolChoice: tools.length > 0 ? ({ type: 'auto' } as const) : undefined,
     abortSignal,
-  });
+  };
+  const { stream }: { stream: ReadableStream<ModelStreamPart> } =
+    model.specificationVersion === 'v4' ? await model.doStream(options) : await model.doStream(options);
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let tokens = 0;

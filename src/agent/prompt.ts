@@ -1,13 +1,9 @@
-import type {
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ToolResultPart,
-} from '@ai-sdk/provider';
 import { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from '../actions/question.js';
 import type { AgentConfig } from '../config.js';
 import { inputJsonSchema } from '../tool.js';
 import type { MessageRecord } from '../types.js';
+import type { ModelFunctionTool, ModelPrompt, ModelPromptMessage, ModelToolResultPart } from './model-spec.js';
+import { modelToolOutput } from './tool-output.js';
 
 /** The name of the synthetic tool call that carries an agent's intake questions. */
 export const INTAKE_TOOL_NAME = 'intake';
@@ -15,10 +11,10 @@ export const INTAKE_TOOL_NAME = 'intake';
 /**
  * Builds what the model is sent from the stored messages. Consecutive tool messages are merged, and
  * a tool call that never got a result (a crash, a cancel) gets one saying so, because providers refuse
- * a call without its result.
+ * a call without its result. The prompt is both an AI SDK 6 (v3) and an AI SDK 7 (v4) prompt.
  */
-export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Message[] = [];
+export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): ModelPrompt {
+  const prompt: ModelPromptMessage[] = [];
   if (agent.instructions) prompt.push({ role: 'system', content: agent.instructions });
 
   const answered = new Set<string>();
@@ -32,8 +28,8 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Lang
       const content = message.parts.flatMap((part) => (part.type === 'text' ? [{ type: 'text' as const, text: part.text }] : []));
       prompt.push({ role: 'user', content });
     } else if (message.role === 'assistant') {
-      const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
-      const missing: LanguageModelV3ToolResultPart[] = [];
+      const content: Extract<ModelPromptMessage, { role: 'assistant' }>['content'] = [];
+      const missing: ModelToolResultPart[] = [];
       for (const part of message.parts) {
         if (part.type === 'text') content.push({ type: 'text', text: part.text });
         else if (part.type === 'tool-call') {
@@ -49,12 +45,12 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Lang
         }
       }
       if (content.length > 0) prompt.push({ role: 'assistant', content });
-      const results: LanguageModelV3ToolResultPart[] = [];
+      const results: ModelToolResultPart[] = [];
       while (index + 1 < messages.length && messages[index + 1].role === 'tool') {
         index++;
         for (const part of messages[index].parts) {
           if (part.type === 'tool-result') {
-            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output });
+            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: modelToolOutput(part.output, agent.model.specificationVersion) });
           }
         }
       }
@@ -65,20 +61,20 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Lang
   return prompt;
 }
 
-const toolListCache = new WeakMap<AgentConfig, { withAsk: LanguageModelV3FunctionTool[]; withoutAsk: LanguageModelV3FunctionTool[] }>();
+const toolListCache = new WeakMap<AgentConfig, { withAsk: ModelFunctionTool[]; withoutAsk: ModelFunctionTool[] }>();
 
 /** The tools offered to the model; the ask tool and client tools only where a person can answer. */
-export function offeredTools(agent: AgentConfig, interactive: boolean): LanguageModelV3FunctionTool[] {
+export function offeredTools(agent: AgentConfig, interactive: boolean): ModelFunctionTool[] {
   let cached = toolListCache.get(agent);
   if (!cached) {
-    const server: LanguageModelV3FunctionTool[] = [];
-    const asking: LanguageModelV3FunctionTool[] = [];
+    const server: ModelFunctionTool[] = [];
+    const asking: ModelFunctionTool[] = [];
     for (const [name, definition] of Object.entries(agent.tools ?? {})) {
-      const entry: LanguageModelV3FunctionTool = {
+      const entry: ModelFunctionTool = {
         type: 'function',
         name,
         description: definition.description,
-        inputSchema: inputJsonSchema(definition) as LanguageModelV3FunctionTool['inputSchema'],
+        inputSchema: inputJsonSchema(definition) as ModelFunctionTool['inputSchema'],
       };
       (definition.client ? asking : server).push(entry);
     }
@@ -87,7 +83,7 @@ export function offeredTools(agent: AgentConfig, interactive: boolean): Language
         type: 'function',
         name: ASK_TOOL_NAME,
         description: askToolDescription,
-        inputSchema: questionsJsonSchema as LanguageModelV3FunctionTool['inputSchema'],
+        inputSchema: questionsJsonSchema as ModelFunctionTool['inputSchema'],
       });
     }
     cached = { withAsk: [...server, ...asking], withoutAsk: server };

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { tool, type AgentConfig } from 'heed';
-import { scriptedModel } from 'heed/testing';
+import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { lastToolResult, testHeed } from '../../test/kit.js';
+import { describeEachSpec } from '../../test/spec-versions.js';
 
 const seatsAndColor = [
   {
@@ -17,14 +18,17 @@ const seatsAndColor = [
   { id: 'seats', header: 'Seats', prompt: 'How many seats?', input: { type: 'number' as const, min: 1, max: 9, required: true }, defaults: ['2'] },
 ];
 
-function askingAgent(questions: unknown, extra: Partial<AgentConfig> = {}) {
-  const model = scriptedModel(({ stepIndex }) =>
-    stepIndex === 0 ? { toolCalls: [{ toolName: 'ask', input: { preamble: 'Two things first.', questions } }] } : { text: 'Booked.' },
+function askingAgentOn(spec: ScriptedVersion, questions: unknown, extra: Partial<AgentConfig> = {}) {
+  const model = scriptedModel(
+    ({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'ask', input: { preamble: 'Two things first.', questions } }] } : { text: 'Booked.' }),
+    { specificationVersion: spec },
   );
   return { model, agent: { name: 'planner', model, ask: true, ...extra } satisfies AgentConfig };
 }
 
-describe('the ask tool', () => {
+describeEachSpec('the ask tool', (spec) => {
+  const askingAgent = (questions: unknown, extra: Partial<AgentConfig> = {}) => askingAgentOn(spec, questions, extra);
+
   it('pauses on a question action and the model reads the answers by label', async () => {
     const { model, agent } = askingAgent(seatsAndColor);
     const heed = testHeed([agent]);
@@ -114,6 +118,7 @@ describe('the ask tool', () => {
     const calls: unknown[] = [six, [{ header: 'Color', prompt: 'Which?', options: [{ label: 'Red' }] }]];
     const model = scriptedModel(({ stepIndex }) =>
       stepIndex < 2 ? { toolCalls: [{ toolName: 'ask', input: { questions: calls[stepIndex] } }] } : { text: 'I will assume.' },
+      { specificationVersion: spec },
     );
     const heed = testHeed([{ name: 'planner', model, ask: true }]);
     const { id } = await heed.createConversation({ agent: 'planner' });
@@ -140,7 +145,7 @@ describe('the ask tool', () => {
   });
 });
 
-describe('intake', () => {
+describeEachSpec('intake', (spec) => {
   const intake = {
     preamble: 'Three questions before I start.',
     questions: [
@@ -151,7 +156,7 @@ describe('intake', () => {
   };
 
   it('asks before the model is called, once per thread, and never lapses by default', async () => {
-    const model = scriptedModel(() => ({ text: 'On it.' }));
+    const model = scriptedModel(() => ({ text: 'On it.' }), { specificationVersion: spec });
     const heed = testHeed([{ name: 'refactorer', model, intake }]);
     const { id } = await heed.createConversation({ agent: 'refactorer' });
     const chat = heed.conversation(id);
@@ -178,7 +183,7 @@ describe('intake', () => {
   });
 
   it('every-turn asks before each turn', async () => {
-    const model = scriptedModel(() => ({ text: 'On it.' }));
+    const model = scriptedModel(() => ({ text: 'On it.' }), { specificationVersion: spec });
     const heed = testHeed([{ name: 'refactorer', model, intake: { ...intake, when: 'every-turn', questions: intake.questions.slice(0, 1) } }]);
     const { id } = await heed.createConversation({ agent: 'refactorer' });
     const chat = heed.conversation(id);
@@ -190,10 +195,12 @@ describe('intake', () => {
   });
 });
 
-describe("a tool's own ctx.ask", () => {
+describeEachSpec("a tool's own ctx.ask", (spec) => {
   it('pauses mid-tool; on resume the tool re-runs and reads the journaled answers in call order', async () => {
     const seen: string[] = [];
-    const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'deploy', input: { service: 'api' } }] } : { text: 'Deployed.' }));
+    const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'deploy', input: { service: 'api' } }] } : { text: 'Deployed.' }), {
+      specificationVersion: spec,
+    });
     const heed = testHeed([
       {
         name: 'ops',

@@ -100,7 +100,7 @@ async function modelStep(turn: Turn): Promise<void> {
   };
   let step;
   try {
-    step = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal);
+    step = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal, agent.name);
   } finally {
     if (timer) clearTimeout(timer);
   }

@@ -1,10 +1,14 @@
 import { ASK_TOOL_NAME, checkQuestions, summarizeAnswers } from '../actions/question.js';
+import { policyFields } from '../actions/approval-policy.js';
 import { newAction } from '../actions/new-action.js';
+import { earliestDue } from '../engine.js';
 import { HeedError } from '../errors.js';
-import type { HeedTool } from '../tool.js';
+import { isToolContent, type HeedTool } from '../tool.js';
+import { conversationView } from '../views.js';
 import type { ActionRecord, JsonObject, JsonValue, MessageRecord, ToolOutput } from '../types.js';
 import { INTAKE_TOOL_NAME } from './prompt.js';
 import { LiveCall } from './live-call.js';
+import { eventToolOutput } from './tool-output.js';
 import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
 import type { Turn } from './turn.js';
 
@@ -96,12 +100,12 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
           toolName: call.toolName,
           kind: 'approval',
           status: 'approved',
-          resolvedBy: 'remembered',
+          resolvedBy: null,
           channel: 'remembered',
           remembered: true,
         });
       } else {
-        return { ask: approvalAction(turn, assistant, call, definition, input, typeof gate !== 'function') };
+        return { ask: await approvalAction(turn, assistant, call, definition, input, typeof gate !== 'function') };
       }
     }
   } else {
@@ -176,7 +180,12 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
       }),
     };
   }
-  return { result: { type: 'json', value: toJson((outcome as { value: unknown }).value) } };
+  const value = (outcome as { value: unknown }).value;
+  if (isToolContent(value)) {
+    const result: ToolOutput = { type: 'content', value: value.parts };
+    return { result, eventOutput: eventToolOutput(result) };
+  }
+  return { result: { type: 'json', value: toJson(value) } };
 }
 
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
@@ -204,7 +213,7 @@ function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mi
   };
 }
 
-function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, canRemember: boolean): ActionRecord {
+async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, canRemember: boolean): Promise<ActionRecord> {
   const title = typeof definition.approvalTitle === 'function' ? definition.approvalTitle(input) : definition.approvalTitle ?? `Run ${call.toolName}?`;
   const summary =
     typeof definition.approvalSummary === 'function'
@@ -215,7 +224,15 @@ function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, defini
     messageId: assistant.id,
     toolCallId: call.toolCallId,
     toolName: call.toolName,
-    request: { kind: 'approval', args: call.input, title, summary, canRemember },
+    request: {
+      kind: 'approval',
+      args: call.input,
+      title,
+      summary,
+      canRemember,
+      // Approvers are worked out once, now, and kept with the action (an approval decided by votes is never remembered).
+      ...(definition.approval ? await policyFields(definition.approval, input, conversationView(turn.conversation), turn.engine.clock()) : {}),
+    },
   });
 }
 
@@ -233,8 +250,8 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
     return false;
   }
   turn.addActions(asks);
-  let due: string | null = null;
-  for (const ask of asks) if (ask.expiresAt && (due === null || ask.expiresAt < due)) due = ask.expiresAt;
+  // The sweep looks again at the earliest lapse or escalation.
+  const due = earliestDue(asks);
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
   // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).
   for (const ask of asks) turn.event('action.required', { actionId: ask.id, kind: ask.kind, toolCallId: ask.toolCallId, toolName: ask.toolName });

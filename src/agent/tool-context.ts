@@ -1,3 +1,5 @@
+import { checkApprovalPolicy, policyFields } from '../actions/approval-policy.js';
+import { conversationView } from '../views.js';
 import { checkQuestions } from '../actions/question.js';
 import { HeedError } from '../errors.js';
 import { isAllowedUrl } from '../actions/url.js';
@@ -73,9 +75,14 @@ export function toolContext(
     },
 
     async approve(request): Promise<ApproveOutcome> {
+      let policy = {};
+      if (request.approval && !journal.some((action) => action.journalIndex === next)) {
+        checkApprovalPolicy(request.approval, 'ctx.approve({ approval })');
+        policy = await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock());
+      }
       const entry = recorded(
         'approval',
-        { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false },
+        { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false, ...policy },
         request.expiresInMinutes,
       );
       const resolution = entry.resolution;
@@ -89,6 +96,8 @@ export function toolContext(
         const checked = checkQuestions(request.questions, { source: 'ctx' });
         if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
         asked = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: checked.questions };
+      } else if (request.kind === 'approval') {
+        asked = { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false };
       } else {
         if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
         asked = { kind: 'url', url: request.url, title: request.title, message: request.message };

@@ -1,4 +1,5 @@
-import type { LanguageModelV3, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { AgentModel } from '../agent/model-spec.js';
 import { z } from 'zod';
 import type { AgentConfig } from '../config.js';
 import { scriptedModel, type ScriptedResponse } from '../testing/scripted-model.js';
@@ -10,9 +11,11 @@ import { tool } from '../tool.js';
  * (options and typed inputs), `page-helper` a client tool answered by the page. By default their
  * model is scripted (no network, same answers every time); pass `model` to use a real one.
  */
-export function demoAgents(options: { model?: LanguageModelV3; chunkDelayMs?: number } = {}): AgentConfig[] {
+export function demoAgents(options: { model?: AgentModel; chunkDelayMs?: number } = {}): AgentConfig[] {
   const scripted = (respond: (prompt: LanguageModelV3Prompt) => ScriptedResponse) =>
-    options.model ?? scriptedModel(({ messages }) => respond(messages), { chunkText: 'word', chunkDelayMs: options.chunkDelayMs ?? 15 });
+    options.model ??
+    // A server runs for days: keep no prompts (each holds the whole conversation), nobody reads them.
+    scriptedModel(({ messages }) => respond(messages), { chunkText: 'word', chunkDelayMs: options.chunkDelayMs ?? 15, keepCalls: 0 });
 
   return [
     {

@@ -4,6 +4,7 @@ import { HeedError } from '../errors.js';
 import { serve } from './serve.js';
 
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1]
+       heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
                     without it, demo agents run (on a real model when OPENAI_API_KEY is set)
@@ -11,7 +12,8 @@ const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --d
   --database-url <url>
                     a PostgreSQL database instead (also HEED_DATABASE_URL), for several instances
   --port <n>        port to listen on; 0 picks a free one (default 3000)
-  --host <address>  address to listen on (default 127.0.0.1)`;
+  --host <address>  address to listen on (default 127.0.0.1); before going beyond loopback,
+                    set auth and allowedHosts in the config (README, "Security")`;
 
 /** Runs `heed <command>`; resolves with the exit code, or never while the server runs. */
 export async function main(argv: string[]): Promise<number> {
@@ -20,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(usage);
     return command ? 0 : 1;
   }
+  if (command === 'inbox') return runInboxCommand(rest);
   if (command !== 'serve') {
     console.error(`Unknown command "${command}".\n\n${usage}`);
     return 1;
@@ -79,6 +82,19 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   return new Promise<number>(() => undefined);
+}
+
+/** Loads the terminal inbox only when asked for, so `heed serve` never loads Ink or React. */
+async function runInboxCommand(args: string[]): Promise<number> {
+  let inbox: typeof import('./inbox/run.js');
+  try {
+    inbox = await import('./inbox/run.js');
+  } catch (thrown) {
+    if ((thrown as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw thrown;
+    console.error(`heed inbox needs Ink and React 19 beside Heed (${(thrown as Error).message.split('\n')[0]}). Install them with: npm install ink react`);
+    return 1;
+  }
+  return inbox.runInbox(args);
 }
 
 main(process.argv.slice(2)).then(

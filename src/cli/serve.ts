@@ -5,10 +5,12 @@ import { pathToFileURL } from 'node:url';
 import { serve as listen } from '@hono/node-server';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { HeedConfig } from '../config.js';
+import { checkConfig } from '../config-schema.js';
 import { HeedError } from '../errors.js';
 import { createHeed, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
 import { defaultConsoleDir, hasConsole } from '../http/console.js';
+import { isLoopbackAddress } from '../http/host-check.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import { demoAgents } from './demo-agents.js';
@@ -61,6 +63,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const env = options.env ?? process.env;
   const config =
     typeof options.config === 'string' ? await loadConfig(options.config) : options.config ?? (await demoConfig(env, log));
+  // Before anything is opened: a typo or a value of the wrong shape stops the start, naming its path.
+  checkConfig(config, typeof options.config === 'string' ? `The config ${options.config}` : 'The config');
   const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);
   const store = databaseUrl
     ? postgresStore({ connectionString: databaseUrl })
@@ -75,7 +79,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       throw new HeedError('invalid_config', `The PostgreSQL database could not be used: ${reason}`, { cause: thrown });
     });
   }
-  const { auth, ...heedOptions } = config;
+  const { auth, allowedHosts, cors, ...heedOptions } = config;
   const heed = createHeed({ ...heedOptions, store });
   // The store migrated and every agent's MCP servers reached, or the start fails saying which.
   await heed.ready().catch(async (thrown: unknown) => {
@@ -87,12 +91,23 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   let closing = false;
   const consoleDir = options.console === false ? undefined : typeof options.console === 'string' ? options.console : defaultConsoleDir();
   const withConsole = consoleDir !== undefined && hasConsole(consoleDir);
-  const app = createApp(heed, { auth, signal: shutdown.signal, maxBodyBytes: options.maxBodyBytes, consoleDir: withConsole ? consoleDir : undefined });
+  const hostname = options.host ?? '127.0.0.1';
+  const app = createApp(heed, {
+    auth,
+    allowedHosts: withPublicHost(allowedHosts, config.notify?.publicUrl, isLoopbackAddress(hostname)),
+    cors,
+    listenAddress: hostname,
+    signal: shutdown.signal,
+    maxBodyBytes: options.maxBodyBytes,
+    consoleDir: withConsole ? consoleDir : undefined,
+    streams: { maxPerCaller: config.limits?.streamsPerCaller, maxQueuedBytes: config.limits?.streamQueueBytes },
+  });
   const server = await new Promise<Server>((resolveServer, reject) => {
     const started = listen(
       {
-        fetch: async (request) => {
-          const response = await app.fetch(request);
+        // The connection goes along: limits count anonymous callers by their address.
+        fetch: async (request, env) => {
+          const response = await app.fetch(request, env);
           // While shutting down, answer what arrives but do not keep the connection for more.
           if (closing) {
             try {
@@ -104,7 +119,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
           return response;
         },
         port: options.port ?? 3000,
-        hostname: options.host ?? '127.0.0.1',
+        hostname,
       },
       () => resolveServer(started as Server),
     ) as Server;
@@ -114,10 +129,16 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  // Answer links point at this server unless notify.publicUrl says where people reach it.
+  heed.notifier.fallbackUrl ??= url;
+  if (heed.notifier.active && !heed.notifier.config.publicUrl) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
   log(`Heed listening on ${url}`);
   log(`API reference: ${url}/api/docs`);
   if (withConsole) log(`Web console: ${url}/`);
   else if (options.console !== false) log('Web console not built (run `npm run build`); serving the API only.');
+  if (!isLoopbackAddress(hostname) && !auth?.required) {
+    log('Warning: listening beyond loopback with anonymous access allowed; see "Security" in the README (auth.required, allowedHosts, TLS).');
+  }
 
   let closed: Promise<void> | undefined;
   const close = () =>
@@ -178,7 +199,8 @@ export async function loadConfig(file: string): Promise<HeedConfig> {
     throw new HeedError('invalid_config', `The config ${file} could not be loaded: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
   }
   const value = typeof loaded.default === 'function' ? await (loaded.default as () => unknown)() : loaded.default;
-  if (!value || typeof value !== 'object' || !Array.isArray((value as HeedConfig).agents)) {
+  // What it holds is checked by `checkConfig`, which names the key at fault.
+  if (!value || typeof value !== 'object') {
     throw new HeedError('invalid_config', `The config ${file} must default-export defineConfig({ agents: [...] }).`);
   }
   return value as HeedConfig;
@@ -209,4 +231,14 @@ async function demoConfig(env: Record<string, string | undefined>, log: (line: s
   }
   const delay = env.HEED_DEMO_DELAY_MS === undefined ? undefined : Number(env.HEED_DEMO_DELAY_MS);
   return { agents: demoAgents({ model, chunkDelayMs: delay }) };
+}
+
+/**
+ * The host of `notify.publicUrl` is one people reach this server by, so answer links must pass the Host
+ * check. Beyond loopback with no `allowedHosts` there is no check to pass, and adding a name would start one.
+ */
+function withPublicHost(allowedHosts: HeedConfig['allowedHosts'], publicUrl: string | undefined, loopback: boolean): HeedConfig['allowedHosts'] {
+  if (allowedHosts === true || !publicUrl || (allowedHosts === undefined && !loopback)) return allowedHosts;
+  const host = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : undefined;
+  return host ? [...(allowedHosts ?? []), host] : allowedHosts;
 }

@@ -50,7 +50,11 @@ export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
-  getConversation(conversationId: string): Promise<ConversationSnapshot>;
+  /**
+   * The conversation with its newest messages (100 by default). `hasEarlierMessages` says older ones exist:
+   * pass `before` (the id of the first message you have) to read them.
+   */
+  getConversation(conversationId: string, page?: { before?: string; limit?: number }): Promise<ConversationSnapshot>;
   /** Sends a message and waits for the turn to complete, pause, be cancelled or fail. */
   send(conversationId: string, content: string): Promise<TurnResult>;
   /** Sends a message and yields the turn's events as they happen, then its outcome. */
@@ -61,6 +65,11 @@ export interface HeedClient {
   pending(conversationId: string): Promise<ActionView[]>;
   /** One page of everything waiting on the caller, oldest first. */
   inbox(options?: { limit?: number; cursor?: string }): Promise<{ actions: ActionView[]; nextCursor?: string }>;
+  /**
+   * Follows the caller's inbox live (`GET /api/inbox/stream`): `inbox.added` (data: the action),
+   * `inbox.synced` (`{ count }`), `inbox.removed` (`{ id, conversationId }`). Ends when the connection does.
+   */
+  inboxEvents(options?: { signal?: AbortSignal }): AsyncGenerator<{ event: string; data: unknown }>;
   /** Answers an action; when it closes the pause, waits for the continued turn. */
   answer(conversationId: string, actionId: string, resolution: ResolutionInput): Promise<TurnResult>;
   answerStream(conversationId: string, actionId: string, resolution: ResolutionInput, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
@@ -116,7 +125,12 @@ export function createClient(options: HeedClientOptions): HeedClient {
       const search = query.size ? `?${query}` : '';
       return (await json<{ conversations: ConversationView[] }>('GET', `/api/conversations${search}`)).conversations;
     },
-    getConversation: (id) => json('GET', conversationPath(id)),
+    getConversation(id, page = {}) {
+      const query = new URLSearchParams();
+      if (page.before !== undefined) query.set('before', page.before);
+      if (page.limit !== undefined) query.set('limit', String(page.limit));
+      return json('GET', `${conversationPath(id)}${query.size ? `?${query}` : ''}`);
+    },
     send: (id, content) => json('POST', conversationPath(id, 'messages'), { content }),
     sendStream: (id, content, streamOptions = {}) => turnStream(conversationPath(id, 'messages'), { content }, streamOptions.signal),
     actions: async (id) => (await json<{ actions: ActionView[] }>('GET', conversationPath(id, 'actions'))).actions,
@@ -128,6 +142,13 @@ export function createClient(options: HeedClientOptions): HeedClient {
       if (inboxOptions.limit !== undefined) query.set('limit', String(inboxOptions.limit));
       if (inboxOptions.cursor !== undefined) query.set('cursor', inboxOptions.cursor);
       return json('GET', `/api/inbox${query.size ? `?${query}` : ''}`);
+    },
+    async *inboxEvents(streamOptions = {}) {
+      const response = await request('GET', '/api/inbox/stream', { headers: { accept: 'text/event-stream' }, signal: streamOptions.signal });
+      for await (const message of readSse(response.body!, streamOptions.signal)) {
+        if (message.event === 'error') throw errorFromData(message.data);
+        yield { event: message.event, data: JSON.parse(message.data) as unknown };
+      }
     },
     answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
     answerStream: (id, actionId, resolution, streamOptions = {}) =>

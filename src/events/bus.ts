@@ -10,8 +10,10 @@ type PokeListener = (seq: number) => void;
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly pokeListeners = new Map<string, Set<PokeListener>>();
+  private readonly anyListeners = new Set<(conversationId: string | undefined) => void>();
 
   publish(events: EventRecord[]): void {
+    if (this.anyListeners.size > 0) for (const id of new Set(events.map((event) => event.conversationId))) this.touched(id);
     for (const event of events) {
       const set = this.listeners.get(event.conversationId);
       if (!set) continue;
@@ -31,16 +33,47 @@ export class EventBus {
 
   /** The store holds events of this conversation up to `seq` that another process committed: followers read them. */
   poke(conversationId: string, seq: number): void {
+    this.touched(conversationId);
     for (const listener of [...(this.pokeListeners.get(conversationId) ?? [])]) listener(seq);
   }
 
   /** Notices from other processes may have been missed: every follower reads the store. */
   pokeAll(): void {
+    this.touched(undefined);
     for (const set of [...this.pokeListeners.values()]) for (const listener of [...set]) listener(Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * Calls `listener` whenever any conversation may have changed (events published here or announced by
+   * another process; undefined: notices may have been missed). The inbox stream watches them all.
+   */
+  onAny(listener: (conversationId: string | undefined) => void): () => void {
+    this.anyListeners.add(listener);
+    return () => void this.anyListeners.delete(listener);
+  }
+
+  private touched(conversationId: string | undefined): void {
+    for (const listener of [...this.anyListeners]) {
+      try {
+        listener(conversationId);
+      } catch {
+        // As above: a listener never breaks the writer.
+      }
+    }
   }
 
   onPoke(conversationId: string, listener: PokeListener): () => void {
     return add(this.pokeListeners, conversationId, listener);
+  }
+
+  /** Listeners registered now, for one conversation or in all (each open follower holds one of each kind). */
+  listenerCount(conversationId?: string): number {
+    let count = 0;
+    for (const map of [this.listeners, this.pokeListeners]) {
+      if (conversationId !== undefined) count += map.get(conversationId)?.size ?? 0;
+      else for (const set of map.values()) count += set.size;
+    }
+    return count;
   }
 }
 

@@ -8,6 +8,17 @@ export interface Follow {
   close(): void;
 }
 
+/** How a follower keeps pace with a receiver that reads slowly (a stream to a client). */
+export interface FollowFlow {
+  /** True while the receiver can take more events. */
+  hasRoom(): boolean;
+  /** Resolves once the receiver can take more, or is gone (else a closed follower waits on it for ever). */
+  ready(): Promise<void>;
+}
+
+/** Events read from the store at a time: what one follower holds in memory while it waits. */
+const PAGE = 100;
+
 /**
  * Delivers a conversation's events numbered after `after`: first the stored backlog, then live ones,
  * each exactly once and in order. A gap (an event seen live before an earlier one) is filled from the
@@ -19,11 +30,16 @@ export function followEvents(
   conversationId: string,
   after: number,
   listener: (event: EventRecord) => void,
+  options: { flow?: FollowFlow } = {},
 ): Follow {
+  const { flow } = options;
   let last = after;
   let closed = false;
   let draining: Promise<void> | null = null;
   let wanted = false;
+  // With a flow, the backlog is read a page at a time as the receiver takes it, never all at once.
+  const blocked = () => flow !== undefined && !flow.hasRoom();
+  const room = () => flow!.ready();
 
   const deliver = (event: EventRecord) => {
     if (closed || event.seq !== last + 1) return false;
@@ -40,9 +56,15 @@ export function followEvents(
       while (wanted && !closed) {
         wanted = false;
         for (;;) {
-          const page = await readEvents(store, conversationId, { after: last, limit: 500 });
-          for (const event of page) deliver(event);
-          if (page.length < 500 || closed) break;
+          if (blocked()) await room();
+          if (closed) break;
+          const page = await readEvents(store, conversationId, { after: last, limit: PAGE });
+          for (const event of page) {
+            if (blocked()) await room();
+            if (closed) break;
+            deliver(event);
+          }
+          if (page.length < PAGE || closed) break;
         }
       }
     })()
@@ -55,7 +77,8 @@ export function followEvents(
 
   const off = bus.on(conversationId, (event) => {
     if (event.seq <= last) return;
-    if (!draining && deliver(event)) return;
+    // A receiver that is behind gets this event from the store once it catches up, so nothing queues here.
+    if (!draining && (!flow || flow.hasRoom()) && deliver(event)) return;
     drain();
   });
   // Events another process committed arrive as a poke: read them from the store.

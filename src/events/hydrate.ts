@@ -28,6 +28,6 @@ function needsAction(event: EventRecord): boolean {
 
 /** The action as it was when asked: pending, with no answer yet. */
 function askedView(action: ActionRecord): JsonObject {
-  const asked: ActionRecord = { ...action, status: 'pending', resolution: null, resolvedBy: null, resolvedAt: null, defaulted: null };
+  const asked: ActionRecord = { ...action, status: 'pending', resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null };
   return actionView(undefined, asked) as unknown as JsonObject;
 }

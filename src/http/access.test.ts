@@ -60,6 +60,7 @@ const validBodies: Record<string, (target: { actionKind: string }) => unknown> =
   createConversation: () => ({ agent: 'support' }),
   sendMessage: () => ({ content: 'hello' }),
   resolveAction: () => ({ resolution: { type: 'approval', decision: 'allow' } }),
+  answerLink: () => ({ resolution: { type: 'approval', decision: 'allow' } }),
   branchConversation: () => ({}),
 };
 
@@ -97,7 +98,10 @@ describe('access matrix: every route, every other caller', () => {
             const label = `${method.toUpperCase()} ${path} as ${token ?? 'anonymous'} with ${JSON.stringify(body)}`;
             expect([label, real.status]).toEqual([label, made.status]);
             expect([label, normalize(real.text, target)]).toEqual([label, normalize(made.text, ghost)]);
-            expect([label, [400, 401, 403, 404].includes(real.status)]).toEqual([label, true]);
+            // The AI SDK reads answer a chat that is not there as empty (a new useChat page), so someone else's looks the same.
+            const readsEmpty = operationId === 'aiSdkChatMessages' || operationId === 'aiSdkChatResume';
+            if (readsEmpty && real.status < 300) expect([label, real.text]).toEqual([label, operationId === 'aiSdkChatResume' ? '' : '{"messages":[]}']);
+            else expect([label, [400, 401, 403, 404].includes(real.status)]).toEqual([label, true]);
             tried++;
           }
         }
@@ -131,6 +135,10 @@ describe('access matrix: every route, every other caller', () => {
         const response = await strict.call(spec.method.toUpperCase(), path, { ...caller, body });
         const label = `${spec.method.toUpperCase()} ${spec.path} ${JSON.stringify(caller)}`;
         if (publicPaths.has(spec.path)) expect([label, response.status]).toEqual([label, 200]);
+        // Answer links need no sign-in (the token is the permission); a made-up one leads nowhere.
+        else if (spec.path.startsWith('/api/links/')) expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
+        // Channels are signed by the workspace, not a bearer token: here unconfigured, so there is nothing there.
+        else if (spec.path.startsWith('/api/channels/')) expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
         else expect([label, response.status, response.body?.error?.code]).toEqual([label, 401, 'unauthorized']);
       }
     }
@@ -167,11 +175,12 @@ describe('access matrix: every route, every other caller', () => {
     expect(text).not.toContain(ada.id);
   });
 
-  it('with authorizeResolve, the hook decides who answers (403 for the rest, the owner included); every other route still hides the conversation', async () => {
+  it('with authorizeResolve, the hook decides who answers (403 for the owner, 404 for who may not see it); every other route still hides the conversation', async () => {
     const hooked = await world({ tokens: { ...tokens, carol: { userId: 'carol' } } }, { authorizeResolve: (caller) => caller?.data?.role === 'approver' });
     const owned = await adaPaused(hooked, 'refund');
     const answer = (token: string) => hooked.call('POST', `/api/conversations/${owned.id}/actions/${owned.actionId}`, { token, body: { resolution: { type: 'approval', decision: 'allow' } } });
-    expect((await answer('carol')).body.error.code).toBe('action_forbidden');
+    // Carol may neither see nor answer: the same 404 as for a conversation that does not exist.
+    expect((await answer('carol')).body.error.code).toBe('not_found');
     expect((await answer('ada')).body.error.code).toBe('action_forbidden');
     expect((await hooked.call('GET', `/api/conversations/${owned.id}`, { token: 'bob' })).status).toBe(404);
     expect((await hooked.call('GET', `/api/conversations/${owned.id}/actions`, { token: 'bob' })).status).toBe(404);

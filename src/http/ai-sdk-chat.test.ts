@@ -254,7 +254,12 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     const taken = await chat('support', id, [user('hello')], { token: 'bob' });
     expect(taken.status).toBe(404);
     expect((await chat('support', 'not an id!', [user('hello')])).error).toMatchObject({ code: 'invalid_request' });
-    expect((await reload('support', 'no-such-chat')).status).toBe(404);
+    // A chat not started yet, another user's and another agent's all read as empty, and nothing is created.
+    for (const [agent, chatId, token] of [['support', 'no-such-chat', 'ada'], ['support', id, 'bob'], ['intake', id, 'ada']]) {
+      expect(await reload(agent, chatId, token)).toEqual({ status: 200, body: { messages: [] } });
+    }
+    await expect(server.heed.conversation('no-such-chat').get()).rejects.toMatchObject({ code: 'not_found' });
+    expect((await fetch(`${server.url}/api/ai-sdk/chat/support/no-such-chat/stream`)).status).toBe(204);
     await expect(server.heed.createConversation({ agent: 'support', id })).rejects.toMatchObject({ code: 'invalid_request', details: { field: 'id' } });
     await expect(server.heed.createConversation({ agent: 'support', id: 'a b' })).rejects.toMatchObject({ code: 'invalid_request' });
     const resume = await fetch(`${server.url}/api/ai-sdk/chat/support/${id}/stream`, { headers: { authorization: 'Bearer ada' } });

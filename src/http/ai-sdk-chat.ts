@@ -1,9 +1,10 @@
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import type { TurnResult } from '../agent/run-turn.js';
+import { checkMessageContent } from '../agent/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
-import { followEvents } from '../events/follow.js';
+import { followEvents, type FollowFlow } from '../events/follow.js';
 import { readEvents } from '../events/hydrate.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
 import type { EventRecord, JsonValue } from '../types.js';
@@ -84,20 +85,23 @@ export const aiSdkChatRoutes: Route[] = [
         'invalid_resolution',
         'invalid_client_tool_result',
         'budget_reached',
+        'message_limit_reached',
         'action_pending',
+        'chat_id_taken',
         'conversation_busy',
         'channel_chat',
         'payload_too_large',
+        'rate_limited',
       ],
     },
-    async ({ heed, caller, params, body, signal }) => {
+    async ({ heed, caller, params, body, signal, countNewConversation }) => {
       if (body.trigger === 'regenerate-message') {
         throw new HeedError('invalid_request', 'Heed keeps every reply, so it cannot regenerate one; send a new message instead.', {
           details: { field: 'body.trigger' },
         });
       }
       const last = body.messages[body.messages.length - 1];
-      if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal);
+      if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal, countNewConversation);
       if (last.role === 'assistant') return sendAnswers(heed, caller, params.agent, body.id, last.parts, signal);
       throw new HeedError('invalid_request', 'The last message must be the user\'s (a new message) or the assistant\'s (answers).', {
         details: { field: 'body.messages' },
@@ -112,14 +116,16 @@ export const aiSdkChatRoutes: Route[] = [
       summary: 'The conversation as AI SDK UI messages, for `useChat({ messages })` after a reload',
       description:
         'One assistant message per reply, one step per model call; open requests are tool parts in `input-available` ' +
-        '(questions, client tools, URLs) or `approval-requested` (approvals), so a reloaded page can answer them.',
+        '(questions, client tools, URLs) or `approval-requested` (approvals), so a reloaded page can answer them. ' +
+        'A chat that does not exist yet (or that the caller may not see) has no messages: `{ messages: [] }`, and nothing is created.',
       tag: 'ai-sdk',
       params: chatParams,
       responses: { 200: { description: 'The messages.', schema: uiMessagesResponse } },
-      errors: ['unauthorized', 'not_found'],
+      errors: ['unauthorized', 'chat_id_taken'],
     },
     async ({ heed, caller, params }) => {
-      const snapshot = await openConversation(heed, caller, params.agent, params.id, false);
+      const snapshot = await existingConversation(heed, caller, params.agent, params.id);
+      if (!snapshot) return Response.json({ messages: [] });
       return Response.json({ messages: uiMessages(snapshot.messages, heed.engine.agents.get(params.agent)) });
     },
   ),
@@ -133,23 +139,28 @@ export const aiSdkChatRoutes: Route[] = [
       tag: 'ai-sdk',
       params: chatParams,
       responses: { 204: { description: 'Nothing to resume.' } },
-      errors: ['unauthorized', 'not_found'],
+      errors: ['unauthorized', 'chat_id_taken'],
     },
     async ({ heed, caller, params }) => {
-      await openConversation(heed, caller, params.agent, params.id, false);
+      // A new chat has nothing to resume either: the same 204, so `resume: true` on a new page logs no error.
+      await existingConversation(heed, caller, params.agent, params.id);
       return new Response(null, { status: 204 });
     },
   ),
 ];
 
-/** The conversation the caller may see, for this agent; with `create`, a new one owned by the caller when the id is free. */
-async function openConversation(heed: Heed, caller: Caller, agent: string, id: string, create: boolean): Promise<ConversationSnapshot> {
+/**
+ * The conversation the caller may see, for this agent; with `create`, a new one owned by the caller when the id
+ * is free (`create` is called first: it counts the new conversation against the caller's limit).
+ */
+async function openConversation(heed: Heed, caller: Caller, agent: string, id: string, create: false | (() => void)): Promise<ConversationSnapshot> {
   const handle = heed.conversation(id);
   let snapshot: ConversationSnapshot;
   try {
     snapshot = await handle.get({ caller });
   } catch (thrown) {
     if (!create || !HeedError.isInstance(thrown) || thrown.code !== 'not_found') throw thrown;
+    create();
     try {
       await heed.createConversation({ agent, id, caller });
     } catch (creating) {
@@ -158,13 +169,45 @@ async function openConversation(heed: Heed, caller: Caller, agent: string, id: s
     }
     snapshot = await handle.get({ caller });
   }
+  // The chat id is chosen by the client: an anonymous caller could start a chat under an id and get a
+  // signed-in user to write into it (and then read what they wrote). A signed-in caller therefore never
+  // uses an ownerless conversation here; `useChat` makes a new random id per chat, so this refusal only
+  // meets an id someone else picked.
+  if (caller.userId !== null && snapshot.conversation.ownerId === null) {
+    throw new HeedError(
+      'chat_id_taken',
+      'This chat id belongs to a conversation started without signing in, which a signed-in user cannot join; start a new chat.',
+      { details: { conversationId: id } },
+    );
+  }
   if (snapshot.conversation.agent !== agent) {
     throw new HeedError('not_found', `There is no conversation with that id for the agent "${agent}".`, { details: { conversationId: id } });
   }
   return snapshot;
 }
 
-async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
+/**
+ * The conversation as `openConversation` opens it, or undefined when there is none the caller may see:
+ * a chat not started yet, another agent's, and someone else's all look the same.
+ */
+async function existingConversation(heed: Heed, caller: Caller, agent: string, id: string): Promise<ConversationSnapshot | undefined> {
+  try {
+    return await openConversation(heed, caller, agent, id, false);
+  } catch (thrown) {
+    if (HeedError.isInstance(thrown) && thrown.code === 'not_found') return undefined;
+    throw thrown;
+  }
+}
+
+async function sendMessage(
+  heed: Heed,
+  caller: Caller,
+  agent: string,
+  id: string,
+  parts: SentPart[],
+  signal: AbortSignal,
+  countNewConversation: () => void,
+): Promise<Response> {
   const content = parts
     .filter((part) => part.type === 'text' && typeof part.text === 'string')
     .map((part) => part.text as string)
@@ -172,7 +215,9 @@ async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string
   if (content.trim() === '') {
     throw new HeedError('invalid_request', 'The new message has no text.', { details: { field: 'body.messages' } });
   }
-  await openConversation(heed, caller, agent, id, true);
+  // Checked before the conversation is created: a refused request changes nothing.
+  checkMessageContent(content, 'body.messages');
+  await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
   return streamTurn(heed, id, (recorded) => handle.send(content, { caller, via: 'http', onRecorded: (info) => recorded(info.eventSeq) }), {
     agent: heed.engine.agents.get(agent),
@@ -252,7 +297,7 @@ async function streamTurn(
       message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
     );
   }
-  return uiStreamResponse(async (send, streamSignal) => {
+  return uiStreamResponse(async (send, streamSignal, flow) => {
     const ui = new UiChunkStream(send, streamOptions);
     let last = first - 1;
     const forward = (event: EventRecord) => {
@@ -260,7 +305,7 @@ async function streamTurn(
       last = event.seq;
       ui.handle(event);
     };
-    const follow = followEvents(store, bus, conversationId, last, forward);
+    const follow = followEvents(store, bus, conversationId, last, forward, { flow });
     let result: TurnResult | undefined;
     try {
       result = await untilAborted(running, streamSignal);
@@ -279,12 +324,15 @@ async function streamTurn(
 }
 
 /** A UI message stream response: SSE `data:` lines of JSON chunks, then `[DONE]`; a failure becomes an `error` chunk. */
-function uiStreamResponse(produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal) => Promise<void>, signal: AbortSignal): Response {
+function uiStreamResponse(
+  produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal, flow: FollowFlow) => Promise<void>,
+  signal: AbortSignal,
+): Response {
   const response = sseResponse(
     async (writer) => {
       const send = (chunk: UIMessageChunk) => writer.send({ data: JSON.stringify(chunk) });
       try {
-        await produce(send, writer.signal);
+        await produce(send, writer.signal, writer);
       } catch (thrown) {
         if (!HeedError.isInstance(thrown)) console.error('heed: an AI SDK chat stream failed', thrown);
         send({ type: 'error', errorText: toHeedError(thrown).message });

@@ -1,20 +1,29 @@
 import { Hono } from 'hono';
-import type { AuthConfig } from '../config.js';
+import type { AllowedHosts, AuthConfig, CorsConfig } from '../config.js';
+import { checkAppOptions } from '../config-schema.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { authMiddleware } from './auth.js';
 import { mountConsole } from './console.js';
+import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';
+import { hostCheck } from './host-check.js';
+import { RateLimiter } from './rate-limit.js';
 import { mountRoutes, type AppEnv, type Route } from './route.js';
 import { actionRoutes } from './routes/actions.js';
 import { agentRoutes } from './routes/agents.js';
+import { channelRoutes } from './routes/channels.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { inboxStreamRoutes } from './routes/inbox-stream.js';
+import { linkRoutes } from './routes/links.js';
 import { messageRoutes } from './routes/messages.js';
 import { metaRoutes } from './routes/meta.js';
 import { rememberedToolRoutes } from './routes/remembered-tools.js';
+import { StreamGate, type StreamLimits } from './stream-limits.js';
 
 export interface AppOptions {
   auth?: AuthConfig;
@@ -24,6 +33,14 @@ export interface AppOptions {
   signal?: AbortSignal;
   /** A built web console (`dist/ui`) to serve at `/`, with page paths falling back to its index.html. */
   consoleDir?: string;
+  /** `Host` names answered besides the loopback ones (see `HeedConfig.allowedHosts`); a list turns the `Host` check on. */
+  allowedHosts?: AllowedHosts;
+  /** The address the server listens on: a loopback one turns the `Host` check on (421 `host_not_allowed`). */
+  listenAddress?: string;
+  /** Live streams: how many one caller may hold open, and how much unread data one may queue. */
+  streams?: StreamLimits;
+  /** Pages on these origins may call the API from a browser (see `HeedConfig.cors`); off unless given. */
+  cors?: CorsConfig;
 }
 
 export type HeedApp = Hono<AppEnv>;
@@ -38,7 +55,11 @@ export function apiRoutes(): Route[] {
     ...eventRoutes,
     ...rememberedToolRoutes,
     ...inboxRoutes,
+    ...inboxStreamRoutes,
+    ...linkRoutes,
+    ...deliveryRoutes,
     ...aiSdkChatRoutes,
+    ...channelRoutes,
   ];
   routes.push(...metaRoutes(() => routes));
   return routes;
@@ -46,20 +67,43 @@ export function apiRoutes(): Route[] {
 
 /** The HTTP API of a Heed as a Hono app: `app.fetch(request)` answers any `Request`. */
 export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
+  checkAppOptions(options);
   const app = new Hono<AppEnv>();
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.onError((error) => errorResponse(error));
   app.notFound((c) => errorResponse(new HeedError('not_found', `There is no route ${c.req.method} ${c.req.path}.`)));
+  // Before anything else, the console's files and /health included: a rebound DNS name gets nothing.
+  const hosts = hostCheck(options);
+  if (hosts) app.use('*', hosts);
+  // Before sign-in: a preflight carries no token, and every answer (errors included) needs the headers.
+  if (options.cors) {
+    const cors = corsMiddleware(options.cors);
+    app.use('/api/*', cors);
+    app.use('/health', cors);
+  }
   const auth = authMiddleware(options.auth);
+  const streams = new StreamGate(options.streams);
+  app.use('/api/*', async (c, next) => {
+    c.set('streams', streams);
+    return next();
+  });
   // The document, its page and liveness are public; everything else under /api knows its caller.
   app.use('/api/*', async (c, next) => {
-    if (c.req.path === '/api/openapi.json' || c.req.path === '/api/docs') {
+    // Answer links: the signed token is the permission, so no sign-in is asked for (DESIGN §13).
+    // Channels' endpoints: the workspace's signature is the proof (DESIGN §15), checked by the adapter.
+    if (c.req.path === '/api/openapi.json' || c.req.path === '/api/docs' || c.req.path.startsWith('/api/links/') || c.req.path.startsWith('/api/channels/')) {
       c.set('caller', { userId: null });
       return next();
     }
     return auth(c, next);
   });
-  mountRoutes(app, heed, apiRoutes(), { signal: options.signal ?? new AbortController().signal, maxBodyBytes: maxSize });
+  const perMinute = heed.engine.limits.conversationsPerMinute;
+  mountRoutes(app, heed, apiRoutes(), {
+    signal: options.signal ?? new AbortController().signal,
+    maxBodyBytes: maxSize,
+    newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
+    conversationsPerMinute: perMinute,
+  });
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;
 }

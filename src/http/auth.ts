@@ -18,7 +18,9 @@ export function callerResolver(auth: AuthConfig = {}): (request: Request) => Pro
   // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
   const tokens = new Map<string, Caller>();
   for (const [token, user] of Object.entries(auth.tokens ?? {})) {
-    tokens.set(digest(token), { userId: user.userId, ...(user.data ? { data: user.data } : {}) });
+    // The shorthand `{ token: 'userId' }` is the user id alone.
+    if (typeof user === 'string') tokens.set(digest(token), { userId: user });
+    else tokens.set(digest(token), { userId: user.userId, ...(user.data ? { data: user.data } : {}) });
   }
 
   return async (request) => {

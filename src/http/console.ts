@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { AppEnv } from './route.js';
@@ -42,21 +42,9 @@ const SECURITY_HEADERS = {
  * console routes in the browser). `/api/*` and `/health` are never answered here.
  */
 export function mountConsole(app: Hono<AppEnv>, dir: string): void {
-  const root = resolve(dir);
-  // Read once: the files of a build never change while the server runs.
-  const cache = new Map<string, { body: Uint8Array; type: string } | null>();
-  const read = (path: string) => {
-    if (!cache.has(path)) {
-      let entry: { body: Uint8Array; type: string } | null = null;
-      try {
-        if (statSync(path).isFile()) entry = { body: readFileSync(path), type: TYPES[extname(path)] ?? 'application/octet-stream' };
-      } catch {
-        entry = null;
-      }
-      cache.set(path, entry);
-    }
-    return cache.get(path) ?? null;
-  };
+  // Read once, at start, into a fixed map: the files of a build never change while the server runs,
+  // and a request for a path that is not there reads nothing and stores nothing.
+  const files = loadFiles(resolve(dir));
 
   app.on(['GET', 'HEAD'], '*', async (c, next) => {
     const path = c.req.path;
@@ -67,9 +55,8 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
     } catch {
       return next();
     }
-    const file = normalize(join(root, relative));
-    if (file !== root && !file.startsWith(root + sep)) return next();
-    const asset = relative !== '/' ? read(file) : null;
+    relative = posix.normalize(relative);
+    const asset = relative !== '/' ? files.get(relative) : undefined;
     if (asset) {
       const immutable = relative.startsWith('/assets/');
       return new Response(c.req.method === 'HEAD' ? null : (asset.body as BodyInit), {
@@ -82,10 +69,35 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
     }
     // A missing file with an extension is a 404; any other path is a page of the console.
     if (extname(relative) !== '') return next();
-    const index = read(join(root, 'index.html'));
+    const index = files.get('/index.html');
     if (!index) return next();
     return new Response(c.req.method === 'HEAD' ? null : (index.body as BodyInit), {
       headers: { 'content-type': index.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS },
     });
   });
+}
+
+interface Asset {
+  body: Uint8Array;
+  type: string;
+}
+
+/** Every file under `root`, by its URL path (`/assets/app.js`). */
+function loadFiles(root: string): Map<string, Asset> {
+  const files = new Map<string, Asset>();
+  const walk = (folder: string, prefix: string) => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path, `${prefix}${entry.name}/`);
+      else if (entry.isFile()) files.set(`${prefix}${entry.name}`, { body: readFileSync(path), type: TYPES[extname(entry.name)] ?? 'application/octet-stream' });
+    }
+  };
+  walk(root, '/');
+  return files;
 }

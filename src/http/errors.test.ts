@@ -177,7 +177,7 @@ describe('HTTP errors', () => {
     expectError(await server.api('POST', `/api/conversations/${channel.id}/messages`, { token: 'ada', body: { content: 'hi' } }), 409, 'channel_chat');
     expect((await server.api('GET', `/api/conversations/${channel.id}`, { token: 'ada' })).status).toBe(200);
     expect((await server.api('POST', `/api/conversations/${channel.id}/branch`, { token: 'ada' })).status).toBe(201);
-    await server.heed.conversation(channel.id).send('refund');
+    await server.heed.conversation(channel.id).send('refund', { via: 'channel' });
     const [action] = await server.heed.conversation(channel.id).pendingActions();
     expectError(await answer(server, channel.id, action.id, { type: 'approval', decision: 'allow' }), 409, 'channel_chat');
     expectError(await server.api('POST', `/api/conversations/${channel.id}/cancel`, { token: 'ada' }), 409, 'channel_chat');

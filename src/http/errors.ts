@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
+import { boundedErrorBody } from './error-body.js';
 
 /** The wire form of every error: `{ error: { code, message, details? } }`. */
 export interface ErrorBody {
@@ -19,7 +20,11 @@ export function errorResponse(thrown: unknown): Response {
   if (error.code === 'internal_error' && !HeedError.isInstance(thrown)) {
     console.error('heed: unexpected error while answering a request', thrown);
   }
-  return Response.json(error.toJSON() satisfies ErrorBody, { status: error.status });
+  const response = Response.json(boundedErrorBody(error) satisfies ErrorBody, { status: error.status });
+  // A limit that says when to come back says it in the header clients and proxies read.
+  const retryAfter = error.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') response.headers.set('retry-after', String(retryAfter));
+  return response;
 }
 
 /** A zod failure as a 400 that names the field (and lists every problem in `details.issues`). */
@@ -42,6 +47,14 @@ function clip(text: string): string {
  * `{}`, anything that is not JSON is a 400. A declared length is checked before reading, so on Node
  * the body is read straight from the socket (touching `request.body` would build a web stream first).
  */
+/** A request's body as text, at most `maxBytes` (413 `payload_too_large` past it): for senders that sign the raw bytes. */
+export async function readText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () => new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const declared = request.headers.get('content-length');
+  if (declared !== null && !request.headers.has('transfer-encoding') && Number(declared) > maxBytes) throw tooLarge();
+  return readCapped(request, maxBytes, tooLarge);
+}
+
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const tooLarge = () =>
     new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });

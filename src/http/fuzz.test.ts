@@ -98,7 +98,13 @@ async function check(request: Sent, response: { status: number; text: string }):
 }
 
 beforeAll(async () => {
-  heed = createHeed({ agents: [supportAgent(new Map())], store: sqliteStore({ path: join(dir, 'fuzz.db') }), sweepIntervalMs: 0 });
+  // Fixtures are made anew after every accepted write: far more new conversations a minute than a caller may start.
+  heed = createHeed({
+    agents: [supportAgent(new Map())],
+    store: sqliteStore({ path: join(dir, 'fuzz.db') }),
+    sweepIntervalMs: 0,
+    limits: { conversationsPerMinute: 0 },
+  });
   app = createApp(heed, { auth: { tokens }, signal: shutdown.signal });
   fixtures = await makeFixtures();
 });

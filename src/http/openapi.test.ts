@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHeed } from '../heed.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { apiRoutes, createApp } from './app.js';
+import { eventData } from './event-schemas.js';
 import { openApiDocument } from './openapi.js';
 
 describe('OpenAPI document', () => {
@@ -15,12 +16,15 @@ describe('OpenAPI document', () => {
     expect(routes.sort()).toEqual(
       [
         'GET /api/agents',
+        'POST /api/channels/slack/events',
         'POST /api/conversations',
         'GET /api/conversations',
         'GET /api/conversations/{id}',
         'POST /api/conversations/{id}/messages',
+        'POST /api/conversations/{id}/messages/stream',
         'GET /api/conversations/{id}/actions',
         'POST /api/conversations/{id}/actions/{actionId}',
+        'POST /api/conversations/{id}/actions/{actionId}/stream',
         'POST /api/conversations/{id}/cancel',
         'GET /api/conversations/{id}/events',
         'GET /api/conversations/{id}/events/stream',
@@ -28,6 +32,10 @@ describe('OpenAPI document', () => {
         'DELETE /api/conversations/{id}/remembered-tools/{tool}',
         'POST /api/conversations/{id}/branch',
         'GET /api/inbox',
+        'GET /api/inbox/stream',
+        'GET /api/links/{token}',
+        'POST /api/links/{token}',
+        'GET /api/deliveries',
         'POST /api/ai-sdk/chat/{agent}',
         'GET /api/ai-sdk/chat/{agent}/{id}/messages',
         'GET /api/ai-sdk/chat/{agent}/{id}/stream',
@@ -43,8 +51,8 @@ describe('OpenAPI document', () => {
     expect(resolve.requestBody!.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ResolveActionRequest' });
     const body = document.components.schemas.ResolveActionRequest as { properties: { resolution: unknown } };
     expect(body.properties.resolution).toMatchObject({ $ref: '#/components/schemas/Resolution' });
-    expect(JSON.stringify(document.components.schemas.Resolution)).toContain('approvedArgs');
-    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '500']);
+    expect(JSON.stringify(document.components.schemas.ApprovalResolution)).toContain('approvedArgs');
+    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '415', '421', '429', '500']);
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
     for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
     expect(document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual([
@@ -52,6 +60,45 @@ describe('OpenAPI document', () => {
       'query:after',
       'header:Last-Event-ID',
     ]);
+  });
+
+  it('describes actions, resolutions and events as unions discriminated by kind or type, with typed answers and event data', () => {
+    const { schemas } = document.components;
+    expect(schemas.Action.discriminator).toEqual({
+      propertyName: 'kind',
+      mapping: {
+        approval: '#/components/schemas/ApprovalAction',
+        question: '#/components/schemas/QuestionAction',
+        client_tool: '#/components/schemas/ClientToolAction',
+        url: '#/components/schemas/UrlAction',
+      },
+    });
+    expect((schemas.Action.oneOf as unknown[]).length).toBe(4);
+    expect(schemas.QuestionAction).toMatchObject({ required: expect.arrayContaining(['kind', 'questions']) });
+    expect(schemas.ApprovalAction).toMatchObject({ required: expect.arrayContaining(['kind', 'title', 'summary', 'canRemember']) });
+    expect(schemas.Resolution.discriminator).toMatchObject({ propertyName: 'type' });
+    const answers = (schemas.QuestionResolution as { properties: { answers: { additionalProperties: unknown } } }).properties.answers;
+    expect(answers.additionalProperties).toEqual({
+      anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }],
+    });
+    expect(schemas.Event.discriminator).toMatchObject({ propertyName: 'type' });
+    expect(Object.keys((schemas.Event.discriminator as { mapping: object }).mapping)).toEqual(Object.keys(eventData));
+    expect(schemas.ActionResolvedEvent).toMatchObject({
+      properties: { data: { properties: { channel: { enum: expect.arrayContaining(['api', 'system', 'timeout', 'remembered', 'link']) } } } },
+    });
+  });
+
+  it('gives the turn routes one JSON answer, and their streams separate routes', () => {
+    type Responses = Record<string, { content?: Record<string, unknown> }>;
+    const responses = (path: string) => document.paths[path].post.responses as Responses;
+    expect(Object.keys(responses('/api/conversations/{id}/messages')['200'].content!)).toEqual(['application/json']);
+    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}')['200'].content!)).toEqual(['application/json']);
+    expect(Object.keys(responses('/api/conversations/{id}/messages/stream')['200'].content!)).toEqual(['text/event-stream']);
+    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}/stream')['200'].content!)).toEqual(['text/event-stream']);
+    // Every route with a body can be too large; every route answers a Host it does not serve with 421.
+    expect(responses('/api/conversations')).toHaveProperty('413');
+    expect(responses('/api/conversations/{id}/branch')).toHaveProperty('413');
+    expect(document.paths['/health'].get.responses).toHaveProperty('421');
   });
 
   it('is served at /api/openapi.json', async () => {

@@ -20,6 +20,10 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
     const { $schema: _schema, $id: _id, ...rest } = schema;
     schemas[id] = rest;
   }
+  for (const [schema, id] of names) {
+    const discriminator = discriminatorOf(schema, names);
+    if (discriminator) schemas[id].discriminator = discriminator;
+  }
   const ref = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${names.get(schema)}` });
 
   const paths: Record<string, Record<string, unknown>> = {};
@@ -44,10 +48,14 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
       const content: Record<string, unknown> = {};
       if (response.schema) content['application/json'] = { schema: ref(response.schema) };
       if (response.events) content['text/event-stream'] = { schema: { type: 'string', description: response.events } };
+      if (response.html) content['text/html'] = { schema: { type: 'string' } };
       responses[status] = { description: response.description, ...(Object.keys(content).length ? { content } : {}) };
     }
     const byStatus = new Map<number, HeedErrorCode[]>();
-    for (const code of [...spec.errors, 'internal_error' as const]) {
+    // Every body may be too large, and a JSON body is refused when sent as anything else.
+    const bodyErrors: HeedErrorCode[] = body ? ['payload_too_large', ...(spec.bodyType !== 'any' ? (['unsupported_media_type'] as const) : [])] : [];
+    // Any route, /health included, answers 421 to a Host it does not serve (when the Host check is on).
+    for (const code of new Set<HeedErrorCode>([...spec.errors, ...bodyErrors, 'host_not_allowed', 'internal_error'])) {
       const status = errorStatus[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -70,7 +78,10 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
         'Agents that pause to ask a person: approvals, questions, client tools and URLs. Errors are always ' +
         '`{ "error": { "code", "message", "details"? } }`. Server-Sent Events use the event type as the SSE event name, ' +
         'the event number as the SSE id and the event as JSON data.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    // Relative: the document describes the server that serves it.
+    servers: [{ url: '/', description: 'The server that serves this document.' }],
     components: {
       schemas,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token mapped to a user in the server config.' } },
@@ -94,6 +105,24 @@ function nameSchemas(routes: Route[]): Map<z.ZodType, string> {
     }
   }
   return names;
+}
+
+/**
+ * `discriminator` of a named `z.discriminatedUnion` whose options are all named: the property and,
+ * per value, the option's component, so generated clients narrow on it.
+ */
+function discriminatorOf(schema: z.ZodType, names: Map<z.ZodType, string>): JsonSchema | undefined {
+  const def = (schema as unknown as { _zod: { def: { type: string; discriminator?: string; options?: z.ZodType[] } } })._zod.def;
+  if (def.type !== 'union' || !def.discriminator || !def.options) return undefined;
+  const mapping: Record<string, string> = {};
+  for (const option of def.options) {
+    const name = names.get(option);
+    const shape = (option as unknown as { _zod: { def: { shape?: Record<string, z.ZodType> } } })._zod.def.shape;
+    const values = (shape?.[def.discriminator] as unknown as { _zod: { def: { values?: unknown[] } } } | undefined)?._zod.def.values;
+    if (!name || !values) return undefined;
+    for (const value of values) mapping[String(value)] = `#/components/schemas/${name}`;
+  }
+  return { propertyName: def.discriminator, mapping };
 }
 
 function parametersOf(schema: z.ZodType | undefined, place: 'path' | 'query'): JsonSchema[] {

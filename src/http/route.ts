@@ -2,19 +2,24 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { Caller } from '../caller.js';
 import type { HeedErrorCode } from '../errors.js';
+import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { invalidRequest, readJson } from './errors.js';
+import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
+import type { StreamGate } from './stream-limits.js';
 
-/** Hono environment of the app: the auth middleware puts the caller here. */
-export type AppEnv = { Variables: { caller: Caller } };
+/** Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams. */
+export type AppEnv = { Variables: { caller: Caller; streams?: StreamGate } };
 
 /** One documented response of a route. */
 export interface RouteResponse {
   description: string;
   /** JSON body; omitted for an empty response. */
   schema?: z.ZodType;
-  /** The response is a Server-Sent Events stream (alone, or as the alternative to the JSON body). */
+  /** The response is a Server-Sent Events stream: what it carries. */
   events?: string;
+  /** The response is an HTML page. */
+  html?: true;
 }
 
 /** What a route is: its method, path, the schemas it validates with and what it answers. */
@@ -30,6 +35,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   query?: Q;
   /** Validated before the handler runs. */
   body?: B;
+  /**
+   * How the body must be sent. `json` (the default) needs `Content-Type: application/json`: a page on
+   * another site can only send one after a CORS preflight, which this server never grants. `any` skips
+   * the check, for a sender that proves itself another way (a signed webhook).
+   */
+  bodyType?: 'json' | 'any';
   /** The body as documented, when part of it is checked later (see `actionEnvelope`). */
   documentedBody?: z.ZodType;
   responses: Record<number, RouteResponse>;
@@ -47,6 +58,8 @@ export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends 
   body: z.output<B>;
   /** Aborted when the server shuts down: live streams end. */
   signal: AbortSignal;
+  /** Call before starting a conversation: counts it against the caller's `limits.conversationsPerMinute` (429 past it). */
+  countNewConversation(): void;
 }
 
 export interface Route {
@@ -69,16 +82,70 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: string): un
   return result.data;
 }
 
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+const isJsonType = (request: Request) => JSON_TYPE.test(request.headers.get('content-type')?.trim() ?? '');
+
+/** True when the request says it carries a body (an empty POST, `curl -X POST`, says no). */
+function declaresBody(request: Request): boolean {
+  const length = request.headers.get('content-length');
+  return request.headers.has('transfer-encoding') || (length !== null && Number(length) !== 0);
+}
+
+/**
+ * Reads a route's JSON body. A body sent as anything but JSON is refused: before it is read when its
+ * length is declared, otherwise once read and found not empty. No body at all reads as `{}`.
+ */
+async function readRouteBody(request: Request, maxBodyBytes: number, requireJson: boolean): Promise<unknown> {
+  if (!requireJson || isJsonType(request)) return readJson(request, maxBodyBytes);
+  if (declaresBody(request)) throw unsupportedType(request);
+  const value = await readJson(request, maxBodyBytes);
+  if (typeof value !== 'object' || value === null || Object.keys(value).length > 0) throw unsupportedType(request);
+  return value;
+}
+
+function unsupportedType(request: Request): HeedError {
+  const type = request.headers.get('content-type');
+  return new HeedError(
+    'unsupported_media_type',
+    `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type)})` : ''}.`,
+    { details: { contentType: type === null ? null : clip(type) } },
+  );
+}
+
+const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 97)}...` : text);
+
+/** The address the request came from, when it came through `@hono/node-server`. */
+function remoteAddress(c: Context<AppEnv>): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
 /** Registers routes on the app, validating path parameters, query and body before each handler. */
-export function mountRoutes(app: Hono<AppEnv>, heed: Heed, routes: Route[], options: { signal: AbortSignal; maxBodyBytes: number }): void {
-  const { signal, maxBodyBytes } = options;
+export function mountRoutes(
+  app: Hono<AppEnv>,
+  heed: Heed,
+  routes: Route[],
+  options: { signal: AbortSignal; maxBodyBytes: number; newConversations?: RateLimiter; conversationsPerMinute?: number },
+): void {
+  const { signal, maxBodyBytes, newConversations } = options;
   for (const route of routes) {
     const { spec } = route;
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       const params = parse(spec.params, c.req.param(), 'path');
       const query = parse(spec.query, c.req.query(), 'query');
-      const body = spec.body ? parse(spec.body, await readJson(c.req.raw, maxBodyBytes), 'body') : undefined;
-      return route.handle({ c, heed, caller: c.get('caller'), params, query, body, signal });
+      const body = spec.body ? parse(spec.body, await readRouteBody(c.req.raw, maxBodyBytes, spec.bodyType !== 'any'), 'body') : undefined;
+      const caller = c.get('caller');
+      const countNewConversation = () => {
+        if (!newConversations) return;
+        // An anonymous caller is counted by its address; inside another server (no Node connection) there is none to count by.
+        const address = remoteAddress(c);
+        if (caller.userId === null && address === undefined) return;
+        const taken = newConversations.take(clientKey(caller.userId, address));
+        if (!taken.ok) throw rateLimited(options.conversationsPerMinute ?? 0, taken.retryAfterSeconds);
+      };
+      return route.handle({ c, heed, caller, params, query, body, signal, countNewConversation });
     });
   }
 }

@@ -57,6 +57,27 @@ describe('HTTP streams', () => {
     expect(JSON.parse(answered.events.at(-1)!.data)).toMatchObject({ status: 'completed', messages: [{ role: 'tool' }, { role: 'assistant' }] });
   });
 
+  it('the stream routes (…/messages/stream, …/actions/:actionId/stream) stream the same as stream: true, and refuse a stream flag', async () => {
+    const server = await start();
+    const id = await conversationOf(server);
+    const sent = await post(server, `/api/conversations/${id}/messages/stream`, { content: 'refund' });
+    expect(sent.type).toContain('text/event-stream');
+    expect(sent.events.map((event) => event.event)).toEqual(['message.created', 'turn.started', 'message.created', 'tool.called', 'action.required', 'turn.paused', 'turn.done']);
+    const { pendingActions } = JSON.parse(sent.events.at(-1)!.data);
+    const answered = await post(server, `/api/conversations/${id}/actions/${pendingActions[0].id}/stream`, { resolution: { type: 'approval', decision: 'allow' } });
+    expect(answered.events.map((event) => event.event)).toEqual(['action.resolved', 'turn.started', 'tool.result', 'text.delta', 'message.created', 'turn.completed', 'turn.done']);
+    expect(JSON.parse(answered.events.at(-1)!.data)).toMatchObject({ status: 'completed' });
+    // The same checks first, as JSON errors: a second answer gets the stored one.
+    const again = await fetch(`${server.url}/api/conversations/${id}/actions/${pendingActions[0].id}/stream`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer ada', 'content-type': 'application/json' },
+      body: JSON.stringify({ resolution: { type: 'approval', decision: 'deny' } }),
+    });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('action_not_pending');
+    expect((await server.api('POST', `/api/conversations/${id}/messages/stream`, { token: 'ada', body: { content: 'hi', stream: false } })).status).toBe(400);
+  });
+
   it("an answer that leaves the pause open streams only its own events, then what is still pending", async () => {
     const server = await start();
     const id = await conversationOf(server);

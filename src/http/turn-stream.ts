@@ -3,7 +3,7 @@ import { followEvents } from '../events/follow.js';
 import { readEvents } from '../events/hydrate.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
-import { sseResponse, type SseWriter } from './sse.js';
+import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
 
 /** What a message or an answer reports once its request is recorded. */
 export interface Recorded {
@@ -29,19 +29,27 @@ export async function turnResponse(
   heed: Heed,
   conversationId: string,
   run: (onRecorded: (info: Recorded) => void) => Promise<TurnResult>,
-  options: { stream: boolean; signal: AbortSignal },
+  options: { stream?: SseOptions; signal: AbortSignal },
 ): Promise<Response> {
-  if (!options.stream) return Response.json(await run(() => undefined));
+  const { stream } = options;
+  if (!stream) return Response.json(await run(() => undefined));
 
   let markRecorded!: (info: Recorded) => void;
   const recorded = new Promise<Recorded>((resolve) => (markRecorded = resolve));
   const running = run((info) => markRecorded(info));
   running.catch(() => undefined);
-  const first = await Promise.race([recorded, running.then(() => undefined)]);
-  if (!first) {
-    const result = await running;
-    return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), { signal: options.signal });
+  let first: Recorded | undefined;
+  let result: TurnResult | undefined;
+  try {
+    first = await Promise.race([recorded, running.then(() => undefined)]);
+    if (!first) result = await running;
+  } catch (thrown) {
+    // Refused before anything was recorded: an ordinary JSON error, and the stream's slot is free again.
+    stream.onEnd?.();
+    throw thrown;
   }
+  const streamOptions: SseOptions = { ...stream, signal: options.signal };
+  if (!first) return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), streamOptions);
 
   const { store, bus } = heed.engine;
   const answerOnly = first.closesPause === false;
@@ -68,23 +76,25 @@ export async function turnResponse(
         last = event.seq;
         sendEvent(writer, event);
       };
-      const follow = followEvents(store, bus, conversationId, last, forward);
-      let result: TurnResult | undefined;
+      // The follower keeps pace with the client: a slow reader is fed from the store, not from a queue.
+      const follow = followEvents(store, bus, conversationId, last, forward, { flow: writer });
+      let outcome: TurnResult | undefined;
       try {
-        result = await untilAborted(running, writer.signal);
+        outcome = await untilAborted(running, writer.signal);
       } finally {
         follow.close();
       }
-      if (!result) return;
+      if (!outcome) return;
       // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
       while (!ended && !writer.signal.aborted) {
-        const page = await readEvents(store, conversationId, { after: last, limit: 500 });
+        await writer.ready();
+        const page = await readEvents(store, conversationId, { after: last, limit: 100 });
         for (const event of page) forward(event);
-        if (page.length < 500) break;
+        if (page.length < 100) break;
       }
-      writer.send({ event: 'turn.done', data: JSON.stringify(result) });
+      writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
     },
-    { signal: options.signal },
+    streamOptions,
   );
 }
 

@@ -6,11 +6,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ElicitRequestURLParamsSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AgentModel } from '../agent/model-spec.js';
 import { DismissSignal } from '../agent/tool-context.js';
-import type { ToolContext } from '../tool.js';
+import type { ToolContent, ToolContext } from '../tool.js';
 import type { JsonValue } from '../types.js';
 import { answerElicitation, type ElicitingCall } from './elicitation.js';
+import { toolOutput } from './results.js';
+import { answerSampling, mcpRefusal } from './sampling.js';
 import type { BeforeInputRequest, McpServerConfig } from './types.js';
 
 /** How often a call waiting on a person checks whether it was settled elsewhere (tests shorten it). */
@@ -19,6 +32,8 @@ export const mcpTiming = { orphanCheckMs: 30_000 };
 /** The largest delay a Node timer takes; the SDK's own clock is set to it and ours does the timing. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 const DEFAULT_TIMEOUT_SECONDS = 60;
+/** A call the server answers with -32042 (open these pages first) is retried at most this many times. */
+const MAX_URL_RETRIES = 3;
 
 export interface ConnectionOptions {
   name: string;
@@ -27,6 +42,10 @@ export interface ConnectionOptions {
   agentHook?: BeforeInputRequest;
   /** True once the call's conversation holds a result for it (it was settled on another instance). */
   callIsOver(ctx: ToolContext): Promise<boolean>;
+  /** The agent's model, which answers the server's sampling requests when its entry allows them. */
+  model: AgentModel;
+  /** True once the call's conversation holds an allowed sampling prompt of this server's. */
+  samplingAllowedBefore(ctx: ToolContext): Promise<boolean>;
 }
 
 export class McpConnection {
@@ -38,9 +57,17 @@ export class McpConnection {
     private readonly options: ConnectionOptions,
   ) {}
 
-  /** Starts (stdio) or reaches (HTTP) the server and says which elicitation modes Heed answers. */
+  /**
+   * Starts (stdio) or reaches (HTTP) the server and announces what Heed answers: both elicitation
+   * modes always; sampling and roots only when the server's entry sets them.
+   */
   static async open(options: ConnectionOptions): Promise<McpConnection> {
-    const client = new Client({ name: 'heed', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const { config, name } = options;
+    const sampling = config.sampling === 'ask' || config.sampling === 'remember' ? config.sampling : undefined;
+    const capabilities: ClientCapabilities = { elicitation: { form: {}, url: {} } };
+    if (sampling) capabilities.sampling = {};
+    if (config.roots) capabilities.roots = {};
+    const client = new Client({ name: 'heed', version: '0.1.0' }, { capabilities });
     const connection = new McpConnection(client, options);
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const call = connection.current;
@@ -48,7 +75,29 @@ export class McpConnection {
       if (!call) return { action: 'decline' };
       return answerElicitation(request.params, call);
     });
-    const { config } = options;
+    if (sampling) {
+      const setup = { policy: sampling, model: options.model, allowedBefore: options.samplingAllowedBefore };
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        const call = connection.current;
+        if (!call) throw mcpRefusal(-1, 'Heed answers sampling requests only during one of this server’s tool calls, where a person can review them.');
+        return answerSampling(request.params, call, setup);
+      });
+    }
+    const roots = config.roots;
+    if (roots) {
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) })) }));
+    }
+    // What Heed does not answer is refused with a sentence rather than a bare "Method not found".
+    client.fallbackRequestHandler = async (request) => {
+      if (request.method === 'sampling/createMessage') {
+        throw mcpRefusal(
+          ErrorCode.MethodNotFound,
+          `Heed does not let the MCP server "${name}" use the model: its entry in mcpServers has no sampling setting ('ask' or 'remember' lets a person review each request).`,
+        );
+      }
+      if (request.method === 'roots/list') throw mcpRefusal(ErrorCode.MethodNotFound, `Heed offers no roots to the MCP server "${name}" (its entry has no roots).`);
+      throw mcpRefusal(ErrorCode.MethodNotFound, 'Method not found');
+    };
     const transport =
       'command' in config
         ? new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' })
@@ -70,7 +119,7 @@ export class McpConnection {
   }
 
   /** Calls a tool once the calls before it on this connection are done. */
-  call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue> {
+  call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue | ToolContent> {
     const run = this.queue.then(() => this.run(tool, args, ctx));
     this.queue = run.catch(() => undefined);
     return run;
@@ -80,7 +129,7 @@ export class McpConnection {
     await this.client.close();
   }
 
-  private async run(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue> {
+  private async run(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue | ToolContent> {
     const seconds = this.options.config.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const stop = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -119,7 +168,7 @@ export class McpConnection {
     startClock();
     let result: CallToolResult;
     try {
-      result = (await this.client.callTool({ name: tool, arguments: args }, undefined, { signal: stop.signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult;
+      result = await this.callOpeningPages(tool, args, call, stop.signal);
     } catch (error) {
       // Our own reason for stopping reads better than the SDK's wrapping of it.
       throw stop.signal.aborted ? stop.signal.reason : error;
@@ -133,24 +182,39 @@ export class McpConnection {
     if (call.dismissed) throw new DismissSignal();
     return toolOutput(result, call.notes);
   }
-}
 
-/**
- * What the model reads: the server's text when that is all there is, else its content, structured
- * content and Heed's notes side by side. A result the server marked as an error becomes a tool error.
- */
-export function toolOutput(result: CallToolResult, notes: string[]): JsonValue {
-  const blocks = result.content ?? [];
-  const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-  const others = blocks.filter((block) => block.type !== 'text');
-  if (result.isError) {
-    throw new Error([text || 'the server reported an error', ...notes].join(' '));
+  /**
+   * Calls the tool. A server may refuse the call with -32042 (URL elicitation required): the pages it
+   * names are each offered to the person as a url action, and once all are accepted the call is made
+   * again, as the specification describes. A declined or cancelled page ends the call with an error
+   * the model reads.
+   */
+  private async callOpeningPages(tool: string, args: Record<string, unknown>, call: ElicitingCall, signal: AbortSignal): Promise<CallToolResult> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return (await this.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult;
+      } catch (error) {
+        if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired || signal.aborted) throw error;
+        const server = this.options.name;
+        if (retry >= MAX_URL_RETRIES) {
+          throw new Error(`${server} still asked for pages to be opened after ${MAX_URL_RETRIES} retries, so the call was given up.`);
+        }
+        const listed = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
+        const pages = Array.isArray(listed) ? listed.map((entry) => ElicitRequestURLParamsSchema.safeParse(entry)) : [];
+        if (pages.length === 0 || pages.some((page) => !page.success)) {
+          throw new Error(`${server} answered that a page must be opened first (${error.message}), but did not say which in a form Heed can read.`);
+        }
+        for (const page of pages) {
+          const params = page.data!;
+          const answer = await answerElicitation(params, call);
+          if (answer.action !== 'accept') {
+            const how = answer.action === 'decline' ? 'declined' : 'did not confirm it';
+            throw new Error(
+              [`${tool} needs the person to open ${params.url} first (${server}: "${params.message}"); the person ${how}, so the call did not run.`, ...call.notes].join(' '),
+            );
+          }
+        }
+      }
+    }
   }
-  if (others.length === 0 && result.structuredContent === undefined && notes.length === 0) return text;
-  const output: Record<string, JsonValue> = {};
-  if (text) output.text = text;
-  if (others.length > 0) output.content = JSON.parse(JSON.stringify(others)) as JsonValue;
-  if (result.structuredContent !== undefined) output.structuredContent = JSON.parse(JSON.stringify(result.structuredContent)) as JsonValue;
-  if (notes.length > 0) output.notes = notes;
-  return output;
 }

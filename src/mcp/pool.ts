@@ -1,4 +1,4 @@
-import type { ToolContext } from '../tool.js';
+import type { ToolContent, ToolContext } from '../tool.js';
 import type { JsonValue } from '../types.js';
 import type { McpConnection } from './connection.js';
 
@@ -27,7 +27,7 @@ export class McpPool {
     return this.first.listTools();
   }
 
-  async call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue> {
+  async call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue | ToolContent> {
     const connection = await this.acquire();
     try {
       return await connection.call(tool, args, ctx);

@@ -4,8 +4,11 @@ import { HeedError } from '../errors.js';
 import type { ToolContext } from '../tool.js';
 import { McpConnection } from './connection.js';
 import { McpPool } from './pool.js';
-import { mcpTools, offeredName } from './tools.js';
+import { mcpTools, needsTask, offeredName } from './tools.js';
 import type { McpServerConfig } from './types.js';
+
+/** Where start-up lines about MCP servers go (tests catch them). */
+export const mcpNotices = { warn: (line: string) => console.warn(line) };
 
 /** The MCP side of a running Heed: connects at start, closes with it. */
 export interface McpServers {
@@ -36,7 +39,15 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
   const connected = await Promise.all(
     entries.map(async ([name, config]) => {
       checkEntry(agent, name, config);
-      const open = () => McpConnection.open({ name, config, agentHook: agent.beforeInputRequest, callIsOver: (ctx) => callIsOver(engine, ctx) });
+      const open = () =>
+        McpConnection.open({
+          name,
+          config,
+          agentHook: agent.beforeInputRequest,
+          callIsOver: (ctx) => callIsOver(engine, ctx),
+          model: agent.model,
+          samplingAllowedBefore: (ctx) => samplingAllowedBefore(engine, ctx, name),
+        });
       let connection: McpPool;
       try {
         connection = new McpPool(await open(), open, config.maxConnections ?? 4);
@@ -45,7 +56,14 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
         throw new HeedError('internal_error', `The MCP server "${name}" of agent "${agent.name}" could not be reached (${where}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
       opened.push(connection);
-      return mcpTools(name, config, await connection.listTools(), connection);
+      const listed = await connection.listTools();
+      const taskOnly = listed.filter(needsTask).map((entry) => `"${entry.name}"`);
+      if (taskOnly.length > 0) {
+        mcpNotices.warn(
+          `Heed: the MCP server "${name}" of agent "${agent.name}" offers ${taskOnly.join(', ')} only as tasks (execution.taskSupport "required"); Heed does not run MCP tasks, so the model is not offered ${taskOnly.length === 1 ? 'it' : 'them'}.`,
+        );
+      }
+      return mcpTools(name, config, listed, connection);
     }),
   );
   const tools = { ...agent.tools };
@@ -75,6 +93,24 @@ function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): 
   if (config.maxConnections !== undefined && !(Number.isInteger(config.maxConnections) && config.maxConnections >= 1)) {
     throw bad('needs a maxConnections of 1 or more.');
   }
+  if (config.sampling !== undefined && !['ask', 'remember', 'never'].includes(config.sampling)) {
+    throw bad(`has sampling ${JSON.stringify(config.sampling)}; it takes 'ask', 'remember' or 'never'.`);
+  }
+  if (config.roots !== undefined) {
+    const fine = Array.isArray(config.roots) && config.roots.every((root) => root && typeof root.uri === 'string' && root.uri.startsWith('file://') && URL.canParse(root.uri) && (root.name === undefined || typeof root.name === 'string'));
+    if (!fine) throw bad('needs roots as a list of { uri, name? } with file:// URIs.');
+  }
+}
+
+/** 'remember': this conversation already holds an allowed sampling prompt of this server's. */
+async function samplingAllowedBefore(engine: Engine, ctx: ToolContext, server: string): Promise<boolean> {
+  const actions = await engine.store.listActions(ctx.conversationId);
+  return actions.some((action) => {
+    if (action.origin !== 'live' || action.request.kind !== 'approval' || action.status !== 'resolved') return false;
+    const args = action.request.args as { server?: unknown; messages?: unknown } | null;
+    const resolution = action.resolution;
+    return args?.server === server && Array.isArray(args.messages) && resolution?.type === 'approval' && resolution.decision === 'allow';
+  });
 }
 
 /** A call is over elsewhere once its conversation holds a result for it. */

@@ -19,7 +19,15 @@ function gated(config: McpServerConfig, toolName: string): boolean {
   return Object.hasOwn(rule, toolName) && rule[toolName] === true;
 }
 
-/** The server's tools as Heed tools, by the name the model sees. */
+/**
+ * True for a tool the server runs only as a task (`execution.taskSupport: "required"`). Heed does not
+ * run MCP tasks, so such a tool is not offered to the model (the start says so).
+ */
+export function needsTask(listed: McpTool): boolean {
+  return listed.execution?.taskSupport === 'required';
+}
+
+/** The server's tools as Heed tools, by the name the model sees (tools that need tasks left out). */
 export function mcpTools(server: string, config: McpServerConfig, listed: McpTool[], connection: Pick<McpPool, 'call'>): Record<string, HeedTool> {
   const tools: Record<string, HeedTool> = Object.create(null);
   const rule = config.needsApproval;
@@ -33,6 +41,7 @@ export function mcpTools(server: string, config: McpServerConfig, listed: McpToo
     }
   }
   for (const listedTool of listed) {
+    if (needsTask(listedTool)) continue;
     const name = offeredName(server, listedTool.name);
     if (tools[name]) throw new HeedError('invalid_config', `Two tools of the MCP server "${server}" are both offered as "${name}".`);
     const description = listedTool.description ?? listedTool.title ?? listedTool.annotations?.title;

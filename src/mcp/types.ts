@@ -51,6 +51,24 @@ interface McpServerCommon {
    * per connection and must see every call.
    */
   maxConnections?: number;
+  /**
+   * Whether the server may use the agent's model (`sampling/createMessage`) during its tool calls.
+   * 'ask': a person approves each prompt (and may edit it), then each answer before it goes back.
+   * 'remember': after the first allowed prompt in a conversation, later prompts from this server skip
+   * that first approval (the answer is still shown). 'never' (default): refused with an MCP error, and
+   * sampling is not announced to the server.
+   */
+  sampling?: SamplingPolicy;
+  /** Roots offered to the server (`roots/list`); the capability is announced only when set. */
+  roots?: McpRoot[];
+}
+
+export type SamplingPolicy = 'ask' | 'remember' | 'never';
+
+/** A root: a `file://` URI the server may work in, with an optional name. */
+export interface McpRoot {
+  uri: string;
+  name?: string;
 }
 
 /** A server started as a child process that speaks MCP on its standard input and output. */

@@ -17,13 +17,20 @@ export { ActionCard } from './components/action-card.js';
 export type { ActionCardProps } from './components/action-card.js';
 export { SettledCard, settledHeadline } from './components/settled-card.js';
 export type { SettledCardProps } from './components/settled-card.js';
-export { createClientToolRegistry, defaultClientTools, registerClientTool, runClientTool } from './state/client-tools.js';
+export {
+  createClientToolRegistry,
+  defaultClientTools,
+  registerClientTool,
+  rememberStartedConversation,
+  runClientTool,
+  wasStartedHere,
+} from './state/client-tools.js';
 export type { ClientToolContext, ClientToolHandler, ClientToolOutcome, ClientToolRegistry } from './state/client-tools.js';
-export { createConversationStore, toChatError } from './state/conversation-store.js';
-export type { AnswerResult, ChatError, ClientToolRun, ConversationState, ConversationStore, ConversationStoreOptions } from './state/conversation-store.js';
+export { createConversationStore, ownsConversation, toChatError } from './state/conversation-store.js';
+export type { AlreadyAnswered, AnswerResult, ChatError, ClientToolRun, ConversationState, ConversationStore, ConversationStoreOptions } from './state/conversation-store.js';
 export { createInboxStore } from './state/inbox-store.js';
 export type { InboxState, InboxStore } from './state/inbox-store.js';
-export { buildTranscript, describeResolver } from './state/transcript.js';
+export { buildTranscript, byWhom, describeResolver } from './state/transcript.js';
 export type { TranscriptItem } from './state/transcript.js';
 export {
   allowsCustom,

@@ -1,7 +1,14 @@
-import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { createClient, type HeedClient } from '../client/index.js';
 import { defaultClientTools, type ClientToolHandler, type ClientToolRegistry } from './state/client-tools.js';
-import { createConversationStore, loadingState, type ConversationState, type ConversationStore } from './state/conversation-store.js';
+import {
+  createConversationStore,
+  loadingState,
+  ownsConversation,
+  type ConversationState,
+  type ConversationStore,
+  type ConversationStoreOptions,
+} from './state/conversation-store.js';
 import { createInboxStore, type InboxState, type InboxStore } from './state/inbox-store.js';
 
 interface HeedContextValue {
@@ -55,7 +62,9 @@ export interface UseConversationResult extends ConversationState {
   answer: ConversationStore['answer'];
   cancel: ConversationStore['cancel'];
   refresh: ConversationStore['refresh'];
+  loadEarlier: ConversationStore['loadEarlier'];
   clearError: ConversationStore['clearError'];
+  runClientTool: ConversationStore['runClientTool'];
 }
 
 
@@ -65,12 +74,22 @@ const idle = () => () => undefined;
  * A conversation, live: its messages, what is being streamed, the requests waiting on a person, and
  * functions to send, answer and cancel. A thin hook over `createConversationStore`.
  */
-export function useConversation(conversationId: string, options: { runClientTools?: boolean } = {}): UseConversationResult {
-  const { client, clientTools } = useHeedContext();
+export function useConversation(
+  conversationId: string,
+  options: { runClientTools?: boolean; trustClientTools?: ConversationStoreOptions['trustClientTools'] } = {},
+): UseConversationResult {
+  const { client, clientTools, me } = useHeedContext();
   const [store, setStore] = useState<ConversationStore | null>(null);
   const runClientTools = options.runClientTools ?? true;
+  // Read when a call arrives, so a new function (or `me` becoming known) does not restart the conversation.
+  const trust = useRef({ check: options.trustClientTools, me });
+  trust.current = { check: options.trustClientTools, me };
   useEffect(() => {
-    const created = createConversationStore(client, conversationId, { clientTools, runClientTools });
+    const created = createConversationStore(client, conversationId, {
+      clientTools,
+      runClientTools,
+      trustClientTools: (conversation) => trust.current.check?.(conversation) ?? ownsConversation(conversation, trust.current.me),
+    });
     created.start();
     setStore(created);
     return () => created.dispose();
@@ -85,11 +104,16 @@ export function useConversation(conversationId: string, options: { runClientTool
     answer: current?.answer ?? missing,
     cancel: current?.cancel ?? (async () => undefined),
     refresh: current?.refresh ?? (async () => undefined),
+    loadEarlier: current?.loadEarlier ?? (async () => undefined),
     clearError: current?.clearError ?? (() => undefined),
+    runClientTool: current?.runClientTool ?? (() => undefined),
   };
 }
 
-/** Everything waiting on the signed-in person, across conversations; read again every `intervalMs` and on focus. */
+/**
+ * Everything waiting on the signed-in person, across conversations, kept live by the inbox stream (read
+ * again every `intervalMs` only where the server has no stream) and read again on focus.
+ */
 export function useInbox(options: { intervalMs?: number } = {}): InboxState & { refresh: () => Promise<void> } {
   const { client } = useHeedContext();
   const [store, setStore] = useState<InboxStore | null>(null);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, RememberedTool } from '../types.js';
-import type { ActionSettlement, Change, NewEvent, Store } from './store.js';
+import type { ActionSettlement, Change, NewDelivery, NewEvent, Store } from './store.js';
 
 /** What a store's test file hands the contract: a fresh, empty store, and how to reopen and dispose of it. */
 export interface OpenedStore {
@@ -34,15 +34,15 @@ function action(conversationId: string, id: string, fields: Partial<ActionRecord
     id, conversationId, messageId: `${conversationId}-m1`, toolCallId: `call-${id}`, toolName: 'issue_refund',
     kind: 'approval', origin: 'tool', journalIndex: 0, status: 'pending',
     request: { kind: 'approval', args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: true },
-    createdAt: at(10), expiresAt: at(86_400), onTimeout: 'deny', resolution: null, resolvedBy: null, resolvedAt: null,
-    defaulted: null, ...fields,
+    createdAt: at(10), expiresAt: at(86_400), onTimeout: 'deny', resolution: null, resolvedBy: null, channel: null,
+    resolvedAt: null, defaulted: null, ...fields,
   };
 }
 
 const event = (type: NewEvent['type'], seconds: number, data: NewEvent['data'] = {}): NewEvent => ({ type, data, at: at(seconds) });
 
 const allow = (id: string, fields: Partial<ActionSettlement> = {}): ActionSettlement => ({
-  id, status: 'resolved', resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada', resolvedAt: at(20), ...fields,
+  id, status: 'resolved', resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada', channel: 'api', resolvedAt: at(20), ...fields,
 });
 
 /** Runs the one suite every `Store` must pass, through the interface only. */
@@ -121,7 +121,7 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
           kind: 'question', preamble: 'Quick check',
           questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }],
         },
-        status: 'resolved', resolution: { type: 'question', answers: { q1: ['s'] } }, resolvedBy: 'bob', resolvedAt: at(12), defaulted: ['q1'],
+        status: 'resolved', resolution: { type: 'question', answers: { q1: ['s'] } }, resolvedBy: 'bob', channel: 'api', resolvedAt: at(12), defaulted: ['q1'],
       });
       const result = await commitOk({
         conversationId: 'c1', create: conversation('c1'), messages: [user, assistant, tool], actions: [action('c1', 'a1'), question],
@@ -256,7 +256,7 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(settled.conversation.version).toBe(2);
       expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', {
         status: 'resolved', resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true },
-        resolvedBy: 'ada', resolvedAt: at(20), defaulted: [],
+        resolvedBy: 'ada', channel: 'api', resolvedAt: at(20), defaulted: [],
       }));
 
       const again = await store.commit({
@@ -284,6 +284,19 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const twice = await store.commit({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a'), allow('c2-a')] });
       expect(twice).toEqual({ ok: false, reason: 'action_not_pending' });
       expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
+    });
+
+    it('keeps who settled (a user id, or null) apart from how (channel), and a remember without a user id', async () => {
+      await parked('c1');
+      await commitOk({
+        conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a', { resolvedBy: null, channel: 'timeout', status: 'expired' })],
+        remember: [{ toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) }],
+      });
+      expect(await store.getAction('c1', 'c1-a')).toMatchObject({ status: 'expired', resolvedBy: null, channel: 'timeout' });
+      expect(await store.listRememberedTools('c1')).toEqual([{ toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) }]);
+      await parked('c2');
+      await commitOk({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a', { resolvedBy: 'system:timeout', channel: 'api' })] });
+      expect(await store.getAction('c2', 'c2-a')).toMatchObject({ resolvedBy: 'system:timeout', channel: 'api' });
     });
 
     it('rejects a duplicate message position or action id, writing nothing', async () => {
@@ -323,6 +336,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await store.listMessages('c1')).map((m) => m.position)).toEqual([0, 1, 2, 3]);
     });
 
+    it('lists messages a page at a time, newest page first, each in position order', async () => {
+      await commitOk({ conversationId: 'c1', create: conversation('c1'), messages: [0, 1, 2, 3, 4].map((n) => message('c1', n)) });
+      await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)] });
+      const positions = async (page: { before?: string; limit?: number }) => (await store.listMessages('c1', page)).map((m) => m.position);
+      expect(await positions({ limit: 2 })).toEqual([3, 4]);
+      expect(await positions({ before: 'c1-m3', limit: 2 })).toEqual([1, 2]);
+      expect(await positions({ before: 'c1-m1', limit: 2 })).toEqual([0]);
+      expect(await positions({ before: 'c1-m0', limit: 2 })).toEqual([]);
+      expect(await positions({ limit: 10 })).toEqual([0, 1, 2, 3, 4]);
+      expect(await positions({ before: 'c1-m2' })).toEqual([0, 1]);
+      // An id that is not a message of this conversation selects none.
+      expect(await positions({ before: 'c2-m0', limit: 2 })).toEqual([]);
+      expect(await store.listMessages('missing', { limit: 2 })).toEqual([]);
+    });
+
     it('lists pending actions across conversations oldest first, by owner, in pages', async () => {
       await parked('c1', { ownerId: 'ada' }, { createdAt: at(30) });
       await parked('c2', { ownerId: 'bob' }, { createdAt: at(10) });
@@ -347,6 +375,39 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(ids(await store.listPendingActions({ limit: 2, after: { createdAt: last.createdAt, id: last.id } }))).toEqual(['c3-a', 'c1-a']);
       expect(ids(await store.listPendingActions({ ownerId: 'ada', after: { createdAt: at(30), id: 'c1-a' } }))).toEqual(['c1-c']);
       expect((await store.listPendingActions({ ownerId: 'bob' }))[0]).toEqual(action('c2', 'c2-a', { createdAt: at(10) }));
+    });
+
+    it('revises a pending action\'s request (a vote) with compare-and-set, and refuses a settled one, writing nothing', async () => {
+      await parked('c1');
+      const voted = { kind: 'approval' as const, args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: false,
+        approvers: ['bob', 'cat'], required: 2, votes: [{ by: 'bob', decision: 'allow' as const, at: at(15) }] };
+      const revised = await commitOk({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: voted, reason: 'vote' }], events: [event('action.voted', 15)] });
+      expect(revised.conversation.version).toBe(2);
+      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', { request: voted }));
+      expect((await store.listEvents('c1')).map((e) => e.type)).toEqual(['action.required', 'action.voted']);
+      // A second vote computed from the same version loses, and writes nothing.
+      const stale = await store.commit({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }] });
+      expect(stale).toEqual({ ok: false, reason: 'version' });
+      await commitOk({ conversationId: 'c1', expectVersion: 2, settle: [allow('c1-a')] });
+      const late = await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }], events: [event('action.voted', 16)] });
+      expect(late).toEqual({ ok: false, reason: 'action_not_pending' });
+      await nothingWritten('c1', 3, 2, 2, 1);
+      expect((await store.getAction('c1', 'c1-a'))?.request).toEqual(voted);
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'nope', request: voted, reason: 'vote' }] })).toEqual({ ok: false, reason: 'action_not_pending' });
+    });
+
+    it('lists pending actions of the owner together with those naming the user among their approvers', async () => {
+      const named = { kind: 'approval' as const, args: {}, title: 'Pay', summary: 'Pay', canRemember: false, approvers: ['bob', 'cat'], required: 1 };
+      await parked('c1', { ownerId: 'ada' }, { createdAt: at(30), request: named });
+      await parked('c2', { ownerId: 'bob' }, { createdAt: at(10) });
+      await parked('c3', { ownerId: 'dan' }, { createdAt: at(20) });
+      const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
+      expect(ids(await store.listPendingActions({ ownerId: 'bob', approver: 'bob' }))).toEqual(['c2-a', 'c1-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'cat', approver: 'cat' }))).toEqual(['c1-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'dan', approver: 'dan' }))).toEqual(['c3-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'bob', approver: 'bob', limit: 1, after: { createdAt: at(10), id: 'c2-a' } }))).toEqual(['c1-a']);
+      await commitOk({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')] });
+      expect(ids(await store.listPendingActions({ ownerId: 'cat', approver: 'cat' }))).toEqual([]);
     });
 
     it('lists conversations newest first, filtered by owner, status and agent, in pages', async () => {
@@ -454,6 +515,88 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await store.migrate();
       expect(await snapshot()).toEqual(before);
       expect((await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0].seq).toBe(3);
+    });
+
+    // ------------------------------------------------------------ the outbox (DESIGN §13)
+
+    const delivery = (id: string, fields: Partial<NewDelivery> = {}): NewDelivery => ({
+      id, event: 'action.required', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' }, createdAt: at(10), ...fields,
+    });
+
+    it('writes deliveries with the change that causes them, and none with a refused one', async () => {
+      await parked('c1');
+      await commitOk({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')], deliveries: [delivery('d1', { event: 'action.resolved', createdAt: at(20) })] });
+      // A stale version and an action no longer pending: both refused, neither writes its delivery.
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 1, deliveries: [delivery('d2')] })).toEqual({ ok: false, reason: 'version' });
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c1-a')], deliveries: [delivery('d3')] })).toEqual({
+        ok: false,
+        reason: 'action_not_pending',
+      });
+      expect(await store.commit({ conversationId: 'c2', create: conversation('c2'), deliveries: [delivery('d4', { target: { type: 'email', to: 'ada@example.com' } })] })).toMatchObject({ ok: true });
+      expect(await store.listDeliveries({})).toEqual([
+        {
+          id: 'd4', conversationId: 'c2', event: 'action.required', actionId: 'c1-a', target: { type: 'email', to: 'ada@example.com' },
+          createdAt: at(10), status: 'pending', attempts: 0, dueAt: at(10), lastError: null, finishedAt: null, receipt: null,
+        },
+        {
+          id: 'd1', conversationId: 'c1', event: 'action.resolved', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' },
+          createdAt: at(20), status: 'pending', attempts: 0, dueAt: at(20), lastError: null, finishedAt: null, receipt: null,
+        },
+      ]);
+    });
+
+    it('claims due deliveries once until the claim runs out, retries them later, and lists them by status', async () => {
+      await commitOk({ conversationId: 'c1', create: conversation('c1'), deliveries: [delivery('d1'), delivery('d2', { createdAt: at(11) }), delivery('d3', { createdAt: at(500) })] });
+      expect(await store.claimDeliveries(at(5), at(65), 10)).toEqual([]);
+      // Two claimers at once take different rows.
+      const [first, second] = await Promise.all([store.claimDeliveries(at(100), at(160), 1), store.claimDeliveries(at(100), at(160), 1)]);
+      expect([...first, ...second].map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+      expect(first[0]).toMatchObject({ attempts: 1, dueAt: at(160), status: 'pending' });
+      expect(await store.claimDeliveries(at(120), at(180), 10)).toEqual([]);
+      // d1 fails and is retried later; d2's claim runs out (its process died) and it is claimed again.
+      await store.finishDelivery('d1', { status: 'pending', dueAt: at(400), error: 'HTTP 503' });
+      const again = await store.claimDeliveries(at(200), at(260), 10);
+      expect(again.map((d) => [d.id, d.attempts])).toEqual([['d2', 2]]);
+      await store.finishDelivery('d2', { status: 'delivered', at: at(201) });
+      expect((await store.claimDeliveries(at(400), at(460), 10)).map((d) => d.id)).toEqual(['d1']);
+      await store.finishDelivery('d1', { status: 'failed', at: at(401), error: 'HTTP 500' });
+      expect(await store.listDeliveries({ status: 'failed' })).toEqual([
+        {
+          id: 'd1', conversationId: 'c1', event: 'action.required', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' },
+          createdAt: at(10), status: 'failed', attempts: 2, dueAt: null, lastError: 'HTTP 500', finishedAt: at(401), receipt: null,
+        },
+      ]);
+      expect(await store.listDeliveries({ status: 'delivered' })).toMatchObject([{ id: 'd2', lastError: null, finishedAt: at(201) }]);
+      expect((await store.listDeliveries({ after: { createdAt: at(10), id: 'd1' }, limit: 1 })).map((d) => d.id)).toEqual(['d2']);
+      expect((await store.claimDeliveries(at(1000), at(1060), 10)).map((d) => d.id)).toEqual(['d3']);
+    });
+
+    it('keeps what the receiver answered, and finds deliveries by their action', async () => {
+      await commitOk({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        deliveries: [delivery('d1', { target: { type: 'channel', channel: 'slack:T1:C1:1.2' } }), delivery('d2', { actionId: 'c1-b' })],
+      });
+      await store.claimDeliveries(at(100), at(160), 10);
+      await store.finishDelivery('d1', { status: 'delivered', at: at(101), receipt: { ts: '1700000000.000200' } });
+      await store.finishDelivery('d2', { status: 'delivered', at: at(102) });
+      expect(await store.listDeliveries({ actionId: 'c1-a' })).toMatchObject([
+        { id: 'd1', target: { type: 'channel', channel: 'slack:T1:C1:1.2' }, status: 'delivered', receipt: { ts: '1700000000.000200' } },
+      ]);
+      expect(await store.listDeliveries({ actionId: 'c1-b' })).toMatchObject([{ id: 'd2', receipt: null }]);
+      expect(await store.listDeliveries({ actionId: 'nope' })).toEqual([]);
+    });
+
+    it('makes a secret once and keeps it (across a reopen too)', async () => {
+      const secret = await store.secret('link');
+      expect(secret.length).toBeGreaterThanOrEqual(32);
+      expect(await store.secret('link')).toBe(secret);
+      expect(await store.secret('other')).not.toBe(secret);
+      if (!opened.reopen) return;
+      await store.close();
+      store = await opened.reopen();
+      await store.migrate();
+      expect(await store.secret('link')).toBe(secret);
     });
   });
 }

@@ -1,5 +1,6 @@
 import type {
   ActionRecord,
+  ActionRequest,
   ActionStatus,
   ConversationRecord,
   ConversationStatus,
@@ -8,6 +9,7 @@ import type {
   JsonObject,
   MessageRecord,
   RememberedTool,
+  ResolutionChannel,
   StoredResolution,
 } from '../types.js';
 
@@ -24,9 +26,19 @@ export interface ActionSettlement {
   id: string;
   status: Exclude<ActionStatus, 'pending'>;
   resolution: StoredResolution;
-  resolvedBy: string;
+  /** User id, or null (anonymous caller, system, lapse). */
+  resolvedBy: string | null;
+  channel: ResolutionChannel;
   resolvedAt: string;
   defaulted?: string[] | null;
+}
+
+/** A new request for a pending action: what it asks stays, its votes and approvers change. */
+export interface ActionRevision {
+  id: string;
+  request: ActionRequest;
+  /** Why: a vote, or an escalation (which notifies like a new request, §13). */
+  reason: 'vote' | 'escalation';
 }
 
 /** An event to append; the store numbers it. */
@@ -50,9 +62,71 @@ export interface Change {
   messages?: MessageRecord[];
   actions?: ActionRecord[];
   settle?: ActionSettlement[];
+  /**
+   * Replaces the request of actions that are still `pending` (a vote, an escalation); refused with
+   * `action_not_pending` otherwise. An action is not both revised and settled in one change.
+   */
+  revise?: ActionRevision[];
   /** Appended in order and numbered after the conversation's last event. */
   events?: NewEvent[];
   remember?: RememberedTool[];
+  /** Notifications this change causes (the outbox): written with it, or not at all. */
+  deliveries?: NewDelivery[];
+}
+
+/** What a notification is about: an action was raised, answered, lapsed or cancelled. */
+export type DeliveryEvent = 'action.required' | 'action.resolved' | 'action.expired' | 'action.cancelled';
+
+/**
+ * What a channel delivery is about: the action events, or `message.created`, an agent's reply to post in
+ * the channel (its `actionId` then holds the message's id).
+ */
+export type ChannelDeliveryEvent = DeliveryEvent | 'message.created';
+
+/**
+ * Where a delivery goes: a webhook by its URL, one email recipient, or a channel's conversation (the
+ * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there).
+ */
+export type DeliveryTarget = { type: 'webhook'; url: string } | { type: 'email'; to: string } | { type: 'channel'; channel: string };
+
+/** A notification to send, written in the same commit as the change that causes it. */
+export interface NewDelivery {
+  /** Stable across retries: receivers de-duplicate on it (the webhook's `webhook-id`). */
+  id: string;
+  event: ChannelDeliveryEvent;
+  actionId: string;
+  target: DeliveryTarget;
+  createdAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
+
+export interface DeliveryRecord extends NewDelivery {
+  conversationId: string;
+  status: DeliveryStatus;
+  /** Attempts started so far (a claim counts as one). */
+  attempts: number;
+  /** When the next attempt may start (pending) or null once finished. */
+  dueAt: string | null;
+  lastError: string | null;
+  /** When it was delivered, given up on, or dropped. */
+  finishedAt: string | null;
+  /** What the receiver answered, when it matters later (a channel's id for the posted message); null otherwise. */
+  receipt: JsonObject | null;
+}
+
+/** How an attempt ended: finished for good, or back to pending until `dueAt`. */
+export type DeliveryOutcome =
+  | { status: 'delivered' | 'failed' | 'dropped'; at: string; error?: string | null; receipt?: JsonObject }
+  | { status: 'pending'; dueAt: string; error: string };
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  /** Only the deliveries about this action (or, for a channel reply, this message). */
+  actionId?: string;
+  limit?: number;
+  /** Cursor: the `createdAt`/`id` of the last row of the previous page. */
+  after?: { createdAt: string; id: string };
 }
 
 export type CommitResult =
@@ -72,9 +146,18 @@ export interface ConversationFilter {
 export interface PendingFilter {
   /** Only actions of conversations owned by this user id; `null` selects ownerless ones. Omit for all. */
   ownerId?: string | null;
+  /** With `ownerId`: also the actions that name this user id among their `approvers`. */
+  approver?: string;
   limit?: number;
   /** Cursor: the `createdAt`/`id` of the last row of the previous page. */
   after?: { createdAt: string; id: string };
+}
+
+/** A page of a conversation's messages, newest last: `limit` messages before the message `before`. */
+export interface MessagePage {
+  /** A message id: only messages before it. */
+  before?: string;
+  limit?: number;
 }
 
 /** Another process committed events to a conversation; `seq` is the last one's number. */
@@ -96,8 +179,11 @@ export interface Store {
   getConversation(id: string): Promise<ConversationRecord | undefined>;
   /** Newest first by `updatedAt`. */
   listConversations(filter: ConversationFilter): Promise<ConversationRecord[]>;
-  /** In position order. */
-  listMessages(conversationId: string): Promise<MessageRecord[]>;
+  /**
+   * In position order. With `limit`, only the newest `limit` messages (before the message `before`, when
+   * given; an id that names no message of the conversation selects none), still in position order.
+   */
+  listMessages(conversationId: string, page?: MessagePage): Promise<MessageRecord[]>;
 
   getAction(conversationId: string, actionId: string): Promise<ActionRecord | undefined>;
   /** Every action of a conversation, oldest first. */
@@ -123,6 +209,22 @@ export interface Store {
    * process commits events, and `onReconnect` when notices may have been missed (the connection that
    * carries them dropped and came back). Resolves with a function that stops listening.
    */
+  /**
+   * Claims up to `limit` pending deliveries due at `now`, oldest due first: each one's attempts grow by one
+   * and it is not due again before `until`, so no other process claims it meanwhile (PostgreSQL: `FOR
+   * UPDATE SKIP LOCKED`). A claim that is never finished (its process died) comes due again at `until`.
+   */
+  claimDeliveries(now: string, until: string, limit: number): Promise<DeliveryRecord[]>;
+  /** Records how a claimed delivery's attempt ended. */
+  finishDelivery(id: string, outcome: DeliveryOutcome): Promise<void>;
+  /** Deliveries, oldest first, optionally of one status (operators list the failed ones). */
+  listDeliveries(filter: DeliveryFilter): Promise<DeliveryRecord[]>;
+  /**
+   * A random secret stored under `name`, made the first time it is asked for: every process on the same
+   * store reads the same one (answer links are signed with it when `notify.linkSecret` is not set).
+   */
+  secret(name: string): Promise<string>;
+
   listen?(onEvents: (notice: EventNotice) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
 
   close(): Promise<void>;

@@ -1,2 +1,2 @@
 export { scriptedModel } from './scripted-model.js';
-export type { ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptedRespond, ScriptedResponse } from './scripted-model.js';
+export type { ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptedPrompt, ScriptedRespond, ScriptedResponse, ScriptedVersion } from './scripted-model.js';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import buildConsole from '../browser/build-console.js';
-import { prepareChromium, prepareDatabase, prepareTempRoot, say } from './prepare.js';
+import { prepareChromium, prepareDatabase, prepareTempRoot, prepareTmux, say } from './prepare.js';
 
 export default async function setup(): Promise<() => void> {
   const cleanUps: Array<() => void> = [];
@@ -35,6 +35,8 @@ export default async function setup(): Promise<() => void> {
 
   const browserSkip = prepareChromium();
   if (browserSkip) process.env.HEED_TEST_SKIP_BROWSER = browserSkip;
+  const tmuxSkip = prepareTmux();
+  if (tmuxSkip) process.env.HEED_TEST_SKIP_TMUX = tmuxSkip;
 
   const database = prepareDatabase(runTag);
   if (typeof database === 'string') {

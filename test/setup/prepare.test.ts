@@ -22,14 +22,14 @@ describe('npm test prepares what it needs (test/setup)', () => {
   it('a browser that cannot be had skips the browser tests with one line naming the command that enables them', async () => {
     const { code, output } = await step('prepareChromium', { HEED_CHROMIUM: '/no/such/chromium' });
     expect(code).toBe(0);
-    expect(output).toContain('[test setup] no browser at /no/such/chromium; run `sudo apt-get install chromium` to enable the browser tests (skipping those tests).');
-    expect(output).toContain('skip: no browser at /no/such/chromium');
+    expect(output).toContain('[test setup] no chromium at /no/such/chromium; run `sudo apt-get install chromium` to enable the browser tests (skipping those tests).');
+    expect(output).toContain('skip: no chromium at /no/such/chromium');
   });
 
   it('under CI=true a missing browser fails instead of skipping', async () => {
     const { code, output } = await step('prepareChromium', { HEED_CHROMIUM: '/no/such/chromium', CI: 'true' });
     expect(code).not.toBe(0);
-    expect(output).toContain('CI=true and no browser at /no/such/chromium');
+    expect(output).toContain('CI=true and no chromium at /no/such/chromium');
     expect(output).not.toContain('skip:');
   });
 

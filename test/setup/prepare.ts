@@ -40,23 +40,34 @@ function missing(what: string, enable: string): string {
 }
 
 /**
- * Debian's Chromium at /usr/bin/chromium: installed with apt-get when missing and this process may
- * (root, apt-get present). Returns why the browser tests must skip, or undefined when they can run.
+ * A Debian package a group of tests needs, installed with apt-get when its program is missing and this
+ * process may (root, apt-get present). Returns why those tests must skip, or undefined when they can run.
  */
-export function prepareChromium(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  const enable = 'run `sudo apt-get install chromium` to enable the browser tests';
+function prepareDebianPackage(options: { name: string; program: string; tests: string; overridden?: boolean }): string | undefined {
+  const { name, program, tests } = options;
+  if (existsSync(program)) return undefined;
+  const enable = `run \`sudo apt-get install ${name}\` to enable the ${tests}`;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (process.env.HEED_CHROMIUM || !isRoot || !has('apt-get')) return missing(`no browser at ${CHROMIUM}`, enable);
-  say(`installing Debian's chromium for the browser tests (once; this takes a minute)…`);
+  if (options.overridden || !isRoot || !has('apt-get')) return missing(`no ${name} at ${program}`, enable);
+  say(`installing Debian's ${name} for the ${tests} (once; this can take a minute)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = run('apt-get', ['update'], env);
-  const install = update.ok ? run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], env) : update;
-  if (!install.ok || !existsSync(CHROMIUM)) {
-    return missing(`installing chromium failed:\n${install.output.split('\n').slice(-5).join('\n')}\n`, enable);
+  const install = update.ok ? run('apt-get', ['install', '-y', '--no-install-recommends', name], env) : update;
+  if (!install.ok || !existsSync(program)) {
+    return missing(`installing ${name} failed:\n${install.output.split('\n').slice(-5).join('\n')}\n`, enable);
   }
-  say(`installed chromium at ${CHROMIUM}.`);
+  say(`installed ${name} at ${program}.`);
   return undefined;
+}
+
+/** Debian's Chromium for the browser tests of the console (`HEED_CHROMIUM` points elsewhere, never installed). */
+export function prepareChromium(): string | undefined {
+  return prepareDebianPackage({ name: 'chromium', program: CHROMIUM, tests: 'browser tests', overridden: Boolean(process.env.HEED_CHROMIUM) });
+}
+
+/** tmux, the real terminal that the end-to-end test of `heed inbox` types into. */
+export function prepareTmux(): string | undefined {
+  return prepareDebianPackage({ name: 'tmux', program: '/usr/bin/tmux', tests: 'terminal inbox test' });
 }
 
 export interface PreparedDatabase {

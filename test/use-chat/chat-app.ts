@@ -4,18 +4,49 @@
  * `addToolOutput`, approvals with `addToolApprovalResponse`; the chat resubmits by itself once every
  * open call of the last step has its answer. Written with `createElement` so it needs no JSX setup.
  */
-import { useChat, type UIMessage } from '@ai-sdk/react';
-import {
-  DefaultChatTransport,
-  isToolUIPart,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  lastAssistantMessageIsCompleteWithToolCalls,
-} from 'ai';
+import * as react6 from '@ai-sdk/react';
+import type { UIMessage } from '@ai-sdk/react';
+import * as react7 from '@ai-sdk/react-v4';
+import * as ai6 from 'ai';
+import * as ai7 from 'ai-v7';
 import { createElement as h, useMemo, type FormEvent, type ReactNode } from 'react';
 
-export type Chat = ReturnType<typeof useChat<UIMessage>>;
+export type Chat = ReturnType<typeof react6.useChat<UIMessage>>;
+
+/** What the page takes from the AI SDK: `@ai-sdk/react` with the `ai` package of the same major. */
+export interface ChatSdk {
+  name: string;
+  useChat: typeof react6.useChat;
+  DefaultChatTransport: typeof ai6.DefaultChatTransport;
+  isToolUIPart: typeof ai6.isToolUIPart;
+  lastAssistantMessageIsCompleteWithApprovalResponses: typeof ai6.lastAssistantMessageIsCompleteWithApprovalResponses;
+  lastAssistantMessageIsCompleteWithToolCalls: typeof ai6.lastAssistantMessageIsCompleteWithToolCalls;
+}
+
+/** AI SDK 7 (`@ai-sdk/react` 4, `ai` 7), what `npm i ai @ai-sdk/react` installs today. */
+export const sdk7: ChatSdk = {
+  name: 'AI SDK 7 (@ai-sdk/react 4)',
+  // AI SDK 7's types only add message parts this page never meets; the page is written once, against 6's.
+  useChat: react7.useChat as unknown as ChatSdk['useChat'],
+  DefaultChatTransport: ai7.DefaultChatTransport as unknown as ChatSdk['DefaultChatTransport'],
+  isToolUIPart: ai7.isToolUIPart as unknown as ChatSdk['isToolUIPart'],
+  lastAssistantMessageIsCompleteWithApprovalResponses: ai7.lastAssistantMessageIsCompleteWithApprovalResponses as unknown as ChatSdk['lastAssistantMessageIsCompleteWithApprovalResponses'],
+  lastAssistantMessageIsCompleteWithToolCalls: ai7.lastAssistantMessageIsCompleteWithToolCalls as unknown as ChatSdk['lastAssistantMessageIsCompleteWithToolCalls'],
+};
+
+/** AI SDK 6 (`@ai-sdk/react` 3, `ai` 6). */
+export const sdk6: ChatSdk = {
+  name: 'AI SDK 6 (@ai-sdk/react 3)',
+  useChat: react6.useChat,
+  DefaultChatTransport: ai6.DefaultChatTransport,
+  isToolUIPart: ai6.isToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses: ai6.lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls: ai6.lastAssistantMessageIsCompleteWithToolCalls,
+};
 
 export interface ChatAppProps {
+  /** Which AI SDK major the page is built with. */
+  sdk: ChatSdk;
   /** e.g. `http://127.0.0.1:PORT/api/ai-sdk/chat/helpdesk` */
   api: string;
   id: string;
@@ -45,6 +76,7 @@ export function errorSentence(error: Error): string {
 }
 
 export function ChatApp(props: ChatAppProps): ReactNode {
+  const { useChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } = props.sdk;
   const transport = useMemo(
     () =>
       new DefaultChatTransport<UIMessage>({
@@ -55,7 +87,7 @@ export function ChatApp(props: ChatAppProps): ReactNode {
           return fetch(input, init);
         },
       }),
-    [props.api, props.token, props.requests],
+    [DefaultChatTransport, props.api, props.token, props.requests],
   );
   const chat = useChat<UIMessage>({
     id: props.id,
@@ -85,7 +117,7 @@ export function ChatApp(props: ChatAppProps): ReactNode {
         { key: message.id, 'data-role': message.role },
         message.parts.map((part, at) =>
           // After an error nothing was consumed, so the last message's cards stay open to answer again.
-          h(PartView, { key: at, part, chat, retry: status === 'error' && index === messages.length - 1 }),
+          h(PartView, { key: at, part, chat, sdk: props.sdk, retry: status === 'error' && index === messages.length - 1 }),
         ),
       ),
     ),
@@ -93,9 +125,9 @@ export function ChatApp(props: ChatAppProps): ReactNode {
   );
 }
 
-function PartView({ part, chat, retry }: { part: UIMessage['parts'][number]; chat: Chat; retry: boolean }): ReactNode {
+function PartView({ part, chat, sdk, retry }: { part: UIMessage['parts'][number]; chat: Chat; sdk: ChatSdk; retry: boolean }): ReactNode {
   if (part.type === 'text') return h('p', null, part.text);
-  if (!isToolUIPart(part)) return null;
+  if (!sdk.isToolUIPart(part)) return null;
   const call = part.toolCallId;
   if (part.type === 'tool-ask' && (part.state === 'input-available' || (retry && part.state === 'output-available'))) {
     const { questions } = part.input as { questions: Question[] };

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { createClient, HeedApiError, type AgentInfo, type ConversationView, type HeedClient } from 'heed/client';
-import { HeedProvider, useInbox } from 'heed/react';
+import { HeedProvider, rememberStartedConversation, useInbox } from 'heed/react';
+import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
 import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
@@ -41,10 +42,13 @@ export function App() {
     navigate('/sign-in');
   }, []);
 
+  // An answer link's page needs no sign-in: its token is the permission.
+  const linkToken = /^\/a\/([^/]+)$/.exec(path)?.[1];
   useEffect(() => {
-    if (!session && path !== '/sign-in') navigate('/sign-in', { replace: true });
-  }, [session, path]);
+    if (!linkToken && !session && path !== '/sign-in') navigate('/sign-in', { replace: true });
+  }, [session, path, linkToken]);
 
+  if (linkToken) return <AnswerLinkPage token={decodeURIComponent(linkToken)} />;
   if (!session || path === '/sign-in') return <SignInPage onSignIn={signIn} current={session} />;
   return <SignedIn session={session} onSession={(next) => (saveSession(next), setSession(next))} signOut={signOut} path={path} />;
 }
@@ -94,6 +98,7 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
   const startConversation = useCallback(
     async (agent: string) => {
       const created = await client.createConversation({ agent });
+      rememberStartedConversation(created.id);
       if (!session.token) rememberAnonymousConversation(created.id);
       else if (created.ownerId && created.ownerId !== session.userId) onSession({ ...session, userId: created.ownerId });
       await refreshConversations();

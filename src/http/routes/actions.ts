@@ -1,6 +1,28 @@
-import { defineRoute, type Route } from '../route.js';
-import { actionBody, actionEnvelope, actionParams, actionsResponse, conversationIdParams, turnResult } from '../schemas.js';
+import type { Context } from 'hono';
+import type { Caller } from '../../caller.js';
+import type { Heed } from '../../heed.js';
+import { defineRoute, type AppEnv, type Route } from '../route.js';
+import { actionBody, actionEnvelope, actionParams, actionsResponse, conversationIdParams, streamActionBody, streamActionEnvelope, turnResult } from '../schemas.js';
+import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
+import { turnEvents } from './messages.js';
+
+const resolveErrors = [
+  'invalid_request',
+  'unauthorized',
+  'not_found',
+  'action_not_pending',
+  'already_voted',
+  'action_expired',
+  'action_forbidden',
+  'invalid_resolution',
+  'invalid_approved_args',
+  'invalid_client_tool_result',
+  'budget_reached',
+  'channel_chat',
+  'conversation_busy',
+  'rate_limited',
+] as const;
 
 export const actionRoutes: Route[] = [
   defineRoute(
@@ -27,40 +49,53 @@ export const actionRoutes: Route[] = [
         '410 `action_expired` → 403 `action_forbidden` → 400 `invalid_resolution` / `invalid_approved_args` / ' +
         '`invalid_client_tool_result` (nothing consumed: answer again) → 402 `budget_reached`. The first valid answer wins. ' +
         'When the answer closes the pause the turn continues and the response has the shape of a message\'s; otherwise ' +
-        'it is `{ status: "requires_action", pendingActions }`. With `stream: true`, Server-Sent Events ending with `turn.done`.',
+        'it is `{ status: "requires_action", pendingActions }` — also for a vote that does not yet decide an approval decided by ' +
+        'votes (409 `already_voted` for a second vote; 403 `action_forbidden` for someone not among its approvers). For Server-Sent Events use `POST …/actions/{actionId}/stream` ' +
+        '(or send `stream: true` here; the answer is then that stream).',
       tag: 'actions',
       params: actionParams,
       body: actionEnvelope,
       documentedBody: actionBody,
-      responses: {
-        200: {
-          description: 'How the continued turn ended, or what is still pending.',
-          schema: turnResult,
-          events: 'With `stream: true`: the events of the answer and of the continued turn, then `turn.done` carrying this body.',
-        },
-      },
-      errors: [
-        'invalid_request',
-        'unauthorized',
-        'not_found',
-        'action_not_pending',
-        'action_expired',
-        'action_forbidden',
-        'invalid_resolution',
-        'invalid_approved_args',
-        'invalid_client_tool_result',
-        'budget_reached',
-        'channel_chat',
-        'conversation_busy',
-        'payload_too_large',
-      ],
+      responses: { 200: { description: 'How the continued turn ended, or what is still pending.', schema: turnResult } },
+      errors: [...resolveErrors],
     },
-    ({ heed, caller, params, body, signal }) =>
-      turnResponse(
-        heed,
-        params.id,
-        (onRecorded) => heed.conversation(params.id).resolve(params.actionId, body.resolution, { caller, via: 'http', onRecorded }),
-        { stream: body.stream === true, signal },
-      ),
+    ({ c, heed, caller, params, body, signal }) => resolveAction(c, heed, caller, params, body.resolution, body.stream === true, signal),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/conversations/:id/actions/:actionId/stream',
+      operationId: 'resolveActionStream',
+      summary: 'Answer one action and follow what it continues as Server-Sent Events',
+      description: 'The same checks and answer as `POST …/actions/{actionId}`, answered as events; errors before anything is recorded are ordinary JSON errors.',
+      tag: 'actions',
+      params: actionParams,
+      body: streamActionEnvelope,
+      documentedBody: streamActionBody,
+      responses: { 200: { description: 'The answer and the continued turn as they are written.', events: turnEvents('the answer and of the continued turn') } },
+      errors: [...resolveErrors],
+    },
+    ({ c, heed, caller, params, body, signal }) => resolveAction(c, heed, caller, params, body.resolution, true, signal),
   ),
 ];
+
+
+function resolveAction(
+  c: Context<AppEnv>,
+  heed: Heed,
+  caller: Caller,
+  params: { id: string; actionId: string },
+  resolution: unknown,
+  streamed: boolean,
+  signal: AbortSignal,
+) {
+  // A stream counts against the caller's limit before anything runs: a refused one records nothing.
+  const stream = streamed ? openStream(c, caller) : undefined;
+  if (stream instanceof Response) return stream;
+  return turnResponse(
+    heed,
+    params.id,
+    (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, via: 'http', onRecorded }),
+    { stream, signal },
+  );
+}

@@ -3,6 +3,7 @@ import {
   branchBody,
   cancelResponse,
   conversationIdParams,
+  conversationQuery,
   conversationsResponse,
   conversationView,
   createConversationBody,
@@ -22,9 +23,10 @@ export const conversationRoutes: Route[] = [
       tag: 'conversations',
       body: createConversationBody,
       responses: { 201: { description: 'The new conversation.', schema: conversationView } },
-      errors: ['invalid_request', 'unauthorized', 'not_found'],
+      errors: ['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'metadata_too_large', 'rate_limited'],
     },
-    async ({ heed, caller, body }) => {
+    async ({ heed, caller, body, countNewConversation }) => {
+      countNewConversation();
       const conversation = await heed.createConversation({ agent: body.agent, metadata: body.metadata as JsonObject | undefined, caller });
       return Response.json(conversation, { status: 201 });
     },
@@ -49,12 +51,17 @@ export const conversationRoutes: Route[] = [
       path: '/api/conversations/:id',
       operationId: 'getConversation',
       summary: 'A conversation with its messages and what it waits on',
+      description:
+        'Messages come a page at a time: the newest `limit` (default 100), oldest first. `hasEarlierMessages: true` says older ones ' +
+        'exist; ask for them with `?before=<id of the first message>`. A `before` that names no message of the conversation gives none.',
       tag: 'conversations',
       params: conversationIdParams,
+      query: conversationQuery,
       responses: { 200: { description: 'The conversation; `pendingActions` is omitted when nothing waits.', schema: snapshot } },
-      errors: ['unauthorized', 'not_found'],
+      errors: ['invalid_request', 'unauthorized', 'not_found'],
     },
-    async ({ heed, caller, params }) => Response.json(await heed.conversation(params.id).get({ caller })),
+    async ({ heed, caller, params, query }) =>
+      Response.json(await heed.conversation(params.id).get({ caller, messages: { before: query.before, limit: query.limit } })),
   ),
   defineRoute(
     {
@@ -81,9 +88,10 @@ export const conversationRoutes: Route[] = [
       params: conversationIdParams,
       body: branchBody,
       responses: { 201: { description: 'The new conversation.', schema: conversationView } },
-      errors: ['invalid_request', 'unauthorized', 'not_found'],
+      errors: ['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'rate_limited'],
     },
-    async ({ heed, caller, params, body }) => {
+    async ({ heed, caller, params, body, countNewConversation }) => {
+      countNewConversation();
       const branched = await heed.conversation(params.id).branch({ caller, fromMessageId: body.fromMessageId });
       return Response.json(branched, { status: 201 });
     },

@@ -1,8 +1,9 @@
 import { HeedError } from '../../errors.js';
-import type { EventRecord } from '../../types.js';
+import type { Follow, FollowFlow } from '../../events/follow.js';
 import { defineRoute, type Route } from '../route.js';
 import { conversationIdParams, eventsQuery, eventsResponse, streamQuery } from '../schemas.js';
-import { sseResponse } from '../sse.js';
+import { sseResponse, type SseWriter } from '../sse.js';
+import { openStream } from '../stream-limits.js';
 import { sendEvent } from '../turn-stream.js';
 
 export const eventRoutes: Route[] = [
@@ -38,30 +39,45 @@ export const eventRoutes: Route[] = [
       params: conversationIdParams,
       query: streamQuery,
       responses: { 200: { description: 'The stream; it stays open until the client leaves.', events: 'Every event of the log, as in `GET …/events`.' } },
-      errors: ['invalid_request', 'unauthorized', 'not_found'],
+      errors: ['invalid_request', 'unauthorized', 'not_found', 'rate_limited'],
     },
     async ({ c, heed, caller, params, query, signal }) => {
       const after = lastEventId(c.req.header('last-event-id')) ?? query.after ?? 0;
-      // Follow before answering, so an unknown conversation is a plain 404 rather than an error event.
-      const backlog: EventRecord[] = [];
-      let deliver = (event: EventRecord): void => {
-        backlog.push(event);
-      };
-      const follow = await heed.conversation(params.id).follow((event) => deliver(event), { caller, after });
+      const opened = openStream(c, caller);
+      if (opened instanceof Response) return opened;
+      // The follower reads the stored backlog a page at a time, only as fast as the client takes it, and
+      // nothing before the stream starts (a HEAD never starts it).
+      let writer: SseWriter | undefined;
+      let start!: () => void;
+      const started = new Promise<void>((resolve) => (start = resolve));
+      const flow: FollowFlow = { hasRoom: () => writer?.hasRoom() ?? false, ready: () => writer?.ready() ?? started };
+      let follow: Follow;
+      try {
+        // Follow before answering, so an unknown conversation is a plain 404 rather than an error event.
+        follow = await heed.conversation(params.id).follow((event) => sendEvent(writer!, event), { caller, after, flow });
+      } catch (thrown) {
+        opened.onEnd?.();
+        throw thrown;
+      }
       return sseResponse(
-        async (writer) => {
-          deliver = (event) => sendEvent(writer, event);
-          for (const event of backlog.splice(0)) deliver(event);
-          try {
-            await new Promise<void>((resolve) => {
-              if (writer.signal.aborted) return resolve();
-              writer.signal.addEventListener('abort', () => resolve(), { once: true });
-            });
-          } finally {
-            follow.close();
-          }
+        async (stream) => {
+          writer = stream;
+          start();
+          await new Promise<void>((resolve) => {
+            if (stream.signal.aborted) return resolve();
+            stream.signal.addEventListener('abort', () => resolve(), { once: true });
+          });
         },
-        { signal },
+        {
+          ...opened,
+          signal,
+          onEnd: () => {
+            follow.close();
+            // A follower still waiting for the stream to start must not wait for ever.
+            start();
+            opened.onEnd?.();
+          },
+        },
       );
     },
   ),

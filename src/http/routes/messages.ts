@@ -1,6 +1,12 @@
-import { defineRoute, type Route } from '../route.js';
-import { conversationIdParams, messageBody, turnResult } from '../schemas.js';
+import type { Context } from 'hono';
+import type { Caller } from '../../caller.js';
+import type { Heed } from '../../heed.js';
+import { defineRoute, type AppEnv, type Route } from '../route.js';
+import { conversationIdParams, messageBody, streamMessageBody, turnResult } from '../schemas.js';
+import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
+
+const messageErrors = ['invalid_request', 'unauthorized', 'not_found', 'conversation_busy', 'channel_chat', 'action_pending', 'budget_reached', 'message_limit_reached', 'rate_limited'] as const;
 
 export const messageRoutes: Route[] = [
   defineRoute(
@@ -11,23 +17,43 @@ export const messageRoutes: Route[] = [
       summary: 'Send a message and run the turn it starts',
       description:
         'Answers when the turn completes, pauses (`requires_action`, with `pendingActions`), is cancelled or fails. ' +
-        'With `stream: true` the answer is Server-Sent Events of the turn, ending with `turn.done`.',
+        'For the turn as Server-Sent Events use `POST …/messages/stream` (or send `stream: true` here; the answer is then that stream).',
       tag: 'conversations',
       params: conversationIdParams,
       body: messageBody,
-      responses: {
-        200: {
-          description: 'How the turn ended.',
-          schema: turnResult,
-          events: 'With `stream: true`: the events of the turn (`message.created`, `text.delta`, `tool.called`, …) then `turn.done` carrying this body.',
-        },
-      },
-      errors: ['invalid_request', 'unauthorized', 'not_found', 'conversation_busy', 'channel_chat', 'action_pending', 'budget_reached', 'payload_too_large'],
+      responses: { 200: { description: 'How the turn ended.', schema: turnResult } },
+      errors: [...messageErrors],
     },
-    ({ heed, caller, params, body, signal }) =>
-      turnResponse(heed, params.id, (onRecorded) => heed.conversation(params.id).send(body.content, { caller, via: 'http', onRecorded }), {
-        stream: body.stream === true,
-        signal,
-      }),
+    ({ c, heed, caller, params, body, signal }) => sendMessage(c, heed, caller, params.id, body.content, body.stream === true, signal),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/conversations/:id/messages/stream',
+      operationId: 'sendMessageStream',
+      summary: 'Send a message and follow the turn it starts as Server-Sent Events',
+      description: 'The same as `POST …/messages`, answered as the events of the turn, ending with `turn.done`. Errors before anything is recorded are ordinary JSON errors.',
+      tag: 'conversations',
+      params: conversationIdParams,
+      body: streamMessageBody,
+      responses: { 200: { description: 'The turn as it runs.', events: turnEvents('the turn') } },
+      errors: [...messageErrors],
+    },
+    ({ c, heed, caller, params, body, signal }) => sendMessage(c, heed, caller, params.id, body.content, true, signal),
   ),
 ];
+
+/** What a stream of a turn carries, for the document. */
+export function turnEvents(what: string): string {
+  return (
+    `The events of ${what} as they are written (\`message.created\`, \`text.delta\`, \`tool.called\`, … each as in \`GET …/events\`: ` +
+    'SSE event name = type, id = event number, data = the event as JSON), then `turn.done` whose data is the `TurnResult`.'
+  );
+}
+
+function sendMessage(c: Context<AppEnv>, heed: Heed, caller: Caller, id: string, content: string, streamed: boolean, signal: AbortSignal) {
+  // A stream counts against the caller's limit before anything runs: a refused one records nothing.
+  const stream = streamed ? openStream(c, caller) : undefined;
+  if (stream instanceof Response) return stream;
+  return turnResponse(heed, id, (onRecorded) => heed.conversation(id).send(content, { caller, via: 'http', onRecorded }), { stream, signal });
+}

@@ -1,6 +1,6 @@
 import { openApiDocument } from '../openapi.js';
 import { defineRoute, type Route } from '../route.js';
-import { healthResponse } from '../schemas.js';
+import { healthResponse, openApiResponse } from '../schemas.js';
 import { docsPage } from '../docs-page.js';
 
 /** Liveness, the OpenAPI document of `routes` (itself included) and a page that reads it. */
@@ -26,7 +26,7 @@ export function metaRoutes(routes: () => Route[]): Route[] {
         operationId: 'openapi',
         summary: 'This document',
         tag: 'meta',
-        responses: { 200: { description: 'The OpenAPI 3.1 document of this API.' } },
+        responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', schema: openApiResponse } },
         errors: [],
       },
       () => Response.json((document ??= openApiDocument(routes()))),
@@ -38,7 +38,7 @@ export function metaRoutes(routes: () => Route[]): Route[] {
         operationId: 'docs',
         summary: 'A page that shows the OpenAPI document',
         tag: 'meta',
-        responses: { 200: { description: 'HTML.' } },
+        responses: { 200: { description: 'An HTML page that renders the document.', html: true } },
         errors: [],
       },
       () => new Response(docsPage, { headers: { 'content-type': 'text/html; charset=utf-8' } }),

@@ -14,10 +14,12 @@ export interface ActionCardProps {
   autoFocus?: boolean;
   /** For a client tool: how this page's handler is doing. */
   clientToolRun?: ClientToolRun;
+  /** For a client tool waiting for the person's go-ahead: runs this page's handler (`useConversation().runClientTool`). */
+  onRunClientTool?: () => void;
 }
 
 /** The card for a pending action, whatever its kind. */
-export function ActionCard({ action, onSubmit, busy, autoFocus, clientToolRun }: ActionCardProps) {
+export function ActionCard({ action, onSubmit, busy, autoFocus, clientToolRun, onRunClientTool }: ActionCardProps) {
   switch (action.kind) {
     case 'question':
       return <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />;
@@ -26,6 +28,6 @@ export function ActionCard({ action, onSubmit, busy, autoFocus, clientToolRun }:
     case 'url':
       return <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />;
     case 'client_tool':
-      return <ClientToolCard action={action} run={clientToolRun} onSubmit={onSubmit} busy={busy} />;
+      return <ClientToolCard action={action} run={clientToolRun} onSubmit={onSubmit} onRun={onRunClientTool} busy={busy} />;
   }
 }

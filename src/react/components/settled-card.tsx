@@ -41,7 +41,7 @@ export function settledHeadline(action: ActionView): string {
 export function SettledCard({ action, me }: SettledCardProps) {
   const resolution = action.resolution as StoredResolution | undefined;
   const headline = settledHeadline(action);
-  const by = describeResolver(action.resolvedBy, me);
+  const by = describeResolver(action, me);
   const title =
     action.kind === 'approval'
       ? action.title || action.toolName

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { MAX_ANSWER_LENGTH } from '../../actions/question-coerce.js';
 import type { Question } from '../../types.js';
 import type { QuestionControl, QuestionDraft } from '../state/question-form.js';
 
@@ -68,7 +69,7 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
           rows={4}
           value={draft.text}
           placeholder={input?.placeholder}
-          maxLength={typeof input?.max === 'number' ? input.max : undefined}
+          maxLength={typeof input?.max === 'number' ? input.max : MAX_ANSWER_LENGTH}
           onChange={(event) => setText(event.target.value)}
         />
       );
@@ -103,6 +104,7 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
           {...common}
           type={control === 'email' ? 'email' : control === 'url' ? 'url' : 'text'}
           autoComplete={control === 'email' ? 'email' : 'off'}
+          maxLength={typeof input?.max === 'number' ? input.max : MAX_ANSWER_LENGTH}
           value={draft.text}
           placeholder={input?.placeholder}
           onChange={(event) => setText(event.target.value)}

@@ -3,6 +3,7 @@ import type { ResolutionInput } from '../../actions/resolution-input.js';
 import { isAllowedUrl } from '../../actions/url.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
+import { AnswerNotice, useAnswerSender } from './answer-notice.js';
 
 export interface UrlCardProps {
   /** A pending `url` action. */
@@ -25,10 +26,9 @@ export function UrlCard({ action, onSubmit, busy = false, autoFocus = false, ope
   const url = action.url ?? '';
   const allowed = isAllowedUrl(url);
   const [opened, setOpened] = useState(false);
-  const [sending, setSending] = useState(false);
-  const [notice, setNotice] = useState<string>();
+  const sender = useAnswerSender(onSubmit);
   const rootRef = useRef<HTMLElement>(null);
-  const disabled = busy || sending;
+  const disabled = busy || sender.sending;
 
   useEffect(() => {
     // The card itself takes the focus: a stray Enter must not open the page.
@@ -36,19 +36,7 @@ export function UrlCard({ action, onSubmit, busy = false, autoFocus = false, ope
     // Only when the card appears.
   }, []);
 
-  async function decide(decision: 'accept' | 'decline' | 'cancel') {
-    setSending(true);
-    setNotice(undefined);
-    const result = await onSubmit({ type: 'url', decision });
-    setSending(false);
-    if (!result.ok) {
-      setNotice(
-        result.alreadyAnswered
-          ? `This was already ${result.alreadyAnswered.status ?? 'answered'}${result.alreadyAnswered.resolvedBy ? ` by ${result.alreadyAnswered.resolvedBy}` : ''}.`
-          : result.error.message,
-      );
-    }
-  }
+  const decide = (decision: 'accept' | 'decline' | 'cancel') => sender.send({ type: 'url', decision });
 
   let host = '';
   try {
@@ -74,11 +62,7 @@ export function UrlCard({ action, onSubmit, busy = false, autoFocus = false, ope
           This address is not a web page (only http and https open here).
         </p>
       )}
-      {notice && (
-        <p className="heed-notice" role="alert">
-          {notice}
-        </p>
-      )}
+      <AnswerNotice text={sender.notice} />
       <div className="heed-actions">
         <button
           type="button"

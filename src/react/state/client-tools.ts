@@ -80,3 +80,47 @@ export async function runClientTool(handler: ClientToolHandler, action: ActionVi
     signal?.removeEventListener('abort', abort);
   }
 }
+
+const STARTED_KEY = 'heed.started-conversations';
+const startedInMemory = new Set<string>();
+
+function sessionStore(): Storage | undefined {
+  try {
+    return globalThis.sessionStorage ?? undefined;
+  } catch {
+    return undefined; // storage can be switched off; the in-memory list still holds this page's own
+  }
+}
+
+/**
+ * Notes that this page started the conversation `id` (kept in the tab's session storage, and in
+ * memory). An ownerless conversation is open to anyone who has its id, so client tools run on their
+ * own only in one the page started itself; call this after `client.createConversation(...)`.
+ */
+export function rememberStartedConversation(id: string): void {
+  startedInMemory.add(id);
+  const storage = sessionStore();
+  if (!storage) return;
+  try {
+    const ids = startedConversationIds(storage).filter((item) => item !== id);
+    storage.setItem(STARTED_KEY, JSON.stringify([id, ...ids].slice(0, 200)));
+  } catch {
+    // Full or switched off: the in-memory list still holds it.
+  }
+}
+
+/** Whether this page (this tab's session) started the conversation `id`. */
+export function wasStartedHere(id: string): boolean {
+  if (startedInMemory.has(id)) return true;
+  const storage = sessionStore();
+  return storage ? startedConversationIds(storage).includes(id) : false;
+}
+
+function startedConversationIds(storage: Storage): string[] {
+  try {
+    const value = JSON.parse(storage.getItem(STARTED_KEY) ?? '[]') as unknown;
+    return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+}

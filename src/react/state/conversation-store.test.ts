@@ -5,7 +5,7 @@ import { createHeed } from '../../heed.js';
 import { createApp } from '../../http/app.js';
 import { scriptedModel } from '../../testing/index.js';
 import { tool } from '../../tool.js';
-import { createClientToolRegistry } from './client-tools.js';
+import { createClientToolRegistry, rememberStartedConversation } from './client-tools.js';
 import { createConversationStore, type ConversationState, type ConversationStore } from './conversation-store.js';
 
 // The chat state logic against the real HTTP app in-process (no React, no browser).
@@ -123,8 +123,8 @@ describe('conversation store', () => {
     await first.answer(action.id, { type: 'question', answers: { Seats: '2' } });
     await until(second, (state) => state.pendingActions.length === 0 && lastText(state) === 'Thanks.');
     const late = await second.answer(action.id, { type: 'question', answers: { Seats: '5' } });
-    expect(late).toMatchObject({ ok: false, error: { code: 'action_not_pending' }, alreadyAnswered: { resolvedBy: 'anonymous' } });
-    expect(second.getState().answeredElsewhere[action.id]).toMatchObject({ resolvedBy: 'anonymous' });
+    expect(late).toMatchObject({ ok: false, error: { code: 'action_not_pending' }, alreadyAnswered: { channel: 'api' } });
+    expect(second.getState().answeredElsewhere[action.id]).toMatchObject({ channel: 'api' });
   });
 
   it('runs a client tool through its registered handler and sends what it returns', async () => {
@@ -132,6 +132,7 @@ describe('conversation store', () => {
     const handler = vi.fn(async (args: unknown) => ({ language: `fr (asked for ${(args as { want: string }).want})` }));
     registry.register('browser', handler);
     const { id } = await client.createConversation({ agent: 'page' });
+    rememberStartedConversation(id);
     const store = open(id, { clientTools: registry });
     await until(store, (state) => state.status === 'ready');
     await store.send('which language?');
@@ -141,12 +142,31 @@ describe('conversation store', () => {
     expect(Object.values(done.clientTools)).toEqual([{ state: 'sent' }]);
   });
 
+  it("in an ownerless conversation this page did not start, a client tool waits for the person's go-ahead", async () => {
+    const registry = createClientToolRegistry();
+    const handler = vi.fn(async () => ({ language: 'fr' }));
+    registry.register('browser', handler);
+    const { id } = await client.createConversation({ agent: 'page' });
+    expect((await client.send(id, 'which language?')).status).toBe('requires_action');
+    const store = open(id, { clientTools: registry });
+    const waiting = await until(store, (state) => state.pendingActions.length === 1 && Boolean(state.clientTools[state.pendingActions[0].id]));
+    const actionId = waiting.pendingActions[0].id;
+    expect(waiting.clientTools[actionId]).toEqual({ state: 'needs_confirmation' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(handler).not.toHaveBeenCalled();
+    store.runClientTool(actionId);
+    const done = await until(store, (state) => lastText(state)?.startsWith('Page said') === true);
+    expect(lastText(done)).toBe('Page said {"language":"fr"}');
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
   it('a handler that throws sends its message as the error the model reads; no handler leaves it to the person', async () => {
     const registry = createClientToolRegistry();
     const remove = registry.register('locale', () => {
       throw new Error('Blocked by the user.');
     });
     const { id } = await client.createConversation({ agent: 'page' });
+    rememberStartedConversation(id);
     const store = open(id, { clientTools: registry });
     await until(store, (state) => state.status === 'ready');
     await store.send('which language?');

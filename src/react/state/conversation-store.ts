@@ -2,7 +2,7 @@ import { HeedApiError, type HeedClient } from '../../client/index.js';
 import type { ResolutionInput } from '../../actions/resolution-input.js';
 import type { EventRecord } from '../../types.js';
 import type { ActionView, ConversationView, MessageView } from '../../views.js';
-import { defaultClientTools, runClientTool, type ClientToolRegistry } from './client-tools.js';
+import { defaultClientTools, runClientTool, wasStartedHere, type ClientToolRegistry } from './client-tools.js';
 
 /** An error as the UI shows it. */
 export interface ChatError {
@@ -13,7 +13,17 @@ export interface ChatError {
 }
 
 /** What happened to a client tool this page was asked to run. */
-export type ClientToolRun = { state: 'running' } | { state: 'sent' } | { state: 'failed'; message: string } | { state: 'no_handler' };
+/**
+ * How this page's handler for a client tool call is doing. `needs_confirmation`: the conversation is
+ * not trusted to run page code on its own (see `trustClientTools`); the person runs it with
+ * `runClientTool(actionId)` or tells the agent the page can't.
+ */
+export type ClientToolRun =
+  | { state: 'running' }
+  | { state: 'sent' }
+  | { state: 'failed'; message: string }
+  | { state: 'no_handler' }
+  | { state: 'needs_confirmation' };
 
 /** Everything a chat view renders, as one immutable snapshot. */
 export interface ConversationState {
@@ -22,6 +32,8 @@ export interface ConversationState {
   status: 'loading' | 'ready' | 'error';
   conversation?: ConversationView;
   messages: MessageView[];
+  /** True when the conversation has older messages than the first in `messages`: `loadEarlier()` reads them. */
+  hasEarlierMessages?: boolean;
   /** Requests waiting for an answer, oldest first (those answered from this page drop out at once). */
   pendingActions: ActionView[];
   /** Text of assistant messages still being written, in the order they started. */
@@ -38,15 +50,22 @@ export interface ConversationState {
    * Answers that lost to an earlier one (in another tab, say), by action id: who answered first and
    * how it ended. The action itself then shows as settled in `messages`.
    */
-  answeredElsewhere: Record<string, { resolvedBy?: string; status?: string }>;
+  answeredElsewhere: Record<string, AlreadyAnswered>;
   /** The last error of a send, an answer that failed for another reason, or a failed turn. */
   error?: ChatError;
+}
+
+/** Who answered first (a user id; absent when anonymous or not a person), how (`channel`), and how it ended. */
+export interface AlreadyAnswered {
+  resolvedBy?: string;
+  channel?: string;
+  status?: string;
 }
 
 /** How an answer from this page came out. */
 export type AnswerResult =
   | { ok: true }
-  | { ok: false; error: ChatError; alreadyAnswered?: { resolvedBy?: string; status?: string } };
+  | { ok: false; error: ChatError; alreadyAnswered?: AlreadyAnswered };
 
 /** Chat state of one conversation, free of any UI library: subscribe, read the snapshot, act. */
 export interface ConversationStore {
@@ -56,12 +75,16 @@ export interface ConversationStore {
   start(): void;
   /** Reads the conversation again now. */
   refresh(): Promise<void>;
+  /** Reads the page of messages before the first one shown (the server sends the newest page first). */
+  loadEarlier(): Promise<void>;
   /** Sends a user message; resolves once the server took it (the turn goes on live). */
   send(content: string): Promise<AnswerResult>;
   /** Answers an action; resolves once the server recorded it, or with what stopped it. */
   answer(actionId: string, resolution: ResolutionInput): Promise<AnswerResult>;
   /** Cancels an open pause or a running turn. */
   cancel(): Promise<void>;
+  /** Runs this page's handler for a client tool call that waits for the person's go-ahead (`needs_confirmation`). */
+  runClientTool(actionId: string): void;
   clearError(): void;
   /** Stops following and any client tool still running. */
   dispose(): void;
@@ -70,8 +93,25 @@ export interface ConversationStore {
 export interface ConversationStoreOptions {
   /** Where client tool handlers are looked up (default: the ones `registerClientTool` registered). */
   clientTools?: ClientToolRegistry;
-  /** Run client tool handlers automatically when a call arrives. Default true. */
+  /** Run client tool handlers when a call arrives (subject to `trustClientTools`). Default true. */
   runClientTools?: boolean;
+  /**
+   * Whether client tools run in this conversation without asking the person first. A page's handlers
+   * read what only the page has (a selection, a form), and an ownerless conversation is open to anyone
+   * with its id: a link to someone else's would otherwise send them that. Default (`ownsConversation`):
+   * the conversation has an owner and it is `me` (when `me` is known; the server shows an owned
+   * conversation only to its owner), or it is ownerless and this page started it
+   * (`rememberStartedConversation`). Otherwise the call waits as `needs_confirmation`.
+   */
+  trustClientTools?: (conversation: ConversationView) => boolean;
+  /** The signed-in user id, for the default `trustClientTools`. */
+  me?: string | null;
+}
+
+/** The default `trustClientTools`: the viewer's own conversation, or an ownerless one this page started. */
+export function ownsConversation(conversation: ConversationView, me?: string | null): boolean {
+  if (conversation.ownerId === null) return wasStartedHere(conversation.id);
+  return me === undefined || me === null || conversation.ownerId === me;
 }
 
 /** Events after which the stored conversation has changed shape (a message, an action, a turn's end). */
@@ -114,6 +154,9 @@ export function loadingState(conversationId: string): ConversationState {
 export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
   const clientTools = options.clientTools ?? defaultClientTools;
   const runTools = options.runClientTools ?? true;
+  const trusted = options.trustClientTools ?? ((conversation: ConversationView) => ownsConversation(conversation, options.me));
+  // Calls the person said to run though the conversation is not trusted.
+  const confirmedTools = new Set<string>();
   const listeners = new Set<() => void>();
   const lifetime = new AbortController();
   // Answered from this page and not yet seen settled in a snapshot: hidden from pendingActions meanwhile.
@@ -132,6 +175,19 @@ export function createConversationStore(client: HeedClient, conversationId: stri
 
   const visiblePending = () => stored.filter((action) => !answeredHere.has(action.id));
 
+  // Messages read with loadEarlier, oldest first, and whether there are older ones still.
+  let earlier: MessageView[] = [];
+  let earlierMore = false;
+  async function loadEarlier(): Promise<void> {
+    const first = state.messages[0];
+    if (!first || !state.hasEarlierMessages) return;
+    const page = await client.getConversation(conversationId, { before: first.id });
+    if (lifetime.signal.aborted) return;
+    earlier = [...page.messages, ...earlier];
+    earlierMore = page.hasEarlierMessages === true;
+    set({ messages: [...page.messages, ...state.messages], hasEarlierMessages: earlierMore || undefined });
+  }
+
   let followFrom: number | undefined;
   async function load(): Promise<void> {
     const snapshot = await client.getConversation(conversationId);
@@ -141,10 +197,13 @@ export function createConversationStore(client: HeedClient, conversationId: stri
     stored = snapshot.pendingActions ?? [];
     for (const id of [...answeredHere]) if (!stored.some((action) => action.id === id)) answeredHere.delete(id);
     const known = new Set(snapshot.messages.map((message) => message.id));
+    // Older pages the person chose to read stay shown before the newest page.
+    const older = earlier.filter((message) => !known.has(message.id));
     set({
       status: 'ready',
       conversation: snapshot.conversation,
-      messages: snapshot.messages,
+      messages: older.length ? [...older, ...snapshot.messages] : snapshot.messages,
+      hasEarlierMessages: (older.length ? earlierMore : snapshot.hasEarlierMessages === true) || undefined,
       pendingActions: visiblePending(),
       streaming: state.streaming.filter((entry) => !known.has(entry.messageId)),
       running: snapshot.conversation.status === 'running',
@@ -216,6 +275,10 @@ export function createConversationStore(client: HeedClient, conversationId: stri
         if (!state.clientTools[action.id]) set({ clientTools: { ...state.clientTools, [action.id]: { state: 'no_handler' } } });
         continue;
       }
+      if (!confirmedTools.has(action.id) && !(state.conversation && trusted(state.conversation))) {
+        if (!state.clientTools[action.id]) set({ clientTools: { ...state.clientTools, [action.id]: { state: 'needs_confirmation' } } });
+        continue;
+      }
       startedTools.add(action.id);
       set({ clientTools: { ...state.clientTools, [action.id]: { state: 'running' } } });
       void (async () => {
@@ -244,6 +307,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
         const details = error.details ?? {};
         const alreadyAnswered = {
           ...(typeof details.resolvedBy === 'string' ? { resolvedBy: details.resolvedBy } : {}),
+          ...(typeof details.channel === 'string' ? { channel: details.channel } : {}),
           ...(typeof details.status === 'string' ? { status: details.status } : { status: error.code === 'action_expired' ? 'expired' : undefined }),
         };
         set({ answeredElsewhere: { ...state.answeredElsewhere, [actionId]: alreadyAnswered } });
@@ -271,6 +335,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       });
     },
     refresh,
+    loadEarlier,
     async send(content) {
       set({ sending: true, error: undefined });
       try {
@@ -298,6 +363,11 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       await refresh();
     },
     clearError: () => set({ error: undefined }),
+    runClientTool(actionId) {
+      if (state.clientTools[actionId]?.state !== 'needs_confirmation') return;
+      confirmedTools.add(actionId);
+      runPendingClientTools();
+    },
     dispose() {
       lifetime.abort();
       listeners.clear();

@@ -9,7 +9,11 @@ export interface InboxState {
   error?: ChatError;
 }
 
-/** The caller's inbox, read now and again every `intervalMs` while started. */
+/**
+ * The caller's inbox, kept live while started: it follows `GET /api/inbox/stream` (Server-Sent Events)
+ * and applies what is added and removed. Only when the server has no stream, or it keeps failing, is
+ * the inbox read again every `intervalMs` instead.
+ */
 export interface InboxStore {
   getState(): InboxState;
   subscribe(listener: () => void): () => void;
@@ -18,13 +22,20 @@ export interface InboxStore {
   dispose(): void;
 }
 
+/** Oldest first, as `GET /api/inbox` lists them. */
+function inboxOrder(actions: Iterable<ActionView>): ActionView[] {
+  return [...actions].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
 export function createInboxStore(client: HeedClient, options: { intervalMs?: number; maxItems?: number } = {}): InboxStore {
   const listeners = new Set<() => void>();
   const maxItems = options.maxItems ?? 500;
   let state: InboxState = { status: 'loading', actions: [] };
   let timer: ReturnType<typeof setInterval> | undefined;
+  let started = false;
   let disposed = false;
   let reading: Promise<void> | undefined;
+  const following = new AbortController();
 
   const set = (next: InboxState) => {
     state = next;
@@ -51,6 +62,52 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
     return reading;
   }
 
+  function poll() {
+    if (timer || disposed) return;
+    timer = setInterval(() => void refresh(), options.intervalMs ?? 5000);
+  }
+
+  /** One connection to the stream: a snapshot (`inbox.added` … `inbox.synced`), then changes as they happen. */
+  async function followOnce(): Promise<void> {
+    const current = new Map(state.actions.map((action) => [action.id, action]));
+    const snapshot = new Set<string>();
+    let synced = false;
+    for await (const { event, data } of client.inboxEvents({ signal: following.signal })) {
+      if (disposed) return;
+      if (event === 'inbox.added') {
+        const action = data as ActionView;
+        current.set(action.id, action);
+        if (!synced) snapshot.add(action.id);
+      } else if (event === 'inbox.removed') {
+        current.delete((data as { id: string }).id);
+      } else if (event === 'inbox.synced') {
+        // What was held from before the connection and not sent again has left the inbox meanwhile.
+        for (const id of [...current.keys()]) if (!snapshot.has(id)) current.delete(id);
+        synced = true;
+      } else continue;
+      if (synced) set({ status: 'ready', actions: inboxOrder(current.values()).slice(0, maxItems) });
+    }
+  }
+
+  async function follow(): Promise<void> {
+    let failures = 0;
+    while (!disposed) {
+      try {
+        await followOnce();
+        failures = 0;
+      } catch (thrown) {
+        if (disposed) return;
+        // A server without the stream (older, or a proxy that refuses SSE): read the inbox now and then.
+        if ((thrown as { status?: number }).status === 404 || ++failures >= 5) {
+          void refresh();
+          return poll();
+        }
+        if (state.status === 'loading') void refresh();
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1000 * 2 ** failures)));
+    }
+  }
+
   return {
     getState: () => state,
     subscribe(listener) {
@@ -58,13 +115,14 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
       return () => listeners.delete(listener);
     },
     start() {
-      if (timer || disposed) return;
-      void refresh();
-      timer = setInterval(() => void refresh(), options.intervalMs ?? 5000);
+      if (started || disposed) return;
+      started = true;
+      void follow();
     },
     refresh,
     dispose() {
       disposed = true;
+      following.abort();
       clearInterval(timer);
       listeners.clear();
     },

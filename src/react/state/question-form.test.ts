@@ -56,7 +56,8 @@ describe('question drafts', () => {
       [seats, '12'],
       [seats, 'abc'],
       [email, 'not-an-email'],
-      [{ id: 'code', header: 'Code', prompt: 'Code?', input: { type: 'text', pattern: '[A-Z]{3}' } }, 'abcd'],
+      // As the server stores it: marked safe for the browser's backtracking RegExp.
+      [{ id: 'code', header: 'Code', prompt: 'Code?', input: { type: 'text', pattern: '[A-Z]{3}', patternBacktrackSafe: true } }, 'abcd'],
       [{ id: 'when', header: 'When', prompt: 'When?', input: { type: 'date', min: '2030-01-01' } }, '2029-12-31'],
     ];
     for (const [question, text] of cases) {
@@ -70,6 +71,25 @@ describe('question drafts', () => {
     const server = settleAnswers([seats], {});
     expect(draftProblems([seats], initialDrafts([seats]))).toEqual({ seats: server.ok ? '' : server.problems[0].message });
     expect(draftProblem(seats, { selected: [], custom: '', text: '4' })).toBeNull();
+  });
+
+  it('runs only patterns the server marked safe for a backtracking engine, and only those it also finds safe', () => {
+    const code = (pattern: string, patternBacktrackSafe?: boolean): Question => ({
+      id: 'code',
+      header: 'Code',
+      prompt: 'Code?',
+      input: { type: 'text', pattern, ...(patternBacktrackSafe ? { patternBacktrackSafe } : {}) },
+    });
+    const typed = (text: string) => ({ selected: [], custom: '', text });
+    expect(draftProblem(code('[A-Z]{3}', true), typed('abcd'))).toBe('"Code" must match the pattern [A-Z]{3}; "abcd" does not.');
+    // Not marked: left to the server, which shows its own sentence beside the field.
+    expect(draftProblem(code('[A-Z]{3}'), typed('abcd'))).toBeNull();
+    // Marked by someone else than the server (a forged view): still not run, since it could backtrack.
+    expect(draftProblem(code('(a+)+', true), typed('a'.repeat(40) + '!'))).toBeNull();
+    // Longer than a pattern may check: the length rule speaks, the pattern is not run.
+    expect(draftProblem(code('[a-z]+', true), typed('a'.repeat(1001)))).toBe(
+      '"Code" must be at most 1000 characters long, as it is checked against a pattern.',
+    );
   });
 
   it('picks replace on a single choice (and clear free text), toggle in offered order on a multiple choice', () => {

@@ -91,7 +91,9 @@ export function draftAnswer(question: Question, draft: QuestionDraft): string | 
 
 /**
  * The sentence the server would answer with for this question's draft, or null when it would pass.
- * Uses the same rules as the server (`coerceAnswer`), so the message next to the field is the server's.
+ * Uses the same rules as the server (`coerceAnswer`), so the message next to the field is the server's,
+ * except that a pattern runs here only when the server marked it safe for the browser's backtracking
+ * RegExp (`input.patternBacktrackSafe`); other patterns are checked by the server alone.
  */
 export function draftProblem(question: Question, draft: QuestionDraft): string | null {
   const answer = draftAnswer(question, draft);

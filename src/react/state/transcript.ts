@@ -49,12 +49,20 @@ export function buildTranscript(messages: MessageView[], streaming: Array<{ mess
   return items;
 }
 
-/** Who settled a request, in words: "ada", "you", "the time limit"… */
-export function describeResolver(resolvedBy: string | undefined, me?: string | null): string {
-  if (!resolvedBy) return 'someone';
-  if (me && resolvedBy === me) return 'you';
-  if (resolvedBy === 'system:timeout') return 'the time limit';
-  if (resolvedBy === 'remembered') return 'a remembered approval';
-  if (resolvedBy.startsWith('system')) return 'the system';
-  return resolvedBy;
+/** " by ada", " by the time limit"… for a notice about an answer that came first; empty when nothing says who. */
+export function byWhom(settled: { resolvedBy?: string | null; channel?: string }, me?: string | null): string {
+  return settled.resolvedBy || settled.channel ? ` by ${describeResolver(settled, me)}` : '';
+}
+
+/**
+ * Who settled a request, in words: "ada", "you", "the time limit"… Read from `channel` (how) and
+ * `resolvedBy` (the user id) separately, so a user whose id is "system:timeout" is shown as that user.
+ */
+export function describeResolver(settled: { resolvedBy?: string | null; channel?: string }, me?: string | null): string {
+  if (settled.channel === 'timeout') return 'the time limit';
+  if (settled.channel === 'remembered') return 'a remembered approval';
+  if (settled.channel === 'system') return 'the system';
+  if (!settled.resolvedBy) return settled.channel === 'api' ? 'an anonymous user' : 'someone';
+  if (me && settled.resolvedBy === me) return 'you';
+  return settled.resolvedBy;
 }

@@ -6,7 +6,8 @@ import type {
   MessageRecord,
   RememberedTool,
 } from '../../types.js';
-import type { Change, CommitResult, Store } from '../store.js';
+import { randomBytes } from 'node:crypto';
+import type { Change, CommitResult, DeliveryRecord, Store } from '../store.js';
 
 interface Entry {
   conversation: ConversationRecord;
@@ -25,6 +26,8 @@ interface Entry {
  */
 export function memoryStore(): Store {
   const entries = new Map<string, Entry>();
+  const deliveries = new Map<string, DeliveryRecord>();
+  const secrets = new Map<string, string>();
 
   function commit(change: Change): CommitResult {
     const existing = entries.get(change.conversationId);
@@ -70,6 +73,10 @@ export function memoryStore(): Store {
       if (!action || action.status !== 'pending' || settled.has(x.id)) return { ok: false, reason: 'action_not_pending' };
       settled.add(x.id);
     }
+    for (const x of change.revise ?? []) {
+      const action = entry.actions.get(x.id);
+      if (!action || action.status !== 'pending' || settled.has(x.id)) return { ok: false, reason: 'action_not_pending' };
+    }
 
     // Copy everything first: a value that cannot be copied (or a bad time) then throws before anything is written.
     const messages = (change.messages ?? []).map((m) => ({ ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) }));
@@ -80,11 +87,27 @@ export function memoryStore(): Store {
         status: x.status,
         resolution: clone(x.resolution),
         resolvedBy: x.resolvedBy,
+        channel: x.channel,
         resolvedAt: iso(x.resolvedAt),
         ...(x.defaulted !== undefined ? { defaulted: clone(x.defaulted) } : {}),
       },
     }));
+    const revisions = (change.revise ?? []).map((x) => ({ id: x.id, request: clone(x.request) }));
     const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: iso(r.rememberedAt) }));
+    const newDeliveries = (change.deliveries ?? []).map(
+      (d): DeliveryRecord => ({
+        ...clone(d),
+        conversationId: change.conversationId,
+        createdAt: iso(d.createdAt),
+        status: 'pending',
+        attempts: 0,
+        dueAt: iso(d.createdAt),
+        lastError: null,
+        finishedAt: null,
+        receipt: null,
+      }),
+    );
+    for (const d of newDeliveries) if (deliveries.has(d.id)) throw duplicate(`delivery ${d.id}`, change);
     const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map(
       (e, i): EventRecord => ({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
@@ -100,8 +123,10 @@ export function memoryStore(): Store {
       const action = entry.actions.get(x.id)!;
       entry.actions.set(x.id, { ...action, ...x.fields });
     }
+    for (const x of revisions) entry.actions.set(x.id, { ...entry.actions.get(x.id)!, request: x.request });
     for (const r of remembered) entry.remembered.set(r.toolName, r);
     for (const e of appended) entry.events.push(e);
+    for (const d of newDeliveries) deliveries.set(d.id, d);
     return returned;
   }
 
@@ -132,9 +157,14 @@ export function memoryStore(): Store {
       return clone(found.slice(0, limit));
     },
 
-    async listMessages(conversationId) {
-      const messages = [...(entries.get(conversationId)?.messages.values() ?? [])];
-      return clone(messages.sort((a, b) => a.position - b.position));
+    async listMessages(conversationId, page = {}) {
+      let messages = [...(entries.get(conversationId)?.messages.values() ?? [])].sort((a, b) => a.position - b.position);
+      if (page.before !== undefined) {
+        const end = messages.findIndex((message) => message.id === page.before);
+        messages = end < 0 ? [] : messages.slice(0, end);
+      }
+      if (page.limit !== undefined) messages = messages.slice(Math.max(0, messages.length - page.limit));
+      return clone(messages);
     },
 
     async getAction(conversationId, actionId) {
@@ -150,9 +180,11 @@ export function memoryStore(): Store {
       const after = filter.after && { at: Date.parse(filter.after.createdAt), id: filter.after.id };
       const pending: ActionRecord[] = [];
       for (const entry of entries.values()) {
-        if (filter.ownerId !== undefined && entry.conversation.ownerId !== filter.ownerId) continue;
+        const owned = filter.ownerId === undefined || entry.conversation.ownerId === filter.ownerId;
+        if (!owned && filter.approver === undefined) continue;
         for (const action of entry.actions.values()) {
           if (action.status !== 'pending') continue;
+          if (!owned && !(action.request.kind === 'approval' && action.request.approvers?.includes(filter.approver!))) continue;
           if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
           pending.push(action);
         }
@@ -189,6 +221,37 @@ export function memoryStore(): Store {
       }
       due.sort((a, b) => a.dueAt - b.dueAt || compare(a.conversation.id, b.conversation.id));
       return clone(due.slice(0, pageSize(limit, limit)).map((d) => d.conversation));
+    },
+
+    async claimDeliveries(now, until, limit) {
+      const at = Date.parse(now);
+      const due = [...deliveries.values()]
+        .filter((d) => d.status === 'pending' && d.dueAt !== null && Date.parse(d.dueAt) <= at)
+        .sort((a, b) => compareTimeThenId(a.dueAt!, a.id, Date.parse(b.dueAt!), b.id))
+        .slice(0, pageSize(limit, limit));
+      for (const d of due) Object.assign(d, { attempts: d.attempts + 1, dueAt: iso(until) });
+      return clone(due);
+    },
+
+    async finishDelivery(id, outcome) {
+      const d = deliveries.get(id);
+      if (!d) return;
+      if (outcome.status === 'pending') Object.assign(d, { status: 'pending', dueAt: iso(outcome.dueAt), lastError: outcome.error });
+      else Object.assign(d, { status: outcome.status, dueAt: null, finishedAt: iso(outcome.at), lastError: outcome.error ?? d.lastError, receipt: outcome.receipt ? clone(outcome.receipt) : d.receipt });
+    },
+
+    async listDeliveries(filter) {
+      const after = filter.after && { at: Date.parse(filter.after.createdAt), id: filter.after.id };
+      const found = [...deliveries.values()]
+        .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.actionId === undefined || d.actionId === filter.actionId) && (!after || compareTimeThenId(d.createdAt, d.id, after.at, after.id) > 0))
+        .sort((a, b) => compareTimeThenId(a.createdAt, a.id, Date.parse(b.createdAt), b.id));
+      return clone(found.slice(0, pageSize(filter.limit, 50)));
+    },
+
+    async secret(name) {
+      let value = secrets.get(name);
+      if (value === undefined) secrets.set(name, (value = randomBytes(32).toString('base64url')));
+      return value;
     },
 
     async close() {},

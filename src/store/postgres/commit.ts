@@ -88,30 +88,40 @@ export function commitStatement(schema: string, channel: string, change: Change)
       id: a.id, message_id: a.messageId, tool_call_id: a.toolCallId, tool_name: a.toolName, origin: a.origin,
       journal_index: a.journalIndex, status: a.status, request: a.request, created_at: ms(a.createdAt),
       expires_at: msOrNull(a.expiresAt), on_timeout: a.onTimeout, resolution: a.resolution, resolved_by: a.resolvedBy,
-      resolved_at: msOrNull(a.resolvedAt), defaulted: a.defaulted,
+      resolved_at: msOrNull(a.resolvedAt), defaulted: a.defaulted, channel: a.channel,
     }));
     parts.push(
       `a AS (INSERT INTO ${t('actions')} (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index,
-         status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted)
+         status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted, channel)
        SELECT c.key, x.id, x.message_id, x.tool_call_id, x.tool_name, x.origin, x.journal_index, x.status, x.request,
-         x.created_at, x.expires_at, x.on_timeout, x.resolution, x.resolved_by, x.resolved_at, x.defaulted
+         x.created_at, x.expires_at, x.on_timeout, x.resolution, x.resolved_by, x.resolved_at, x.defaulted, x.channel
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
          AS x(id text, message_id text, tool_call_id text, tool_name text, origin text, journal_index int, status text,
            request json, created_at bigint, expires_at bigint, on_timeout text, resolution json, resolved_by text,
-           resolved_at bigint, defaulted json))`,
+           resolved_at bigint, defaulted json, channel text))`,
     );
   }
 
   if (dbSettles.length > 0) {
     const rows = dbSettles.map((x) => ({
-      id: x.id, status: x.status, resolution: x.resolution, resolved_by: x.resolvedBy, resolved_at: ms(x.resolvedAt),
+      id: x.id, status: x.status, resolution: x.resolution, resolved_by: x.resolvedBy, channel: x.channel, resolved_at: ms(x.resolvedAt),
       set_defaulted: x.defaulted !== undefined, defaulted: x.defaulted ?? null,
     }));
     parts.push(
       `s AS (UPDATE ${t('actions')} AS t SET status = x.status, resolution = x.resolution, resolved_by = x.resolved_by,
-         resolved_at = x.resolved_at, defaulted = CASE WHEN x.set_defaulted THEN x.defaulted ELSE t.defaulted END
+         channel = x.channel, resolved_at = x.resolved_at, defaulted = CASE WHEN x.set_defaulted THEN x.defaulted ELSE t.defaulted END
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
-         AS x(id text, status text, resolution json, resolved_by text, resolved_at bigint, set_defaulted boolean, defaulted json)
+         AS x(id text, status text, resolution json, resolved_by text, channel text, resolved_at bigint, set_defaulted boolean, defaulted json)
+       WHERE t.conversation_key = c.key AND t.id = x.id AND t.status = 'pending' RETURNING t.id)`,
+    );
+  }
+
+  const revise = change.revise ?? [];
+  if (revise.length > 0) {
+    const rows = revise.map((x) => ({ id: x.id, request: x.request }));
+    parts.push(
+      `v AS (UPDATE ${t('actions')} AS t SET request = x.request
+       FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')}) AS x(id text, request json)
        WHERE t.conversation_key = c.key AND t.id = x.id AND t.status = 'pending' RETURNING t.id)`,
     );
   }
@@ -140,13 +150,27 @@ export function commitStatement(schema: string, channel: string, change: Change)
     );
   }
 
+  const deliveries = change.deliveries ?? [];
+  if (deliveries.length > 0) {
+    const rows = deliveries.map((d) => ({
+      id: d.id, action_id: d.actionId, event: d.event, target: d.target, created_at: ms(d.createdAt),
+    }));
+    parts.push(
+      `d AS (INSERT INTO ${t('deliveries')} (id, conversation_id, action_id, event, target, status, attempts, created_at, due_at)
+       SELECT x.id, c.id, x.action_id, x.event, x.target, 'pending', 0, x.created_at, x.created_at
+       FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
+         AS x(id text, action_id text, event text, target json, created_at bigint))`,
+    );
+  }
+
   const selected = ['(SELECT row_to_json(c) FROM c) AS conversation'];
   if (!change.create) selected.push(`EXISTS (SELECT 1 FROM ${t('conversations')} WHERE id = ${id}) AS present`);
   // A CTE that only reads runs only when referenced: this is what makes the NOTIFY happen.
   if (events.length > 0) selected.push('(SELECT count(*) FROM n) AS notified');
-  if (dbSettles.length > 0 || refuseLocally) {
+  if (dbSettles.length > 0 || refuseLocally || revise.length > 0) {
     const settleFailed = [
       ...(dbSettles.length > 0 ? [`(SELECT count(*) FROM s) <> ${param(dbSettles.length, 'bigint')}`] : []),
+      ...(revise.length > 0 ? [`(SELECT count(*) FROM v) <> ${param(revise.length, 'bigint')}`] : []),
       ...(refuseLocally ? ['true'] : []),
     ].join(' OR ');
     selected.push(`CASE WHEN EXISTS (SELECT 1 FROM c) AND (${settleFailed}) THEN ${schema}.heed_refuse('action_not_pending') END AS refused`);
@@ -194,7 +218,7 @@ function splitSettlements(inserted: ActionRecord[], settle: ActionSettlement[]) 
       continue;
     }
     actions[at] = {
-      ...action, status: x.status, resolution: x.resolution, resolvedBy: x.resolvedBy, resolvedAt: x.resolvedAt,
+      ...action, status: x.status, resolution: x.resolution, resolvedBy: x.resolvedBy, channel: x.channel, resolvedAt: x.resolvedAt,
       ...(x.defaulted !== undefined ? { defaulted: x.defaulted } : {}),
     };
   }

@@ -99,6 +99,61 @@ export const migrations: Migration[] = [
       $$;
     `,
   },
+  {
+    // Who settled an action (a user id) and how (channel) become two fields, so a user id such as
+    // "system:timeout" or "anonymous" cannot pass for the system or an anonymous caller. Rows written
+    // before keep their meaning: the old label is split into the two.
+    version: 2,
+    sql: `
+      ALTER TABLE {schema}.actions ADD COLUMN channel TEXT;
+      UPDATE {schema}.actions SET
+        channel = CASE
+          WHEN resolved_by = 'system:timeout' THEN 'timeout'
+          WHEN resolved_by = 'remembered' THEN 'remembered'
+          WHEN left(resolved_by, 6) = 'system' THEN 'system'
+          ELSE 'api' END,
+        resolved_by = CASE
+          WHEN resolved_by = 'anonymous' OR resolved_by = 'remembered' OR left(resolved_by, 6) = 'system' THEN NULL
+          ELSE resolved_by END
+      WHERE resolved_by IS NOT NULL;
+      ALTER TABLE {schema}.remembered_tools ALTER COLUMN remembered_by DROP NOT NULL;
+      UPDATE {schema}.remembered_tools SET remembered_by = NULL WHERE remembered_by = 'anonymous';
+    `,
+  },
+  {
+    // The outbox: notifications written in the same statement as the change that causes them, claimed
+    // by the deliverers of every instance with FOR UPDATE SKIP LOCKED.
+    version: 3,
+    sql: `
+      CREATE TABLE {schema}.deliveries (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        conversation_id TEXT COLLATE "C" NOT NULL,
+        action_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        target JSON NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        due_at BIGINT,
+        last_error TEXT,
+        finished_at BIGINT
+      );
+      CREATE INDEX deliveries_due ON {schema}.deliveries (due_at, id) WHERE status = 'pending';
+      CREATE INDEX deliveries_created ON {schema}.deliveries (status, created_at, id);
+
+      -- Secrets Heed makes once and keeps (the answer links' signing key when none is configured).
+      CREATE TABLE {schema}.secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+  {
+    // Channels (DESIGN §15): a delivery keeps what the receiver answered (the id Slack gave a posted
+    // request, so the message can be updated once it is answered), and is found by its action.
+    version: 4,
+    sql: `
+      ALTER TABLE {schema}.deliveries ADD COLUMN receipt JSON;
+      CREATE INDEX deliveries_action ON {schema}.deliveries (action_id);
+    `,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

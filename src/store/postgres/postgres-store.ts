@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { HeedError } from '../../errors.js';
 import type { ConversationFilter, PendingFilter, Store } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
+import { postgresDeliveries } from './deliveries.js';
 import { listenForEvents } from './listen.js';
 import { migrations, refusalCode } from './migrations.js';
 import { type ListenConnection, type PoolLike, type QueryConfig, openPool, poolListenConnection, quoteIdentifier } from './pool.js';
@@ -78,10 +79,16 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     return (await pool.query<Row>({ name: named(text), text, values } satisfies QueryConfig)).rows;
   }
 
+  const outbox = postgresDeliveries(query, t);
   const keyOf = `(SELECT key FROM ${t('conversations')} WHERE id = $1)`;
   const sql = {
     getConversation: `SELECT ${conversationColumns} FROM ${t('conversations')} WHERE id = $1`,
     listMessages: `SELECT position, id, role, parts, metadata, created_at FROM ${t('messages')} WHERE conversation_key = ${keyOf} ORDER BY position`,
+    // Newest first, from the end or from the message `before` (an unknown id selects none); LIMIT NULL is no limit.
+    listMessagePage: `SELECT position, id, role, parts, metadata, created_at FROM ${t('messages')} m
+      WHERE m.conversation_key = ${keyOf}
+        AND ($2::text IS NULL OR m.position < (SELECT b.position FROM ${t('messages')} b WHERE b.conversation_key = m.conversation_key AND b.id = $2))
+      ORDER BY m.position DESC LIMIT $3`,
     getAction: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} AND id = $2`,
     listActions: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
     listEvents: `SELECT seq, type, data, at FROM ${t('events')} WHERE conversation_key = ${keyOf} AND seq > $2 ORDER BY seq LIMIT $3`,
@@ -161,8 +168,12 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       return (await query<ConversationRow>(text, values)).map(toConversation);
     },
 
-    async listMessages(conversationId) {
-      return (await query<MessageRow>(sql.listMessages, [conversationId])).map((row) => toMessage(row, conversationId));
+    async listMessages(conversationId, page = {}) {
+      if (page.before === undefined && page.limit === undefined) {
+        return (await query<MessageRow>(sql.listMessages, [conversationId])).map((row) => toMessage(row, conversationId));
+      }
+      const rows = await query<MessageRow>(sql.listMessagePage, [conversationId, page.before ?? null, page.limit ?? null]);
+      return rows.reverse().map((row) => toMessage(row, conversationId));
     },
 
     async getAction(conversationId, actionId) {
@@ -178,8 +189,13 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       const values: unknown[] = [];
       const param = (value: unknown, type: string) => (values.push(value), `$${values.length}::${type}`);
       const where = ["a.status = 'pending'"];
-      if (filter.ownerId === null) where.push('c.owner_id IS NULL');
-      else if (filter.ownerId !== undefined) where.push(`c.owner_id = ${param(filter.ownerId, 'text')}`);
+      let owner: string | undefined;
+      if (filter.ownerId === null) owner = 'c.owner_id IS NULL';
+      else if (filter.ownerId !== undefined) owner = `c.owner_id = ${param(filter.ownerId, 'text')}`;
+      if (owner && filter.approver !== undefined) {
+        owner = `(${owner} OR EXISTS (SELECT 1 FROM json_array_elements_text(CASE WHEN json_typeof(a.request->'approvers') = 'array' THEN a.request->'approvers' END) AS v(id) WHERE v.id = ${param(filter.approver, 'text')}))`;
+      }
+      if (owner) where.push(owner);
       if (filter.after) {
         where.push(`(a.created_at, a.id) > (${param(ms(filter.after.createdAt), 'bigint')}, ${param(filter.after.id, 'text')})`);
       }
@@ -219,6 +235,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       }
       return due;
     },
+
+    claimDeliveries: (now, until, limit) => outbox.claim(now, until, limit),
+    finishDelivery: (id, outcome) => outbox.finish(id, outcome),
+    listDeliveries: (filter) => outbox.list(filter),
+    secret: (name) => outbox.secret(name),
 
     async listen(onEvents, onReconnect) {
       const { listenConnection } = await open();

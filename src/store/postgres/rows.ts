@@ -13,7 +13,7 @@ export const conversationColumns =
 
 export const actionColumns =
   'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-  'on_timeout, resolution, resolved_by, resolved_at, defaulted';
+  'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel';
 
 export interface ConversationRow {
   key: Int8;
@@ -59,6 +59,7 @@ export interface ActionRow {
   resolved_by: string | null;
   resolved_at: Int8 | null;
   defaulted: string[] | null;
+  channel: ActionRecord['channel'];
 }
 
 export interface EventRow {
@@ -70,7 +71,7 @@ export interface EventRow {
 
 export interface RememberedRow {
   tool_name: string;
-  remembered_by: string;
+  remembered_by: string | null;
   remembered_at: Int8;
 }
 
@@ -123,6 +124,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     onTimeout: row.on_timeout,
     resolution: row.resolution ?? null,
     resolvedBy: row.resolved_by,
+    channel: row.channel ?? null,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: row.defaulted ?? null,
   };

@@ -99,6 +99,73 @@ export const migrations: Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    // Who settled an action (a user id) and how (channel) become two fields, so a user id such as
+    // "system:timeout" or "anonymous" cannot pass for the system or an anonymous caller. Rows written
+    // before keep their meaning: the old label is split into the two.
+    version: 2,
+    sql: `
+      ALTER TABLE actions ADD COLUMN channel TEXT;
+      UPDATE actions SET
+        channel = CASE
+          WHEN resolved_by = 'system:timeout' THEN 'timeout'
+          WHEN resolved_by = 'remembered' THEN 'remembered'
+          WHEN substr(resolved_by, 1, 6) = 'system' THEN 'system'
+          ELSE 'api' END,
+        resolved_by = CASE
+          WHEN resolved_by = 'anonymous' OR resolved_by = 'remembered' OR substr(resolved_by, 1, 6) = 'system' THEN NULL
+          ELSE resolved_by END
+      WHERE resolved_by IS NOT NULL;
+
+      -- remembered_by becomes nullable (an anonymous caller): SQLite changes a constraint by copying the table.
+      CREATE TABLE remembered_tools_v2 (
+        conversation_key INTEGER NOT NULL,
+        tool_name TEXT NOT NULL,
+        remembered_by TEXT,
+        remembered_at INTEGER NOT NULL,
+        PRIMARY KEY (conversation_key, tool_name)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO remembered_tools_v2 (conversation_key, tool_name, remembered_by, remembered_at)
+        SELECT conversation_key, tool_name, CASE remembered_by WHEN 'anonymous' THEN NULL ELSE remembered_by END, remembered_at
+        FROM remembered_tools;
+      DROP TABLE remembered_tools;
+      ALTER TABLE remembered_tools_v2 RENAME TO remembered_tools;
+    `,
+  },
+  {
+    // The outbox: notifications written in the same transaction as the change that causes them, sent
+    // by a background deliverer. Only pending rows are indexed by due time; failed ones for operators.
+    version: 3,
+    sql: `
+      CREATE TABLE deliveries (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        action_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        target TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        due_at INTEGER,
+        last_error TEXT,
+        finished_at INTEGER
+      ) STRICT;
+      CREATE INDEX deliveries_due ON deliveries (due_at, id) WHERE status = 'pending';
+      CREATE INDEX deliveries_created ON deliveries (status, created_at, id);
+
+      -- Secrets Heed makes once and keeps (the answer links' signing key when none is configured).
+      CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT, WITHOUT ROWID;
+    `,
+  },
+  {
+    // Channels (DESIGN §15): a delivery keeps what the receiver answered (the id Slack gave a posted
+    // request, so the message can be updated once it is answered), and is found by its action.
+    version: 4,
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN receipt TEXT;
+      CREATE INDEX deliveries_action ON deliveries (action_id);
+    `,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */
@@ -117,4 +184,7 @@ export const eventTypeCodes: Record<EventType, number> = {
   'turn.completed': 9,
   'turn.cancelled': 10,
   'turn.failed': 11,
+  'delivery.failed': 12,
+  'action.voted': 13,
+  'action.escalated': 14,
 };

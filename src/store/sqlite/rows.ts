@@ -50,6 +50,7 @@ export interface ActionRow {
   resolved_by: string | null;
   resolved_at: number | null;
   defaulted: string | null;
+  channel: ActionRecord['channel'];
 }
 
 export interface EventRow {
@@ -61,7 +62,7 @@ export interface EventRow {
 
 export interface RememberedRow {
   tool_name: string;
-  remembered_by: string;
+  remembered_by: string | null;
   remembered_at: number;
 }
 
@@ -155,6 +156,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     onTimeout: row.on_timeout,
     resolution: parseOrNull(row.resolution),
     resolvedBy: row.resolved_by,
+    channel: row.channel,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: parseOrNull(row.defaulted),
   };

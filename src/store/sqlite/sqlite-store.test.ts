@@ -76,6 +76,34 @@ describe('sqlite store', () => {
     db.close();
   });
 
+  it('reads a version-1 file: its "who settled" labels split into resolvedBy and channel', async () => {
+    const old = new Database(path);
+    old.exec(migrations[0].sql);
+    old.pragma('user_version = 1');
+    old.prepare(`INSERT INTO conversations (key, id, agent, status, version, created_at, updated_at, tokens_used, last_event_seq, intake_done)
+      VALUES (1, 'c1', 'support', 'idle', 3, 0, 0, 0, 0, 0)`).run();
+    const insert = old.prepare(`INSERT INTO actions (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index, status,
+      request, created_at, on_timeout, resolution, resolved_by, resolved_at) VALUES (1, ?, 'm', ?, 't', 'tool', 0, ?, '{"kind":"approval"}', 0, 'deny', ?, ?, ?)`);
+    const settled = '{"type":"approval","decision":"allow"}';
+    for (const [id, status, by] of [['a1', 'resolved', 'ada'], ['a2', 'resolved', 'anonymous'], ['a3', 'expired', 'system:timeout'], ['a4', 'cancelled', 'system'], ['a5', 'pending', null]]) {
+      insert.run(id, `call-${id}`, status, by === null ? null : settled, by, by === null ? null : 1);
+    }
+    old.prepare(`INSERT INTO remembered_tools VALUES (1, 't', 'anonymous', 0)`).run();
+    old.close();
+    const store = sqliteStore({ path });
+    await store.migrate();
+    const read = (await store.listActions('c1')).map(({ id, resolvedBy, channel }) => ({ id, resolvedBy, channel }));
+    expect(read).toEqual([
+      { id: 'a1', resolvedBy: 'ada', channel: 'api' },
+      { id: 'a2', resolvedBy: null, channel: 'api' },
+      { id: 'a3', resolvedBy: null, channel: 'timeout' },
+      { id: 'a4', resolvedBy: null, channel: 'system' },
+      { id: 'a5', resolvedBy: null, channel: null },
+    ]);
+    expect(await store.listRememberedTools('c1')).toMatchObject([{ toolName: 't', rememberedBy: null }]);
+    await store.close();
+  });
+
   it('lets two stores on one file write in turn and see each other', async () => {
     const one = sqliteStore({ path });
     const two = sqliteStore({ path });

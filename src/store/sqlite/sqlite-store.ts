@@ -3,6 +3,7 @@ import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
 import type { Change, CommitResult, ConversationFilter, ConversationPatch, PendingFilter, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
+import { sqliteDeliveries } from './deliveries.js';
 import { eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
 import {
   type ActionRow,
@@ -56,10 +57,14 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
 /** The SQL of the queries that must use an index, exported for the query-plan tests. */
 export const indexedQueries = {
   due: 'SELECT * FROM conversations WHERE sweep_at <= ? ORDER BY sweep_at, id LIMIT ?',
-  pendingActions: (filter: { owner: boolean; after: boolean }) =>
+  pendingActions: (filter: { owner: boolean; after: boolean; approver?: boolean }) =>
     'SELECT a.*, c.id AS conversation_id FROM actions a JOIN conversations c ON c.key = a.conversation_key ' +
     "WHERE a.status = 'pending'" +
-    (filter.owner ? ' AND c.owner_id IS @ownerId' : '') +
+    (filter.owner && filter.approver
+      ? " AND (c.owner_id IS @ownerId OR EXISTS (SELECT 1 FROM json_each(a.request, '$.approvers') WHERE value = @approver))"
+      : filter.owner
+        ? ' AND c.owner_id IS @ownerId'
+        : '') +
     (filter.after ? ' AND (a.created_at, a.id) > (@afterCreatedAt, @afterId)' : '') +
     ' ORDER BY a.created_at, a.id LIMIT @limit',
 };
@@ -71,6 +76,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   let statements: Statements | undefined;
   // Prepared on first use rather than at open: the tables exist only once migrate() ran.
   const s = () => (statements ??= prepare(db));
+  const outbox = sqliteDeliveries(db);
   const dynamic = new Map<string, Database.Statement>();
   const cached = (sql: string) => {
     let statement = dynamic.get(sql);
@@ -115,17 +121,21 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       st.insertAction.run(
         key, a.id, a.messageId, a.toolCallId, a.toolName, a.origin, a.journalIndex, a.status,
         JSON.stringify(a.request), ms(a.createdAt), msOrNull(a.expiresAt), a.onTimeout, json(a.resolution),
-        a.resolvedBy, msOrNull(a.resolvedAt), json(a.defaulted),
+        a.resolvedBy, msOrNull(a.resolvedAt), json(a.defaulted), a.channel,
       );
     }
     for (const x of change.settle ?? []) {
       const { changes } = st.settleAction.run(
-        x.status, JSON.stringify(x.resolution), x.resolvedBy, ms(x.resolvedAt),
+        x.status, JSON.stringify(x.resolution), x.resolvedBy, x.channel, ms(x.resolvedAt),
         flag(x.defaulted), json(x.defaulted ?? null), key, x.id,
       );
       if (changes === 0) throw new Refusal('action_not_pending');
     }
+    for (const x of change.revise ?? []) {
+      if (st.reviseAction.run(JSON.stringify(x.request), key, x.id).changes === 0) throw new Refusal('action_not_pending');
+    }
     for (const r of change.remember ?? []) st.remember.run(key, r.toolName, r.rememberedBy, ms(r.rememberedAt));
+    for (const d of change.deliveries ?? []) outbox.insert(change.conversationId, d);
     const conversation = toConversation(row);
     const appended: EventRecord[] = [];
     let seq = row.last_event_seq - events.length;
@@ -184,8 +194,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       return (cached(sql).all(params) as ConversationRow[]).map(toConversation);
     },
 
-    async listMessages(conversationId) {
-      const rows = s().listMessages.all(conversationId) as MessageRow[];
+    async listMessages(conversationId, page = {}) {
+      const rows = (
+        page.before === undefined && page.limit === undefined
+          ? s().listMessages.all(conversationId)
+          : s().listMessagePage.all({ id: conversationId, before: page.before ?? null, limit: page.limit ?? -1 })
+      ) as MessageRow[];
+      if (page.before !== undefined || page.limit !== undefined) rows.reverse();
       return rows.map((row) => toMessage(row, conversationId));
     },
 
@@ -205,7 +220,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         params.afterCreatedAt = ms(filter.after.createdAt);
         params.afterId = filter.after.id;
       }
-      const sql = indexedQueries.pendingActions({ owner: filter.ownerId !== undefined, after: !!filter.after });
+      const approver = filter.ownerId !== undefined && filter.approver !== undefined;
+      if (approver) params.approver = filter.approver;
+      const sql = indexedQueries.pendingActions({ owner: filter.ownerId !== undefined, after: !!filter.after, approver });
       const rows = cached(sql).all(params) as (ActionRow & { conversation_id: string })[];
       return rows.map((row) => toAction(row, row.conversation_id));
     },
@@ -236,6 +253,22 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       return (s().due.all(ms(now), pageSize(limit, limit)) as ConversationRow[]).map(toConversation);
     },
 
+    async claimDeliveries(now, until, limit) {
+      return outbox.claim(now, until, limit);
+    },
+
+    async finishDelivery(id, outcome) {
+      outbox.finish(id, outcome);
+    },
+
+    async listDeliveries(filter) {
+      return outbox.list(filter);
+    },
+
+    async secret(name) {
+      return outbox.secret(name);
+    },
+
     async close() {
       await checkpointer?.stop();
       if (db.open) db.close();
@@ -251,7 +284,7 @@ function prepare(db: Database.Database) {
   const keyOf = '(SELECT key FROM conversations WHERE id = ?)';
   const actionColumns =
     'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-    'on_timeout, resolution, resolved_by, resolved_at, defaulted';
+    'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel';
   return {
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
@@ -266,13 +299,14 @@ function prepare(db: Database.Database) {
       'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertAction: db.prepare(
-      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     settleAction: db.prepare(
-      `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, resolved_at = ?,
+      `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, channel = ?, resolved_at = ?,
          defaulted = CASE WHEN ? THEN ? ELSE defaulted END
        WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
     ),
+    reviseAction: db.prepare(`UPDATE actions SET request = ? WHERE conversation_key = ? AND id = ? AND status = 'pending'`),
     remember: db.prepare(
       `INSERT INTO remembered_tools (conversation_key, tool_name, remembered_by, remembered_at) VALUES (?, ?, ?, ?)
        ON CONFLICT DO UPDATE SET remembered_by = excluded.remembered_by, remembered_at = excluded.remembered_at`,
@@ -282,6 +316,15 @@ function prepare(db: Database.Database) {
       `WITH c AS (SELECT key * ${MESSAGE_SPAN} AS first FROM conversations WHERE id = ?)
        SELECT position, id, role, parts, metadata, created_at FROM messages, c
        WHERE messages.rowid BETWEEN c.first AND c.first + ${MESSAGE_SPAN - 1} ORDER BY messages.rowid`,
+    ),
+    // Newest first from the end (or from the message `before`, found by reading only the columns up to id).
+    listMessagePage: db.prepare(
+      `WITH c AS (SELECT key * ${MESSAGE_SPAN} AS first FROM conversations WHERE id = @id),
+       b AS (SELECT CASE WHEN @before IS NULL THEN c.first + ${MESSAGE_SPAN}
+               ELSE (SELECT messages.rowid FROM messages WHERE messages.rowid BETWEEN c.first AND c.first + ${MESSAGE_SPAN - 1} AND messages.id = @before) END AS last
+             FROM c)
+       SELECT position, id, role, parts, metadata, created_at FROM messages, c, b
+       WHERE messages.rowid >= c.first AND messages.rowid < b.last ORDER BY messages.rowid DESC LIMIT @limit`,
     ),
     getAction: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} AND id = ?`),
     listActions: db.prepare(

@@ -1,11 +1,13 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { ActionCard, buildTranscript, SettledCard, useConversation, useHeedUser, type TranscriptItem } from 'heed/react';
+import { ActionCard, buildTranscript, byWhom, ownsConversation, SettledCard, useConversation, useHeedUser, type TranscriptItem } from 'heed/react';
+import type { ConversationView } from 'heed/client';
 import { useConsole } from '../app.js';
+import { anonymousConversationIds } from '../session.js';
 
 /** One conversation: the transcript, and below it either the request waiting on you or the message box. */
 export function ConversationPage({ conversationId }: { conversationId: string }) {
-  const chat = useConversation(conversationId);
   const me = useHeedUser();
+  const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
   const { agents, refreshConversations } = useConsole();
   const agent = agents.find((candidate) => candidate.name === chat.conversation?.agent);
   const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming), [chat.messages, chat.streaming]);
@@ -72,6 +74,13 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
         }}
       >
+        {chat.hasEarlierMessages && (
+          <p className="load-earlier muted">
+            <button type="button" className="heed-button" onClick={() => void chat.loadEarlier()}>
+              Show earlier messages
+            </button>
+          </p>
+        )}
         <ol className="transcript" aria-label="Messages">
           {chat.status === 'ready' && transcript.length === 0 && (
             <li className="muted empty">Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}</li>
@@ -88,7 +97,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
             {lost.map(([id, info]) => (
               <span key={id}>
                 Already {info.status ?? 'answered'}
-                {info.resolvedBy ? ` by ${info.resolvedBy === me ? 'you' : info.resolvedBy}` : ''} before your answer arrived.{' '}
+                {byWhom(info, me)} before your answer arrived.{' '}
               </span>
             ))}
           </p>
@@ -115,6 +124,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
               busy={chat.submitting.includes(current.id)}
               autoFocus
               clientToolRun={chat.clientTools[current.id]}
+              onRunClientTool={() => chat.runClientTool(current.id)}
               onSubmit={(resolution) => chat.answer(current.id, resolution)}
             />
           </div>
@@ -237,4 +247,13 @@ function Composer({
       )}
     </form>
   );
+}
+
+/**
+ * Page tools (they read the text selected in the console) run on their own only in the viewer's own
+ * conversation: one they own, or an ownerless one this browser started. Anyone with its id may open
+ * an ownerless conversation, so a link to someone else's asks before sending them anything.
+ */
+function startedHere(conversation: ConversationView, me: string | null): boolean {
+  return ownsConversation(conversation, me) || (conversation.ownerId === null && anonymousConversationIds().includes(conversation.id));
 }

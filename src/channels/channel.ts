@@ -1,0 +1,68 @@
+import type { Caller } from '../caller.js';
+import { newId } from '../ids.js';
+import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery } from '../store/store.js';
+import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
+
+/**
+ * A chat workspace where conversations live (DESIGN §15): Slack today; Discord or Teams would be one
+ * more folder beside `slack/` implementing this. An adapter owns the conversations whose `channel`
+ * starts with `<name>:`; Heed writes nothing to them but what the adapter hands it.
+ */
+export interface ChannelAdapter {
+  /**
+   * The adapter's name: the first part of its conversations' `channel` (`slack:…`), its endpoint
+   * (`POST /api/channels/<name>/events`) and the `channel` recorded on answers given there.
+   */
+  readonly name: 'slack';
+  /**
+   * Receives what the workspace sends to its endpoint: people's messages (which start or continue a
+   * conversation) and their answers to posted requests. Proves the sender first (a bad proof is 401 and
+   * changes nothing) and answers within the workspace's deadline, running turns in the background.
+   */
+  receive(request: { headers: Headers; body: string }): Promise<Response>;
+  /**
+   * Sends one delivery of the outbox to the workspace: posts a reply (`message.created`) or a request
+   * (`action.required`), or updates a posted request once it is settled. Throws to be retried later
+   * (`DeliveryDropped` to give up at once); resolves with what to keep (the posted message's id).
+   */
+  deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined>;
+  /** Who a person of the workspace is to Heed: the caller their messages and answers are recorded as. */
+  callerFor(userId: string): Caller;
+}
+
+/** Thrown by `deliver` when trying again cannot help (the thing to post is gone): the delivery is dropped. */
+export class DeliveryDropped extends Error {}
+
+const settledEvent: Record<Exclude<ActionStatus, 'pending'>, ChannelDeliveryEvent> = {
+  resolved: 'action.resolved',
+  expired: 'action.expired',
+  cancelled: 'action.cancelled',
+};
+
+/**
+ * What one change to a channel's conversation must post there, in the order it happened: each
+ * assistant message with text (a reply), each request it raises, each request it settles (to update
+ * the posted one). Written in the same commit as the change, like every other notification, so a
+ * restart loses none and each is sent by one process.
+ */
+export function channelDeliveries(change: Change, conversation: Pick<ConversationRecord, 'channel'>, at: string): NewDelivery[] {
+  if (!conversation.channel) return [];
+  const target = { type: 'channel' as const, channel: conversation.channel };
+  const out: NewDelivery[] = [];
+  for (const message of change.messages ?? []) {
+    if (message.role !== 'assistant') continue;
+    if (!message.parts.some((part) => part.type === 'text' && part.text.trim() !== '')) continue;
+    out.push({ id: newId('msg'), event: 'message.created', actionId: message.id, target, createdAt: at });
+  }
+  const settled = new Set((change.settle ?? []).map((x) => x.id));
+  for (const action of change.actions ?? []) {
+    if (action.status === 'pending' && !settled.has(action.id)) out.push({ id: newId('msg'), event: 'action.required', actionId: action.id, target, createdAt: at });
+  }
+  for (const x of change.settle ?? []) out.push({ id: newId('msg'), event: settledEvent[x.status], actionId: x.id, target, createdAt: at });
+  return out;
+}
+
+/** The adapter's name a conversation's `channel` starts with (`slack` for `slack:T1:C1:123.4`). */
+export function channelName(channel: string): string {
+  return channel.slice(0, Math.max(0, channel.indexOf(':')));
+}

@@ -1,0 +1,305 @@
+import type { ActionRecord, Question } from '../../types.js';
+
+/**
+ * Requests as Slack Block Kit (DESIGN §15): what is posted in the thread while a request waits, what it
+ * is updated to once settled, and the modal for typed answers. Pure: no I/O.
+ */
+
+// Block Kit JSON, loosely typed: Slack checks it, and the tests check what was posted.
+type Block = Record<string, unknown>;
+
+/** What a button carries back: the conversation, the action, and for an option its place in the question. */
+export interface ButtonValue {
+  c: string;
+  a: string;
+  o?: number;
+}
+
+export const ACTION = {
+  allow: 'heed_allow',
+  deny: 'heed_deny',
+  option: 'heed_option',
+  modal: 'heed_modal',
+  skip: 'heed_skip',
+  open: 'heed_url_open',
+  accept: 'heed_url_accept',
+  decline: 'heed_url_decline',
+} as const;
+
+export const MODAL_CALLBACK = 'heed_answer';
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const plain = (text: string, max = 3000) => ({ type: 'plain_text', text: clip(text, max), emoji: true });
+const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000) });
+const section = (text: string): Block => ({ type: 'section', text: mrkdwn(text) });
+const context = (text: string): Block => ({ type: 'context', elements: [mrkdwn(text)] });
+/** Slack's mrkdwn treats these three as markup; everything a model or a person wrote is escaped. */
+export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function button(text: string, actionId: string, value: ButtonValue, style?: 'primary' | 'danger'): Block {
+  return { type: 'button', text: plain(text, 75), action_id: actionId, value: JSON.stringify(value), ...(style ? { style } : {}) };
+}
+
+/** `<@U123>` for a Slack person (`slack:U123`), the id itself for anyone else. */
+export function who(userId: string | null | undefined): string {
+  if (!userId) return 'someone';
+  return userId.startsWith('slack:') ? `<@${userId.slice('slack:'.length)}>` : escape(userId);
+}
+
+function argsBlock(args: unknown): Block {
+  const json = JSON.stringify(args ?? {}, null, 2);
+  return section(`\`\`\`${clip(json, 2900).replace(/```/g, "'''")}\`\`\``);
+}
+
+/** A single single-choice question with options is answered by one click on its option. */
+export function answersByClick(questions: Question[]): boolean {
+  return questions.length === 1 && Boolean(questions[0].options?.length) && !questions[0].multiple && questions[0].options!.length <= 20;
+}
+
+/** The blocks of a request as asked, with its buttons (or, once settled, as it ended). */
+export function requestBlocks(action: ActionRecord): Block[] {
+  if (action.status !== 'pending') return settledBlocks(action);
+  const value = { c: action.conversationId, a: action.id };
+  const request = action.request;
+  if (request.kind === 'approval') {
+    return [
+      section(`*Approval needed:* ${escape(request.title)}\n${escape(request.summary)}`),
+      argsBlock(request.args),
+      { type: 'actions', block_id: 'heed_decide', elements: [button('Allow', ACTION.allow, value, 'primary'), button('Deny', ACTION.deny, value, 'danger')] },
+      ...deadline(action),
+    ];
+  }
+  if (request.kind === 'question') {
+    const blocks: Block[] = [];
+    if (request.preamble) blocks.push(section(escape(request.preamble)));
+    for (const question of request.questions) {
+      const lines = [`*${escape(question.header)}* ${escape(question.prompt)}`];
+      if (question.description) lines.push(`_${escape(question.description)}_`);
+      blocks.push(section(lines.join('\n')));
+    }
+    const elements: Block[] = [];
+    if (answersByClick(request.questions)) {
+      request.questions[0].options!.forEach((option, index) => elements.push(button(option.label, ACTION.option, { ...value, o: index })));
+      if (request.questions[0].custom !== false) elements.push(button('Other…', ACTION.modal, value));
+    } else {
+      elements.push(button('Answer…', ACTION.modal, value, 'primary'));
+    }
+    elements.push(button('Skip', ACTION.skip, value));
+    blocks.push({ type: 'actions', block_id: 'heed_answer', elements }, ...deadline(action));
+    return blocks;
+  }
+  if (request.kind === 'url') {
+    const lines = [`*${escape(request.title ?? 'Please open this page')}*`];
+    if (request.message) lines.push(escape(request.message));
+    // The whole address, so a person sees where the link goes before opening it.
+    lines.push(`<${request.url}|${escape(request.url)}>`);
+    return [
+      section(lines.join('\n')),
+      {
+        type: 'actions',
+        block_id: 'heed_url',
+        elements: [
+          { type: 'button', text: plain('Open', 75), action_id: ACTION.open, url: request.url, value: JSON.stringify(value) },
+          button('Done', ACTION.accept, value, 'primary'),
+          button('Decline', ACTION.decline, value),
+        ],
+      },
+      ...deadline(action),
+    ];
+  }
+  return [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)];
+}
+
+function deadline(action: ActionRecord): Block[] {
+  if (!action.expiresAt) return [];
+  const seconds = Math.floor(Date.parse(action.expiresAt) / 1000);
+  return [context(`Lapses <!date^${seconds}^{date_short_pretty} at {time}|${action.expiresAt}> if nobody answers.`)];
+}
+
+/** A one-line account of how a request ended: who answered what. */
+export function outcomeText(action: ActionRecord): string {
+  const by = who(action.resolvedBy);
+  const resolution = action.resolution;
+  if (action.status === 'expired' || action.channel === 'timeout') return ':hourglass: Lapsed: nobody answered in time.';
+  if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
+  if (!resolution) return 'Settled.';
+  if (resolution.type === 'approval') {
+    const comment = resolution.comment ? `: “${escape(resolution.comment)}”` : '';
+    return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
+  }
+  if (resolution.type === 'question') {
+    if ('dismiss' in resolution) return `Dismissed by ${by}.`;
+    if ('skip' in resolution) return `Skipped by ${by}.`;
+    const questions = action.request.kind === 'question' ? action.request.questions : [];
+    const parts = questions
+      .filter((question) => resolution.answers[question.id]?.length)
+      .map((question) => `*${escape(question.header)}:* ${escape(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`);
+    return `:speech_balloon: Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
+  }
+  if (resolution.type === 'url') {
+    return resolution.decision === 'accept' ? `:white_check_mark: Done, says ${by}.` : resolution.decision === 'decline' ? `:x: Declined by ${by}.` : `Cancelled by ${by}.`;
+  }
+  return `Answered by ${by}.`;
+}
+
+function labelOf(question: Question, value: string): string {
+  return question.options?.find((option) => option.value === value)?.label ?? value;
+}
+
+/** The request as it ended: what was asked (without buttons), then who answered what. */
+export function settledBlocks(action: ActionRecord): Block[] {
+  const request = action.request;
+  const asked =
+    request.kind === 'approval'
+      ? [section(`*Approval:* ${escape(request.title)}\n${escape(request.summary)}`), argsBlock(request.args)]
+      : request.kind === 'question'
+        ? [section(request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'))]
+        : request.kind === 'url'
+          ? [section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`)]
+          : [section(`\`${escape(request.clientKind)}\``)];
+  return [...asked, section(outcomeText(action))];
+}
+
+/** The notification text of a posted request (what a phone shows). */
+export function requestText(action: ActionRecord): string {
+  const request = action.request;
+  if (action.status !== 'pending') return outcomeText(action);
+  if (request.kind === 'approval') return `Approval needed: ${request.title}`;
+  if (request.kind === 'question') return `A question: ${request.questions[0]?.prompt ?? ''}`;
+  if (request.kind === 'url') return `Please open ${request.url}`;
+  return 'A request for the web page';
+}
+
+// ---------------------------------------------------------------- the modal
+
+/** Private metadata of the modal: which request it answers, and where to say so. */
+export interface ModalContext {
+  c: string;
+  a: string;
+  /** The Slack channel id, for an ephemeral reply. */
+  ch?: string;
+}
+
+const blockId = (index: number) => `q${index}`;
+const customBlockId = (index: number) => `q${index}_own`;
+
+function optionItem(question: Question, index: number) {
+  const option = question.options![index];
+  return { text: plain(option.label, 75), value: String(index), ...(option.description ? { description: plain(option.description, 75) } : {}) };
+}
+
+function initialOptions(question: Question) {
+  return (question.defaults ?? []).map((value) => question.options!.findIndex((option) => option.value === value)).filter((index) => index >= 0).map((index) => optionItem(question, index));
+}
+
+/** The element of one question: a select or checkboxes for options, the matching input for a typed one. */
+function questionElement(question: Question): Block {
+  const options = question.options ?? [];
+  const initial = question.defaults?.[0];
+  const placeholder: Block = question.input?.placeholder ? { placeholder: plain(question.input.placeholder, 150) } : {};
+  if (options.length > 0) {
+    const items = options.slice(0, 100).map((_, index) => optionItem(question, index));
+    const chosen = initialOptions(question);
+    if (question.multiple) {
+      return options.length <= 10
+        ? { type: 'checkboxes', action_id: 'value', options: items, ...(chosen.length ? { initial_options: chosen } : {}) }
+        : { type: 'multi_static_select', action_id: 'value', options: items, ...(chosen.length ? { initial_options: chosen } : {}) };
+    }
+    return { type: 'static_select', action_id: 'value', options: items, ...(chosen.length ? { initial_option: chosen[0] } : {}) };
+  }
+  const type = question.input?.type ?? 'text';
+  // No limits are set on the elements: the server checks every rule and its sentences show under the field.
+  switch (type) {
+    case 'textarea':
+      return { type: 'plain_text_input', action_id: 'value', multiline: true, ...(initial ? { initial_value: initial } : {}), ...placeholder };
+    case 'number':
+      return { type: 'number_input', action_id: 'value', is_decimal_allowed: true, ...(initial ? { initial_value: initial } : {}), ...placeholder };
+    case 'boolean':
+      return {
+        type: 'radio_buttons',
+        action_id: 'value',
+        options: [
+          { text: plain('Yes'), value: 'true' },
+          { text: plain('No'), value: 'false' },
+        ],
+        ...(initial ? { initial_option: { text: plain(initial === 'true' ? 'Yes' : 'No'), value: initial } } : {}),
+      };
+    case 'date':
+      return { type: 'datepicker', action_id: 'value', ...(initial ? { initial_date: initial } : {}), ...placeholder };
+    case 'email':
+      return { type: 'email_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+    case 'url':
+      return { type: 'url_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+    default:
+      return { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+  }
+}
+
+/** The modal that answers a question action: one input per question (every input type), sent with views.open. */
+export function questionModal(action: ActionRecord, where: ModalContext): Block {
+  const request = action.request;
+  const questions = request.kind === 'question' ? request.questions : [];
+  const blocks: Block[] = [];
+  if (request.kind === 'question' && request.preamble) blocks.push(section(escape(request.preamble)));
+  questions.forEach((question, index) => {
+    blocks.push({
+      type: 'input',
+      block_id: blockId(index),
+      // Every field is optional to Slack: a missing required answer is the server's to refuse, in its own words.
+      optional: true,
+      label: plain(question.prompt, 2000),
+      ...(question.description ? { hint: plain(question.description, 2000) } : {}),
+      element: questionElement(question),
+    });
+    if (question.options?.length && question.custom !== false) {
+      blocks.push({ type: 'input', block_id: customBlockId(index), optional: true, label: plain(`${question.header}: or your own answer`, 2000), element: { type: 'plain_text_input', action_id: 'value' } });
+    }
+  });
+  return {
+    type: 'modal',
+    callback_id: MODAL_CALLBACK,
+    private_metadata: JSON.stringify(where),
+    title: plain(questions.length === 1 ? clip(questions[0].header, 24) : 'Answer', 24),
+    submit: plain('Send', 24),
+    close: plain('Cancel', 24),
+    blocks,
+  };
+}
+
+type StateValue = { type?: string; value?: string | null; selected_option?: { value: string } | null; selected_options?: { value: string }[]; selected_date?: string | null };
+
+/** The answers a submitted modal holds, by question id; a field left empty is left out (the server applies defaults). */
+export function modalAnswers(action: ActionRecord, values: Record<string, Record<string, StateValue>>): Record<string, string | string[]> {
+  const questions = action.request.kind === 'question' ? action.request.questions : [];
+  const answers: Record<string, string | string[]> = Object.create(null);
+  questions.forEach((question, index) => {
+    const own = values[customBlockId(index)]?.value?.value?.trim();
+    const state = values[blockId(index)]?.value;
+    const option = (picked: string) => question.options?.[Number(picked)]?.value ?? picked;
+    let answer: string | string[] | undefined;
+    if (state?.selected_options?.length) answer = state.selected_options.map((picked) => option(picked.value));
+    else if (state?.selected_option) answer = question.options?.length ? option(state.selected_option.value) : state.selected_option.value;
+    else if (state?.selected_date) answer = state.selected_date;
+    else if (typeof state?.value === 'string' && state.value.trim() !== '') answer = state.value;
+    if (own) answer = question.multiple ? [...(Array.isArray(answer) ? answer : answer ? [answer] : []), own] : own;
+    if (answer !== undefined) answers[question.id] = answer;
+  });
+  return answers;
+}
+
+/**
+ * The server's per-field sentences (`details.fields` of a 400) placed under the modal's fields:
+ * `answers.<id or header>` goes to that question's block, anything else to the first one.
+ */
+export function modalErrors(action: ActionRecord, fields: { field: string; message: string }[], fallback: string): Record<string, string> {
+  const questions = action.request.kind === 'question' ? action.request.questions : [];
+  const errors: Record<string, string> = Object.create(null);
+  const add = (block: string, message: string) => (errors[block] = clip(errors[block] ? `${errors[block]} ${message}` : message, 2000));
+  for (const { field, message } of fields) {
+    const key = field.startsWith('answers.') ? field.slice('answers.'.length) : '';
+    const index = questions.findIndex((question) => question.id === key || question.header === key);
+    add(blockId(index >= 0 ? index : 0), message);
+  }
+  if (Object.keys(errors).length === 0) add(blockId(0), fallback);
+  return errors;
+}

@@ -1,0 +1,137 @@
+import { settleAction } from '../../actions/settle.js';
+import { HeedError } from '../../errors.js';
+import type { ActionRecord, ConversationRecord } from '../../types.js';
+import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
+import { ok, placeOf, type SlackChannel } from './slack-channel.js';
+
+interface InteractionPayload {
+  type?: string;
+  trigger_id?: string;
+  user?: { id?: string; team_id?: string };
+  team?: { id?: string };
+  channel?: { id?: string };
+  container?: { channel_id?: string };
+  actions?: { action_id?: string; value?: string }[];
+  view?: { callback_id?: string; private_metadata?: string; state?: { values?: Record<string, Record<string, never>> } };
+}
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+
+/**
+ * A click on a posted request, or a submitted modal: an answer from `slack:<user id>`, settled by the
+ * normal order (DESIGN §3). Slack has its reply at once; the turn the answer continues runs after.
+ */
+export async function answerInteraction(slack: SlackChannel, raw: Record<string, unknown>): Promise<Response> {
+  const payload = raw as InteractionPayload;
+  const user = payload.user?.id;
+  const team = payload.team?.id ?? payload.user?.team_id ?? '';
+  if (!user) return ok();
+  if (payload.type === 'block_actions') {
+    const clicked = payload.actions?.[0];
+    // Opening a link records nothing: the person says Done or Decline once they have been there.
+    if (!clicked?.action_id || clicked.action_id === ACTION.open || !clicked.value) return ok();
+    const value = readJson<ButtonValue>(clicked.value);
+    const channelId = payload.channel?.id ?? payload.container?.channel_id ?? '';
+    const found = value && (await requestOf(slack, value.c, value.a, team, channelId));
+    if (!found) return ok();
+    const { conversation, action } = found;
+    const place = placeOf(conversation.channel!);
+    if (clicked.action_id === ACTION.modal) {
+      if (action.status !== 'pending') {
+        slack.ephemeral(place, user, `This request is already settled. ${outcomeText(action)}`);
+        return ok();
+      }
+      // A trigger lasts 3 s: the modal is opened now, not through the outbox.
+      await slack.client.views.open({ trigger_id: payload.trigger_id!, view: questionModal(action, { c: conversation.id, a: action.id, ch: place.channel }) as never });
+      return ok();
+    }
+    const resolution = clickResolution(clicked.action_id, action, value!.o);
+    if (!resolution) return ok();
+    const refused = await settle(slack, conversation, action, user, resolution);
+    if (refused) slack.ephemeral(place, user, refused.text);
+    return ok();
+  }
+  if (payload.type === 'view_submission' && payload.view?.callback_id === MODAL_CALLBACK) {
+    const where = readJson<ModalContext>(payload.view.private_metadata ?? '');
+    const conversation = where && (await slack.engine.store.getConversation(where.c));
+    const action = conversation && (await slack.engine.store.getAction(conversation.id, where.a));
+    if (!conversation || !action || !conversation.channel?.startsWith(`slack:${team}:`)) return ok();
+    const answers = modalAnswers(action, payload.view.state?.values ?? {});
+    const refused = await settle(slack, conversation, action, user, { type: 'question', answers });
+    if (!refused) return ok();
+    // The server's sentences under the fields they are about; the modal stays open to answer again.
+    return json({ response_action: 'errors', errors: modalErrors(action, refused.fields, refused.text) });
+  }
+  return ok();
+}
+
+/** The conversation and action a button names, when they belong to the Slack channel it was clicked in. */
+async function requestOf(slack: SlackChannel, conversationId: string, actionId: string, team: string, channelId: string): Promise<{ conversation: ConversationRecord; action: ActionRecord } | undefined> {
+  const conversation = await slack.engine.store.getConversation(conversationId);
+  if (!conversation?.channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
+  const action = await slack.engine.store.getAction(conversationId, actionId);
+  return action ? { conversation, action } : undefined;
+}
+
+function clickResolution(actionId: string, action: ActionRecord, option: number | undefined): Record<string, unknown> | undefined {
+  switch (actionId) {
+    case ACTION.allow:
+      return { type: 'approval', decision: 'allow' };
+    case ACTION.deny:
+      return { type: 'approval', decision: 'deny' };
+    case ACTION.skip:
+      return { type: 'question', skip: true };
+    case ACTION.accept:
+      return { type: 'url', decision: 'accept' };
+    case ACTION.decline:
+      return { type: 'url', decision: 'decline' };
+    case ACTION.option: {
+      const question = action.request.kind === 'question' ? action.request.questions[0] : undefined;
+      const picked = option === undefined ? undefined : question?.options?.[option];
+      return question && picked ? { type: 'question', answers: { [question.id]: picked.value } } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Settles as `slack:<user>` through the normal order, checked by the config's `access`. Resolves once the
+ * answer is recorded (undefined) or with why it was not: for a request already settled, who settled it.
+ */
+async function settle(
+  slack: SlackChannel,
+  conversation: ConversationRecord,
+  action: ActionRecord,
+  user: string,
+  resolution: Record<string, unknown>,
+): Promise<{ text: string; fields: { field: string; message: string }[] } | undefined> {
+  const access = slack.config.access;
+  try {
+    await slack.recorded((onRecorded) =>
+      settleAction(slack.engine, conversation.id, action.id, resolution, {
+        caller: slack.callerFor(user),
+        via: 'channel',
+        fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
+        onRecorded,
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (!HeedError.isInstance(error)) return { text: 'Something went wrong; please try again.', fields: [] };
+    if (error.code === 'action_not_pending' || error.code === 'action_expired') {
+      const now = await slack.engine.store.getAction(conversation.id, action.id);
+      return { text: `This request was already settled. ${now ? outcomeText(now) : ''}`.trim(), fields: [] };
+    }
+    const fields = Array.isArray(error.details?.fields) ? (error.details.fields as { field: string; message: string }[]) : [];
+    return { text: error.message, fields };
+  }
+}
+
+function readJson<T>(text: string): T | undefined {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}

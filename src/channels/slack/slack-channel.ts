@@ -1,0 +1,208 @@
+import { createHmac } from 'node:crypto';
+import { LogLevel, WebClient } from '@slack/web-api';
+import { DuplicateMessage, sendMessage } from '../../agent/send.js';
+import type { Caller } from '../../caller.js';
+import type { SlackChannelConfig } from '../../config.js';
+import { newConversationRecord, type Engine } from '../../engine.js';
+import { HeedError } from '../../errors.js';
+import type { DeliveryRecord } from '../../store/store.js';
+import type { JsonObject } from '../../types.js';
+import { DeliveryDropped, type ChannelAdapter } from '../channel.js';
+import { requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
+import { answerInteraction } from './interactions.js';
+
+/** Slack refuses a message text longer than 40,000 characters. */
+export const SLACK_TEXT_LIMIT = 39_000;
+
+type Verify = (options: { signingSecret: string; body: string; headers: { 'x-slack-signature': string; 'x-slack-request-timestamp': number } }) => boolean;
+let verifier: Promise<Verify> | undefined;
+/** Bolt's own signature check, loaded on the first request (Bolt is large and only Slack needs it). */
+const slackVerifier = () => (verifier ??= import('@slack/bolt').then((bolt) => bolt.isValidSlackRequest as Verify));
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+export const ok = () => new Response(null, { status: 200 });
+
+/** Where a Slack conversation lives: `slack:<team>:<channel>:<thread ts>`. */
+export interface SlackPlace {
+  team: string;
+  channel: string;
+  thread: string;
+}
+
+export function placeOf(channel: string): SlackPlace {
+  const [, team = '', id = '', thread = ''] = channel.split(':');
+  return { team, channel: id, thread };
+}
+
+/**
+ * Slack as a channel: one signed endpoint for events and interactivity, threads as conversations,
+ * requests as Block Kit, everything it posts sent through the outbox.
+ */
+export class SlackChannel implements ChannelAdapter {
+  readonly name = 'slack' as const;
+  readonly client: WebClient;
+  private idKey?: Promise<string>;
+
+  constructor(
+    readonly engine: Engine,
+    readonly config: SlackChannelConfig,
+    attemptTimeoutMs: number,
+  ) {
+    const apiUrl = config.apiUrl ? (config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`) : undefined;
+    // No retries inside the client: the outbox retries, with its own backoff, across restarts.
+    this.client = new WebClient(config.botToken, {
+      ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: attemptTimeoutMs,
+      logLevel: LogLevel.ERROR,
+    });
+  }
+
+  callerFor(userId: string): Caller {
+    return { userId: `slack:${userId}`, data: { slack: { user: userId } } };
+  }
+
+  async receive(request: { headers: Headers; body: string }): Promise<Response> {
+    const signature = request.headers.get('x-slack-signature');
+    const timestamp = Number(request.headers.get('x-slack-request-timestamp'));
+    const verify = await slackVerifier();
+    if (!signature || !Number.isFinite(timestamp) || !verify({ signingSecret: this.config.signingSecret, body: request.body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })) {
+      throw new HeedError('unauthorized', 'This request is not signed by Slack (or its signature is more than five minutes old).');
+    }
+    const type = request.headers.get('content-type') ?? '';
+    if (/^application\/x-www-form-urlencoded/i.test(type)) {
+      const payload = new URLSearchParams(request.body).get('payload');
+      if (!payload) throw new HeedError('invalid_request', 'An interactivity request carries a "payload" field.', { details: { field: 'payload' } });
+      return answerInteraction(this, parse(payload));
+    }
+    const body = parse(request.body) as { type?: string; challenge?: string; event_id?: string; team_id?: string; event?: SlackEvent; authorizations?: { user_id?: string }[] };
+    if (body.type === 'url_verification') return json({ challenge: body.challenge });
+    if (body.type === 'event_callback' && body.event) await this.onEvent(body.event, body.event_id ?? '', body.team_id ?? body.event.team ?? '', body.authorizations?.[0]?.user_id);
+    return ok();
+  }
+
+  /**
+   * A mention or a direct message: the text goes to the thread's conversation. Slack wants its answer
+   * within 3 s and a turn takes longer, so the answer goes once the message is recorded and the turn runs after.
+   */
+  private async onEvent(event: SlackEvent, eventId: string, team: string, botUser: string | undefined): Promise<void> {
+    const mention = event.type === 'app_mention';
+    const direct = event.type === 'message' && event.channel_type === 'im' && !event.subtype;
+    if ((!mention && !direct) || event.bot_id || !event.user || !event.channel || !event.ts) return;
+    const place = { team, channel: event.channel, thread: event.thread_ts ?? event.ts };
+    const mentionOfBot = botUser ? new RegExp(`<@${botUser}>\\s*`, 'g') : /^\s*<@[A-Z0-9]+>\s*/;
+    const text = (event.text ?? '').replace(mentionOfBot, '').trim();
+    if (!text) return;
+    const conversationId = await this.conversationFor(place);
+    const caller = this.callerFor(event.user);
+    try {
+      await this.recorded((onRecorded) =>
+        sendMessage(this.engine, conversationId, text, {
+          caller,
+          via: 'channel',
+          metadata: { slack: { eventId, user: event.user!, ts: event.ts! } },
+          // The same event again (Slack retries until it has a 200): recorded once, by its event id.
+          seen: (messages) => eventId !== '' && messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
+          onRecorded,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof DuplicateMessage) return;
+      const code = HeedError.isInstance(error) ? error.code : 'internal_error';
+      const why =
+        code === 'action_pending'
+          ? 'This thread is waiting for an answer to the request above; answer it first, then write again.'
+          : code === 'conversation_busy'
+            ? "I'm still working on the last message in this thread; write again once I have replied."
+            : HeedError.isInstance(error)
+              ? error.message
+              : 'Something went wrong; please try again.';
+      this.ephemeral(place, event.user, why);
+    }
+  }
+
+  /**
+   * Runs a write whose work goes on after it is recorded: resolves once recorded (or finished), rejects
+   * with what refused it before that. The rest runs in the background, tracked so `close()` waits for it.
+   */
+  recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const work = run(() => {
+        done = true;
+        resolve();
+      });
+      this.engine.track(work.then(() => resolve(), (error) => (done ? undefined : reject(error))));
+    });
+  }
+
+  /** The conversation of a thread, made on its first message. Its id is keyed by a stored secret: nobody can work it out from the thread. */
+  async conversationFor(place: SlackPlace): Promise<string> {
+    const channel = `slack:${place.team}:${place.channel}:${place.thread}`;
+    this.idKey ??= this.engine.store.secret('slack-conversations');
+    const id = `slack_${createHmac('sha256', await this.idKey).update(channel).digest('base64url').slice(0, 32)}`;
+    if (await this.engine.store.getConversation(id)) return id;
+    const at = this.engine.now();
+    const record = newConversationRecord({ id, agent: this.config.agent, ownerId: null, channel, metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } }, createdAt: at });
+    const result = await this.engine.commit({ conversationId: id, create: record });
+    if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
+    return id;
+  }
+
+  /** A note only one person sees (best effort: nobody else needs it, so it is not kept in the outbox). */
+  ephemeral(place: SlackPlace, user: string, text: string): void {
+    const sent = this.client.chat.postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) }).catch(() => undefined);
+    this.engine.track(sent);
+  }
+
+  async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {
+    if (delivery.target.type !== 'channel') throw new DeliveryDropped('not a channel delivery');
+    const place = placeOf(delivery.target.channel);
+    const store = this.engine.store;
+    if (delivery.event === 'message.created') {
+      const message = (await store.listMessages(delivery.conversationId)).find((entry) => entry.id === delivery.actionId);
+      if (!message) throw new DeliveryDropped('the message is gone');
+      const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim();
+      const posted = await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: text.slice(0, SLACK_TEXT_LIMIT) });
+      return { ts: posted.ts ?? null };
+    }
+    const action = await store.getAction(delivery.conversationId, delivery.actionId);
+    if (!action) throw new DeliveryDropped('the action is gone');
+    if (delivery.event === 'action.required') {
+      // As it stands now: a request settled before it could be posted is posted as settled.
+      const posted = await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: requestText(action), blocks: requestBlocks(action) as never });
+      return { ts: posted.ts ?? null };
+    }
+    // Settled: update the posted request. Written after it, so it is normally sent after it too.
+    const post = (await store.listDeliveries({ actionId: action.id })).find((entry) => entry.event === 'action.required' && entry.target.type === 'channel');
+    if (!post || post.status === 'failed' || post.status === 'dropped') throw new DeliveryDropped('the request was never posted');
+    const ts = post.receipt?.ts;
+    if (post.status !== 'delivered' || typeof ts !== 'string') throw new Error('the request is not posted yet');
+    await this.client.chat.update({ channel: place.channel, ts, text: outcomeText(action), blocks: settledBlocks(action) as never });
+    return undefined;
+  }
+}
+
+export interface SlackEvent {
+  type: string;
+  subtype?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts?: string;
+  thread_ts?: string;
+  channel?: string;
+  channel_type?: string;
+  team?: string;
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text);
+    if (typeof value === 'object' && value !== null) return value;
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new HeedError('invalid_request', 'The request body is not the JSON Slack sends.', { details: { field: 'body' } });
+}

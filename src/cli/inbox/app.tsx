@@ -1,0 +1,218 @@
+import { useApp } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import type { ActionView, HeedClient } from '../../client/index.js';
+import { sendAnswer } from './answer.js';
+import { ApprovalView } from './approval-view.js';
+import { ClientToolView } from './client-tool-view.js';
+import { answerProblem, markSettled, mergeInbox, moveCursor, type InboxEntry, type Settled } from './inbox-state.js';
+import { ListView } from './list-view.js';
+import { QuestionView } from './question-view.js';
+import type { InboxSystem } from './system.js';
+import { ColorContext, useTerminalSize } from './theme.js';
+import { UrlView } from './url-view.js';
+import { useKeys } from './use-keys.js';
+import type { RequestViewProps } from './view-props.js';
+
+export interface InboxAppProps {
+  client: HeedClient;
+  /** The server's address, shown in the title. */
+  server: string;
+  /** No token was given: an empty inbox then says why. */
+  anonymous: boolean;
+  system: InboxSystem;
+  /** How often the list is read again (default 3 s). */
+  intervalMs?: number;
+  color?: boolean;
+  /** The time, for ages and deadlines (tests pass a fixed one). */
+  clock?: () => number;
+}
+
+/** The most actions read per refresh (pages of 200). */
+export const MAX_READ = 1000;
+
+/** Every pending action of the caller, all pages up to `MAX_READ`. */
+export async function readInbox(client: HeedClient): Promise<ActionView[]> {
+  const actions: ActionView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.inbox({ limit: 200, ...(cursor ? { cursor } : {}) });
+    actions.push(...page.actions);
+    cursor = page.nextCursor;
+  } while (cursor && actions.length < MAX_READ);
+  return actions;
+}
+
+/** The terminal inbox: the list, and one view per kind of request. */
+export function InboxApp(props: InboxAppProps) {
+  const { client, system } = props;
+  const clock = props.clock ?? Date.now;
+  const { exit } = useApp();
+  const { columns, rows } = useTerminalSize();
+  const [entries, setEntriesState] = useState<InboxEntry[]>([]);
+  const entriesRef = useRef<InboxEntry[]>([]);
+  const [status, setStatus] = useState<'loading' | 'ready'>('loading');
+  const [error, setError] = useState<string>();
+  const [cursor, setCursor] = useState(0);
+  const [openId, setOpenId] = useState<string>();
+  const [now, setNow] = useState(clock);
+  const [, setAgentsSeen] = useState(0);
+  const agents = useRef(new Map<string, string>());
+  const listed = useRef(false);
+  // Rows with an answer on its way from here: a refresh that no longer sees them must not call it someone else's.
+  const answering = useRef(new Set<string>());
+  const reading = useRef(false);
+  const again = useRef(false);
+  const live = useRef(true);
+
+  const setEntries = (next: InboxEntry[]) => {
+    entriesRef.current = next;
+    if (live.current) setEntriesState(next);
+  };
+
+  async function nameAgents(actions: ActionView[]) {
+    const missing = () => [...new Set(actions.map((action) => action.conversationId))].filter((id) => !agents.current.has(id));
+    if (missing().length === 0) return;
+    if (!listed.current) {
+      listed.current = true;
+      for (const conversation of await client.listConversations({ limit: 200 }).catch(() => [])) agents.current.set(conversation.id, conversation.agent);
+    }
+    // Older conversations than the list holds: asked one by one, a few per refresh.
+    for (const id of missing().slice(0, 20)) {
+      const snapshot = await client.getConversation(id, { limit: 1 }).catch(() => undefined);
+      agents.current.set(id, snapshot?.conversation.agent ?? '');
+    }
+    if (live.current) setAgentsSeen((count) => count + 1);
+  }
+
+  async function lookUp(action: ActionView) {
+    const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find((candidate) => candidate.id === action.id);
+    if (stored && stored.status !== 'pending') setEntries(markSettled(entriesRef.current, stored, false));
+  }
+
+  async function refresh() {
+    if (reading.current) {
+      // A change reported while a read is under way: read once more after it.
+      again.current = true;
+      return;
+    }
+    reading.current = true;
+    try {
+      const fresh = await readInbox(client);
+      const merged = mergeInbox(entriesRef.current, fresh, answering.current);
+      setEntries(merged.entries);
+      if (!live.current) return;
+      setStatus('ready');
+      setError(undefined);
+      setNow(clock());
+      await nameAgents(fresh);
+      await Promise.all(merged.vanished.map(lookUp));
+    } catch (thrown) {
+      if (live.current) setError(`Could not read the inbox: ${answerProblem(thrown).message} Trying again.`);
+    } finally {
+      reading.current = false;
+      if (again.current && live.current) {
+        again.current = false;
+        void refresh();
+      }
+    }
+  }
+
+  useEffect(() => {
+    live.current = true;
+    void refresh();
+    const timer = setInterval(() => void refresh(), props.intervalMs ?? 3000);
+    // The live inbox stream, where the server has it, says at once that something changed; the poll
+    // stays as the fallback (an older server, a dropped stream) and keeps ages and deadlines fresh.
+    const stop = new AbortController();
+    void (async () => {
+      let soon: ReturnType<typeof setTimeout> | undefined;
+      while (!stop.signal.aborted) {
+        try {
+          for await (const message of client.inboxEvents({ signal: stop.signal })) {
+            if (message.event !== 'inbox.added' && message.event !== 'inbox.removed') continue;
+            clearTimeout(soon);
+            soon = setTimeout(() => void refresh(), 50);
+          }
+        } catch (thrown) {
+          // A server without the stream (404) is polled only.
+          if ((thrown as { status?: number }).status === 404) return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    })();
+    return () => {
+      live.current = false;
+      stop.abort();
+      clearInterval(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const open = openId ? entries.find((entry) => entry.action.id === openId) : undefined;
+
+  useKeys(
+    (input, key) => {
+      if (input === 'q') return exit();
+      if (key.upArrow || input === 'k') return setCursor((current) => moveCursor(current, -1, entries.length));
+      if (key.downArrow || input === 'j') return setCursor((current) => moveCursor(current, 1, entries.length));
+      if (key.home) return setCursor(0);
+      if (key.end) return setCursor(Math.max(0, entries.length - 1));
+      if (input === 'r') return void refresh();
+      if (key.return && entries[cursor]) {
+        setNow(clock());
+        setOpenId(entries[cursor].action.id);
+      }
+    },
+    { isActive: !open },
+  );
+
+  let view = null;
+  if (open) {
+    const viewProps: RequestViewProps = {
+      action: open.action,
+      agent: agents.current.get(open.action.conversationId) || undefined,
+      system,
+      async send(resolution) {
+        answering.current.add(open.action.id);
+        try {
+          return await sendAnswer(client, open.action, resolution);
+        } finally {
+          answering.current.delete(open.action.id);
+        }
+      },
+      settled: open.settled && !open.settled.byMe ? open.settled : undefined,
+      rows,
+      columns,
+      now,
+      onAnswered(stored) {
+        setEntries(markSettled(entriesRef.current, stored, true));
+        setOpenId(undefined);
+      },
+      onSettled(settled: Settled) {
+        setEntries(markSettled(entriesRef.current, { ...open.action, ...settled, status: settled.status === 'pending' ? 'resolved' : settled.status }, false));
+      },
+      onBack: () => setOpenId(undefined),
+    };
+    const View = { approval: ApprovalView, question: QuestionView, url: UrlView, client_tool: ClientToolView }[open.action.kind];
+    view = <View key={open.action.id} {...viewProps} />;
+  }
+
+  return (
+    <ColorContext.Provider value={props.color ?? true}>
+      {view ?? (
+        <ListView
+          entries={entries}
+          cursor={Math.min(cursor, Math.max(0, entries.length - 1))}
+          agents={agents.current}
+          status={status}
+          error={error}
+          anonymous={props.anonymous}
+          server={props.server}
+          now={now}
+          columns={columns}
+          rows={rows}
+        />
+      )}
+    </ColorContext.Provider>
+  );
+}

@@ -1,0 +1,70 @@
+import { Box, Text } from 'ink';
+import { ageOf, column, fit, KIND_WORDS, summaryOf, timeLeftOf } from './format.js';
+import { visibleWindow, type InboxEntry } from './inbox-state.js';
+import { settledShort } from './outcome.js';
+import { Keys, Say } from './theme.js';
+
+export interface ListViewProps {
+  entries: InboxEntry[];
+  cursor: number;
+  agents: ReadonlyMap<string, string>;
+  status: 'loading' | 'ready';
+  /** The last read failed: shown above the list, which stays as it was. */
+  error?: string;
+  /** Said when the list is empty because no token was given. */
+  anonymous: boolean;
+  server: string;
+  now: number;
+  columns: number;
+  rows: number;
+}
+
+/** Everything waiting, oldest first, one line each; rows settled meanwhile stay, marked. */
+export function ListView(props: ListViewProps) {
+  const { entries, cursor, columns, now } = props;
+  const waiting = entries.filter((entry) => !entry.settled).length;
+  const { start, end } = visibleWindow(entries.length, cursor, props.rows - 5);
+  const agentWidth = Math.min(14, Math.max(6, Math.floor(columns / 7)));
+  const tailWidth = 18;
+  const summaryWidth = Math.max(10, columns - 2 - 11 - agentWidth - tailWidth - 1);
+  const title = `Heed inbox · ${props.status === 'loading' ? 'loading…' : waiting === 1 ? '1 waiting' : `${waiting} waiting`} · ${props.server}`;
+  return (
+    <Box flexDirection="column">
+      <Say tone="strong">{fit(title, columns)}</Say>
+      {props.error ? <Say tone="bad">{fit(props.error, columns * 2)}</Say> : null}
+      {props.status === 'ready' && entries.length === 0 ? (
+        <Text wrap="wrap">
+          {props.anonymous
+            ? 'Nothing waits on an anonymous caller: conversations belong to whoever started them. Pass --token (or HEED_TOKEN) to see yours.'
+            : 'Nothing is waiting on you. New requests appear here as they arrive.'}
+        </Text>
+      ) : null}
+      {entries.slice(start, end).map((entry, offset) => {
+        const index = start + offset;
+        const { action } = entry;
+        const here = index === cursor;
+        const agent = props.agents.get(action.conversationId) ?? '';
+        const head = `${here ? '›' : ' '} ${column(KIND_WORDS[action.kind], 10)} ${column(agent, agentWidth)} `;
+        if (entry.settled) {
+          const mark = `${entry.settled.byMe ? '✓' : '×'} ${settledShort(action, entry.settled)}`;
+          return (
+            <Text key={action.id}>
+              {head}
+              <Say tone="dim">{fit(`${mark} — ${summaryOf(action)}`, columns - head.length)}</Say>
+            </Text>
+          );
+        }
+        const tail = `${ageOf(action, now)}  ${timeLeftOf(action, now)}`;
+        return (
+          <Text key={action.id}>
+            {head}
+            {here ? <Say tone="accent">{column(summaryOf(action), summaryWidth)}</Say> : column(summaryOf(action), summaryWidth)}{' '}
+            <Say tone={action.expiresAt && Date.parse(action.expiresAt) - now < 60_000 ? 'warn' : 'dim'}>{fit(tail, tailWidth)}</Say>
+          </Text>
+        );
+      })}
+      {end < entries.length || start > 0 ? <Say tone="dim">{`${start + 1}–${end} of ${entries.length}`}</Say> : null}
+      <Keys>↑↓ / j k move · Enter open · q quit</Keys>
+    </Box>
+  );
+}

@@ -1,0 +1,135 @@
+import { render } from 'ink';
+import { parseArgs } from 'node:util';
+import { createClient, HeedApiError, type ActionView, type HeedClient } from '../../client/index.js';
+import { InboxApp, readInbox } from './app.js';
+import { ageOf, KIND_WORDS, summaryOf, timeLeftOf } from './format.js';
+import { connectionSentence } from './inbox-state.js';
+import { systemOf } from './system.js';
+
+export const inboxUsage = `Usage: heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]
+
+  --url <address>   the Heed server (also HEED_URL; default http://127.0.0.1:3000)
+  --token <token>   sent as Authorization: Bearer <token> (also HEED_TOKEN); the inbox lists
+                    what waits on that token's user
+  --json            print what waits as JSON lines (one action each, oldest first) and exit
+  --interval <s>    how often the list is read again, in seconds (default 3)
+
+  Keys: ↑↓ or j k move, Enter opens, Esc goes back, q quits. In a request: a allow, d deny,
+  e edit, r remember (approvals); numbers or hotkeys pick, Space toggles, Enter confirms,
+  s skips, x dismisses (questions); o opens, a accepts, d declines (URLs).`;
+
+/** `heed inbox`: resolves with the exit code once the person quits (or the list is printed). */
+export async function runInbox(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        url: { type: 'string' },
+        token: { type: 'string' },
+        json: { type: 'boolean' },
+        interval: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (thrown) {
+    console.error(`${thrown instanceof Error ? thrown.message : String(thrown)}\n\n${inboxUsage}`);
+    return 1;
+  }
+  if (values.help) {
+    console.log(inboxUsage);
+    return 0;
+  }
+  const server = (values.url ?? process.env.HEED_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const token = values.token ?? (process.env.HEED_TOKEN || undefined);
+  if (!/^https?:$/.test(protocolOf(server))) {
+    console.error(`heed inbox: --url must be an http or https address such as http://127.0.0.1:3000; got "${server}".`);
+    return 1;
+  }
+  const intervalSeconds = values.interval === undefined ? 3 : Number(values.interval);
+  if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.5 || intervalSeconds > 3600) {
+    console.error(`heed inbox: --interval takes seconds from 0.5 to 3600; got ${values.interval}.`);
+    return 1;
+  }
+  const client = createClient({ baseUrl: server, token });
+
+  // The first read doubles as the check of the address and the token: a mistake is one sentence.
+  let first: ActionView[];
+  try {
+    first = await readInbox(client);
+  } catch (thrown) {
+    console.error(`heed inbox: ${firstReadSentence(thrown, server, Boolean(token))}`);
+    return 1;
+  }
+
+  if (values.json) {
+    const agents = await agentNames(client, first);
+    for (const action of first) process.stdout.write(`${JSON.stringify({ ...action, agent: agents.get(action.conversationId) ?? null })}\n`);
+    return 0;
+  }
+  if (!process.stdin.isTTY) {
+    // Without a keyboard nothing can be answered: list what waits as text, as a script would want it.
+    console.error('heed inbox: the input is not a terminal, so nothing can be answered here; listing what waits (--json for scripts).');
+    const agents = await agentNames(client, first);
+    const now = Date.now();
+    for (const action of first) {
+      console.log([KIND_WORDS[action.kind], agents.get(action.conversationId) ?? '', summaryOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
+    }
+    return 0;
+  }
+
+  const color = !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  const stdin = process.stdin;
+  // eslint-disable-next-line prefer-const
+  let instance: ReturnType<typeof render>;
+  const system = systemOf({
+    suspend: () => stdin.setRawMode(false),
+    resume() {
+      stdin.setRawMode(true);
+      // The editor drew over the screen: clear it so the next frame is drawn whole.
+      process.stdout.write('\u001B[2J\u001B[3J\u001B[H');
+      instance.clear();
+    },
+  });
+  instance = render(<InboxApp client={client} server={server} anonymous={!token} system={system} color={color} intervalMs={intervalSeconds * 1000} />, {
+    exitOnCtrlC: true,
+  });
+  await instance.waitUntilExit();
+  return 0;
+}
+
+function protocolOf(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}
+
+async function agentNames(client: HeedClient, actions: ActionView[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (actions.length === 0) return names;
+  for (const conversation of await client.listConversations({ limit: 200 }).catch(() => [])) names.set(conversation.id, conversation.agent);
+  for (const id of new Set(actions.map((action) => action.conversationId))) {
+    if (names.has(id)) continue;
+    const snapshot = await client.getConversation(id, { limit: 1 }).catch(() => undefined);
+    if (snapshot) names.set(id, snapshot.conversation.agent);
+  }
+  return names;
+}
+
+/** Why the first read failed, as one sentence naming the server. */
+export function firstReadSentence(thrown: unknown, server: string, hasToken: boolean): string {
+  if (thrown instanceof HeedApiError) {
+    if (thrown.status === 401) {
+      return hasToken
+        ? `The server at ${server} does not know that token (401 ${thrown.code}). Check --token or HEED_TOKEN.`
+        : `The server at ${server} needs a token (401 ${thrown.code}). Pass --token or set HEED_TOKEN.`;
+    }
+    if (thrown.code === 'http_error') return `${server} does not answer like a Heed server: GET /api/inbox got ${thrown.status}. Check --url.`;
+    return `The server at ${server} refused to list the inbox: ${thrown.message} (${thrown.status} ${thrown.code})`;
+  }
+  if (thrown instanceof SyntaxError) return `${server} does not answer like a Heed server: GET /api/inbox did not return JSON. Check --url.`;
+  return `Could not reach a Heed server at ${server}. ${connectionSentence(thrown)}`;
+}

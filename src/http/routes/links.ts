@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { HeedError } from '../../errors.js';
+import type { Heed } from '../../heed.js';
+import type { LinkClaims } from '../../notify/links.js';
+import type { ActionRecord } from '../../types.js';
+import { actionView } from '../../views.js';
+import { defineRoute, type Route } from '../route.js';
+
+const tokenParams = z.object({ token: z.string().min(1).max(2048) });
+const linkBody = z.object({ resolution: z.record(z.string(), z.unknown()).describe('As for `POST /api/conversations/{id}/actions/{actionId}`.') });
+const linkAction = z
+  .record(z.string(), z.unknown())
+  .describe('The action as the API shows it, without the ids of its conversation and message (the link does not grant the conversation).');
+const linkResponse = z.object({
+  action: linkAction,
+  agent: z.string(),
+  recipient: z.string().nullable().describe('Who the link was made for; recorded as `resolvedBy` when it answers.'),
+  expiresAt: z.string().describe('When the link stops working: never later than the action lapses.'),
+});
+const answeredResponse = z.object({ status: z.literal('recorded'), action: linkAction });
+
+/** One answer for every token that does not lead to an action: forged, tampered, expired, another server's. */
+const notFound = () => new HeedError('not_found', 'This link is not valid (it may have expired).');
+
+async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string }> {
+  const claims = await heed.notifier.readToken(token);
+  if (!claims) throw notFound();
+  const conversation = await heed.engine.store.getConversation(claims.conversationId);
+  const action = conversation && (await heed.engine.store.getAction(claims.conversationId, claims.actionId));
+  if (!conversation || !action) throw notFound();
+  return { claims, action, agent: conversation.agent };
+}
+
+/** The action as a link shows it: what it asks and how it ended, not where it lives. */
+function linkView(heed: Heed, action: ActionRecord, agent: string) {
+  const { conversationId: _conversationId, messageId: _messageId, ...view } = actionView(heed.engine, action, agent);
+  return view;
+}
+
+export const linkRoutes: Route[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/links/:token',
+      operationId: 'readLink',
+      summary: 'The action an answer link names',
+      description:
+        'No sign-in: the token is the permission. Reading never answers. A forged, tampered or expired token, or one of ' +
+        'another server, is 404 `not_found`. The action is shown settled once it is (status, resolution).',
+      tag: 'links',
+      params: tokenParams,
+      responses: { 200: { description: 'The action, who the link is for and until when.', schema: linkResponse } },
+      errors: ['not_found'],
+    },
+    async ({ heed, params }) => {
+      const { claims, action, agent } = await open(heed, params.token);
+      return Response.json(
+        { action: linkView(heed, action, agent), agent, recipient: claims.recipient, expiresAt: new Date(claims.expiresAt).toISOString() },
+        { headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } },
+      );
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/links/:token',
+      operationId: 'answerLink',
+      summary: 'Answer the action an answer link names',
+      description:
+        'Settles the action through the same checks as `POST /api/conversations/{id}/actions/{actionId}` (409 ' +
+        '`action_not_pending` with the stored answer when someone was first, 410 `action_expired`, 400 for an answer that ' +
+        'does not fit), recorded with the link\'s recipient as `resolvedBy` and channel `link`. Answers once it is recorded; ' +
+        'the turn continues on the server.',
+      tag: 'links',
+      params: tokenParams,
+      body: linkBody,
+      responses: { 200: { description: 'The answer was recorded.', schema: answeredResponse } },
+      errors: [
+        'invalid_request',
+        'not_found',
+        'action_not_pending',
+        'action_expired',
+        'action_forbidden',
+        'invalid_resolution',
+        'invalid_approved_args',
+        'budget_reached',
+        'channel_chat',
+        'conversation_busy',
+        'payload_too_large',
+        'unsupported_media_type',
+      ],
+    },
+    async ({ heed, params, body }) => {
+      const { claims, action } = await open(heed, params.token);
+      if (action.kind === 'client_tool') throw notFound();
+      let recorded!: () => void;
+      const whenRecorded = new Promise<void>((resolve) => (recorded = resolve));
+      // The continuation runs on in the background (close() waits for it); the response only needs the answer recorded.
+      const settling = heed.engine.track(
+        heed.conversation(claims.conversationId).resolve(claims.actionId, body.resolution, {
+          caller: { userId: claims.recipient },
+          via: 'http',
+          link: { recipient: claims.recipient },
+          onRecorded: () => recorded(),
+        }),
+      );
+      settling.catch(() => undefined);
+      await Promise.race([whenRecorded, settling]);
+      const settled = (await heed.engine.store.getAction(claims.conversationId, claims.actionId))!;
+      const conversation = await heed.engine.store.getConversation(claims.conversationId);
+      return Response.json({ status: 'recorded', action: linkView(heed, settled, conversation?.agent ?? '') });
+    },
+  ),
+];

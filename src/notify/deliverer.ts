@@ -1,0 +1,162 @@
+import type { Engine } from '../engine.js';
+import { channelName, DeliveryDropped } from '../channels/channel.js';
+import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
+import type { JsonObject } from '../types.js';
+import { actionView } from '../views.js';
+import { composeActionMail, sendMail } from './email.js';
+import { notifyDefaults } from './defaults.js';
+import type { Notifier } from './notifier.js';
+import { targetsFor } from './outbox.js';
+import { postWebhook } from './webhook.js';
+
+export interface Deliverer {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const BATCH = 20;
+
+/** The wait before attempt `attempts + 1`: doubling from `firstDelayMs`, at most `maxDelayMs`. */
+export function backoff(attempts: number, first: number, max: number): number {
+  return Math.min(max, first * 2 ** Math.max(0, Math.min(attempts - 1, 40)));
+}
+
+class Drop extends Error {}
+
+/**
+ * Sends what the outbox holds: claims due deliveries (several processes on one store each claim
+ * different ones), sends each, and records how it went. A failed attempt is tried again after a
+ * doubling wait; past `giveUpAfterMs` it fails for good with a `delivery.failed` event. Runs every
+ * `pollIntervalMs`, and at once after a commit that wrote deliveries.
+ */
+export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
+  const config = notifier.config;
+  const retry = { ...notifyDefaults, ...config.retry };
+  const attemptTimeoutMs = config.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs;
+  let stopped = false;
+  // Aborts webhook requests under way when Heed closes: their claims run out and they are sent again.
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  async function deliver(delivery: DeliveryRecord): Promise<void> {
+    const store = engine.store;
+    const at = () => engine.now();
+    try {
+      const target = delivery.target;
+      if (target.type === 'channel') {
+        // A chat workspace's post or update (DESIGN §15): the adapter sends it and says what to keep.
+        const adapter = notifier.channels.get(channelName(target.channel));
+        if (!adapter) throw new Drop('the channel is no longer configured');
+        const receipt = await adapter.deliver(delivery);
+        await store.finishDelivery(delivery.id, { status: 'delivered', at: at(), ...(receipt ? { receipt } : {}) });
+        return;
+      }
+      const conversation = await store.getConversation(delivery.conversationId);
+      const action = conversation && (await store.getAction(delivery.conversationId, delivery.actionId));
+      if (!conversation || !action) throw new Drop('the action is gone');
+      const targets = targetsFor(config, engine.agents.get(conversation.agent));
+      // `action.required` shows the action as it was raised, whatever became of it since: the request
+      // itself never changes, so every attempt sends the same action (only the links are left out once it is settled).
+      const asRaised = delivery.event === 'action.required'
+        ? { ...action, status: 'pending' as const, resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null }
+        : action;
+      const view = actionView(engine, asRaised, conversation.agent);
+      const about = { id: conversation.id, agent: conversation.agent, ownerId: conversation.ownerId };
+      const event = delivery.event as DeliveryEvent;
+      if (target.type === 'webhook') {
+        const hook = targets.webhooks.find((entry) => entry.url === target.url);
+        if (!hook) throw new Drop('the webhook is no longer configured');
+        // Links answer as the conversation's owner: whoever the webhook's receiver hands them to acts for the owner.
+        const links = delivery.event === 'action.required' ? await notifier.links(action, conversation, conversation.ownerId) : undefined;
+        const data = { action: view, conversation: about, ...(links ? { links } : {}) };
+        await postWebhook(hook, delivery.id, { type: event, timestamp: delivery.createdAt, data }, attemptTimeoutMs, stopping.signal);
+      } else {
+        if (!targets.email) throw new Drop('email is no longer configured');
+        // No stale reminders: a request answered, lapsed or cancelled meanwhile is not mailed.
+        if (action.status !== 'pending') throw new Drop(`the action is no longer pending (${action.status})`);
+        const links = await notifier.links(action, conversation, target.to);
+        const mail = composeActionMail({ deliveryId: delivery.id, action: view, conversation: about, links, from: targets.email.from });
+        await sendMail(targets.email, target.to, mail, attemptTimeoutMs);
+      }
+      await store.finishDelivery(delivery.id, { status: 'delivered', at: at() });
+    } catch (error) {
+      // Closing: leave the claim to run out rather than count this as a failed attempt.
+      if (stopping.signal.aborted) return;
+      const reason = (error as Error).message ?? String(error);
+      if (error instanceof Drop || error instanceof DeliveryDropped) return store.finishDelivery(delivery.id, { status: 'dropped', at: at(), error: reason });
+      const now = engine.clock().getTime();
+      const wait = backoff(delivery.attempts, retry.firstDelayMs, retry.maxDelayMs);
+      if (now + wait - Date.parse(delivery.createdAt) <= retry.giveUpAfterMs) {
+        return store.finishDelivery(delivery.id, { status: 'pending', dueAt: new Date(now + wait).toISOString(), error: reason });
+      }
+      await store.finishDelivery(delivery.id, { status: 'failed', at: at(), error: reason });
+      await announceFailure(engine, delivery, reason);
+    }
+  }
+
+  async function round(): Promise<void> {
+    do {
+      again = false;
+      const now = engine.clock().getTime();
+      const claimed = await engine.store.claimDeliveries(new Date(now).toISOString(), new Date(now + 2 * attemptTimeoutMs).toISOString(), BATCH);
+      // One target's deliveries go one after another, in the order they were written; targets in parallel.
+      const byTarget = new Map<string, DeliveryRecord[]>();
+      claimed.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (const delivery of claimed) {
+        const key = JSON.stringify(delivery.target);
+        byTarget.set(key, [...(byTarget.get(key) ?? []), delivery]);
+      }
+      await Promise.all(
+        [...byTarget.values()].map(async (queue) => {
+          for (const delivery of queue) await deliver(delivery).catch(() => undefined);
+        }),
+      );
+      if (claimed.length === BATCH) again = true;
+    } while (again && !stopped);
+  }
+
+  const run = () => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = round()
+      .catch(() => undefined)
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(run, config.pollIntervalMs ?? notifyDefaults.pollIntervalMs);
+  timer.unref();
+  setImmediate(run);
+
+  return {
+    wake: () => setImmediate(run),
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      stopping.abort();
+      await running;
+    },
+  };
+}
+
+/** Appends `delivery.failed` to the conversation's log (retrying while other writes move its version). */
+async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason: string): Promise<void> {
+  const data: JsonObject = {
+    deliveryId: delivery.id,
+    actionId: delivery.actionId,
+    event: delivery.event,
+    // The kind of target only: the log is the conversation's, and a webhook URL or an address is the operator's.
+    target: delivery.target.type,
+    attempts: delivery.attempts,
+    error: reason,
+  };
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const conversation = await engine.store.getConversation(delivery.conversationId);
+    if (!conversation) return;
+    const result = await engine.commit({ conversationId: conversation.id, expectVersion: conversation.version, events: [{ type: 'delivery.failed', at: engine.now(), data }] });
+    if (result.ok || result.reason === 'not_found') return;
+    await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 10));
+  }
+}

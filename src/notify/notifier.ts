@@ -1,0 +1,96 @@
+import type { NotifyConfig } from '../config.js';
+import type { Engine } from '../engine.js';
+import type { Change, NewDelivery } from '../store/store.js';
+import type { ActionRecord, ConversationRecord } from '../types.js';
+import { actionView } from '../views.js';
+import { notifyDefaults } from './defaults.js';
+import { startDeliverer, type Deliverer } from './deliverer.js';
+import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
+import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
+import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
+
+/**
+ * Reaching people (DESIGN §13), as one object a Heed holds: what each commit must also write (the
+ * outbox), the background deliverer, and the answer links' secret.
+ */
+export class Notifier {
+  readonly config: NotifyConfig;
+  /** Where links point when `publicUrl` is not set: `heed serve` puts its own address here. */
+  fallbackUrl?: string;
+  private signer?: Promise<LinkSigner>;
+  private deliverer?: Deliverer;
+
+  /** Chat workspaces (DESIGN §15) by name: what their conversations post goes through this outbox too. */
+  readonly channels = new Map<string, ChannelAdapter>();
+  /** True when a webhook or an email is configured for the server or any agent. */
+  private readonly notifying: boolean;
+
+  constructor(private readonly engine: Engine, config: NotifyConfig | undefined, channels: ChannelAdapter[] = []) {
+    this.config = config ?? {};
+    for (const adapter of channels) this.channels.set(adapter.name, adapter);
+    this.notifying = [undefined, ...engine.agents.values()].some((agent) => hasTargets(targetsFor(this.config, agent)));
+    this.active = this.notifying || this.channels.size > 0;
+  }
+
+  /** True when the server or any agent has a webhook, an email or a channel to send to (agents and config are fixed at start). */
+  readonly active: boolean;
+
+  /** The notifications a change causes; read once per change that raises or settles an action (or, with channels, writes a message). */
+  async deliveriesFor(change: Change): Promise<NewDelivery[]> {
+    const escalations = (change.revise ?? []).filter((x) => x.reason === 'escalation');
+    const aboutActions = Boolean(change.actions?.length || change.settle?.length || escalations.length);
+    const replies = this.channels.size > 0 && (change.messages ?? []).some((message) => message.role === 'assistant');
+    if (!aboutActions && !replies) return [];
+    if (!this.active) return [];
+    const conversation = change.create ?? (await this.engine.store.getConversation(change.conversationId));
+    if (!conversation) return [];
+    const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
+    const posts = conversation.channel && this.channels.has(channelName(conversation.channel)) ? channelDeliveries(change, conversation, at) : [];
+    if (!aboutActions || !this.notifying) return posts;
+    const targets = targetsFor(this.config, this.engine.agents.get(conversation.agent));
+    if (!hasTargets(targets)) return posts;
+    // An escalated approval is announced again, as asked now (with its new approvers).
+    const escalated: ActionRecord[] = [];
+    for (const x of escalations) {
+      const action = await this.engine.store.getAction(change.conversationId, x.id);
+      if (action) escalated.push({ ...action, request: x.request });
+    }
+    return [...posts, ...deliveriesFor(change, { conversation, targets, at, escalated, view: (action) => actionView(this.engine, action, conversation.agent) })];
+  }
+
+  /** Starts the deliverer (when anything is configured to be sent to). */
+  start(): void {
+    if (this.active && !this.deliverer) this.deliverer = startDeliverer(this.engine, this);
+  }
+
+  /** A commit wrote deliveries: look for them now rather than at the next poll. */
+  wake(): void {
+    this.deliverer?.wake();
+  }
+
+  async close(): Promise<void> {
+    await this.deliverer?.stop();
+  }
+
+  linkSigner(): Promise<LinkSigner> {
+    this.signer ??= (async () => new LinkSigner(this.config.linkSecret ?? (await this.engine.store.secret('answer-links'))))();
+    this.signer.catch(() => (this.signer = undefined));
+    return this.signer;
+  }
+
+  /** The answer links for one recipient of an action, or undefined when there is no `publicUrl` or nothing to answer. */
+  async links(action: ActionRecord, conversation: ConversationRecord, recipient: string | null): Promise<ActionLinks | undefined> {
+    const base = this.config.publicUrl ?? this.fallbackUrl;
+    if (!base || action.status !== 'pending' || !answerableByLink(action)) return undefined;
+    const now = this.engine.clock().getTime();
+    const expiresAt = linkExpiry(action, now, this.config.linkTtlMinutes ?? notifyDefaults.linkTtlMinutes);
+    if (expiresAt <= now) return undefined;
+    const token = (await this.linkSigner()).sign({ conversationId: conversation.id, actionId: action.id, recipient, expiresAt });
+    return actionLinks(base, token, action);
+  }
+
+  /** The claims of a genuine, unexpired token; undefined for anything else. */
+  async readToken(token: string): Promise<LinkClaims | undefined> {
+    return (await this.linkSigner()).verify(token, this.engine.clock().getTime());
+  }
+}

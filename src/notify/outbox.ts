@@ -1,0 +1,77 @@
+import type { AgentConfig, EmailConfig, NotifyConfig, WebhookConfig } from '../config.js';
+import { newId } from '../ids.js';
+import type { Change, DeliveryEvent, NewDelivery } from '../store/store.js';
+import type { ActionRecord, ActionStatus, ConversationRecord } from '../types.js';
+import type { ActionView } from '../views.js';
+import { answerableByLink } from './links.js';
+
+/** The webhooks and email in force for one agent: its own `notify` keys replace the server's. */
+export interface AgentTargets {
+  webhooks: WebhookConfig[];
+  email?: EmailConfig;
+}
+
+export function targetsFor(notify: NotifyConfig | undefined, agent: AgentConfig | undefined): AgentTargets {
+  const merged = { ...notify, ...agent?.notify };
+  const name = agent?.name;
+  return {
+    webhooks: (merged.webhooks ?? []).filter((hook) => !hook.agents || (name !== undefined && hook.agents.includes(name))),
+    email: merged.email,
+  };
+}
+
+export function hasTargets(targets: AgentTargets): boolean {
+  return targets.webhooks.length > 0 || targets.email !== undefined;
+}
+
+const settledEvent: Record<Exclude<ActionStatus, 'pending'>, DeliveryEvent> = {
+  resolved: 'action.resolved',
+  expired: 'action.expired',
+  cancelled: 'action.cancelled',
+};
+
+export interface OutboxContext {
+  conversation: Pick<ConversationRecord, 'id' | 'agent' | 'ownerId'>;
+  targets: AgentTargets;
+  /** When the change happens. */
+  at: string;
+  /** The action as the API shows it (for `email.to`). */
+  view: (action: ActionRecord) => ActionView;
+  /** Approvals this change escalates (DESIGN §14): notified like a new request. */
+  escalated?: ActionRecord[];
+}
+
+/**
+ * The notifications a change causes, computed from the change alone: an action it inserts as pending
+ * is `action.required`; an action it settles is `action.resolved`, `action.expired` or `action.cancelled`
+ * by its new status. Actions inserted already closed (a branch's copies) notify nobody. One delivery per
+ * webhook that wants the event, and one per email recipient of an action a person can answer.
+ */
+export function deliveriesFor(change: Change, context: OutboxContext): NewDelivery[] {
+  const { targets, at } = context;
+  const happened: { event: DeliveryEvent; action?: ActionRecord; actionId: string }[] = [];
+  for (const action of change.actions ?? []) {
+    if (action.status === 'pending' && !(change.settle ?? []).some((x) => x.id === action.id)) {
+      happened.push({ event: 'action.required', action, actionId: action.id });
+    }
+  }
+  for (const action of context.escalated ?? []) happened.push({ event: 'action.required', action, actionId: action.id });
+  for (const x of change.settle ?? []) happened.push({ event: settledEvent[x.status], actionId: x.id });
+
+  const out: NewDelivery[] = [];
+  for (const { event, action, actionId } of happened) {
+    for (const hook of targets.webhooks) {
+      if (hook.events && !hook.events.includes(event)) continue;
+      out.push({ id: newId('msg'), event, actionId, target: { type: 'webhook', url: hook.url }, createdAt: at });
+    }
+    if (targets.email && event === 'action.required' && action && answerableByLink(action)) {
+      const conversation = { id: context.conversation.id, agent: context.conversation.agent, ownerId: context.conversation.ownerId };
+      const to = targets.email.to({ action: context.view(action), conversation });
+      const recipients = [...new Set((Array.isArray(to) ? to : to ? [to] : []).map((address) => address.trim()).filter(Boolean))];
+      for (const address of recipients) {
+        out.push({ id: newId('msg'), event, actionId, target: { type: 'email', to: address }, createdAt: at });
+      }
+    }
+  }
+  return out;
+}
