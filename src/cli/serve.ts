@@ -69,7 +69,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const store = databaseUrl
     ? postgresStore({ connectionString: databaseUrl })
     : options.db || !config.store
-      ? sqliteStore({ path: resolve(options.db ?? './heed.db') })
+      ? sqliteStore({ path: options.db === ':memory:' ? ':memory:' : resolve(options.db ?? './heed.db') })
       : config.store;
   if (databaseUrl) {
     // Fail at start, with a readable message, when the database cannot be reached.
