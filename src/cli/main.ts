@@ -87,12 +87,20 @@ export async function main(argv: string[]): Promise<number> {
 /** Loads the terminal inbox only when asked for, so `heed serve` never loads Ink or React. */
 async function runInboxCommand(args: string[]): Promise<number> {
   let inbox: typeof import('./inbox/run.js');
+  // Ink draws only the last frame when it thinks it runs in CI (CI=true); a person at a terminal must see
+  // every frame, so a real terminal wins. It reads the variable once, when it is first loaded.
+  const interactive = process.stdin.isTTY && process.stdout.isTTY;
+  const ci = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  if (interactive) for (const key of Object.keys(ci)) delete process.env[key];
   try {
     inbox = await import('./inbox/run.js');
   } catch (thrown) {
     if ((thrown as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw thrown;
     console.error(`heed inbox needs Ink and React 19 beside Heed (${(thrown as Error).message.split('\n')[0]}). Install them with: npm install ink react`);
     return 1;
+  } finally {
+    // Give programs the inbox starts (an $EDITOR) the environment as it was.
+    for (const [key, value] of Object.entries(ci)) if (value !== undefined) process.env[key] = value;
   }
   return inbox.runInbox(args);
 }
