@@ -1,4 +1,4 @@
-import type { AgentModel } from './agent/model-spec.js';
+import type { AgentModel } from './engine/turn/model-spec.js';
 import type { Caller } from './caller.js';
 import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';

@@ -1,11 +1,11 @@
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import type { TurnResult } from '../agent/run-turn.js';
-import { checkMessageContent } from '../agent/send.js';
+import type { TurnResult } from '../engine/turn/run-turn.js';
+import { checkMessageContent } from '../engine/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
-import { followEvents, type FollowFlow } from '../events/follow.js';
-import { readEvents } from '../events/hydrate.js';
+import { followEvents, type FollowFlow } from '../engine/follow.js';
+import { readEvents } from '../engine/hydrate.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
 import type { EventRecord, JsonValue } from '../types.js';
 import { actionView } from '../views.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolutionInputSchema } from '../actions/resolution-input.js';
+import { resolutionInputSchema } from '../protocol/resolution-input.js';
 import { eventRecord, eventSchemas } from './event-schemas.js';
 
 export { eventRecord };

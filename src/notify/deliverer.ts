@@ -1,4 +1,4 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/engine.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
 import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
 import type { JsonObject } from '../types.js';

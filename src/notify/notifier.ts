@@ -1,5 +1,5 @@
 import type { NotifyConfig } from '../config.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/engine.js';
 import type { Change, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';

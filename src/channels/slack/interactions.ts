@@ -1,4 +1,4 @@
-import { settleAction } from '../../actions/settle.js';
+import { settleAction } from '../../engine/settle.js';
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';

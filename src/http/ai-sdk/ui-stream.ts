@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from 'ai';
-import type { TurnResult } from '../../agent/run-turn.js';
+import type { TurnResult } from '../../engine/turn/run-turn.js';
 import type { AgentConfig } from '../../config.js';
 import type { EventRecord, JsonObject, JsonValue, ToolOutput } from '../../types.js';
 import type { ActionView } from '../../views.js';

@@ -1,5 +1,5 @@
 import { HeedApiError, type HeedClient } from '../../client/index.js';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { EventRecord } from '../../types.js';
 import type { ActionView, ConversationView, MessageView } from '../../views.js';
 import { defaultClientTools, runClientTool, wasStartedHere, type ClientToolRegistry } from './client-tools.js';
