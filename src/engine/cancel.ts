@@ -1,6 +1,7 @@
 import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
+import { newEvent } from '../protocol/events.js';
 import type { ConversationStatus } from '../types.js';
 import { closeOpen, releaseLiveCalls } from './close-open.js';
 
@@ -27,7 +28,7 @@ export async function cancelConversation(
       expectVersion: conversation.version,
       settle: closing.settle,
       messages: closing.messages,
-      events: [...closing.events, { type: 'turn.cancelled', at, data: { reason: 'cancelled', by } }],
+      events: [...closing.events, newEvent('turn.cancelled', at, { reason: 'cancelled', by })],
       set: { status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: at },
     });
     if (result.ok) {

@@ -1,6 +1,7 @@
 import type { Engine } from './engine.js';
 import { newId } from '../ids.js';
 import type { ActionSettlement, NewEvent } from '../store/store.js';
+import { newEvent } from '../protocol/events.js';
 import type { ActionRecord, ActionStatus, JsonObject, MessageRecord, ToolOutput } from '../types.js';
 
 export interface ClosingWrites {
@@ -26,11 +27,18 @@ export function closeOpen(
   for (const action of pending) {
     const status: Exclude<ActionStatus, 'pending'> = options.lapsed?.has(action.id) ? 'expired' : 'cancelled';
     settle.push({ id: action.id, status, resolution: { type: 'cancelled', reason: options.reason }, resolvedBy: options.resolvedBy, channel: options.channel, resolvedAt: at });
-    events.push({
-      type: 'action.resolved',
-      at,
-      data: { actionId: action.id, kind: action.kind, toolCallId: action.toolCallId, toolName: action.toolName, status, resolvedBy: options.resolvedBy, channel: options.channel, cancelled: true },
-    });
+    events.push(
+      newEvent('action.resolved', at, {
+        actionId: action.id,
+        kind: action.kind,
+        toolCallId: action.toolCallId,
+        toolName: action.toolName,
+        status,
+        resolvedBy: options.resolvedBy,
+        channel: options.channel,
+        cancelled: true,
+      }),
+    );
   }
   // A call that asked from inside its tool (an MCP server's form, say) had already started: say so.
   const started = new Set(pending.filter((action) => action.origin === 'live' || action.origin === 'ctx').map((action) => action.toolCallId));
@@ -41,7 +49,7 @@ export function closeOpen(
   for (const message of results) {
     const part = message.parts[0];
     if (part.type === 'tool-result') {
-      events.push({ type: 'tool.result', at, data: { toolCallId: part.toolCallId, toolName: part.toolName, isError: true, output: part.output as unknown as JsonObject } });
+      events.push(newEvent('tool.result', at, { toolCallId: part.toolCallId, toolName: part.toolName, isError: true, output: part.output }));
     }
   }
   return { settle, messages: results, events };

@@ -9,9 +9,9 @@ import { actionView } from '../views.js';
 export function hydrateEvents(events: EventRecord[], actions: ActionRecord[]): EventRecord[] {
   if (!events.some(needsAction)) return events;
   const byId = new Map(actions.map((action) => [action.id, action]));
-  return events.map((event) => {
-    if (!needsAction(event)) return event;
-    const action = byId.get(event.data.actionId as string);
+  return events.map((event): EventRecord => {
+    if (event.type !== 'action.required' || event.data.action !== undefined) return event;
+    const action = byId.get(event.data.actionId);
     return action ? { ...event, data: { ...event.data, action: askedView(action) } } : event;
   });
 }
@@ -29,5 +29,7 @@ function needsAction(event: EventRecord): boolean {
 /** The action as it was when asked: pending, with no answer yet. */
 function askedView(action: ActionRecord): JsonObject {
   const asked: ActionRecord = { ...action, status: 'pending', resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null };
-  return actionView(undefined, asked) as unknown as JsonObject;
+  // A view is JSON (it is what the HTTP API sends), so it fits the log's JSON data.
+  const view: object = actionView(undefined, asked);
+  return view as JsonObject;
 }

@@ -5,6 +5,8 @@ import { earliestDue, type Engine } from './engine.js';
 import { newId } from '../ids.js';
 import { skipAnswers } from '../kinds/question.js';
 import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../store/store.js';
+import { newEvent } from '../protocol/events.js';
+import { toolResultWrites } from './tool-result.js';
 import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
 import { closeOpen, releaseLiveCalls } from './close-open.js';
@@ -61,7 +63,7 @@ async function recover(engine: Engine, conversation: ConversationRecord): Promis
     conversationId: conversation.id,
     expectVersion: conversation.version,
     set: { leaseOwner, leaseExpiresAt: engine.leaseUntil(), updatedAt: at },
-    events: [{ type: 'turn.started', at, data: { trigger: 'recovery' } }],
+    events: [newEvent('turn.started', at, { trigger: 'recovery' })],
   });
   if (!result.ok) return undefined;
   return { run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
@@ -94,7 +96,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     });
     change.settle = closing.settle;
     change.messages = closing.messages;
-    change.events = [...closing.events, { type: 'turn.cancelled', at: now, data: { reason: 'action_expired' } }];
+    change.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
     change.set = { ...change.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
     const result = await engine.commit(change);
     if (result.ok) releaseLiveCalls(engine, pending);
@@ -109,20 +111,13 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   for (const action of due) {
     const { resolution, status } = lapsedAnswer(action);
     settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted: resolution.type === 'question' && 'answers' in resolution ? Object.keys(resolution.answers) : null });
-    events.push({ type: 'action.resolved', at: now, data: { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution as unknown as JsonObject), expired: true } });
+    events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution), expired: true }));
     if (action.kind === 'client_tool') {
       position ??= (await engine.store.listMessages(conversation.id)).length;
       const output = { type: 'error-text' as const, value: 'The host page did not answer.' };
-      messages.push({
-        id: newId('m'),
-        conversationId: conversation.id,
-        position: position++,
-        role: 'tool',
-        parts: [{ type: 'tool-result', toolCallId: action.toolCallId, toolName: action.toolName, output }],
-        metadata: null,
-        createdAt: now,
-      });
-      events.push({ type: 'tool.result', at: now, data: { toolCallId: action.toolCallId, toolName: action.toolName, isError: true, output } });
+      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output });
+      messages.push(result.message);
+      events.push(result.event);
     }
   }
   const remaining = escalation.pending.filter((action) => !due.some((entry) => entry.id === action.id));
@@ -137,7 +132,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     change.set = { ...change.set, actionDueAt: earliestDue(remaining) };
   } else {
     change.set = { ...change.set, status: 'running', actionDueAt: null, leaseOwner, leaseExpiresAt: engine.leaseUntil() };
-    events.push({ type: 'turn.started', at: now, data: { trigger: 'timeout' } });
+    events.push(newEvent('turn.started', now, { trigger: 'timeout' }));
   }
   const result = await engine.commit(change);
   if (!result.ok) return { lapsed: 0 };
@@ -159,11 +154,9 @@ function escalate(candidates: ActionRecord[], conversation: ConversationRecord, 
     const { request, added } = escalatedRequest(action.request, conversation.ownerId, now);
     revise.push({ id: action.id, request, reason: 'escalation' });
     byId.set(action.id, { ...action, request });
-    events.push({
-      type: 'action.escalated',
-      at: now,
-      data: { actionId: action.id, kind: action.kind, toolCallId: action.toolCallId, toolName: action.toolName, added, approvers: request.approvers ?? [] },
-    });
+    events.push(
+      newEvent('action.escalated', now, { actionId: action.id, kind: 'approval', toolCallId: action.toolCallId, toolName: action.toolName, added, approvers: request.approvers ?? [] }),
+    );
   }
   return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };
 }

@@ -2,6 +2,7 @@ import { closeOpen, releaseLiveCalls } from './close-open.js';
 import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
+import { newEvent } from '../protocol/events.js';
 import { newId } from '../ids.js';
 import type { Change } from '../store/store.js';
 import type { ActionRecord, JsonObject, MessageRecord } from '../types.js';
@@ -99,8 +100,8 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     const leaseOwner = newId('lease');
     change.messages = [...(change.messages ?? []), user];
     change.events!.push(
-      { type: 'message.created', at, data: { messageId: user.id, role: 'user', parts: user.parts, by: callerId(options.caller ?? { userId: conversation.ownerId }) } },
-      { type: 'turn.started', at, data: { trigger: 'message' } },
+      newEvent('message.created', at, { messageId: user.id, role: 'user', parts: user.parts, by: callerId(options.caller ?? { userId: conversation.ownerId }) }),
+      newEvent('turn.started', at, { trigger: 'message' }),
     );
     change.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
     const result = await engine.commit(change);

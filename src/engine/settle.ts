@@ -4,8 +4,10 @@ import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../cal
 import { conversationNotFound, defaults, earliestDue, mayAccess, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
+import { newEvent, type EventData } from '../protocol/events.js';
 import type { Change, NewEvent } from '../store/store.js';
-import type { ActionRecord, ApprovalRequest, ConversationRecord, JsonObject, ResolutionChannel } from '../types.js';
+import { toolResultWrites } from './tool-result.js';
+import type { ActionRecord, ApprovalRequest, ConversationRecord, JsonObject, ResolutionChannel, StoredResolution } from '../types.js';
 import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../kinds/approval-policy.js';
 import { actionView } from '../views.js';
 import { checkResolution } from '../kinds/validate-resolution.js';
@@ -79,7 +81,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     if (voted && checked.stored.type === 'approval') {
       const { decision, comment, approvedArgs } = checked.stored;
       const outcome = castVote(voted, resolvedBy!, { decision, comment, approvedArgs }, at);
-      votedEvents.push({ type: 'action.voted', at, data: votedEvent(action, outcome) });
+      votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome)));
       if (!outcome.decided) {
         // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
         const result = await engine.commit({
@@ -112,40 +114,24 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       settle: [{ id: action.id, status: 'resolved', resolution: checked.stored, resolvedBy, channel, resolvedAt: at, defaulted: checked.defaulted }],
       events: [
         ...votedEvents,
-        {
-          type: 'action.resolved',
-          at,
-          data: resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored as unknown as JsonObject),
-        },
+        newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored)),
       ],
       set: { updatedAt: at },
     };
     if (checked.toolOutput) {
       // The page's output becomes the tool result now; the record keeps only its size.
       const position = (await engine.store.listMessages(conversationId)).length;
-      change.messages = [
-        {
-          id: newId('m'),
-          conversationId,
-          position,
-          role: 'tool',
-          parts: [{ type: 'tool-result', toolCallId: action.toolCallId, toolName: action.toolName, output: checked.toolOutput }],
-          metadata: null,
-          createdAt: at,
-        },
-      ];
       const bytes = checked.stored.type === 'client_tool' && 'outputBytes' in checked.stored ? checked.stored.outputBytes : undefined;
-      change.events!.push({
-        type: 'tool.result',
-        at,
-        data: { toolCallId: action.toolCallId, toolName: action.toolName, isError: checked.toolOutput.type === 'error-text', ...(bytes !== undefined ? { outputBytes: bytes } : { output: checked.toolOutput as unknown as JsonObject }) },
-      });
+      const logged = bytes !== undefined ? { outputBytes: bytes } : { output: checked.toolOutput };
+      const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged });
+      change.messages = [result.message];
+      change.events!.push(result.event);
     }
     if (checked.remember) change.remember = [{ toolName: action.toolName, rememberedBy: resolvedBy, rememberedAt: at }];
     const leaseOwner = newId('lease');
     if (closes) {
       change.set = { ...change.set, status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null };
-      change.events!.push({ type: 'turn.started', at, data: { trigger: 'answer' } });
+      change.events!.push(newEvent('turn.started', at, { trigger: 'answer' }));
     } else {
       change.set = { ...change.set, actionDueAt: earliestDue(others) };
     }
@@ -225,11 +211,11 @@ function checkVoter(request: ApprovalRequest, action: ActionRecord, voter: strin
   }
 }
 
-function votedEvent(action: ActionRecord, outcome: VoteOutcome): JsonObject {
+function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'action.voted'> {
   const votes = outcome.request.votes ?? [];
   return {
     actionId: action.id,
-    kind: action.kind,
+    kind: 'approval',
     toolCallId: action.toolCallId,
     toolName: action.toolName,
     by: outcome.vote.by,
@@ -250,8 +236,13 @@ function expired(action: ActionRecord): HeedError {
 }
 
 /** `by`: the user id (null: anonymous, system, lapse) and how the action was settled, as two fields. */
-export function resolvedEvent(action: ActionRecord, status: string, by: { resolvedBy: string | null; channel: ResolutionChannel }, resolution: JsonObject): JsonObject {
-  const data: JsonObject = {
+export function resolvedEvent(
+  action: ActionRecord,
+  status: string,
+  by: { resolvedBy: string | null; channel: ResolutionChannel },
+  resolution: StoredResolution,
+): EventData<'action.resolved'> {
+  const data: EventData<'action.resolved'> = {
     actionId: action.id,
     kind: action.kind,
     toolCallId: action.toolCallId,

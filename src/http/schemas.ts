@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { resolutionInputSchema } from '../protocol/resolution-input.js';
-import { eventRecord, eventSchemas } from './event-schemas.js';
+import { eventRecord, eventSchemas } from '../protocol/events.js';
 
 export { eventRecord };
 

@@ -41,12 +41,9 @@ export interface ActionRevision {
   reason: 'vote' | 'escalation';
 }
 
-/** An event to append; the store numbers it. */
-export interface NewEvent {
-  type: EventType;
-  data: JsonObject;
-  at: string;
-}
+/** An event to append; the store numbers it. Built with `newEvent` (src/protocol/events.ts). */
+export type { NewEvent } from '../protocol/events.js';
+import type { NewEvent } from '../protocol/events.js';
 
 /**
  * One atomic write to one conversation. Either all of it is applied, or none of it (`ok: false`).

@@ -140,7 +140,7 @@ async function askIntake(turn: Turn): Promise<boolean> {
 
 async function complete(turn: Turn): Promise<TurnResult> {
   turn.set({ status: 'idle', leaseOwner: null, leaseExpiresAt: null, actionDueAt: null });
-  turn.event('turn.completed', turn.warnings.length ? { warnings: turn.warnings as unknown as JsonObject[] } : {});
+  turn.event('turn.completed', turn.warnings.length ? { warnings: turn.warnings } : {});
   await turn.flush();
   return result(turn, 'completed');
 }

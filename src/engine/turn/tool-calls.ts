@@ -11,12 +11,13 @@ import { LiveCall } from './live-call.js';
 import { eventToolOutput } from './tool-output.js';
 import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
 import type { Turn } from './turn.js';
+import type { LoggedOutput } from '../tool-result.js';
 
 export type StepOutcome = 'continue' | 'paused' | 'stop';
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
 type CallOutcome =
-  | { result: ToolOutput; stop?: boolean; eventOutput?: JsonObject }
+  | { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput }
   | { ask: ActionRecord };
 
 const DISMISSED = 'Dismissed by the user.';

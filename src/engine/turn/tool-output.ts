@@ -1,6 +1,7 @@
 import type { LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import type { LanguageModelV4ToolResultOutput } from '@ai-sdk/provider-v4';
-import type { JsonObject, ToolContentPart, ToolOutput } from '../../types.js';
+import type { EventData } from '../../protocol/events.js';
+import type { ToolContentPart, ToolOutput } from '../../types.js';
 
 type V3Content = Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'][number];
 type V4Content = Extract<LanguageModelV4ToolResultOutput, { type: 'content' }>['value'][number];
@@ -28,8 +29,8 @@ export function modelToolOutput(output: ToolOutput, version: 'v3' | 'v4'): Model
  * The output as the event log keeps it: media is already stored once, in the tool result message, so
  * the `tool.result` event says only what it was and how big.
  */
-export function eventToolOutput(output: ToolOutput): JsonObject {
-  if (output.type !== 'content') return { output: output as unknown as JsonObject };
+export function eventToolOutput(output: ToolOutput): Pick<EventData<'tool.result'>, 'output'> {
+  if (output.type !== 'content') return { output };
   const value = output.value.map((part: ToolContentPart) =>
     part.type === 'text' ? part : { type: 'media', mediaType: part.mediaType, bytes: Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0) },
   );

@@ -4,11 +4,11 @@ import type { Engine } from '../engine.js';
 import { newId } from '../../ids.js';
 import { actionView, type ActionView } from '../../views.js';
 import type { Change, ConversationPatch, NewEvent } from '../../store/store.js';
+import { newEvent, type EventData, type EventType } from '../../protocol/events.js';
+import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
 import type {
   ActionRecord,
   ConversationRecord,
-  EventType,
-  JsonObject,
   MessageMetadata,
   MessagePart,
   MessageRecord,
@@ -65,8 +65,8 @@ export class Turn {
     if (this.leaseTimer) clearInterval(this.leaseTimer);
   }
 
-  event(type: EventType, data: JsonObject): void {
-    this.pending.events.push({ type, data, at: this.engine.now() });
+  event<T extends EventType>(type: T, data: EventData<T>): void {
+    this.pending.events.push(newEvent(type, this.engine.now(), data));
   }
 
   set(patch: ConversationPatch): void {
@@ -88,6 +88,10 @@ export class Turn {
       metadata,
       createdAt: this.engine.now(),
     };
+    return this.keepMessage(message);
+  }
+
+  private keepMessage(message: MessageRecord): MessageRecord {
     this.messages.push(message);
     this.created.push(message);
     this.pending.messages.push(message);
@@ -95,9 +99,10 @@ export class Turn {
   }
 
   /** Records a tool's result as a tool message, with a `tool.result` event. */
-  addToolResult(call: { toolCallId: string; toolName: string }, output: ToolOutput, eventOutput: JsonObject = { output: output as unknown as JsonObject }): void {
-    this.addMessage('tool', [{ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output }]);
-    this.event('tool.result', { toolCallId: call.toolCallId, toolName: call.toolName, isError: output.type === 'error-text', ...eventOutput });
+  addToolResult(call: { toolCallId: string; toolName: string }, output: ToolOutput, logged: LoggedOutput = { output }): void {
+    const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged });
+    this.keepMessage(message);
+    this.pending.events.push(event);
   }
 
   view(action: ActionRecord): ActionView {

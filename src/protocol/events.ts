@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { EventType } from '../types.js';
+import type { JsonObject } from '../types.js';
 
 /*
- * The events of a conversation's log as the HTTP API shows them, one schema per type with the `data`
- * its writers record (src/agent/send.ts, run-turn.ts, turn.ts, tool-calls.ts; src/actions/settle.ts,
- * close-open.ts, cancel.ts, lapse.ts; src/notify/deliverer.ts). They describe, they do not validate:
- * the log is written by the engine, never parsed back with these. Until the typed protocol layer
- * (src/protocol/) exists, this file is the one place that says what each event carries.
+ * The events of a conversation's log, one schema per type with the `data` its writers record: the one
+ * list of event types, their TypeScript types (z.infer), the builder every writer uses (`newEvent`) and
+ * the check every reader narrows with (`isEvent`). The schemas describe, they do not validate at run
+ * time: the log is written only through `newEvent`, so reading it back trusts the types and parses nothing.
  */
 
 const json = z.unknown();
@@ -37,7 +36,13 @@ const toolResult = z.object({
   outputBytes: z.number().int().optional().describe("A client tool's answer: only its size (the output itself is never logged)."),
 });
 
-const actionRequired = z.object({ actionId: z.string(), kind: actionKind, toolCallId: z.string(), toolName: z.string() });
+const actionRequired = z.object({
+  actionId: z.string(),
+  kind: actionKind,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  action: json.optional().describe('The action as it was asked (filled in when the log is read; not stored twice).'),
+});
 
 const actionResolved = z.object({
   actionId: z.string().optional().describe('Absent when a remembered approval let the call through (no action was raised).'),
@@ -121,10 +126,44 @@ export const eventData = {
   'delivery.failed': deliveryFailed,
 } as const;
 
-export type EventTypeName = keyof typeof eventData;
+/** The type of an event of the log: the keys of `eventData`, written nowhere else. */
+export type EventType = keyof typeof eventData;
 
-// Every event type of the log has its schema here, and nothing else does (a new type fails to compile until it is added).
-export const coversEventTypes: [Exclude<EventType, EventTypeName>, Exclude<EventTypeName, EventType>] extends [never, never] ? true : false = true;
+/** What an event of a given type carries. */
+export type EventData<T extends EventType> = z.infer<(typeof eventData)[T]>;
+
+/** An event to append, as a store keeps it (the store numbers it). */
+export interface NewEvent {
+  type: EventType;
+  data: JsonObject;
+  at: string;
+}
+
+/** An event to append, with the data its type carries. Every writer of the log goes through here. */
+export function newEvent<T extends EventType>(type: T, at: string, data: EventData<T>): NewEvent {
+  // Every schema above is JSON (the log is stored as JSON), so its data is a JsonObject.
+  const value: object = data;
+  return { type, at, data: value as JsonObject };
+}
+
+/** An event as read from the log, narrowed to one type: its data typed by that type's schema. */
+export type LogEvent<T extends EventType> = { conversationId: string; seq: number; type: T; data: EventData<T> & JsonObject; at: string };
+
+/** An event of the log: a union discriminated by `type`, each with the data its type carries. */
+export type EventRecord = { [T in EventType]: LogEvent<T> }[EventType];
+
+/**
+ * An event as a store reads it back. The log is written only through `newEvent`, so the data a stored
+ * event holds is what its type carries; stores call this rather than cast.
+ */
+export function storedEvent(fields: { conversationId: string; seq: number; type: EventType; data: JsonObject; at: string }): EventRecord {
+  return fields as EventRecord;
+}
+
+/** Whether an event read from the log is of `type`; narrows its data to what that type carries. */
+export function isEvent<T extends EventType>(event: { type: string; data: JsonObject }, type: T): event is LogEvent<T> & typeof event {
+  return event.type === type;
+}
 
 const pascal = (type: string) =>
   type
@@ -132,7 +171,7 @@ const pascal = (type: string) =>
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
 
-function eventOf<T extends EventTypeName>(type: T) {
+function eventOf<T extends EventType>(type: T) {
   return z.object({
     conversationId: z.string(),
     seq: z.number().int().describe('1, 2, 3… per conversation; also the SSE id.'),
@@ -144,7 +183,7 @@ function eventOf<T extends EventTypeName>(type: T) {
 
 /** One schema per event type, named for the OpenAPI document (`MessageCreatedEvent`, …). */
 export const eventSchemas = Object.fromEntries(
-  (Object.keys(eventData) as EventTypeName[]).map((type) => [`${pascal(type)}Event`, eventOf(type)]),
+  (Object.keys(eventData) as EventType[]).map((type) => [`${pascal(type)}Event`, eventOf(type)]),
 ) as Record<string, z.ZodObject>;
 
 /** An event of the log: a union discriminated by `type`. */
