@@ -79,7 +79,7 @@ export interface Heed {
   close(): Promise<void>;
   /** The engine, for the HTTP layer. */
   readonly engine: Engine;
-  /** Webhooks, email and answer links (DESIGN §13), for the HTTP layer. */
+  /** Webhooks, email and answer links (docs/notifications.md), for the HTTP layer. */
   readonly notifier: Notifier;
 }
 
@@ -316,7 +316,7 @@ export function createHeed(options: HeedOptions): Heed {
   };
 }
 
-/** The chat workspaces of `channels` (DESIGN §15), each checked against the agents it names. */
+/** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */
 function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[] {
   const slack = options.channels?.slack;
   if (!slack) return [];

@@ -138,7 +138,7 @@ export interface ApprovalRequest {
   summary: string;
   /** False for a tool gated by a predicate: such approvals are never remembered. */
   canRemember: boolean;
-  // Set when the tool's `approval` policy asks for votes (DESIGN §14); absent for a plain approval.
+  // Set when the tool's `approval` policy asks for votes (docs/approvals.md); absent for a plain approval.
   /** Who may vote (named approvers, plus those added by escalation); absent: whoever may answer the conversation. */
   approvers?: string[];
   /** Distinct allows needed to approve. Its presence marks an approval decided by votes. */

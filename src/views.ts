@@ -32,7 +32,7 @@ export interface ActionView {
   title?: string;
   summary?: string;
   canRemember?: boolean;
-  // approval decided by votes (DESIGN §14); `args` is then what is under vote
+  // approval decided by votes (docs/approvals.md); `args` is then what is under vote
   approvers?: string[];
   required?: number;
   deny?: 'any' | 'majority';

@@ -125,7 +125,7 @@ export class Engine {
 
   /**
    * Loads a conversation the caller may read: one they may see, or one with an approval naming them
-   * among its approvers (§14; reading only: sending, cancelling, branching still need `visibleConversation`).
+   * among its approvers (docs/approvals.md; reading only: sending, cancelling, branching still need `visibleConversation`).
    */
   async readableConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
     const conversation = await this.store.getConversation(id);

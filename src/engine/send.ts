@@ -17,7 +17,7 @@ export interface SendOptions {
   metadata?: JsonObject;
   /**
    * Called with the conversation's messages before the new one is recorded: returning true records
-   * nothing and throws `DuplicateMessage` (a channel's event delivered twice, DESIGN §15). Checked on
+   * nothing and throws `DuplicateMessage` (a channel's event delivered twice, docs/channels.md). Checked on
    * every compare-and-set retry, so two deliveries of one event at once record it once.
    */
   seen?: (messages: MessageRecord[]) => boolean;

@@ -18,7 +18,7 @@ export interface SettleOptions {
   /** Only `channel` (the channel's adapter) may answer in a conversation that lives in a channel; others get 409 `channel_chat`. */
   via?: WriteVia;
   /**
-   * An answer given in a chat workspace (DESIGN §15): recorded with this channel, after the adapter's
+   * An answer given in a chat workspace (docs/channels.md): recorded with this channel, after the adapter's
    * own rule of who may answer (`may`, checked in the 403 place of the order).
    */
   fromChannel?: { name: Extract<ResolutionChannel, 'slack'>; may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean> };
@@ -54,7 +54,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     const owns = options.link !== undefined || mayAccess(options.caller, conversation);
     const hook = engine.hitl.authorizeResolve;
     const actions = await engine.store.listActions(conversationId);
-    // A named approver sees the conversation, and may answer only the approvals that name them (§14).
+    // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
     const approver = !owns && actions.some((entry) => namesApprover(entry, options.caller?.userId));
     const sees = owns || approver;
     if (!sees && !hook) throw conversationNotFound(conversationId);
@@ -160,7 +160,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
   }
 }
 
-/** DESIGN §3's order after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
+/** The order of docs/concepts.md (Settling an answer) after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
 async function checkOpen(engine: Engine, conversation: ConversationRecord, action: ActionRecord, options: SettleOptions & { authorized: boolean }): Promise<void> {
   if (action.status === 'expired') throw expired(action);
   if (action.status !== 'pending') {

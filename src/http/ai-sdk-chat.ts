@@ -70,7 +70,7 @@ export const aiSdkChatRoutes: Route[] = [
         'each tool part answered with `addToolOutput` or `addToolApprovalResponse` settles the pending action of its tool call, ' +
         'checked against the stored call (the browser\'s copy of the input is ignored): question output `{ answers }`, ' +
         '`{ skip: true }` or `{ dismiss: true }` (an `output-error` dismisses); client tool `output` or `errorText`; approval ' +
-        '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (DESIGN §3 codes, same order).',
+        '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (the codes of docs/concepts.md, same order).',
       tag: 'ai-sdk',
       params: agentParams,
       body: aiSdkChatBody,

@@ -6,8 +6,8 @@ import type { ActionRecord, ApprovalRequest, ApprovalResolution, ApprovalVote, J
 export type ApproverList<Input = any> = string[] | ((input: Input, context: { conversation: ConversationView }) => string[] | Promise<string[]>);
 
 /**
- * An approval decided by votes (DESIGN §14). Without it, one answer from whoever may answer the
- * conversation decides (§5).
+ * An approval decided by votes (docs/approvals.md). Without it, one answer from whoever may answer the
+ * conversation decides (docs/concepts.md, "Who may answer").
  */
 export interface ApprovalPolicy<Input = any> {
   /** User ids who may vote. Absent: whoever may answer the conversation (its owner; anyone signed in, for an ownerless one). */
@@ -99,7 +99,7 @@ export function namesApprover(action: ActionRecord, userId: string | null | unde
 }
 
 /**
- * Whether this user may vote now. `sees`: they may answer the conversation under the usual rule (§5),
+ * Whether this user may vote now. `sees`: they may answer the conversation under the usual rule (docs/concepts.md, "Who may answer"),
  * which is who votes when the policy names nobody.
  */
 export function mayVote(request: ApprovalRequest, userId: string | null, ownerId: string | null, sees: boolean): boolean {

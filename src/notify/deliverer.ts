@@ -46,7 +46,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
     try {
       const target = delivery.target;
       if (target.type === 'channel') {
-        // A chat workspace's post or update (DESIGN §15): the adapter sends it and says what to keep.
+        // A chat workspace's post or update (docs/channels.md): the adapter sends it and says what to keep.
         const adapter = notifier.channels.get(channelName(target.channel));
         if (!adapter) throw new Drop('the channel is no longer configured');
         const receipt = await adapter.deliver(delivery);

@@ -37,7 +37,7 @@ export interface ActionSettlement {
 export interface ActionRevision {
   id: string;
   request: ActionRequest;
-  /** Why: a vote, or an escalation (which notifies like a new request, §13). */
+  /** Why: a vote, or an escalation (which notifies like a new request, docs/notifications.md). */
   reason: 'vote' | 'escalation';
 }
 
