@@ -20,7 +20,7 @@ export function callerId(caller: Caller | null): string | null {
 }
 
 /**
- * Where a write comes from: the library, the HTTP API, or a channel's adapter (DESIGN §15). A
+ * Where a write comes from: the library, the HTTP API, or a channel's adapter (docs/channels.md). A
  * conversation that lives in a channel (Slack) is written only from there.
  */
 export type WriteVia = 'library' | 'http' | 'channel';

@@ -6,7 +6,7 @@
  * Adding a key to an interface of config.ts? Add it to its shape here too: the `SameKeys` checks at
  * the bottom fail to compile until both agree.
  */
-import { approvalPolicyProblems } from './actions/approval-policy.js';
+import { approvalPolicyProblems } from './kinds/approval-policy.js';
 import { z } from 'zod';
 import type {
   AgentConfig,

@@ -1,4 +1,4 @@
-import type { AgentModel } from './agent/model-spec.js';
+import type { AgentModel } from './engine/turn/model-spec.js';
 import type { Caller } from './caller.js';
 import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
@@ -97,7 +97,7 @@ export interface NotifyConfig {
 
 export type AgentNotifyConfig = Pick<NotifyConfig, 'webhooks' | 'email'>;
 
-/** A Slack workspace where one agent talks in threads (DESIGN §15, docs/channels.md). */
+/** A Slack workspace where one agent talks in threads (docs/channels.md). */
 export interface SlackChannelConfig {
   /** The bot's token (`xoxb-…`), for posting and updating messages. */
   botToken: string;
@@ -111,7 +111,7 @@ export interface SlackChannelConfig {
   access?: (slackUserId: string, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
 }
 
-/** Chat workspaces where conversations live (DESIGN §15). */
+/** Chat workspaces where conversations live (docs/channels.md). */
 export interface ChannelsConfig {
   slack?: SlackChannelConfig;
 }
@@ -152,9 +152,9 @@ export interface HeedOptions {
   leaseMs?: number;
   /** The clock (tests move it). */
   now?: () => Date;
-  /** Webhooks, email and answer links (DESIGN §13). */
+  /** Webhooks, email and answer links (docs/notifications.md). */
   notify?: NotifyConfig;
-  /** Chat workspaces where conversations live, starting with Slack (DESIGN §15). */
+  /** Chat workspaces where conversations live, starting with Slack (docs/channels.md). */
   channels?: ChannelsConfig;
 }
 

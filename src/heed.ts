@@ -1,19 +1,19 @@
-import { currentVote, isVoted, mayVote } from './actions/approval-policy.js';
-import { cancelConversation } from './actions/cancel.js';
-import { expireDue, type SweepReport } from './actions/lapse.js';
-import { settleAction, type SettleOptions } from './actions/settle.js';
-import type { ResolutionInput } from './actions/resolution-input.js';
-import { branchConversation } from './agent/branch.js';
-import { intakeQuestions } from './agent/intake.js';
-import type { TurnResult } from './agent/run-turn.js';
-import { sendMessage, type SendOptions } from './agent/send.js';
+import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
+import { cancelConversation } from './engine/cancel.js';
+import { expireDue, type SweepReport } from './engine/lapse.js';
+import { settleAction, type SettleOptions } from './engine/settle.js';
+import type { ResolutionInput } from './protocol/resolution-input.js';
+import { branchConversation } from './engine/branch.js';
+import { intakeQuestions } from './engine/intake.js';
+import type { TurnResult } from './engine/turn/run-turn.js';
+import { sendMessage, type SendOptions } from './engine/send.js';
 import type { Caller, WriteVia } from './caller.js';
 import type { HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
-import { defaults, Engine, mayAccess, newConversationRecord } from './engine.js';
+import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
-import { followEvents, type Follow, type FollowFlow } from './events/follow.js';
-import { readEvents } from './events/hydrate.js';
+import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
+import { readEvents } from './engine/hydrate.js';
 import { newId } from './ids.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
@@ -79,7 +79,7 @@ export interface Heed {
   close(): Promise<void>;
   /** The engine, for the HTTP layer. */
   readonly engine: Engine;
-  /** Webhooks, email and answer links (DESIGN §13), for the HTTP layer. */
+  /** Webhooks, email and answer links (docs/notifications.md), for the HTTP layer. */
   readonly notifier: Notifier;
 }
 
@@ -316,7 +316,7 @@ export function createHeed(options: HeedOptions): Heed {
   };
 }
 
-/** The chat workspaces of `channels` (DESIGN §15), each checked against the agents it names. */
+/** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */
 function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[] {
   const slack = options.channels?.slack;
   if (!slack) return [];

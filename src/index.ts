@@ -1,7 +1,7 @@
 export { createHeed } from './heed.js';
 export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, AgentInfo } from './heed.js';
 export { defineConfig } from './config.js';
-export type { AgentModel } from './agent/model-spec.js';
+export type { AgentModel } from './engine/turn/model-spec.js';
 export type { AgentConfig, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';
 export type { AgentNotifyConfig, EmailConfig, NotifyConfig, RetryConfig, WebhookConfig } from './config.js';
 export type { WebhookBody } from './notify/webhook.js';
@@ -12,10 +12,10 @@ export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome 
 export { HeedError, errorStatus } from './errors.js';
 export type { HeedErrorCode } from './errors.js';
 export type { Caller } from './caller.js';
-export type { TurnResult, TurnStatus } from './agent/run-turn.js';
-export type { ResolutionInput } from './actions/resolution-input.js';
-export { resolutionInputSchema } from './actions/resolution-input.js';
-export { checkQuestions, coerceAnswer, settleAnswers, summarizeAnswers } from './actions/question.js';
+export type { TurnResult, TurnStatus } from './engine/turn/run-turn.js';
+export type { ResolutionInput } from './protocol/resolution-input.js';
+export { resolutionInputSchema } from './protocol/resolution-input.js';
+export { checkQuestions, coerceAnswer, settleAnswers, summarizeAnswers } from './kinds/question.js';
 export type { ActionView, ConversationView, MessageView } from './views.js';
 export type { EventNotice, Store } from './store/store.js';
 export type { DeliveryEvent, DeliveryRecord, DeliveryStatus, DeliveryTarget } from './store/store.js';

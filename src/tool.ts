@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkApprovalPolicy, type ApprovalPolicy } from './actions/approval-policy.js';
+import { checkApprovalPolicy, type ApprovalPolicy } from './kinds/approval-policy.js';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
 import type { JsonValue, Question, StoredResolution, ToolContentPart } from './types.js';
@@ -161,4 +161,14 @@ export function inputJsonSchema(definition: ToolDefinition): Record<string, unkn
     schemaCache.set(definition.inputSchema, schema);
   }
   return schema;
+}
+
+/** The tools an agent offers, by name: all the rules of an action kind need to know of an agent. */
+export interface AgentTools {
+  readonly tools?: Readonly<Record<string, HeedTool>>;
+}
+
+/** Agents by name, as far as views need them (to show a tool's argument schema). */
+export interface AgentDirectory {
+  readonly agents: ReadonlyMap<string, AgentTools>;
 }

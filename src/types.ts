@@ -138,7 +138,7 @@ export interface ApprovalRequest {
   summary: string;
   /** False for a tool gated by a predicate: such approvals are never remembered. */
   canRemember: boolean;
-  // Set when the tool's `approval` policy asks for votes (DESIGN §14); absent for a plain approval.
+  // Set when the tool's `approval` policy asks for votes (docs/approvals.md); absent for a plain approval.
   /** Who may vote (named approvers, plus those added by escalation); absent: whoever may answer the conversation. */
   approvers?: string[];
   /** Distinct allows needed to approve. Its presence marks an approval decided by votes. */
@@ -240,33 +240,12 @@ export interface ActionRecord {
 
 // ---------------------------------------------------------------- events
 
-export type EventType =
-  | 'message.created'
-  | 'turn.started'
-  | 'text.delta'
-  | 'tool.called'
-  | 'tool.result'
-  | 'action.required'
-  | 'action.resolved'
-  /** An approver voted on an approval that needs several (DESIGN §14); the vote did not decide it. */
-  | 'action.voted'
-  /** An approval's escalation added approvers because no decision came in time. */
-  | 'action.escalated'
-  | 'turn.paused'
-  | 'turn.completed'
-  | 'turn.cancelled'
-  | 'turn.failed'
-  /** A notification (webhook, email) gave up after its last retry; see `GET /api/deliveries?status=failed`. */
-  | 'delivery.failed';
+/** The type of an event of the log; the list is written once, in src/protocol/events.ts. */
+export type { EventType } from './protocol/events.js';
+import type { EventType } from './protocol/events.js';
 
-export interface EventRecord {
-  conversationId: string;
-  /** 1, 2, 3… per conversation, without gaps. */
-  seq: number;
-  type: EventType;
-  data: JsonObject;
-  at: string;
-}
+/** An event of the log: a union discriminated by `type`, each with the data its type carries (src/protocol/events.ts). */
+export type { EventRecord } from './protocol/events.js';
 
 export interface RememberedTool {
   toolName: string;

@@ -1,5 +1,4 @@
-import type { Engine } from './engine.js';
-import { inputJsonSchema } from './tool.js';
+import { inputJsonSchema, type AgentDirectory } from './tool.js';
 import type {
   ActionKind,
   ActionRecord,
@@ -33,7 +32,7 @@ export interface ActionView {
   title?: string;
   summary?: string;
   canRemember?: boolean;
-  // approval decided by votes (DESIGN §14); `args` is then what is under vote
+  // approval decided by votes (docs/approvals.md); `args` is then what is under vote
   approvers?: string[];
   required?: number;
   deny?: 'any' | 'majority';
@@ -58,7 +57,7 @@ export interface ActionView {
   defaulted?: string[];
 }
 
-export function actionView(engine: Engine | undefined, action: ActionRecord, agentName?: string): ActionView {
+export function actionView(directory: AgentDirectory | undefined, action: ActionRecord, agentName?: string): ActionView {
   const { kind: _kind, ...request } = action.request;
   const view: ActionView = {
     id: action.id,
@@ -72,8 +71,8 @@ export function actionView(engine: Engine | undefined, action: ActionRecord, age
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     ...request,
   };
-  if ((action.kind === 'approval' || action.kind === 'client_tool') && action.origin === 'tool' && agentName && engine) {
-    const definition = engine.agents.get(agentName)?.tools?.[action.toolName];
+  if ((action.kind === 'approval' || action.kind === 'client_tool') && action.origin === 'tool' && agentName && directory) {
+    const definition = directory.agents.get(agentName)?.tools?.[action.toolName];
     if (definition) view.argsSchema = inputJsonSchema(definition);
   }
   if (action.resolution) view.resolution = action.resolution;
@@ -127,11 +126,11 @@ export interface MessageView {
  * Messages as clients see them. The assistant message that asked carries, in `metadata.actions`,
  * every request it made and how each ended; `requiresAction` while any is open.
  */
-export function messageViews(engine: Engine, conversation: ConversationRecord, messages: MessageRecord[], actions: ActionRecord[]): MessageView[] {
+export function messageViews(directory: AgentDirectory, conversation: ConversationRecord, messages: MessageRecord[], actions: ActionRecord[]): MessageView[] {
   const byMessage = new Map<string, ActionView[]>();
   for (const action of actions) {
     const list = byMessage.get(action.messageId) ?? [];
-    list.push(actionView(engine, action, conversation.agent));
+    list.push(actionView(directory, action, conversation.agent));
     byMessage.set(action.messageId, list);
   }
   return messages.map((message) => messageView(message, byMessage.get(message.id)));

@@ -14,7 +14,7 @@ import { createOpenAI as createOpenAI7 } from '@ai-sdk/openai-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentConfig } from '../src/config.js';
-import type { AgentModel } from '../src/agent/model-spec.js';
+import type { AgentModel } from '../src/engine/turn/model-spec.js';
 import { memoryStore } from '../src/store/memory/memory-store.js';
 import { tool } from '../src/tool.js';
 import { startServer, type TestServer } from './http-fixtures.js';

@@ -4,7 +4,7 @@ import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery } from '
 import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
 
 /**
- * A chat workspace where conversations live (DESIGN §15): Slack today; Discord or Teams would be one
+ * A chat workspace where conversations live (docs/channels.md): Slack today; Discord or Teams would be one
  * more folder beside `slack/` implementing this. An adapter owns the conversations whose `channel`
  * starts with `<name>:`; Heed writes nothing to them but what the adapter hands it.
  */

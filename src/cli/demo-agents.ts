@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { AgentModel } from '../agent/model-spec.js';
+import type { AgentModel } from '../engine/turn/model-spec.js';
 import { z } from 'zod';
 import type { AgentConfig } from '../config.js';
 import { scriptedModel, type ScriptedResponse } from '../testing/scripted-model.js';

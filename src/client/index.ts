@@ -1,5 +1,5 @@
-import type { ResolutionInput } from '../actions/resolution-input.js';
-import type { TurnResult } from '../agent/run-turn.js';
+import type { ResolutionInput } from '../protocol/resolution-input.js';
+import type { TurnResult } from '../engine/turn/run-turn.js';
 import type { AgentInfo, ConversationSnapshot } from '../heed.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import type { ActionView, ConversationView } from '../views.js';

@@ -1,11 +1,11 @@
 import type { UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import type { TurnResult } from '../agent/run-turn.js';
-import { checkMessageContent } from '../agent/send.js';
+import type { TurnResult } from '../engine/turn/run-turn.js';
+import { checkMessageContent } from '../engine/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
-import { followEvents, type FollowFlow } from '../events/follow.js';
-import { readEvents } from '../events/hydrate.js';
+import { followEvents, type FollowFlow } from '../engine/follow.js';
+import { readEvents } from '../engine/hydrate.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
 import type { EventRecord, JsonValue } from '../types.js';
 import { actionView } from '../views.js';
@@ -70,7 +70,7 @@ export const aiSdkChatRoutes: Route[] = [
         'each tool part answered with `addToolOutput` or `addToolApprovalResponse` settles the pending action of its tool call, ' +
         'checked against the stored call (the browser\'s copy of the input is ignored): question output `{ answers }`, ' +
         '`{ skip: true }` or `{ dismiss: true }` (an `output-error` dismisses); client tool `output` or `errorText`; approval ' +
-        '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (DESIGN §3 codes, same order).',
+        '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (the codes of docs/concepts.md, same order).',
       tag: 'ai-sdk',
       params: agentParams,
       body: aiSdkChatBody,

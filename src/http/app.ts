@@ -45,7 +45,7 @@ export interface AppOptions {
 
 export type HeedApp = Hono<AppEnv>;
 
-/** The routes of DESIGN §9, in the order they are documented. */
+/** The routes of docs/http.md, in the order they are documented. */
 export function apiRoutes(): Route[] {
   const routes: Route[] = [
     ...agentRoutes,
@@ -89,8 +89,8 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   });
   // The document, its page and liveness are public; everything else under /api knows its caller.
   app.use('/api/*', async (c, next) => {
-    // Answer links: the signed token is the permission, so no sign-in is asked for (DESIGN §13).
-    // Channels' endpoints: the workspace's signature is the proof (DESIGN §15), checked by the adapter.
+    // Answer links: the signed token is the permission, so no sign-in is asked for (docs/notifications.md).
+    // Channels' endpoints: the workspace's signature is the proof (docs/channels.md), checked by the adapter.
     if (c.req.path === '/api/openapi.json' || c.req.path === '/api/docs' || c.req.path.startsWith('/api/links/') || c.req.path.startsWith('/api/channels/')) {
       c.set('caller', { userId: null });
       return next();

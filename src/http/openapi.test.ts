@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHeed } from '../heed.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { apiRoutes, createApp } from './app.js';
-import { eventData } from './event-schemas.js';
+import { eventData } from '../protocol/events.js';
 import { openApiDocument } from './openapi.js';
 
 describe('OpenAPI document', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { resolutionInputSchema } from '../actions/resolution-input.js';
-import { eventRecord, eventSchemas } from './event-schemas.js';
+import { resolutionInputSchema } from '../protocol/resolution-input.js';
+import { eventRecord, eventSchemas } from '../protocol/events.js';
 
 export { eventRecord };
 
@@ -68,7 +68,7 @@ export const actionBody = z.strictObject({
 /**
  * What the action route checks before the core runs: the envelope only. The resolution itself is
  * checked by the core with `resolutionInputSchema` (`actionBody` documents it), after the
- * 404/409/410/403 checks, because DESIGN §3 fixes that order.
+ * 404/409/410/403 checks, because docs/concepts.md fixes that order.
  */
 export const actionEnvelope = actionBody.extend({ resolution: json.optional() });
 

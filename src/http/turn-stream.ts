@@ -1,6 +1,6 @@
-import type { TurnResult } from '../agent/run-turn.js';
-import { followEvents } from '../events/follow.js';
-import { readEvents } from '../events/hydrate.js';
+import type { TurnResult } from '../engine/turn/run-turn.js';
+import { followEvents } from '../engine/follow.js';
+import { readEvents } from '../engine/hydrate.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';

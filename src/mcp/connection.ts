@@ -17,8 +17,8 @@ import {
   type ClientCapabilities,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentModel } from '../agent/model-spec.js';
-import { DismissSignal } from '../agent/tool-context.js';
+import type { AgentModel } from '../engine/turn/model-spec.js';
+import { DismissSignal } from '../engine/turn/tool-context.js';
 import type { ToolContent, ToolContext } from '../tool.js';
 import type { JsonValue } from '../types.js';
 import { answerElicitation, type ElicitingCall } from './elicitation.js';

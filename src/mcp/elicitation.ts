@@ -4,7 +4,7 @@
  * action for a form, a url action for a page) and turns their answer into `accept`, `decline` or `cancel`.
  */
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { isAllowedUrl } from '../actions/url.js';
+import { isAllowedUrl } from '../kinds/url.js';
 import type { LiveAnswer, ToolContext } from '../tool.js';
 import { formContent, formQuestions } from './form.js';
 import { secretFields } from './secrets.js';

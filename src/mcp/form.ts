@@ -2,8 +2,8 @@
  * A form-mode elicitation as Heed questions, and the person's answers as the typed content the
  * server expects. One question per field, in the schema's order, each with the field's name as id.
  */
-import { checkQuestions, coerceAnswer } from '../actions/question.js';
-import { MAX_HEADER_LENGTH } from '../actions/question-check.js';
+import { checkQuestions, coerceAnswer } from '../kinds/question.js';
+import { MAX_HEADER_LENGTH } from '../kinds/question/check.js';
 import type { Question, QuestionInput, QuestionOption } from '../types.js';
 import type { ElicitationFormSchema, ElicitationValue } from './types.js';
 

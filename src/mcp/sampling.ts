@@ -5,7 +5,7 @@
  * answer (which the person may edit) before it goes back to the server.
  */
 import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentModel } from '../agent/model-spec.js';
+import type { AgentModel } from '../engine/turn/model-spec.js';
 import type { ToolContext } from '../tool.js';
 import type { ElicitingCall } from './elicitation.js';
 import type { SamplingPolicy } from './types.js';

@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../config.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/engine.js';
 import { HeedError } from '../errors.js';
 import type { ToolContext } from '../tool.js';
 import { McpConnection } from './connection.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offeredTools } from '../agent/prompt.js';
+import { offeredTools } from '../engine/turn/prompt.js';
 import type { AgentConfig } from '../config.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { inputJsonSchema, jsonSchemaInput, tool } from '../tool.js';

@@ -1,4 +1,4 @@
-/** The defaults of `notify` (DESIGN §13); docs/notifications.md lists them. */
+/** The defaults of `notify` (docs/notifications.md); docs/notifications.md lists them. */
 export const notifyDefaults = {
   linkTtlMinutes: 7 * 24 * 60,
   firstDelayMs: 5_000,

@@ -1,4 +1,5 @@
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/engine.js';
+import { newEvent, type EventData } from '../protocol/events.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
 import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
 import type { JsonObject } from '../types.js';
@@ -45,7 +46,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
     try {
       const target = delivery.target;
       if (target.type === 'channel') {
-        // A chat workspace's post or update (DESIGN §15): the adapter sends it and says what to keep.
+        // A chat workspace's post or update (docs/channels.md): the adapter sends it and says what to keep.
         const adapter = notifier.channels.get(channelName(target.channel));
         if (!adapter) throw new Drop('the channel is no longer configured');
         const receipt = await adapter.deliver(delivery);
@@ -143,7 +144,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
 
 /** Appends `delivery.failed` to the conversation's log (retrying while other writes move its version). */
 async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason: string): Promise<void> {
-  const data: JsonObject = {
+  const data: EventData<'delivery.failed'> = {
     deliveryId: delivery.id,
     actionId: delivery.actionId,
     event: delivery.event,
@@ -155,7 +156,7 @@ async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason:
   for (let attempt = 0; attempt < 20; attempt++) {
     const conversation = await engine.store.getConversation(delivery.conversationId);
     if (!conversation) return;
-    const result = await engine.commit({ conversationId: conversation.id, expectVersion: conversation.version, events: [{ type: 'delivery.failed', at: engine.now(), data }] });
+    const result = await engine.commit({ conversationId: conversation.id, expectVersion: conversation.version, events: [newEvent('delivery.failed', engine.now(), data)] });
     if (result.ok || result.reason === 'not_found') return;
     await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 10));
   }

@@ -1,5 +1,5 @@
 import type { NotifyConfig } from '../config.js';
-import type { Engine } from '../engine.js';
+import type { Engine } from '../engine/engine.js';
 import type { Change, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
@@ -10,7 +10,7 @@ import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
 
 /**
- * Reaching people (DESIGN §13), as one object a Heed holds: what each commit must also write (the
+ * Reaching people (docs/notifications.md), as one object a Heed holds: what each commit must also write (the
  * outbox), the background deliverer, and the answer links' secret.
  */
 export class Notifier {
@@ -20,7 +20,7 @@ export class Notifier {
   private signer?: Promise<LinkSigner>;
   private deliverer?: Deliverer;
 
-  /** Chat workspaces (DESIGN §15) by name: what their conversations post goes through this outbox too. */
+  /** Chat workspaces (docs/channels.md) by name: what their conversations post goes through this outbox too. */
   readonly channels = new Map<string, ChannelAdapter>();
   /** True when a webhook or an email is configured for the server or any agent. */
   private readonly notifying: boolean;

@@ -37,7 +37,7 @@ export interface OutboxContext {
   at: string;
   /** The action as the API shows it (for `email.to`). */
   view: (action: ActionRecord) => ActionView;
-  /** Approvals this change escalates (DESIGN §14): notified like a new request. */
+  /** Approvals this change escalates (docs/approvals.md): notified like a new request. */
   escalated?: ActionRecord[];
 }
 

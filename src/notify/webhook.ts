@@ -4,7 +4,7 @@ import type { DeliveryEvent } from '../store/store.js';
 import type { ActionView } from '../views.js';
 import type { ActionLinks } from './links.js';
 
-/** A webhook's JSON body (DESIGN §13). */
+/** A webhook's JSON body (docs/notifications.md). */
 export interface WebhookBody {
   type: DeliveryEvent;
   /** When the change happened (not when this attempt was made). */

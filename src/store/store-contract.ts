@@ -517,7 +517,7 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0].seq).toBe(3);
     });
 
-    // ------------------------------------------------------------ the outbox (DESIGN §13)
+    // ------------------------------------------------------------ the outbox (docs/notifications.md)
 
     const delivery = (id: string, fields: Partial<NewDelivery> = {}): NewDelivery => ({
       id, event: 'action.required', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' }, createdAt: at(10), ...fields,

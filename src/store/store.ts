@@ -37,16 +37,13 @@ export interface ActionSettlement {
 export interface ActionRevision {
   id: string;
   request: ActionRequest;
-  /** Why: a vote, or an escalation (which notifies like a new request, §13). */
+  /** Why: a vote, or an escalation (which notifies like a new request, docs/notifications.md). */
   reason: 'vote' | 'escalation';
 }
 
-/** An event to append; the store numbers it. */
-export interface NewEvent {
-  type: EventType;
-  data: JsonObject;
-  at: string;
-}
+/** An event to append; the store numbers it. Built with `newEvent` (src/protocol/events.ts). */
+export type { NewEvent } from '../protocol/events.js';
+import type { NewEvent } from '../protocol/events.js';
 
 /**
  * One atomic write to one conversation. Either all of it is applied, or none of it (`ok: false`).

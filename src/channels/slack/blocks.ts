@@ -1,7 +1,7 @@
 import type { ActionRecord, Question } from '../../types.js';
 
 /**
- * Requests as Slack Block Kit (DESIGN §15): what is posted in the thread while a request waits, what it
+ * Requests as Slack Block Kit (docs/channels.md): what is posted in the thread while a request waits, what it
  * is updated to once settled, and the modal for typed answers. Pure: no I/O.
  */
 

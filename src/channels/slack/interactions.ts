@@ -1,4 +1,4 @@
-import { settleAction } from '../../actions/settle.js';
+import { settleAction } from '../../engine/settle.js';
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
@@ -19,7 +19,7 @@ const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200
 
 /**
  * A click on a posted request, or a submitted modal: an answer from `slack:<user id>`, settled by the
- * normal order (DESIGN §3). Slack has its reply at once; the turn the answer continues runs after.
+ * normal order (docs/concepts.md). Slack has its reply at once; the turn the answer continues runs after.
  */
 export async function answerInteraction(slack: SlackChannel, raw: Record<string, unknown>): Promise<Response> {
   const payload = raw as InteractionPayload;

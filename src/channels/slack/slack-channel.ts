@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { DuplicateMessage, sendMessage } from '../../agent/send.js';
+import { DuplicateMessage, sendMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
-import { newConversationRecord, type Engine } from '../../engine.js';
+import { newConversationRecord, type Engine } from '../../engine/engine.js';
 import { HeedError } from '../../errors.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';

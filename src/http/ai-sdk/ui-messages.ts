@@ -1,5 +1,5 @@
-import { ASK_TOOL_NAME } from '../../actions/question.js';
-import { INTAKE_TOOL_NAME } from '../../agent/prompt.js';
+import { ASK_TOOL_NAME } from '../../kinds/question.js';
+import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';

@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from 'ai';
-import type { TurnResult } from '../../agent/run-turn.js';
+import type { TurnResult } from '../../engine/turn/run-turn.js';
 import type { AgentConfig } from '../../config.js';
+import type { EventData } from '../../protocol/events.js';
 import type { EventRecord, JsonObject, JsonValue, ToolOutput } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import { heedMetadata, isDenied, isQuestionTool, partInput, questionOutput } from './ui-messages.js';
@@ -55,44 +56,43 @@ export class UiChunkStream {
 
   handle(event: EventRecord): void {
     if (this.ended) return;
-    const data = event.data;
     if (this.waitingForUser) {
-      if (event.type === 'message.created' && data.role === 'user') this.waitingForUser = false;
+      if (event.type === 'message.created' && event.data.role === 'user') this.waitingForUser = false;
       return;
     }
     switch (event.type) {
       case 'text.delta': {
-        const messageId = String(data.messageId);
+        const { messageId, delta } = event.data;
         this.enterStep(messageId);
         if (this.text !== messageId) {
           this.send({ type: 'text-start', id: messageId });
           this.text = messageId;
         }
-        this.send({ type: 'text-delta', id: messageId, delta: String(data.delta) });
+        this.send({ type: 'text-delta', id: messageId, delta });
         break;
       }
       case 'message.created':
-        if (data.role === 'assistant') {
-          this.enterStep(String(data.messageId));
+        if (event.data.role === 'assistant') {
+          this.enterStep(event.data.messageId);
           this.closeText();
         }
         break;
       case 'tool.called': {
-        const toolCallId = String(data.toolCallId);
-        const toolName = String(data.toolName);
-        this.calls.set(toolCallId, { toolName, input: data.input ?? null });
+        const { toolCallId, toolName } = event.data;
+        this.calls.set(toolCallId, { toolName, input: (event.data.input ?? null) as JsonValue });
         // A question tool's part shows the questions, which come with its action.
         if (!isQuestionTool(toolName, this.options.agent)) this.showCall(toolCallId);
         break;
       }
       case 'action.required':
-        this.showAction(data.action as unknown as ActionView | undefined);
+        // Filled in with the action's view when the log is read (hydrate.ts).
+        this.showAction(event.data.action as ActionView | undefined);
         break;
       case 'action.resolved':
-        if (data.kind === 'approval' && data.decision === 'deny' && typeof data.toolCallId === 'string') this.denied.add(data.toolCallId);
+        if (event.data.kind === 'approval' && event.data.decision === 'deny') this.denied.add(event.data.toolCallId);
         break;
       case 'tool.result':
-        this.showResult(data);
+        this.showResult(event.data);
         break;
       case 'turn.paused':
         this.finish('tool-calls');
@@ -104,7 +104,7 @@ export class UiChunkStream {
         this.finish('other');
         break;
       case 'turn.failed': {
-        const error = data.error as { message?: unknown } | undefined;
+        const error: Partial<typeof event.data.error> | undefined = event.data.error;
         this.fail(typeof error?.message === 'string' ? error.message : 'The turn failed.');
         break;
       }
@@ -210,13 +210,14 @@ export class UiChunkStream {
     if (action.kind === 'approval') this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
   }
 
-  private showResult(data: JsonObject): void {
-    const toolCallId = String(data.toolCallId);
+  private showResult(data: EventData<'tool.result'>): void {
+    const toolCallId = data.toolCallId;
     this.resultsSinceStep = true;
     // A client tool's output is not in the log (only its size), and the page that sent it has it.
     if (data.outputBytes !== undefined) return;
     if (!this.known.has(toolCallId) && !this.showCall(toolCallId)) return;
-    const output = data.output as unknown as ToolOutput | undefined;
+    // The log keeps a tool's output as it was (media by size only: the message holds it once).
+    const output = data.output as ToolOutput | undefined;
     if (!output) return;
     this.begin();
     if (output.type === 'error-text') {
@@ -224,7 +225,7 @@ export class UiChunkStream {
       else this.send({ type: 'tool-output-error', toolCallId, errorText: output.value });
       return;
     }
-    const toolName = String(data.toolName);
+    const toolName = data.toolName;
     const question = isQuestionTool(toolName, this.options.agent) ? questionOutput(this.actionsByCall.get(toolCallId), String(output.value)) : undefined;
     this.send({ type: 'tool-output-available', toolCallId, output: question ?? output.value });
   }

@@ -3,7 +3,7 @@ import { HeedError } from '../../errors.js';
 import { readText } from '../errors.js';
 import { defineRoute, type Route } from '../route.js';
 
-/** Chat workspaces' endpoints (DESIGN §15): signed by the workspace, not by a bearer token. */
+/** Chat workspaces' endpoints (docs/channels.md): signed by the workspace, not by a bearer token. */
 export const channelRoutes: Route[] = [
   defineRoute(
     {

@@ -1,5 +1,5 @@
 import { HeedError } from '../../errors.js';
-import type { Follow, FollowFlow } from '../../events/follow.js';
+import type { Follow, FollowFlow } from '../../engine/follow.js';
 import { defineRoute, type Route } from '../route.js';
 import { conversationIdParams, eventsQuery, eventsResponse, streamQuery } from '../schemas.js';
 import { sseResponse, type SseWriter } from '../sse.js';

@@ -1,4 +1,4 @@
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult, ClientToolRun } from '../state/conversation-store.js';
 import { ApprovalCard } from './approval-card.js';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { AlreadyAnswered, AnswerResult, ChatError } from '../state/conversation-store.js';
 import { byWhom } from '../state/transcript.js';
 

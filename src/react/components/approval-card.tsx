@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { votesSummary } from '../state/votes.js';

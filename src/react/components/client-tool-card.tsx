@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult, ClientToolRun } from '../state/conversation-store.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';

@@ -2,7 +2,7 @@ import { useId, type KeyboardEvent } from 'react';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { optionForHotkey } from '../state/question-form.js';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import { AnswerNotice } from './answer-notice.js';
 import { QuestionActions, QuestionBody, QuestionHead, questionHint } from './question-parts.js';
 import { useQuestionForm, type QuestionForm } from './use-question-form.js';

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { MAX_ANSWER_LENGTH } from '../../actions/question-coerce.js';
+import { MAX_ANSWER_LENGTH } from '../../kinds/question/coerce.js';
 import type { Question } from '../../types.js';
 import type { QuestionControl, QuestionDraft } from '../state/question-form.js';
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
-import { isAllowedUrl } from '../../actions/url.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
+import { isAllowedUrl } from '../../kinds/url.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';

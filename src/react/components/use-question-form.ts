@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { Question } from '../../types.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import {

@@ -1,5 +1,5 @@
 import { HeedApiError, type HeedClient } from '../../client/index.js';
-import type { ResolutionInput } from '../../actions/resolution-input.js';
+import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { EventRecord } from '../../types.js';
 import type { ActionView, ConversationView, MessageView } from '../../views.js';
 import { defaultClientTools, runClientTool, wasStartedHere, type ClientToolRegistry } from './client-tools.js';
@@ -238,8 +238,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
 
   function onEvent(event: EventRecord): void {
     if (event.type === 'text.delta') {
-      const messageId = String(event.data.messageId ?? '');
-      const delta = String(event.data.delta ?? '');
+      const { messageId, delta } = event.data;
       if (!messageId || state.messages.some((message) => message.id === messageId)) return;
       const existing = state.streaming.find((entry) => entry.messageId === messageId);
       const streaming = existing
@@ -250,7 +249,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
     }
     // Older failures replayed from the log are history; the latest write being a failure is news.
     if (event.type === 'turn.failed' && (!firstSeen || event.at >= firstSeen)) {
-      const failure = (event.data.error ?? {}) as { code?: unknown; message?: unknown };
+      const failure: Partial<typeof event.data.error> = event.data.error ?? {};
       const message = typeof failure.message === 'string' ? failure.message : 'The turn failed.';
       set({ error: { code: typeof failure.code === 'string' ? failure.code : 'turn_failed', message: `The agent stopped: ${message}` } });
     }

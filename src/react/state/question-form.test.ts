@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleAnswers } from '../../actions/question-settle.js';
+import { settleAnswers } from '../../kinds/question/settle.js';
 import type { Question } from '../../types.js';
 import {
   answerLabels,

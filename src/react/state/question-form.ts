@@ -1,4 +1,4 @@
-import { coerceAnswer, quote } from '../../actions/question-coerce.js';
+import { coerceAnswer, quote } from '../../kinds/question/coerce.js';
 import type { Question, QuestionOption } from '../../types.js';
 
 /**

@@ -1,4 +1,5 @@
 import { HeedError } from '../../errors.js';
+import { storedEvent } from '../../protocol/events.js';
 import type {
   ActionRecord,
   ConversationRecord,
@@ -110,7 +111,7 @@ export function memoryStore(): Store {
     for (const d of newDeliveries) if (deliveries.has(d.id)) throw duplicate(`delivery ${d.id}`, change);
     const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map(
-      (e, i): EventRecord => ({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
+      (e, i): EventRecord => storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
     );
     const returned = { ok: true as const, conversation: clone(conversation), events: clone(appended) };
 

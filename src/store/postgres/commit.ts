@@ -1,4 +1,5 @@
 import { HeedError } from '../../errors.js';
+import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, EventRecord } from '../../types.js';
 import type { ActionSettlement, Change, CommitResult, ConversationPatch } from '../store.js';
 import type { QueryConfig } from './pool.js';
@@ -188,7 +189,7 @@ export function commitResult(change: Change, row: CommitRow): CommitResult {
   const events = change.events ?? [];
   const first = conversation.lastEventSeq - events.length + 1;
   const appended = events.map(
-    (e, index): EventRecord => ({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }),
+    (e, index): EventRecord => storedEvent({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }),
   );
   return { ok: true, conversation, events: appended };
 }

@@ -146,7 +146,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // Channels (DESIGN §15): a delivery keeps what the receiver answered (the id Slack gave a posted
+    // Channels (docs/channels.md): a delivery keeps what the receiver answered (the id Slack gave a posted
     // request, so the message can be updated once it is answered), and is found by its action.
     version: 4,
     sql: `

@@ -1,5 +1,6 @@
 import { iso, isoOrNull } from '../times.js';
-import type { ActionRecord, ConversationRecord, EventRecord, EventType, MessageRecord, RememberedTool } from '../../types.js';
+import { storedEvent } from '../../protocol/events.js';
+import type { ActionRecord, ConversationRecord, EventRecord, EventType, JsonObject, MessageRecord, RememberedTool } from '../../types.js';
 
 // Rows as PostgreSQL returns them, and their conversion to records. Times are epoch ms; `pg` hands BIGINT
 // columns over as strings (and as numbers inside row_to_json), so every number goes through Number().
@@ -65,7 +66,7 @@ export interface ActionRow {
 export interface EventRow {
   seq: Int8;
   type: EventType;
-  data: EventRecord['data'];
+  data: JsonObject;
   at: Int8;
 }
 
@@ -131,7 +132,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
 }
 
 export function toEvent(row: EventRow, conversationId: string): EventRecord {
-  return { conversationId, seq: Number(row.seq), type: row.type, data: row.data, at: iso(row.at) };
+  return storedEvent({ conversationId, seq: Number(row.seq), type: row.type, data: row.data, at: iso(row.at) });
 }
 
 export function toRemembered(row: RememberedRow): RememberedTool {

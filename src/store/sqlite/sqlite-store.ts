@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { storedEvent } from '../../protocol/events.js';
 import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
 import type { Change, CommitResult, ConversationFilter, ConversationPatch, PendingFilter, Store } from '../store.js';
@@ -143,7 +144,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       seq += 1;
       const at = ms(e.at);
       st.insertEvent.run(key, seq, eventTypeCodes[e.type], JSON.stringify(e.data), at);
-      appended.push({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) });
+      appended.push(storedEvent({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) }));
     }
     return { ok: true, conversation, events: appended };
   });

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The layer rule of docs/architecture.md, checked on every import (type-only ones too) of every source
+ * file under src/ (tests are exempt: they may build a whole Heed). A module may import its own layer
+ * and the layers below it, never one above.
+ */
+
+const src = dirname(fileURLToPath(import.meta.url));
+
+/** Bottom up. The first entry whose prefix a file's path (relative to src/) starts with gives its layer. */
+const layers: Array<{ name: string; paths: string[] }> = [
+  { name: 'protocol', paths: ['protocol/', 'types.ts', 'errors.ts', 'ids.ts', 'caller.ts'] },
+  { name: 'kinds', paths: ['kinds/', 'tool.ts', 'views.ts'] },
+  { name: 'store', paths: ['store/'] },
+  { name: 'engine', paths: ['engine/', 'config.ts', 'config-schema.ts'] },
+  { name: 'notify, mcp, channels', paths: ['notify/', 'mcp/', 'channels/', 'testing/'] },
+  { name: 'heed', paths: ['heed.ts'] },
+  { name: 'http, client, react', paths: ['http/', 'client/', 'react/'] },
+  { name: 'cli', paths: ['cli/', 'index.ts'] },
+];
+
+/**
+ * Imports that break the rule today, each with why and what removes it. The list only shrinks: the test
+ * also fails when an entry here no longer happens, so a fixed one is taken off.
+ */
+const knownExceptions: Record<string, string> = {
+  // The MCP server options are part of HeedOptions; they belong in config (or protocol) rather than mcp/.
+  'config.ts -> mcp/types.ts': 'MCP server options are declared beside the MCP code',
+};
+
+function layerOf(path: string): number {
+  const index = layers.findIndex((layer) => layer.paths.some((prefix) => path === prefix || path.startsWith(prefix)));
+  if (index < 0) throw new Error(`src/${path} is in no layer: add it to the layers of src/architecture.test.ts.`);
+  return index;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every relative import of every source file, as paths relative to src/ (`engine/settle.ts`). */
+function imports(): Array<{ from: string; to: string }> {
+  const all: Array<{ from: string; to: string }> = [];
+  for (const file of sourceFiles(src)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = resolve(dirname(file), fileName).replace(/\.js$/, '');
+      const known = ['.ts', '.tsx', '/index.ts'].map((ext) => target + ext).find((path) => sourceFiles(dirname(path)).includes(path));
+      all.push({ from: relative(src, file), to: relative(src, known ?? target) });
+    }
+  }
+  return all;
+}
+
+describe('layers', () => {
+  const edges = imports();
+
+  it('finds the imports it checks', () => {
+    expect(edges.length).toBeGreaterThan(300);
+    expect(edges.every(({ to }) => !to.startsWith('..'))).toBe(true);
+  });
+
+  it('no module imports a layer above its own', () => {
+    const upward = edges
+      .filter(({ from, to }) => layerOf(to) > layerOf(from))
+      .map(({ from, to }) => `${from} -> ${to}`)
+      .filter((edge) => !(edge in knownExceptions));
+    expect([...new Set(upward)]).toEqual([]);
+  });
+
+  it('protocol and kinds import nothing from engine, http or cli', () => {
+    const pure = edges.filter(({ from }) => /^(protocol|kinds)\//.test(from));
+    expect(pure.filter(({ to }) => /^(engine|http|cli)\//.test(to))).toEqual([]);
+  });
+
+  it('the known exceptions still happen (fixed ones are taken off the list)', () => {
+    const happening = new Set(edges.map(({ from, to }) => `${from} -> ${to}`));
+    expect(Object.keys(knownExceptions).filter((edge) => !happening.has(edge))).toEqual([]);
+  });
+});

@@ -1,0 +1,192 @@
+import type { AgentConfig, HeedOptions, HitlConfig, Limits } from '../config.js';
+import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
+import { HeedError } from '../errors.js';
+import { EventBus } from './event-bus.js';
+import { hydrateEvents } from './hydrate.js';
+import type { Caller } from '../caller.js';
+import type { LiveCall } from './turn/live-call.js';
+import type { Change, CommitResult, NewDelivery, Store } from '../store/store.js';
+import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
+
+export const defaults = {
+  timeoutMinutes: 1440,
+  resolveWaitMs: 3000,
+  maxStateBytes: 1024 * 1024,
+  clientToolOutputBytes: 64 * 1024,
+  sweepIntervalMs: 60_000,
+  leaseMs: 30_000,
+  maxSteps: 20,
+  maxMetadataBytes: 16 * 1024,
+  maxMessagesPerConversation: 5000,
+  conversationsPerMinute: 30,
+};
+
+/** Shared state and small helpers every part of a running Heed uses. */
+export class Engine {
+  readonly store: Store;
+  readonly bus = new EventBus();
+  readonly agents = new Map<string, AgentConfig>();
+  readonly hitl: HitlConfig;
+  /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
+  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
+  readonly pendingActionPolicy: 'reject' | 'cancel';
+  readonly leaseMs: number;
+  readonly clock: () => Date;
+  /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
+  readonly running = new Map<string, AbortController>();
+  /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
+  readonly liveCalls = new Map<string, LiveCall>();
+  /** Set by createHeed: the notifications each change causes, and the deliverer to wake after writing them. */
+  notifier?: { deliveriesFor(change: Change): Promise<NewDelivery[]>; wake(): void };
+  /** Continuations started in this process and not yet finished (awaited on close). */
+  readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: HeedOptions, store: Store) {
+    this.store = store;
+    for (const agent of options.agents) {
+      if (this.agents.has(agent.name)) throw new HeedError('invalid_config', `Two agents are named "${agent.name}".`);
+      this.agents.set(agent.name, agent);
+    }
+    this.hitl = options.hitl ?? {};
+    this.limits = {
+      maxStateBytes: options.limits?.maxStateBytes ?? defaults.maxStateBytes,
+      clientToolOutputBytes: options.limits?.clientToolOutputBytes ?? defaults.clientToolOutputBytes,
+      maxTokensPerConversation: options.limits?.maxTokensPerConversation,
+      maxMetadataBytes: options.limits?.maxMetadataBytes ?? defaults.maxMetadataBytes,
+      maxMessagesPerConversation: options.limits?.maxMessagesPerConversation ?? defaults.maxMessagesPerConversation,
+      conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
+    };
+    this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
+    this.leaseMs = options.leaseMs ?? defaults.leaseMs;
+    this.clock = options.now ?? (() => new Date());
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /**
+   * Commits and, when applied, hands the new events to live followers. Every write goes through here,
+   * so this is where the notifications a change causes join it, in the same commit (the outbox).
+   */
+  async commit(change: Change): Promise<CommitResult> {
+    const deliveries = this.notifier ? await this.notifier.deliveriesFor(change) : [];
+    const written = deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+    const result = await this.store.commit(written);
+    if (result.ok && result.events.length > 0) this.bus.publish(hydrateEvents(result.events, change.actions ?? []));
+    if (result.ok && deliveries.length > 0) this.notifier!.wake();
+    return result;
+  }
+
+  agent(name: string): AgentConfig {
+    const agent = this.agents.get(name);
+    if (!agent) throw new HeedError('not_found', `There is no agent named "${name}".`, { details: { agent: name } });
+    return agent;
+  }
+
+  /** Minutes before an action lapses under this agent (0 = never). */
+  timeoutMinutes(agent: AgentConfig): number {
+    return agent.hitl?.timeoutMinutes ?? this.hitl.timeoutMinutes ?? defaults.timeoutMinutes;
+  }
+
+  onTimeout(agent: AgentConfig): TimeoutPolicy {
+    return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? 'deny';
+  }
+
+  expiresAfterMinutes(minutes: number | undefined): string | null {
+    if (!minutes || minutes <= 0) return null;
+    return new Date(this.clock().getTime() + minutes * 60_000).toISOString();
+  }
+
+  leaseUntil(): string {
+    return new Date(this.clock().getTime() + this.leaseMs).toISOString();
+  }
+
+  budgetLeft(conversation: ConversationRecord): boolean {
+    const max = this.limits.maxTokensPerConversation;
+    return max === undefined || conversation.tokensUsed < max;
+  }
+
+  budgetError(conversation: ConversationRecord): HeedError {
+    return new HeedError('budget_reached', 'This conversation has used up its token budget, so the agent cannot run again.', {
+      details: { tokensUsed: conversation.tokensUsed, maxTokens: this.limits.maxTokensPerConversation ?? null },
+    });
+  }
+
+  /**
+   * Loads a conversation the caller may see. Someone else's conversation is reported as not found,
+   * so its existence does not leak. A call without a caller acts as the owner.
+   */
+  async visibleConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
+    const conversation = await this.store.getConversation(id);
+    if (!conversation || !mayAccess(caller, conversation)) throw conversationNotFound(id);
+    return conversation;
+  }
+
+  /**
+   * Loads a conversation the caller may read: one they may see, or one with an approval naming them
+   * among its approvers (docs/approvals.md; reading only: sending, cancelling, branching still need `visibleConversation`).
+   */
+  async readableConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
+    const conversation = await this.store.getConversation(id);
+    if (!conversation) throw conversationNotFound(id);
+    if (mayAccess(caller, conversation)) return conversation;
+    const actions = caller?.userId ? await this.store.listActions(id) : [];
+    if (!actions.some((action) => namesApprover(action, caller?.userId))) throw conversationNotFound(id);
+    return conversation;
+  }
+
+  /** Runs a detached promise to completion, keeping track of it so `close()` can wait. */
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    promise.then(
+      () => this.inFlight.delete(promise),
+      () => this.inFlight.delete(promise),
+    );
+    return promise;
+  }
+}
+
+/**
+ * The one answer for a conversation the caller may not see, whether or not it exists: same status,
+ * code, sentence and details, so no route tells the two apart.
+ */
+export function conversationNotFound(id: string): HeedError {
+  return new HeedError('not_found', 'There is no conversation with that id.', { details: { conversationId: id } });
+}
+
+export function mayAccess(caller: Caller | undefined, conversation: ConversationRecord): boolean {
+  if (caller === undefined) return true;
+  if (conversation.ownerId === null) return true;
+  return caller.userId === conversation.ownerId;
+}
+
+/** A conversation as it starts: idle, version 0, nothing spent, asked or claimed yet. */
+export function newConversationRecord(
+  fields: Pick<ConversationRecord, 'id' | 'agent' | 'ownerId' | 'channel' | 'metadata' | 'createdAt'> & { intakeDone?: boolean },
+): ConversationRecord {
+  return {
+    ...fields,
+    status: 'idle',
+    version: 0,
+    updatedAt: fields.createdAt,
+    actionDueAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    tokensUsed: 0,
+    lastEventSeq: 0,
+    intakeDone: fields.intakeDone ?? false,
+  };
+}
+
+/** The earliest deadline among actions still open (a lapse, or an approval's escalation); null if none. */
+export function earliestDue(actions: ActionRecord[]): string | null {
+  let due: string | null = null;
+  for (const action of actions) {
+    if (action.status !== 'pending') continue;
+    for (const at of [action.expiresAt, escalationDue(action)]) if (at && (due === null || at < due)) due = at;
+  }
+  return due;
+}
+
+export type { EventRecord };

@@ -1,0 +1,97 @@
+import type { Store } from '../store/store.js';
+import type { EventRecord } from '../types.js';
+import type { EventBus } from './event-bus.js';
+import { readEvents } from './hydrate.js';
+
+export interface Follow {
+  /** Stops delivery; safe to call twice. */
+  close(): void;
+}
+
+/** How a follower keeps pace with a receiver that reads slowly (a stream to a client). */
+export interface FollowFlow {
+  /** True while the receiver can take more events. */
+  hasRoom(): boolean;
+  /** Resolves once the receiver can take more, or is gone (else a closed follower waits on it for ever). */
+  ready(): Promise<void>;
+}
+
+/** Events read from the store at a time: what one follower holds in memory while it waits. */
+const PAGE = 100;
+
+/**
+ * Delivers a conversation's events numbered after `after`: first the stored backlog, then live ones,
+ * each exactly once and in order. A gap (an event seen live before an earlier one) is filled from the
+ * store, so a follower never misses an event and never sees one twice.
+ */
+export function followEvents(
+  store: Store,
+  bus: EventBus,
+  conversationId: string,
+  after: number,
+  listener: (event: EventRecord) => void,
+  options: { flow?: FollowFlow } = {},
+): Follow {
+  const { flow } = options;
+  let last = after;
+  let closed = false;
+  let draining: Promise<void> | null = null;
+  let wanted = false;
+  // With a flow, the backlog is read a page at a time as the receiver takes it, never all at once.
+  const blocked = () => flow !== undefined && !flow.hasRoom();
+  const room = () => flow!.ready();
+
+  const deliver = (event: EventRecord) => {
+    if (closed || event.seq !== last + 1) return false;
+    last = event.seq;
+    listener(event);
+    return true;
+  };
+
+  // Reads from the store until it has nothing newer; reruns if new events arrived meanwhile.
+  const drain = () => {
+    wanted = true;
+    if (draining) return;
+    draining = (async () => {
+      while (wanted && !closed) {
+        wanted = false;
+        for (;;) {
+          if (blocked()) await room();
+          if (closed) break;
+          const page = await readEvents(store, conversationId, { after: last, limit: PAGE });
+          for (const event of page) {
+            if (blocked()) await room();
+            if (closed) break;
+            deliver(event);
+          }
+          if (page.length < PAGE || closed) break;
+        }
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        draining = null;
+        if (wanted && !closed) drain();
+      });
+  };
+
+  const off = bus.on(conversationId, (event) => {
+    if (event.seq <= last) return;
+    // A receiver that is behind gets this event from the store once it catches up, so nothing queues here.
+    if (!draining && (!flow || flow.hasRoom()) && deliver(event)) return;
+    drain();
+  });
+  // Events another process committed arrive as a poke: read them from the store.
+  const offPoke = bus.onPoke(conversationId, (seq) => {
+    if (seq > last) drain();
+  });
+  drain();
+
+  return {
+    close() {
+      closed = true;
+      off();
+      offPoke();
+    },
+  };
+}

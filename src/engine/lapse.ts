@@ -1,0 +1,177 @@
+import { runClaimedTurn } from './start.js';
+import type { TurnResult } from './turn/run-turn.js';
+import { systemCaller } from '../caller.js';
+import { earliestDue, type Engine } from './engine.js';
+import { newId } from '../ids.js';
+import { skipAnswers } from '../kinds/question.js';
+import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../store/store.js';
+import { newEvent } from '../protocol/events.js';
+import { toolResultWrites } from './tool-result.js';
+import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
+import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
+import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { resolvedEvent } from './settle.js';
+
+export interface SweepReport {
+  /** Actions that lapsed in this sweep. */
+  lapsed: number;
+  /** Continuations whose lease had lapsed and were taken over. */
+  recovered: number;
+  /** The turns that went on because of this sweep, finished. */
+  turns: TurnResult[];
+}
+
+const BATCH = 200;
+
+/**
+ * Lapses the actions that are due and takes over continuations whose claim lapsed (their process
+ * died). Each due action lapses once, whichever instance sweeps: every write is compare-and-set.
+ */
+export async function expireDue(engine: Engine): Promise<SweepReport> {
+  const report: SweepReport = { lapsed: 0, recovered: 0, turns: [] };
+  const runs: Promise<TurnResult>[] = [];
+  const seen = new Set<string>();
+  for (;;) {
+    const now = engine.now();
+    const due = (await engine.store.listDue(now, BATCH)).filter((conversation) => !seen.has(conversation.id));
+    if (due.length === 0) break;
+    for (const conversation of due) {
+      seen.add(conversation.id);
+      if (conversation.status === 'running') {
+        const recovery = await recover(engine, conversation);
+        if (recovery) {
+          report.recovered++;
+          runs.push(recovery.run);
+        }
+      } else if (conversation.status === 'requires_action') {
+        const outcome = await lapse(engine, conversation);
+        report.lapsed += outcome.lapsed;
+        if (outcome.run) runs.push(outcome.run);
+      }
+    }
+  }
+  report.turns = await Promise.all(runs);
+  return report;
+}
+
+async function recover(engine: Engine, conversation: ConversationRecord): Promise<{ run: Promise<TurnResult> } | undefined> {
+  if (!conversation.leaseExpiresAt || conversation.leaseExpiresAt > engine.now()) return undefined;
+  if (conversation.leaseOwner && engine.running.has(conversation.id)) return undefined;
+  const leaseOwner = newId('lease');
+  const at = engine.now();
+  const result = await engine.commit({
+    conversationId: conversation.id,
+    expectVersion: conversation.version,
+    set: { leaseOwner, leaseExpiresAt: engine.leaseUntil(), updatedAt: at },
+    events: [newEvent('turn.started', at, { trigger: 'recovery' })],
+  });
+  if (!result.ok) return undefined;
+  return { run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
+}
+
+async function lapse(engine: Engine, conversation: ConversationRecord): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
+  const now = engine.now();
+  const pending = (await engine.store.listActions(conversation.id)).filter((action) => action.status === 'pending');
+  const due = pending.filter((action) => action.expiresAt !== null && action.expiresAt <= now);
+  const change: Change = { conversationId: conversation.id, expectVersion: conversation.version, set: { updatedAt: now } };
+  // Approvals whose escalation time came without a decision gain approvers (their lapse time stays).
+  const escalation = escalate(pending.filter((action) => !due.includes(action)), conversation, now);
+  if (due.length === 0) {
+    change.set = { ...change.set, actionDueAt: earliestDue(escalation.pending) };
+    change.revise = escalation.revise;
+    change.events = escalation.events;
+    await engine.commit(change);
+    return { lapsed: 0 };
+  }
+
+  // With nothing left to ask and no budget left to carry on, a deny pause ends as a cancel.
+  const nothingLeft = pending.length === due.length;
+  if (due.some((action) => action.onTimeout === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
+    const messages = await engine.store.listMessages(conversation.id);
+    const closing = closeOpen(engine, messages, pending, {
+      resolvedBy: null,
+      channel: 'timeout',
+      reason: 'expired',
+      lapsed: new Set(due.map((action) => action.id)),
+    });
+    change.settle = closing.settle;
+    change.messages = closing.messages;
+    change.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
+    change.set = { ...change.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
+    const result = await engine.commit(change);
+    if (result.ok) releaseLiveCalls(engine, pending);
+    return { lapsed: result.ok ? due.length : 0 };
+  }
+
+  // deny: answer for the person, then carry on once nothing is open.
+  const settle: ActionSettlement[] = [];
+  const events: NewEvent[] = [];
+  const messages: Change['messages'] = [];
+  let position: number | undefined;
+  for (const action of due) {
+    const { resolution, status } = lapsedAnswer(action);
+    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted: resolution.type === 'question' && 'answers' in resolution ? Object.keys(resolution.answers) : null });
+    events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution), expired: true }));
+    if (action.kind === 'client_tool') {
+      position ??= (await engine.store.listMessages(conversation.id)).length;
+      const output = { type: 'error-text' as const, value: 'The host page did not answer.' };
+      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output });
+      messages.push(result.message);
+      events.push(result.event);
+    }
+  }
+  const remaining = escalation.pending.filter((action) => !due.some((entry) => entry.id === action.id));
+  change.settle = settle;
+  change.messages = messages;
+  change.revise = escalation.revise;
+  // Escalations first; the deadline's own answers (and the turn it starts, pushed below) after.
+  events.unshift(...escalation.events);
+  change.events = events;
+  const leaseOwner = newId('lease');
+  if (remaining.length > 0) {
+    change.set = { ...change.set, actionDueAt: earliestDue(remaining) };
+  } else {
+    change.set = { ...change.set, status: 'running', actionDueAt: null, leaseOwner, leaseExpiresAt: engine.leaseUntil() };
+    events.push(newEvent('turn.started', now, { trigger: 'timeout' }));
+  }
+  const result = await engine.commit(change);
+  if (!result.ok) return { lapsed: 0 };
+  if (remaining.length > 0) return { lapsed: due.length };
+  return { lapsed: due.length, run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+}
+
+/**
+ * The escalations due now: each adds its people to the approvers, as one revision and one
+ * `action.escalated` event. The sweep's compare-and-set makes each happen once across instances.
+ */
+function escalate(candidates: ActionRecord[], conversation: ConversationRecord, now: string): { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[] } {
+  const revise: ActionRevision[] = [];
+  const events: NewEvent[] = [];
+  const byId = new Map<string, ActionRecord>();
+  for (const action of candidates) {
+    const at = escalationDue(action);
+    if (!at || at > now || action.request.kind !== 'approval') continue;
+    const { request, added } = escalatedRequest(action.request, conversation.ownerId, now);
+    revise.push({ id: action.id, request, reason: 'escalation' });
+    byId.set(action.id, { ...action, request });
+    events.push(
+      newEvent('action.escalated', now, { actionId: action.id, kind: 'approval', toolCallId: action.toolCallId, toolName: action.toolName, added, approvers: request.approvers ?? [] }),
+    );
+  }
+  return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };
+}
+
+/** What a lapse under `deny` answers on the person's behalf. */
+function lapsedAnswer(action: ActionRecord): { resolution: StoredResolution; status: string } {
+  const request = action.request;
+  switch (request.kind) {
+    case 'approval':
+      return { resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected' };
+    case 'question':
+      return { resolution: { type: 'question', skip: true, answers: skipAnswers(request.questions).answers }, status: 'skipped' };
+    case 'client_tool':
+      return { resolution: { type: 'client_tool', error: 'The host page did not answer.' }, status: 'failed' };
+    case 'url':
+      return { resolution: { type: 'url', decision: 'cancel' }, status: 'expired' };
+  }
+}

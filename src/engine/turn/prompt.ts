@@ -1,0 +1,93 @@
+import { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from '../../kinds/question.js';
+import type { AgentConfig } from '../../config.js';
+import { inputJsonSchema } from '../../tool.js';
+import type { MessageRecord } from '../../types.js';
+import type { ModelFunctionTool, ModelPrompt, ModelPromptMessage, ModelToolResultPart } from './model-spec.js';
+import { modelToolOutput } from './tool-output.js';
+
+/** The name of the synthetic tool call that carries an agent's intake questions. */
+export const INTAKE_TOOL_NAME = 'intake';
+
+/**
+ * Builds what the model is sent from the stored messages. Consecutive tool messages are merged, and
+ * a tool call that never got a result (a crash, a cancel) gets one saying so, because providers refuse
+ * a call without its result. The prompt is both an AI SDK 6 (v3) and an AI SDK 7 (v4) prompt.
+ */
+export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): ModelPrompt {
+  const prompt: ModelPromptMessage[] = [];
+  if (agent.instructions) prompt.push({ role: 'system', content: agent.instructions });
+
+  const answered = new Set<string>();
+  for (const message of messages) {
+    for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  }
+
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (message.role === 'user') {
+      const content = message.parts.flatMap((part) => (part.type === 'text' ? [{ type: 'text' as const, text: part.text }] : []));
+      prompt.push({ role: 'user', content });
+    } else if (message.role === 'assistant') {
+      const content: Extract<ModelPromptMessage, { role: 'assistant' }>['content'] = [];
+      const missing: ModelToolResultPart[] = [];
+      for (const part of message.parts) {
+        if (part.type === 'text') content.push({ type: 'text', text: part.text });
+        else if (part.type === 'tool-call') {
+          content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          if (!answered.has(part.toolCallId)) {
+            missing.push({
+              type: 'tool-result',
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              output: { type: 'error-text', value: 'No result was recorded for this call.' },
+            });
+          }
+        }
+      }
+      if (content.length > 0) prompt.push({ role: 'assistant', content });
+      const results: ModelToolResultPart[] = [];
+      while (index + 1 < messages.length && messages[index + 1].role === 'tool') {
+        index++;
+        for (const part of messages[index].parts) {
+          if (part.type === 'tool-result') {
+            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: modelToolOutput(part.output, agent.model.specificationVersion) });
+          }
+        }
+      }
+      results.push(...missing);
+      if (results.length > 0) prompt.push({ role: 'tool', content: results });
+    }
+  }
+  return prompt;
+}
+
+const toolListCache = new WeakMap<AgentConfig, { withAsk: ModelFunctionTool[]; withoutAsk: ModelFunctionTool[] }>();
+
+/** The tools offered to the model; the ask tool and client tools only where a person can answer. */
+export function offeredTools(agent: AgentConfig, interactive: boolean): ModelFunctionTool[] {
+  let cached = toolListCache.get(agent);
+  if (!cached) {
+    const server: ModelFunctionTool[] = [];
+    const asking: ModelFunctionTool[] = [];
+    for (const [name, definition] of Object.entries(agent.tools ?? {})) {
+      const entry: ModelFunctionTool = {
+        type: 'function',
+        name,
+        description: definition.description,
+        inputSchema: inputJsonSchema(definition) as ModelFunctionTool['inputSchema'],
+      };
+      (definition.client ? asking : server).push(entry);
+    }
+    if (agent.ask) {
+      asking.push({
+        type: 'function',
+        name: ASK_TOOL_NAME,
+        description: askToolDescription,
+        inputSchema: questionsJsonSchema as ModelFunctionTool['inputSchema'],
+      });
+    }
+    cached = { withAsk: [...server, ...asking], withoutAsk: server };
+    toolListCache.set(agent, cached);
+  }
+  return interactive ? cached.withAsk : cached.withoutAsk;
+}

@@ -1,0 +1,172 @@
+import { newAction } from '../new-action.js';
+import { HeedError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { JsonObject, MessagePart, MessageRecord, TurnWarning } from '../../types.js';
+import { messageViews, type ActionView, type MessageView } from '../../views.js';
+import { callModel } from './model-step.js';
+import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
+import { pause, settleStepCalls } from './tool-calls.js';
+import { TurnInterrupted, type Turn } from './turn.js';
+import { intakeQuestions } from '../intake.js';
+
+export type TurnStatus = 'completed' | 'requires_action' | 'cancelled' | 'failed';
+
+/** How a turn ended, as the library and the HTTP API return it. */
+export interface TurnResult {
+  status: TurnStatus;
+  conversationId: string;
+  /** Messages written by this turn, in order. */
+  messages: MessageView[];
+  pendingActions?: ActionView[];
+  warnings?: TurnWarning[];
+  error?: { code: string; message: string };
+}
+
+const DELTA_FLUSH_MS = 25;
+
+/**
+ * Runs the agent loop until it pauses, completes, is cancelled or fails. The turn already holds the
+ * claim on the conversation (status `running`, a lease) and its opening events are gathered.
+ */
+export async function runTurn(turn: Turn, options: { askIntake: boolean }): Promise<TurnResult> {
+  const engine = turn.engine;
+  engine.running.set(turn.conversation.id, turn.abort);
+  turn.startLeaseRenewal();
+  try {
+    if (options.askIntake && (await askIntake(turn))) return await result(turn, 'requires_action');
+    const maxSteps = turn.agent.maxSteps ?? 20;
+    let steps = 0;
+    for (;;) {
+      if (turn.abort.signal.aborted) throw new TurnInterrupted();
+      const assistant = openAssistant(turn.messages);
+      if (assistant) {
+        const outcome = await settleStepCalls(turn, assistant);
+        if (outcome === 'paused') return await result(turn, 'requires_action');
+        if (outcome === 'stop') return await complete(turn);
+        continue;
+      }
+      const last = turn.messages.at(-1);
+      if (!last || last.role === 'assistant') return await complete(turn);
+      if (steps >= maxSteps) {
+        turn.warnings.push({ code: 'max_steps', message: `The turn stopped after ${maxSteps} model calls.` });
+        return await complete(turn);
+      }
+      if (!engine.budgetLeft(turn.conversation)) {
+        turn.warnings.push({ code: 'budget_reached', message: 'The conversation used up its token budget, so the turn stopped.' });
+        return await complete(turn);
+      }
+      await modelStep(turn);
+      steps++;
+    }
+  } catch (thrown) {
+    if (thrown instanceof TurnInterrupted) return { status: 'cancelled', conversationId: turn.conversation.id, messages: [] };
+    return await fail(turn, thrown);
+  } finally {
+    turn.stopLeaseRenewal();
+    if (engine.running.get(turn.conversation.id) === turn.abort) engine.running.delete(turn.conversation.id);
+  }
+}
+
+/** The last assistant message, when some of its tool calls have no result yet. */
+function openAssistant(messages: MessageRecord[]): MessageRecord | undefined {
+  const answered = new Set<string>();
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role === 'tool') {
+      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
+      continue;
+    }
+    if (message.role !== 'assistant') return undefined;
+    return message.parts.some((part) => part.type === 'tool-call' && !answered.has(part.toolCallId)) ? message : undefined;
+  }
+  return undefined;
+}
+
+async function modelStep(turn: Turn): Promise<void> {
+  const agent = turn.agent;
+  const messageId = newId('m');
+  const prompt = buildPrompt(agent, turn.messages);
+  const tools = offeredTools(agent, turn.interactive);
+  await turn.flush();
+
+  // Deltas are written in small batches so a live follower sees text as it comes.
+  let timer: NodeJS.Timeout | undefined;
+  const onDelta = (delta: string) => {
+    turn.event('text.delta', { messageId, delta });
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      turn.flush().catch(() => undefined);
+    }, DELTA_FLUSH_MS);
+  };
+  let step;
+  try {
+    step = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal, agent.name);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  if (turn.abort.signal.aborted) throw new TurnInterrupted();
+
+  const parts: MessagePart[] = [];
+  if (step.text) parts.push({ type: 'text', text: step.text });
+  for (const call of step.toolCalls) parts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+  turn.addMessage('assistant', parts, null, messageId);
+  turn.event('message.created', { messageId, role: 'assistant' });
+  for (const call of step.toolCalls) {
+    turn.event('tool.called', { messageId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+  }
+  turn.set({ tokensUsed: turn.conversation.tokensUsed + step.tokens });
+  turn.conversation = { ...turn.conversation, tokensUsed: turn.conversation.tokensUsed + step.tokens };
+}
+
+/** Asks the agent's intake questions before the model is called, when they are due. */
+async function askIntake(turn: Turn): Promise<boolean> {
+  const intake = turn.agent.intake;
+  if (!intake) return false;
+  if ((intake.when ?? 'thread-start') === 'thread-start' && turn.conversation.intakeDone) return false;
+  const messageId = newId('m');
+  const toolCallId = newId('call');
+  const message = turn.addMessage('assistant', [{ type: 'tool-call', toolCallId, toolName: INTAKE_TOOL_NAME, input: {} }], { intake: true }, messageId);
+  turn.event('message.created', { messageId, role: 'assistant', intake: true });
+  turn.set({ intakeDone: true });
+  const action = newAction(turn, {
+    origin: 'intake',
+    messageId,
+    toolCallId,
+    toolName: INTAKE_TOOL_NAME,
+    request: { kind: 'question', ...(intake.preamble ? { preamble: intake.preamble } : {}), questions: intakeQuestions(turn.agent) },
+  });
+  return pause(turn, message, [action]);
+}
+
+async function complete(turn: Turn): Promise<TurnResult> {
+  turn.set({ status: 'idle', leaseOwner: null, leaseExpiresAt: null, actionDueAt: null });
+  turn.event('turn.completed', turn.warnings.length ? { warnings: turn.warnings } : {});
+  await turn.flush();
+  return result(turn, 'completed');
+}
+
+async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
+  const error = HeedError.isInstance(thrown)
+    ? { code: thrown.code, message: thrown.message }
+    : { code: 'model_error', message: thrown instanceof Error ? thrown.message : String(thrown) };
+  try {
+    turn.set({ status: 'idle', leaseOwner: null, leaseExpiresAt: null, actionDueAt: null });
+    turn.event('turn.failed', { error });
+    await turn.flush();
+  } catch {
+    // The claim was lost meanwhile: whoever took it records the outcome.
+  }
+  const outcome = await result(turn, 'failed');
+  return { ...outcome, error };
+}
+
+async function result(turn: Turn, status: TurnResult['status']): Promise<TurnResult> {
+  const actions = await turn.actions();
+  const messages = messageViews(turn.engine, turn.conversation, turn.created, actions);
+  const outcome: TurnResult = { status, conversationId: turn.conversation.id, messages };
+  if (status === 'requires_action') {
+    outcome.pendingActions = actions.filter((action) => action.status === 'pending').map((action) => turn.view(action));
+  }
+  if (turn.warnings.length) outcome.warnings = turn.warnings;
+  return outcome;
+}

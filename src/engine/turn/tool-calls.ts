@@ -1,0 +1,285 @@
+import { ASK_TOOL_NAME, checkQuestions, summarizeAnswers } from '../../kinds/question.js';
+import { policyFields } from '../../kinds/approval-policy.js';
+import { newAction } from '../new-action.js';
+import { earliestDue } from '../engine.js';
+import { HeedError } from '../../errors.js';
+import { isToolContent, type HeedTool } from '../../tool.js';
+import { conversationView } from '../../views.js';
+import type { ActionRecord, JsonObject, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
+import { INTAKE_TOOL_NAME } from './prompt.js';
+import { LiveCall } from './live-call.js';
+import { eventToolOutput } from './tool-output.js';
+import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
+import type { Turn } from './turn.js';
+import type { LoggedOutput } from '../tool-result.js';
+
+export type StepOutcome = 'continue' | 'paused' | 'stop';
+
+type Call = { toolCallId: string; toolName: string; input: JsonValue };
+type CallOutcome =
+  | { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput }
+  | { ask: ActionRecord };
+
+const DISMISSED = 'Dismissed by the user.';
+
+/**
+ * Settles the tool calls of the latest assistant message that have no stored result: runs the ones
+ * that may run, turns answered actions into results, and gathers new actions into one pause.
+ */
+export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Promise<StepOutcome> {
+  const calls = assistant.parts.filter((part): part is Extract<typeof part, { type: 'tool-call' }> => part.type === 'tool-call');
+  const done = new Set<string>();
+  for (const message of turn.messages) {
+    if (message.position <= assistant.position) continue;
+    for (const part of message.parts) if (part.type === 'tool-result') done.add(part.toolCallId);
+  }
+  const actions = (await turn.actions()).filter((action) => action.messageId === assistant.id);
+  const clientStep = calls.some((call) => turn.agent.tools?.[call.toolName]?.client);
+
+  let stop = false;
+  const asks: ActionRecord[] = [];
+  for (const call of calls) {
+    if (done.has(call.toolCallId)) continue;
+    const mine = actions.filter((action) => action.toolCallId === call.toolCallId);
+    const outcome = await settleCall(turn, assistant, call, mine, clientStep);
+    if ('ask' in outcome) {
+      asks.push(outcome.ask);
+    } else {
+      turn.addToolResult(call, outcome.result, outcome.eventOutput);
+      if (outcome.stop) stop = true;
+    }
+  }
+  if (asks.length > 0) return (await pause(turn, assistant, asks)) ? 'paused' : 'stop';
+  return stop ? 'stop' : 'continue';
+}
+
+async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[], clientStep: boolean): Promise<CallOutcome> {
+  const agent = turn.agent;
+  if (call.toolName === INTAKE_TOOL_NAME || (call.toolName === ASK_TOOL_NAME && agent.ask)) {
+    return settleQuestionCall(turn, assistant, call, mine);
+  }
+  const definition = agent.tools?.[call.toolName];
+  if (!definition) return error(`There is no tool named "${call.toolName}".`);
+  if (typeof call.input === 'string') return error('The tool input is not valid JSON.');
+
+  if (definition.client) {
+    const action = mine.find((entry) => entry.kind === 'client_tool');
+    if (action) return error(action.status === 'cancelled' ? 'Cancelled before the page answered.' : 'The host page did not answer.');
+    if (!turn.interactive) return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
+    const parsed = definition.inputSchema.safeParse(call.input);
+    if (!parsed.success) return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+    return {
+      ask: newAction(turn, {
+        origin: 'tool',
+        messageId: assistant.id,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        request: { kind: 'client_tool', args: call.input, clientKind: definition.client.kind, timeoutSeconds: definition.client.timeoutSeconds },
+      }),
+    };
+  }
+
+  if (clientStep && mine.length === 0) {
+    return error(`Skipped: this step also asked the page to run a client tool. Call ${call.toolName} again once that result is in.`);
+  }
+
+  const parsed = definition.inputSchema.safeParse(call.input);
+  if (!parsed.success) {
+    return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
+  }
+  let input = parsed.data;
+
+  const approval = mine.find((entry) => entry.kind === 'approval' && entry.origin === 'tool');
+  if (!approval) {
+    const gate = definition.needsApproval;
+    const gated = typeof gate === 'function' ? await gate(input, { conversationId: turn.conversation.id, caller: turn.caller }) : gate === true;
+    if (gated) {
+      const remembered = typeof gate !== 'function' && (await turn.engine.store.listRememberedTools(turn.conversation.id)).some((entry) => entry.toolName === call.toolName);
+      if (remembered) {
+        turn.event('action.resolved', {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          kind: 'approval',
+          status: 'approved',
+          resolvedBy: null,
+          channel: 'remembered',
+          remembered: true,
+        });
+      } else {
+        return { ask: await approvalAction(turn, assistant, call, definition, input, typeof gate !== 'function') };
+      }
+    }
+  } else {
+    const resolution = approval.resolution;
+    if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow') {
+      return error(refusalText(approval));
+    }
+    if (resolution.approvedArgs !== undefined) {
+      const edited = definition.inputSchema.safeParse(resolution.approvedArgs);
+      if (edited.success) input = edited.data;
+    }
+  }
+  return execute(turn, assistant, call, definition, input, mine);
+}
+
+async function execute(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, mine: ActionRecord[]): Promise<CallOutcome> {
+  if (!definition.execute) return error(`${call.toolName} has no implementation on the server.`);
+  const engine = turn.engine;
+  let live = engine.liveCalls.get(call.toolCallId);
+  let state: { signal?: AskSignal } = {};
+  if (live) {
+    // The tool kept running while it waited: hand it the answer it was waiting for.
+    const answered = mine.find((entry) => entry.origin === 'live' && entry.journalIndex === live!.waiting?.index);
+    if (answered) live.answer(answered);
+  } else {
+    if (mine.some((entry) => entry.origin === 'live')) {
+      return error(`${call.toolName} was waiting for an answer when the server restarted, and that request cannot be resumed. Call the tool again if it is still needed.`);
+    }
+    // What came before must be durable before a side effect happens.
+    await turn.flush();
+    live = new LiveCall();
+    const made = toolContext(turn, call, mine.filter((entry) => entry.origin === 'ctx'), live);
+    state = made.state;
+    const tool = definition.execute;
+    live.start(() => tool(input, made.context));
+  }
+  const outcome = await live.next();
+  if ('ask' in outcome) {
+    engine.liveCalls.set(call.toolCallId, live);
+    return {
+      ask: newAction(turn, {
+        origin: 'live',
+        messageId: assistant.id,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        journalIndex: outcome.index,
+        request: outcome.ask,
+        expiresInMinutes: outcome.expiresInMinutes,
+      }),
+    };
+  }
+  engine.liveCalls.delete(call.toolCallId);
+  if ('error' in outcome) {
+    const thrown = outcome.error;
+    if (thrown instanceof DismissSignal) return { result: { type: 'error-text', value: DISMISSED }, stop: true };
+    if (!(thrown instanceof AskSignal) && !state.signal) {
+      const message = thrown instanceof Error ? thrown.message : String(thrown);
+      return error(`${call.toolName} failed: ${message}`);
+    }
+  }
+  // A tool that swallowed the signal in its own try/catch still waits for the answer.
+  if (state.signal) {
+    return {
+      ask: newAction(turn, {
+        origin: 'ctx',
+        messageId: assistant.id,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        journalIndex: state.signal.journalIndex,
+        request: state.signal.request,
+        expiresInMinutes: state.signal.expiresInMinutes,
+      }),
+    };
+  }
+  const value = (outcome as { value: unknown }).value;
+  if (isToolContent(value)) {
+    const result: ToolOutput = { type: 'content', value: value.parts };
+    return { result, eventOutput: eventToolOutput(result) };
+  }
+  return { result: { type: 'json', value: toJson(value) } };
+}
+
+function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
+  const action = mine.find((entry) => entry.kind === 'question');
+  if (action) {
+    const resolution = action.resolution;
+    if (action.request.kind !== 'question' || !resolution || resolution.type !== 'question') return error(refusalText(action));
+    if ('dismiss' in resolution) return { result: { type: 'error-text', value: DISMISSED }, stop: true };
+    const skipped = 'skip' in resolution;
+    return { result: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped }) } };
+  }
+  if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
+  if (!turn.interactive) return error('Asking the user is not available here. Go on without asking, using your best judgement.');
+  const input = (call.input ?? {}) as { preamble?: unknown; questions?: unknown };
+  const checked = checkQuestions(input.questions, { source: 'ask' });
+  if (!checked.ok) return error(`The questions were not asked. Fix these problems and call ${ASK_TOOL_NAME} again:\n- ${checked.problems.join('\n- ')}`);
+  return {
+    ask: newAction(turn, {
+      origin: 'ask',
+      messageId: assistant.id,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      request: { kind: 'question', ...(typeof input.preamble === 'string' ? { preamble: input.preamble } : {}), questions: checked.questions },
+    }),
+  };
+}
+
+async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, canRemember: boolean): Promise<ActionRecord> {
+  const title = typeof definition.approvalTitle === 'function' ? definition.approvalTitle(input) : definition.approvalTitle ?? `Run ${call.toolName}?`;
+  const summary =
+    typeof definition.approvalSummary === 'function'
+      ? definition.approvalSummary(input)
+      : definition.approvalSummary ?? definition.description ?? `Allow the agent to call ${call.toolName} with these arguments.`;
+  return newAction(turn, {
+    origin: 'tool',
+    messageId: assistant.id,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    request: {
+      kind: 'approval',
+      args: call.input,
+      title,
+      summary,
+      canRemember,
+      // Approvers are worked out once, now, and kept with the action (an approval decided by votes is never remembered).
+      ...(definition.approval ? await policyFields(definition.approval, input, conversationView(turn.conversation), turn.engine.clock()) : {}),
+    },
+  });
+}
+
+/**
+ * Stores the pause as one write: the actions, the conversation's status and due time, and the events.
+ * A pause bigger than `limits.maxStateBytes` is not taken: the calls get an error result instead.
+ */
+export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRecord[]): Promise<boolean> {
+  const bytes = Buffer.byteLength(JSON.stringify(asks), 'utf8') + Buffer.byteLength(JSON.stringify(assistant.parts), 'utf8');
+  const limit = turn.engine.limits.maxStateBytes;
+  if (bytes > limit) {
+    const message = `The paused state would be ${bytes} bytes, more than the limit of ${limit}; nothing was paused and the tool was not run.`;
+    turn.warnings.push({ code: 'pause_state_too_large', message, details: { bytes, limit } });
+    for (const ask of asks) turn.addToolResult(ask, { type: 'error-text', value: 'Not run: the request was too large to store.' });
+    return false;
+  }
+  turn.addActions(asks);
+  // The sweep looks again at the earliest lapse or escalation.
+  const due = earliestDue(asks);
+  turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
+  // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).
+  for (const ask of asks) turn.event('action.required', { actionId: ask.id, kind: ask.kind, toolCallId: ask.toolCallId, toolName: ask.toolName });
+  turn.event('turn.paused', { actionIds: asks.map((ask) => ask.id) });
+  await turn.flush();
+  return true;
+}
+
+function refusalText(action: ActionRecord): string {
+  const resolution = action.resolution;
+  if (action.status === 'cancelled') return 'Cancelled: the request was withdrawn before anyone answered.';
+  if (action.status === 'expired' && action.kind === 'approval') return 'Nobody answered in time, so the call was not approved and did not run.';
+  if (resolution?.type === 'approval' && resolution.decision === 'deny') {
+    return `The user denied this call.${resolution.comment ? ` Their comment: ${resolution.comment}` : ''}`;
+  }
+  return 'The call did not run.';
+}
+
+function error(value: string): CallOutcome {
+  return { result: { type: 'error-text', value } };
+}
+
+function toJson(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as JsonValue;
+  } catch {
+    throw new HeedError('internal_error', 'The tool returned something that cannot be stored as JSON.');
+  }
+}

@@ -1,0 +1,119 @@
+import { checkApprovalPolicy, policyFields } from '../../kinds/approval-policy.js';
+import { conversationView } from '../../views.js';
+import { checkQuestions } from '../../kinds/question.js';
+import { HeedError } from '../../errors.js';
+import { isAllowedUrl } from '../../kinds/url.js';
+import type { AskOutcome, ApproveOutcome, ToolContext } from '../../tool.js';
+import type { ActionRecord, ActionRequest } from '../../types.js';
+import type { LiveCall } from './live-call.js';
+import type { Turn } from './turn.js';
+
+/** Thrown out of `ctx.ask` (and friends) when the answer is not recorded yet: the turn pauses. */
+export class AskSignal extends Error {
+  constructor(
+    readonly request: ActionRequest,
+    readonly journalIndex: number,
+    readonly expiresInMinutes: number | undefined,
+  ) {
+    super('Waiting for a person to answer.');
+  }
+}
+
+/** Thrown out of `ctx.ask` when the person dismissed the question: the call fails and the turn ends. */
+export class DismissSignal extends Error {
+  constructor() {
+    super('Dismissed by the user.');
+  }
+}
+
+/**
+ * Builds the `ctx` a tool's execute gets. Asks are numbered in call order; an ask whose number has a
+ * settled action returns that action's answer, so a re-run of the tool reads like straight-line code.
+ */
+export function toolContext(
+  turn: Turn,
+  call: { toolCallId: string },
+  journal: ActionRecord[],
+  live: LiveCall,
+): { context: ToolContext; state: { signal?: AskSignal } } {
+  const state: { signal?: AskSignal } = {};
+  let next = 0;
+
+  const recorded = (kind: ActionRecord['kind'], request: ActionRequest, expiresInMinutes?: number): ActionRecord => {
+    const index = next++;
+    const entry = journal.find((action) => action.journalIndex === index);
+    if (entry) {
+      if (entry.kind !== kind) {
+        throw new HeedError(
+          'invalid_request',
+          `This tool asked differently on its re-run (call ${index + 1} was a ${entry.kind}, now a ${kind}): a tool must ask in the same order every time.`,
+        );
+      }
+      return entry;
+    }
+    state.signal = new AskSignal(request, index, expiresInMinutes);
+    throw state.signal;
+  };
+
+  const context: ToolContext = {
+    conversationId: turn.conversation.id,
+    toolCallId: call.toolCallId,
+    idempotencyKey: call.toolCallId,
+    caller: turn.caller,
+    interactive: turn.interactive,
+    abortSignal: turn.abort.signal,
+
+    async ask(request): Promise<AskOutcome> {
+      const checked = checkQuestions(request.questions, { source: 'ctx' });
+      if (!checked.ok) {
+        throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
+      }
+      const entry = recorded('question', { kind: 'question', preamble: request.preamble, questions: checked.questions }, request.expiresInMinutes);
+      const resolution = entry.resolution;
+      if (!resolution || resolution.type !== 'question' || 'dismiss' in resolution) throw new DismissSignal();
+      return { answers: resolution.answers, skipped: 'skip' in resolution, defaulted: entry.defaulted ?? [] };
+    },
+
+    async approve(request): Promise<ApproveOutcome> {
+      let policy = {};
+      if (request.approval && !journal.some((action) => action.journalIndex === next)) {
+        checkApprovalPolicy(request.approval, 'ctx.approve({ approval })');
+        policy = await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock());
+      }
+      const entry = recorded(
+        'approval',
+        { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false, ...policy },
+        request.expiresInMinutes,
+      );
+      const resolution = entry.resolution;
+      if (!resolution || resolution.type !== 'approval') return { approved: false };
+      return { approved: entry.status === 'resolved' && resolution.decision === 'allow', comment: resolution.comment };
+    },
+
+    async askLive(request) {
+      let asked: ActionRequest;
+      if (request.kind === 'question') {
+        const checked = checkQuestions(request.questions, { source: 'ctx' });
+        if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
+        asked = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: checked.questions };
+      } else if (request.kind === 'approval') {
+        asked = { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false };
+      } else {
+        if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
+        asked = { kind: 'url', url: request.url, title: request.title, message: request.message };
+      }
+      const action = await live.ask(asked, request.expiresInMinutes);
+      return { status: action.status as 'resolved' | 'cancelled' | 'expired', resolution: action.resolution, defaulted: action.defaulted ?? [] };
+    },
+
+    async openUrl(request) {
+      if (!isAllowedUrl(request.url)) {
+        throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
+      }
+      const entry = recorded('url', { kind: 'url', url: request.url, title: request.title, message: request.message }, request.expiresInMinutes);
+      const resolution = entry.resolution;
+      return resolution && resolution.type === 'url' ? resolution.decision : 'cancel';
+    },
+  };
+  return { context, state };
+}

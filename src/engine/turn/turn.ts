@@ -1,0 +1,157 @@
+import type { Caller } from '../../caller.js';
+import type { AgentConfig } from '../../config.js';
+import type { Engine } from '../engine.js';
+import { newId } from '../../ids.js';
+import { actionView, type ActionView } from '../../views.js';
+import type { Change, ConversationPatch, NewEvent } from '../../store/store.js';
+import { newEvent, type EventData, type EventType } from '../../protocol/events.js';
+import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  MessageMetadata,
+  MessagePart,
+  MessageRecord,
+  ToolOutput,
+  TurnWarning,
+} from '../../types.js';
+
+/** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
+export class TurnInterrupted extends Error {
+  constructor() {
+    super('The turn was cancelled or taken over.');
+  }
+}
+
+type Pending = Required<Pick<Change, 'messages' | 'actions' | 'events'>> & { set: ConversationPatch };
+
+/**
+ * One run of the agent loop on one conversation, holding the claim (lease) on it. Writes are gathered
+ * and committed together at the points where they must be durable: before a tool runs, after it
+ * returns, when the turn pauses or ends. Every commit is compare-and-set on the conversation version.
+ */
+export class Turn {
+  readonly created: MessageRecord[] = [];
+  readonly warnings: TurnWarning[] = [];
+  readonly abort = new AbortController();
+  private pending: Pending = emptyPending();
+  private writing: Promise<unknown> = Promise.resolve();
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private actionsCache: ActionRecord[] | undefined;
+
+  constructor(
+    readonly engine: Engine,
+    readonly agent: AgentConfig,
+    public conversation: ConversationRecord,
+    readonly messages: MessageRecord[],
+    readonly caller: Caller | null,
+    readonly interactive: boolean,
+    readonly leaseOwner: string,
+    actions?: ActionRecord[],
+  ) {
+    this.actionsCache = actions;
+  }
+
+  startLeaseRenewal(): void {
+    const every = Math.max(50, Math.floor(this.engine.leaseMs / 3));
+    this.leaseTimer = setInterval(() => {
+      this.set({ leaseExpiresAt: this.engine.leaseUntil() });
+      this.flush().catch(() => undefined);
+    }, every);
+    this.leaseTimer.unref();
+  }
+
+  stopLeaseRenewal(): void {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+  }
+
+  event<T extends EventType>(type: T, data: EventData<T>): void {
+    this.pending.events.push(newEvent(type, this.engine.now(), data));
+  }
+
+  set(patch: ConversationPatch): void {
+    Object.assign(this.pending.set, patch);
+  }
+
+  addActions(actions: ActionRecord[]): void {
+    this.pending.actions.push(...actions);
+    this.actionsCache?.push(...actions);
+  }
+
+  addMessage(role: MessageRecord['role'], parts: MessagePart[], metadata: MessageMetadata | null = null, id = newId('m')): MessageRecord {
+    const message: MessageRecord = {
+      id,
+      conversationId: this.conversation.id,
+      position: this.messages.length,
+      role,
+      parts,
+      metadata,
+      createdAt: this.engine.now(),
+    };
+    return this.keepMessage(message);
+  }
+
+  private keepMessage(message: MessageRecord): MessageRecord {
+    this.messages.push(message);
+    this.created.push(message);
+    this.pending.messages.push(message);
+    return message;
+  }
+
+  /** Records a tool's result as a tool message, with a `tool.result` event. */
+  addToolResult(call: { toolCallId: string; toolName: string }, output: ToolOutput, logged: LoggedOutput = { output }): void {
+    const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged });
+    this.keepMessage(message);
+    this.pending.events.push(event);
+  }
+
+  view(action: ActionRecord): ActionView {
+    return actionView(this.engine, action, this.conversation.agent);
+  }
+
+  /** All actions of the conversation, loaded once per turn. */
+  async actions(): Promise<ActionRecord[]> {
+    if (!this.actionsCache) this.actionsCache = await this.engine.store.listActions(this.conversation.id);
+    return this.actionsCache;
+  }
+
+  /** Commits what has been gathered. Serialized: a lease renewal never races a step's write. */
+  flush(): Promise<void> {
+    const run = this.writing.then(() => this.commitPending());
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async commitPending(): Promise<void> {
+    const pending = this.pending;
+    if (pending.messages.length === 0 && pending.actions.length === 0 && pending.events.length === 0 && Object.keys(pending.set).length === 0) {
+      return;
+    }
+    this.pending = emptyPending();
+    for (;;) {
+      const result = await this.engine.commit({
+        conversationId: this.conversation.id,
+        expectVersion: this.conversation.version,
+        set: { ...pending.set, updatedAt: this.engine.now() },
+        messages: pending.messages,
+        actions: pending.actions,
+        events: pending.events as NewEvent[],
+      });
+      if (result.ok) {
+        this.conversation = result.conversation;
+        return;
+      }
+      // Someone else wrote. Carry on only if the turn still holds its claim.
+      const current = await this.engine.store.getConversation(this.conversation.id);
+      if (!current || current.status !== 'running' || current.leaseOwner !== this.leaseOwner) {
+        this.abort.abort();
+        throw new TurnInterrupted();
+      }
+      this.conversation = current;
+    }
+  }
+}
+
+function emptyPending(): Pending {
+  return { set: {}, messages: [], actions: [], events: [] };
+}

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import type { JsonObject } from '../types.js';
+
+/*
+ * The events of a conversation's log, one schema per type with the `data` its writers record: the one
+ * list of event types, their TypeScript types (z.infer), the builder every writer uses (`newEvent`) and
+ * the check every reader narrows with (`isEvent`). The schemas describe, they do not validate at run
+ * time: the log is written only through `newEvent`, so reading it back trusts the types and parses nothing.
+ */
+
+const json = z.unknown();
+const isoTime = z.string().describe('ISO 8601 time, UTC');
+const actionKind = z.enum(['approval', 'question', 'client_tool', 'url']);
+
+const messageCreated = z.object({
+  messageId: z.string(),
+  role: z.enum(['user', 'assistant']),
+  parts: z.array(z.record(z.string(), json)).optional().describe("A user's message: its parts as stored."),
+  by: z.string().nullable().optional().describe("A user's message: the user id of who sent it; null for an anonymous caller."),
+  intake: z.literal(true).optional().describe("The assistant message that asks the agent's intake questions."),
+});
+
+const turnStarted = z.object({
+  trigger: z.enum(['message', 'answer', 'timeout', 'recovery']).describe('What started it: a new message, the answer that closed a pause, a lapse, or a takeover after a crash.'),
+});
+
+const textDelta = z.object({ messageId: z.string(), delta: z.string() });
+
+const toolCalled = z.object({ messageId: z.string(), toolCallId: z.string(), toolName: z.string(), input: json });
+
+const toolResult = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  isError: z.boolean(),
+  output: json.optional().describe('The result as the model reads it.'),
+  outputBytes: z.number().int().optional().describe("A client tool's answer: only its size (the output itself is never logged)."),
+});
+
+const actionRequired = z.object({
+  actionId: z.string(),
+  kind: actionKind,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  action: json.optional().describe('The action as it was asked (filled in when the log is read; not stored twice).'),
+});
+
+const actionResolved = z.object({
+  actionId: z.string().optional().describe('Absent when a remembered approval let the call through (no action was raised).'),
+  kind: actionKind,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  status: z.string().describe('How it ended: `approved`, `denied`, `resolved`, `cancelled`, `expired`, …'),
+  resolvedBy: z.string().nullable(),
+  channel: z.enum(['api', 'system', 'timeout', 'remembered', 'link', 'slack']),
+  decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),
+  editedArgs: z.literal(true).optional().describe('The approval changed the arguments.'),
+  remember: z.literal(true).optional(),
+  remembered: z.literal(true).optional(),
+  outputBytes: z.number().int().optional(),
+  error: z.string().optional().describe("A client tool's error text."),
+  cancelled: z.literal(true).optional(),
+  expired: z.literal(true).optional(),
+});
+
+const turnPaused = z.object({ actionIds: z.array(z.string()) });
+
+const warning = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), json).optional() });
+const turnCompleted = z.object({ warnings: z.array(warning).optional() });
+
+const turnCancelled = z.object({
+  reason: z.enum(['cancelled', 'action_expired']),
+  by: z.string().nullable().optional().describe('Who cancelled (a user id; null for an anonymous caller).'),
+});
+
+const turnFailed = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+const deliveryFailed = z.object({
+  deliveryId: z.string(),
+  actionId: z.string(),
+  event: z.string(),
+  target: z.string().describe('The kind of target only (`webhook`, `email`), never its address.'),
+  attempts: z.number().int(),
+  error: z.string(),
+});
+
+/** A vote on an approval decided by votes (docs/approvals.md); the deciding one is followed by `action.resolved`. */
+const actionVoted = z.object({
+  actionId: z.string(),
+  kind: z.literal('approval'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  by: z.string(),
+  decision: z.enum(['allow', 'deny']),
+  comment: z.string().optional(),
+  editedArgs: z.literal(true).optional().describe('The vote proposed new arguments: the allows before it stopped counting.'),
+  allows: z.number().int(),
+  denies: z.number().int(),
+  required: z.number().int(),
+  decides: z.boolean(),
+});
+
+const actionEscalated = z.object({
+  actionId: z.string(),
+  kind: z.literal('approval'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  added: z.array(z.string()).describe('Approvers the escalation added.'),
+  approvers: z.array(z.string()).describe('Everyone who may vote from now on.'),
+});
+
+/** The `data` of each event type. */
+export const eventData = {
+  'message.created': messageCreated,
+  'turn.started': turnStarted,
+  'text.delta': textDelta,
+  'tool.called': toolCalled,
+  'tool.result': toolResult,
+  'action.required': actionRequired,
+  'action.resolved': actionResolved,
+  'action.voted': actionVoted,
+  'action.escalated': actionEscalated,
+  'turn.paused': turnPaused,
+  'turn.completed': turnCompleted,
+  'turn.cancelled': turnCancelled,
+  'turn.failed': turnFailed,
+  'delivery.failed': deliveryFailed,
+} as const;
+
+/** The type of an event of the log: the keys of `eventData`, written nowhere else. */
+export type EventType = keyof typeof eventData;
+
+/** What an event of a given type carries. */
+export type EventData<T extends EventType> = z.infer<(typeof eventData)[T]>;
+
+/** An event to append, as a store keeps it (the store numbers it). */
+export interface NewEvent {
+  type: EventType;
+  data: JsonObject;
+  at: string;
+}
+
+/** An event to append, with the data its type carries. Every writer of the log goes through here. */
+export function newEvent<T extends EventType>(type: T, at: string, data: EventData<T>): NewEvent {
+  // Every schema above is JSON (the log is stored as JSON), so its data is a JsonObject.
+  const value: object = data;
+  return { type, at, data: value as JsonObject };
+}
+
+/** An event as read from the log, narrowed to one type: its data typed by that type's schema. */
+export type LogEvent<T extends EventType> = { conversationId: string; seq: number; type: T; data: EventData<T> & JsonObject; at: string };
+
+/** An event of the log: a union discriminated by `type`, each with the data its type carries. */
+export type EventRecord = { [T in EventType]: LogEvent<T> }[EventType];
+
+/**
+ * An event as a store reads it back. The log is written only through `newEvent`, so the data a stored
+ * event holds is what its type carries; stores call this rather than cast.
+ */
+export function storedEvent(fields: { conversationId: string; seq: number; type: EventType; data: JsonObject; at: string }): EventRecord {
+  return fields as EventRecord;
+}
+
+/** Whether an event read from the log is of `type`; narrows its data to what that type carries. */
+export function isEvent<T extends EventType>(event: { type: string; data: JsonObject }, type: T): event is LogEvent<T> & typeof event {
+  return event.type === type;
+}
+
+const pascal = (type: string) =>
+  type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+function eventOf<T extends EventType>(type: T) {
+  return z.object({
+    conversationId: z.string(),
+    seq: z.number().int().describe('1, 2, 3… per conversation; also the SSE id.'),
+    type: z.literal(type),
+    data: eventData[type],
+    at: isoTime,
+  });
+}
+
+/** One schema per event type, named for the OpenAPI document (`MessageCreatedEvent`, …). */
+export const eventSchemas = Object.fromEntries(
+  (Object.keys(eventData) as EventType[]).map((type) => [`${pascal(type)}Event`, eventOf(type)]),
+) as Record<string, z.ZodObject>;
+
+/** An event of the log: a union discriminated by `type`. */
+export const eventRecord = z.discriminatedUnion(
+  'type',
+  Object.values(eventSchemas) as unknown as [ReturnType<typeof eventOf>, ...Array<ReturnType<typeof eventOf>>],
+);
