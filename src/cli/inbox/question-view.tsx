@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ResolutionInput } from '../../client/index.js';
 import { allowsCustom, optionHotkey } from '../../react/state/question-form.js';
 import type { Question } from '../../types.js';
@@ -20,6 +20,8 @@ export function QuestionView(props: RequestViewProps) {
   const [problem, setProblem] = useState<AnswerProblem>();
   const [sending, setSending] = useState(false);
   const closed = isClosed(settled, problem);
+  const formRef = useRef(form);
+  formRef.current = form;
 
   async function send(resolution: ResolutionInput) {
     setSending(true);
@@ -44,7 +46,9 @@ export function QuestionView(props: RequestViewProps) {
       if (key.escape) props.onBack();
       return;
     }
-    const { state, command } = questionKey(questions, form, input, key);
+    // Keys typed in one burst are handled before React draws again: read the form as the last key left it.
+    const { state, command } = questionKey(questions, formRef.current, input, key);
+    formRef.current = state;
     setForm(state);
     if (command === 'back') props.onBack();
     else if (command === 'skip') void send({ type: 'question', skip: true });

@@ -1,5 +1,5 @@
 import { useInput, type Key } from 'ink';
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 const NO_KEY: Key = {
   upArrow: false,
@@ -35,28 +35,35 @@ export function keyOf(character: string): [string, Key] {
 /**
  * Ink's useInput, one key at a time. Keys typed quickly (or over a slow SSH link) can arrive in one
  * read, which Ink reports as one string: `a` then Enter would be "a\r". Every view here acts on single
- * keys, so such a string is split and fed one key per tick, each after the view has drawn the previous one.
+ * keys, so such a string is split and fed one key per render: the next key goes to the handler only
+ * after the view has drawn with what the previous key changed, so no key meets a stale state (on a
+ * loaded machine a fixed delay was not enough, and typed characters went missing).
  */
 export function useKeys(handler: (input: string, key: Key) => void, options: { isActive?: boolean } = {}): void {
   const latest = useRef(handler);
   latest.current = handler;
   const queue = useRef<Array<[string, Key]>>([]);
-  const drain = () => {
+  const [drawn, setDrawn] = useState(0);
+  const handleNext = () => {
     const next = queue.current.shift();
     if (!next) return;
     latest.current(...next);
-    if (queue.current.length > 0) setTimeout(drain, 2);
+    // Draw again even when the key changed nothing, so the effect below hands over the next one.
+    if (queue.current.length > 0) setDrawn((count) => count + 1);
   };
+  useEffect(() => {
+    if (queue.current.length > 0) handleNext();
+  }, [drawn]);
   useInput((input, key) => {
     const characters = Array.from(input);
     const plain = !Object.values(key).some((flag) => flag === true);
+    const idle = queue.current.length === 0;
     if (characters.length <= 1 || !plain) {
-      if (queue.current.length > 0) queue.current.push([input, key]);
-      else latest.current(input, key);
+      if (idle) latest.current(input, key);
+      else queue.current.push([input, key]);
       return;
     }
-    const idle = queue.current.length === 0;
     queue.current.push(...characters.map(keyOf));
-    if (idle) drain();
+    if (idle) handleNext();
   }, options);
 }
