@@ -20,3 +20,53 @@ import { re2PatternTest } from './question/pattern-re2.js';
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
   return coerceWith(question, raw, re2PatternTest);
 }
+
+import { HeedError } from '../errors.js';
+import { isObject } from './issues.js';
+import type { ActionKind } from './kind.js';
+import { settleAnswers, skipAnswers } from './question/settle.js';
+
+/**
+ * Questions: answers (coerced and checked per question), a skip (pre-picked answers stand in) or a
+ * dismissal (the agent stops); the model reads a summary of the answers.
+ */
+export const question: ActionKind<'question'> = {
+  kind: 'question',
+
+  checkAnswer(answer, action) {
+    const chosen = [answer.skip, answer.dismiss, answer.answers !== undefined].filter(Boolean).length;
+    if (chosen > 1) {
+      throw new HeedError('invalid_resolution', 'Send answers, or skip, or dismiss: only one of them.');
+    }
+    if (answer.dismiss) return { stored: { type: 'question', dismiss: true }, eventStatus: 'dismissed', defaulted: null };
+    const questions = action.request.questions;
+    if (answer.skip) {
+      // Skipping never fails on a required question: the agent goes on with the pre-picked answers and its own assumptions.
+      const { answers, defaulted } = skipAnswers(questions);
+      return { stored: { type: 'question', skip: true, answers }, eventStatus: 'skipped', defaulted };
+    }
+    const outcome = settleAnswers(questions, answer.answers);
+    if (!outcome.ok) {
+      const message = outcome.problems.map((problem) => problem.message).join(' ');
+      throw new HeedError('invalid_resolution', message, { details: { fields: outcome.problems } });
+    }
+    return { stored: { type: 'question', answers: outcome.answers }, eventStatus: 'answered', defaulted: outcome.defaulted };
+  },
+
+  lapse(action) {
+    const { answers } = skipAnswers(action.request.questions);
+    return { resolution: { type: 'question', skip: true, answers }, status: 'skipped', defaulted: Object.keys(answers) };
+  },
+
+  answerFromUiPart(part) {
+    if (part.state === 'output-error') return { type: 'question', dismiss: true };
+    if (part.state !== 'output-available') return undefined;
+    const output = part.output;
+    // `{ answers }`, `{ skip: true }` or `{ dismiss: true }`; a bare record of answers is read as `{ answers }`.
+    if (isObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output)) {
+      const { answers, skip, dismiss } = output;
+      return { type: 'question', answers, skip, dismiss };
+    }
+    return { type: 'question', answers: output };
+  },
+};

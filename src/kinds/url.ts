@@ -1,3 +1,6 @@
+import type { ActionKind } from './kind.js';
+import { isObject } from './issues.js';
+
 /** Only http and https addresses are ever shown to a person as something to open. */
 export function isAllowedUrl(value: string): boolean {
   try {
@@ -7,3 +10,23 @@ export function isAllowedUrl(value: string): boolean {
     return false;
   }
 }
+
+/** URL requests: a person is asked to open a page and says whether they did (accept, decline or cancel). */
+export const url: ActionKind<'url'> = {
+  kind: 'url',
+
+  checkAnswer: (answer) => ({
+    stored: { type: 'url', decision: answer.decision },
+    eventStatus: answer.decision === 'accept' ? 'answered' : 'rejected',
+    defaulted: null,
+  }),
+
+  lapse: () => ({ resolution: { type: 'url', decision: 'cancel' }, status: 'expired', defaulted: null }),
+
+  answerFromUiPart(part) {
+    if (part.state === 'output-error') return { type: 'url', decision: 'cancel' };
+    if (part.state !== 'output-available') return undefined;
+    const decision = isObject(part.output) ? part.output.decision : undefined;
+    return { type: 'url', decision };
+  },
+};
