@@ -2,6 +2,7 @@ import { HeedError } from '../errors.js';
 import type { JsonValue, StoredResolution } from '../types.js';
 import { isObject, issueList } from './issues.js';
 import type { ActionKind } from './kind.js';
+import { refusal } from './refusal.js';
 
 /**
  * Approvals: a tool call waits for a person's allow or deny (or the votes of docs/approvals.md, in
@@ -10,6 +11,7 @@ import type { ActionKind } from './kind.js';
  */
 export const approval: ActionKind<'approval'> = {
   kind: 'approval',
+  viewsToolArgs: true,
 
   checkAnswer(answer, action, { agent }) {
     if (answer.remember && !action.request.canRemember) {
@@ -37,6 +39,12 @@ export const approval: ActionKind<'approval'> = {
       if (answer.remember) stored.remember = true;
     }
     return { stored, eventStatus: answer.decision === 'allow' ? 'approved' : 'rejected', defaulted: null, remember: answer.decision === 'allow' && answer.remember };
+  },
+
+  modelReads(action) {
+    const resolution = action.resolution;
+    if (action.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow') return refusal(action);
+    return undefined;
   },
 
   lapse: () => ({ resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected', defaulted: null }),

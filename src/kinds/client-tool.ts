@@ -14,6 +14,7 @@ const NO_ANSWER = 'The host page did not answer.';
  */
 export const clientTool: ActionKind<'client_tool'> = {
   kind: 'client_tool',
+  viewsToolArgs: true,
 
   checkAnswer(answer, action, { agent, limits }) {
     const hasOutput = answer.output !== undefined;
@@ -61,6 +62,9 @@ export const clientTool: ActionKind<'client_tool'> = {
       toolOutput: { type: 'json', value: (output ?? null) as JsonValue },
     };
   },
+
+  // An answered call got its result when it was answered; one still without a result was never answered.
+  modelReads: (action) => ({ output: { type: 'error-text', value: action.status === 'cancelled' ? 'Cancelled before the page answered.' : NO_ANSWER } }),
 
   lapse: () => ({
     resolution: { type: 'client_tool', error: NO_ANSWER },

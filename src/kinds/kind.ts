@@ -30,6 +30,12 @@ export interface LapsedAnswer {
   toolOutput?: ToolOutput;
 }
 
+/** The tool result the model reads for a call whose action is closed; `stop` ends the turn after it. */
+export interface ModelReads {
+  output: ToolOutput;
+  stop?: boolean;
+}
+
 /** What checking an answer may look at besides the action: the agent's tools and the server's limits. */
 export interface AnswerContext {
   agent: AgentTools | undefined;
@@ -48,10 +54,17 @@ export type SentToolPart = Record<string, unknown> & { state: string };
  */
 export interface ActionKind<K extends KindName = KindName> {
   readonly kind: K;
+  /** Whether its view (src/views.ts) shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
+  readonly viewsToolArgs: boolean;
   /** Checks an answer against what the action asked; throws a 400 `HeedError` naming what is wrong. */
   checkAnswer(answer: KindAnswer<K>, action: KindAction<K>, context: AnswerContext): CheckedResolution;
   /** What a lapse under `deny` answers. */
   lapse(action: KindAction<K>): LapsedAnswer;
+  /**
+   * What the model reads for a tool call whose action is closed (answered, lapsed or cancelled) and that
+   * has no result yet; undefined when the call goes on to run (an allowed approval).
+   */
+  modelReads(action: KindAction<K>): ModelReads | undefined;
   /** The answer a browser's tool part stands for, as a resolution to check; undefined when it holds none for this kind. */
   answerFromUiPart(part: SentToolPart): Record<string, unknown> | undefined;
 }

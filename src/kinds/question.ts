@@ -23,6 +23,8 @@ export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResu
 
 import { HeedError } from '../errors.js';
 import { isObject } from './issues.js';
+import { DISMISSED, refusal } from './refusal.js';
+import { summarizeAnswers as summarize } from './question/summary.js';
 import type { ActionKind } from './kind.js';
 import { settleAnswers, skipAnswers } from './question/settle.js';
 
@@ -32,6 +34,7 @@ import { settleAnswers, skipAnswers } from './question/settle.js';
  */
 export const question: ActionKind<'question'> = {
   kind: 'question',
+  viewsToolArgs: false,
 
   checkAnswer(answer, action) {
     const chosen = [answer.skip, answer.dismiss, answer.answers !== undefined].filter(Boolean).length;
@@ -51,6 +54,13 @@ export const question: ActionKind<'question'> = {
       throw new HeedError('invalid_resolution', message, { details: { fields: outcome.problems } });
     }
     return { stored: { type: 'question', answers: outcome.answers }, eventStatus: 'answered', defaulted: outcome.defaulted };
+  },
+
+  modelReads(action) {
+    const resolution = action.resolution;
+    if (!resolution || resolution.type !== 'question') return refusal(action);
+    if ('dismiss' in resolution) return { output: { type: 'error-text', value: DISMISSED }, stop: true };
+    return { output: { type: 'text', value: summarize(action.request.questions, { answers: resolution.answers, skipped: 'skip' in resolution }) } };
   },
 
   lapse(action) {

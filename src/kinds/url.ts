@@ -1,5 +1,6 @@
 import type { ActionKind } from './kind.js';
 import { isObject } from './issues.js';
+import { refusal } from './refusal.js';
 
 /** Only http and https addresses are ever shown to a person as something to open. */
 export function isAllowedUrl(value: string): boolean {
@@ -14,12 +15,16 @@ export function isAllowedUrl(value: string): boolean {
 /** URL requests: a person is asked to open a page and says whether they did (accept, decline or cancel). */
 export const url: ActionKind<'url'> = {
   kind: 'url',
+  viewsToolArgs: false,
 
   checkAnswer: (answer) => ({
     stored: { type: 'url', decision: answer.decision },
     eventStatus: answer.decision === 'accept' ? 'answered' : 'rejected',
     defaulted: null,
   }),
+
+  // A URL is asked only by a running tool (ctx.openUrl), which reads the answer itself.
+  modelReads: refusal,
 
   lapse: () => ({ resolution: { type: 'url', decision: 'cancel' }, status: 'expired', defaulted: null }),
 
