@@ -1,4 +1,4 @@
-import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
@@ -12,7 +12,7 @@ import { closeOpen, releaseLiveCalls } from './close-open.js';
 export async function cancelConversation(
   engine: Engine,
   conversationId: string,
-  options: { caller?: Caller; via?: WriteVia } = {},
+  options: { caller?: Caller } & ChannelWrite = {},
 ): Promise<{ status: ConversationStatus; cancelled: boolean }> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const conversation = await engine.visibleConversation(conversationId, options.caller);

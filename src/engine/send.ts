@@ -1,5 +1,5 @@
 import { closeOpen, releaseLiveCalls } from './close-open.js';
-import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
@@ -11,8 +11,6 @@ import { runClaimedTurn } from './start.js';
 
 export interface SendOptions {
   caller?: Caller;
-  /** A conversation that lives in a channel takes messages only `via: 'channel'` (its adapter); others get 409 `channel_chat`. */
-  via?: WriteVia;
   /** Kept on the user message's `metadata` (a channel's event id and sender, say). */
   metadata?: JsonObject;
   /**
@@ -50,7 +48,7 @@ export function checkMessageContent(content: unknown, field = 'content'): assert
 }
 
 /** Records a user message and runs the turn it starts. */
-export async function sendMessage(engine: Engine, conversationId: string, content: unknown, options: SendOptions = {}): Promise<TurnResult> {
+export async function sendMessage(engine: Engine, conversationId: string, content: unknown, options: SendOptions & ChannelWrite = {}): Promise<TurnResult> {
   checkMessageContent(content);
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (;;) {

@@ -16,6 +16,7 @@ import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
 import { sseResponse } from './sse.js';
 import { untilAborted } from './turn-stream.js';
+import { engineOf } from '../heed.js';
 
 /*
  * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
@@ -126,7 +127,7 @@ export const aiSdkChatRoutes: Route[] = [
     async ({ heed, caller, params }) => {
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
-      return Response.json({ messages: uiMessages(snapshot.messages, heed.engine.agents.get(params.agent)) });
+      return Response.json({ messages: uiMessages(snapshot.messages, engineOf(heed).agents.get(params.agent)) });
     },
   ),
   defineRoute(
@@ -219,8 +220,8 @@ async function sendMessage(
   checkMessageContent(content, 'body.messages');
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
-  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, via: 'http', onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: heed.engine.agents.get(agent),
+  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: engineOf(heed).agents.get(agent),
     newMessage: true,
     signal,
   });
@@ -250,7 +251,6 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
       if (closed) break;
       result = await handle.resolve(answer.action.id, answer.resolution, {
         caller,
-        via: 'http',
         onRecorded: (info) => {
           if (!info.closesPause) return;
           closed = true;
@@ -261,7 +261,7 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
     return result!;
   };
   const knownCalls = parts.flatMap((part) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-  return streamTurn(heed, id, run, { agent: heed.engine.agents.get(agent), newMessage: false, knownCalls, signal });
+  return streamTurn(heed, id, run, { agent: engineOf(heed).agents.get(agent), newMessage: false, knownCalls, signal });
 }
 
 /**
@@ -288,11 +288,11 @@ async function streamTurn(
     return uiStreamResponse(async (send) => new UiChunkStream(send, streamOptions).end(result), signal);
   }
 
-  const { store, bus } = heed.engine;
+  const { store, bus } = engineOf(heed);
   if (!options.newMessage) {
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
     const [records, messages] = await Promise.all([store.listActions(conversationId), store.listMessages(conversationId)]);
-    streamOptions.actions = records.map((record) => actionView(heed.engine, record, options.agent?.name));
+    streamOptions.actions = records.map((record) => actionView(engineOf(heed), record, options.agent?.name));
     streamOptions.storedCalls = messages.flatMap((message) =>
       message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
     );

@@ -4,6 +4,7 @@ import { readEvents } from '../engine/hydrate.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
+import { engineOf } from '../heed.js';
 
 /** What a message or an answer reports once its request is recorded. */
 export interface Recorded {
@@ -51,7 +52,7 @@ export async function turnResponse(
   const streamOptions: SseOptions = { ...stream, signal: options.signal };
   if (!first) return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), streamOptions);
 
-  const { store, bus } = heed.engine;
+  const { store, bus } = engineOf(heed);
   const answerOnly = first.closesPause === false;
   let last = first.eventSeq - 1;
   let ended = false;
