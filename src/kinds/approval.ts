@@ -1,6 +1,7 @@
 import { HeedError } from '../errors.js';
 import type { JsonValue, StoredResolution } from '../types.js';
-import { isObject, issueList } from './issues.js';
+import { issueList } from './issues.js';
+import { isPlainObject } from './plain-object.js';
 import type { ActionKind } from './kind.js';
 import { refusal } from './refusal.js';
 
@@ -50,7 +51,7 @@ export const approval: ActionKind<'approval'> = {
   lapse: () => ({ resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected', defaulted: null }),
 
   answerFromUiPart(part) {
-    if (part.state !== 'approval-responded' || !isObject(part.approval)) return undefined;
+    if (part.state !== 'approval-responded' || !isPlainObject(part.approval)) return undefined;
     const { approved, reason } = part.approval;
     // Anything but a boolean is left for the resolution check to refuse (400, in its place in the order).
     const decision = approved === true ? 'allow' : approved === false ? 'deny' : approved;

@@ -13,10 +13,7 @@ export function describeIssues(issues: z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-function clip(text: string): string {
+/** A message cut to 300 characters (a huge input could otherwise make a huge error). */
+export function clip(text: string): string {
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -22,7 +22,7 @@ export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResu
 }
 
 import { HeedError } from '../errors.js';
-import { isObject } from './issues.js';
+import { isPlainObject } from './plain-object.js';
 import { DISMISSED, refusal } from './refusal.js';
 import { summarizeAnswers as summarize } from './question/summary.js';
 import type { ActionKind } from './kind.js';
@@ -73,7 +73,7 @@ export const question: ActionKind<'question'> = {
     if (part.state !== 'output-available') return undefined;
     const output = part.output;
     // `{ answers }`, `{ skip: true }` or `{ dismiss: true }`; a bare record of answers is read as `{ answers }`.
-    if (isObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output)) {
+    if (isPlainObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output)) {
       const { answers, skip, dismiss } = output;
       return { type: 'question', answers, skip, dismiss };
     }

@@ -1,5 +1,5 @@
 import type { ActionKind } from './kind.js';
-import { isObject } from './issues.js';
+import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
 
 /** Only http and https addresses are ever shown to a person as something to open. */
@@ -31,7 +31,7 @@ export const url: ActionKind<'url'> = {
   answerFromUiPart(part) {
     if (part.state === 'output-error') return { type: 'url', decision: 'cancel' };
     if (part.state !== 'output-available') return undefined;
-    const decision = isObject(part.output) ? part.output.decision : undefined;
+    const decision = isPlainObject(part.output) ? part.output.decision : undefined;
     return { type: 'url', decision };
   },
 };

@@ -1,5 +1,5 @@
 import { kindOf } from '../../kinds/index.js';
-import { isObject } from '../../kinds/issues.js';
+import { isPlainObject } from '../../kinds/plain-object.js';
 import type { ActionView } from '../../views.js';
 
 /** A part of a UI message as the browser sent it: nothing in it is trusted but its tool call id and its answer. */
@@ -44,7 +44,7 @@ export function findAnswers(parts: SentPart[], actions: ActionView[]): FoundAnsw
     seen.add(part.toolCallId);
     const forCall = actions.filter((action) => action.toolCallId === part.toolCallId);
     let action = forCall.find((entry) => entry.status === 'pending');
-    const approvalId = isObject(part.approval) && typeof part.approval.id === 'string' ? part.approval.id : undefined;
+    const approvalId = isPlainObject(part.approval) && typeof part.approval.id === 'string' ? part.approval.id : undefined;
     // An approval answers the request it was shown for; one given for an earlier request of the same call is stale.
     if (action && part.state === 'approval-responded' && approvalId !== action.id) action = undefined;
     if (!action) {
