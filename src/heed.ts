@@ -13,7 +13,7 @@ import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
-import { readEvents } from './engine/hydrate.js';
+import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
@@ -212,7 +212,7 @@ export function createHeed(options: HeedOptions): Heed {
     async events(eventOptions = {}) {
       await ready;
       await engine.readableConversation(id, eventOptions.caller);
-      return readEvents(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
+      return readEventsWithActions(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
     },
     async follow(listener, followOptions = {}) {
       await ready;

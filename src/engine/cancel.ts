@@ -3,7 +3,7 @@ import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
 import type { ConversationStatus } from '../types.js';
-import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 
 /**
  * Cancels what a conversation is doing: an open pause (every pending action closes as cancelled) or a
@@ -21,7 +21,7 @@ export async function cancelConversation(
     const messages = await engine.store.listMessages(conversationId);
     const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
     const by = callerId(options.caller ?? { userId: conversation.ownerId });
-    const closing = closeOpen(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
+    const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
     const at = engine.now();
     const result = await engine.commit({
       conversationId,

@@ -1,4 +1,4 @@
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { systemCaller } from '../caller.js';
 import { earliestDue, type Engine } from './engine.js';
@@ -9,7 +9,7 @@ import { newEvent } from '../protocol/events.js';
 import { toolResultWrites } from './tool-result.js';
 import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
-import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { resolvedEvent } from './settle.js';
 
 export interface SweepReport {
@@ -66,7 +66,7 @@ async function recover(engine: Engine, conversation: ConversationRecord): Promis
     events: [newEvent('turn.started', at, { trigger: 'recovery' })],
   });
   if (!result.ok) return undefined;
-  return { run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
+  return { run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
 }
 
 async function lapse(engine: Engine, conversation: ConversationRecord): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
@@ -88,7 +88,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const nothingLeft = pending.length === due.length;
   if (due.some((action) => action.onTimeout === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
     const messages = await engine.store.listMessages(conversation.id);
-    const closing = closeOpen(engine, messages, pending, {
+    const closing = withdrawalWrites(engine, messages, pending, {
       resolvedBy: null,
       channel: 'timeout',
       reason: 'expired',
@@ -136,7 +136,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const result = await engine.commit(change);
   if (!result.ok) return { lapsed: 0 };
   if (remaining.length > 0) return { lapsed: due.length };
-  return { lapsed: due.length, run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+  return { lapsed: due.length, run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
 }
 
 /**

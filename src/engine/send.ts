@@ -1,4 +1,4 @@
-import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { Change } from '../store/store.js';
 import type { ActionRecord, JsonObject, MessageRecord } from '../types.js';
 import type { TurnResult } from './turn/run-turn.js';
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 
 export interface SendOptions {
   caller?: Caller;
@@ -77,7 +77,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
           details: { pendingActionIds: pending.map((action) => action.id) },
         });
       }
-      const closing = closeOpen(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
+      const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
       closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;
@@ -110,7 +110,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     releaseLiveCalls(engine, closed);
     options.onRecorded?.({ eventSeq: result.events[0].seq });
     messages.push(user);
-    return runClaimedTurn(engine, result.conversation, leaseOwner, {
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, {
       caller: options.caller ?? null,
       interactive: options.interactive ?? true,
       askIntake: true,

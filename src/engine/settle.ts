@@ -1,4 +1,4 @@
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { conversationNotFound, defaults, earliestDue, mayAccess, type Engine } from './engine.js';
@@ -154,7 +154,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     }
     // The turn starts from what this answer just read and wrote, instead of reading it again.
     const settled = actions.map((entry) => (entry.id === action.id ? { ...entry, ...change.settle![0] } : entry));
-    return runClaimedTurn(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
   }
 }
 

@@ -5,7 +5,7 @@ import { checkMessageContent } from '../engine/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
 import { followEvents, type FollowFlow } from '../engine/follow.js';
-import { readEvents } from '../engine/hydrate.js';
+import { readEventsWithActions } from '../engine/hydrate.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
 import type { EventRecord, JsonValue } from '../types.js';
 import { actionView } from '../views.js';
@@ -315,7 +315,7 @@ async function streamTurn(
     if (!result) return;
     // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
     while (!ui.ended && !streamSignal.aborted) {
-      const page = await readEvents(store, conversationId, { after: last, limit: 500 });
+      const page = await readEventsWithActions(store, conversationId, { after: last, limit: 500 });
       for (const event of page) forward(event);
       if (page.length < 500) break;
     }

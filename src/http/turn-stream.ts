@@ -1,6 +1,6 @@
 import type { TurnResult } from '../engine/turn/run-turn.js';
 import { followEvents } from '../engine/follow.js';
-import { readEvents } from '../engine/hydrate.js';
+import { readEventsWithActions } from '../engine/hydrate.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
@@ -89,7 +89,7 @@ export async function turnResponse(
       // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
       while (!ended && !writer.signal.aborted) {
         await writer.ready();
-        const page = await readEvents(store, conversationId, { after: last, limit: 100 });
+        const page = await readEventsWithActions(store, conversationId, { after: last, limit: 100 });
         for (const event of page) forward(event);
         if (page.length < 100) break;
       }
