@@ -4,10 +4,9 @@ import type { TurnResult } from '../engine/turn/run-turn.js';
 import { checkMessageContent } from '../engine/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
-import { followEvents, type FollowFlow } from '../engine/follow.js';
-import { readEventsWithActions } from '../engine/hydrate.js';
+import type { FollowFlow } from '../engine/follow.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
-import type { EventRecord, JsonValue } from '../types.js';
+import type { JsonValue } from '../types.js';
 import { actionView } from '../views.js';
 import { findAnswers, type FoundAnswer, type SentPart } from './ai-sdk/answers.js';
 import { uiMessages } from './ai-sdk/ui-messages.js';
@@ -15,7 +14,7 @@ import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
 import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
 import { sseResponse } from './sse.js';
-import { untilAborted } from './turn-stream.js';
+import { relayTurnEvents, untilRecorded } from './turn-stream.js';
 import { engineOf } from '../heed.js';
 
 /*
@@ -276,11 +275,7 @@ async function streamTurn(
   run: (recorded: (eventSeq: number) => void) => Promise<TurnResult>,
   options: Omit<UiStreamOptions, 'actions' | 'storedCalls'> & { signal: AbortSignal },
 ): Promise<Response> {
-  let markRecorded!: (eventSeq: number) => void;
-  const recorded = new Promise<number>((resolve) => (markRecorded = resolve));
-  const running = run((eventSeq) => markRecorded(eventSeq));
-  running.catch(() => undefined);
-  const first = await Promise.race([recorded, running.then(() => undefined)]);
+  const { running, first } = await untilRecorded(run);
   const { signal, ...given } = options;
   const streamOptions: UiStreamOptions = given;
   if (first === undefined) {
@@ -288,8 +283,8 @@ async function streamTurn(
     return uiStreamResponse(async (send) => new UiChunkStream(send, streamOptions).end(result), signal);
   }
 
-  const { store, bus } = engineOf(heed);
   if (!options.newMessage) {
+    const { store } = engineOf(heed);
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
     const [records, messages] = await Promise.all([store.listActions(conversationId), store.listMessages(conversationId)]);
     streamOptions.actions = records.map((record) => actionView(engineOf(heed), record, options.agent?.name));
@@ -299,27 +294,14 @@ async function streamTurn(
   }
   return uiStreamResponse(async (send, streamSignal, flow) => {
     const ui = new UiChunkStream(send, streamOptions);
-    let last = first - 1;
-    const forward = (event: EventRecord) => {
-      if (event.seq <= last || ui.ended) return;
-      last = event.seq;
-      ui.handle(event);
-    };
-    const follow = followEvents(store, bus, conversationId, last, forward, { flow });
-    let result: TurnResult | undefined;
-    try {
-      result = await untilAborted(running, streamSignal);
-    } finally {
-      follow.close();
-    }
-    if (!result) return;
-    // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
-    while (!ui.ended && !streamSignal.aborted) {
-      const page = await readEventsWithActions(store, conversationId, { after: last, limit: 500 });
-      for (const event of page) forward(event);
-      if (page.length < 500) break;
-    }
-    ui.end(result);
+    const result = await relayTurnEvents(heed, conversationId, first, running, {
+      deliver: (event) => !ui.ended && (ui.handle(event), true),
+      ended: () => ui.ended,
+      signal: streamSignal,
+      flow,
+      pageSize: 500,
+    });
+    if (result) ui.end(result);
   }, signal);
 }
 
