@@ -13,6 +13,8 @@ import { refusal } from './refusal.js';
 export const approval: ActionKind<'approval'> = {
   kind: 'approval',
   viewsToolArgs: true,
+  // The approvers and votes are checked where they are worked out (approval-policy.ts), which is async.
+  checkRequest: (request) => request,
 
   checkAnswer(answer, action, { agent }) {
     if (answer.remember && !action.request.canRemember) {

@@ -15,6 +15,8 @@ const NO_ANSWER = 'The host page did not answer.';
 export const clientTool: ActionKind<'client_tool'> = {
   kind: 'client_tool',
   viewsToolArgs: true,
+  // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
+  checkRequest: (request) => request,
 
   checkAnswer(answer, action, { agent, limits }) {
     const hasOutput = answer.output !== undefined;

@@ -8,6 +8,12 @@ export type ResolvedStatus = 'approved' | 'rejected' | 'answered' | 'skipped' | 
 /** An action whose request is of kind `K`. */
 export type KindAction<K extends KindName = KindName> = ActionRecord & { request: Extract<ActionRequest, { kind: K }> };
 
+/** A request of kind `K`. */
+export type KindRequest<K extends KindName = KindName> = Extract<ActionRequest, { kind: K }>;
+
+/** A request as a running tool raises it, before its check: a question's questions are as the tool wrote them. */
+export type RaisedRequest<K extends KindName = KindName> = K extends 'question' ? Omit<KindRequest<'question'>, 'questions'> & { questions: unknown } : KindRequest<K>;
+
 /** An answer as a client sent it, once well formed and of kind `K`. */
 export type KindAnswer<K extends KindName = KindName> = Extract<ResolutionInput, { type: K }>;
 
@@ -56,6 +62,11 @@ export interface ActionKind<K extends KindName = KindName> {
   readonly kind: K;
   /** Whether its view (src/views.ts) shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
   readonly viewsToolArgs: boolean;
+  /**
+   * Checks a request a running tool raises (`ctx.ask`, `ctx.approve`, `ctx.askLive`, `ctx.openUrl`)
+   * and gives it as stored; throws a 400 `invalid_request` saying what is wrong.
+   */
+  checkRequest(request: RaisedRequest<K>): KindRequest<K>;
   /** Checks an answer against what the action asked; throws a 400 `HeedError` naming what is wrong. */
   checkAnswer(answer: KindAnswer<K>, action: KindAction<K>, context: AnswerContext): CheckedResolution;
   /** What a lapse under `deny` answers. */

@@ -22,6 +22,7 @@ export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResu
 }
 
 import { HeedError } from '../errors.js';
+import { checkQuestions as checkQuestionSet } from './question/check.js';
 import { isPlainObject } from './plain-object.js';
 import { DISMISSED, refusal } from './refusal.js';
 import { summarizeAnswers as summarize } from './question/summary.js';
@@ -35,6 +36,12 @@ import { settleAnswers, skipAnswers } from './question/settle.js';
 export const question: ActionKind<'question'> = {
   kind: 'question',
   viewsToolArgs: false,
+  // The ask tool checks its questions too, but tells the model the problems instead of throwing (tool-calls.ts).
+  checkRequest(request) {
+    const checked = checkQuestionSet(request.questions, { source: 'ctx' });
+    if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
+    return { ...request, questions: checked.questions };
+  },
 
   checkAnswer(answer, action) {
     const chosen = [answer.skip, answer.dismiss, answer.answers !== undefined].filter(Boolean).length;

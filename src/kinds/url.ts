@@ -1,3 +1,4 @@
+import { HeedError } from '../errors.js';
 import type { ActionKind } from './kind.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
@@ -16,6 +17,10 @@ export function isAllowedUrl(value: string): boolean {
 export const url: ActionKind<'url'> = {
   kind: 'url',
   viewsToolArgs: false,
+  checkRequest(request) {
+    if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
+    return request;
+  },
 
   checkAnswer: (answer) => ({
     stored: { type: 'url', decision: answer.decision },
