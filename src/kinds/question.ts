@@ -12,22 +12,21 @@ export type { AnswerProblem, SettleAnswersResult, SettledAnswers } from './quest
 export { summarizeAnswers } from './question/summary.js';
 export { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from './question/schema.js';
 
+import { HeedError } from '../errors.js';
 import type { Question } from '../types.js';
+import type { ActionKind } from './kind.js';
+import { isPlainObject } from './plain-object.js';
+import { checkQuestions } from './question/check.js';
 import { coerceAnswer as coerceWith, type CoerceAnswerResult } from './question/coerce.js';
 import { re2PatternTest } from './question/pattern-re2.js';
+import { settleAnswers, skipAnswers } from './question/settle.js';
+import { summarizeAnswers } from './question/summary.js';
+import { DISMISSED, refusal } from './refusal.js';
 
 /** `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
   return coerceWith(question, raw, re2PatternTest);
 }
-
-import { HeedError } from '../errors.js';
-import { checkQuestions as checkQuestionSet } from './question/check.js';
-import { isPlainObject } from './plain-object.js';
-import { DISMISSED, refusal } from './refusal.js';
-import { summarizeAnswers as summarize } from './question/summary.js';
-import type { ActionKind } from './kind.js';
-import { settleAnswers, skipAnswers } from './question/settle.js';
 
 /**
  * Questions: answers (coerced and checked per question), a skip (pre-picked answers stand in) or a
@@ -38,7 +37,7 @@ export const question: ActionKind<'question'> = {
   viewsToolArgs: false,
   // The ask tool checks its questions too, but tells the model the problems instead of throwing (tool-calls.ts).
   checkRequest(request) {
-    const checked = checkQuestionSet(request.questions, { source: 'ctx' });
+    const checked = checkQuestions(request.questions, { source: 'ctx' });
     if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
     return { ...request, questions: checked.questions };
   },
@@ -67,7 +66,7 @@ export const question: ActionKind<'question'> = {
     const resolution = action.resolution;
     if (!resolution || resolution.type !== 'question') return refusal(action);
     if ('dismiss' in resolution) return { output: { type: 'error-text', value: DISMISSED }, stop: true };
-    return { output: { type: 'text', value: summarize(action.request.questions, { answers: resolution.answers, skipped: 'skip' in resolution }) } };
+    return { output: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped: 'skip' in resolution }) } };
   },
 
   lapse(action) {
