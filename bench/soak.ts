@@ -12,6 +12,7 @@ import { scriptedModel, type ScriptedModel } from '../src/testing/scripted-model
 import { tool } from '../src/tool.js';
 import { conversationProblems } from '../test/invariants.js';
 import { fmtBytes, sortedCopy } from './report.js';
+import { engineOf } from '../src/heed.js';
 
 /**
  * The soak (`npm run soak`, not part of CI): many conversations pause and resume at once over loopback
@@ -216,7 +217,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // Let the lapsing ones fall due, then sweep: nothing may be left running or waiting past its deadline.
   await new Promise((resolve) => setTimeout(resolve, 1200));
   await server.heed.expireDue();
-  await Promise.allSettled([...server.heed.engine.inFlight]);
+  await Promise.allSettled([...engineOf(server.heed).inFlight]);
   let stuck = 0;
   let inconsistent = 0;
   const now = new Date().toISOString();

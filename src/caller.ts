@@ -20,13 +20,16 @@ export function callerId(caller: Caller | null): string | null {
 }
 
 /**
- * Where a write comes from: the library, the HTTP API, or a channel's adapter (docs/channels.md). A
- * conversation that lives in a channel (Slack) is written only from there.
+ * Internal, for the engine's writes: set only by a channel's adapter (docs/channels.md), which calls the
+ * engine directly. A conversation that lives in a channel (Slack) is written only from there; the library
+ * API and the HTTP API never set it (`Heed`'s methods drop it).
  */
-export type WriteVia = 'library' | 'http' | 'channel';
+export interface ChannelWrite {
+  via?: 'channel';
+}
 
 /** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
-export function refuseChannelWrite(conversation: { channel: string | null }, via: WriteVia | undefined, sentence: string): void {
+export function refuseChannelWrite(conversation: { channel: string | null }, via: ChannelWrite['via'], sentence: string): void {
   if (!conversation.channel || via === 'channel') return;
   throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, { details: { channel: conversation.channel } });
 }

@@ -7,13 +7,13 @@ import { branchConversation } from './engine/branch.js';
 import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
-import type { Caller, WriteVia } from './caller.js';
+import type { Caller, ChannelWrite } from './caller.js';
 import type { HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
-import { readEvents } from './engine/hydrate.js';
+import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
@@ -77,8 +77,6 @@ export interface Heed {
   ready(): Promise<void>;
   /** Waits for running continuations, stops the sweep, closes MCP connections and the store. */
   close(): Promise<void>;
-  /** The engine, for the HTTP layer. */
-  readonly engine: Engine;
   /** Webhooks, email and answer links (docs/notifications.md), for the HTTP layer. */
   readonly notifier: Notifier;
 }
@@ -95,7 +93,7 @@ export interface ConversationHandle {
   actions(options?: CallerOption): Promise<ActionView[]>;
   pendingActions(options?: CallerOption): Promise<PendingAction[]>;
   resolve(actionId: string, resolution: unknown, options?: SettleOptions): Promise<TurnResult>;
-  cancel(options?: CallerOption & { via?: WriteVia }): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
+  cancel(options?: CallerOption): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
   events(options?: CallerOption & { after?: number; limit?: number }): Promise<EventRecord[]>;
   /**
    * Follows the event log from `after` (default: from the start), stored backlog first, then live. With
@@ -118,6 +116,19 @@ function checkMetadataSize(metadata: JsonObject | undefined, maxBytes: number): 
       details: { field: 'metadata', bytes, maxBytes },
     });
   }
+}
+
+/** The engine behind each Heed; read through `engineOf`, never part of the public `Heed`. */
+const engines = new WeakMap<Heed, Engine>();
+
+/**
+ * Internal: the engine behind a Heed, for the layers built on it in this package (the HTTP app, the
+ * channel routes) and for tests. Not exported from the package's entry point.
+ */
+export function engineOf(heed: Heed): Engine {
+  const engine = engines.get(heed);
+  if (!engine) throw new HeedError('internal_error', 'This Heed was not made by createHeed.');
+  return engine;
 }
 
 /** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
@@ -161,7 +172,7 @@ export function createHeed(options: HeedOptions): Heed {
 
   const conversation = (id: string): ConversationHandle => ({
     id,
-    send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, sendOptions)),
+    send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, libraryWrite(sendOptions))),
     async get(callerOption = {}) {
       await ready;
       const record = await engine.readableConversation(id, callerOption.caller);
@@ -196,12 +207,12 @@ export function createHeed(options: HeedOptions): Heed {
         this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions }),
       ));
     },
-    resolve: (actionId, resolution, settleOptions) => whenReady(() => settleAction(engine, id, actionId, resolution, settleOptions)),
-    cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, cancelOptions)),
+    resolve: (actionId, resolution, settleOptions) => whenReady(() => settleAction(engine, id, actionId, resolution, libraryWrite(settleOptions))),
+    cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, libraryWrite(cancelOptions))),
     async events(eventOptions = {}) {
       await ready;
       await engine.readableConversation(id, eventOptions.caller);
-      return readEvents(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
+      return readEventsWithActions(store, id, { after: eventOptions.after ?? 0, limit: eventOptions.limit });
     },
     async follow(listener, followOptions = {}) {
       await ready;
@@ -223,9 +234,8 @@ export function createHeed(options: HeedOptions): Heed {
     branch: (branchOptions = {}) => whenReady(async () => conversationView(await branchConversation(engine, id, branchOptions))),
   });
 
-  return {
+  const heed: Heed = {
     store,
-    engine,
     notifier,
     agents: () =>
       [...engine.agents.values()].map((agent) => {
@@ -314,6 +324,8 @@ export function createHeed(options: HeedOptions): Heed {
       await store.close();
     },
   };
+  engines.set(heed, engine);
+  return heed;
 }
 
 /** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */
@@ -324,6 +336,11 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
     throw new HeedError('invalid_config', `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`);
   }
   return [new SlackChannel(engine, slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
+}
+
+/** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */
+function libraryWrite<T extends object>(options: T | undefined): T & ChannelWrite {
+  return { ...(options ?? ({} as T)), via: undefined };
 }
 
 function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>): PendingAction {

@@ -1,4 +1,5 @@
 import { inputJsonSchema, type AgentDirectory } from './tool.js';
+import { kindOf } from './kinds/index.js';
 import type {
   ActionKind,
   ActionRecord,
@@ -71,7 +72,7 @@ export function actionView(directory: AgentDirectory | undefined, action: Action
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     ...request,
   };
-  if ((action.kind === 'approval' || action.kind === 'client_tool') && action.origin === 'tool' && agentName && directory) {
+  if (kindOf(action.kind).viewsToolArgs && action.origin === 'tool' && agentName && directory) {
     const definition = directory.agents.get(agentName)?.tools?.[action.toolName];
     if (definition) view.argsSchema = inputJsonSchema(definition);
   }

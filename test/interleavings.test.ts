@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentConfig } from '../src/config.js';
 import { HeedError } from '../src/errors.js';
-import { createHeed, type Heed } from '../src/heed.js';
+import { createHeed, type Heed, engineOf } from '../src/heed.js';
 import { memoryStore } from '../src/store/memory/memory-store.js';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
@@ -269,7 +269,7 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
     for (const round of p.rounds) await s.waitFor(Promise.all(round.map(run)));
     // Let every continuation started in any instance finish.
     for (let pass = 0; pass < 20; pass++) {
-      const inFlight = heeds.flatMap((heed) => [...heed.engine.inFlight]);
+      const inFlight = heeds.flatMap((heed) => [...engineOf(heed).inFlight]);
       if (inFlight.length === 0) break;
       await s.waitFor(Promise.allSettled(inFlight));
     }

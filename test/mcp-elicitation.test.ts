@@ -10,6 +10,7 @@ import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { startServer, type TestServer } from './http-fixtures.js';
 import { SPEC_VERSIONS } from './spec-versions.js';
 import { startHttpServer } from './fixtures/mcp-server.mjs';
+import { engineOf } from '../src/heed.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.url));
 
@@ -60,7 +61,7 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
   it('offers its tools as <server>_<tool> with their JSON Schema as given', async () => {
     const agents = await server.api('GET', '/api/agents', { token: 'ada' });
     expect(agents.status).toBe(200);
-    const definition = server.heed.engine.agent('onboarding').tools!.fixture_sign_up;
+    const definition = engineOf(server.heed).agent('onboarding').tools!.fixture_sign_up;
     expect(definition.description).toContain('Sign the person up');
     const { inputJsonSchema } = await import('../src/tool.js');
     expect(inputJsonSchema(definition)).toMatchObject({ type: 'object', properties: { plan: { type: 'string', enum: ['free', 'pro'] } }, required: ['plan'] });

@@ -12,6 +12,7 @@ import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { mcpNotices } from '../src/mcp/setup.js';
 import { lastToolResult } from './kit.js';
 import { startHttpServer } from './fixtures/mcp-server.mjs';
+import { engineOf } from '../src/heed.js';
 
 const dist = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/', import.meta.url);
 const everything = fileURLToPath(new URL('index.js', dist));
@@ -202,7 +203,7 @@ describe('sampling', () => {
   it("'never' (the default): sampling is not announced, so the reference server does not offer its sampling tool", async () => {
     const { agent } = agentCalling('everything_echo', { message: 'hi' });
     const { heed } = await start(agent);
-    const tools = Object.keys(heed.engine.agent('agent').tools!);
+    const tools = Object.keys(engineOf(heed).agent('agent').tools!);
     expect(tools).toContain('everything_echo');
     expect(tools).not.toContain(samplingTool);
   });
@@ -242,7 +243,7 @@ describe('roots', () => {
 
     const without = agentCalling('everything_echo', { message: 'hi' });
     const { heed } = await start(without.agent);
-    expect(Object.keys(heed.engine.agent('agent').tools!)).not.toContain('everything_get-roots-list');
+    expect(Object.keys(engineOf(heed).agent('agent').tools!)).not.toContain('everything_get-roots-list');
   });
 
   it('must be file:// URIs', async () => {

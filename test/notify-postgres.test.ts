@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHeed, postgresStore, type Heed } from 'heed';
 import { refundAgent } from './kit.js';
+import { engineOf } from '../src/heed.js';
 import { webhookReceiver } from './notify/receivers.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
 
@@ -52,7 +53,7 @@ describe.skipIf(!pgServer)(`notifications from two instances on one PostgreSQL d
     const types = calls.map((call) => JSON.parse(call.body).type as string);
     expect(types.filter((type) => type === 'action.required')).toHaveLength(20);
     expect(types.filter((type) => type === 'action.resolved')).toHaveLength(20);
-    const delivered = await instances[0].engine.store.listDeliveries({ status: 'delivered', limit: 100 });
+    const delivered = await engineOf(instances[0]).store.listDeliveries({ status: 'delivered', limit: 100 });
     expect(delivered).toHaveLength(40);
     expect(delivered.every((delivery) => delivery.attempts === 1)).toBe(true);
     await Promise.all(instances.map((heed) => heed.close()));

@@ -3,7 +3,7 @@ import { newConversationRecord, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ActionRecord, ConversationRecord, MessageRecord } from '../types.js';
-import { openCallResults } from './close-open.js';
+import { openCallResults } from './withdraw.js';
 
 /**
  * Copies a conversation (up to and including `fromMessageId`) into a new private one owned by the
@@ -31,7 +31,7 @@ export async function branchConversation(
     ids.set(message.id, copy.id);
     return copy;
   });
-  copied.push(...openCallResults(engine, copied, 'Closed: this request was still open when the conversation was branched.'));
+  copied.push(...openCallResults(copied, at, 'Closed: this request was still open when the conversation was branched.').map((result) => result.message));
   const actions: ActionRecord[] = (await engine.store.listActions(conversationId))
     .filter((action) => ids.has(action.messageId))
     .map((action) => {

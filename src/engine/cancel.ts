@@ -1,9 +1,9 @@
-import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
 import type { ConversationStatus } from '../types.js';
-import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 
 /**
  * Cancels what a conversation is doing: an open pause (every pending action closes as cancelled) or a
@@ -12,7 +12,7 @@ import { closeOpen, releaseLiveCalls } from './close-open.js';
 export async function cancelConversation(
   engine: Engine,
   conversationId: string,
-  options: { caller?: Caller; via?: WriteVia } = {},
+  options: { caller?: Caller } & ChannelWrite = {},
 ): Promise<{ status: ConversationStatus; cancelled: boolean }> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const conversation = await engine.visibleConversation(conversationId, options.caller);
@@ -21,7 +21,7 @@ export async function cancelConversation(
     const messages = await engine.store.listMessages(conversationId);
     const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
     const by = callerId(options.caller ?? { userId: conversation.ownerId });
-    const closing = closeOpen(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
+    const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
     const at = engine.now();
     const result = await engine.commit({
       conversationId,

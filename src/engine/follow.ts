@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { EventRecord } from '../types.js';
 import type { EventBus } from './event-bus.js';
-import { readEvents } from './hydrate.js';
+import { readEventsWithActions } from './hydrate.js';
 
 export interface Follow {
   /** Stops delivery; safe to call twice. */
@@ -58,7 +58,7 @@ export function followEvents(
         for (;;) {
           if (blocked()) await room();
           if (closed) break;
-          const page = await readEvents(store, conversationId, { after: last, limit: PAGE });
+          const page = await readEventsWithActions(store, conversationId, { after: last, limit: PAGE });
           for (const event of page) {
             if (blocked()) await room();
             if (closed) break;

@@ -17,7 +17,7 @@ export function hydrateEvents(events: EventRecord[], actions: ActionRecord[]): E
 }
 
 /** Reads a page of events and fills in the actions they refer to. */
-export async function readEvents(store: Store, conversationId: string, options: { after?: number; limit?: number }): Promise<EventRecord[]> {
+export async function readEventsWithActions(store: Store, conversationId: string, options: { after?: number; limit?: number }): Promise<EventRecord[]> {
   const events = await store.listEvents(conversationId, options);
   return events.some(needsAction) ? hydrateEvents(events, await store.listActions(conversationId)) : events;
 }

@@ -1,15 +1,15 @@
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { systemCaller } from '../caller.js';
 import { earliestDue, type Engine } from './engine.js';
 import { newId } from '../ids.js';
-import { skipAnswers } from '../kinds/question.js';
+import { lapsedAnswer } from '../kinds/index.js';
 import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../store/store.js';
 import { newEvent } from '../protocol/events.js';
 import { toolResultWrites } from './tool-result.js';
 import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
-import { closeOpen, releaseLiveCalls } from './close-open.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { resolvedEvent } from './settle.js';
 
 export interface SweepReport {
@@ -66,7 +66,7 @@ async function recover(engine: Engine, conversation: ConversationRecord): Promis
     events: [newEvent('turn.started', at, { trigger: 'recovery' })],
   });
   if (!result.ok) return undefined;
-  return { run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
+  return { run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
 }
 
 async function lapse(engine: Engine, conversation: ConversationRecord): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
@@ -88,7 +88,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const nothingLeft = pending.length === due.length;
   if (due.some((action) => action.onTimeout === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
     const messages = await engine.store.listMessages(conversation.id);
-    const closing = closeOpen(engine, messages, pending, {
+    const closing = withdrawalWrites(engine, messages, pending, {
       resolvedBy: null,
       channel: 'timeout',
       reason: 'expired',
@@ -109,13 +109,12 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const messages: Change['messages'] = [];
   let position: number | undefined;
   for (const action of due) {
-    const { resolution, status } = lapsedAnswer(action);
-    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted: resolution.type === 'question' && 'answers' in resolution ? Object.keys(resolution.answers) : null });
+    const { resolution, status, defaulted, toolOutput } = lapsedAnswer(action);
+    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted });
     events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution), expired: true }));
-    if (action.kind === 'client_tool') {
+    if (toolOutput) {
       position ??= (await engine.store.listMessages(conversation.id)).length;
-      const output = { type: 'error-text' as const, value: 'The host page did not answer.' };
-      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output });
+      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output: toolOutput });
       messages.push(result.message);
       events.push(result.event);
     }
@@ -137,7 +136,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const result = await engine.commit(change);
   if (!result.ok) return { lapsed: 0 };
   if (remaining.length > 0) return { lapsed: due.length };
-  return { lapsed: due.length, run: runClaimedTurn(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+  return { lapsed: due.length, run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
 }
 
 /**
@@ -159,19 +158,4 @@ function escalate(candidates: ActionRecord[], conversation: ConversationRecord, 
     );
   }
   return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };
-}
-
-/** What a lapse under `deny` answers on the person's behalf. */
-function lapsedAnswer(action: ActionRecord): { resolution: StoredResolution; status: string } {
-  const request = action.request;
-  switch (request.kind) {
-    case 'approval':
-      return { resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected' };
-    case 'question':
-      return { resolution: { type: 'question', skip: true, answers: skipAnswers(request.questions).answers }, status: 'skipped' };
-    case 'client_tool':
-      return { resolution: { type: 'client_tool', error: 'The host page did not answer.' }, status: 'failed' };
-    case 'url':
-      return { resolution: { type: 'url', decision: 'cancel' }, status: 'expired' };
-  }
 }

@@ -1,5 +1,5 @@
-import { closeOpen, releaseLiveCalls } from './close-open.js';
-import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
+import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
@@ -7,12 +7,10 @@ import { newId } from '../ids.js';
 import type { Change } from '../store/store.js';
 import type { ActionRecord, JsonObject, MessageRecord } from '../types.js';
 import type { TurnResult } from './turn/run-turn.js';
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 
 export interface SendOptions {
   caller?: Caller;
-  /** A conversation that lives in a channel takes messages only `via: 'channel'` (its adapter); others get 409 `channel_chat`. */
-  via?: WriteVia;
   /** Kept on the user message's `metadata` (a channel's event id and sender, say). */
   metadata?: JsonObject;
   /**
@@ -50,7 +48,7 @@ export function checkMessageContent(content: unknown, field = 'content'): assert
 }
 
 /** Records a user message and runs the turn it starts. */
-export async function sendMessage(engine: Engine, conversationId: string, content: unknown, options: SendOptions = {}): Promise<TurnResult> {
+export async function sendMessage(engine: Engine, conversationId: string, content: unknown, options: SendOptions & ChannelWrite = {}): Promise<TurnResult> {
   checkMessageContent(content);
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (;;) {
@@ -79,7 +77,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
           details: { pendingActionIds: pending.map((action) => action.id) },
         });
       }
-      const closing = closeOpen(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
+      const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
       closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;
@@ -112,7 +110,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     releaseLiveCalls(engine, closed);
     options.onRecorded?.({ eventSeq: result.events[0].seq });
     messages.push(user);
-    return runClaimedTurn(engine, result.conversation, leaseOwner, {
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, {
       caller: options.caller ?? null,
       interactive: options.interactive ?? true,
       askIntake: true,

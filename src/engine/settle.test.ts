@@ -140,7 +140,7 @@ describe('settling answers', () => {
     await expect(heed.conversation(mine.id).get({ caller: { userId: 'eve' } })).rejects.toMatchObject({ code: 'not_found' });
     await expect(heed.conversation(mine.id).send('hi', { caller: { userId: 'eve' } })).rejects.toMatchObject({ code: 'not_found' });
     const slack = await heed.createConversation({ agent: 'support', channel: 'slack' });
-    await expect(heed.conversation(slack.id).send('hi', { via: 'http' })).rejects.toMatchObject({ code: 'channel_chat', status: 409 });
+    await expect(heed.conversation(slack.id).send('hi')).rejects.toMatchObject({ code: 'channel_chat', status: 409 });
     await heed.close();
   });
 

@@ -1,6 +1,6 @@
-import { runClaimedTurn } from './start.js';
+import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
-import { callerId, refuseChannelWrite, type Caller, type WriteVia } from '../caller.js';
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { conversationNotFound, defaults, earliestDue, mayAccess, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -15,8 +15,6 @@ import { checkResolution } from '../kinds/validate-resolution.js';
 export interface SettleOptions {
   /** Who answers; omitted = the library acting as the conversation's owner. */
   caller?: Caller;
-  /** Only `channel` (the channel's adapter) may answer in a conversation that lives in a channel; others get 409 `channel_chat`. */
-  via?: WriteVia;
   /**
    * An answer given in a chat workspace (docs/channels.md): recorded with this channel, after the adapter's
    * own rule of who may answer (`may`, checked in the 403 place of the order).
@@ -41,7 +39,7 @@ export type SettleResult = TurnResult;
  * recorded retries for up to `hitl.resolveWaitMs`. The answer that closes the pause claims the
  * continuation in the same write, so exactly one continuation runs.
  */
-export async function settleAction(engine: Engine, conversationId: string, actionId: string, raw: unknown, options: SettleOptions = {}): Promise<SettleResult> {
+export async function settleAction(engine: Engine, conversationId: string, actionId: string, raw: unknown, options: SettleOptions & ChannelWrite = {}): Promise<SettleResult> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (let attempt = 0; ; attempt++) {
     // The conversation first, then its actions: a write between the two reads bumps the version read
@@ -156,12 +154,12 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     }
     // The turn starts from what this answer just read and wrote, instead of reading it again.
     const settled = actions.map((entry) => (entry.id === action.id ? { ...entry, ...change.settle![0] } : entry));
-    return runClaimedTurn(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
   }
 }
 
 /** The order of docs/concepts.md (Settling an answer) after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
-async function checkOpen(engine: Engine, conversation: ConversationRecord, action: ActionRecord, options: SettleOptions & { authorized: boolean }): Promise<void> {
+async function checkOpen(engine: Engine, conversation: ConversationRecord, action: ActionRecord, options: SettleOptions & ChannelWrite & { authorized: boolean }): Promise<void> {
   if (action.status === 'expired') throw expired(action);
   if (action.status !== 'pending') {
     throw new HeedError('action_not_pending', 'This action was already settled.', {

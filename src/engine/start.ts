@@ -8,7 +8,7 @@ import { Turn } from './turn/turn.js';
  * Runs the turn of a conversation whose claim was just taken (status `running`, lease `leaseOwner`),
  * rebuilding it from the stored messages. Tracked, so `close()` can wait for it.
  */
-export function runClaimedTurn(
+export function runTurnUnderLease(
   engine: Engine,
   conversation: ConversationRecord,
   leaseOwner: string,

@@ -4,10 +4,9 @@ import type { TurnResult } from '../engine/turn/run-turn.js';
 import { checkMessageContent } from '../engine/send.js';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
-import { followEvents, type FollowFlow } from '../engine/follow.js';
-import { readEvents } from '../engine/hydrate.js';
+import type { FollowFlow } from '../engine/follow.js';
 import type { ConversationSnapshot, Heed } from '../heed.js';
-import type { EventRecord, JsonValue } from '../types.js';
+import type { JsonValue } from '../types.js';
 import { actionView } from '../views.js';
 import { findAnswers, type FoundAnswer, type SentPart } from './ai-sdk/answers.js';
 import { uiMessages } from './ai-sdk/ui-messages.js';
@@ -15,7 +14,8 @@ import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
 import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
 import { sseResponse } from './sse.js';
-import { untilAborted } from './turn-stream.js';
+import { relayTurnEvents, untilRecorded } from './turn-stream.js';
+import { engineOf } from '../heed.js';
 
 /*
  * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
@@ -126,7 +126,7 @@ export const aiSdkChatRoutes: Route[] = [
     async ({ heed, caller, params }) => {
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
-      return Response.json({ messages: uiMessages(snapshot.messages, heed.engine.agents.get(params.agent)) });
+      return Response.json({ messages: uiMessages(snapshot.messages, engineOf(heed).agents.get(params.agent)) });
     },
   ),
   defineRoute(
@@ -219,8 +219,8 @@ async function sendMessage(
   checkMessageContent(content, 'body.messages');
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
-  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, via: 'http', onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: heed.engine.agents.get(agent),
+  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: engineOf(heed).agents.get(agent),
     newMessage: true,
     signal,
   });
@@ -250,7 +250,6 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
       if (closed) break;
       result = await handle.resolve(answer.action.id, answer.resolution, {
         caller,
-        via: 'http',
         onRecorded: (info) => {
           if (!info.closesPause) return;
           closed = true;
@@ -261,7 +260,7 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
     return result!;
   };
   const knownCalls = parts.flatMap((part) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-  return streamTurn(heed, id, run, { agent: heed.engine.agents.get(agent), newMessage: false, knownCalls, signal });
+  return streamTurn(heed, id, run, { agent: engineOf(heed).agents.get(agent), newMessage: false, knownCalls, signal });
 }
 
 /**
@@ -276,11 +275,7 @@ async function streamTurn(
   run: (recorded: (eventSeq: number) => void) => Promise<TurnResult>,
   options: Omit<UiStreamOptions, 'actions' | 'storedCalls'> & { signal: AbortSignal },
 ): Promise<Response> {
-  let markRecorded!: (eventSeq: number) => void;
-  const recorded = new Promise<number>((resolve) => (markRecorded = resolve));
-  const running = run((eventSeq) => markRecorded(eventSeq));
-  running.catch(() => undefined);
-  const first = await Promise.race([recorded, running.then(() => undefined)]);
+  const { running, first } = await untilRecorded(run);
   const { signal, ...given } = options;
   const streamOptions: UiStreamOptions = given;
   if (first === undefined) {
@@ -288,38 +283,25 @@ async function streamTurn(
     return uiStreamResponse(async (send) => new UiChunkStream(send, streamOptions).end(result), signal);
   }
 
-  const { store, bus } = heed.engine;
   if (!options.newMessage) {
+    const { store } = engineOf(heed);
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
     const [records, messages] = await Promise.all([store.listActions(conversationId), store.listMessages(conversationId)]);
-    streamOptions.actions = records.map((record) => actionView(heed.engine, record, options.agent?.name));
+    streamOptions.actions = records.map((record) => actionView(engineOf(heed), record, options.agent?.name));
     streamOptions.storedCalls = messages.flatMap((message) =>
       message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
     );
   }
   return uiStreamResponse(async (send, streamSignal, flow) => {
     const ui = new UiChunkStream(send, streamOptions);
-    let last = first - 1;
-    const forward = (event: EventRecord) => {
-      if (event.seq <= last || ui.ended) return;
-      last = event.seq;
-      ui.handle(event);
-    };
-    const follow = followEvents(store, bus, conversationId, last, forward, { flow });
-    let result: TurnResult | undefined;
-    try {
-      result = await untilAborted(running, streamSignal);
-    } finally {
-      follow.close();
-    }
-    if (!result) return;
-    // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
-    while (!ui.ended && !streamSignal.aborted) {
-      const page = await readEvents(store, conversationId, { after: last, limit: 500 });
-      for (const event of page) forward(event);
-      if (page.length < 500) break;
-    }
-    ui.end(result);
+    const result = await relayTurnEvents(heed, conversationId, first, running, {
+      deliver: (event) => !ui.ended && (ui.handle(event), true),
+      ended: () => ui.ended,
+      signal: streamSignal,
+      flow,
+      pageSize: 500,
+    });
+    if (result) ui.end(result);
   }, signal);
 }
 

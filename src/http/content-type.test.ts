@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
-import { createHeed } from '../heed.js';
+import { createHeed, engineOf } from '../heed.js';
 import { scriptedModel } from '../testing/index.js';
 import { errorResponse } from './errors.js';
 import { defineRoute, mountRoutes, type AppEnv } from './route.js';
@@ -20,14 +20,14 @@ describe('request bodies must be sent as JSON', () => {
     server.api('POST', path, { raw: JSON.stringify(body), headers: { 'content-type': type } });
 
   it('a text/plain POST (as a cross-site page sends it) gets 415 and creates nothing', async () => {
-    const before = (await server.heed.engine.store.listConversations({})).length;
+    const before = (await engineOf(server.heed).store.listConversations({})).length;
     for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
       const response = await plain('/api/conversations', { agent: 'support' }, type);
       expect(response.status, type).toBe(415);
       expect(response.body.error.code).toBe('unsupported_media_type');
       expect(response.body.error.message).toContain('Content-Type: application/json');
     }
-    expect((await server.heed.engine.store.listConversations({})).length).toBe(before);
+    expect((await engineOf(server.heed).store.listConversations({})).length).toBe(before);
   });
 
   it('a text/plain message to an existing conversation is refused: nothing recorded, the model not called', async () => {
@@ -35,7 +35,7 @@ describe('request bodies must be sent as JSON', () => {
     expect(created.status).toBe(201);
     const refused = await plain(`/api/conversations/${created.body.id}/messages`, { content: 'refund' });
     expect(refused.status).toBe(415);
-    expect(await server.heed.engine.store.listMessages(created.body.id)).toEqual([]);
+    expect(await engineOf(server.heed).store.listMessages(created.body.id)).toEqual([]);
     expect(server.ran.size).toBe(0);
   });
 
@@ -46,7 +46,7 @@ describe('request bodies must be sent as JSON', () => {
       trigger: 'submit-message',
     });
     expect(refused.status).toBe(415);
-    await expect(server.heed.engine.store.getConversation('chat_plain')).resolves.toBeUndefined();
+    await expect(engineOf(server.heed).store.getConversation('chat_plain')).resolves.toBeUndefined();
   });
 
   it('a body with no Content-Type at all is refused as well', async () => {

@@ -8,6 +8,7 @@ import { createConversationStore } from '../react/state/conversation-store.js';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { MB } from '../../test/memory-probe.js';
 import type { MessageRecord } from '../types.js';
+import { engineOf } from '../heed.js';
 
 describe('a conversation read a page of messages at a time', () => {
   let server: TestServer;
@@ -20,7 +21,7 @@ describe('a conversation read a page of messages at a time', () => {
     // 400 messages of 8 KB: 3.2 MB of conversation, written straight to the store.
     const text = 'z'.repeat(8 * 1024);
     for (let first = 0; first < MESSAGES; first += 100) {
-      const { version } = (await server.heed.engine.store.getConversation(long))!;
+      const { version } = (await engineOf(server.heed).store.getConversation(long))!;
       const messages: MessageRecord[] = Array.from({ length: 100 }, (_, index) => ({
         id: `m_${String(first + index).padStart(4, '0')}`,
         conversationId: long,
@@ -30,7 +31,7 @@ describe('a conversation read a page of messages at a time', () => {
         metadata: null,
         createdAt: new Date().toISOString(),
       }));
-      expect((await server.heed.engine.store.commit({ conversationId: long, expectVersion: version, messages })).ok).toBe(true);
+      expect((await engineOf(server.heed).store.commit({ conversationId: long, expectVersion: version, messages })).ok).toBe(true);
     }
   });
   afterAll(() => server.close());

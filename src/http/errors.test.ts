@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gate, startServer, type TestServer } from '../../test/http-fixtures.js';
 import { HeedError } from '../errors.js';
 import { memoryStore } from '../store/memory/memory-store.js';
+import { sendMessage } from '../engine/send.js';
+import { engineOf } from '../heed.js';
 
 // Every error of DESIGN §3 (and the HTTP layer's own) over real HTTP: status, code, body shape.
 describe('HTTP errors', () => {
@@ -177,7 +179,7 @@ describe('HTTP errors', () => {
     expectError(await server.api('POST', `/api/conversations/${channel.id}/messages`, { token: 'ada', body: { content: 'hi' } }), 409, 'channel_chat');
     expect((await server.api('GET', `/api/conversations/${channel.id}`, { token: 'ada' })).status).toBe(200);
     expect((await server.api('POST', `/api/conversations/${channel.id}/branch`, { token: 'ada' })).status).toBe(201);
-    await server.heed.conversation(channel.id).send('refund', { via: 'channel' });
+    await sendMessage(engineOf(server.heed), channel.id, 'refund', { via: 'channel' });
     const [action] = await server.heed.conversation(channel.id).pendingActions();
     expectError(await answer(server, channel.id, action.id, { type: 'approval', decision: 'allow' }), 409, 'channel_chat');
     expectError(await server.api('POST', `/api/conversations/${channel.id}/cancel`, { token: 'ada' }), 409, 'channel_chat');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import { boundedErrorBody } from './error-body.js';
+import { clip } from '../kinds/issues.js';
 
 /** The wire form of every error: `{ error: { code, message, details? } }`. */
 export interface ErrorBody {
@@ -36,10 +37,6 @@ export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
   return new HeedError('invalid_request', `The request is not valid: ${field}: ${first?.message ?? 'invalid'}.`, {
     details: { field, issues },
   });
-}
-
-function clip(text: string): string {
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../cli/serve.js';
 import type { HeedConfig } from '../config.js';
-import { createHeed } from '../heed.js';
+import { createHeed, engineOf } from '../heed.js';
 import { memoryStore } from '../store/memory/memory-store.js';
 import { scriptedModel } from '../testing/index.js';
 import { createApp } from './app.js';
@@ -69,7 +69,7 @@ describe('Host check on a server listening on loopback', () => {
     // The page cannot start a conversation or answer what waits either.
     const created = await withHost(server.url, `evil.example:${port}`, 'POST', '/api/conversations', { agent: 'echo' });
     expect(created.status).toBe(421);
-    expect(await server.heed.engine.store.listConversations({})).toEqual([]);
+    expect(await engineOf(server.heed).store.listConversations({})).toEqual([]);
   });
 
   it('answers to loopback names and addresses, with any port', async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { scriptedModel } from '../testing/index.js';
 import { clientKey, RateLimiter } from './rate-limit.js';
+import { engineOf } from '../heed.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -9,7 +10,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const conversationCount = async (s: TestServer) => (await s.heed.engine.store.listConversations({})).length;
+const conversationCount = async (s: TestServer) => (await engineOf(s.heed).store.listConversations({})).length;
 
 // An anonymous caller once made 50 conversations with 1 MiB of metadata each in 1.3 s.
 describe('quotas', () => {
@@ -72,13 +73,13 @@ describe('quotas', () => {
     expect(Number(refusal!.headers.get('retry-after'))).toBeLessThanOrEqual(2);
 
     // Branches and new AI SDK chats are new conversations too; reading and writing go on.
-    const [first] = await server.heed.engine.store.listConversations({});
+    const [first] = await engineOf(server.heed).store.listConversations({});
     expect((await server.api('POST', `/api/conversations/${first.id}/branch`, { body: {} })).status).toBe(429);
     const chat = await server.api('POST', '/api/ai-sdk/chat/support', {
       body: { id: 'chat_limited', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }], trigger: 'submit-message' },
     });
     expect(chat.status).toBe(429);
-    await expect(server.heed.engine.store.getConversation('chat_limited')).resolves.toBeUndefined();
+    await expect(engineOf(server.heed).store.getConversation('chat_limited')).resolves.toBeUndefined();
     expect((await server.api('POST', `/api/conversations/${first.id}/messages`, { body: { content: 'hello' } })).status).toBe(200);
   });
 
@@ -109,7 +110,7 @@ describe('quotas', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'message_limit_reached', details: { messages: 4, maxMessages: 4 } });
     expect(calls).toBe(2);
-    expect(await server.heed.engine.store.listMessages(created.id)).toHaveLength(4);
+    expect(await engineOf(server.heed).store.listMessages(created.id)).toHaveLength(4);
   });
 });
 

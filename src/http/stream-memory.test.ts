@@ -11,6 +11,7 @@ import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { eventually, MB, settledMemory, stalledRequest, type StalledClient } from '../../test/memory-probe.js';
 import { sseResponse } from './sse.js';
 import { streamLimitDefaults } from './stream-limits.js';
+import { engineOf } from '../heed.js';
 
 const BACKLOG_BYTES = 8 * MB;
 
@@ -19,7 +20,7 @@ describe('event streams hold bounded memory', () => {
   let id: string;
   const clients: StalledClient[] = [];
   const streamPath = () => `/api/conversations/${id}/events/stream`;
-  const listeners = () => server.heed.engine.bus.listenerCount();
+  const listeners = () => engineOf(server.heed).bus.listenerCount();
 
   beforeAll(async () => {
     server = await startServer();
@@ -27,9 +28,9 @@ describe('event streams hold bounded memory', () => {
     // An 8 MB event log, written straight to the store (as a long-running conversation would have it).
     const text = 'x'.repeat(4000);
     for (let written = 0; written < BACKLOG_BYTES; ) {
-      const { version } = (await server.heed.engine.store.getConversation(id))!;
+      const { version } = (await engineOf(server.heed).store.getConversation(id))!;
       const events = Array.from({ length: 100 }, () => ({ type: 'text.delta' as const, data: { text }, at: new Date().toISOString() }));
-      const result = await server.heed.engine.store.commit({ conversationId: id, expectVersion: version, events });
+      const result = await engineOf(server.heed).store.commit({ conversationId: id, expectVersion: version, events });
       expect(result.ok).toBe(true);
       written += 100 * text.length;
     }
@@ -77,7 +78,7 @@ describe('event streams hold bounded memory', () => {
     const grown = (await settledMemory()) - before;
     // Before the fix every stream queued the whole 8 MB backlog (16 × 8 MB); now each holds about a page.
     expect(grown).toBeLessThan(16 * MB);
-    expect(server.heed.engine.bus.listenerCount(id)).toBe(streamLimitDefaults.maxPerCaller * 2);
+    expect(engineOf(server.heed).bus.listenerCount(id)).toBe(streamLimitDefaults.maxPerCaller * 2);
 
     const refusedBody = await fetch(`${server.url}${streamPath()}`, { headers: { authorization: 'Bearer ada' } });
     expect(refusedBody.status).toBe(429);
@@ -85,7 +86,7 @@ describe('event streams hold bounded memory', () => {
     // A stream POST counts too, and is refused before anything is recorded.
     const turn = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'hi', stream: true } });
     expect(turn.status).toBe(429);
-    expect((await server.heed.engine.store.listMessages(id)).length).toBe(0);
+    expect((await engineOf(server.heed).store.listMessages(id)).length).toBe(0);
     // The limit is per caller: someone else still gets a stream. (on a conversation of his own)
     const bobs = (await server.api('POST', '/api/conversations', { token: 'bob', body: { agent: 'support' } })).body.id;
     const bob = await stalledRequest(server.url, 'GET', `/api/conversations/${bobs}/events/stream`, 'bob');
@@ -106,7 +107,7 @@ describe('event streams hold bounded memory', () => {
     const decoder = new TextDecoder();
     let text = '';
     const ids: number[] = [];
-    const { lastEventSeq } = (await server.heed.engine.store.getConversation(id))!;
+    const { lastEventSeq } = (await engineOf(server.heed).store.getConversation(id))!;
     while (ids.at(-1) !== lastEventSeq) {
       const { value, done } = await reader.read();
       if (done) break;

@@ -1,9 +1,10 @@
 import type { TurnResult } from '../engine/turn/run-turn.js';
-import { followEvents } from '../engine/follow.js';
-import { readEvents } from '../engine/hydrate.js';
+import { followEvents, type FollowFlow } from '../engine/follow.js';
+import { readEventsWithActions } from '../engine/hydrate.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
+import { engineOf } from '../heed.js';
 
 /** What a message or an answer reports once its request is recorded. */
 export interface Recorded {
@@ -34,14 +35,11 @@ export async function turnResponse(
   const { stream } = options;
   if (!stream) return Response.json(await run(() => undefined));
 
-  let markRecorded!: (info: Recorded) => void;
-  const recorded = new Promise<Recorded>((resolve) => (markRecorded = resolve));
-  const running = run((info) => markRecorded(info));
-  running.catch(() => undefined);
+  let running!: Promise<TurnResult>;
   let first: Recorded | undefined;
   let result: TurnResult | undefined;
   try {
-    first = await Promise.race([recorded, running.then(() => undefined)]);
+    ({ running, first } = await untilRecorded(run));
     if (!first) result = await running;
   } catch (thrown) {
     // Refused before anything was recorded: an ordinary JSON error, and the stream's slot is free again.
@@ -51,9 +49,7 @@ export async function turnResponse(
   const streamOptions: SseOptions = { ...stream, signal: options.signal };
   if (!first) return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), streamOptions);
 
-  const { store, bus } = heed.engine;
   const answerOnly = first.closesPause === false;
-  let last = first.eventSeq - 1;
   let ended = false;
   let answeredCall: string | undefined;
   // An answer that leaves the pause open writes its own events only: its `action.resolved` and, for
@@ -71,31 +67,80 @@ export async function turnResponse(
 
   return sseResponse(
     async (writer) => {
-      const forward = (event: EventRecord) => {
-        if (event.seq <= last || !accept(event)) return;
-        last = event.seq;
-        sendEvent(writer, event);
-      };
-      // The follower keeps pace with the client: a slow reader is fed from the store, not from a queue.
-      const follow = followEvents(store, bus, conversationId, last, forward, { flow: writer });
-      let outcome: TurnResult | undefined;
-      try {
-        outcome = await untilAborted(running, writer.signal);
-      } finally {
-        follow.close();
-      }
-      if (!outcome) return;
-      // The outcome is known once the turn's last write is committed; deliver what the follower has not yet.
-      while (!ended && !writer.signal.aborted) {
-        await writer.ready();
-        const page = await readEvents(store, conversationId, { after: last, limit: 100 });
-        for (const event of page) forward(event);
-        if (page.length < 100) break;
-      }
-      writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
+      const outcome = await relayTurnEvents(heed, conversationId, first.eventSeq, running, {
+        deliver: (event) => accept(event) && (sendEvent(writer, event), true),
+        ended: () => ended,
+        signal: writer.signal,
+        flow: writer,
+        pageSize: 100,
+        paced: true,
+      });
+      if (outcome) writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
     },
     streamOptions,
   );
+}
+
+/**
+ * Starts `run` and waits until its request is recorded (`first`: what it passed to `onRecorded`) or,
+ * when it records nothing, until it ends (`first` undefined). A refusal before anything is recorded
+ * rejects. The turn goes on detached: `running` is its outcome.
+ */
+export async function untilRecorded<R>(
+  run: (onRecorded: (info: R) => void) => Promise<TurnResult>,
+): Promise<{ running: Promise<TurnResult>; first: R | undefined }> {
+  let markRecorded!: (info: R) => void;
+  const recorded = new Promise<R>((resolve) => (markRecorded = resolve));
+  const running = run((info) => markRecorded(info));
+  running.catch(() => undefined);
+  const first = await Promise.race([recorded, running.then(() => undefined)]);
+  return { running, first };
+}
+
+/**
+ * Relays the events of a turn from the log, from `firstSeq` on: live while the turn runs (the follower
+ * keeps pace with the receiver: a slow reader is fed from the store, not from a queue), then, once the
+ * outcome is known and so every write committed, what the follower has not delivered yet, until
+ * `ended()`. No gaps, no duplicates: `deliver` returns false for an event it does not take. Resolves
+ * with the turn's outcome, or undefined once `signal` aborts.
+ */
+export async function relayTurnEvents(
+  heed: Heed,
+  conversationId: string,
+  firstSeq: number,
+  running: Promise<TurnResult>,
+  options: {
+    deliver: (event: EventRecord) => boolean;
+    ended: () => boolean;
+    signal: AbortSignal;
+    flow: FollowFlow;
+    /** Events read from the store at a time after the outcome. */
+    pageSize: number;
+    /** Wait for the receiver to have room before each page. */
+    paced?: boolean;
+  },
+): Promise<TurnResult | undefined> {
+  const { store, bus } = engineOf(heed);
+  let last = firstSeq - 1;
+  const forward = (event: EventRecord) => {
+    if (event.seq <= last || !options.deliver(event)) return;
+    last = event.seq;
+  };
+  const follow = followEvents(store, bus, conversationId, last, forward, { flow: options.flow });
+  let outcome: TurnResult | undefined;
+  try {
+    outcome = await untilAborted(running, options.signal);
+  } finally {
+    follow.close();
+  }
+  if (!outcome) return undefined;
+  while (!options.ended() && !options.signal.aborted) {
+    if (options.paced) await options.flow.ready();
+    const page = await readEventsWithActions(store, conversationId, { after: last, limit: options.pageSize });
+    for (const event of page) forward(event);
+    if (page.length < options.pageSize) break;
+  }
+  return outcome;
 }
 
 /** The promise's value, or undefined as soon as the signal aborts. */

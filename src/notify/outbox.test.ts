@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { refundAgent, testHeed } from '../../test/kit.js';
 import { webhookReceiver } from '../../test/notify/receivers.js';
+import { engineOf } from '../heed.js';
 
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
 
@@ -29,7 +30,7 @@ describe('the outbox: which changes notify whom', () => {
     const { id } = await heed.createConversation({ agent: 'support' });
     const paused = await heed.conversation(id).send('refund');
     await heed.conversation(id).resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' });
-    expect(await heed.engine.store.listDeliveries({})).toEqual([]);
+    expect(await engineOf(heed).store.listDeliveries({})).toEqual([]);
   });
 
   it('a lapse is action.expired and a cancel action.cancelled, stamped with the injected clock', async () => {
@@ -90,8 +91,8 @@ describe('the outbox: which changes notify whom', () => {
     cleanup.push(() => heed.close());
     const { id } = await heed.createConversation({ agent: 'support' });
     const actionId = (await heed.conversation(id).send('refund')).pendingActions![0].id;
-    const action = (await heed.engine.store.getAction(id, actionId))!;
-    const conversation = (await heed.engine.store.getConversation(id))!;
+    const action = (await engineOf(heed).store.getAction(id, actionId))!;
+    const conversation = (await engineOf(heed).store.getConversation(id))!;
     const links = (await heed.notifier.links(action, conversation, 'ada'))!;
     expect(links.page).toMatch(/^https:\/\/heed\.example\.com\/a\/[\w-]+$/);
     const token = links.page.split('/').at(-1)!;

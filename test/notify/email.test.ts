@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../http-fixtures.js';
 import { eventually, smtpReceiver } from './receivers.js';
+import { engineOf } from '../../src/heed.js';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -90,7 +91,7 @@ describe('email over real SMTP', () => {
     });
     expect(answered.status).toBe(200);
     const dropped = await eventually(async () => {
-      const [found] = await server.heed.engine.store.listDeliveries({ status: 'dropped' });
+      const [found] = await engineOf(server.heed).store.listDeliveries({ status: 'dropped' });
       return found;
     });
     expect(dropped).toMatchObject({ actionId: action.id, target: { type: 'email', to: 'ada@example.com' }, lastError: 'the action is no longer pending (resolved)' });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createHeed, memoryStore, tool, type AgentConfig } from 'heed';
 import { scriptedModel } from 'heed/testing';
 import { lastToolResult } from '../../../test/kit.js';
+import { engineOf } from '../../heed.js';
 
 function connectorAgent(log: string[]): AgentConfig {
   return {
@@ -70,7 +71,7 @@ describe('ctx.askLive', () => {
     await heed.conversation(id).cancel();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(log).toEqual(['start', 'form cancelled']);
-    expect(heed.engine.liveCalls.size).toBe(0);
+    expect(engineOf(heed).liveCalls.size).toBe(0);
     await heed.close();
   });
 });

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { scriptedModel } from '../../testing/scripted-model.js';
-import { callModel } from './model-step.js';
+import { callModel } from './model-call.js';
 
 it('calls a model of either specification, and refuses any other with invalid_config naming the agent before calling it', async () => {
   const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];

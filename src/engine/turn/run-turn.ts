@@ -3,11 +3,12 @@ import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { JsonObject, MessagePart, MessageRecord, TurnWarning } from '../../types.js';
 import { messageViews, type ActionView, type MessageView } from '../../views.js';
-import { callModel } from './model-step.js';
+import { callModel } from './model-call.js';
 import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
 import { pause, settleStepCalls } from './tool-calls.js';
 import { TurnInterrupted, type Turn } from './turn.js';
 import { intakeQuestions } from '../intake.js';
+import { openToolCalls } from '../open-calls.js';
 
 export type TurnStatus = 'completed' | 'requires_action' | 'cancelled' | 'failed';
 
@@ -38,7 +39,7 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
     let steps = 0;
     for (;;) {
       if (turn.abort.signal.aborted) throw new TurnInterrupted();
-      const assistant = openAssistant(turn.messages);
+      const assistant = openToolCalls(turn.messages)?.assistant;
       if (assistant) {
         const outcome = await settleStepCalls(turn, assistant);
         if (outcome === 'paused') return await result(turn, 'requires_action');
@@ -55,7 +56,7 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
         turn.warnings.push({ code: 'budget_reached', message: 'The conversation used up its token budget, so the turn stopped.' });
         return await complete(turn);
       }
-      await modelStep(turn);
+      await runStep(turn);
       steps++;
     }
   } catch (thrown) {
@@ -67,22 +68,8 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
   }
 }
 
-/** The last assistant message, when some of its tool calls have no result yet. */
-function openAssistant(messages: MessageRecord[]): MessageRecord | undefined {
-  const answered = new Set<string>();
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message.role === 'tool') {
-      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
-      continue;
-    }
-    if (message.role !== 'assistant') return undefined;
-    return message.parts.some((part) => part.type === 'tool-call' && !answered.has(part.toolCallId)) ? message : undefined;
-  }
-  return undefined;
-}
-
-async function modelStep(turn: Turn): Promise<void> {
+/** One step of the turn: the model's reply (one call, streamed) recorded as an assistant message, with its tool calls. */
+async function runStep(turn: Turn): Promise<void> {
   const agent = turn.agent;
   const messageId = newId('m');
   const prompt = buildPrompt(agent, turn.messages);
@@ -98,24 +85,24 @@ async function modelStep(turn: Turn): Promise<void> {
       turn.flush().catch(() => undefined);
     }, DELTA_FLUSH_MS);
   };
-  let step;
+  let reply;
   try {
-    step = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal, agent.name);
+    reply = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal, agent.name);
   } finally {
     if (timer) clearTimeout(timer);
   }
   if (turn.abort.signal.aborted) throw new TurnInterrupted();
 
   const parts: MessagePart[] = [];
-  if (step.text) parts.push({ type: 'text', text: step.text });
-  for (const call of step.toolCalls) parts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+  if (reply.text) parts.push({ type: 'text', text: reply.text });
+  for (const call of reply.toolCalls) parts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
   turn.addMessage('assistant', parts, null, messageId);
   turn.event('message.created', { messageId, role: 'assistant' });
-  for (const call of step.toolCalls) {
+  for (const call of reply.toolCalls) {
     turn.event('tool.called', { messageId, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
   }
-  turn.set({ tokensUsed: turn.conversation.tokensUsed + step.tokens });
-  turn.conversation = { ...turn.conversation, tokensUsed: turn.conversation.tokensUsed + step.tokens };
+  turn.set({ tokensUsed: turn.conversation.tokensUsed + reply.tokens });
+  turn.conversation = { ...turn.conversation, tokensUsed: turn.conversation.tokensUsed + reply.tokens };
 }
 
 /** Asks the agent's intake questions before the model is called, when they are due. */

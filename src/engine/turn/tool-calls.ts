@@ -1,4 +1,6 @@
-import { ASK_TOOL_NAME, checkQuestions, summarizeAnswers } from '../../kinds/question.js';
+import { ASK_TOOL_NAME, checkQuestions } from '../../kinds/question.js';
+import { kindOf } from '../../kinds/index.js';
+import { DISMISSED } from '../../kinds/refusal.js';
 import { policyFields } from '../../kinds/approval-policy.js';
 import { newAction } from '../new-action.js';
 import { earliestDue } from '../engine.js';
@@ -20,7 +22,6 @@ type CallOutcome =
   | { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput }
   | { ask: ActionRecord };
 
-const DISMISSED = 'Dismissed by the user.';
 
 /**
  * Settles the tool calls of the latest assistant message that have no stored result: runs the ones
@@ -64,7 +65,7 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
 
   if (definition.client) {
     const action = mine.find((entry) => entry.kind === 'client_tool');
-    if (action) return error(action.status === 'cancelled' ? 'Cancelled before the page answered.' : 'The host page did not answer.');
+    if (action) return closedResult(action)!;
     if (!turn.interactive) return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
     if (!parsed.success) return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
@@ -110,11 +111,10 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
       }
     }
   } else {
+    const refused = closedResult(approval);
+    if (refused) return refused;
     const resolution = approval.resolution;
-    if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow') {
-      return error(refusalText(approval));
-    }
-    if (resolution.approvedArgs !== undefined) {
+    if (resolution?.type === 'approval' && resolution.approvedArgs !== undefined) {
       const edited = definition.inputSchema.safeParse(resolution.approvedArgs);
       if (edited.success) input = edited.data;
     }
@@ -192,11 +192,7 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
   const action = mine.find((entry) => entry.kind === 'question');
   if (action) {
-    const resolution = action.resolution;
-    if (action.request.kind !== 'question' || !resolution || resolution.type !== 'question') return error(refusalText(action));
-    if ('dismiss' in resolution) return { result: { type: 'error-text', value: DISMISSED }, stop: true };
-    const skipped = 'skip' in resolution;
-    return { result: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped }) } };
+    return closedResult(action)!;
   }
   if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
   if (!turn.interactive) return error('Asking the user is not available here. Go on without asking, using your best judgement.');
@@ -261,14 +257,10 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   return true;
 }
 
-function refusalText(action: ActionRecord): string {
-  const resolution = action.resolution;
-  if (action.status === 'cancelled') return 'Cancelled: the request was withdrawn before anyone answered.';
-  if (action.status === 'expired' && action.kind === 'approval') return 'Nobody answered in time, so the call was not approved and did not run.';
-  if (resolution?.type === 'approval' && resolution.decision === 'deny') {
-    return `The user denied this call.${resolution.comment ? ` Their comment: ${resolution.comment}` : ''}`;
-  }
-  return 'The call did not run.';
+/** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
+function closedResult(action: ActionRecord): CallOutcome | undefined {
+  const reads = kindOf(action.kind).modelReads(action);
+  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}) };
 }
 
 function error(value: string): CallOutcome {

@@ -1,8 +1,7 @@
 import { checkApprovalPolicy, policyFields } from '../../kinds/approval-policy.js';
 import { conversationView } from '../../views.js';
-import { checkQuestions } from '../../kinds/question.js';
+import { kindOf, kinds, type RaisedRequest } from '../../kinds/index.js';
 import { HeedError } from '../../errors.js';
-import { isAllowedUrl } from '../../kinds/url.js';
 import type { AskOutcome, ApproveOutcome, ToolContext } from '../../tool.js';
 import type { ActionRecord, ActionRequest } from '../../types.js';
 import type { LiveCall } from './live-call.js';
@@ -64,11 +63,8 @@ export function toolContext(
     abortSignal: turn.abort.signal,
 
     async ask(request): Promise<AskOutcome> {
-      const checked = checkQuestions(request.questions, { source: 'ctx' });
-      if (!checked.ok) {
-        throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
-      }
-      const entry = recorded('question', { kind: 'question', preamble: request.preamble, questions: checked.questions }, request.expiresInMinutes);
+      const asked = kinds.question.checkRequest({ kind: 'question', preamble: request.preamble, questions: request.questions });
+      const entry = recorded('question', asked, request.expiresInMinutes);
       const resolution = entry.resolution;
       if (!resolution || resolution.type !== 'question' || 'dismiss' in resolution) throw new DismissSignal();
       return { answers: resolution.answers, skipped: 'skip' in resolution, defaulted: entry.defaulted ?? [] };
@@ -91,26 +87,22 @@ export function toolContext(
     },
 
     async askLive(request) {
-      let asked: ActionRequest;
+      let raised: RaisedRequest;
       if (request.kind === 'question') {
-        const checked = checkQuestions(request.questions, { source: 'ctx' });
-        if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
-        asked = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: checked.questions };
+        raised = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: request.questions };
       } else if (request.kind === 'approval') {
-        asked = { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false };
+        raised = { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false };
       } else {
-        if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
-        asked = { kind: 'url', url: request.url, title: request.title, message: request.message };
+        raised = { kind: 'url', url: request.url, title: request.title, message: request.message };
       }
+      const asked = kindOf(raised.kind).checkRequest(raised);
       const action = await live.ask(asked, request.expiresInMinutes);
       return { status: action.status as 'resolved' | 'cancelled' | 'expired', resolution: action.resolution, defaulted: action.defaulted ?? [] };
     },
 
     async openUrl(request) {
-      if (!isAllowedUrl(request.url)) {
-        throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
-      }
-      const entry = recorded('url', { kind: 'url', url: request.url, title: request.title, message: request.message }, request.expiresInMinutes);
+      const asked = kinds.url.checkRequest({ kind: 'url', url: request.url, title: request.title, message: request.message });
+      const entry = recorded('url', asked, request.expiresInMinutes);
       const resolution = entry.resolution;
       return resolution && resolution.type === 'url' ? resolution.decision : 'cancel';
     },

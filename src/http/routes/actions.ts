@@ -95,7 +95,7 @@ function resolveAction(
   return turnResponse(
     heed,
     params.id,
-    (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, via: 'http', onRecorded }),
+    (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }),
     { stream, signal },
   );
 }

@@ -75,7 +75,7 @@ export const conversationRoutes: Route[] = [
       responses: { 200: { description: 'What the conversation does now.', schema: cancelResponse } },
       errors: ['unauthorized', 'not_found', 'channel_chat', 'conversation_busy'],
     },
-    async ({ heed, caller, params }) => Response.json(await heed.conversation(params.id).cancel({ caller, via: 'http' })),
+    async ({ heed, caller, params }) => Response.json(await heed.conversation(params.id).cancel({ caller })),
   ),
   defineRoute(
     {

@@ -55,5 +55,5 @@ function sendMessage(c: Context<AppEnv>, heed: Heed, caller: Caller, id: string,
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(heed, id, (onRecorded) => heed.conversation(id).send(content, { caller, via: 'http', onRecorded }), { stream, signal });
+  return turnResponse(heed, id, (onRecorded) => heed.conversation(id).send(content, { caller, onRecorded }), { stream, signal });
 }

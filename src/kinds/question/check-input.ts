@@ -2,6 +2,7 @@ import type { InputType, QuestionInput } from '../../types.js';
 import { characterCount, isCalendarDate, MAX_ANSWER_LENGTH, quote } from './coerce.js';
 import { isBacktrackSafe, MAX_PATTERN_ANSWER_LENGTH } from './pattern.js';
 import { compilePattern } from './pattern-re2.js';
+import { isPlainObject } from '../plain-object.js';
 
 /** Longest `input.pattern` and `input.placeholder`, in characters. */
 export const MAX_PATTERN_LENGTH = 500;
@@ -20,10 +21,6 @@ export const INPUT_TYPES: readonly InputType[] = [
 
 /** Types whose min/max count characters and that may carry a pattern. */
 const TEXT_TYPES: ReadonlySet<InputType> = new Set<InputType>(['text', 'textarea', 'email', 'url']);
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isInputType(value: unknown): value is InputType {
   return typeof value === 'string' && (INPUT_TYPES as readonly string[]).includes(value);

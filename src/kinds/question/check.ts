@@ -1,5 +1,6 @@
 import type { Question, QuestionOption } from '../../types.js';
-import { checkInput, isPlainObject } from './check-input.js';
+import { checkInput } from './check-input.js';
+import { isPlainObject } from '../plain-object.js';
 import { canonicalValues, characterCount, quote, toAnswerStrings } from './coerce.js';
 import { re2PatternTest } from './pattern-re2.js';
 

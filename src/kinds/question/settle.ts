@@ -1,5 +1,5 @@
 import type { Question } from '../../types.js';
-import { isPlainObject } from './check-input.js';
+import { isPlainObject } from '../plain-object.js';
 import { coerceAnswer, quote } from './coerce.js';
 import { re2PatternTest } from './pattern-re2.js';
 

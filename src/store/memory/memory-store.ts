@@ -9,6 +9,8 @@ import type {
 } from '../../types.js';
 import { randomBytes } from 'node:crypto';
 import type { Change, CommitResult, DeliveryRecord, Store } from '../store.js';
+import { iso, ms } from '../times.js';
+import { compare, definedOnly, pageSize } from '../values.js';
 
 interface Entry {
   conversation: ConversationRecord;
@@ -80,7 +82,7 @@ export function memoryStore(): Store {
     }
 
     // Copy everything first: a value that cannot be copied (or a bad time) then throws before anything is written.
-    const messages = (change.messages ?? []).map((m) => ({ ...clone(m), conversationId: change.conversationId, createdAt: iso(m.createdAt) }));
+    const messages = (change.messages ?? []).map((m) => ({ ...clone(m), conversationId: change.conversationId, createdAt: normalTime(m.createdAt) }));
     const actions = (change.actions ?? []).map((a) => normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
     const settlements = (change.settle ?? []).map((x) => ({
       id: x.id,
@@ -89,20 +91,20 @@ export function memoryStore(): Store {
         resolution: clone(x.resolution),
         resolvedBy: x.resolvedBy,
         channel: x.channel,
-        resolvedAt: iso(x.resolvedAt),
+        resolvedAt: normalTime(x.resolvedAt),
         ...(x.defaulted !== undefined ? { defaulted: clone(x.defaulted) } : {}),
       },
     }));
     const revisions = (change.revise ?? []).map((x) => ({ id: x.id, request: clone(x.request) }));
-    const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: iso(r.rememberedAt) }));
+    const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: normalTime(r.rememberedAt) }));
     const newDeliveries = (change.deliveries ?? []).map(
       (d): DeliveryRecord => ({
         ...clone(d),
         conversationId: change.conversationId,
-        createdAt: iso(d.createdAt),
+        createdAt: normalTime(d.createdAt),
         status: 'pending',
         attempts: 0,
-        dueAt: iso(d.createdAt),
+        dueAt: normalTime(d.createdAt),
         lastError: null,
         finishedAt: null,
         receipt: null,
@@ -111,7 +113,7 @@ export function memoryStore(): Store {
     for (const d of newDeliveries) if (deliveries.has(d.id)) throw duplicate(`delivery ${d.id}`, change);
     const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map(
-      (e, i): EventRecord => storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: iso(e.at) }),
+      (e, i): EventRecord => storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: normalTime(e.at) }),
     );
     const returned = { ok: true as const, conversation: clone(conversation), events: clone(appended) };
 
@@ -230,15 +232,15 @@ export function memoryStore(): Store {
         .filter((d) => d.status === 'pending' && d.dueAt !== null && Date.parse(d.dueAt) <= at)
         .sort((a, b) => compareTimeThenId(a.dueAt!, a.id, Date.parse(b.dueAt!), b.id))
         .slice(0, pageSize(limit, limit));
-      for (const d of due) Object.assign(d, { attempts: d.attempts + 1, dueAt: iso(until) });
+      for (const d of due) Object.assign(d, { attempts: d.attempts + 1, dueAt: normalTime(until) });
       return clone(due);
     },
 
     async finishDelivery(id, outcome) {
       const d = deliveries.get(id);
       if (!d) return;
-      if (outcome.status === 'pending') Object.assign(d, { status: 'pending', dueAt: iso(outcome.dueAt), lastError: outcome.error });
-      else Object.assign(d, { status: outcome.status, dueAt: null, finishedAt: iso(outcome.at), lastError: outcome.error ?? d.lastError, receipt: outcome.receipt ? clone(outcome.receipt) : d.receipt });
+      if (outcome.status === 'pending') Object.assign(d, { status: 'pending', dueAt: normalTime(outcome.dueAt), lastError: outcome.error });
+      else Object.assign(d, { status: outcome.status, dueAt: null, finishedAt: normalTime(outcome.at), lastError: outcome.error ?? d.lastError, receipt: outcome.receipt ? clone(outcome.receipt) : d.receipt });
     },
 
     async listDeliveries(filter) {
@@ -260,14 +262,9 @@ export function memoryStore(): Store {
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
-function iso(time: string): string {
-  const parsed = Date.parse(time);
-  if (Number.isNaN(parsed)) throw new HeedError('internal_error', `Not an ISO 8601 time: ${JSON.stringify(time)}.`);
-  return new Date(parsed).toISOString();
-}
-const isoOrNull = (time: string | null) => (time === null ? null : iso(time));
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const pageSize = (limit: number | undefined, fallback: number) => Math.max(0, Math.floor(limit ?? fallback));
+/** An ISO 8601 time as the SQL stores give it back (UTC, milliseconds); 500 for one that is not a time. */
+const normalTime = (time: string) => iso(ms(time));
+const normalTimeOrNull = (time: string | null) => (time === null ? null : normalTime(time));
 
 function compareTimeThenId(time: string, id: string, otherTime: number, otherId: string): number {
   return Date.parse(time) - otherTime || compare(id, otherId);
@@ -280,20 +277,17 @@ function oldestFirst(actions: ActionRecord[]): ActionRecord[] {
 function normalizeConversation(c: ConversationRecord): ConversationRecord {
   return {
     ...c,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
-    actionDueAt: isoOrNull(c.actionDueAt),
-    leaseExpiresAt: isoOrNull(c.leaseExpiresAt),
+    createdAt: normalTime(c.createdAt),
+    updatedAt: normalTime(c.updatedAt),
+    actionDueAt: normalTimeOrNull(c.actionDueAt),
+    leaseExpiresAt: normalTimeOrNull(c.leaseExpiresAt),
   };
 }
 
 function normalizeAction(a: ActionRecord): ActionRecord {
-  return { ...a, createdAt: iso(a.createdAt), expiresAt: isoOrNull(a.expiresAt), resolvedAt: isoOrNull(a.resolvedAt) };
+  return { ...a, createdAt: normalTime(a.createdAt), expiresAt: normalTimeOrNull(a.expiresAt), resolvedAt: normalTimeOrNull(a.resolvedAt) };
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
 
 function duplicate(what: string, change: Change): HeedError {
   return new HeedError('internal_error', `Conversation ${change.conversationId} already has ${what}.`);

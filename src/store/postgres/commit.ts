@@ -5,6 +5,7 @@ import type { ActionSettlement, Change, CommitResult, ConversationPatch } from '
 import type { QueryConfig } from './pool.js';
 import { type ConversationRow, conversationColumns, toConversation } from './rows.js';
 import { iso, ms, msOrNull } from '../times.js';
+import { definedOnly, json } from '../values.js';
 
 /** What the commit statement returns: one row. */
 export interface CommitRow {
@@ -244,10 +245,4 @@ function dedupeRemember<T extends { toolName: string }>(tools: T[]): T[] {
   return [...new Map(tools.map((tool) => [tool.toolName, tool])).values()];
 }
 
-function json(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

@@ -14,7 +14,6 @@ import {
   type RememberedRow,
   actionColumns,
   conversationColumns,
-  pageSize,
   toAction,
   toConversation,
   toEvent,
@@ -22,6 +21,7 @@ import {
   toRemembered,
 } from './rows.js';
 import { ms } from '../times.js';
+import { pageSize } from '../values.js';
 
 export type { PoolLike } from './pool.js';
 

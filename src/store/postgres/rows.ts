@@ -139,6 +139,3 @@ export function toRemembered(row: RememberedRow): RememberedTool {
   return { toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) };
 }
 
-export function pageSize(limit: number | undefined, fallback: number): number {
-  return Math.max(0, Math.floor(limit ?? fallback));
-}

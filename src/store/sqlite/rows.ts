@@ -1,5 +1,6 @@
 import { HeedError } from '../../errors.js';
 import { iso, isoOrNull, ms, msOrNull } from '../times.js';
+import { json } from '../values.js';
 import type { ActionRecord, ConversationRecord, EventType, MessageRecord } from '../../types.js';
 import type { ConversationPatch } from '../store.js';
 import { eventTypeCodes } from './migrations.js';
@@ -162,24 +163,11 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
   };
 }
 
-export function json(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}
 export function parseOrNull<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 /** 1 when a settlement sets the field (even to null), 0 when it leaves it alone. */
 export function flag(value: unknown): number {
   return value === undefined ? 0 : 1;
-}
-export function pageSize(limit: number | undefined, fallback: number): number {
-  return Math.max(0, Math.floor(limit ?? fallback));
-}
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 

@@ -13,17 +13,15 @@ import {
   type MessageRow,
   type RememberedRow,
   conversationParams,
-  definedOnly,
   eventType,
   flag,
-  json,
-  pageSize,
   patchValues,
   toAction,
   toConversation,
   toMessage,
 } from './rows.js';
 import { iso, ms, msOrNull } from '../times.js';
+import { definedOnly, json, pageSize } from '../values.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -76,7 +74,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const checkpointer = options.checkpoint === 'inline' || options.path === ':memory:' ? undefined : startCheckpointer(options.path, 100);
   let statements: Statements | undefined;
   // Prepared on first use rather than at open: the tables exist only once migrate() ran.
-  const s = () => (statements ??= prepare(db));
+  const prepared = () => (statements ??= prepare(db));
   const outbox = sqliteDeliveries(db);
   const dynamic = new Map<string, Database.Statement>();
   const cached = (sql: string) => {
@@ -92,7 +90,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       const created = { ...change.create, ...definedOnly(set) };
       if (created.id !== change.conversationId) throw mismatch(change);
       const params = { ...conversationParams(created), lastEventSeq: created.lastEventSeq + eventCount };
-      const row = s().insertConversation.get(params) as ConversationRow | undefined;
+      const row = prepared().insertConversation.get(params) as ConversationRow | undefined;
       if (!row) throw new Refusal('exists');
       return row;
     }
@@ -103,12 +101,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       updatedAt: updatedAt === undefined ? Date.now() : ms(updatedAt),
     });
     const row = cached(update.sql).get(update.params) as ConversationRow | undefined;
-    if (!row) throw new Refusal(s().conversationExists.get(change.conversationId) ? 'version' : 'not_found');
+    if (!row) throw new Refusal(prepared().conversationExists.get(change.conversationId) ? 'version' : 'not_found');
     return row;
   }
 
   const commitInTransaction = db.transaction((change: Change): CommitResult => {
-    const st = s();
+    const queries = prepared();
     const events = change.events ?? [];
     const row = writeConversation(change, events.length);
     const key = row.key;
@@ -116,26 +114,26 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (!Number.isInteger(m.position) || m.position < 0 || m.position >= MESSAGE_SPAN) {
         throw new HeedError('invalid_request', `A conversation holds at most ${MESSAGE_SPAN} messages.`);
       }
-      st.insertMessage.run(key * MESSAGE_SPAN + m.position, key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
+      queries.insertMessage.run(key * MESSAGE_SPAN + m.position, key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
     }
     for (const a of change.actions ?? []) {
-      st.insertAction.run(
+      queries.insertAction.run(
         key, a.id, a.messageId, a.toolCallId, a.toolName, a.origin, a.journalIndex, a.status,
         JSON.stringify(a.request), ms(a.createdAt), msOrNull(a.expiresAt), a.onTimeout, json(a.resolution),
         a.resolvedBy, msOrNull(a.resolvedAt), json(a.defaulted), a.channel,
       );
     }
-    for (const x of change.settle ?? []) {
-      const { changes } = st.settleAction.run(
-        x.status, JSON.stringify(x.resolution), x.resolvedBy, x.channel, ms(x.resolvedAt),
-        flag(x.defaulted), json(x.defaulted ?? null), key, x.id,
+    for (const settlement of change.settle ?? []) {
+      const { changes } = queries.settleAction.run(
+        settlement.status, JSON.stringify(settlement.resolution), settlement.resolvedBy, settlement.channel, ms(settlement.resolvedAt),
+        flag(settlement.defaulted), json(settlement.defaulted ?? null), key, settlement.id,
       );
       if (changes === 0) throw new Refusal('action_not_pending');
     }
-    for (const x of change.revise ?? []) {
-      if (st.reviseAction.run(JSON.stringify(x.request), key, x.id).changes === 0) throw new Refusal('action_not_pending');
+    for (const revision of change.revise ?? []) {
+      if (queries.reviseAction.run(JSON.stringify(revision.request), key, revision.id).changes === 0) throw new Refusal('action_not_pending');
     }
-    for (const r of change.remember ?? []) st.remember.run(key, r.toolName, r.rememberedBy, ms(r.rememberedAt));
+    for (const r of change.remember ?? []) queries.remember.run(key, r.toolName, r.rememberedBy, ms(r.rememberedAt));
     for (const d of change.deliveries ?? []) outbox.insert(change.conversationId, d);
     const conversation = toConversation(row);
     const appended: EventRecord[] = [];
@@ -143,7 +141,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     for (const e of events) {
       seq += 1;
       const at = ms(e.at);
-      st.insertEvent.run(key, seq, eventTypeCodes[e.type], JSON.stringify(e.data), at);
+      queries.insertEvent.run(key, seq, eventTypeCodes[e.type], JSON.stringify(e.data), at);
       appended.push(storedEvent({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) }));
     }
     return { ok: true, conversation, events: appended };
@@ -173,7 +171,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async getConversation(id) {
-      const row = s().getConversation.get(id) as ConversationRow | undefined;
+      const row = prepared().getConversation.get(id) as ConversationRow | undefined;
       return row && toConversation(row);
     },
 
@@ -198,20 +196,20 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     async listMessages(conversationId, page = {}) {
       const rows = (
         page.before === undefined && page.limit === undefined
-          ? s().listMessages.all(conversationId)
-          : s().listMessagePage.all({ id: conversationId, before: page.before ?? null, limit: page.limit ?? -1 })
+          ? prepared().listMessages.all(conversationId)
+          : prepared().listMessagePage.all({ id: conversationId, before: page.before ?? null, limit: page.limit ?? -1 })
       ) as MessageRow[];
       if (page.before !== undefined || page.limit !== undefined) rows.reverse();
       return rows.map((row) => toMessage(row, conversationId));
     },
 
     async getAction(conversationId, actionId) {
-      const row = s().getAction.get(conversationId, actionId) as ActionRow | undefined;
+      const row = prepared().getAction.get(conversationId, actionId) as ActionRow | undefined;
       return row && toAction(row, conversationId);
     },
 
     async listActions(conversationId) {
-      return (s().listActions.all(conversationId) as ActionRow[]).map((row) => toAction(row, conversationId));
+      return (prepared().listActions.all(conversationId) as ActionRow[]).map((row) => toAction(row, conversationId));
     },
 
     async listPendingActions(filter: PendingFilter) {
@@ -229,7 +227,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async listEvents(conversationId, options = {}) {
-      const rows = s().listEvents.all(conversationId, options.after ?? 0, pageSize(options.limit, 500)) as EventRow[];
+      const rows = prepared().listEvents.all(conversationId, options.after ?? 0, pageSize(options.limit, 500)) as EventRow[];
       return rows.map((row) => ({
         conversationId,
         seq: row.seq,
@@ -240,18 +238,18 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async listRememberedTools(conversationId) {
-      const rows = s().listRemembered.all(conversationId) as RememberedRow[];
+      const rows = prepared().listRemembered.all(conversationId) as RememberedRow[];
       return rows.map(
         (row): RememberedTool => ({ toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) }),
       );
     },
 
     async forgetTool(conversationId, toolName) {
-      return s().forget.run(conversationId, toolName).changes > 0;
+      return prepared().forget.run(conversationId, toolName).changes > 0;
     },
 
     async listDue(now, limit) {
-      return (s().due.all(ms(now), pageSize(limit, limit)) as ConversationRow[]).map(toConversation);
+      return (prepared().due.all(ms(now), pageSize(limit, limit)) as ConversationRow[]).map(toConversation);
     },
 
     async claimDeliveries(now, until, limit) {

@@ -1,8 +1,9 @@
 import type { Engine } from './engine.js';
-import { newId } from '../ids.js';
 import type { ActionSettlement, NewEvent } from '../store/store.js';
 import { newEvent } from '../protocol/events.js';
-import type { ActionRecord, ActionStatus, JsonObject, MessageRecord, ToolOutput } from '../types.js';
+import type { ActionRecord, ActionStatus, MessageRecord } from '../types.js';
+import { openToolCalls } from './open-calls.js';
+import { toolResultWrites } from './tool-result.js';
 
 export interface ClosingWrites {
   settle: ActionSettlement[];
@@ -15,7 +16,7 @@ export interface ClosingWrites {
  * `cancelled` (or `expired` for the ones in `lapsed`), and every tool call of the conversation's last
  * assistant message without a result gets one saying so, so the history stays whole for the model.
  */
-export function closeOpen(
+export function withdrawalWrites(
   engine: Engine,
   messages: MessageRecord[],
   pending: ActionRecord[],
@@ -43,16 +44,11 @@ export function closeOpen(
   // A call that asked from inside its tool (an MCP server's form, say) had already started: say so.
   const started = new Set(pending.filter((action) => action.origin === 'live' || action.origin === 'ctx').map((action) => action.toolCallId));
   const startedText = `${STARTED_REASON[options.reason] ?? STARTED_REASON.new_message} The tool had already started (an MCP tool's server had run up to its request), so it may have done part of its work.`;
-  const results = openCallResults(engine, messages, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.', (toolCallId) =>
+  const results = openCallResults(messages, at, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.', (toolCallId) =>
     started.has(toolCallId) ? startedText : undefined,
   );
-  for (const message of results) {
-    const part = message.parts[0];
-    if (part.type === 'tool-result') {
-      events.push(newEvent('tool.result', at, { toolCallId: part.toolCallId, toolName: part.toolName, isError: true, output: part.output }));
-    }
-  }
-  return { settle, messages: results, events };
+  events.push(...results.map((result) => result.event));
+  return { settle, messages: results.map((result) => result.message), events };
 }
 
 const STARTED_REASON: Record<string, string> = {
@@ -62,37 +58,26 @@ const STARTED_REASON: Record<string, string> = {
 };
 
 /**
- * Tool messages answering, with `text` as an error, the open calls of the last assistant message
- * (`textFor` may give a call its own text).
+ * The writes answering, with `text` as an error, the open calls of the last assistant message
+ * (`textFor` may give a call its own text): each a tool message and its `tool.result` event.
  */
-export function openCallResults(engine: Engine, messages: MessageRecord[], text: string, textFor?: (toolCallId: string) => string | undefined): MessageRecord[] {
-  const answered = new Set<string>();
-  let assistant: MessageRecord | undefined;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message.role === 'tool') {
-      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
-    } else {
-      if (message.role === 'assistant') assistant = message;
-      break;
-    }
-  }
-  if (!assistant) return [];
-  const results: MessageRecord[] = [];
-  for (const part of assistant.parts) {
-    if (part.type !== 'tool-call' || answered.has(part.toolCallId)) continue;
-    const output: ToolOutput = { type: 'error-text', value: textFor?.(part.toolCallId) ?? text };
-    results.push({
-      id: newId('m'),
-      conversationId: assistant.conversationId,
-      position: messages.length + results.length,
-      role: 'tool',
-      parts: [{ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output }],
-      metadata: null,
-      createdAt: engine.now(),
-    });
-  }
-  return results;
+export function openCallResults(
+  messages: MessageRecord[],
+  at: string,
+  text: string,
+  textFor?: (toolCallId: string) => string | undefined,
+): Array<{ message: MessageRecord; event: NewEvent }> {
+  const open = openToolCalls(messages);
+  if (!open) return [];
+  return open.calls.map((call, index) =>
+    toolResultWrites({
+      conversationId: open.assistant.conversationId,
+      position: messages.length + index,
+      at,
+      call,
+      output: { type: 'error-text', value: textFor?.(call.toolCallId) ?? text },
+    }),
+  );
 }
 
 /**

@@ -9,7 +9,8 @@ export interface ModelToolCall {
   inputError?: string;
 }
 
-export interface ModelStep {
+/** What one model call returned: its text and tool calls. */
+export interface ModelReply {
   text: string;
   toolCalls: ModelToolCall[];
   tokens: number;
@@ -27,7 +28,7 @@ export async function callModel(
   onDelta: (delta: string) => void,
   abortSignal: AbortSignal,
   agentName = 'agent',
-): Promise<ModelStep> {
+): Promise<ModelReply> {
   checkModel(model, agentName);
   const options = {
     prompt,

@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+import { HeedError } from '../errors.js';
+import type { JsonValue } from '../types.js';
+import { describeIssues, issueList } from './issues.js';
+import type { ActionKind } from './kind.js';
+
+/** What the model reads when the host page never answered. */
+const NO_ANSWER = 'The host page did not answer.';
+
+/**
+ * Client tools: a tool the host page runs. Its answer is the tool's output (checked against the tool's
+ * output schema and `client.validate`, and capped in size) or an error; the model reads it as the tool
+ * result, which is never kept on the record.
+ */
+export const clientTool: ActionKind<'client_tool'> = {
+  kind: 'client_tool',
+  viewsToolArgs: true,
+  // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
+  checkRequest: (request) => request,
+
+  checkAnswer(answer, action, { agent, limits }) {
+    const hasOutput = answer.output !== undefined;
+    const hasError = answer.error !== undefined;
+    if (hasOutput === hasError) {
+      throw new HeedError('invalid_client_tool_result', 'Send either output (what the page produced) or error (why it could not), not both and not neither.');
+    }
+    if (hasError) {
+      return {
+        stored: { type: 'client_tool', error: answer.error! },
+        eventStatus: 'failed',
+        defaulted: null,
+        toolOutput: { type: 'error-text', value: answer.error! },
+      };
+    }
+    const maxBytes = limits.clientToolOutputBytes;
+    const text = JSON.stringify(answer.output);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > maxBytes) {
+      throw new HeedError('invalid_client_tool_result', `The output is ${bytes} bytes; at most ${maxBytes} are accepted.`, {
+        details: { bytes, maxBytes },
+      });
+    }
+    const definition = agent?.tools?.[action.toolName];
+    let output: unknown = answer.output;
+    if (definition?.outputSchema) {
+      const result = (definition.outputSchema as z.ZodType).safeParse(answer.output);
+      if (!result.success) {
+        throw new HeedError('invalid_client_tool_result', `The output does not match what ${action.toolName} returns: ${describeIssues(result.error.issues)}.`, {
+          details: { issues: issueList(result.error.issues) },
+        });
+      }
+      output = result.data;
+    }
+    if (definition?.client?.validate) {
+      const verdict = definition.client.validate({ input: action.request.args, output });
+      if (verdict !== true) {
+        throw new HeedError('invalid_client_tool_result', typeof verdict === 'string' ? verdict : 'The output was refused by the tool.');
+      }
+    }
+    return {
+      stored: { type: 'client_tool', outputBytes: bytes },
+      eventStatus: 'answered',
+      defaulted: null,
+      toolOutput: { type: 'json', value: (output ?? null) as JsonValue },
+    };
+  },
+
+  // An answered call got its result when it was answered; one still without a result was never answered.
+  modelReads: (action) => ({ output: { type: 'error-text', value: action.status === 'cancelled' ? 'Cancelled before the page answered.' : NO_ANSWER } }),
+
+  lapse: () => ({
+    resolution: { type: 'client_tool', error: NO_ANSWER },
+    status: 'failed',
+    defaulted: null,
+    toolOutput: { type: 'error-text', value: NO_ANSWER },
+  }),
+
+  answerFromUiPart(part) {
+    if (part.state === 'output-error') {
+      return { type: 'client_tool', error: typeof part.errorText === 'string' ? part.errorText : 'The page could not run the tool.' };
+    }
+    return part.state === 'output-available' ? { type: 'client_tool', output: part.output } : undefined;
+  },
+};
