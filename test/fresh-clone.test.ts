@@ -21,7 +21,14 @@ const clone = join(dir, 'heed');
 let server: ReturnType<typeof spawn> | undefined;
 
 afterAll(() => {
-  server?.kill('SIGKILL');
+  // npx runs heed serve as its child: end the whole process group, not only npx.
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -37,6 +44,7 @@ describe('a fresh clone, as the README says', { timeout: 240_000 }, () => {
       cwd: clone,
       env: { ...process.env, OPENAI_API_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let output = '';
     server.stdout!.on('data', (chunk) => (output += chunk));
