@@ -82,6 +82,18 @@ export interface HeedClient {
   branch(conversationId: string, options?: { fromMessageId?: string }): Promise<ConversationView>;
 }
 
+/** Everything waiting on the client's caller, oldest first: `GET /api/inbox` page after page, up to `max` actions. */
+export async function readWholeInbox(client: Pick<HeedClient, 'inbox'>, max: number): Promise<ActionView[]> {
+  const actions: ActionView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.inbox({ limit: 200, ...(cursor ? { cursor } : {}) });
+    actions.push(...page.actions);
+    cursor = page.nextCursor;
+  } while (cursor && actions.length < max);
+  return actions;
+}
+
 /** Creates a client of the Heed server at `baseUrl`. */
 export function createClient(options: HeedClientOptions): HeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');

@@ -1,6 +1,6 @@
 import { useApp } from 'ink';
 import { useEffect, useRef, useState } from 'react';
-import type { ActionView, HeedClient } from '../../client/index.js';
+import { readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
 import { sendAnswer } from './answer.js';
 import { ApprovalView } from './approval-view.js';
 import { ClientToolView } from './client-tool-view.js';
@@ -31,15 +31,8 @@ export interface InboxAppProps {
 export const MAX_READ = 1000;
 
 /** Every pending action of the caller, all pages up to `MAX_READ`. */
-export async function readInbox(client: HeedClient): Promise<ActionView[]> {
-  const actions: ActionView[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.inbox({ limit: 200, ...(cursor ? { cursor } : {}) });
-    actions.push(...page.actions);
-    cursor = page.nextCursor;
-  } while (cursor && actions.length < MAX_READ);
-  return actions;
+export function readInbox(client: HeedClient): Promise<ActionView[]> {
+  return readWholeInbox(client, MAX_READ);
 }
 
 /** The terminal inbox: the list, and one view per kind of request. */

@@ -1,4 +1,4 @@
-import type { HeedClient } from '../../client/index.js';
+import { readWholeInbox, type HeedClient } from '../../client/index.js';
 import type { ActionView } from '../../views.js';
 import { toChatError, type ChatError } from './conversation-store.js';
 
@@ -45,13 +45,7 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
   function refresh(): Promise<void> {
     reading ??= (async () => {
       try {
-        const actions: ActionView[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await client.inbox({ limit: 200, ...(cursor ? { cursor } : {}) });
-          actions.push(...page.actions);
-          cursor = page.nextCursor;
-        } while (cursor && actions.length < maxItems);
+        const actions = await readWholeInbox(client, maxItems);
         if (!disposed) set({ status: 'ready', actions });
       } catch (thrown) {
         if (!disposed) set({ ...state, status: state.status === 'loading' ? 'error' : state.status, error: toChatError(thrown) });
