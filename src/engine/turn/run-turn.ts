@@ -1,7 +1,7 @@
 import { newAction } from '../new-action.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { JsonObject, MessagePart, MessageRecord, TurnWarning } from '../../types.js';
+import type { MessagePart, TurnWarning } from '../../types.js';
 import { messageViews, type ActionView, type MessageView } from '../../views.js';
 import { callModel } from './model-call.js';
 import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
