@@ -24,7 +24,7 @@ import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
-import { actionView, conversationView, messageViews, type ActionView, type ConversationView, type MessageView } from './views.js';
+import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
 
 export type { AgentInfo, ConversationSnapshot };
 

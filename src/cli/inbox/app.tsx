@@ -138,7 +138,7 @@ export function InboxApp(props: InboxAppProps) {
       stop.abort();
       clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Once, on mount: the poll and the stream live as long as the app; refresh reads its state through refs.
   }, []);
 
   const open = openId ? entries.find((entry) => entry.action.id === openId) : undefined;
