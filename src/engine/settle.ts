@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import type { Change, NewEvent } from '../store/store.js';
 import { toolResultWrites } from './tool-result.js';
-import type { ActionRecord, ApprovalRequest, ConversationRecord, JsonObject, ResolutionChannel, StoredResolution } from '../types.js';
+import type { ActionRecord, ApprovalRequest, ConversationRecord, ResolutionChannel, StoredResolution } from '../types.js';
 import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../kinds/approval-policy.js';
 import { actionView } from '../views.js';
 import { checkResolution } from '../kinds/validate-resolution.js';
@@ -204,7 +204,7 @@ function checkVoter(request: ApprovalRequest, action: ActionRecord, voter: strin
   const previous = currentVote(request, voter!);
   if (previous) {
     throw new HeedError('already_voted', `You already voted on this request (${previous.decision}).`, {
-      details: { actionId: action.id, vote: previous as unknown as JsonObject },
+      details: { actionId: action.id, vote: previous },
     });
   }
 }
