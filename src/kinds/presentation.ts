@@ -1,5 +1,6 @@
 import type { ActionKind as KindName, ActionRequest, StoredResolution } from '../types.js';
 import type { ActionView } from '../views.js';
+import { clip } from './clip.js';
 
 /*
  * How each kind of action reads to a person: the half of a kind that browsers (src/react/), notifications
@@ -36,9 +37,8 @@ export interface KindPresentation<K extends KindName = KindName> {
 }
 
 /** A text on one line, cut to `max` characters. */
-export function oneLine(text: string, max = 90): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+function oneLine(text: string, max = 90): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), max, '…');
 }
 
 const approval: KindPresentation<'approval'> = {
