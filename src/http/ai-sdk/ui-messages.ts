@@ -2,6 +2,7 @@ import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
 import { presentationOf } from '../../kinds/presentation.js';
+import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
 
@@ -130,10 +131,9 @@ export function toolPart(
  * does not send it back.
  */
 export function uiMessages(messages: MessageView[], agent: AgentConfig | undefined): UiMessage[] {
-  const results = new Map<string, ToolOutput>();
+  const results = toolResults(messages);
   const actionsByCall = new Map<string, ActionView[]>();
   for (const message of messages) {
-    for (const part of message.parts) if (part.type === 'tool-result') results.set(part.toolCallId, part.output);
     for (const action of message.metadata?.actions ?? []) {
       const list = actionsByCall.get(action.toolCallId) ?? [];
       list.push(action);
