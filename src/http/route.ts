@@ -73,7 +73,7 @@ export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodT
   spec: RouteSpec<P, Q, B>,
   handle: (input: RouteInput<P, Q, B>) => Response | Promise<Response>,
 ): Route {
-  return { spec, handle } as unknown as Route;
+  return { spec, handle };
 }
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
