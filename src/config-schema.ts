@@ -7,6 +7,7 @@
  * the bottom fail to compile until both agree.
  */
 import { approvalPolicyProblems } from './kinds/approval-policy.js';
+import { clip } from './kinds/clip.js';
 import { z } from 'zod';
 import type {
   AgentConfig,
@@ -220,7 +221,7 @@ function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value)}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(clip(value, 40))}`;
   return article(typeof value);
 }
 

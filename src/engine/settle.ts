@@ -7,10 +7,11 @@ import { newId } from '../ids.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import type { Change, NewEvent } from '../store/store.js';
 import { toolResultWrites } from './tool-result.js';
-import type { ActionRecord, ApprovalRequest, ConversationRecord, JsonObject, ResolutionChannel, StoredResolution } from '../types.js';
+import type { ActionRecord, ApprovalRequest, ConversationRecord, ResolutionChannel, StoredResolution } from '../types.js';
 import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../kinds/approval-policy.js';
 import { actionView } from '../views.js';
 import { checkResolution } from '../kinds/validate-resolution.js';
+import { kindOf } from '../kinds/index.js';
 
 export interface SettleOptions {
   /** Who answers; omitted = the library acting as the conversation's owner. */
@@ -182,12 +183,7 @@ async function checkOpen(engine: Engine, conversation: ConversationRecord, actio
   if (hook && !options.authorized && !(await hook(options.caller ?? null, { conversation, action }))) {
     throw new HeedError('action_forbidden', 'You may not answer this request.');
   }
-  if (action.kind === 'client_tool' && action.request.kind === 'client_tool') {
-    const access = engine.agents.get(conversation.agent)?.tools?.[action.toolName]?.client?.access;
-    if (access && !(await access({ caller: options.caller ?? null, toolCallId: action.toolCallId, input: action.request.args }))) {
-      throw new HeedError('action_forbidden', 'You may not answer this client tool call.');
-    }
-  }
+  await kindOf(action.kind).checkAccess?.(action, { caller: options.caller ?? null, agent: engine.agents.get(conversation.agent) });
 }
 
 /** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
@@ -204,7 +200,7 @@ function checkVoter(request: ApprovalRequest, action: ActionRecord, voter: strin
   const previous = currentVote(request, voter!);
   if (previous) {
     throw new HeedError('already_voted', `You already voted on this request (${previous.decision}).`, {
-      details: { actionId: action.id, vote: previous as unknown as JsonObject },
+      details: { actionId: action.id, vote: previous },
     });
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import { boundedErrorBody } from './error-body.js';
-import { clip } from '../kinds/issues.js';
+import { clip } from '../kinds/clip.js';
 
 /** The wire form of every error: `{ error: { code, message, details? } }`. */
 export interface ErrorBody {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import type { AllowedHosts } from '../config.js';
 import { HeedError } from '../errors.js';
+import { clip } from '../kinds/clip.js';
 import type { AppEnv } from './route.js';
 
 /** True for an address a server can listen on that only this machine reaches. */
@@ -60,7 +61,7 @@ export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?
     const header = c.req.header('host') ?? new URL(c.req.url).host;
     const name = hostName(header);
     if (!allowed(name)) {
-      const shown = name.length > 100 ? `${name.slice(0, 97)}...` : name;
+      const shown = clip(name, 100);
       throw new HeedError(
         'host_not_allowed',
         `This server does not answer to the host "${shown}"; if that name is yours, add it to allowedHosts in the config.`,

@@ -112,17 +112,18 @@ function nameSchemas(routes: Route[]): Map<z.ZodType, string> {
  * per value, the option's component, so generated clients narrow on it.
  */
 function discriminatorOf(schema: z.ZodType, names: Map<z.ZodType, string>): JsonSchema | undefined {
-  const def = (schema as unknown as { _zod: { def: { type: string; discriminator?: string; options?: z.ZodType[] } } })._zod.def;
-  if (def.type !== 'union' || !def.discriminator || !def.options) return undefined;
+  if (!(schema instanceof z.ZodDiscriminatedUnion)) return undefined;
+  const discriminator = schema.def.discriminator;
   const mapping: Record<string, string> = {};
-  for (const option of def.options) {
+  for (const option of schema.options) {
+    if (!(option instanceof z.ZodObject)) return undefined;
     const name = names.get(option);
-    const shape = (option as unknown as { _zod: { def: { shape?: Record<string, z.ZodType> } } })._zod.def.shape;
-    const values = (shape?.[def.discriminator] as unknown as { _zod: { def: { values?: unknown[] } } } | undefined)?._zod.def.values;
+    const key = option.shape[discriminator];
+    const values = key instanceof z.ZodLiteral ? key.def.values : undefined;
     if (!name || !values) return undefined;
     for (const value of values) mapping[String(value)] = `#/components/schemas/${name}`;
   }
-  return { propertyName: def.discriminator, mapping };
+  return { propertyName: discriminator, mapping };
 }
 
 function parametersOf(schema: z.ZodType | undefined, place: 'path' | 'query'): JsonSchema[] {

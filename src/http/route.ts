@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Caller } from '../caller.js';
 import type { HeedErrorCode } from '../errors.js';
 import { HeedError } from '../errors.js';
+import { clip } from '../kinds/clip.js';
 import type { Heed } from '../heed.js';
 import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
@@ -72,7 +73,7 @@ export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodT
   spec: RouteSpec<P, Q, B>,
   handle: (input: RouteInput<P, Q, B>) => Response | Promise<Response>,
 ): Route {
-  return { spec, handle } as unknown as Route;
+  return { spec, handle };
 }
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
@@ -109,12 +110,10 @@ function unsupportedType(request: Request): HeedError {
   const type = request.headers.get('content-type');
   return new HeedError(
     'unsupported_media_type',
-    `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type)})` : ''}.`,
-    { details: { contentType: type === null ? null : clip(type) } },
+    `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type, 100)})` : ''}.`,
+    { details: { contentType: type === null ? null : clip(type, 100) } },
   );
 }
-
-const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 97)}...` : text);
 
 /** The address the request came from, when it came through `@hono/node-server`. */
 function remoteAddress(c: Context<AppEnv>): string | undefined {

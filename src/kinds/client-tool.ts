@@ -18,6 +18,13 @@ export const clientTool: ActionKind<'client_tool'> = {
   // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
   checkRequest: (request) => request,
 
+  async checkAccess(action, { caller, agent }) {
+    const access = agent?.tools?.[action.toolName]?.client?.access;
+    if (access && !(await access({ caller, toolCallId: action.toolCallId, input: action.request.args }))) {
+      throw new HeedError('action_forbidden', 'You may not answer this client tool call.');
+    }
+  },
+
   checkAnswer(answer, action, { agent, limits }) {
     const hasOutput = answer.output !== undefined;
     const hasError = answer.error !== undefined;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clip } from './clip.js';
 
 /** The first issues (a huge answer could otherwise make a huge error). */
 export function issueList(issues: z.core.$ZodIssue[]) {
@@ -11,9 +12,4 @@ export function describeIssues(issues: z.core.$ZodIssue[]): string {
     .slice(0, 5)
     .map((issue) => clip(issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
     .join('; ');
-}
-
-/** A message cut to 300 characters (a huge input could otherwise make a huge error). */
-export function clip(text: string): string {
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }

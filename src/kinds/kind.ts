@@ -1,3 +1,4 @@
+import type { Caller } from '../caller.js';
 import type { AgentTools } from '../tool.js';
 import type { ResolutionInput } from '../protocol/resolution-input.js';
 import type { ActionKind as KindName, ActionRecord, ActionRequest, StoredResolution, ToolOutput } from '../types.js';
@@ -48,6 +49,12 @@ export interface AnswerContext {
   limits: { clientToolOutputBytes: number };
 }
 
+/** Who is answering, for a kind's own access rule: the caller and the conversation's agent's tools. */
+export interface AccessContext {
+  caller: Caller | null;
+  agent: AgentTools | undefined;
+}
+
 /**
  * A tool part of a UI message (AI SDK) as the browser sent it, with its answer: `approval-responded`
  * with `approval`, `output-available` with `output`, or `output-error` with `errorText`.
@@ -67,6 +74,11 @@ export interface ActionKind<K extends KindName = KindName> {
    * and gives it as stored; throws a 400 `invalid_request` saying what is wrong.
    */
   checkRequest(request: RaisedRequest<K>): KindRequest<K>;
+  /**
+   * The kind's own rule on who may answer, after those every action has (src/engine/settle.ts): throws a
+   * 403 `action_forbidden` for a caller it refuses. Absent when the kind has none.
+   */
+  checkAccess?(action: KindAction<K>, context: AccessContext): Promise<void>;
   /** Checks an answer against what the action asked; throws a 400 `HeedError` naming what is wrong. */
   checkAnswer(answer: KindAnswer<K>, action: KindAction<K>, context: AnswerContext): CheckedResolution;
   /** What a lapse under `deny` answers. */

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { EmailConfig } from '../config.js';
+import { byKind, summaryOf, type ActionViewOf } from '../kinds/presentation.js';
+import type { ActionKind as KindName } from '../types.js';
 import type { ActionView } from '../views.js';
 import type { ActionLinks } from './links.js';
 
@@ -16,28 +18,57 @@ export interface ActionMail {
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
-const oneLine = (text: string, max = 90) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
 
 function domainOf(from: string): string {
   const match = /@([A-Za-z0-9.-]+)/.exec(from);
   return match ? match[1] : 'heed.invalid';
 }
 
-function subjectOf(action: ActionView, agent: string): string {
-  if (action.kind === 'approval') return `[${agent}] Approve? ${oneLine(action.title ?? action.toolName)}`;
-  if (action.kind === 'url') return `[${agent}] Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`;
-  const questions = action.kind === 'question' ? action.questions : [];
-  const first = questions[0];
-  const more = questions.length > 1 ? ` (+${questions.length - 1} more)` : '';
-  return `[${agent}] Question: ${oneLine(first?.prompt ?? 'an answer is needed')}${more}`;
-}
-
 const button = (href: string, label: string, primary = false) =>
   `<a href="${escape(href)}" style="display:inline-block;margin:4px 8px 4px 0;padding:8px 16px;border-radius:6px;text-decoration:none;` +
   `font-weight:600;${primary ? 'background:#2f5bd3;color:#ffffff;' : 'background:#eef1f8;color:#1d2a4d;border:1px solid #c9d2e8;'}">${escape(label)}</a>`;
+
+type MailBody<K extends KindName> = (action: ActionViewOf<K>, links: ActionLinks | undefined, agent: string, out: { html: string[]; text: string[] }) => void;
+
+/** What a mail says about a request of each kind. */
+const bodies: { readonly [K in KindName]: MailBody<K> } = {
+  approval(action, links, agent, { html, text }) {
+    html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? action.toolName)}</h2>`);
+    if (action.summary) html.push(`<p>${escape(action.summary)}</p>`);
+    html.push(`<p style="color:#555">The agent <b>${escape(agent)}</b> wants to run <code>${escape(action.toolName)}</code> with:</p>`);
+    const args = JSON.stringify(action.args ?? {}, null, 2);
+    html.push(`<pre style="background:#f6f7f9;padding:12px;border-radius:6px;white-space:pre-wrap">${escape(args)}</pre>`);
+    text.push(action.title ?? action.toolName, '', action.summary ?? '', '', `Tool: ${action.toolName}`, `Arguments:`, args, '');
+    if (links?.allow && links.deny) {
+      html.push(`<p>${button(links.allow, 'Approve…', true)}${button(links.deny, 'Deny…')}${button(links.page, 'Review or edit')}</p>`);
+      text.push(`Approve: ${links.allow}`, `Deny: ${links.deny}`, `Review or edit: ${links.page}`);
+    }
+  },
+  question(action, links, _agent, { html, text }) {
+    if (action.preamble) html.push(`<p>${escape(action.preamble)}</p>`), text.push(action.preamble, '');
+    for (const question of action.questions ?? []) {
+      html.push(`<h3 style="margin:16px 0 4px">${escape(question.prompt)}</h3>`);
+      text.push(question.prompt);
+      if (question.description) html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description);
+      const choices = links?.options?.[question.id];
+      if (question.options?.length) {
+        html.push(`<p>${question.options.map((option) => (choices?.[option.value] ? button(choices[option.value], option.label) : escape(option.label))).join(' ')}</p>`);
+        for (const option of question.options) text.push(`- ${option.label}${choices?.[option.value] ? `: ${choices[option.value]}` : ''}`);
+      }
+      text.push('');
+    }
+    if (links) html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`);
+  },
+  url(action, links, _agent, { html, text }) {
+    html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? 'Please open this page')}</h2>`);
+    if (action.message) html.push(`<p>${escape(action.message)}</p>`);
+    html.push(`<p><code>${escape(action.url ?? '')}</code></p>`);
+    text.push(action.title ?? 'Please open this page', action.message ?? '', action.url ?? '', '');
+    if (links) html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`);
+  },
+  // Answered by the page, never mailed (its presentation's `answeredByLink` is false): nothing to write.
+  client_tool: () => {},
+};
 
 /**
  * The mail about an action that waits: a subject that says what is asked, the question or the approval's
@@ -55,39 +86,7 @@ export function composeActionMail(input: {
   const html: string[] = [];
   const text: string[] = [];
   const domain = domainOf(input.from);
-  if (action.kind === 'approval') {
-    html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? action.toolName)}</h2>`);
-    if (action.summary) html.push(`<p>${escape(action.summary)}</p>`);
-    html.push(`<p style="color:#555">The agent <b>${escape(conversation.agent)}</b> wants to run <code>${escape(action.toolName)}</code> with:</p>`);
-    const args = JSON.stringify(action.args ?? {}, null, 2);
-    html.push(`<pre style="background:#f6f7f9;padding:12px;border-radius:6px;white-space:pre-wrap">${escape(args)}</pre>`);
-    text.push(action.title ?? action.toolName, '', action.summary ?? '', '', `Tool: ${action.toolName}`, `Arguments:`, args, '');
-    if (links?.allow && links.deny) {
-      html.push(`<p>${button(links.allow, 'Approve…', true)}${button(links.deny, 'Deny…')}${button(links.page, 'Review or edit')}</p>`);
-      text.push(`Approve: ${links.allow}`, `Deny: ${links.deny}`, `Review or edit: ${links.page}`);
-    }
-  } else if (action.kind === 'question') {
-    if (action.preamble) html.push(`<p>${escape(action.preamble)}</p>`), text.push(action.preamble, '');
-    for (const question of action.questions ?? []) {
-      html.push(`<h3 style="margin:16px 0 4px">${escape(question.prompt)}</h3>`);
-      text.push(question.prompt);
-      if (question.description) html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description);
-      const choices = links?.options?.[question.id];
-      if (question.options?.length) {
-        html.push(`<p>${question.options.map((option) => (choices?.[option.value] ? button(choices[option.value], option.label) : escape(option.label))).join(' ')}</p>`);
-        for (const option of question.options) text.push(`- ${option.label}${choices?.[option.value] ? `: ${choices[option.value]}` : ''}`);
-      }
-      text.push('');
-    }
-    if (links) html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`);
-  } else {
-    const page = action.kind === 'url' ? action : undefined;
-    html.push(`<h2 style="margin:0 0 8px">${escape(page?.title ?? 'Please open this page')}</h2>`);
-    if (page?.message) html.push(`<p>${escape(page.message)}</p>`);
-    html.push(`<p><code>${escape(page?.url ?? '')}</code></p>`);
-    text.push(page?.title ?? 'Please open this page', page?.message ?? '', page?.url ?? '', '');
-    if (links) html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`);
-  }
+  byKind(bodies, action, links, conversation.agent, { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
     html.push(`<p style="color:#777;font-size:13px">This request lapses ${escape(when)}.</p>`);
@@ -96,7 +95,7 @@ export function composeActionMail(input: {
   // A hash, not the id: for an ownerless conversation the id alone grants reading it, and mail headers travel far.
   const root = `<thread.${createHash('sha256').update(conversation.id).digest('hex').slice(0, 32)}@${domain}>`;
   return {
-    subject: subjectOf(action, conversation.agent),
+    subject: `[${conversation.agent}] ${summaryOf(action)}`,
     html: `<!doctype html><html><body style="font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#1d1d1f;max-width:640px">${html.join('\n')}</body></html>`,
     text: text.join('\n'),
     messageId: `<${input.deliveryId}@${domain}>`,

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { presentationOf, type OneClickLinks } from '../kinds/presentation.js';
 import type { ActionRecord } from '../types.js';
 
 /** What an answer link grants: one action, answered as one recipient, until a time. */
@@ -12,11 +13,8 @@ export interface LinkClaims {
 }
 
 /** The URLs a notification carries: the page, and one-click choices that open it with the choice picked. */
-export interface ActionLinks {
+export interface ActionLinks extends OneClickLinks {
   page: string;
-  allow?: string;
-  deny?: string;
-  options?: Record<string, Record<string, string>>;
 }
 
 const IV = 12;
@@ -68,29 +66,13 @@ export function linkExpiry(action: ActionRecord, now: number, ttlMinutes: number
   return action.expiresAt ? Math.min(Date.parse(action.expiresAt), ttl) : ttl;
 }
 
-/** Kinds a person answers through a link; a client tool is answered by the page that embeds the chat. */
+/** Whether a person answers `action` through a link (its kind's `answeredByLink`). */
 export function answerableByLink(action: ActionRecord): boolean {
-  return action.kind === 'approval' || action.kind === 'question' || action.kind === 'url';
+  return presentationOf(action.kind).answeredByLink;
 }
 
 /** The page's URL and its one-click choices for one token. */
 export function actionLinks(publicUrl: string, token: string, action: ActionRecord): ActionLinks {
   const page = `${publicUrl.replace(/\/+$/, '')}/a/${token}`;
-  const links: ActionLinks = { page };
-  const request = action.request;
-  if (request.kind === 'approval') {
-    links.allow = `${page}?choice=allow`;
-    links.deny = `${page}?choice=deny`;
-  }
-  if (request.kind === 'question') {
-    const options: Record<string, Record<string, string>> = {};
-    for (const question of request.questions) {
-      if (!question.options?.length) continue;
-      options[question.id] = Object.fromEntries(
-        question.options.map((option) => [option.value, `${page}?${new URLSearchParams({ q: question.id, v: option.value })}`]),
-      );
-    }
-    if (Object.keys(options).length > 0) links.options = options;
-  }
-  return links;
+  return { page, ...presentationOf(action.request.kind).oneClickLinks(action.request, page) };
 }

@@ -180,13 +180,13 @@ function eventOf<T extends EventType>(type: T) {
   });
 }
 
+const eventTypes = Object.keys(eventData) as EventType[];
+const [firstEvent, ...otherEvents] = eventTypes.map(eventOf);
+
 /** One schema per event type, named for the OpenAPI document (`MessageCreatedEvent`, …). */
-export const eventSchemas = Object.fromEntries(
-  (Object.keys(eventData) as EventType[]).map((type) => [`${pascal(type)}Event`, eventOf(type)]),
-) as Record<string, z.ZodObject>;
+export const eventSchemas: Record<string, z.ZodObject> = Object.fromEntries(
+  [firstEvent, ...otherEvents].map((schema, index) => [`${pascal(eventTypes[index])}Event`, schema]),
+);
 
 /** An event of the log: a union discriminated by `type`. */
-export const eventRecord = z.discriminatedUnion(
-  'type',
-  Object.values(eventSchemas) as unknown as [ReturnType<typeof eventOf>, ...Array<ReturnType<typeof eventOf>>],
-);
+export const eventRecord = z.discriminatedUnion('type', [firstEvent, ...otherEvents]);

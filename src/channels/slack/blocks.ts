@@ -1,4 +1,5 @@
 import type { ActionRecord, Question } from '../../types.js';
+import { clip } from '../../kinds/clip.js';
 
 /**
  * Requests as Slack Block Kit (docs/channels.md): what is posted in the thread while a request waits, what it
@@ -28,9 +29,8 @@ export const ACTION = {
 
 export const MODAL_CALLBACK = 'heed_answer';
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const plain = (text: string, max = 3000) => ({ type: 'plain_text', text: clip(text, max), emoji: true });
-const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000) });
+const plain = (text: string, max = 3000) => ({ type: 'plain_text', text: clip(text, max, '…'), emoji: true });
+const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000, '…') });
 const section = (text: string): Block => ({ type: 'section', text: mrkdwn(text) });
 const context = (text: string): Block => ({ type: 'context', elements: [mrkdwn(text)] });
 /** Slack's mrkdwn treats these three as markup; everything a model or a person wrote is escaped. */
@@ -48,7 +48,7 @@ export function who(userId: string | null | undefined): string {
 
 function argsBlock(args: unknown): Block {
   const json = JSON.stringify(args ?? {}, null, 2);
-  return section(`\`\`\`${clip(json, 2900).replace(/```/g, "'''")}\`\`\``);
+  return section(`\`\`\`${clip(json, 2900, '…').replace(/```/g, "'''")}\`\`\``);
 }
 
 /** A single single-choice question with options is answered by one click on its option. */
@@ -259,7 +259,7 @@ export function questionModal(action: ActionRecord, where: ModalContext): Block 
     type: 'modal',
     callback_id: MODAL_CALLBACK,
     private_metadata: JSON.stringify(where),
-    title: plain(questions.length === 1 ? clip(questions[0].header, 24) : 'Answer', 24),
+    title: plain(questions.length === 1 ? clip(questions[0].header, 24, '…') : 'Answer', 24),
     submit: plain('Send', 24),
     close: plain('Cancel', 24),
     blocks,
@@ -294,7 +294,7 @@ export function modalAnswers(action: ActionRecord, values: Record<string, Record
 export function modalErrors(action: ActionRecord, fields: { field: string; message: string }[], fallback: string): Record<string, string> {
   const questions = action.request.kind === 'question' ? action.request.questions : [];
   const errors: Record<string, string> = Object.create(null);
-  const add = (block: string, message: string) => (errors[block] = clip(errors[block] ? `${errors[block]} ${message}` : message, 2000));
+  const add = (block: string, message: string) => (errors[block] = clip(errors[block] ? `${errors[block]} ${message}` : message, 2000, '…'));
   for (const { field, message } of fields) {
     const key = field.startsWith('answers.') ? field.slice('answers.'.length) : '';
     const index = questions.findIndex((question) => question.id === key || question.header === key);

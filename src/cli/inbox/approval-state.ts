@@ -1,3 +1,4 @@
+import { isPlainObject } from '../../kinds/plain-object.js';
 import { argumentFields, checkJsonSchema, type ArgumentField } from '../../react/state/json-schema-check.js';
 
 /**
@@ -12,11 +13,9 @@ export interface ArgumentRow {
   required: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The rows to edit: the schema's fields when it describes a flat object, else the keys the call has. */
 export function argumentRows(args: unknown, schema: Record<string, unknown> | undefined): ArgumentRow[] {
-  if (!isObject(args)) return [{ name: '', required: true }];
+  if (!isPlainObject(args)) return [{ name: '', required: true }];
   const fields = argumentFields(schema);
   if (fields) return fields.map((field) => ({ name: field.name, kind: field.kind, required: field.required }));
   return Object.keys(args).map((name) => ({ name, required: true }));
@@ -24,7 +23,7 @@ export function argumentRows(args: unknown, schema: Record<string, unknown> | un
 
 /** The text a field is edited as. */
 export function fieldText(args: unknown, row: ArgumentRow): string {
-  const value = row.name === '' ? args : isObject(args) ? args[row.name] : undefined;
+  const value = row.name === '' ? args : isPlainObject(args) ? args[row.name] : undefined;
   if (value === undefined) return '';
   if (typeof value === 'string' && row.name !== '') return value;
   return JSON.stringify(value);
@@ -44,7 +43,7 @@ export function parseFieldText(text: string, row: ArgumentRow): unknown {
 /** The arguments with one field set; an empty optional field is left out. */
 export function setArgument(args: unknown, row: ArgumentRow, text: string): unknown {
   if (row.name === '') return parseFieldText(text, row);
-  const next: Record<string, unknown> = { ...(isObject(args) ? args : {}) };
+  const next: Record<string, unknown> = { ...(isPlainObject(args) ? args : {}) };
   if (text.trim() === '' && !row.required) delete next[row.name];
   else next[row.name] = parseFieldText(text, row);
   return next;

@@ -1,6 +1,8 @@
 import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
+import { aiSdkTitleOf, presentationOf } from '../../kinds/presentation.js';
+import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
 
@@ -74,11 +76,16 @@ export function currentAction(actions: ActionView[] | undefined): ActionView | u
 }
 
 export function isDenied(action: ActionView | undefined): boolean {
-  return action?.kind === 'approval' && action.resolution?.type === 'approval' && action.resolution.decision === 'deny';
+  return action?.resolution?.type === 'approval' && action.resolution.decision === 'deny';
+}
+
+/** Whether the action's call shows as an AI SDK approval (its kind's `aiSdkApproval`). */
+export function isUiApproval(action: ActionView | undefined): action is ActionView {
+  return action !== undefined && presentationOf(action.kind).aiSdkApproval;
 }
 
 function approvalOf(action: ActionView | undefined): UiToolPart['approval'] | undefined {
-  if (action?.kind !== 'approval' || action.resolution?.type !== 'approval') return undefined;
+  if (action?.resolution?.type !== 'approval') return undefined;
   const { decision, comment } = action.resolution;
   return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: comment } : {}) };
 }
@@ -99,7 +106,8 @@ export function toolPart(
   };
   if (action) {
     part.toolMetadata = heedMetadata(action);
-    if (action.kind === 'approval' && action.title) part.title = action.title;
+    const title = aiSdkTitleOf(action);
+    if (title) part.title = title;
   }
   const approval = approvalOf(action);
   if (result) {
@@ -111,7 +119,7 @@ export function toolPart(
     return { ...part, state: 'output-available', output, ...(approval?.approved ? { approval } : {}) };
   }
   if (action?.status === 'pending') {
-    return action.kind === 'approval' ? { ...part, state: 'approval-requested', approval: { id: action.id } } : part;
+    return isUiApproval(action) ? { ...part, state: 'approval-requested', approval: { id: action.id } } : part;
   }
   // Answered, but the turn has not written the call's result yet (it is running, or other requests are open).
   if (approval) return { ...part, state: 'approval-responded', approval };
@@ -127,10 +135,9 @@ export function toolPart(
  * does not send it back.
  */
 export function uiMessages(messages: MessageView[], agent: AgentConfig | undefined): UiMessage[] {
-  const results = new Map<string, ToolOutput>();
+  const results = toolResults(messages);
   const actionsByCall = new Map<string, ActionView[]>();
   for (const message of messages) {
-    for (const part of message.parts) if (part.type === 'tool-result') results.set(part.toolCallId, part.output);
     for (const action of message.metadata?.actions ?? []) {
       const list = actionsByCall.get(action.toolCallId) ?? [];
       list.push(action);

@@ -3,8 +3,9 @@ import type { TurnResult } from '../../engine/turn/run-turn.js';
 import type { AgentConfig } from '../../config.js';
 import type { EventData } from '../../protocol/events.js';
 import type { EventRecord, JsonObject, JsonValue, ToolOutput } from '../../types.js';
+import { aiSdkTitleOf } from '../../kinds/presentation.js';
 import type { ActionView } from '../../views.js';
-import { heedMetadata, isDenied, isQuestionTool, partInput, questionOutput } from './ui-messages.js';
+import { heedMetadata, isDenied, isQuestionTool, isUiApproval, partInput, questionOutput } from './ui-messages.js';
 
 export interface UiStreamOptions {
   agent: AgentConfig | undefined;
@@ -204,10 +205,10 @@ export class UiChunkStream {
     const input = partInput(action.toolName, call.input, action, this.options.agent);
     this.showCall(action.toolCallId, {
       input,
-      ...(action.kind === 'approval' && action.title ? { title: action.title } : {}),
+      title: aiSdkTitleOf(action),
       toolMetadata: heedMetadata(action),
     });
-    if (action.kind === 'approval') this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
+    if (isUiApproval(action)) this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
   }
 
   private showResult(data: EventData<'tool.result'>): void {

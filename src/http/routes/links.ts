@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
-import type { LinkClaims } from '../../notify/links.js';
+import { answerableByLink, type LinkClaims } from '../../notify/links.js';
 import type { ActionRecord } from '../../types.js';
 import { actionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
@@ -94,7 +94,7 @@ export const linkRoutes: Route[] = [
     },
     async ({ heed, params, body }) => {
       const { claims, action } = await open(heed, params.token);
-      if (action.kind === 'client_tool') throw notFound();
+      if (!answerableByLink(action)) throw notFound();
       let recorded!: () => void;
       const whenRecorded = new Promise<void>((resolve) => (recorded = resolve));
       // The continuation runs on in the background (close() waits for it); the response only needs the answer recorded.

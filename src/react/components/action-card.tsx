@@ -1,4 +1,7 @@
+import type { ReactElement } from 'react';
+import { byKind, type ActionViewOf } from '../../kinds/presentation.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
+import type { ActionKind as KindName } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult, ClientToolRun } from '../state/conversation-store.js';
 import { ApprovalCard } from './approval-card.js';
@@ -18,16 +21,17 @@ export interface ActionCardProps {
   onRunClientTool?: () => void;
 }
 
+/** The card of each kind for a pending action. */
+const cards: { readonly [K in KindName]: (action: ActionViewOf<K>, props: ActionCardProps) => ReactElement } = {
+  question: (action, { onSubmit, busy, autoFocus }) => <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
+  approval: (action, { onSubmit, busy, autoFocus }) => <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
+  url: (action, { onSubmit, busy, autoFocus }) => <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
+  client_tool: (action, { clientToolRun, onSubmit, onRunClientTool, busy }) => (
+    <ClientToolCard action={action} run={clientToolRun} onSubmit={onSubmit} onRun={onRunClientTool} busy={busy} />
+  ),
+};
+
 /** The card for a pending action, whatever its kind. */
-export function ActionCard({ action, onSubmit, busy, autoFocus, clientToolRun, onRunClientTool }: ActionCardProps) {
-  switch (action.kind) {
-    case 'question':
-      return <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />;
-    case 'approval':
-      return <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />;
-    case 'url':
-      return <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />;
-    case 'client_tool':
-      return <ClientToolCard action={action} run={clientToolRun} onSubmit={onSubmit} onRun={onRunClientTool} busy={busy} />;
-  }
+export function ActionCard(props: ActionCardProps) {
+  return byKind(cards, props.action, props);
 }

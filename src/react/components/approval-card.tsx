@@ -1,11 +1,12 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
+import { isPlainObject } from '../../kinds/plain-object.js';
 import type { ApprovalActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { votesSummary } from '../state/votes.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';
 import { EditArguments } from './arguments-editor.js';
-import { isObject, useArgumentsEditor, type ArgumentsEditor } from './use-arguments-editor.js';
+import { useArgumentsEditor, type ArgumentsEditor } from './use-arguments-editor.js';
 
 export interface ApprovalCardProps {
   /** A pending `approval` action. */
@@ -124,7 +125,7 @@ function ApprovalActions({ editor, disabled, onDecide }: { editor: ArgumentsEdit
 
 /** Arguments as a list of names and values (or JSON when they are not an object). */
 export function ArgumentsView({ value }: { value: unknown }) {
-  if (!isObject(value)) return <pre className="heed-code">{JSON.stringify(value, null, 2)}</pre>;
+  if (!isPlainObject(value)) return <pre className="heed-code">{JSON.stringify(value, null, 2)}</pre>;
   const entries = Object.entries(value);
   if (entries.length === 0) return <p className="heed-description">No arguments.</p>;
   return (

@@ -1,10 +1,9 @@
 import { useMemo, useState } from 'react';
+import { isPlainObject } from '../../kinds/plain-object.js';
 import type { ApprovalActionView } from '../../views.js';
 import { argumentFields, checkJsonSchema, type ArgumentField, type SchemaProblem } from '../state/json-schema-check.js';
 
 type Args = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Args => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A field's text as typed, from the value it holds. */
 function fieldText(field: ArgumentField, value: unknown): string {
@@ -34,7 +33,7 @@ function editedArguments(original: unknown, fields: ArgumentField[] | undefined,
       return { parseError: `The arguments are not valid JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}` };
     }
   }
-  const value: Args = { ...(isObject(original) ? original : {}) };
+  const value: Args = { ...(isPlainObject(original) ? original : {}) };
   for (const field of fields) {
     const next = fieldValue(field, texts[field.name] ?? '');
     if (next === undefined) delete value[field.name];
@@ -72,11 +71,11 @@ export interface ArgumentsEditor {
 
 export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor {
   const original = action.args;
-  const fields = useMemo(() => (isObject(original) ? argumentFields(action.argsSchema) : undefined), [action.argsSchema, original]);
+  const fields = useMemo(() => (isPlainObject(original) ? argumentFields(action.argsSchema) : undefined), [action.argsSchema, original]);
   const [editing, setEditing] = useState(false);
   const [asJson, setAsJson] = useState(!fields);
   const [texts, setTexts] = useState<Record<string, string>>(() =>
-    Object.fromEntries((fields ?? []).map((field) => [field.name, fieldText(field, isObject(original) ? original[field.name] : undefined)])),
+    Object.fromEntries((fields ?? []).map((field) => [field.name, fieldText(field, isPlainObject(original) ? original[field.name] : undefined)])),
   );
   const [json, setJson] = useState(() => JSON.stringify(original ?? {}, null, 2));
   const [serverProblem, setServerProblem] = useState<SchemaProblem>();
@@ -96,7 +95,7 @@ export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor 
   function switchToJson(next: boolean) {
     // Carry what was typed across, so switching never loses an edit.
     if (next && !edited.parseError) setJson(JSON.stringify(edited.value ?? {}, null, 2));
-    if (!next && fields && !edited.parseError && isObject(edited.value)) {
+    if (!next && fields && !edited.parseError && isPlainObject(edited.value)) {
       const value = edited.value;
       setTexts(Object.fromEntries(fields.map((field) => [field.name, fieldText(field, value[field.name])])));
     }

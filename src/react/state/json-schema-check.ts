@@ -1,4 +1,5 @@
 import { Validator, type OutputUnit } from '@cfworker/json-schema';
+import { isPlainObject } from '../../kinds/plain-object.js';
 
 /** One thing wrong with a value: `field` is a dotted path (`amount`, `items.0.sku`), empty for the whole. */
 export interface SchemaProblem {
@@ -7,8 +8,6 @@ export interface SchemaProblem {
 }
 
 type Schema = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'text',
@@ -27,7 +26,7 @@ const validators = new WeakMap<Schema, Validator>();
  * @cfworker/json-schema), and says what is wrong as a sentence per field; empty when the value passes.
  */
 export function checkJsonSchema(schema: Schema | undefined, value: unknown): SchemaProblem[] {
-  if (!isObject(schema)) return [];
+  if (!isPlainObject(schema)) return [];
   let validator = validators.get(schema);
   if (!validator) {
     validator = new Validator(schema as never, '2020-12', false);
@@ -85,7 +84,7 @@ function describe(schema: Schema, value: unknown, unit: OutputUnit): SchemaProbl
     case 'required': {
       const present = resolve(value, path);
       return (limit as string[])
-        .filter((name) => !isObject(present) || present[name] === undefined)
+        .filter((name) => !isPlainObject(present) || present[name] === undefined)
         .map((name) => {
           const missing = [...path, name].join('.');
           return { field: missing, message: `${missing} is required.` };
@@ -108,7 +107,7 @@ function pointer(location: string): string[] {
 
 function resolve(root: unknown, path: string[]): unknown {
   let node = root;
-  for (const part of path) node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path) node = isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
   return node;
 }
 
@@ -129,11 +128,11 @@ export interface ArgumentField {
  * a choice); undefined when the schema needs a JSON editor instead.
  */
 export function argumentFields(schema: Schema | undefined): ArgumentField[] | undefined {
-  if (!schema || schema.type !== 'object' || !isObject(schema.properties)) return undefined;
+  if (!schema || schema.type !== 'object' || !isPlainObject(schema.properties)) return undefined;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const fields: ArgumentField[] = [];
   for (const [name, raw] of Object.entries(schema.properties)) {
-    if (!isObject(raw)) return undefined;
+    if (!isPlainObject(raw)) return undefined;
     const base: Pick<ArgumentField, 'name' | 'required' | 'description'> = {
       name,
       required: required.has(name),

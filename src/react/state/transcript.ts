@@ -1,3 +1,4 @@
+import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonValue, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
 
@@ -17,11 +18,7 @@ const CARRIER_TOOLS = new Set(['intake', 'ask']);
  * cards of settled requests where they were asked; text still being streamed comes last.
  */
 export function buildTranscript(messages: MessageView[], streaming: Array<{ messageId: string; text: string }> = []): TranscriptItem[] {
-  const results = new Map<string, ToolOutput>();
-  for (const message of messages) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.parts) if (part.type === 'tool-result') results.set(part.toolCallId, part.output);
-  }
+  const results = toolResults(messages);
   const items: TranscriptItem[] = [];
   for (const message of messages) {
     if (message.role === 'tool') continue;
