@@ -19,7 +19,7 @@ const layers: Array<{ name: string; paths: string[] }> = [
   { name: 'store', paths: ['store/'] },
   { name: 'engine', paths: ['engine/', 'config.ts', 'config-schema.ts'] },
   { name: 'notify, mcp, channels', paths: ['notify/', 'mcp/', 'channels/', 'testing/'] },
-  { name: 'heed', paths: ['heed.ts'] },
+  { name: 'heed', paths: ['heed.ts', 'hooks.ts'] },
   { name: 'http, client, react', paths: ['http/', 'client/', 'react/'] },
   { name: 'cli', paths: ['cli/', 'index.ts'] },
 ];
@@ -81,6 +81,11 @@ describe('layers', () => {
   it('protocol and kinds import nothing from engine, http or cli', () => {
     const pure = edges.filter(({ from }) => /^(protocol|kinds)\//.test(from));
     expect(pure.filter(({ to }) => /^(engine|http|cli)\//.test(to))).toEqual([]);
+  });
+
+  it('outside heed.ts only tests reach the Engine through engineOf (the HTTP app uses hooksOf)', () => {
+    const callers = sourceFiles(src).filter((file) => readFileSync(file, 'utf8').includes('engineOf')).map((file) => relative(src, file));
+    expect(callers).toEqual(['heed.ts']);
   });
 
   it('the known exceptions still happen (fixed ones are taken off the list)', () => {

@@ -12,6 +12,7 @@ import type { HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
+import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
@@ -120,15 +121,20 @@ function checkMetadataSize(metadata: JsonObject | undefined, maxBytes: number): 
 
 /** The engine behind each Heed; read through `engineOf`, never part of the public `Heed`. */
 const engines = new WeakMap<Heed, Engine>();
+const hooks = new WeakMap<Heed, HeedHooks>();
 
-/**
- * Internal: the engine behind a Heed, for the layers built on it in this package (the HTTP app, the
- * channel routes) and for tests. Not exported from the package's entry point.
- */
+/** Internal, for tests inside the package: the engine behind a Heed. Not exported from the package's entry point. */
 export function engineOf(heed: Heed): Engine {
   const engine = engines.get(heed);
   if (!engine) throw new HeedError('internal_error', 'This Heed was not made by createHeed.');
   return engine;
+}
+
+/** Internal: what the HTTP app needs beyond the public `Heed` (src/hooks.ts). Not exported from the package's entry point. */
+export function hooksOf(heed: Heed): HeedHooks {
+  const found = hooks.get(heed);
+  if (!found) throw new HeedError('internal_error', 'This Heed was not made by createHeed.');
+  return found;
 }
 
 /** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
@@ -325,6 +331,7 @@ export function createHeed(options: HeedOptions): Heed {
     },
   };
   engines.set(heed, engine);
+  hooks.set(heed, httpHooks(engine));
   return heed;
 }
 
@@ -335,7 +342,7 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
   if (!engine.agents.has(slack.agent)) {
     throw new HeedError('invalid_config', `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`);
   }
-  return [new SlackChannel(engine, slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
+  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
 }
 
 /** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */

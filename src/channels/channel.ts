@@ -1,6 +1,9 @@
 import type { Caller } from '../caller.js';
+import type { SendOptions } from '../engine/send.js';
+import type { SettleOptions } from '../engine/settle.js';
+import type { TurnResult } from '../engine/turn/run-turn.js';
 import { newId } from '../ids.js';
-import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery } from '../store/store.js';
+import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery, Store } from '../store/store.js';
 import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
 
 /**
@@ -28,6 +31,20 @@ export interface ChannelAdapter {
   deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined>;
   /** Who a person of the workspace is to Heed: the caller their messages and answers are recorded as. */
   callerFor(userId: string): Caller;
+}
+
+/** What Heed gives a channel's adapter (built by createHeed): its reads, and writes counted as the channel's own. */
+export interface ChannelHost {
+  /** Reads with no access check (the workspace's signature is the proof), and the secret thread ids are keyed by. */
+  readonly store: Pick<Store, 'getConversation' | 'getAction' | 'listMessages' | 'listDeliveries' | 'secret'>;
+  /** Records a person's message in a conversation of the channel and runs the turn it starts. */
+  send(conversationId: string, content: string, options: SendOptions): Promise<TurnResult>;
+  /** Settles an action of a conversation of the channel, by the normal order, and runs the turn it continues. */
+  settle(conversationId: string, actionId: string, resolution: unknown, options: SettleOptions): Promise<TurnResult>;
+  /** Makes an ownerless conversation of the channel under this id, unless one exists already. */
+  createConversation(input: Pick<ConversationRecord, 'id' | 'agent' | 'channel' | 'metadata'>): Promise<void>;
+  /** Runs a detached promise (a turn after the workspace has its answer), so `close()` waits for it. */
+  track<T>(promise: Promise<T>): Promise<T>;
 }
 
 /** Thrown by `deliver` when trying again cannot help (the thing to post is gone): the delivery is dropped. */

@@ -15,7 +15,7 @@ import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
 import { sseResponse } from './sse.js';
 import { relayTurnEvents, untilRecorded } from './turn-stream.js';
-import { engineOf } from '../heed.js';
+import { hooksOf } from '../heed.js';
 
 /*
  * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
@@ -126,7 +126,7 @@ export const aiSdkChatRoutes: Route[] = [
     async ({ heed, caller, params }) => {
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
-      return Response.json({ messages: uiMessages(snapshot.messages, engineOf(heed).agents.get(params.agent)) });
+      return Response.json({ messages: uiMessages(snapshot.messages, hooksOf(heed).agents.get(params.agent)) });
     },
   ),
   defineRoute(
@@ -220,7 +220,7 @@ async function sendMessage(
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
   return streamTurn(heed, id, (recorded) => handle.send(content, { caller, onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: engineOf(heed).agents.get(agent),
+    agent: hooksOf(heed).agents.get(agent),
     newMessage: true,
     signal,
   });
@@ -260,7 +260,7 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
     return result!;
   };
   const knownCalls = parts.flatMap((part) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-  return streamTurn(heed, id, run, { agent: engineOf(heed).agents.get(agent), newMessage: false, knownCalls, signal });
+  return streamTurn(heed, id, run, { agent: hooksOf(heed).agents.get(agent), newMessage: false, knownCalls, signal });
 }
 
 /**
@@ -284,10 +284,10 @@ async function streamTurn(
   }
 
   if (!options.newMessage) {
-    const { store } = engineOf(heed);
+    const hooks = hooksOf(heed);
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
-    const [records, messages] = await Promise.all([store.listActions(conversationId), store.listMessages(conversationId)]);
-    streamOptions.actions = records.map((record) => actionView(engineOf(heed), record, options.agent?.name));
+    const [records, messages] = await Promise.all([hooks.store.listActions(conversationId), hooks.store.listMessages(conversationId)]);
+    streamOptions.actions = records.map((record) => actionView(hooks, record, options.agent?.name));
     streamOptions.storedCalls = messages.flatMap((message) =>
       message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
     );

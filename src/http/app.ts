@@ -24,7 +24,7 @@ import { messageRoutes } from './routes/messages.js';
 import { metaRoutes } from './routes/meta.js';
 import { rememberedToolRoutes } from './routes/remembered-tools.js';
 import { StreamGate, type StreamLimits } from './stream-limits.js';
-import { engineOf } from '../heed.js';
+import { hooksOf } from '../heed.js';
 
 export interface AppOptions {
   auth?: AuthConfig;
@@ -98,7 +98,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     }
     return auth(c, next);
   });
-  const perMinute = engineOf(heed).limits.conversationsPerMinute;
+  const perMinute = hooksOf(heed).conversationsPerMinute;
   mountRoutes(app, heed, apiRoutes(), {
     signal: options.signal ?? new AbortController().signal,
     maxBodyBytes: maxSize,

@@ -1,10 +1,9 @@
 import type { TurnResult } from '../engine/turn/run-turn.js';
-import { followEvents, type FollowFlow } from '../engine/follow.js';
-import { readEventsWithActions } from '../engine/hydrate.js';
+import type { FollowFlow } from '../engine/follow.js';
 import type { Heed } from '../heed.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
-import { engineOf } from '../heed.js';
+import { hooksOf } from '../heed.js';
 
 /** What a message or an answer reports once its request is recorded. */
 export interface Recorded {
@@ -120,13 +119,13 @@ export async function relayTurnEvents(
     paced?: boolean;
   },
 ): Promise<TurnResult | undefined> {
-  const { store, bus } = engineOf(heed);
+  const hooks = hooksOf(heed);
   let last = firstSeq - 1;
   const forward = (event: EventRecord) => {
     if (event.seq <= last || !options.deliver(event)) return;
     last = event.seq;
   };
-  const follow = followEvents(store, bus, conversationId, last, forward, { flow: options.flow });
+  const follow = hooks.follow(conversationId, last, forward, { flow: options.flow });
   let outcome: TurnResult | undefined;
   try {
     outcome = await untilAborted(running, options.signal);
@@ -136,7 +135,7 @@ export async function relayTurnEvents(
   if (!outcome) return undefined;
   while (!options.ended() && !options.signal.aborted) {
     if (options.paced) await options.flow.ready();
-    const page = await readEventsWithActions(store, conversationId, { after: last, limit: options.pageSize });
+    const page = await hooks.events(conversationId, { after: last, limit: options.pageSize });
     for (const event of page) forward(event);
     if (page.length < options.pageSize) break;
   }

@@ -1,4 +1,3 @@
-import { settleAction } from '../../engine/settle.js';
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
@@ -53,8 +52,8 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
   }
   if (payload.type === 'view_submission' && payload.view?.callback_id === MODAL_CALLBACK) {
     const where = readJson<ModalContext>(payload.view.private_metadata ?? '');
-    const conversation = where && (await slack.engine.store.getConversation(where.c));
-    const action = conversation && (await slack.engine.store.getAction(conversation.id, where.a));
+    const conversation = where && (await slack.host.store.getConversation(where.c));
+    const action = conversation && (await slack.host.store.getAction(conversation.id, where.a));
     if (!conversation || !action || !conversation.channel?.startsWith(`slack:${team}:`)) return ok();
     const answers = modalAnswers(action, payload.view.state?.values ?? {});
     const refused = await settle(slack, conversation, action, user, { type: 'question', answers });
@@ -67,9 +66,9 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
 
 /** The conversation and action a button names, when they belong to the Slack channel it was clicked in. */
 async function requestOf(slack: SlackChannel, conversationId: string, actionId: string, team: string, channelId: string): Promise<{ conversation: ConversationRecord; action: ActionRecord } | undefined> {
-  const conversation = await slack.engine.store.getConversation(conversationId);
+  const conversation = await slack.host.store.getConversation(conversationId);
   if (!conversation?.channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
-  const action = await slack.engine.store.getAction(conversationId, actionId);
+  const action = await slack.host.store.getAction(conversationId, actionId);
   return action ? { conversation, action } : undefined;
 }
 
@@ -109,9 +108,8 @@ async function settle(
   const access = slack.config.access;
   try {
     await slack.recorded((onRecorded) =>
-      settleAction(slack.engine, conversation.id, action.id, resolution, {
+      slack.host.settle(conversation.id, action.id, resolution, {
         caller: slack.callerFor(user),
-        via: 'channel',
         fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
         onRecorded,
       }),
@@ -120,7 +118,7 @@ async function settle(
   } catch (error) {
     if (!HeedError.isInstance(error)) return { text: 'Something went wrong; please try again.', fields: [] };
     if (error.code === 'action_not_pending' || error.code === 'action_expired') {
-      const now = await slack.engine.store.getAction(conversation.id, action.id);
+      const now = await slack.host.store.getAction(conversation.id, action.id);
       return { text: `This request was already settled. ${now ? outcomeText(now) : ''}`.trim(), fields: [] };
     }
     const fields = Array.isArray(error.details?.fields) ? (error.details.fields as { field: string; message: string }[]) : [];

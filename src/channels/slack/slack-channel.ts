@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { DuplicateMessage, sendMessage } from '../../engine/send.js';
+import { DuplicateMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
-import { newConversationRecord, type Engine } from '../../engine/engine.js';
 import { HeedError } from '../../errors.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
-import { DeliveryDropped, type ChannelAdapter } from '../channel.js';
+import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
 import { answerInteraction } from './interactions.js';
 
@@ -44,7 +43,7 @@ export class SlackChannel implements ChannelAdapter {
   private idKey?: Promise<string>;
 
   constructor(
-    readonly engine: Engine,
+    readonly host: ChannelHost,
     readonly config: SlackChannelConfig,
     attemptTimeoutMs: number,
   ) {
@@ -98,9 +97,8 @@ export class SlackChannel implements ChannelAdapter {
     const caller = this.callerFor(event.user);
     try {
       await this.recorded((onRecorded) =>
-        sendMessage(this.engine, conversationId, text, {
+        this.host.send(conversationId, text, {
           caller,
-          via: 'channel',
           metadata: { slack: { eventId, user: event.user!, ts: event.ts! } },
           // The same event again (Slack retries until it has a 200): recorded once, by its event id.
           seen: (messages) => eventId !== '' && messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
@@ -133,33 +131,30 @@ export class SlackChannel implements ChannelAdapter {
         done = true;
         resolve();
       });
-      this.engine.track(work.then(() => resolve(), (error) => (done ? undefined : reject(error))));
+      this.host.track(work.then(() => resolve(), (error) => (done ? undefined : reject(error))));
     });
   }
 
   /** The conversation of a thread, made on its first message. Its id is keyed by a stored secret: nobody can work it out from the thread. */
   async conversationFor(place: SlackPlace): Promise<string> {
     const channel = `slack:${place.team}:${place.channel}:${place.thread}`;
-    this.idKey ??= this.engine.store.secret('slack-conversations');
+    this.idKey ??= this.host.store.secret('slack-conversations');
     const id = `slack_${createHmac('sha256', await this.idKey).update(channel).digest('base64url').slice(0, 32)}`;
-    if (await this.engine.store.getConversation(id)) return id;
-    const at = this.engine.now();
-    const record = newConversationRecord({ id, agent: this.config.agent, ownerId: null, channel, metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } }, createdAt: at });
-    const result = await this.engine.commit({ conversationId: id, create: record });
-    if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
+    if (await this.host.store.getConversation(id)) return id;
+    await this.host.createConversation({ id, agent: this.config.agent, channel, metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } } });
     return id;
   }
 
   /** A note only one person sees (best effort: nobody else needs it, so it is not kept in the outbox). */
   ephemeral(place: SlackPlace, user: string, text: string): void {
     const sent = this.client.chat.postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) }).catch(() => undefined);
-    this.engine.track(sent);
+    this.host.track(sent);
   }
 
   async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {
     if (delivery.target.type !== 'channel') throw new DeliveryDropped('not a channel delivery');
     const place = placeOf(delivery.target.channel);
-    const store = this.engine.store;
+    const store = this.host.store;
     if (delivery.event === 'message.created') {
       const message = (await store.listMessages(delivery.conversationId)).find((entry) => entry.id === delivery.actionId);
       if (!message) throw new DeliveryDropped('the message is gone');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import { defineRoute, type Route } from '../route.js';
-import { engineOf } from '../../heed.js';
+import { hooksOf } from '../../heed.js';
 
 const deliveriesQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']).optional(),
@@ -52,7 +52,7 @@ export const deliveryRoutes: Route[] = [
           throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', { details: { field: 'query.cursor' } });
         }
       }
-      const found = await engineOf(heed).store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
+      const found = await hooksOf(heed).store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
       const nextCursor =

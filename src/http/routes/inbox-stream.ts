@@ -3,7 +3,7 @@ import type { ActionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
 import { sseResponse } from '../sse.js';
 import { openStream } from '../stream-limits.js';
-import { engineOf } from '../../heed.js';
+import { hooksOf } from '../../heed.js';
 
 /** At most this many pending actions are watched (the oldest first, as `GET /api/inbox` pages them). */
 const WATCHED = 200;
@@ -92,7 +92,7 @@ export const inboxStreamRoutes: Route[] = [
               });
           };
           const soon = () => (timer ??= setTimeout(() => ((timer = undefined), look()), SETTLE_MS));
-          const stop = engineOf(heed).bus.onAny(soon);
+          const stop = hooksOf(heed).onAnyChange(soon);
           const rescan = setInterval(look, RESCAN_MS);
           look();
           await new Promise<void>((resolve) => {

@@ -5,7 +5,7 @@ import type { LinkClaims } from '../../notify/links.js';
 import type { ActionRecord } from '../../types.js';
 import { actionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
-import { engineOf } from '../../heed.js';
+import { hooksOf } from '../../heed.js';
 
 const tokenParams = z.object({ token: z.string().min(1).max(2048) });
 const linkBody = z.object({ resolution: z.record(z.string(), z.unknown()).describe('As for `POST /api/conversations/{id}/actions/{actionId}`.') });
@@ -26,15 +26,16 @@ const notFound = () => new HeedError('not_found', 'This link is not valid (it ma
 async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string }> {
   const claims = await heed.notifier.readToken(token);
   if (!claims) throw notFound();
-  const conversation = await engineOf(heed).store.getConversation(claims.conversationId);
-  const action = conversation && (await engineOf(heed).store.getAction(claims.conversationId, claims.actionId));
+  const { store } = hooksOf(heed);
+  const conversation = await store.getConversation(claims.conversationId);
+  const action = conversation && (await store.getAction(claims.conversationId, claims.actionId));
   if (!conversation || !action) throw notFound();
   return { claims, action, agent: conversation.agent };
 }
 
 /** The action as a link shows it: what it asks and how it ended, not where it lives. */
 function linkView(heed: Heed, action: ActionRecord, agent: string) {
-  const { conversationId: _conversationId, messageId: _messageId, ...view } = actionView(engineOf(heed), action, agent);
+  const { conversationId: _conversationId, messageId: _messageId, ...view } = actionView(hooksOf(heed), action, agent);
   return view;
 }
 
@@ -97,7 +98,7 @@ export const linkRoutes: Route[] = [
       let recorded!: () => void;
       const whenRecorded = new Promise<void>((resolve) => (recorded = resolve));
       // The continuation runs on in the background (close() waits for it); the response only needs the answer recorded.
-      const settling = engineOf(heed).track(
+      const settling = hooksOf(heed).track(
         heed.conversation(claims.conversationId).resolve(claims.actionId, body.resolution, {
           caller: { userId: claims.recipient },
           link: { recipient: claims.recipient },
@@ -106,8 +107,9 @@ export const linkRoutes: Route[] = [
       );
       settling.catch(() => undefined);
       await Promise.race([whenRecorded, settling]);
-      const settled = (await engineOf(heed).store.getAction(claims.conversationId, claims.actionId))!;
-      const conversation = await engineOf(heed).store.getConversation(claims.conversationId);
+      const { store } = hooksOf(heed);
+      const settled = (await store.getAction(claims.conversationId, claims.actionId))!;
+      const conversation = await store.getConversation(claims.conversationId);
       return Response.json({ status: 'recorded', action: linkView(heed, settled, conversation?.agent ?? '') });
     },
   ),

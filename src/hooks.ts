@@ -1,0 +1,60 @@
+import type { ChannelHost } from './channels/channel.js';
+import type { AgentConfig } from './config.js';
+import { newConversationRecord, type Engine } from './engine/engine.js';
+import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
+import { readEventsWithActions } from './engine/hydrate.js';
+import { sendMessage } from './engine/send.js';
+import { settleAction } from './engine/settle.js';
+import { HeedError } from './errors.js';
+import type { Store } from './store/store.js';
+import type { EventRecord } from './types.js';
+
+/*
+ * The two narrow seams createHeed gives the layers built on it, so that neither reaches the whole Engine:
+ * `HeedHooks` for the HTTP app (read with `hooksOf(heed)`), `ChannelHost` for a channel's adapter.
+ */
+
+/** What the HTTP app needs beyond the public `Heed`. Internal: the package's entry point does not export it. */
+export interface HeedHooks {
+  /** The agents by name: their tools' argument schemas in views, and whether an agent asks (AI SDK parts). */
+  readonly agents: ReadonlyMap<string, AgentConfig>;
+  /** `limits.conversationsPerMinute`: new conversations each caller may start per minute (0 = no limit). */
+  readonly conversationsPerMinute: number;
+  /** Reads with no access check: for a caller checked already, a signed link's action, the operators' deliveries. */
+  readonly store: Pick<Store, 'getConversation' | 'getAction' | 'listActions' | 'listMessages' | 'listDeliveries'>;
+  /** Follows a conversation's events after `after` (stored backlog, then live), with no access check. */
+  follow(conversationId: string, after: number, listener: (event: EventRecord) => void, options: { flow?: FollowFlow }): Follow;
+  /** A page of a conversation's stored events after `after`, with their actions, with no access check. */
+  events(conversationId: string, options: { after: number; limit: number }): Promise<EventRecord[]>;
+  /** Calls `listener` whenever any conversation may have changed (undefined: notices may have been missed). */
+  onAnyChange(listener: (conversationId: string | undefined) => void): () => void;
+  /** Runs a detached promise (a continuation after the response), so `close()` waits for it. */
+  track<T>(promise: Promise<T>): Promise<T>;
+}
+
+export function httpHooks(engine: Engine): HeedHooks {
+  return {
+    agents: engine.agents,
+    conversationsPerMinute: engine.limits.conversationsPerMinute,
+    store: engine.store,
+    follow: (conversationId, after, listener, options) => followEvents(engine.store, engine.bus, conversationId, after, listener, options),
+    events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
+    onAnyChange: (listener) => engine.bus.onAny(listener),
+    track: (promise) => engine.track(promise),
+  };
+}
+
+/** A channel's writes go through the engine as the channel's own (`via: 'channel'`). */
+export function channelHost(engine: Engine): ChannelHost {
+  return {
+    store: engine.store,
+    send: (conversationId, content, options) => sendMessage(engine, conversationId, content, { ...options, via: 'channel' }),
+    settle: (conversationId, actionId, resolution, options) => settleAction(engine, conversationId, actionId, resolution, { ...options, via: 'channel' }),
+    async createConversation(input) {
+      const record = newConversationRecord({ ...input, ownerId: null, createdAt: engine.now() });
+      const result = await engine.commit({ conversationId: record.id, create: record });
+      if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
+    },
+    track: (promise) => engine.track(promise),
+  };
+}
