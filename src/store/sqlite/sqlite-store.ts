@@ -244,13 +244,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     async listEvents(conversationId, options = {}) {
       const rows = prepared().listEvents.all(conversationId, options.after ?? 0, pageSize(options.limit, 500)) as EventRow[];
-      return rows.map((row) => ({
-        conversationId,
-        seq: row.seq,
-        type: eventType(row.type),
-        data: JSON.parse(row.data),
-        at: iso(row.at),
-      }));
+      return rows.map((row) => storedEvent({ conversationId, seq: row.seq, type: eventType(row.type), data: JSON.parse(row.data), at: iso(row.at) }));
     },
 
     async listRememberedTools(conversationId) {
