@@ -39,6 +39,14 @@ export interface PostgresStoreOptions {
   max?: number;
   /** Schema for Heed's tables (default `public`); created when missing. */
   schema?: string;
+  /**
+   * `on` (default): a commit returns once the server has flushed it to disk. `off` (opt-in): it returns
+   * before that flush, several times faster per commit. A crash of a Heed process still loses nothing;
+   * a crash of the PostgreSQL server or its machine may lose the commits of its last moments (up to
+   * three times `wal_writer_delay`, 600 ms by default), without corrupting anything. Applies to the
+   * store's own pool; with `pool`, set `synchronous_commit` on your connections yourself.
+   */
+  synchronousCommit?: 'on' | 'off';
 }
 
 /** The NOTIFY channel commits announce their events on. */
@@ -64,7 +72,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   const open = () =>
     (opened ??= options.pool
       ? Promise.resolve({ pool: options.pool, listenConnection: poolListenConnection(options.pool) })
-      : openPool({ connectionString: options.connectionString!, max: options.max ?? 10 }));
+      : openPool({ connectionString: options.connectionString!, max: options.max ?? 10, synchronousCommit: options.synchronousCommit }));
   const listeners = new Set<() => Promise<void>>();
   let closed = false;
 
