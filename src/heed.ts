@@ -22,32 +22,20 @@ import { notifyDefaults } from './notify/defaults.js';
 import type { ChannelAdapter } from './channels/channel.js';
 import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
+import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
-import { actionView, conversationView, messageViews, type ActionView, type ConversationView, type MessageView } from './views.js';
+import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
 
-export interface AgentInfo {
-  name: string;
-  description?: string;
-  capabilities: { toolApproval: boolean; questions: boolean; intake: boolean; clientTools: boolean };
-}
-
-export interface ConversationSnapshot {
-  conversation: ConversationView;
-  messages: MessageView[];
-  pendingActions?: ActionView[];
-  runtime: { status: ConversationRecord['status']; pendingActionIds: string[] };
-  /** Only on a page of messages: older messages exist than the first one given. */
-  hasEarlierMessages?: true;
-}
+export type { AgentInfo, ConversationSnapshot };
 
 /** A pending action with shortcuts to answer it. */
-export interface PendingAction extends ActionView {
+export type PendingAction = ActionView & {
   answer(resolution: Omit<ResolutionInput, 'type'> | Record<string, unknown>, options?: SettleOptions): Promise<TurnResult>;
   approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
   decline(comment?: string, options?: SettleOptions): Promise<TurnResult>;
   skip(options?: SettleOptions): Promise<TurnResult>;
   dismiss(options?: SettleOptions): Promise<TurnResult>;
-}
+};
 
 export interface CallerOption {
   caller?: Caller;

@@ -242,7 +242,6 @@ export interface ActionRecord {
 
 /** The type of an event of the log; the list is written once, in src/protocol/events.ts. */
 export type { EventType } from './protocol/events.js';
-import type { EventType } from './protocol/events.js';
 
 /** An event of the log: a union discriminated by `type`, each with the data its type carries (src/protocol/events.ts). */
 export type { EventRecord } from './protocol/events.js';

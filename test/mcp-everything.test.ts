@@ -188,7 +188,7 @@ describe('sampling', () => {
     const { agent, model } = agentCalling(samplingTool, { prompt: 'Say hi' }, { sampling: 'remember' });
     const { chat } = await start(agent);
     const first = await chat.send('sample something');
-    expect(first.pendingActions![0].title).toBe('everything asks to use the model');
+    expect(first.pendingActions![0]).toMatchObject({ title: 'everything asks to use the model' });
     const review = await chat.resolve(first.pendingActions![0].id, { type: 'approval', decision: 'allow' });
     await chat.resolve(review.pendingActions![0].id, { type: 'approval', decision: 'allow' });
 

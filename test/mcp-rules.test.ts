@@ -51,7 +51,7 @@ describe('needsApproval', () => {
     expect(heed.agents()[0].capabilities.toolApproval).toBe(true);
     const paused = await chat.send('say hi');
     expect(paused.pendingActions![0]).toMatchObject({ kind: 'approval', toolName: 'fixture_echo', args: { text: 'hi' }, title: 'Run echo on fixture?', canRemember: true });
-    expect(paused.pendingActions![0].argsSchema).toMatchObject({ properties: { text: { type: 'string', minLength: 1 } } });
+    expect(paused.pendingActions![0]).toMatchObject({ argsSchema: { properties: { text: { type: 'string', minLength: 1 } } } });
     const done = await chat.resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' });
     expect(done.status).toBe('completed');
     expect(done.messages.find((message) => message.role === 'tool')!.parts[0]).toMatchObject({ output: { type: 'json', value: 'echo: hi' } });

@@ -1,11 +1,22 @@
 import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { TurnResult } from '../engine/turn/run-turn.js';
-import type { AgentInfo, ConversationSnapshot } from '../heed.js';
+import type { AgentInfo, ConversationSnapshot, TurnResult } from '../protocol/responses.js';
+import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, QuestionActionView, UrlActionView } from '../protocol/views.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
-import type { ActionView, ConversationView } from '../views.js';
 import { readSse } from './sse-reader.js';
 
-export type { ActionView, AgentInfo, ConversationSnapshot, ConversationView, EventRecord, ResolutionInput, TurnResult };
+export type {
+  ActionView,
+  AgentInfo,
+  ApprovalActionView,
+  ClientToolActionView,
+  ConversationSnapshot,
+  ConversationView,
+  EventRecord,
+  QuestionActionView,
+  ResolutionInput,
+  TurnResult,
+  UrlActionView,
+};
 
 /** An error answer of the server: `{ error: { code, message, details? } }` with its status. */
 export class HeedApiError extends Error {

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store.js';
-import type { ActionRecord, EventRecord, JsonObject } from '../types.js';
-import { actionView } from '../views.js';
+import type { ActionRecord, EventRecord } from '../types.js';
+import { actionView, type ActionView } from '../views.js';
 
 /**
  * `action.required` events are stored as a reference to the action (its request never changes), and
@@ -27,9 +27,6 @@ function needsAction(event: EventRecord): boolean {
 }
 
 /** The action as it was when asked: pending, with no answer yet. */
-function askedView(action: ActionRecord): JsonObject {
-  const asked: ActionRecord = { ...action, status: 'pending', resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null };
-  // A view is JSON (it is what the HTTP API sends), so it fits the log's JSON data.
-  const view: object = actionView(undefined, asked);
-  return view as JsonObject;
+function askedView(action: ActionRecord): ActionView {
+  return actionView(undefined, { ...action, status: 'pending', resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null });
 }

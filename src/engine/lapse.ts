@@ -8,7 +8,7 @@ import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../stor
 import { newEvent } from '../protocol/events.js';
 import { toolResultWrites } from './tool-result.js';
 import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
-import type { ActionRecord, ConversationRecord, JsonObject, StoredResolution } from '../types.js';
+import type { ActionRecord, ConversationRecord } from '../types.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { resolvedEvent } from './settle.js';
 

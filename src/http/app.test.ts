@@ -1,7 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import {
+  actionsResponse,
+  agentsResponse,
+  cancelResponse,
+  conversationsResponse,
+  errorBody,
+  eventsResponse,
+  healthResponse,
+  inboxResponse,
+  rememberedToolsResponse,
+  snapshot as snapshotSchema,
+  turnResult,
+} from '../protocol/responses.js';
+import { conversationView } from '../protocol/views.js';
 
-// Every route of DESIGN §9, driven over real loopback HTTP.
+// Every route of DESIGN §9, driven over real loopback HTTP. Each JSON answer is also parsed with the
+// protocol schema its route documents (strict objects): a field the schema leaves out, or gets wrong, fails here.
 describe('HTTP API routes', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -11,12 +26,14 @@ describe('HTTP API routes', () => {
     await server.close();
   });
 
-  const newConversation = async (token = 'ada') => (await server.api('POST', '/api/conversations', { token, body: { agent: 'support' } })).body;
+  const newConversation = async (token = 'ada') => conversationView.parse((await server.api('POST', '/api/conversations', { token, body: { agent: 'support' } })).body);
 
   it('GET /health and GET /api/agents', async () => {
     expect(await server.api('GET', '/health')).toMatchObject({ status: 200, body: { ok: true } });
+    healthResponse.parse((await server.api('GET', '/health')).body);
     const agents = await server.api('GET', '/api/agents', { token: 'ada' });
     expect(agents.status).toBe(200);
+    agentsResponse.parse(agents.body);
     expect(agents.body.agents).toEqual([
       { name: 'support', description: 'Test agent', capabilities: { toolApproval: true, questions: true, intake: false, clientTools: true } },
     ]);
@@ -26,8 +43,10 @@ describe('HTTP API routes', () => {
     const created = await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support', metadata: { topic: 'x' } } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ agent: 'support', ownerId: 'ada', status: 'idle', metadata: { topic: 'x' } });
+    conversationView.parse(created.body);
     const list = await server.api('GET', '/api/conversations?agent=support&status=idle', { token: 'ada' });
     expect(list.status).toBe(200);
+    conversationsResponse.parse(list.body);
     expect(list.body.conversations.map((c: { id: string }) => c.id)).toContain(created.body.id);
     expect(list.body.conversations.every((c: { ownerId: string }) => c.ownerId === 'ada')).toBe(true);
     const paused = await server.api('GET', '/api/conversations?status=requires_action', { token: 'ada' });
@@ -39,12 +58,14 @@ describe('HTTP API routes', () => {
     const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund please' } });
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('requires_action');
+    turnResult.parse(sent.body);
     const [action] = sent.body.pendingActions;
     expect(action).toMatchObject({ kind: 'approval', toolName: 'issue_refund', status: 'pending', args: { orderId: 42, amount: 5 } });
     expect(action.argsSchema.properties.amount).toMatchObject({ type: 'number', maximum: 500 });
 
     const snapshot = await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' });
     expect(snapshot.status).toBe(200);
+    snapshotSchema.parse(snapshot.body);
     expect(snapshot.body.runtime).toEqual({ status: 'requires_action', pendingActionIds: [action.id] });
     expect(snapshot.body.pendingActions.map((a: { id: string }) => a.id)).toEqual([action.id]);
     const asking = snapshot.body.messages.find((m: { metadata?: { requiresAction?: boolean } }) => m.metadata?.requiresAction);
@@ -57,21 +78,25 @@ describe('HTTP API routes', () => {
     });
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('completed');
+    turnResult.parse(answered.body);
     expect(answered.body.messages.at(-1).parts).toEqual([{ type: 'text', text: 'Done.' }]);
     expect(answered.body.messages[0].parts[0].output).toEqual({ type: 'json', value: { refunded: 3 } });
     expect(server.ran.get('issue_refund')).toBe(before + 1);
 
     const after = await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' });
+    snapshotSchema.parse(after.body);
     expect(after.body.pendingActions).toBeUndefined();
     expect(after.body.runtime).toEqual({ status: 'idle', pendingActionIds: [] });
 
     const actions = await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' });
+    actionsResponse.parse(actions.body);
     expect(actions.body.actions[0]).toMatchObject({ id: action.id, status: 'resolved', resolvedBy: 'ada', resolution: { decision: 'allow', approvedArgs: { amount: 3 } } });
   });
 
   it('question: answers by label, defaults filled by the server, the model reads labels', async () => {
     const conversation = await newConversation();
     const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'ask me' } });
+    turnResult.parse(sent.body);
     const [action] = sent.body.pendingActions;
     expect(action.kind).toBe('question');
     expect(action.questions.map((q: { id: string }) => q.id)).toEqual(['size', 'qty']);
@@ -81,38 +106,43 @@ describe('HTTP API routes', () => {
     });
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('completed');
+    turnResult.parse(answered.body);
     expect(answered.body.messages[0].parts[0].output.value).toContain('Which size? → Large');
-    const [settled] = (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body.actions;
+    const [settled] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body).actions;
     expect(settled).toMatchObject({ status: 'resolved', resolution: { answers: { size: ['l'], qty: ['1'] } }, defaulted: ['qty'] });
   });
 
   it('client tool: the page answers with output; the record keeps only its size', async () => {
     const conversation = await newConversation('adaPage');
     const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'adaPage', body: { content: 'read the page' } });
-    const [action] = sent.body.pendingActions;
+    const [action] = turnResult.parse(sent.body).pendingActions!;
     expect(action).toMatchObject({ kind: 'client_tool', clientKind: 'page', args: { purpose: 'test' } });
     const answered = await server.api('POST', `/api/conversations/${conversation.id}/actions/${action.id}`, {
       token: 'adaPage',
       body: { resolution: { type: 'client_tool', output: { text: 'secret selection' } } },
     });
     expect(answered.body.status).toBe('completed');
+    turnResult.parse(answered.body);
     const events = await server.api('GET', `/api/conversations/${conversation.id}/events`, { token: 'adaPage' });
     expect(events.text).not.toContain('secret selection');
-    const [settled] = (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'adaPage' })).body.actions;
+    eventsResponse.parse(events.body);
+    const [settled] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'adaPage' })).body).actions;
     expect(settled.resolution).toEqual({ type: 'client_tool', outputBytes: JSON.stringify({ text: 'secret selection' }).length });
   });
 
   it('url: a tool asks to open an address; accept lets it finish', async () => {
     const conversation = await newConversation();
     const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'link my account' } });
-    const [action] = sent.body.pendingActions;
+    const [action] = turnResult.parse(sent.body).pendingActions!;
     expect(action).toMatchObject({ kind: 'url', url: 'https://example.com/connect' });
     const answered = await server.api('POST', `/api/conversations/${conversation.id}/actions/${action.id}`, {
       token: 'ada',
       body: { resolution: { type: 'url', decision: 'accept' } },
     });
     expect(answered.body.status).toBe('completed');
+    turnResult.parse(answered.body);
     expect(answered.body.messages[0].parts[0].output).toEqual({ type: 'json', value: { outcome: 'accept' } });
+    actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body);
   });
 
   it('POST /cancel closes an open pause; on an idle conversation it changes nothing', async () => {
@@ -120,7 +150,8 @@ describe('HTTP API routes', () => {
     await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
     const cancelled = await server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'ada' });
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'idle', cancelled: true } });
-    const [action] = (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body.actions;
+    cancelResponse.parse(cancelled.body);
+    const [action] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body).actions;
     expect(action.status).toBe('cancelled');
     expect((await server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'ada' })).body).toEqual({ status: 'idle', cancelled: false });
   });
@@ -129,6 +160,7 @@ describe('HTTP API routes', () => {
     const conversation = await newConversation();
     await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'hi' } });
     const all = await server.api('GET', `/api/conversations/${conversation.id}/events`, { token: 'ada' });
+    eventsResponse.parse(all.body);
     expect(all.body.hasMore).toBe(false);
     const seqs = all.body.events.map((e: { seq: number }) => e.seq);
     expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
@@ -150,10 +182,13 @@ describe('HTTP API routes', () => {
     const again = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund again' } });
     expect(again.body.status).toBe('completed');
     const listed = await server.api('GET', `/api/conversations/${conversation.id}/remembered-tools`, { token: 'ada' });
+    rememberedToolsResponse.parse(listed.body);
     expect(listed.body.tools).toMatchObject([{ toolName: 'issue_refund', rememberedBy: 'ada' }]);
     const path = `/api/conversations/${conversation.id}/remembered-tools/issue_refund`;
     expect((await server.api('DELETE', path, { token: 'ada' })).status).toBe(204);
-    expect(await server.api('DELETE', path, { token: 'ada' })).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    const gone = await server.api('DELETE', path, { token: 'ada' });
+    expect(gone).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    errorBody.parse(gone.body);
     const third = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
     expect(third.body.status).toBe('requires_action');
   });
@@ -163,8 +198,9 @@ describe('HTTP API routes', () => {
     await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
     const branched = await server.api('POST', `/api/conversations/${conversation.id}/branch`, { token: 'ada' });
     expect(branched.status).toBe(201);
+    conversationView.parse(branched.body);
     expect(branched.body).toMatchObject({ ownerId: 'ada', status: 'idle', metadata: { branchedFrom: conversation.id } });
-    const actions = (await server.api('GET', `/api/conversations/${branched.body.id}/actions`, { token: 'ada' })).body.actions;
+    const actions = actionsResponse.parse((await server.api('GET', `/api/conversations/${branched.body.id}/actions`, { token: 'ada' })).body).actions;
     expect(actions.map((a: { status: string }) => a.status)).toEqual(['cancelled']);
     const original = (await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' })).body;
     expect(original.runtime.status).toBe('requires_action');
@@ -184,6 +220,7 @@ describe('HTTP API routes', () => {
 
       const first = await fresh.api('GET', '/api/inbox?limit=2', { token: 'ada' });
       expect(first.status).toBe(200);
+      inboxResponse.parse(first.body);
       expect(first.body.actions.map((a: { id: string }) => a.id)).toEqual(ids.slice(0, 2));
       expect(first.body.nextCursor).toEqual(expect.any(String));
       const second = await fresh.api('GET', `/api/inbox?limit=2&cursor=${first.body.nextCursor}`, { token: 'ada' });

@@ -4,8 +4,9 @@ import { HeedError } from '../errors.js';
 import { memoryStore } from '../store/memory/memory-store.js';
 import { sendMessage } from '../engine/send.js';
 import { engineOf } from '../heed.js';
+import { errorBody } from '../protocol/responses.js';
 
-// Every error of DESIGN §3 (and the HTTP layer's own) over real HTTP: status, code, body shape.
+// Every error of DESIGN §3 (and the HTTP layer's own) over real HTTP: status, code, body shape (parsed with the protocol's `errorBody`).
 describe('HTTP errors', () => {
   const servers: TestServer[] = [];
   const start = async (...args: Parameters<typeof startServer>) => {
@@ -27,6 +28,7 @@ describe('HTTP errors', () => {
   const expectError = (response: { status: number; body: unknown }, status: number, code: string) => {
     expect(response.status).toBe(status);
     expect(response.body).toMatchObject({ error: { code, message: expect.any(String) } });
+    errorBody.parse(response.body);
   };
 
   it('400 invalid_request: malformed JSON, a zod failure naming the field, a bad query, cursor or Last-Event-ID', async () => {

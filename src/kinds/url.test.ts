@@ -99,7 +99,7 @@ describe('URL actions: only http and https', () => {
       const actions = await heed.conversation(id).actions();
       if (isAllowedUrl(url)) {
         expect(result.status).toBe('requires_action');
-        expect(actions.map((action) => ({ kind: action.kind, url: action.url }))).toEqual([{ kind: 'url', url }]);
+        expect(actions.map((action) => ({ kind: action.kind, url: action.kind === 'url' ? action.url : undefined }))).toEqual([{ kind: 'url', url }]);
       } else {
         expect([url, result.status, actions]).toEqual([url, 'completed', []]);
         const toolResult = result.messages.find((message) => message.role === 'tool')!.parts[0];

@@ -2,7 +2,6 @@ import type { Engine } from '../engine/engine.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
 import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
-import type { JsonObject } from '../types.js';
 import { actionView } from '../views.js';
 import { composeActionMail, sendMail } from './email.js';
 import { notifyDefaults } from './defaults.js';

@@ -29,7 +29,7 @@ function domainOf(from: string): string {
 function subjectOf(action: ActionView, agent: string): string {
   if (action.kind === 'approval') return `[${agent}] Approve? ${oneLine(action.title ?? action.toolName)}`;
   if (action.kind === 'url') return `[${agent}] Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`;
-  const questions = action.questions ?? [];
+  const questions = action.kind === 'question' ? action.questions : [];
   const first = questions[0];
   const more = questions.length > 1 ? ` (+${questions.length - 1} more)` : '';
   return `[${agent}] Question: ${oneLine(first?.prompt ?? 'an answer is needed')}${more}`;
@@ -81,10 +81,11 @@ export function composeActionMail(input: {
     }
     if (links) html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`);
   } else {
-    html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? 'Please open this page')}</h2>`);
-    if (action.message) html.push(`<p>${escape(action.message)}</p>`);
-    html.push(`<p><code>${escape(action.url ?? '')}</code></p>`);
-    text.push(action.title ?? 'Please open this page', action.message ?? '', action.url ?? '', '');
+    const page = action.kind === 'url' ? action : undefined;
+    html.push(`<h2 style="margin:0 0 8px">${escape(page?.title ?? 'Please open this page')}</h2>`);
+    if (page?.message) html.push(`<p>${escape(page.message)}</p>`);
+    html.push(`<p><code>${escape(page?.url ?? '')}</code></p>`);
+    text.push(page?.title ?? 'Please open this page', page?.message ?? '', page?.url ?? '', '');
     if (links) html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`);
   }
   if (action.expiresAt) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JsonObject } from '../types.js';
+import { actionView, isoTime, resolutionChannel, warning } from './views.js';
 
 /*
  * The events of a conversation's log, one schema per type with the `data` its writers record: the one
@@ -9,7 +10,6 @@ import type { JsonObject } from '../types.js';
  */
 
 const json = z.unknown();
-const isoTime = z.string().describe('ISO 8601 time, UTC');
 const actionKind = z.enum(['approval', 'question', 'client_tool', 'url']);
 
 const messageCreated = z.object({
@@ -41,7 +41,7 @@ const actionRequired = z.object({
   kind: actionKind,
   toolCallId: z.string(),
   toolName: z.string(),
-  action: json.optional().describe('The action as it was asked (filled in when the log is read; not stored twice).'),
+  action: actionView.optional().describe('The action as it was asked (filled in when the log is read; not stored twice).'),
 });
 
 const actionResolved = z.object({
@@ -51,7 +51,7 @@ const actionResolved = z.object({
   toolName: z.string(),
   status: z.string().describe('How it ended: `approved`, `denied`, `resolved`, `cancelled`, `expired`, …'),
   resolvedBy: z.string().nullable(),
-  channel: z.enum(['api', 'system', 'timeout', 'remembered', 'link', 'slack']),
+  channel: resolutionChannel,
   decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),
   editedArgs: z.literal(true).optional().describe('The approval changed the arguments.'),
   remember: z.literal(true).optional(),
@@ -64,7 +64,6 @@ const actionResolved = z.object({
 
 const turnPaused = z.object({ actionIds: z.array(z.string()) });
 
-const warning = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), json).optional() });
 const turnCompleted = z.object({ warnings: z.array(warning).optional() });
 
 const turnCancelled = z.object({
@@ -147,7 +146,7 @@ export function newEvent<T extends EventType>(type: T, at: string, data: EventDa
 }
 
 /** An event as read from the log, narrowed to one type: its data typed by that type's schema. */
-export type LogEvent<T extends EventType> = { conversationId: string; seq: number; type: T; data: EventData<T> & JsonObject; at: string };
+export type LogEvent<T extends EventType> = { conversationId: string; seq: number; type: T; data: EventData<T> & { [key: string]: unknown }; at: string };
 
 /** An event of the log: a union discriminated by `type`, each with the data its type carries. */
 export type EventRecord = { [T in EventType]: LogEvent<T> }[EventType];

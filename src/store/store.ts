@@ -5,7 +5,6 @@ import type {
   ConversationRecord,
   ConversationStatus,
   EventRecord,
-  EventType,
   JsonObject,
   MessageRecord,
   RememberedTool,

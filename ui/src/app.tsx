@@ -1,6 +1,7 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { createClient, HeedApiError, type AgentInfo, type ConversationView, type HeedClient } from 'heed/client';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { createClient, HeedApiError, type AgentInfo, type ConversationView } from 'heed/client';
 import { HeedProvider, rememberStartedConversation, useInbox } from 'heed/react';
+import { ConsoleContext, shortTime, useConsole } from './console.js';
 import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
 import { HomePage } from './pages/home.js';
@@ -8,24 +9,6 @@ import { InboxPage } from './pages/inbox.js';
 import { SignInPage } from './pages/sign-in.js';
 import { Link, navigate, usePath } from './router.js';
 import { anonymousConversationIds, forgetAnonymousConversation, loadSession, rememberAnonymousConversation, saveSession, type Session } from './session.js';
-
-interface ConsoleContextValue {
-  session: Session;
-  client: HeedClient;
-  agents: AgentInfo[];
-  conversations: ConversationView[];
-  refreshConversations: () => Promise<void>;
-  startConversation: (agent: string) => Promise<void>;
-  signOut: () => void;
-}
-
-const ConsoleContext = createContext<ConsoleContextValue | null>(null);
-
-export function useConsole(): ConsoleContextValue {
-  const value = useContext(ConsoleContext);
-  if (!value) throw new Error('useConsole needs the console around it.');
-  return value;
-}
 
 export function App() {
   const [session, setSession] = useState<Session | null>(() => loadSession());
@@ -205,11 +188,4 @@ function Sidebar({ activeId }: { activeId?: string }) {
       )}
     </nav>
   );
-}
-
-export function shortTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const today = new Date().toDateString() === date.toDateString();
-  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
 }

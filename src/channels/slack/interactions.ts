@@ -1,7 +1,11 @@
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
-import { ok, placeOf, type SlackChannel } from './slack-channel.js';
+import { placeOf } from './place.js';
+import type { SlackChannel } from './slack-channel.js';
+
+/** What Slack expects back from its endpoint once a request is taken. */
+export const ok = () => new Response(null, { status: 200 });
 
 interface InteractionPayload {
   type?: string;

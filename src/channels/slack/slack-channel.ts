@@ -8,7 +8,8 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
-import { answerInteraction } from './interactions.js';
+import { answerInteraction, ok } from './interactions.js';
+import { placeOf, type SlackPlace } from './place.js';
 
 /** Slack refuses a message text longer than 40,000 characters. */
 export const SLACK_TEXT_LIMIT = 39_000;
@@ -19,19 +20,6 @@ let verifier: Promise<Verify> | undefined;
 const slackVerifier = () => (verifier ??= import('@slack/bolt').then((bolt) => bolt.isValidSlackRequest as Verify));
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-export const ok = () => new Response(null, { status: 200 });
-
-/** Where a Slack conversation lives: `slack:<team>:<channel>:<thread ts>`. */
-export interface SlackPlace {
-  team: string;
-  channel: string;
-  thread: string;
-}
-
-export function placeOf(channel: string): SlackPlace {
-  const [, team = '', id = '', thread = ''] = channel.split(':');
-  return { team, channel: id, thread };
-}
 
 /**
  * Slack as a channel: one signed endpoint for events and interactivity, threads as conversations,

@@ -138,7 +138,7 @@ export function InboxApp(props: InboxAppProps) {
       stop.abort();
       clearInterval(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Once, on mount: the poll and the stream live as long as the app; refresh reads its state through refs.
   }, []);
 
   const open = openId ? entries.find((entry) => entry.action.id === openId) : undefined;
@@ -186,8 +186,7 @@ export function InboxApp(props: InboxAppProps) {
       },
       onBack: () => setOpenId(undefined),
     };
-    const View = { approval: ApprovalView, question: QuestionView, url: UrlView, client_tool: ClientToolView }[open.action.kind];
-    view = <View key={open.action.id} {...viewProps} />;
+    view = <RequestView key={open.action.id} {...viewProps} />;
   }
 
   return (
@@ -208,4 +207,19 @@ export function InboxApp(props: InboxAppProps) {
       )}
     </ColorContext.Provider>
   );
+}
+
+/** The view of one request, by its kind. */
+function RequestView(props: RequestViewProps) {
+  const { action } = props;
+  switch (action.kind) {
+    case 'approval':
+      return <ApprovalView {...props} action={action} />;
+    case 'question':
+      return <QuestionView {...props} action={action} />;
+    case 'url':
+      return <UrlView {...props} action={action} />;
+    case 'client_tool':
+      return <ClientToolView {...props} action={action} />;
+  }
 }

@@ -8,13 +8,14 @@ import { answerProblem, type AnswerProblem } from './inbox-state.js';
 import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
+import type { ApprovalActionView } from '../../client/index.js';
 import type { RequestViewProps } from './view-props.js';
 import { votesSummary } from '../../react/state/votes.js';
 
 type Mode = 'view' | 'comment' | 'edit' | 'field';
 
 /** An approval: the call's arguments as JSON; `a` allows, `d` denies, `e` edits, `r` remembers. */
-export function ApprovalView(props: RequestViewProps) {
+export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
   const { action, system, settled, rows, columns } = props;
   const [args, setArgs] = useState<unknown>(action.args);
   const [edited, setEdited] = useState(false);

@@ -4,10 +4,11 @@ import { fit } from './format.js';
 import { SettledBanner } from './outcome.js';
 import { RequestHeader } from './request-header.js';
 import { Keys, Say } from './theme.js';
+import type { ClientToolActionView } from '../../client/index.js';
 import type { RequestViewProps } from './view-props.js';
 
 /** A client tool waits on the page that runs the chat, not on a person: shown, not answerable here. */
-export function ClientToolView(props: RequestViewProps) {
+export function ClientToolView(props: RequestViewProps<ClientToolActionView>) {
   const { action, settled, columns, rows } = props;
   useKeys((_input, key) => {
     if (key.escape) props.onBack();

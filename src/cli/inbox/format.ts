@@ -66,7 +66,7 @@ export function column(text: string, width: number): string {
 }
 
 /** What an answer said, in a few words: `allowed`, `denied ("too much")`, `answered Size: Small`, `lapsed`. */
-export function describeResolution(action: Pick<ActionView, 'questions'>, resolution: StoredResolution | undefined): string {
+export function describeResolution(action: ActionView, resolution: StoredResolution | undefined): string {
   if (!resolution) return 'settled';
   switch (resolution.type) {
     case 'approval': {
@@ -76,7 +76,7 @@ export function describeResolution(action: Pick<ActionView, 'questions'>, resolu
     case 'question': {
       if ('dismiss' in resolution) return 'dismissed';
       const picked = Object.entries(resolution.answers).map(([id, values]) => {
-        const question = action.questions?.find((candidate) => candidate.id === id);
+        const question = action.kind === 'question' ? action.questions.find((candidate) => candidate.id === id) : undefined;
         const labels = values.map((value) => question?.options?.find((option) => option.value === value)?.label ?? value);
         return `${question?.header ?? id}: ${labels.join(', ')}`;
       });

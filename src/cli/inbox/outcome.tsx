@@ -6,7 +6,7 @@ import { Say } from './theme.js';
 import { votesSummary } from '../../react/state/votes.js';
 
 /** One sentence on how a request ended when it was not answered here. */
-export function settledSentence(action: Pick<ActionView, 'questions'>, settled: Settled): string {
+export function settledSentence(action: ActionView, settled: Settled): string {
   if (settled.status === 'expired' || settled.channel === 'timeout') return 'It lapsed before anyone answered.';
   if (settled.status === 'cancelled') return 'It was cancelled: the conversation moved on.';
   if (settled.status === 'pending') return 'It left the inbox.';
@@ -15,11 +15,11 @@ export function settledSentence(action: Pick<ActionView, 'questions'>, settled: 
 }
 
 /** A few words for the list: `bob: allowed`, `you: answered (Size: Small)`, `lapsed`. */
-export function settledShort(action: Pick<ActionView, 'questions' | 'required' | 'votes' | 'approvers'>, settled: Settled): string {
+export function settledShort(action: ActionView, settled: Settled): string {
   if (settled.status === 'expired' || settled.channel === 'timeout') return 'lapsed';
   if (settled.status === 'cancelled') return 'cancelled';
   // Still pending after my answer: it was one vote of several (an approval policy).
-  const votes = votesSummary(action);
+  const votes = action.kind === 'approval' ? votesSummary(action) : undefined;
   if (settled.status === 'pending' && settled.byMe && votes) return `you voted; ${votes}`;
   if (settled.status === 'pending') return 'no longer waiting';
   return `${settled.byMe ? 'you' : describeWho({ ...settled })}: ${describeResolution(action, settled.resolution)}`;

@@ -10,10 +10,11 @@ import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
 import { choiceRows, formAnswers, inputHint, isTyped, questionKey, startForm, withServerProblems, type QuestionFormState } from './question-state.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
+import type { QuestionActionView } from '../../client/index.js';
 import type { RequestViewProps } from './view-props.js';
 
 /** A question action, one question at a time, its defaults pre-picked. */
-export function QuestionView(props: RequestViewProps) {
+export function QuestionView(props: RequestViewProps<QuestionActionView>) {
   const { action, settled, columns } = props;
   const questions = action.questions ?? [];
   const [form, setForm] = useState<QuestionFormState>(() => startForm(questions));

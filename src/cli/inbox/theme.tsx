@@ -30,7 +30,7 @@ export function useTerminalSize(): { columns: number; rows: number } {
     return () => {
       stdout.off('resize', onResize);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `read` is new on every render but reads only `stdout`.
   }, [stdout]);
   return size;
 }

@@ -6,10 +6,11 @@ import { answerProblem, type AnswerProblem } from './inbox-state.js';
 import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
 import { RequestHeader } from './request-header.js';
 import { Keys, Say } from './theme.js';
+import type { UrlActionView } from '../../client/index.js';
 import type { RequestViewProps } from './view-props.js';
 
 /** A request to open a URL: the address and its host in plain sight; `o` opens it, then accept or decline. */
-export function UrlView(props: RequestViewProps) {
+export function UrlView(props: RequestViewProps<UrlActionView>) {
   const { action, system, settled, columns } = props;
   const url = action.url ?? '';
   const [problem, setProblem] = useState<AnswerProblem>();

@@ -2,9 +2,9 @@ import type { ActionView, ResolutionInput } from '../../client/index.js';
 import type { Settled } from './inbox-state.js';
 import type { InboxSystem } from './system.js';
 
-/** What every view of one request gets from the list. */
-export interface RequestViewProps {
-  action: ActionView;
+/** What every view of one request gets from the list; a view of one kind takes its kind's `View`. */
+export interface RequestViewProps<View extends ActionView = ActionView> {
+  action: View;
   /** The agent of its conversation, when known. */
   agent?: string;
   /** Sends an answer; resolves with the action as stored, or throws the server's refusal (`HeedApiError`). */

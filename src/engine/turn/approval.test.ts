@@ -24,7 +24,7 @@ describeEachSpec('approval', (spec) => {
     expect(runs).toHaveLength(0);
     const [action] = paused.pendingActions!;
     expect(action).toMatchObject({ kind: 'approval', toolName: 'issue_refund', args: { orderId: 42, amount: 5 }, status: 'pending', title: 'Run issue_refund?' });
-    expect(action.argsSchema).toMatchObject({ type: 'object', required: ['orderId', 'amount'] });
+    expect(action).toMatchObject({ argsSchema: { type: 'object', required: ['orderId', 'amount'] } });
     expect((await chat.get()).runtime).toEqual({ status: 'requires_action', pendingActionIds: [action.id] });
 
     const [pending] = await chat.pendingActions();
@@ -103,7 +103,7 @@ describeEachSpec('approval', (spec) => {
   it('a predicate decides per call, and such approvals cannot be remembered', async () => {
     const { heed, chat, paused } = await pausedRefund({ needsApproval: (input) => input.amount > 1 });
     const action = paused.pendingActions![0];
-    expect(action.canRemember).toBe(false);
+    expect(action).toMatchObject({ canRemember: false });
     await expect(chat.resolve(action.id, { type: 'approval', decision: 'allow', remember: true })).rejects.toMatchObject({ code: 'invalid_resolution' });
     await heed.close();
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { tool, type AgentConfig } from 'heed';
@@ -38,7 +39,8 @@ describeEachSpec('the ask tool', (spec) => {
     expect(paused.status).toBe('requires_action');
     const action = paused.pendingActions![0];
     expect(action).toMatchObject({ kind: 'question', preamble: 'Two things first.' });
-    expect(action.questions!.map((question) => question.id)).toEqual(['Color', 'seats']);
+    assert(action.kind === 'question');
+    expect(action.questions.map((question) => question.id)).toEqual(['Color', 'seats']);
     expect(model.calls[0].tools).toContain('ask');
 
     const done = await chat.resolve(action.id, { type: 'question', answers: { Color: 'Red', seats: ' 3 ' } });
@@ -49,7 +51,7 @@ describeEachSpec('the ask tool', (spec) => {
     });
     const settled = (await chat.actions())[0];
     expect(settled.resolution).toEqual({ type: 'question', answers: { Color: ['r'], seats: ['3'] } });
-    expect(settled.defaulted).toEqual([]);
+    expect(settled).toMatchObject({ defaulted: [] });
     await heed.close();
   });
 
@@ -62,7 +64,7 @@ describeEachSpec('the ask tool', (spec) => {
     await chat.resolve(paused.pendingActions![0].id, { type: 'question', answers: { seats: 4 } });
     const settled = (await chat.actions())[0];
     expect(settled.resolution).toEqual({ type: 'question', answers: { Color: ['b'], seats: ['4'] } });
-    expect(settled.defaulted).toEqual(['Color']);
+    expect(settled).toMatchObject({ defaulted: ['Color'] });
     await heed.close();
   });
 
@@ -164,6 +166,7 @@ describeEachSpec('intake', (spec) => {
     expect(paused.status).toBe('requires_action');
     expect(model.calls).toHaveLength(0);
     const action = paused.pendingActions![0];
+    assert(action.kind === 'question');
     expect(action.questions).toHaveLength(3);
     expect(action.expiresAt).toBeUndefined();
 
@@ -175,7 +178,7 @@ describeEachSpec('intake', (spec) => {
       type: 'text',
       value: 'The user answered:\nHow much should I cover? → The whole module\nWhich tests? → Unit, End to end\nWho should we email? → ada@example.com',
     });
-    expect((await chat.actions())[0].defaulted).toEqual(['scope']);
+    expect((await chat.actions())[0]).toMatchObject({ defaulted: ['scope'] });
 
     const second = await chat.send('and the next file');
     expect(second.status).toBe('completed');

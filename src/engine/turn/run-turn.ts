@@ -1,8 +1,9 @@
 import { newAction } from '../new-action.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { JsonObject, MessagePart, MessageRecord, TurnWarning } from '../../types.js';
-import { messageViews, type ActionView, type MessageView } from '../../views.js';
+import type { TurnResult } from '../../protocol/responses.js';
+import type { MessagePart } from '../../types.js';
+import { messageViews } from '../../views.js';
 import { callModel } from './model-call.js';
 import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
 import { pause, settleStepCalls } from './tool-calls.js';
@@ -10,18 +11,9 @@ import { TurnInterrupted, type Turn } from './turn.js';
 import { intakeQuestions } from '../intake.js';
 import { openToolCalls } from '../open-calls.js';
 
-export type TurnStatus = 'completed' | 'requires_action' | 'cancelled' | 'failed';
-
-/** How a turn ended, as the library and the HTTP API return it. */
-export interface TurnResult {
-  status: TurnStatus;
-  conversationId: string;
-  /** Messages written by this turn, in order. */
-  messages: MessageView[];
-  pendingActions?: ActionView[];
-  warnings?: TurnWarning[];
-  error?: { code: string; message: string };
-}
+/** How a turn ended, as the library and the HTTP API return it (its schema: src/protocol/responses.ts). */
+export type { TurnResult };
+export type TurnStatus = TurnResult['status'];
 
 const DELTA_FLUSH_MS = 25;
 

@@ -7,7 +7,7 @@ import { earliestDue } from '../engine.js';
 import { HeedError } from '../../errors.js';
 import { isToolContent, type HeedTool } from '../../tool.js';
 import { conversationView } from '../../views.js';
-import type { ActionRecord, JsonObject, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
+import type { ActionRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
 import { INTAKE_TOOL_NAME } from './prompt.js';
 import { LiveCall } from './live-call.js';
 import { eventToolOutput } from './tool-output.js';

@@ -47,9 +47,12 @@ export function partInput(toolName: string, callInput: unknown, action: ActionVi
   return callInput;
 }
 
+/** Fields of an action a tool part already carries. */
+const PART_FIELDS = new Set(['args', 'argsSchema', 'conversationId', 'messageId', 'toolCallId', 'toolName']);
+
 /** `toolMetadata.heed`: the action without the fields the part already carries. */
 export function heedMetadata(action: ActionView): JsonObject {
-  const { args: _args, argsSchema: _schema, conversationId: _conversation, messageId: _message, toolCallId: _call, toolName: _tool, ...rest } = action;
+  const rest = Object.fromEntries(Object.entries(action).filter(([key]) => !PART_FIELDS.has(key)));
   return { heed: JSON.parse(JSON.stringify(rest)) as JsonObject };
 }
 
@@ -59,7 +62,7 @@ export function questionOutput(action: ActionView | undefined, summary?: string)
   if (!action || resolution?.type !== 'question' || 'dismiss' in resolution) return undefined;
   const output: JsonObject = { answers: resolution.answers };
   if ('skip' in resolution) output.skipped = true;
-  if (action.defaulted?.length) output.defaulted = action.defaulted;
+  if (action.kind === 'question' && action.defaulted?.length) output.defaulted = action.defaulted;
   if (summary !== undefined) output.summary = summary;
   return output;
 }

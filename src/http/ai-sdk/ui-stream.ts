@@ -86,7 +86,7 @@ export class UiChunkStream {
       }
       case 'action.required':
         // Filled in with the action's view when the log is read (hydrate.ts).
-        this.showAction(event.data.action as ActionView | undefined);
+        this.showAction(event.data.action);
         break;
       case 'action.resolved':
         if (event.data.kind === 'approval' && event.data.decision === 'deny') this.denied.add(event.data.toolCallId);
@@ -198,7 +198,7 @@ export class UiChunkStream {
     // An intake's call has no `tool.called` event; a call the client already shows keeps its input.
     let call = this.calls.get(action.toolCallId);
     if (!call) {
-      call = { toolName: action.toolName, input: (action.args ?? {}) as JsonValue };
+      call = { toolName: action.toolName, input: ('args' in action ? action.args : null) ?? {} };
       this.calls.set(action.toolCallId, call);
     }
     const input = partInput(action.toolName, call.input, action, this.options.agent);

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
-import type { ActionView } from '../../views.js';
+import type { ApprovalActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { votesSummary } from '../state/votes.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';
@@ -9,7 +9,7 @@ import { isObject, useArgumentsEditor, type ArgumentsEditor } from './use-argume
 
 export interface ApprovalCardProps {
   /** A pending `approval` action. */
-  action: ActionView;
+  action: ApprovalActionView;
   onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>;
   busy?: boolean;
   autoFocus?: boolean;
@@ -82,7 +82,7 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
 }
 
 /** The tool's name and the approval's title and summary, with the votes so far when it takes several. */
-function ApprovalHead({ action, titleId }: { action: ActionView; titleId: string }) {
+function ApprovalHead({ action, titleId }: { action: ApprovalActionView; titleId: string }) {
   const votes = votesSummary(action);
   return (
     <>

@@ -1,12 +1,12 @@
 import { useId } from 'react';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
-import type { ActionView } from '../../views.js';
+import type { ClientToolActionView } from '../../views.js';
 import type { AnswerResult, ClientToolRun } from '../state/conversation-store.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';
 
 export interface ClientToolCardProps {
   /** A pending `client_tool` action. */
-  action: ActionView;
+  action: ClientToolActionView;
   /** How this page's handler is doing (from `useConversation().clientTools[action.id]`). */
   run?: ClientToolRun;
   onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>;

@@ -1,5 +1,5 @@
 import { useId, type KeyboardEvent } from 'react';
-import type { ActionView } from '../../views.js';
+import type { QuestionActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { optionForHotkey } from '../state/question-form.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
@@ -9,7 +9,7 @@ import { useQuestionForm, type QuestionForm } from './use-question-form.js';
 
 export interface QuestionCardProps {
   /** A pending `question` action. */
-  action: ActionView;
+  action: QuestionActionView;
   /** Sends the answer (e.g. `useConversation().answer` bound to the action's id). */
   onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>;
   /** Disables the card, e.g. while an answer is on its way. */

@@ -52,7 +52,7 @@ export function SettledCard({ action, me }: SettledCardProps) {
           : action.questions && action.questions.length > 1
             ? `${action.questions.length} questions`
             : action.questions?.[0]?.prompt ?? 'Question';
-  const defaulted = new Set(action.defaulted ?? []);
+  const defaulted = new Set(action.kind === 'question' ? action.defaulted : []);
   return (
     <section className={`heed-card heed-settled heed-settled-${action.kind}`} aria-label={`${headline}: ${title}`}>
       <p className="heed-settled-head">

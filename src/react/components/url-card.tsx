@@ -1,13 +1,13 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import { isAllowedUrl } from '../../kinds/url.js';
-import type { ActionView } from '../../views.js';
+import type { UrlActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
 import { AnswerNotice, useAnswerSender } from './answer-notice.js';
 
 export interface UrlCardProps {
   /** A pending `url` action. */
-  action: ActionView;
+  action: UrlActionView;
   onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>;
   busy?: boolean;
   autoFocus?: boolean;

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { ActionView } from '../../views.js';
+import type { ApprovalActionView } from '../../views.js';
 import { argumentFields, checkJsonSchema, type ArgumentField, type SchemaProblem } from '../state/json-schema-check.js';
 
 type Args = Record<string, unknown>;
@@ -70,7 +70,7 @@ export interface ArgumentsEditor {
   showServerProblem(problem: SchemaProblem | undefined): void;
 }
 
-export function useArgumentsEditor(action: ActionView): ArgumentsEditor {
+export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor {
   const original = action.args;
   const fields = useMemo(() => (isObject(original) ? argumentFields(action.argsSchema) : undefined), [action.argsSchema, original]);
   const [editing, setEditing] = useState(false);

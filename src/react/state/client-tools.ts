@@ -1,9 +1,9 @@
-import type { ActionView } from '../../views.js';
+import type { ClientToolActionView } from '../../views.js';
 
 /** What a client tool handler is given besides the call's arguments. */
 export interface ClientToolContext {
   /** The pending action: `toolName`, `clientKind`, `timeoutSeconds`, `conversationId`… */
-  action: ActionView;
+  action: ClientToolActionView;
   /** Aborted when the tool's `timeoutSeconds` pass or the conversation is closed. */
   signal: AbortSignal;
 }
@@ -19,7 +19,7 @@ export interface ClientToolRegistry {
   /** Registers a handler for a tool name or a `client.kind`; returns a function that removes it. */
   register(name: string, handler: ClientToolHandler): () => void;
   /** The handler for an action: by its tool name first, then by its client kind. */
-  find(action: Pick<ActionView, 'toolName' | 'clientKind'>): ClientToolHandler | undefined;
+  find(action: Pick<ClientToolActionView, 'toolName' | 'clientKind'>): ClientToolHandler | undefined;
 }
 
 export function createClientToolRegistry(): ClientToolRegistry {
@@ -52,7 +52,7 @@ export function registerClientTool(name: string, handler: ClientToolHandler): ()
 export type ClientToolOutcome = { type: 'client_tool'; output: unknown } | { type: 'client_tool'; error: string };
 
 /** Runs a handler with the action's time limit; a throw, a timeout or an abort becomes `{ error }`. */
-export async function runClientTool(handler: ClientToolHandler, action: ActionView, signal?: AbortSignal): Promise<ClientToolOutcome> {
+export async function runClientTool(handler: ClientToolHandler, action: ClientToolActionView, signal?: AbortSignal): Promise<ClientToolOutcome> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   signal?.addEventListener('abort', abort, { once: true });

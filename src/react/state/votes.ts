@@ -1,11 +1,11 @@
-import type { ActionView } from '../../views.js';
+import type { ApprovalActionView } from '../../views.js';
 
 /**
  * How far an approval decided by votes has got, in one line: "1 of 2 approvals: bob allowed, cat denied".
  * Allows given for arguments that were edited since are left out of the count and marked. Undefined for
  * an approval one answer decides.
  */
-export function votesSummary(action: Pick<ActionView, 'required' | 'votes' | 'approvers'>): string | undefined {
+export function votesSummary(action: Pick<ApprovalActionView, 'required' | 'votes' | 'approvers'>): string | undefined {
   if (action.required === undefined) return undefined;
   const votes = action.votes ?? [];
   const allows = votes.filter((vote) => vote.decision === 'allow' && !vote.outdated).length;

@@ -16,6 +16,7 @@ const action: ActionView = {
   createdAt: new Date(0).toISOString(),
   title: 'Refund $80 on order 1042?',
   summary: 'Money goes back to the card used for the order.',
+  canRemember: false,
   args: { orderId: '1042', amount: 80 },
   argsSchema: { type: 'object', properties: { orderId: { type: 'string' }, amount: { type: 'number' } }, required: ['orderId', 'amount'] },
 };

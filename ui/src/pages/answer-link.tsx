@@ -2,9 +2,12 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ActionView } from 'heed/client';
 import { ActionCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
 
+/** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
+type LinkAction<View = ActionView> = View extends ActionView ? Omit<View, 'conversationId' | 'messageId'> : never;
+
 /** What `GET /api/links/<token>` answers. */
 interface LinkRead {
-  action: Omit<ActionView, 'conversationId' | 'messageId'>;
+  action: LinkAction;
   agent: string;
   recipient: string | null;
   expiresAt: string;
@@ -21,7 +24,7 @@ function pickedChoice(action: LinkRead['action']): { label: string; resolution: 
   }
   const questionId = params.get('q');
   const value = params.get('v');
-  const question = action.questions?.find((entry) => entry.id === questionId);
+  const question = action.kind === 'question' ? action.questions.find((entry) => entry.id === questionId) : undefined;
   const option = question?.options?.find((entry) => entry.value === value);
   if (action.kind === 'question' && question && option) {
     return { label: `Answer “${option.label}” to “${question.prompt}”`, resolution: { type: 'question', answers: { [question.id]: option.value } } };

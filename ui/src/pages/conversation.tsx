@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ActionCard, buildTranscript, byWhom, ownsConversation, SettledCard, useConversation, useHeedUser, type TranscriptItem } from 'heed/react';
 import type { ConversationView } from 'heed/client';
-import { useConsole } from '../app.js';
+import { useConsole } from '../console.js';
 import { anonymousConversationIds } from '../session.js';
 
 /** One conversation: the transcript, and below it either the request waiting on you or the message box. */

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useConsole } from '../app.js';
+import { useConsole } from '../console.js';
 
 const CAPABILITIES: Array<[keyof import('heed/client').AgentInfo['capabilities'], string]> = [
   ['intake', 'Intake questions'],

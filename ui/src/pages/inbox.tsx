@@ -1,6 +1,6 @@
 import type { ActionView } from 'heed/client';
 import { useInbox } from 'heed/react';
-import { shortTime, useConsole } from '../app.js';
+import { shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
 const KIND_WORDS: Record<ActionView['kind'], string> = { approval: 'Approval', question: 'Question', client_tool: 'Page action', url: 'Open a page' };
