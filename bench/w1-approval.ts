@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
+import { describeProfile, profileCycles } from './cycle-profile.js';
 import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
 
 export interface W1Options {
@@ -94,12 +95,15 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       row('pause half (create + send) p50 / p99', `${fmtMs(percentile(pause, 50))} / ${fmtMs(percentile(pause, 99))}`),
       row('resume half (load + approve) p50 / p99', `${fmtMs(percentile(resume, 50))} / ${fmtMs(percentile(resume, 99))}`),
     ];
+    progress('W1 profile: 1000 more cycles on a second Heed whose store calls are timed');
+    const profile = await profileCycles(sqliteStore({ path: join(dir, 'profile.db') }), { warmup: 200, cycles: 1000, cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)) });
     const details = [
       `W1: ${warmup} warm-up cycles, then ${cycles} measured cycles, one at a time, on one Heed (sqliteStore, WAL, synchronous=NORMAL, sweepIntervalMs 0) in ${tmpdir()}.`,
       'A cycle: createConversation; send("refund order 42") → requires_action (pause half); conversation(id).pendingActions() → approve() → the tool runs, the model says "Refunded." → completed (resume half). One cycle is checked first against what is stored (user, assistant, tool, assistant "Refunded."; status idle).',
       `Floor: raw better-sqlite3 on its own file with the same settings, one autocommit prepared statement each: insert the paused record, read it back, mark it resolved, insert the final message. ${floorCycles} cycles after ${warmup} warm-up.`,
       `Heed and the floor run in ${blocks} alternating blocks; cycles/s is cycles over the time spent in that side's blocks. Heed mean cycle ${fmtMs(heedTimes.elapsed / cycles)}, floor mean ${fmtMs(floorTimes.elapsed / floorCycles)}; ${over2} of ${cycles} Heed cycles (${((100 * over2) / cycles).toFixed(1)}%) took 2 ms or more.`,
       `DESIGN §11 expected this floor at about 8,000–9,000 cycles/s (so about 3,000 cycles/s for Heed); this run measured ${fmtRate(floorRate)}, so the ratio target here is ${fmtRate(floorRate / 3)}.`,
+      describeProfile('SQLite', profile),
     ];
     return { rows, details };
   } finally {

@@ -169,13 +169,13 @@ export function createHeed(options: HeedOptions): Heed {
     send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, libraryWrite(sendOptions))),
     async get(callerOption = {}) {
       await ready;
-      const record = await engine.readableConversation(id, callerOption.caller);
       const page = callerOption.messages;
+      // The whole conversation in one read; a page of it reads the conversation and its actions, then the page.
+      const whole = await engine.readReadable(id, callerOption.caller, { actions: true, messages: !page });
+      const record = whole.conversation;
+      const actions = whole.actions!;
       // One more than asked tells whether earlier messages exist.
-      const [read, actions] = await Promise.all([
-        store.listMessages(id, page ? { before: page.before, limit: page.limit + 1 } : undefined),
-        store.listActions(id),
-      ]);
+      const read = whole.messages ?? (await store.listMessages(id, { before: page!.before, limit: page!.limit + 1 }));
       const earlier = page !== undefined && read.length > page.limit;
       const messages = earlier ? read.slice(1) : read;
       const pending = actions.filter((action) => action.status === 'pending').map((action) => actionView(engine, action, record.agent));
@@ -190,8 +190,9 @@ export function createHeed(options: HeedOptions): Heed {
     },
     async actions(callerOption = {}) {
       await ready;
-      const record = await engine.readableConversation(id, callerOption.caller);
-      const actions = await store.listActions(id);
+      const read = await engine.readReadable(id, callerOption.caller, { actions: true });
+      const record = read.conversation;
+      const actions = read.actions!;
       const order = (status: string) => (status === 'pending' ? 0 : 1);
       return actions.sort((a, b) => order(a.status) - order(b.status)).map((action) => actionView(engine, action, record.agent));
     },

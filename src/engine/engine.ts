@@ -5,7 +5,7 @@ import { EventBus } from './event-bus.js';
 import { hydrateEvents } from './hydrate.js';
 import type { Caller } from '../caller.js';
 import type { LiveCall } from './turn/live-call.js';
-import type { Change, CommitResult, NewDelivery, Store } from '../store/store.js';
+import type { Change, CommitResult, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
 
 export const defaults = {
@@ -118,9 +118,14 @@ export class Engine {
    * so its existence does not leak. A call without a caller acts as the owner.
    */
   async visibleConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
-    const conversation = await this.store.getConversation(id);
-    if (!conversation || !mayAccess(caller, conversation)) throw conversationNotFound(id);
-    return conversation;
+    return (await this.readVisible(id, caller, {})).conversation;
+  }
+
+  /** `visibleConversation` with the parts asked for, read together (store.readConversation). */
+  async readVisible(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
+    const read = await this.store.readConversation(id, parts);
+    if (!read || !mayAccess(caller, read.conversation)) throw conversationNotFound(id);
+    return read;
   }
 
   /**
@@ -128,12 +133,17 @@ export class Engine {
    * among its approvers (docs/approvals.md; reading only: sending, cancelling, branching still need `visibleConversation`).
    */
   async readableConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
-    const conversation = await this.store.getConversation(id);
-    if (!conversation) throw conversationNotFound(id);
-    if (mayAccess(caller, conversation)) return conversation;
-    const actions = caller?.userId ? await this.store.listActions(id) : [];
+    return (await this.readReadable(id, caller, {})).conversation;
+  }
+
+  /** `readableConversation` with the parts asked for, read together (store.readConversation). */
+  async readReadable(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
+    const read = await this.store.readConversation(id, parts);
+    if (!read) throw conversationNotFound(id);
+    if (mayAccess(caller, read.conversation)) return read;
+    const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
     if (!actions.some((action) => namesApprover(action, caller?.userId))) throw conversationNotFound(id);
-    return conversation;
+    return read;
   }
 
   /** Runs a detached promise to completion, keeping track of it so `close()` can wait. */

@@ -52,15 +52,17 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
   checkMessageContent(content);
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (;;) {
-    const conversation = await engine.visibleConversation(conversationId, options.caller);
+    // The turn's reads at once: what the prompt needs, and the tools remembered for its approvals.
+    const read = await engine.readVisible(conversationId, options.caller, { messages: true, remembered: true });
+    const conversation = read.conversation;
+    const messages = read.messages!;
     refuseChannelWrite(conversation, options.via, 'write there, or branch it into a new conversation.');
     engine.agent(conversation.agent);
     // Before the busy check: the same event delivered again while its own turn runs is a duplicate, not a clash.
-    if (options.seen?.(await engine.store.listMessages(conversationId))) throw new DuplicateMessage();
+    if (options.seen?.(messages)) throw new DuplicateMessage();
     if (conversation.status === 'running') {
       throw new HeedError('conversation_busy', 'A turn is already running in this conversation; wait for it to finish.');
     }
-    const messages = await engine.store.listMessages(conversationId);
     const maxMessages = engine.limits.maxMessagesPerConversation;
     if (messages.length >= maxMessages) {
       throw new HeedError('message_limit_reached', `This conversation holds ${messages.length} messages, the most one may (limits.maxMessagesPerConversation); start a new one, or branch this one from an earlier message.`, {
@@ -117,6 +119,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
       messages,
       // Only actions raised by this turn's own messages matter to it, and there are none yet.
       actions: [],
+      remembered: read.remembered,
     });
   }
 }

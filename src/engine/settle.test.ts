@@ -35,15 +35,17 @@ describe('settling answers', () => {
     let opened!: () => void;
     const gate = new Promise<void>((resolve) => (opened = resolve));
     let delayNext = false;
-    // The first answer's read of the conversation waits until the second answer is fully recorded.
+    // The first answer's read of the pause is held back until the second answer is fully recorded, so
+    // it decides from a snapshot that no longer holds.
     const slow: Store = {
       ...store,
-      async getConversation(id) {
+      async readConversation(id, parts) {
+        const read = await store.readConversation(id, parts);
         if (delayNext) {
           delayNext = false;
           await gate;
         }
-        return store.getConversation(id);
+        return read;
       },
     };
     const heed = testHeed([agent], { store: slow });

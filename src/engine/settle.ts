@@ -43,16 +43,17 @@ export type SettleResult = TurnResult;
 export async function settleAction(engine: Engine, conversationId: string, actionId: string, raw: unknown, options: SettleOptions & ChannelWrite = {}): Promise<SettleResult> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (let attempt = 0; ; attempt++) {
-    // The conversation first, then its actions: a write between the two reads bumps the version read
-    // first, so the compare-and-set below refuses an answer computed from stale actions. (Reading both
-    // at once loses that: it let a pause end up waiting with nothing pending.)
-    const conversation = await engine.store.getConversation(conversationId);
-    if (!conversation) throw conversationNotFound(conversationId);
+    // One snapshot: the actions agree with the version the compare-and-set below expects, so an answer
+    // computed from stale actions is refused. The messages and remembered tools are what the continuation
+    // starts from, so it does not read them again.
+    const read = await engine.store.readConversation(conversationId, { actions: true, messages: true, remembered: true });
+    if (!read) throw conversationNotFound(conversationId);
+    const conversation = read.conversation;
+    const actions = read.actions!;
     // Someone who may not see the conversation may still answer when the authorizeResolve hook says so;
     // until it has, they learn nothing: not whether the action exists, nor how it was settled.
     const owns = options.link !== undefined || mayAccess(options.caller, conversation);
     const hook = engine.hitl.authorizeResolve;
-    const actions = await engine.store.listActions(conversationId);
     // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
     const approver = !owns && actions.some((entry) => namesApprover(entry, options.caller?.userId));
     const sees = owns || approver;
@@ -119,7 +120,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     };
     if (checked.toolOutput) {
       // The page's output becomes the tool result now; the record keeps only its size.
-      const position = (await engine.store.listMessages(conversationId)).length;
+      const position = read.messages!.length;
       const bytes = checked.stored.type === 'client_tool' && 'outputBytes' in checked.stored ? checked.stored.outputBytes : undefined;
       const logged = bytes !== undefined ? { outputBytes: bytes } : { output: checked.toolOutput };
       const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged });
@@ -155,7 +156,9 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     }
     // The turn starts from what this answer just read and wrote, instead of reading it again.
     const settled = actions.map((entry) => (entry.id === action.id ? { ...entry, ...change.settle![0] } : entry));
-    return runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled });
+    const messages = [...read.messages!, ...(change.messages ?? [])];
+    const remembered = [...read.remembered!.filter((entry) => !change.remember?.some((added) => added.toolName === entry.toolName)), ...(change.remember ?? [])];
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled, messages, remembered });
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
-import type { ActionRecord, ConversationRecord, MessageRecord } from '../types.js';
+import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
 import { runTurn, type TurnResult } from './turn/run-turn.js';
 import { Turn } from './turn/turn.js';
 
@@ -12,7 +12,14 @@ export function runTurnUnderLease(
   engine: Engine,
   conversation: ConversationRecord,
   leaseOwner: string,
-  options: { caller: Caller | null; interactive: boolean; askIntake?: boolean; messages?: MessageRecord[]; actions?: ActionRecord[] },
+  options: {
+    caller: Caller | null;
+    interactive: boolean;
+    askIntake?: boolean;
+    messages?: MessageRecord[];
+    actions?: ActionRecord[];
+    remembered?: RememberedTool[];
+  },
 ): Promise<TurnResult> {
   return engine.track(
     (async () => {
@@ -27,6 +34,7 @@ export function runTurnUnderLease(
         options.interactive,
         leaseOwner,
         options.actions,
+        options.remembered,
       );
       return runTurn(turn, { askIntake: options.askIntake ?? false });
     })(),

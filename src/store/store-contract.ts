@@ -336,6 +336,34 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await store.listMessages('c1')).map((m) => m.position)).toEqual([0, 1, 2, 3]);
     });
 
+    it('reads a conversation with the parts asked for, each as its own list method returns it', async () => {
+      const other = action('c1', 'b', { createdAt: at(3), status: 'resolved', resolution: { type: 'approval', decision: 'deny' }, resolvedBy: 'ada', channel: 'api', resolvedAt: at(4) });
+      await commitOk({
+        conversationId: 'c1', create: conversation('c1', { metadata: { plan: 'pro' } }),
+        messages: [message('c1', 1, { role: 'assistant', metadata: { intake: true } }), message('c1', 0)],
+        actions: [action('c1', 'a'), other],
+        remember: [{ toolName: 'send_email', rememberedBy: null, rememberedAt: at(5) }, { toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(6) }],
+      });
+      await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)], actions: [action('c2', 'x')] });
+      const whole = await store.readConversation('c1', { messages: true, actions: true, remembered: true });
+      expect(whole).toEqual({
+        conversation: await store.getConversation('c1'),
+        messages: await store.listMessages('c1'),
+        actions: await store.listActions('c1'),
+        remembered: await store.listRememberedTools('c1'),
+      });
+      expect(whole!.messages!.map((m) => m.position)).toEqual([0, 1]);
+      expect(whole!.actions!.map((a) => a.id)).toEqual(['b', 'a']);
+      expect(whole!.remembered!.map((r) => r.toolName)).toEqual(['issue_refund', 'send_email']);
+      expect(await store.readConversation('c1', { actions: true })).toEqual({ conversation: whole!.conversation, actions: whole!.actions });
+      expect(await store.readConversation('c1', {})).toEqual({ conversation: whole!.conversation });
+      expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toBeUndefined();
+      await commitOk({ conversationId: 'c3', create: conversation('c3') });
+      expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toEqual({
+        conversation: await store.getConversation('c3'), messages: [], actions: [], remembered: [],
+      });
+    });
+
     it('lists messages a page at a time, newest page first, each in position order', async () => {
       await commitOk({ conversationId: 'c1', create: conversation('c1'), messages: [0, 1, 2, 3, 4].map((n) => message('c1', n)) });
       await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)] });

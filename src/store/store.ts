@@ -156,6 +156,21 @@ export interface MessagePage {
   limit?: number;
 }
 
+/** What `readConversation` reads beside the conversation. */
+export interface ConversationParts {
+  messages?: boolean;
+  actions?: boolean;
+  remembered?: boolean;
+}
+
+/** A conversation with the parts that were asked for (in the orders of listMessages, listActions, listRememberedTools). */
+export interface ConversationRead {
+  conversation: ConversationRecord;
+  messages?: MessageRecord[];
+  actions?: ActionRecord[];
+  remembered?: RememberedTool[];
+}
+
 /** Another process committed events to a conversation; `seq` is the last one's number. */
 export interface EventNotice {
   conversationId: string;
@@ -173,6 +188,11 @@ export interface Store {
   commit(change: Change): Promise<CommitResult>;
 
   getConversation(id: string): Promise<ConversationRecord | undefined>;
+  /**
+   * A conversation and the parts asked for, read from one snapshot, so the parts agree with the
+   * conversation's `version` (one read where the engine needs several; one round trip on PostgreSQL).
+   */
+  readConversation(id: string, parts: ConversationParts): Promise<ConversationRead | undefined>;
   /** Newest first by `updatedAt`. */
   listConversations(filter: ConversationFilter): Promise<ConversationRecord[]>;
   /**

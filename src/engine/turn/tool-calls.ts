@@ -95,7 +95,7 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
     const gate = definition.needsApproval;
     const gated = typeof gate === 'function' ? await gate(input, { conversationId: turn.conversation.id, caller: turn.caller }) : gate === true;
     if (gated) {
-      const remembered = typeof gate !== 'function' && (await turn.engine.store.listRememberedTools(turn.conversation.id)).some((entry) => entry.toolName === call.toolName);
+      const remembered = typeof gate !== 'function' && (await turn.rememberedTools()).some((entry) => entry.toolName === call.toolName);
       if (remembered) {
         turn.event('action.resolved', {
           toolCallId: call.toolCallId,

@@ -12,6 +12,7 @@ import type {
   MessageMetadata,
   MessagePart,
   MessageRecord,
+  RememberedTool,
   ToolOutput,
   TurnWarning,
 } from '../../types.js';
@@ -48,6 +49,7 @@ export class Turn {
     readonly interactive: boolean,
     readonly leaseOwner: string,
     actions?: ActionRecord[],
+    private rememberedCache?: RememberedTool[],
   ) {
     this.actionsCache = actions;
   }
@@ -113,6 +115,12 @@ export class Turn {
   async actions(): Promise<ActionRecord[]> {
     if (!this.actionsCache) this.actionsCache = await this.engine.store.listActions(this.conversation.id);
     return this.actionsCache;
+  }
+
+  /** The tools remembered as approved in this conversation, loaded once per turn. */
+  async rememberedTools(): Promise<RememberedTool[]> {
+    this.rememberedCache ??= await this.engine.store.listRememberedTools(this.conversation.id);
+    return this.rememberedCache;
   }
 
   /** Commits what has been gathered. Serialized: a lease renewal never races a step's write. */

@@ -8,7 +8,7 @@ import type {
   RememberedTool,
 } from '../../types.js';
 import { randomBytes } from 'node:crypto';
-import type { Change, CommitResult, DeliveryRecord, Store } from '../store.js';
+import type { Change, CommitResult, ConversationRead, DeliveryRecord, Store } from '../store.js';
 import { iso, ms } from '../times.js';
 import { compare, definedOnly, pageSize } from '../values.js';
 
@@ -142,6 +142,16 @@ export function memoryStore(): Store {
 
     async getConversation(id) {
       return clone(entries.get(id)?.conversation);
+    },
+
+    async readConversation(id, parts) {
+      const entry = entries.get(id);
+      if (!entry) return undefined;
+      const read: ConversationRead = { conversation: clone(entry.conversation) };
+      if (parts.messages) read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
+      if (parts.actions) read.actions = clone(oldestFirst([...entry.actions.values()]));
+      if (parts.remembered) read.remembered = clone([...entry.remembered.values()].sort((a, b) => compare(a.toolName, b.toolName)));
+      return read;
     },
 
     async listConversations(filter) {

@@ -38,13 +38,19 @@ export interface ListenConnection {
 }
 
 /** Opens `pg` lazily, so a process that never uses PostgreSQL never loads it. */
-export async function openPool(options: { connectionString: string; max: number }): Promise<{
+export async function openPool(options: { connectionString: string; max: number; synchronousCommit?: 'on' | 'off' }): Promise<{
   pool: PoolLike;
   /** A dedicated connection outside the pool, for LISTEN. */
   listenConnection: () => Promise<ListenConnection>;
 }> {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max, keepAlive: true });
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max,
+    keepAlive: true,
+    // Set per connection at startup, so no statement pays for it.
+    ...(options.synchronousCommit === 'off' ? { options: '-c synchronous_commit=off' } : {}),
+  });
   // An idle connection the server drops emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => undefined);
   return {

@@ -5,6 +5,7 @@ import type { EventNotice } from '../store.js';
 import { describeStoreContract } from '../store-contract.js';
 import { migrations } from './migrations.js';
 import { eventChannel, postgresStore } from './postgres-store.js';
+import { openPool } from './pool.js';
 
 // One fresh database for this file; each contract test gets a schema of its own in it.
 let database: TestDatabase | undefined;
@@ -30,6 +31,24 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
   });
 
   describe('postgres store', () => {
+    it("synchronousCommit 'off' opens the store's connections with synchronous_commit off, and it commits and reads as usual", async () => {
+      const setting = async (options: { synchronousCommit?: 'on' | 'off' }) => {
+        const { pool } = await openPool({ connectionString: database!.url, max: 1, ...options });
+        try {
+          return (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit;
+        } finally {
+          await pool.end();
+        }
+      };
+      expect(await setting({ synchronousCommit: 'off' })).toBe('off');
+      expect(await setting({})).toBe('on');
+      const store = postgresStore({ connectionString: database!.url, schema: nextSchema(), max: 2, synchronousCommit: 'off' });
+      await store.migrate();
+      expect((await store.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
+      expect((await store.readConversation('c1', { messages: true }))?.messages).toEqual([]);
+      await store.close();
+    });
+
     it('applies migrations once under a lock: stores starting together agree, running them again changes nothing', async () => {
       expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
       const schema = nextSchema();

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { storedEvent } from '../../protocol/events.js';
 import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
-import type { Change, CommitResult, ConversationFilter, ConversationPatch, PendingFilter, Store } from '../store.js';
+import type { Change, CommitResult, ConversationFilter, ConversationParts, ConversationPatch, ConversationRead, PendingFilter, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
@@ -147,6 +147,18 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     return { ok: true, conversation, events: appended };
   });
 
+  // One read transaction: one snapshot, and SQLite takes and drops its read lock once instead of per statement.
+  const readInTransaction = db.transaction((id: string, parts: ConversationParts): ConversationRead | undefined => {
+    const queries = prepared();
+    const row = queries.getConversation.get(id) as ConversationRow | undefined;
+    if (!row) return undefined;
+    const read: ConversationRead = { conversation: toConversation(row) };
+    if (parts.messages) read.messages = (queries.messagesOfKey.all({ key: row.key }) as MessageRow[]).map((message) => toMessage(message, id));
+    if (parts.actions) read.actions = (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id));
+    if (parts.remembered) read.remembered = (queries.rememberedOfKey.all(row.key) as RememberedRow[]).map(toRemembered);
+    return read;
+  });
+
   return {
     async migrate() {
       db.transaction(() => {
@@ -173,6 +185,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     async getConversation(id) {
       const row = prepared().getConversation.get(id) as ConversationRow | undefined;
       return row && toConversation(row);
+    },
+
+    async readConversation(id, parts) {
+      return readInTransaction(id, parts);
     },
 
     async listConversations(filter: ConversationFilter) {
@@ -228,20 +244,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     async listEvents(conversationId, options = {}) {
       const rows = prepared().listEvents.all(conversationId, options.after ?? 0, pageSize(options.limit, 500)) as EventRow[];
-      return rows.map((row) => ({
-        conversationId,
-        seq: row.seq,
-        type: eventType(row.type),
-        data: JSON.parse(row.data),
-        at: iso(row.at),
-      }));
+      return rows.map((row) => storedEvent({ conversationId, seq: row.seq, type: eventType(row.type), data: JSON.parse(row.data), at: iso(row.at) }));
     },
 
     async listRememberedTools(conversationId) {
-      const rows = prepared().listRemembered.all(conversationId) as RememberedRow[];
-      return rows.map(
-        (row): RememberedTool => ({ toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) }),
-      );
+      return (prepared().listRemembered.all(conversationId) as RememberedRow[]).map(toRemembered);
     },
 
     async forgetTool(conversationId, toolName) {
@@ -329,6 +336,15 @@ function prepare(db: Database.Database) {
     listActions: db.prepare(
       `SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
     ),
+    // The same reads by the conversation's key, for readConversation (which has the row already).
+    messagesOfKey: db.prepare(
+      `SELECT position, id, role, parts, metadata, created_at FROM messages
+       WHERE rowid BETWEEN @key * ${MESSAGE_SPAN} AND @key * ${MESSAGE_SPAN} + ${MESSAGE_SPAN - 1} ORDER BY rowid`,
+    ),
+    actionsOfKey: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ? ORDER BY created_at, id`),
+    rememberedOfKey: db.prepare(
+      'SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name',
+    ),
     listEvents: db.prepare(
       `SELECT seq, type, data, at FROM events WHERE conversation_key = ${keyOf} AND seq > ? ORDER BY seq LIMIT ?`,
     ),
@@ -364,6 +380,10 @@ function conversationUpdate(
 }
 
 // ---------------------------------------------------------------- helpers
+
+function toRemembered(row: RememberedRow): RememberedTool {
+  return { toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) };
+}
 
 /** Thrown inside the transaction to roll it back; turned into `{ ok: false, reason }`. */
 class Refusal {
