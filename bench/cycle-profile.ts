@@ -27,7 +27,11 @@ export async function profileCycles(store: Store, options: { warmup: number; cyc
     get(target, method, receiver) {
       const fn: unknown = Reflect.get(target, method, receiver);
       if (typeof fn !== 'function' || typeof method !== 'string' || method === 'close' || method === 'migrate') return fn;
-      if (!wrappers.has(method)) wrappers.set(method, timer(method, (...args: unknown[]) => fn.apply(target, args)));
+      if (!wrappers.has(method))
+        wrappers.set(
+          method,
+          timer(method, (...args: unknown[]) => fn.apply(target, args)),
+        );
       return wrappers.get(method);
     },
   });

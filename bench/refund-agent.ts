@@ -9,9 +9,7 @@ import { scriptedModel, type ScriptedModel } from '../src/testing/index.js';
  */
 export function benchRefundAgent(name = 'support', hitl?: AgentConfig['hitl']): { agent: AgentConfig; model: ScriptedModel; refunds: { count: number } } {
   const refunds = { count: 0 };
-  const model = scriptedModel(({ stepIndex }) =>
-    stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Refunded.' },
-  );
+  const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Refunded.' }));
   const agent: AgentConfig = {
     name,
     model,

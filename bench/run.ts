@@ -66,7 +66,12 @@ function printTable(table: BenchRow[]): void {
   const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column].length)));
   console.log('');
   for (const [index, line] of lines.entries()) {
-    console.log(line.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+    console.log(
+      line
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    );
     if (index === 0) console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   }
 }
@@ -89,7 +94,8 @@ function resultsMarkdown(): string {
     '| | figure | Heed | baseline (same run) | ratio | target | result |',
     '|---|---|---:|---|---:|---|---|',
     ...rows.map(
-      (r) => `| ${r.workload} | ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.baseline)} | ${r.ratio} | ${escape(r.target)} | ${r.verdict === 'info' ? '' : `**${r.verdict}**`} |`,
+      (r) =>
+        `| ${r.workload} | ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.baseline)} | ${r.ratio} | ${escape(r.target)} | ${r.verdict === 'info' ? '' : `**${r.verdict}**`} |`,
     ),
     '',
   ];

@@ -79,7 +79,13 @@ function agents(): { list: AgentConfig[]; models: ScriptedModel[] } {
     const last = messages.at(-1)!;
     if (last.role === 'tool') return { text: 'Done.' };
     const text = Array.isArray(last.content) ? last.content.map((part: { text?: string }) => part.text ?? '').join('') : '';
-    if (text === 'two') return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 1, amount: 1 } }, { toolName: 'issue_refund', input: { orderId: 2, amount: 2 } }] };
+    if (text === 'two')
+      return {
+        toolCalls: [
+          { toolName: 'issue_refund', input: { orderId: 1, amount: 1 } },
+          { toolName: 'issue_refund', input: { orderId: 2, amount: 2 } },
+        ],
+      };
     if (text === 'questions') {
       return {
         toolCalls: [
@@ -87,7 +93,16 @@ function agents(): { list: AgentConfig[]; models: ScriptedModel[] } {
             toolName: 'ask',
             input: {
               questions: [
-                { id: 'size', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }, { value: 'l', label: 'Large' }], defaults: ['s'] },
+                {
+                  id: 'size',
+                  header: 'Size',
+                  prompt: 'Which size?',
+                  options: [
+                    { value: 's', label: 'Small' },
+                    { value: 'l', label: 'Large' },
+                  ],
+                  defaults: ['s'],
+                },
                 { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
               ],
             },
@@ -199,7 +214,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const memory = process.memoryUsage();
     const entry = { second: Math.round((performance.now() - started) / 1000), rss: memory.rss, heapUsed: memory.heapUsed, conversations };
     samples.push(entry);
-    log(`  t=${String(entry.second).padStart(4)} s  conversations ${String(entry.conversations).padStart(7)}  rss ${fmtBytes(entry.rss).padStart(9)}  heap ${fmtBytes(entry.heapUsed).padStart(9)}`);
+    log(
+      `  t=${String(entry.second).padStart(4)} s  conversations ${String(entry.conversations).padStart(7)}  rss ${fmtBytes(entry.rss).padStart(9)}  heap ${fmtBytes(entry.heapUsed).padStart(9)}`,
+    );
   };
   const sampler = setInterval(sample, options.sampleMs);
   const deadline = started + options.seconds * 1000;
@@ -222,7 +239,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let inconsistent = 0;
   const now = new Date().toISOString();
   let checked = 0;
-  for (let before: { updatedAt: string; id: string } | undefined; ; ) {
+  for (let before: { updatedAt: string; id: string } | undefined; ;) {
     const page = await store.listConversations({ limit: 500, before });
     for (const conversation of page) {
       checked++;
@@ -323,7 +340,9 @@ export function soakVerdict(report: SoakReport, options: { maxHeapGrowth: number
 const signed = (bytes: number) => `${bytes < 0 ? '-' : '+'}${fmtBytes(Math.abs(bytes))}`;
 
 export function describeSoak(report: SoakReport): string {
-  const flows = Object.entries(report.flows).map(([flow, count]) => `${flow} ${count}`).join(', ');
+  const flows = Object.entries(report.flows)
+    .map(([flow, count]) => `${flow} ${count}`)
+    .join(', ');
   return [
     `ran ${report.seconds.toFixed(0)} s: ${report.conversations} conversations (${report.conversationsPerSecond.toFixed(1)}/s), ${report.requests} requests (${report.requestsPerSecond.toFixed(0)}/s), p50 ${report.p50.toFixed(1)} ms, p99 ${report.p99.toFixed(1)} ms`,
     `flows: ${flows}`,

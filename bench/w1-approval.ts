@@ -96,7 +96,11 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       row('resume half (load + approve) p50 / p99', `${fmtMs(percentile(resume, 50))} / ${fmtMs(percentile(resume, 99))}`),
     ];
     progress('W1 profile: 1000 more cycles on a second Heed whose store calls are timed');
-    const profile = await profileCycles(sqliteStore({ path: join(dir, 'profile.db') }), { warmup: 200, cycles: 1000, cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)) });
+    const profile = await profileCycles(sqliteStore({ path: join(dir, 'profile.db') }), {
+      warmup: 200,
+      cycles: 1000,
+      cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)),
+    });
     const details = [
       `W1: ${warmup} warm-up cycles, then ${cycles} measured cycles, one at a time, on one Heed (sqliteStore, WAL, synchronous=NORMAL, sweepIntervalMs 0) in ${tmpdir()}.`,
       'A cycle: createConversation; send("refund order 42") → requires_action (pause half); conversation(id).pendingActions() → approve() → the tool runs, the model says "Refunded." → completed (resume half). One cycle is checked first against what is stored (user, assistant, tool, assistant "Refunded."; status idle).',

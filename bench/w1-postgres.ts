@@ -68,10 +68,18 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
       row('pause half p50 / p99', halves(pg, 'pause'), halves(lite, 'pause')),
       row('resume half p50 / p99', halves(pg, 'resume'), halves(lite, 'resume')),
       row('cycles/s, synchronousCommit off (opt-in)', fmtRate(unflushed.rate), fmtRate(lite.rate), { ratio: fmtRatio(unflushed.rate / lite.rate) }),
-      row('cycle p50 / p99, synchronousCommit off', `${fmtMs(percentile(unflushed.cycle, 50))} / ${fmtMs(percentile(unflushed.cycle, 99))}`, `${fmtMs(percentile(lite.cycle, 50))} / ${fmtMs(percentile(lite.cycle, 99))}`),
+      row(
+        'cycle p50 / p99, synchronousCommit off',
+        `${fmtMs(percentile(unflushed.cycle, 50))} / ${fmtMs(percentile(unflushed.cycle, 99))}`,
+        `${fmtMs(percentile(lite.cycle, 50))} / ${fmtMs(percentile(lite.cycle, 99))}`,
+      ),
     ];
     progress('W1 on PostgreSQL, profile: 500 more cycles on a second Heed whose store calls are timed');
-    const profile = await profileCycles(postgresStore({ connectionString: database.url }), { warmup: 100, cycles: 500, cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)) });
+    const profile = await profileCycles(postgresStore({ connectionString: database.url }), {
+      warmup: 100,
+      cycles: 500,
+      cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)),
+    });
     const details = [
       `W1 on PostgreSQL: the W1 cycle of bench/w1-approval.ts (createConversation; send → requires_action; pendingActions → approve → completed), one at a time, on a Heed with postgresStore (a fresh database on ${redactedServer()}, pool of 10, the server's default settings: synchronous_commit=on, so every commit waits for its WAL flush) and, beside it in the same run, on a Heed with sqliteStore (WAL, synchronous=NORMAL) in ${tmpdir()}.`,
       `${warmup} warm-up cycles each, then ${cycles} measured cycles each in ${blocks} alternating blocks; cycles/s is cycles over the time spent in that side's blocks. One cycle of each was first checked against what is stored.`,

@@ -5,19 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
-import {
-  fmtBytes,
-  fmtMs,
-  fmtRatio,
-  gcFunction,
-  percentile,
-  progress,
-  settledHeap,
-  sortedCopy,
-  type BenchRow,
-  type WorkloadResult,
-  benchRow,
-} from './report.js';
+import { fmtBytes, fmtMs, fmtRatio, gcFunction, percentile, progress, settledHeap, sortedCopy, type BenchRow, type WorkloadResult, benchRow } from './report.js';
 
 export interface W2Options {
   /** Conversations parked at the end (default 10,000). */
@@ -144,9 +132,7 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
       '',
       '| table / index | pages | bytes / parked | payload / parked | unused / parked |',
       '|---|---:|---:|---:|---:|',
-      ...second.tables.map(
-        (t) => `| ${t.name} | ${t.pages} | ${(t.bytes / total).toFixed(0)} | ${(t.payload / total).toFixed(0)} | ${(t.unused / total).toFixed(0)} |`,
-      ),
+      ...second.tables.map((t) => `| ${t.name} | ${t.pages} | ${(t.bytes / total).toFixed(0)} | ${(t.payload / total).toFixed(0)} | ${(t.unused / total).toFixed(0)} |`),
       `| **file** | | **${(second.fileBytes / total).toFixed(0)}** | | |`,
     ];
     return { rows, details };
@@ -163,15 +149,7 @@ async function park(heed: Heed, agent: string): Promise<string> {
   return conversation.id;
 }
 
-async function checkpoint(
-  heed: Heed,
-  path: string,
-  sample: Reservoir,
-  gc: () => void,
-  moveClock: () => void,
-  parked: number,
-  expectDue: number,
-): Promise<Checkpoint> {
+async function checkpoint(heed: Heed, path: string, sample: Reservoir, gc: () => void, moveClock: () => void, parked: number, expectDue: number): Promise<Checkpoint> {
   progress(`W2 checkpoint at ${parked.toLocaleString('en-US')} parked`);
   const { fileBytes, tables } = measureFile(path);
 

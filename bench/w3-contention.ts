@@ -24,7 +24,6 @@ interface Instance {
   agent: Agent;
 }
 
-
 /**
  * W3 contention (DESIGN §11): `answers` concurrent HTTP answers to one action, against one `heed serve`
  * process and against two on one PostgreSQL database (answers alternate between them). Each round
@@ -50,9 +49,9 @@ export async function runW3(options: W3Options = {}): Promise<WorkloadResult> {
         `${rounds} measured rounds after ${warmup} warm-up rounds per topology, each on a fresh conversation; \`heed serve --database-url\` processes ` +
         `(bench/w3-server.config.ts: the W1 refund agent, zero-latency scripted model, pool of 10 connections each) on a fresh PostgreSQL database with the server's default settings. ` +
         'Each answer carries its own comment, so the stored answer names the winner.',
-      'Checked every round: exactly one 200 with the completed turn, every other answer 409 action_not_pending whose details carry the stored resolution (the winner\'s), ' +
+      "Checked every round: exactly one 200 with the completed turn, every other answer 409 action_not_pending whose details carry the stored resolution (the winner's), " +
         'the tool ran once (its log, written by whichever process ran it), one action.resolved event and one turn.started (trigger answer) in the log. ' +
-        'The winning answer\'s latency includes running the continued turn.',
+        "The winning answer's latency includes running the continued turn.",
     ];
     for (const topology of [1, 2]) {
       const serving = instances.slice(0, topology);
@@ -140,7 +139,7 @@ async function oneRound(serving: Instance[], answers: number, toolLog: string): 
   if (won[0].body.status !== 'completed') throw new Error(`W3: the winning answer ended ${won[0].body.status}.`);
   const [stored] = JSON.parse((await call(first, 'GET', `/api/conversations/${id}/actions`)).body).actions;
   const resolution = JSON.stringify(stored.resolution);
-  if (stored.resolution.comment !== `answer ${won[0].index}`) throw new Error('W3: the stored answer is not the winner\'s.');
+  if (stored.resolution.comment !== `answer ${won[0].index}`) throw new Error("W3: the stored answer is not the winner's.");
   for (const response of lost) {
     if (JSON.stringify(response.body.error.details?.resolution) !== resolution) throw new Error('W3: a 409 did not carry the stored answer.');
   }

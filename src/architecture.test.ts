@@ -84,7 +84,9 @@ describe('layers', () => {
   });
 
   it('outside heed.ts only tests reach the Engine through engineOf (the HTTP app uses hooksOf)', () => {
-    const callers = sourceFiles(src).filter((file) => readFileSync(file, 'utf8').includes('engineOf')).map((file) => relative(src, file));
+    const callers = sourceFiles(src)
+      .filter((file) => readFileSync(file, 'utf8').includes('engineOf'))
+      .map((file) => relative(src, file));
     expect(callers).toEqual(['heed.ts']);
   });
 

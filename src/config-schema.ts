@@ -85,17 +85,22 @@ const mcpServer = z.union(
     strict({ ...mcpCommon, command: z.string().min(1), args: z.array(z.string()).optional(), env: stringRecord.optional(), cwd: z.string().optional() }),
     strict({ ...mcpCommon, url: z.string().min(1), headers: stringRecord.optional() }),
   ],
-  { error: 'expected { command, args?, env?, cwd? } (stdio) or { url, headers? } (HTTP), with optional needsApproval, beforeInputRequest, timeoutSeconds, maxConnections, sampling, roots' },
+  {
+    error:
+      'expected { command, args?, env?, cwd? } (stdio) or { url, headers? } (HTTP), with optional needsApproval, beforeInputRequest, timeoutSeconds, maxConnections, sampling, roots',
+  },
 );
 
-const httpUrl = z
-  .string({ error: 'expected a URL' })
-  .refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
+const httpUrl = z.string({ error: 'expected a URL' }).refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
 const webhookShape = {
   url: httpUrl,
   secret: z.string({ error: 'expected a string' }).startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)'),
   events: z
-    .array(z.enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled'], { error: 'expected action.required, action.resolved, action.expired or action.cancelled' }))
+    .array(
+      z.enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled'], {
+        error: 'expected action.required, action.resolved, action.expired or action.cancelled',
+      }),
+    )
     .optional(),
   agents: z.array(z.string({ error: 'expected an agent name' })).optional(),
 };
@@ -132,9 +137,13 @@ const agentShape = {
   model: z.custom((value) => hasMethods(value, 'doStream'), { error: 'expected an AI SDK language model' }),
   instructions: z.string({ error: 'expected a string' }).optional(),
   tools: z
-    .record(z.string(), z.custom((value) => typeof value === 'object' && value !== null, { error: 'expected a tool made with tool({ ... })' }), {
-      error: 'expected an object of tools by name',
-    })
+    .record(
+      z.string(),
+      z.custom((value) => typeof value === 'object' && value !== null, { error: 'expected a tool made with tool({ ... })' }),
+      {
+        error: 'expected an object of tools by name',
+      },
+    )
     // A tool's approval policy is plain data (or functions): checked here so the start names its path.
     .superRefine((tools, context) => {
       for (const [name, definition] of Object.entries(tools)) {
@@ -162,11 +171,9 @@ const userShape = {
 
 const authShape = {
   tokens: z
-    .record(
-      z.string().min(1, 'a token may not be empty'),
-      z.union([z.string().min(1), strict(userShape)], { error: 'expected { userId } (or the user id alone as a string)' }),
-      { error: 'expected an object of users by token' },
-    )
+    .record(z.string().min(1, 'a token may not be empty'), z.union([z.string().min(1), strict(userShape)], { error: 'expected { userId } (or the user id alone as a string)' }), {
+      error: 'expected an object of users by token',
+    })
     .optional(),
   resolveContext: fn('resolveContext(request)').optional(),
   required: z.boolean({ error: 'expected true or false' }).optional(),
@@ -235,7 +242,13 @@ function check(schema: z.ZodType, value: unknown, what: string): void {
   const issues = result.error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ path: configPath([...issue.path, key]), message: issue.message, first: 0 }))
-      : [{ path: configPath(issue.path), message: issue.code === 'invalid_type' && issue.input === undefined && !issue.message.includes('got') ? `${issue.message} (missing)` : issue.message, first: 1 }],
+      : [
+          {
+            path: configPath(issue.path),
+            message: issue.code === 'invalid_type' && issue.input === undefined && !issue.message.includes('got') ? `${issue.message} (missing)` : issue.message,
+            first: 1,
+          },
+        ],
   );
   issues.sort((a, b) => a.first - b.first);
   const shown = issues.slice(0, 10).map(({ path, message }) => ({ path, message }));

@@ -39,11 +39,7 @@ export class HeedError extends Error {
   readonly status: number;
   readonly details?: Record<string, unknown>;
 
-  constructor(
-    code: HeedErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
+  constructor(code: HeedErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'HeedError';
     this.code = code;

@@ -90,7 +90,7 @@ describe('createHeed', () => {
     expect(copied.pendingActions).toBeUndefined();
     expect(copied.messages.at(-1)!.parts[0]).toMatchObject({ type: 'tool-result', output: { type: 'error-text' } });
     // The original still waits.
-    expect((await heed.conversation(id).pendingActions())).toHaveLength(1);
+    expect(await heed.conversation(id).pendingActions()).toHaveLength(1);
     await heed.close();
   });
 });

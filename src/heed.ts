@@ -48,14 +48,7 @@ export interface Heed {
    * Starts a conversation. `id` lets a client pick it (1–128 of `A–Z a–z 0–9 _ -`, e.g. an AI SDK chat id);
    * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
    */
-  createConversation(input: {
-    agent: string;
-    id?: string;
-    ownerId?: string | null;
-    channel?: string | null;
-    metadata?: JsonObject;
-    caller?: Caller;
-  }): Promise<ConversationView>;
+  createConversation(input: { agent: string; id?: string; ownerId?: string | null; channel?: string | null; metadata?: JsonObject; caller?: Caller }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
@@ -139,7 +132,10 @@ export function createHeed(options: HeedOptions): Heed {
   const ready = Promise.all([store.migrate(), mcp.ready]).then(async () => {
     notifier.start();
     unlisten = await store
-      .listen?.((notice) => engine.bus.poke(notice.conversationId, notice.seq), () => engine.bus.pokeAll())
+      .listen?.(
+        (notice) => engine.bus.poke(notice.conversationId, notice.seq),
+        () => engine.bus.pokeAll(),
+      )
       .catch(() => undefined);
   });
   // Every use awaits `ready` and reports its failure (an MCP server that cannot be reached, say).
@@ -198,9 +194,9 @@ export function createHeed(options: HeedOptions): Heed {
     },
     async pendingActions(callerOption = {}) {
       const all = await this.actions(callerOption);
-      return all.filter((action) => action.status === 'pending').map((view) => withShortcuts(view, (resolution, settleOptions) =>
-        this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions }),
-      ));
+      return all
+        .filter((action) => action.status === 'pending')
+        .map((view) => withShortcuts(view, (resolution, settleOptions) => this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions })));
     },
     resolve: (actionId, resolution, settleOptions) => whenReady(() => settleAction(engine, id, actionId, resolution, libraryWrite(settleOptions))),
     cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, libraryWrite(cancelOptions))),
@@ -257,7 +253,7 @@ export function createHeed(options: HeedOptions): Heed {
         const record = newConversationRecord({
           id: input.id ?? newId('c'),
           agent: input.agent,
-          ownerId: input.caller ? input.caller.userId : input.ownerId ?? null,
+          ownerId: input.caller ? input.caller.userId : (input.ownerId ?? null),
           channel: input.channel ?? null,
           metadata: input.metadata ?? null,
           createdAt: at,
@@ -329,7 +325,10 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
   const slack = options.channels?.slack;
   if (!slack) return [];
   if (!engine.agents.has(slack.agent)) {
-    throw new HeedError('invalid_config', `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`);
+    throw new HeedError(
+      'invalid_config',
+      `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`,
+    );
   }
   return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
 }

@@ -7,7 +7,18 @@ export type { AgentNotifyConfig, EmailConfig, NotifyConfig, RetryConfig, Webhook
 export type { WebhookBody } from './notify/webhook.js';
 export type { ActionLinks } from './notify/links.js';
 export { tool, jsonSchemaInput } from './tool.js';
-export type { McpServerConfig, McpStdioServer, McpHttpServer, BeforeInputRequest, InputRequest, InputReply, ElicitationFormSchema, ElicitationValue, SamplingPolicy, McpRoot } from './mcp/types.js';
+export type {
+  McpServerConfig,
+  McpStdioServer,
+  McpHttpServer,
+  BeforeInputRequest,
+  InputRequest,
+  InputReply,
+  ElicitationFormSchema,
+  ElicitationValue,
+  SamplingPolicy,
+  McpRoot,
+} from './mcp/types.js';
 export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome } from './tool.js';
 export { HeedError, errorStatus } from './errors.js';
 export type { HeedErrorCode } from './errors.js';

@@ -195,21 +195,12 @@ export type ApprovalResolution = {
   votes?: ApprovalVote[];
 };
 export type QuestionResolution =
-  | { type: 'question'; answers: Record<string, string[]> }
-  | { type: 'question'; skip: true; answers: Record<string, string[]> }
-  | { type: 'question'; dismiss: true };
+  { type: 'question'; answers: Record<string, string[]> } | { type: 'question'; skip: true; answers: Record<string, string[]> } | { type: 'question'; dismiss: true };
 /** As stored: the page's output itself is never kept on the record, only its size. */
-export type ClientToolResolution =
-  | { type: 'client_tool'; outputBytes: number }
-  | { type: 'client_tool'; error: string };
+export type ClientToolResolution = { type: 'client_tool'; outputBytes: number } | { type: 'client_tool'; error: string };
 export type UrlResolution = { type: 'url'; decision: 'accept' | 'decline' | 'cancel' };
 export type CancelledResolution = { type: 'cancelled'; reason: string };
-export type StoredResolution =
-  | ApprovalResolution
-  | QuestionResolution
-  | ClientToolResolution
-  | UrlResolution
-  | CancelledResolution;
+export type StoredResolution = ApprovalResolution | QuestionResolution | ClientToolResolution | UrlResolution | CancelledResolution;
 
 export interface ActionRecord {
   id: string;

@@ -73,7 +73,16 @@ function anthropicMessage(answered: boolean): string[] {
   const event = (type: string, data: Body) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const events = [
     event('message_start', {
-      message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 40, output_tokens: 1 } },
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 40, output_tokens: 1 },
+      },
     }),
   ];
   if (!answered) {

@@ -78,15 +78,11 @@ describe('createHeed checks its options the same way', () => {
     expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, limit: {} })).toContain('limit: unknown key');
     expect(attempt({ agents: [{ name: 'a', model: 'gpt-4o' }], sweepIntervalMs: 0 })).toContain('agents[0].model: expected an AI SDK language model');
     expect(attempt({ agents: [{ name: 'a', model, tols: {} }], sweepIntervalMs: 0 })).toContain('agents[0].tols: unknown key');
-    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, hitl: { timeoutMinutes: '5' } })).toContain(
-      'hitl.timeoutMinutes: expected a number',
-    );
+    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, hitl: { timeoutMinutes: '5' } })).toContain('hitl.timeoutMinutes: expected a number');
     expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, limits: { conversationsPerMinute: 1.5 } })).toContain(
       'limits.conversationsPerMinute: expected a whole number',
     );
-    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, pendingActionPolicy: 'queue' })).toContain(
-      'pendingActionPolicy: expected "reject" or "cancel"',
-    );
+    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, pendingActionPolicy: 'queue' })).toContain('pendingActionPolicy: expected "reject" or "cancel"');
   });
 
   it('takes a well-formed config, functions checked for their kind only', async () => {

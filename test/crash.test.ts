@@ -163,7 +163,12 @@ describe('crash safety: SIGKILL at each step of a turn, then a restart on the sa
       expect([label, snapshot.messages.at(-1).parts]).toEqual([label, [{ type: 'text', text: scenario.ask === 'book' ? 'Booked. Anything else?' : 'Refunded. Anything else?' }]]);
 
       // No answer that got a 2xx was lost: the first of two, and a streamed one, are still the recorded ones.
-      const actions = (await call(server.url, 'GET', `/api/conversations/${id}/actions`)).body.actions as Array<{ id: string; status: string; resolvedAt: string; toolCallId: string }>;
+      const actions = (await call(server.url, 'GET', `/api/conversations/${id}/actions`)).body.actions as Array<{
+        id: string;
+        status: string;
+        resolvedAt: string;
+        toolCallId: string;
+      }>;
       for (const kept of atDeath!.actions.filter((action) => action.status === 'resolved')) {
         expect([label, actions.find((action) => action.id === kept.id)]).toMatchObject([label, { status: 'resolved', resolvedAt: kept.resolvedAt }]);
       }
@@ -178,7 +183,9 @@ describe('crash safety: SIGKILL at each step of a turn, then a restart on the sa
       }
       if (scenario.ask === 'book') expect(lines('effects.log').find((line) => line.startsWith(calls[0]))).toBe(`${calls[0]} book:room:2031-01-02`);
       done.push(id);
-      report.push(`${label}: died during the ${scenario.during}${got2xx ? ' after its 200' : ''}; after restart ${openAtDeath.length ? 'paused on the same actions' : 'carried on'}; runs ${scenario.runs}, effects 1`);
+      report.push(
+        `${label}: died during the ${scenario.during}${got2xx ? ' after its 200' : ''}; after restart ${openAtDeath.length ? 'paused on the same actions' : 'carried on'}; runs ${scenario.runs}, effects 1`,
+      );
     }
 
     // Every conversation so far is whole, after all those restarts; no side effect happened twice.

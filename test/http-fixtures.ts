@@ -63,7 +63,16 @@ export function supportAgent(ran: Map<string, number>, slow?: { opened: Promise<
             toolName: 'ask',
             input: {
               questions: [
-                { id: 'size', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }, { value: 'l', label: 'Large' }], defaults: ['s'] },
+                {
+                  id: 'size',
+                  header: 'Size',
+                  prompt: 'Which size?',
+                  options: [
+                    { value: 's', label: 'Small' },
+                    { value: 'l', label: 'Large' },
+                  ],
+                  defaults: ['s'],
+                },
                 { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
               ],
             },

@@ -73,7 +73,10 @@ export default defineConfig({ agents: demoAgents({ chunkDelayMs: 0 }), auth: { t
     expect(refused.stderr.trim()).toBe(`heed inbox: The server at ${server.url} does not know that token (401 unauthorized). Check --token or HEED_TOKEN.`);
     const listed = inbox(['--json'], { HEED_URL: server.url, HEED_TOKEN: 'tok-ada' });
     expect(listed.status).toBe(0);
-    const lines = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toMatchObject([{ kind: 'question', toolName: 'intake', agent: 'helpdesk', conversationId: id }]);
 
     const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} --import tsx src/cli/main.ts inbox --interval 0.5; echo "exited with $?"; sleep 600`;

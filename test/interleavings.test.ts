@@ -30,7 +30,9 @@ const stats = { runs: 0, operations: 0, accepted: 0, refused: new Map<string, nu
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   const list = (map: Map<string, number>) => [...map].map(([key, count]) => `${key}×${count}`).join(' ');
-  console.log(`interleavings: ${stats.runs} runs, ${stats.operations} operations, ${stats.accepted} answers accepted; refused ${list(stats.refused)}; events ${list(stats.events)}`);
+  console.log(
+    `interleavings: ${stats.runs} runs, ${stats.operations} operations, ${stats.accepted} answers accepted; refused ${list(stats.refused)}; events ${list(stats.events)}`,
+  );
 });
 
 type Text = 'refund' | 'refund twice' | 'ask' | 'page' | 'link' | 'hello' | 'quorum';
@@ -52,8 +54,19 @@ interface Plan {
 const CONVERSATIONS = 3;
 const INSTANCES = 3;
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('send' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), text: fc.constantFrom<Text>('refund', 'refund twice', 'ask', 'page', 'link', 'hello', 'quorum') }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('answer' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), pick: fc.nat(3), variant: fc.nat(2) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      conversation: fc.nat(CONVERSATIONS - 1),
+      instance: fc.nat(INSTANCES - 1),
+      text: fc.constantFrom<Text>('refund', 'refund twice', 'ask', 'page', 'link', 'hello', 'quorum'),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('answer' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), pick: fc.nat(3), variant: fc.nat(2) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('lapse' as const), instance: fc.nat(INSTANCES - 1), minutes: fc.constantFrom(1, 11, 61) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sweep' as const), instance: fc.nat(INSTANCES - 1) }) },
@@ -98,7 +111,12 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
     if (last.role === 'tool') return { text: 'Done.' };
     const text = last.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     if (text === 'refund twice') {
-      return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 1, amount: 1 } }, { toolName: 'issue_refund', input: { orderId: 2, amount: 2 } }] };
+      return {
+        toolCalls: [
+          { toolName: 'issue_refund', input: { orderId: 1, amount: 1 } },
+          { toolName: 'issue_refund', input: { orderId: 2, amount: 2 } },
+        ],
+      };
     }
     if (text === 'refund') return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
     if (text === 'ask') {
@@ -108,7 +126,16 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
             toolName: 'ask',
             input: {
               questions: [
-                { id: 'size', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }, { value: 'l', label: 'Large' }], defaults: ['s'] },
+                {
+                  id: 'size',
+                  header: 'Size',
+                  prompt: 'Which size?',
+                  options: [
+                    { value: 's', label: 'Small' },
+                    { value: 'l', label: 'Large' },
+                  ],
+                  defaults: ['s'],
+                },
                 { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
               ],
             },
@@ -116,7 +143,13 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
         ],
       };
     }
-    if (text === 'page') return { toolCalls: [{ toolName: 'get_selection', input: {} }, { toolName: 'issue_refund', input: { orderId: 7, amount: 1 } }] };
+    if (text === 'page')
+      return {
+        toolCalls: [
+          { toolName: 'get_selection', input: {} },
+          { toolName: 'issue_refund', input: { orderId: 7, amount: 1 } },
+        ],
+      };
     if (text === 'link') return { toolCalls: [{ toolName: 'connect', input: {} }] };
     if (text === 'quorum') return { toolCalls: [{ toolName: 'pay', input: { orderId: 9, amount: 9 } }] };
     return { text: 'Hello.' };
@@ -159,11 +192,23 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
 function resolutionFor(kind: string, variant: number): Record<string, unknown> {
   switch (kind) {
     case 'approval':
-      return [{ type: 'approval', decision: 'allow' }, { type: 'approval', decision: 'deny', comment: 'no' }, { type: 'approval', decision: 'allow', remember: true }][variant];
+      return [
+        { type: 'approval', decision: 'allow' },
+        { type: 'approval', decision: 'deny', comment: 'no' },
+        { type: 'approval', decision: 'allow', remember: true },
+      ][variant];
     case 'question':
-      return [{ type: 'question', answers: { size: 'Large', qty: '3' } }, { type: 'question', skip: true }, { type: 'question', dismiss: true }][variant];
+      return [
+        { type: 'question', answers: { size: 'Large', qty: '3' } },
+        { type: 'question', skip: true },
+        { type: 'question', dismiss: true },
+      ][variant];
     case 'client_tool':
-      return [{ type: 'client_tool', output: { text: 'selected' } }, { type: 'client_tool', error: 'nothing selected' }, { type: 'client_tool', output: { text: '' } }][variant];
+      return [
+        { type: 'client_tool', output: { text: 'selected' } },
+        { type: 'client_tool', error: 'nothing selected' },
+        { type: 'client_tool', output: { text: '' } },
+      ][variant];
     default:
       return { type: 'url', decision: (['accept', 'decline', 'cancel'] as const)[variant] };
   }
@@ -175,7 +220,19 @@ type Open = () => { raw: Store; perInstance: (index: number) => Store; close: ()
 async function runPlan(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const stuck = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the run did not finish in 15 s; scheduler so far:\n${s.report().slice(-40).map((task) => `${task.status} ${task.label}`).join('\n')}`)), 15_000);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the run did not finish in 15 s; scheduler so far:\n${s
+              .report()
+              .slice(-40)
+              .map((task) => `${task.status} ${task.label}`)
+              .join('\n')}`,
+          ),
+        ),
+      15_000,
+    );
   });
   try {
     await Promise.race([runPlanned(s, p, open), stuck]);
@@ -282,7 +339,8 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
       const events = await stores.raw.listEvents(id, { limit: 10_000 });
       for (const event of events) {
         const name = event.type === 'turn.started' ? `turn.started(${String(event.data.trigger)})` : event.type;
-        if (name.startsWith('turn.') || event.type === 'action.resolved' || event.type === 'action.voted' || event.type === 'action.escalated') stats.events.set(name, (stats.events.get(name) ?? 0) + 1);
+        if (name.startsWith('turn.') || event.type === 'action.resolved' || event.type === 'action.voted' || event.type === 'action.escalated')
+          stats.events.set(name, (stats.events.get(name) ?? 0) + 1);
       }
       const recoveries = events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'recovery').length;
       for (const action of await stores.raw.listActions(id)) {

@@ -80,7 +80,10 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
 
   // A branch copies messages without their events; its own later writes are checked from its first event on.
   if (conversation.metadata && 'branchedFrom' in conversation.metadata) return;
-  const created = countBy(events.filter((event) => event.type === 'message.created'), (event) => String(event.data.messageId));
+  const created = countBy(
+    events.filter((event) => event.type === 'message.created'),
+    (event) => String(event.data.messageId),
+  );
   const ids = new Set(messages.map((message) => message.id));
   for (const message of messages) {
     if (message.role === 'tool') continue;
@@ -88,7 +91,10 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
     if (count !== 1) say(`${message.role} message ${message.id} has ${count} message.created events`);
   }
   for (const messageId of created.keys()) if (!ids.has(messageId)) say(`message.created for ${messageId}, which is not stored`);
-  const resultEvents = countBy(events.filter((event) => event.type === 'tool.result'), (event) => String(event.data.toolCallId));
+  const resultEvents = countBy(
+    events.filter((event) => event.type === 'tool.result'),
+    (event) => String(event.data.toolCallId),
+  );
   for (const [toolCallId, count] of results) {
     if ((resultEvents.get(toolCallId) ?? 0) !== count) say(`tool result ${toolCallId} is stored ${count}× but has ${resultEvents.get(toolCallId) ?? 0} tool.result events`);
   }
@@ -110,7 +116,9 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
   }
   for (const [messageId, { lastSeq }] of deltas) {
     if (ids.has(messageId)) continue;
-    const ended = events.some((event) => event.seq > lastSeq && (event.type === 'turn.cancelled' || event.type === 'turn.failed' || (event.type === 'turn.started' && event.data.trigger === 'recovery')));
+    const ended = events.some(
+      (event) => event.seq > lastSeq && (event.type === 'turn.cancelled' || event.type === 'turn.failed' || (event.type === 'turn.started' && event.data.trigger === 'recovery')),
+    );
     if (!ended) say(`text deltas of ${messageId}, a reply that is not stored and whose turn did not end or get taken over`);
   }
 }
@@ -125,7 +133,10 @@ const settledStatuses: Record<ActionRecord['status'], string[]> = {
 /** Each action was asked once, settled at most once, and its record says what its events say. */
 function checkActions({ conversation, messages, actions, events }: StoredConversation, say: (problem: string) => void): void {
   const branched = Boolean(conversation.metadata && 'branchedFrom' in conversation.metadata);
-  const required = countBy(events.filter((event) => event.type === 'action.required'), (event) => String(event.data.actionId));
+  const required = countBy(
+    events.filter((event) => event.type === 'action.required'),
+    (event) => String(event.data.actionId),
+  );
   const resolved = new Map<string, EventRecord[]>();
   for (const event of events) {
     if (event.type !== 'action.resolved' || event.data.actionId === undefined) continue;

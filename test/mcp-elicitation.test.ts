@@ -16,8 +16,7 @@ const fixture = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.u
 
 function signUpAgent(mcp: McpServerConfig, spec: ScriptedVersion) {
   const model = scriptedModel(
-    ({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? { text: 'You are signed up.' } : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] },
+    ({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'You are signed up.' } : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] }),
     { specificationVersion: spec },
   );
   const agent: AgentConfig = { name: 'onboarding', model, mcpServers: { fixture: mcp } };
@@ -87,11 +86,37 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
     expect(byId.seats).toMatchObject({ input: { type: 'number', min: 1, max: 9, required: true }, defaults: ['2'] });
     expect(byId.budget).toMatchObject({ prompt: 'Monthly budget in euros.', input: { type: 'number', min: 0, max: 1000.5 } });
     expect(byId.newsletter).toMatchObject({ input: { type: 'boolean' }, defaults: ['true'] });
-    expect(byId.size).toMatchObject({ multiple: false, custom: false, defaults: ['medium'], options: [{ value: 'small', label: 'small' }, { value: 'medium', label: 'medium' }, { value: 'large', label: 'large' }] });
-    expect(byId.color).toMatchObject({ options: [{ value: 'r', label: 'Red' }, { value: 'g', label: 'Green' }] });
-    expect(byId.tier).toMatchObject({ options: [{ value: 't1', label: 'Basic' }, { value: 't2', label: 'Premium' }] });
+    expect(byId.size).toMatchObject({
+      multiple: false,
+      custom: false,
+      defaults: ['medium'],
+      options: [
+        { value: 'small', label: 'small' },
+        { value: 'medium', label: 'medium' },
+        { value: 'large', label: 'large' },
+      ],
+    });
+    expect(byId.color).toMatchObject({
+      options: [
+        { value: 'r', label: 'Red' },
+        { value: 'g', label: 'Green' },
+      ],
+    });
+    expect(byId.tier).toMatchObject({
+      options: [
+        { value: 't1', label: 'Basic' },
+        { value: 't2', label: 'Premium' },
+      ],
+    });
     expect(byId.toppings).toMatchObject({ multiple: true, description: 'Pick 1 to 2.', input: { type: 'select', required: true } });
-    expect(byId.extras).toMatchObject({ multiple: true, defaults: ['a'], options: [{ value: 'a', label: 'Air' }, { value: 'b', label: 'Boat' }] });
+    expect(byId.extras).toMatchObject({
+      multiple: true,
+      defaults: ['a'],
+      options: [
+        { value: 'a', label: 'Air' },
+        { value: 'b', label: 'Boat' },
+      ],
+    });
     expect(byId.note).toMatchObject({ header: 'note', prompt: 'Anything else we should know?' });
 
     const answered = await server.api('POST', `/api/conversations/${id}/actions/${form.id}`, {

@@ -219,9 +219,7 @@ describe('sampling a server sends unannounced (fixture server)', () => {
   });
 
   it('is refused with a sentence naming the setting, not a bare "Method not found"', async () => {
-    const model = scriptedModel(({ messages }) =>
-      messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName: 'fixture_sample_anyway', input: {} }] },
-    );
+    const model = scriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName: 'fixture_sample_anyway', input: {} }] }));
     const { chat } = await start({ name: 'agent', model, mcpServers: { fixture: { url: fixture.url } } });
     await chat.send('sample');
     const output = readBack(model) as { value: string };

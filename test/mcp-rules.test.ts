@@ -121,12 +121,16 @@ describe('calls', () => {
 describe('beforeInputRequest', () => {
   it('on the agent can answer for the person, who is never asked', async () => {
     const seen: InputRequest[] = [];
-    const { agent } = agentCalling('fixture_whoami', {}, {
-      beforeInputRequest: (request) => {
-        seen.push(request);
-        return request.mode === 'form' && request.caller ? { action: 'accept', content: { email: `${request.caller.userId}@example.com` } } : undefined;
+    const { agent } = agentCalling(
+      'fixture_whoami',
+      {},
+      {
+        beforeInputRequest: (request) => {
+          seen.push(request);
+          return request.mode === 'form' && request.caller ? { action: 'accept', content: { email: `${request.caller.userId}@example.com` } } : undefined;
+        },
       },
-    });
+    );
     const { chat } = await start(agent);
     const done = await chat.send('who am I?', { caller: { userId: 'ada' } });
     expect(done.status).toBe('completed');
@@ -143,13 +147,17 @@ describe('beforeInputRequest', () => {
 
   it('on the server entry runs first and can refuse', async () => {
     const agentHook: string[] = [];
-    const { agent } = agentCalling('fixture_whoami', {}, {
-      server: { beforeInputRequest: () => ({ action: 'decline' }) },
-      beforeInputRequest: () => {
-        agentHook.push('called');
-        return undefined;
+    const { agent } = agentCalling(
+      'fixture_whoami',
+      {},
+      {
+        server: { beforeInputRequest: () => ({ action: 'decline' }) },
+        beforeInputRequest: () => {
+          agentHook.push('called');
+          return undefined;
+        },
       },
-    });
+    );
     const { chat } = await start(agent);
     expect((await chat.send('who am I?')).status).toBe('completed');
     expect(mcp.received).toEqual([{ action: 'decline' }]);

@@ -40,10 +40,11 @@ async function followUntilCompleted(url: string, id: string, lastEventId: number
   return seen;
 }
 
-const toolRuns = () => (existsSync(toolLog) ? readFileSync(toolLog, 'utf8').trim().split('\n').filter(Boolean) : []).map((line) => {
-  const [step, key, pid] = line.split(' ');
-  return { step, key, pid: Number(pid) };
-});
+const toolRuns = () =>
+  (existsSync(toolLog) ? readFileSync(toolLog, 'utf8').trim().split('\n').filter(Boolean) : []).map((line) => {
+    const [step, key, pid] = line.split(' ');
+    return { step, key, pid: Number(pid) };
+  });
 
 let database: TestDatabase | undefined;
 let a: ServeProcess;
@@ -114,10 +115,16 @@ describe.skipIf(!pgServer)(`two heed serve processes on one PostgreSQL database$
     const following = followUntilCompleted(b.url, id, pausedAt);
     const before = toolRuns().length;
 
-    const lost = call(a.url, 'POST', `/api/conversations/${id}/actions/${actionId}`, { resolution: { type: 'approval', decision: 'allow' } }).catch(
-      () => 'connection lost',
-    );
-    await expect.poll(() => toolRuns().slice(before).map((run) => run.step), { timeout: 5000 }).toEqual(['start']);
+    const lost = call(a.url, 'POST', `/api/conversations/${id}/actions/${actionId}`, { resolution: { type: 'approval', decision: 'allow' } }).catch(() => 'connection lost');
+    await expect
+      .poll(
+        () =>
+          toolRuns()
+            .slice(before)
+            .map((run) => run.step),
+        { timeout: 5000 },
+      )
+      .toEqual(['start']);
     await a.stop('SIGKILL');
     expect(await lost).toBe('connection lost');
 
@@ -130,7 +137,11 @@ describe.skipIf(!pgServer)(`two heed serve processes on one PostgreSQL database$
 
     // A started the refund and died; B ran the same call (same idempotency key) to the end, once.
     const runs = toolRuns().slice(before);
-    expect(runs.map((run) => [run.step, run.pid])).toEqual([['start', a.pid], ['start', b.pid], ['finish', b.pid]]);
+    expect(runs.map((run) => [run.step, run.pid])).toEqual([
+      ['start', a.pid],
+      ['start', b.pid],
+      ['finish', b.pid],
+    ]);
     expect(new Set(runs.map((run) => run.key)).size).toBe(1);
 
     // The follower on B saw the turn that A began and B finished, in order, without a gap or a repeat.

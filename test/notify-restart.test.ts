@@ -14,7 +14,7 @@ afterAll(() => {
 });
 
 describe('the outbox survives a crash', () => {
-  it('a process killed (SIGKILL) while sending a pause\'s webhook sends it after the restart, with the same id', async () => {
+  it("a process killed (SIGKILL) while sending a pause's webhook sends it after the restart, with the same id", async () => {
     // The first request is held open: the process has claimed the delivery and is mid-send when it dies.
     const receiver = await webhookReceiver((n) => (n === 1 ? 'hold' : 204));
     const env = { HEED_WEBHOOK_URL: receiver.url, HEED_WEBHOOK_SECRET: secret, HEED_ATTEMPT_TIMEOUT_MS: '3000' };

@@ -123,14 +123,23 @@ describe('the OpenAPI document with third-party tools', () => {
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
-  it("generates a client with openapi-typescript in which the README flow compiles without casts, and runs against heed serve", async () => {
+  it('generates a client with openapi-typescript in which the README flow compiles without casts, and runs against heed serve', async () => {
     const types = astToString(await openapiTS(new URL(`file://${join(dir, 'openapi.json')}`)));
     writeFileSync(join(dir, 'heed-api.ts'), types);
     writeFileSync(join(dir, 'flow.ts'), flow);
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, lib: ['ES2022', 'DOM'], types: ['node'] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+        },
         files: ['flow.ts', 'heed-api.ts'],
       }),
     );

@@ -26,9 +26,7 @@ function twoInstances(agents: (instance: 'A' | 'B') => AgentConfig[], options: P
 /** An agent whose model calls issue_refund once per order in `orders`, then says "Refunded.". */
 function refunds(orders: number[], runs: Array<{ orderId: number; key: string; instance: string }>, instance: string): AgentConfig {
   const respond: ScriptedRespond = ({ messages }) =>
-    messages.at(-1)?.role === 'tool'
-      ? { text: 'Refunded.' }
-      : { toolCalls: orders.map((orderId) => ({ toolName: 'issue_refund', input: { orderId, amount: 5 } })) };
+    messages.at(-1)?.role === 'tool' ? { text: 'Refunded.' } : { toolCalls: orders.map((orderId) => ({ toolName: 'issue_refund', input: { orderId, amount: 5 } })) };
   return {
     name: 'support',
     model: scriptedModel(respond),
@@ -146,10 +144,7 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
   it('the sweep runs on both instances and each due action lapses once', async () => {
     let clock = Date.parse('2026-03-01T09:00:00.000Z');
     const runs: Array<{ orderId: number; key: string; instance: string }> = [];
-    const { a, b } = twoInstances(
-      (instance) => [{ ...refunds([42], runs, instance), hitl: { timeoutMinutes: 10 } }],
-      { now: () => new Date(clock) },
-    );
+    const { a, b } = twoInstances((instance) => [{ ...refunds([42], runs, instance), hitl: { timeoutMinutes: 10 } }], { now: () => new Date(clock) });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       const { id } = await (i % 2 ? a : b).heed.createConversation({ agent: 'support' });
@@ -206,10 +201,16 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     const { a, b } = twoInstances((instance) => [agent(instance)], { leaseMs: 1000 });
     const { id } = await a.heed.createConversation({ agent: 'support' });
     const [action] = (await a.heed.conversation(id).send('refund order 42')).pendingActions!;
-    void a.heed.conversation(id).resolve(action.id, { type: 'approval', decision: 'allow' }).catch(() => undefined);
+    void a.heed
+      .conversation(id)
+      .resolve(action.id, { type: 'approval', decision: 'allow' })
+      .catch(() => undefined);
     await expect.poll(() => calls.some((call) => call.tool === 'send_receipt')).toBe(true);
     // A dies: its store goes away, so it renews its lease no more. (Not heed.close(): that would wait for the turn.)
-    opened.splice(opened.findIndex((entry) => entry.heed === a.heed), 1);
+    opened.splice(
+      opened.findIndex((entry) => entry.heed === a.heed),
+      1,
+    );
     await a.store.close();
 
     // The lease A took is still running: B leaves the turn alone until it lapses, then takes it over.
@@ -229,7 +230,10 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     // The refund's stored result was not computed again; the receipt (no stored result) ran again with the same key.
     expect(calls.filter((call) => call.tool === 'issue_refund')).toEqual([expect.objectContaining({ instance: 'A' })]);
     const receipts = calls.filter((call) => call.tool === 'send_receipt');
-    expect(receipts.map((call) => [call.instance, call.finished])).toEqual([['A', false], ['B', true]]);
+    expect(receipts.map((call) => [call.instance, call.finished])).toEqual([
+      ['A', false],
+      ['B', true],
+    ]);
     expect(receipts[0].key).toBe(receipts[1].key);
     const events = await b.heed.conversation(id).events();
     const triggers = events.filter((event) => event.type === 'turn.started').map((event) => event.data.trigger);

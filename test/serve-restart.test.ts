@@ -102,7 +102,13 @@ describe('heed serve (separate process)', () => {
     const killed = await open(server.url);
 
     // SIGTERM while the continuation runs: the answer's response still completes.
-    const answering = call(server.url, 'POST', `/api/conversations/${graceful.id}/actions/${graceful.actionId}`, { resolution: { type: 'approval', decision: 'allow' } }, 'token-ada');
+    const answering = call(
+      server.url,
+      'POST',
+      `/api/conversations/${graceful.id}/actions/${graceful.actionId}`,
+      { resolution: { type: 'approval', decision: 'allow' } },
+      'token-ada',
+    );
     await recorded(server.url, graceful);
     const exit = server.stop('SIGTERM');
     expect((await answering).body.status).toBe('completed');
@@ -111,7 +117,13 @@ describe('heed serve (separate process)', () => {
 
     // SIGKILL while the continuation runs: the recorded answer is not lost; the next start carries it through.
     const crashing = await start(['--db', db, '--config', 'test/fixtures/heed.config.ts'], { ...env, HEED_TEST_TOOL_MS: '5000' });
-    const lost = call(crashing.url, 'POST', `/api/conversations/${killed.id}/actions/${killed.actionId}`, { resolution: { type: 'approval', decision: 'allow' } }, 'token-ada').catch(() => 'connection lost');
+    const lost = call(
+      crashing.url,
+      'POST',
+      `/api/conversations/${killed.id}/actions/${killed.actionId}`,
+      { resolution: { type: 'approval', decision: 'allow' } },
+      'token-ada',
+    ).catch(() => 'connection lost');
     await recorded(crashing.url, killed);
     await crashing.stop('SIGKILL');
     expect(await lost).toBe('connection lost');

@@ -21,9 +21,7 @@ export function demoAgents(options: { model?: AgentModel; chunkDelayMs?: number 
     {
       name: 'helpdesk',
       description: 'Asks two intake questions, then issues refunds once a person approves (the amount can be edited).',
-      instructions:
-        'You are a helpdesk agent. When the user asks for a refund, call issue_refund with the order number and amount. ' +
-        'Keep answers short.',
+      instructions: 'You are a helpdesk agent. When the user asks for a refund, call issue_refund with the order number and amount. ' + 'Keep answers short.',
       model: scripted(helpdeskScript),
       intake: {
         preamble: 'Two quick questions before we start.',

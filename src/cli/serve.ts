@@ -61,8 +61,7 @@ const DRAIN_MS = 10_000;
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const env = options.env ?? process.env;
-  const config =
-    typeof options.config === 'string' ? await loadConfig(options.config) : options.config ?? (await demoConfig(env, log));
+  const config = typeof options.config === 'string' ? await loadConfig(options.config) : (options.config ?? (await demoConfig(env, log)));
   // Before anything is opened: a typo or a value of the wrong shape stops the start, naming its path.
   checkConfig(config, typeof options.config === 'string' ? `The config ${options.config}` : 'The config');
   const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);

@@ -174,11 +174,9 @@ export function createClient(options: HeedClientOptions): HeedClient {
       }
     },
     answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
-    answerStream: (id, actionId, resolution, streamOptions = {}) =>
-      turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
+    answerStream: (id, actionId, resolution, streamOptions = {}) => turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
     cancel: (id) => json('POST', conversationPath(id, 'cancel')),
-    events: (id, eventOptions = {}) =>
-      json('GET', `${conversationPath(id, 'events')}?after=${eventOptions.after ?? 0}${eventOptions.limit ? `&limit=${eventOptions.limit}` : ''}`),
+    events: (id, eventOptions = {}) => json('GET', `${conversationPath(id, 'events')}?after=${eventOptions.after ?? 0}${eventOptions.limit ? `&limit=${eventOptions.limit}` : ''}`),
     async *follow(id, followOptions = {}) {
       let last = followOptions.after ?? 0;
       const signal = followOptions.signal;

@@ -9,11 +9,7 @@ import { openCallResults } from './withdraw.js';
  * Copies a conversation (up to and including `fromMessageId`) into a new private one owned by the
  * caller. Requests still open in the original arrive closed: nothing written in the branch reaches it.
  */
-export async function branchConversation(
-  engine: Engine,
-  conversationId: string,
-  options: { caller?: Caller; fromMessageId?: string } = {},
-): Promise<ConversationRecord> {
+export async function branchConversation(engine: Engine, conversationId: string, options: { caller?: Caller; fromMessageId?: string } = {}): Promise<ConversationRecord> {
   const source = await engine.visibleConversation(conversationId, options.caller);
   let messages = await engine.store.listMessages(conversationId);
   if (options.fromMessageId) {

@@ -75,7 +75,11 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   const due = pending.filter((action) => action.expiresAt !== null && action.expiresAt <= now);
   const change: Change = { conversationId: conversation.id, expectVersion: conversation.version, set: { updatedAt: now } };
   // Approvals whose escalation time came without a decision gain approvers (their lapse time stays).
-  const escalation = escalate(pending.filter((action) => !due.includes(action)), conversation, now);
+  const escalation = escalate(
+    pending.filter((action) => !due.includes(action)),
+    conversation,
+    now,
+  );
   if (due.length === 0) {
     change.set = { ...change.set, actionDueAt: earliestDue(escalation.pending) };
     change.revise = escalation.revise;
@@ -154,7 +158,14 @@ function escalate(candidates: ActionRecord[], conversation: ConversationRecord, 
     revise.push({ id: action.id, request, reason: 'escalation' });
     byId.set(action.id, { ...action, request });
     events.push(
-      newEvent('action.escalated', now, { actionId: action.id, kind: 'approval', toolCallId: action.toolCallId, toolName: action.toolName, added, approvers: request.approvers ?? [] }),
+      newEvent('action.escalated', now, {
+        actionId: action.id,
+        kind: 'approval',
+        toolCallId: action.toolCallId,
+        toolName: action.toolName,
+        added,
+        approvers: request.approvers ?? [],
+      }),
     );
   }
   return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };

@@ -65,9 +65,13 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     }
     const maxMessages = engine.limits.maxMessagesPerConversation;
     if (messages.length >= maxMessages) {
-      throw new HeedError('message_limit_reached', `This conversation holds ${messages.length} messages, the most one may (limits.maxMessagesPerConversation); start a new one, or branch this one from an earlier message.`, {
-        details: { messages: messages.length, maxMessages },
-      });
+      throw new HeedError(
+        'message_limit_reached',
+        `This conversation holds ${messages.length} messages, the most one may (limits.maxMessagesPerConversation); start a new one, or branch this one from an earlier message.`,
+        {
+          details: { messages: messages.length, maxMessages },
+        },
+      );
     }
     const at = engine.now();
     const change: Change = { conversationId, expectVersion: conversation.version, events: [] };

@@ -8,7 +8,12 @@ function twoRefunds() {
   const runs: number[] = [];
   const model = scriptedModel(({ stepIndex }) =>
     stepIndex === 0
-      ? { toolCalls: [{ toolName: 'refund', input: { orderId: 1 } }, { toolName: 'refund', input: { orderId: 2 } }] }
+      ? {
+          toolCalls: [
+            { toolName: 'refund', input: { orderId: 1 } },
+            { toolName: 'refund', input: { orderId: 2 } },
+          ],
+        }
       : { text: 'Done.' },
   );
   const agent = {
@@ -158,11 +163,13 @@ describe('settling answers', () => {
     });
     await heed.close();
 
-    const lenient = refundAgent({ respond: ({ stepIndex, messages }) => {
-      const last = messages.at(-1)!;
-      const text = last.role === 'user' ? (last.content[0] as { text: string }).text : '';
-      return stepIndex === 0 && text === 'refund' ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Sure.' };
-    } });
+    const lenient = refundAgent({
+      respond: ({ stepIndex, messages }) => {
+        const last = messages.at(-1)!;
+        const text = last.role === 'user' ? (last.content[0] as { text: string }).text : '';
+        return stepIndex === 0 && text === 'refund' ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Sure.' };
+      },
+    });
     const other = testHeed([lenient.agent], { pendingActionPolicy: 'cancel' });
     const conversation = await other.createConversation({ agent: 'support' });
     const chat = other.conversation(conversation.id);

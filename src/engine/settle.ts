@@ -112,10 +112,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       conversationId,
       expectVersion: conversation.version,
       settle: [{ id: action.id, status: 'resolved', resolution: checked.stored, resolvedBy, channel, resolvedAt: at, defaulted: checked.defaulted }],
-      events: [
-        ...votedEvents,
-        newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored)),
-      ],
+      events: [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored))],
       set: { updatedAt: at },
     };
     if (checked.toolOutput) {

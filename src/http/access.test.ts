@@ -74,7 +74,10 @@ describe('access matrix: every route, every other caller', () => {
     target = await adaPaused(w, 'refund');
     // Something remembered, so a route that lists or forgets it has something to leak.
     const remembered = await adaPaused(w, 'refund');
-    await w.call('POST', `/api/conversations/${remembered.id}/actions/${remembered.actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow', remember: true } } });
+    await w.call('POST', `/api/conversations/${remembered.id}/actions/${remembered.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow', remember: true } },
+    });
   });
   afterAll(() => w.heed.close());
 
@@ -86,7 +89,11 @@ describe('access matrix: every route, every other caller', () => {
     const before = JSON.stringify(await readConversation(w.heed.store!, target.id));
     let tried = 0;
     // Same shape and length as a real id, so not even the length of a message differs.
-    const ghost = { id: target.id.replace(/.$/, (last) => (last === 'x' ? 'y' : 'x')), actionId: target.actionId.replace(/.$/, (last) => (last === 'x' ? 'y' : 'x')), messageId: target.messageId };
+    const ghost = {
+      id: target.id.replace(/.$/, (last) => (last === 'x' ? 'y' : 'x')),
+      actionId: target.actionId.replace(/.$/, (last) => (last === 'x' ? 'y' : 'x')),
+      messageId: target.messageId,
+    };
     for (const route of routes.filter((entry) => entry.spec.path.includes(':id'))) {
       const { method, path, operationId } = route.spec;
       const bodies = method === 'get' ? [undefined] : [validBodies[operationId]?.({ actionKind: 'approval' }) ?? {}, {}];
@@ -130,7 +137,7 @@ describe('access matrix: every route, every other caller', () => {
     const owned = await adaPaused(strict, 'refund');
     for (const { spec } of routes) {
       const path = fill(spec.path, owned);
-      const body = spec.method === 'get' ? undefined : validBodies[spec.operationId]?.({ actionKind: 'approval' }) ?? {};
+      const body = spec.method === 'get' ? undefined : (validBodies[spec.operationId]?.({ actionKind: 'approval' }) ?? {});
       for (const caller of [{ token: 'nope' }, {}, { headers: { authorization: 'Basic YWRhOmFkYQ==' } }]) {
         const response = await strict.call(spec.method.toUpperCase(), path, { ...caller, body });
         const label = `${spec.method.toUpperCase()} ${spec.path} ${JSON.stringify(caller)}`;
@@ -178,7 +185,8 @@ describe('access matrix: every route, every other caller', () => {
   it('with authorizeResolve, the hook decides who answers (403 for the owner, 404 for who may not see it); every other route still hides the conversation', async () => {
     const hooked = await world({ tokens: { ...tokens, carol: { userId: 'carol' } } }, { authorizeResolve: (caller) => caller?.data?.role === 'approver' });
     const owned = await adaPaused(hooked, 'refund');
-    const answer = (token: string) => hooked.call('POST', `/api/conversations/${owned.id}/actions/${owned.actionId}`, { token, body: { resolution: { type: 'approval', decision: 'allow' } } });
+    const answer = (token: string) =>
+      hooked.call('POST', `/api/conversations/${owned.id}/actions/${owned.actionId}`, { token, body: { resolution: { type: 'approval', decision: 'allow' } } });
     // Carol may neither see nor answer: the same 404 as for a conversation that does not exist.
     expect((await answer('carol')).body.error.code).toBe('not_found');
     expect((await answer('ada')).body.error.code).toBe('action_forbidden');
@@ -194,7 +202,10 @@ describe('access matrix: every route, every other caller', () => {
 
   it("a client tool's access check refuses the wrong caller with 403 and consumes nothing", async () => {
     const page = await adaPaused(w, 'page');
-    const refused = await w.call('POST', `/api/conversations/${page.id}/actions/${page.actionId}`, { token: 'ada', body: { resolution: { type: 'client_tool', output: { text: 'x' } } } });
+    const refused = await w.call('POST', `/api/conversations/${page.id}/actions/${page.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'client_tool', output: { text: 'x' } } },
+    });
     expect(refused.body.error.code).toBe('action_forbidden');
     expect((await w.call('GET', `/api/conversations/${page.id}`, { token: 'ada' })).body.runtime.pendingActionIds).toEqual([page.actionId]);
   });
@@ -235,7 +246,12 @@ describe("a page's client tool output", () => {
       actions: (await w.call('GET', `/api/conversations/${page.id}/actions`, { token: 'ada' })).text,
       recordOfTheAsker: JSON.stringify(asker),
       inbox: (await w.call('GET', '/api/inbox', { token: 'ada' })).text,
-      replayedAnswer: (await w.call('POST', `/api/conversations/${page.id}/actions/${page.actionId}`, { token: 'adaPage', body: { resolution: { type: 'client_tool', output: { text: 'again' } } } })).text,
+      replayedAnswer: (
+        await w.call('POST', `/api/conversations/${page.id}/actions/${page.actionId}`, {
+          token: 'adaPage',
+          body: { resolution: { type: 'client_tool', output: { text: 'again' } } },
+        })
+      ).text,
     };
     for (const [where, text] of Object.entries(elsewhere)) expect([where, text.includes(secret)]).toEqual([where, false]);
     expect(elsewhere.replayedAnswer).toContain('action_not_pending');
@@ -246,7 +262,7 @@ describe("a page's client tool output", () => {
     const like = `%${secret}%`;
     expect(db.prepare('SELECT count(*) FROM events WHERE data LIKE ?').pluck().get(like)).toBe(0);
     expect(db.prepare('SELECT count(*) FROM actions WHERE request LIKE ? OR resolution LIKE ?').pluck().get(like, like)).toBe(0);
-    expect(db.prepare("SELECT role FROM messages WHERE parts LIKE ? OR metadata LIKE ?").pluck().all(like, like)).toEqual(['tool']);
+    expect(db.prepare('SELECT role FROM messages WHERE parts LIKE ? OR metadata LIKE ?').pluck().all(like, like)).toEqual(['tool']);
     db.close();
   });
 });

@@ -198,7 +198,12 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     const id = newId();
     const first = await chat('support', id, [user('read the page')]);
     const [part] = toolParts(first.message);
-    expect(part).toMatchObject({ type: 'tool-get_selection', state: 'input-available', input: { purpose: 'test' }, toolMetadata: { heed: { kind: 'client_tool', clientKind: 'page' } } });
+    expect(part).toMatchObject({
+      type: 'tool-get_selection',
+      state: 'input-available',
+      input: { purpose: 'test' },
+      toolMetadata: { heed: { kind: 'client_tool', clientKind: 'page' } },
+    });
 
     const wrong = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { text: 1 } }))]);
     expect(wrong.status).toBe(400);
@@ -223,7 +228,7 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     expect(toolParts(reply.message)[0]).toMatchObject({ state: 'output-available', output: { outcome: 'accept' } });
   });
 
-  it("intake questions show as an `intake` part whose input is the questions", async () => {
+  it('intake questions show as an `intake` part whose input is the questions', async () => {
     const reply = await chat('intake', newId(), [user('hello')]);
     expect(toolParts(reply.message)).toMatchObject([
       { type: 'tool-intake', state: 'input-available', input: { preamble: 'Before we start:', questions: [{ id: 'Team', prompt: 'Which team are you on?' }] } },
@@ -255,7 +260,11 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     expect(taken.status).toBe(404);
     expect((await chat('support', 'not an id!', [user('hello')])).error).toMatchObject({ code: 'invalid_request' });
     // A chat not started yet, another user's and another agent's all read as empty, and nothing is created.
-    for (const [agent, chatId, token] of [['support', 'no-such-chat', 'ada'], ['support', id, 'bob'], ['intake', id, 'ada']]) {
+    for (const [agent, chatId, token] of [
+      ['support', 'no-such-chat', 'ada'],
+      ['support', id, 'bob'],
+      ['intake', id, 'ada'],
+    ]) {
       expect(await reload(agent, chatId, token)).toEqual({ status: 200, body: { messages: [] } });
     }
     await expect(server.heed.conversation('no-such-chat').get()).rejects.toMatchObject({ code: 'not_found' });

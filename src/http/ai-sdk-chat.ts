@@ -40,10 +40,7 @@ export const aiSdkChatBody = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,128}$/)
       .describe('The chat id, which is the Heed conversation id; a new one starts a conversation owned by the caller.'),
-    messages: z
-      .array(sentMessage)
-      .min(1)
-      .describe('The chat as `useChat` holds it. Only the last message is read, so a client may send just that one.'),
+    messages: z.array(sentMessage).min(1).describe('The chat as `useChat` holds it. Only the last message is read, so a client may send just that one.'),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().optional(),
   })
@@ -66,9 +63,9 @@ export const aiSdkChatRoutes: Route[] = [
       operationId: 'aiSdkChat',
       summary: 'AI SDK `useChat` endpoint: send a message or answer what the agent asked',
       description:
-        'If the last message is the user\'s, it is sent (409 `action_pending` while a request is open). If it is the assistant\'s, ' +
+        "If the last message is the user's, it is sent (409 `action_pending` while a request is open). If it is the assistant's, " +
         'each tool part answered with `addToolOutput` or `addToolApprovalResponse` settles the pending action of its tool call, ' +
-        'checked against the stored call (the browser\'s copy of the input is ignored): question output `{ answers }`, ' +
+        "checked against the stored call (the browser's copy of the input is ignored): question output `{ answers }`, " +
         '`{ skip: true }` or `{ dismiss: true }` (an `output-error` dismisses); client tool `output` or `errorText`; approval ' +
         '`{ approved, reason }`. Errors before anything is recorded are HTTP errors with the usual error body (the codes of docs/concepts.md, same order).',
       tag: 'ai-sdk',
@@ -103,7 +100,7 @@ export const aiSdkChatRoutes: Route[] = [
       const last = body.messages[body.messages.length - 1];
       if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal, countNewConversation);
       if (last.role === 'assistant') return sendAnswers(heed, caller, params.agent, body.id, last.parts, signal);
-      throw new HeedError('invalid_request', 'The last message must be the user\'s (a new message) or the assistant\'s (answers).', {
+      throw new HeedError('invalid_request', "The last message must be the user's (a new message) or the assistant's (answers).", {
         details: { field: 'body.messages' },
       });
     },
@@ -134,7 +131,7 @@ export const aiSdkChatRoutes: Route[] = [
       method: 'get',
       path: '/api/ai-sdk/chat/:agent/:id/stream',
       operationId: 'aiSdkChatResume',
-      summary: "Where `useChat({ resume: true })` reconnects: there is never a stream to resume (204)",
+      summary: 'Where `useChat({ resume: true })` reconnects: there is never a stream to resume (204)',
       description: 'A turn runs on without its client; reload the messages to see where it got to.',
       tag: 'ai-sdk',
       params: chatParams,
@@ -174,11 +171,9 @@ async function openConversation(heed: Heed, caller: Caller, agent: string, id: s
   // uses an ownerless conversation here; `useChat` makes a new random id per chat, so this refusal only
   // meets an id someone else picked.
   if (caller.userId !== null && snapshot.conversation.ownerId === null) {
-    throw new HeedError(
-      'chat_id_taken',
-      'This chat id belongs to a conversation started without signing in, which a signed-in user cannot join; start a new chat.',
-      { details: { conversationId: id } },
-    );
+    throw new HeedError('chat_id_taken', 'This chat id belongs to a conversation started without signing in, which a signed-in user cannot join; start a new chat.', {
+      details: { conversationId: id },
+    });
   }
   if (snapshot.conversation.agent !== agent) {
     throw new HeedError('not_found', `There is no conversation with that id for the agent "${agent}".`, { details: { conversationId: id } });
@@ -199,15 +194,7 @@ async function existingConversation(heed: Heed, caller: Caller, agent: string, i
   }
 }
 
-async function sendMessage(
-  heed: Heed,
-  caller: Caller,
-  agent: string,
-  id: string,
-  parts: SentPart[],
-  signal: AbortSignal,
-  countNewConversation: () => void,
-): Promise<Response> {
+async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal, countNewConversation: () => void): Promise<Response> {
   const content = parts
     .filter((part) => part.type === 'text' && typeof part.text === 'string')
     .map((part) => part.text as string)
@@ -306,10 +293,7 @@ async function streamTurn(
 }
 
 /** A UI message stream response: SSE `data:` lines of JSON chunks, then `[DONE]`; a failure becomes an `error` chunk. */
-function uiStreamResponse(
-  produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal, flow: FollowFlow) => Promise<void>,
-  signal: AbortSignal,
-): Response {
+function uiStreamResponse(produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal, flow: FollowFlow) => Promise<void>, signal: AbortSignal): Response {
   const response = sseResponse(
     async (writer) => {
       const send = (chunk: UIMessageChunk) => writer.send({ data: JSON.stringify(chunk) });

@@ -34,9 +34,7 @@ describe('HTTP API routes', () => {
     const agents = await server.api('GET', '/api/agents', { token: 'ada' });
     expect(agents.status).toBe(200);
     agentsResponse.parse(agents.body);
-    expect(agents.body.agents).toEqual([
-      { name: 'support', description: 'Test agent', capabilities: { toolApproval: true, questions: true, intake: false, clientTools: true } },
-    ]);
+    expect(agents.body.agents).toEqual([{ name: 'support', description: 'Test agent', capabilities: { toolApproval: true, questions: true, intake: false, clientTools: true } }]);
   });
 
   it('POST /api/conversations creates a conversation owned by the caller (201); GET lists and filters', async () => {

@@ -71,7 +71,10 @@ describe('approval policies over HTTP', () => {
 
     const log = await events(id);
     const voted = log.filter((event) => event.type === 'action.voted');
-    expect(voted.map((event) => [event.data.by, event.data.decides])).toEqual([['bob', false], ['cat', true]]);
+    expect(voted.map((event) => [event.data.by, event.data.decides])).toEqual([
+      ['bob', false],
+      ['cat', true],
+    ]);
     expect(log.filter((event) => event.type === 'action.resolved')).toHaveLength(1);
     const view = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
     expect(view.votes.map((entry: { by: string }) => entry.by)).toEqual(['bob', 'cat']);
@@ -107,7 +110,9 @@ describe('approval policies over HTTP', () => {
     let text = '';
     while (!text.includes('inbox.synced')) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    const added = parseSse(text).filter((event) => event.event === 'inbox.added').map((event) => JSON.parse(event.data).id);
+    const added = parseSse(text)
+      .filter((event) => event.event === 'inbox.added')
+      .map((event) => JSON.parse(event.data).id);
     expect(added).toEqual([action.id]);
 
     // Once dan voted, the action no longer waits on him.
@@ -151,7 +156,10 @@ describe('approval policies over HTTP', () => {
     const view = edited.body.pendingActions[0];
     expect(view.args).toEqual({ to: 'acme', amount: 50 });
     expect(view.originalArgs).toEqual({ to: 'acme', amount: 100 });
-    expect(view.votes).toMatchObject([{ by: 'bob', decision: 'allow', outdated: true }, { by: 'cat', decision: 'allow', args: { to: 'acme', amount: 50 } }]);
+    expect(view.votes).toMatchObject([
+      { by: 'bob', decision: 'allow', outdated: true },
+      { by: 'cat', decision: 'allow', args: { to: 'acme', amount: 50 } },
+    ]);
     // Edited arguments are checked against the tool's schema like any approval's.
     const bad = await vote(id, action.id, 'dan', { decision: 'allow', approvedArgs: { to: 'acme', amount: 5000 } });
     expect(bad.status).toBe(400);

@@ -33,7 +33,7 @@ export function callerResolver(auth: AuthConfig = {}): (request: Request) => Pro
         caller = null;
       } else {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        caller = match ? tokens.get(digest(match[1])) ?? null : null;
+        caller = match ? (tokens.get(digest(match[1])) ?? null) : null;
         if (!caller) throw new HeedError('unauthorized', 'The bearer token is not recognised.');
       }
     }

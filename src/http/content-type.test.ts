@@ -16,8 +16,7 @@ describe('request bodies must be sent as JSON', () => {
   });
   afterAll(() => server.close());
 
-  const plain = (path: string, body: unknown, type = 'text/plain;charset=UTF-8') =>
-    server.api('POST', path, { raw: JSON.stringify(body), headers: { 'content-type': type } });
+  const plain = (path: string, body: unknown, type = 'text/plain;charset=UTF-8') => server.api('POST', path, { raw: JSON.stringify(body), headers: { 'content-type': type } });
 
   it('a text/plain POST (as a cross-site page sends it) gets 415 and creates nothing', async () => {
     const before = (await engineOf(server.heed).store.listConversations({})).length;
@@ -71,9 +70,8 @@ describe('request bodies must be sent as JSON', () => {
     const app = new Hono<AppEnv>();
     app.onError((error) => errorResponse(error));
     const route = (path: string, bodyType?: 'any') =>
-      defineRoute(
-        { method: 'post', path, operationId: path, summary: '', tag: 't', body: z.object({ n: z.number() }), bodyType, responses: {}, errors: [] },
-        ({ body }) => Response.json(body),
+      defineRoute({ method: 'post', path, operationId: path, summary: '', tag: 't', body: z.object({ n: z.number() }), bodyType, responses: {}, errors: [] }, ({ body }) =>
+        Response.json(body),
       );
     mountRoutes(app, heed, [route('/strict'), route('/webhook', 'any')], { signal: new AbortController().signal, maxBodyBytes: 1000 });
     const post = (path: string) => app.request(path, { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'text/plain' } });

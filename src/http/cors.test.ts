@@ -35,9 +35,7 @@ describe('cors: { origins }', () => {
       expect([path, response.status]).toEqual([path, 204]);
       expect(response.headers.get('access-control-allow-origin')).toBe(page);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
-      expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(
-        expect.arrayContaining(['authorization', 'content-type', 'last-event-id']),
-      );
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'last-event-id']));
       expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     }
   });

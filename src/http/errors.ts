@@ -53,8 +53,7 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
 }
 
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const tooLarge = () =>
-    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const tooLarge = () => new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
   const declared = request.headers.get('content-length');
   let text: string;
   if (declared !== null && !request.headers.has('transfer-encoding')) {

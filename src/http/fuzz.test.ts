@@ -69,7 +69,14 @@ async function makeFixtures(): Promise<Fixtures> {
   };
   const ids: string[] = [];
   const actionIds: string[] = [];
-  for (const [content, token] of [['refund', 'ada'], ['ask', 'ada'], ['page', 'ada'], ['link', 'ada'], [null, 'ada'], ['refund twice', undefined]] as const) {
+  for (const [content, token] of [
+    ['refund', 'ada'],
+    ['ask', 'ada'],
+    ['page', 'ada'],
+    ['link', 'ada'],
+    [null, 'ada'],
+    ['refund twice', undefined],
+  ] as const) {
     const { id } = await json('/api/conversations', { agent: 'support', metadata: { fixture: content } }, token);
     ids.push(id);
     if (content) actionIds.push(...((await json(`/api/conversations/${id}/messages`, { content }, token)).pendingActions ?? []).map((action) => action.id));
@@ -113,7 +120,10 @@ afterAll(async () => {
   shutdown.abort();
   await heed.close();
   rmSync(dir, { recursive: true, force: true });
-  const statuses = [...tally.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const statuses = [...tally.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
   console.log(`fuzz: ${tally.requests} requests; ${statuses}; codes ${[...tally.byCode].map(([code, count]) => `${code}×${count}`).join(' ')}`);
 });
 
@@ -125,7 +135,28 @@ const protoKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnP
 /** Path segments: real ids, and ids no server hands out (invalid percent-encodings, CR/LF, huge, dots). */
 const hostileSegment = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }).map(encodeURIComponent),
-  fc.constantFrom('%ff', '%fe%ff', '%E0%A4%A', '%', '%%', '%00', 'a%0D%0Ab', '%0D%0ASet-Cookie:%20x=1', '%0A', '..', '%2e%2e', '%2F', '%C0%AF', '%20', 'null', 'undefined', '0', '-1', '1e999', ...protoKeys),
+  fc.constantFrom(
+    '%ff',
+    '%fe%ff',
+    '%E0%A4%A',
+    '%',
+    '%%',
+    '%00',
+    'a%0D%0Ab',
+    '%0D%0ASet-Cookie:%20x=1',
+    '%0A',
+    '..',
+    '%2e%2e',
+    '%2F',
+    '%C0%AF',
+    '%20',
+    'null',
+    'undefined',
+    '0',
+    '-1',
+    '1e999',
+    ...protoKeys,
+  ),
   fc.integer({ min: 150, max: 8000 }).map((length) => 'x'.repeat(length)),
 );
 const segment = (real: () => string[]) => fc.oneof({ weight: 3, arbitrary: fc.nat().map((index) => real()[index % real().length]) }, { weight: 4, arbitrary: hostileSegment });
@@ -197,19 +228,29 @@ const body = (operationId: string) =>
     fc.string({ unit: 'binary', maxLength: 200 }),
     fc.uint8Array({ maxLength: 200 }),
     fc.tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.integer({ min: 65, max: 120_000 })).map(([json, levels]) => embed(json, deep(levels))),
-    fc.tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.constantFrom(...protoKeys), fc.jsonValue()).map(([json, key, extra]) =>
-      embed(json, `{"${key}":${JSON.stringify(extra)},"__proto__":{"polluted":true}}`),
-    ),
+    fc
+      .tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.constantFrom(...protoKeys), fc.jsonValue())
+      .map(([json, key, extra]) => embed(json, `{"${key}":${JSON.stringify(extra)},"__proto__":{"polluted":true}}`)),
   );
 
 const caller = fc.oneof(
   { weight: 6, arbitrary: fc.constant<Record<string, string>>({ authorization: 'Bearer ada' }) },
-  fc.constantFrom<Record<string, string>>({ authorization: 'Bearer adaPage' }, {}, { authorization: 'Bearer bob' }, { authorization: 'Bearer nope' }, { authorization: 'Basic YWRhOmFkYQ==' }, { authorization: 'Bearer' }),
+  fc.constantFrom<Record<string, string>>(
+    { authorization: 'Bearer adaPage' },
+    {},
+    { authorization: 'Bearer bob' },
+    { authorization: 'Bearer nope' },
+    { authorization: 'Basic YWRhOmFkYQ==' },
+    { authorization: 'Bearer' },
+  ),
 );
 const extraHeaders = fc.record(
   {
     'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''),
-    'last-event-id': fc.oneof(fc.constantFrom('', '-1', '1e400', 'abc', '9007199254740993', '3'), fc.string({ maxLength: 20 }).filter((text) => /^[\x20-\x7e]*$/.test(text))),
+    'last-event-id': fc.oneof(
+      fc.constantFrom('', '-1', '1e400', 'abc', '9007199254740993', '3'),
+      fc.string({ maxLength: 20 }).filter((text) => /^[\x20-\x7e]*$/.test(text)),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -257,7 +298,11 @@ describe('hostile input on every route', () => {
       ['65 levels', `{"x":${deep(64)}}`, 400],
       ['100,000 levels', `{"agent":"support","content":"hi","metadata":{"x":${deep(100_000)}}}`, 400],
       ['__proto__ at the top', '{"__proto__":{"polluted":true},"agent":"support","content":"hi"}', 400],
-      ['__proto__ inside', '{"agent":"support","metadata":{"a":{"__proto__":{"polluted":true}}},"resolution":{"type":"approval","decision":"allow","approvedArgs":{"__proto__":{"orderId":1}}}}', 400],
+      [
+        '__proto__ inside',
+        '{"agent":"support","metadata":{"a":{"__proto__":{"polluted":true}}},"resolution":{"type":"approval","decision":"allow","approvedArgs":{"__proto__":{"orderId":1}}}}',
+        400,
+      ],
       ['constructor keys', '{"constructor":{"prototype":{"polluted":true}},"agent":"support"}'],
       ['wrong types', '{"agent":42,"content":["hi"],"stream":"yes","resolution":"allow","fromMessageId":{}}', 400],
       ['1 MiB and one byte', JSON.stringify({ content: 'x'.repeat(1024 * 1024) }), 413],
@@ -348,7 +393,12 @@ describe('hostile input on every route', () => {
     // The same for an answer: the key is refused, not silently dropped (which would have taken every default).
     const [, asked] = fixtures.ids;
     const questionId = (await heed.store!.listActions(asked)).find((action) => action.status === 'pending')!.id;
-    const answer: Sent = { method: 'POST', path: `/api/conversations/${asked}/actions/${questionId}`, body: '{"resolution":{"type":"question","answers":{"__proto__":["l"]}}}', headers: { authorization: 'Bearer ada' } };
+    const answer: Sent = {
+      method: 'POST',
+      path: `/api/conversations/${asked}/actions/${questionId}`,
+      body: '{"resolution":{"type":"question","answers":{"__proto__":["l"]}}}',
+      headers: { authorization: 'Bearer ada' },
+    };
     const refused = await send(answer);
     await check(answer, refused);
     expect(refused.status).toBe(400);
@@ -370,10 +420,16 @@ describe('hostile input on every route', () => {
 
     const question = `/api/conversations/${asked}/actions/${await pendingOf(asked)}`;
     const flood = await post(question, { resolution: { type: 'question', answers: { size: 'Large', qty: '2', extra: 'x' } } });
-    expect(flood).toMatchObject({ status: 400, error: { code: 'invalid_resolution', message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.' } });
+    expect(flood).toMatchObject({
+      status: 400,
+      error: { code: 'invalid_resolution', message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.' },
+    });
 
     const approve = `/api/conversations/${approval}/actions/${await pendingOf(approval)}`;
-    expect(await post(approve, { resolution: { type: 'approval', decision: 'deny', comment: 'c'.repeat(4001) } })).toMatchObject({ status: 400, error: { code: 'invalid_resolution' } });
+    expect(await post(approve, { resolution: { type: 'approval', decision: 'deny', comment: 'c'.repeat(4001) } })).toMatchObject({
+      status: 400,
+      error: { code: 'invalid_resolution' },
+    });
 
     const answerPage = `/api/conversations/${page}/actions/${await pendingOf(page)}`;
     const tooBig = await post(answerPage, { resolution: { type: 'client_tool', output: { text: 'x'.repeat(64 * 1024) } } }, 'adaPage');

@@ -111,9 +111,7 @@ describe('allowedHosts', () => {
   it('a malformed allowedHosts stops the start, naming it', async () => {
     // A JavaScript config can hold what the type refuses.
     const malformed = Object.assign(config(), { allowedHosts: 'heed.example.com' });
-    const failed = await serve({ config: malformed, port: 0, log: () => undefined }).catch(
-      (thrown: Error) => thrown.message,
-    );
+    const failed = await serve({ config: malformed, port: 0, log: () => undefined }).catch((thrown: Error) => thrown.message);
     expect(failed).toContain('allowedHosts: expected a list of host names, or true to allow any');
   });
 });

@@ -50,10 +50,7 @@ export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?
     else exact.add(name);
   }
   const allowed = (name: string) =>
-    isLoopbackName(name) ||
-    exact.has(name) ||
-    suffixes.some((suffix) => name === suffix.slice(1) || name.endsWith(suffix)) ||
-    (!loopback && isAddress(name));
+    isLoopbackName(name) || exact.has(name) || suffixes.some((suffix) => name === suffix.slice(1) || name.endsWith(suffix)) || (!loopback && isAddress(name));
   return async (c, next) => {
     // A channel's endpoint is called by the workspace's servers, under whatever public name (a tunnel's,
     // say) points here, and each request is signed with a secret a rebinding page cannot have.
@@ -62,11 +59,9 @@ export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?
     const name = hostName(header);
     if (!allowed(name)) {
       const shown = clip(name, 100);
-      throw new HeedError(
-        'host_not_allowed',
-        `This server does not answer to the host "${shown}"; if that name is yours, add it to allowedHosts in the config.`,
-        { details: { host: shown } },
-      );
+      throw new HeedError('host_not_allowed', `This server does not answer to the host "${shown}"; if that name is yours, add it to allowedHosts in the config.`, {
+        details: { host: shown },
+      });
     }
     await next();
   };

@@ -48,7 +48,10 @@ describe('GET /api/inbox/stream', () => {
     await pause(server, 'bob');
     const second = await pause(server, 'ada');
     expect(await stream.next()).toMatchObject({ event: 'inbox.added', json: { id: second.actionId, kind: 'approval', status: 'pending' } });
-    await server.api('POST', `/api/conversations/${first.conversationId}/actions/${first.actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow' } } });
+    await server.api('POST', `/api/conversations/${first.conversationId}/actions/${first.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
     const removed = await stream.next();
     expect(removed).toMatchObject({ event: 'inbox.removed', json: { id: first.actionId, conversationId: first.conversationId } });
 

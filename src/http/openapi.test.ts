@@ -7,7 +7,13 @@ import { openApiDocument } from './openapi.js';
 
 describe('OpenAPI document', () => {
   const document = openApiDocument(apiRoutes()) as {
-    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref: string } }> }; responses: Record<string, unknown>; parameters?: Array<{ name: string; in: string }> }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { requestBody?: { content: Record<string, { schema: { $ref: string } }> }; responses: Record<string, unknown>; parameters?: Array<{ name: string; in: string }> }
+      >
+    >;
     components: { schemas: Record<string, Record<string, unknown>> };
   };
 
@@ -55,11 +61,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '415', '421', '429', '500']);
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
     for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
-    expect(document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual([
-      'path:id',
-      'query:after',
-      'header:Last-Event-ID',
-    ]);
+    expect(document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:after', 'header:Last-Event-ID']);
   });
 
   it('describes actions, resolutions and events as unions discriminated by kind or type, with typed answers and event data', () => {

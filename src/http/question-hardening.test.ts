@@ -84,11 +84,7 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
   it('a pattern RE2 cannot run (lookaround, backreference, a huge repeat) goes back to the model as a tool error; nobody is parked', async () => {
     const before = toolResults.length;
     const { conversationId, sent } = await ask({
-      questions: [
-        textQuestion('first', { pattern: '(?=a)a+' }),
-        textQuestion('second', { pattern: '(a)\\1' }),
-        textQuestion('third', { pattern: '[a-z]{0,1000}'.repeat(30) }),
-      ],
+      questions: [textQuestion('first', { pattern: '(?=a)a+' }), textQuestion('second', { pattern: '(a)\\1' }), textQuestion('third', { pattern: '[a-z]{0,1000}'.repeat(30) })],
     });
     expect(sent.body.status).toBe('completed');
     expect(sent.body.pendingActions).toBeUndefined();
@@ -125,10 +121,7 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
 
     // Free text besides options is capped the same way, and an answer checked against a pattern at 1,000.
     const more = await ask({
-      questions: [
-        { id: 'size', header: 'size', prompt: 'Which size?', options: [{ label: 'Small' }], defaults: ['Small'] },
-        textQuestion('code', { pattern: '[a-z]+' }),
-      ],
+      questions: [{ id: 'size', header: 'size', prompt: 'Which size?', options: [{ label: 'Small' }], defaults: ['Small'] }, textQuestion('code', { pattern: '[a-z]+' })],
     });
     const [second] = more.sent.body.pendingActions;
     const custom = await answer(more.conversationId, second.id, { size: 'y'.repeat(10_001) });

@@ -108,11 +108,9 @@ async function readRouteBody(request: Request, maxBodyBytes: number, requireJson
 
 function unsupportedType(request: Request): HeedError {
   const type = request.headers.get('content-type');
-  return new HeedError(
-    'unsupported_media_type',
-    `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type, 100)})` : ''}.`,
-    { details: { contentType: type === null ? null : clip(type, 100) } },
-  );
+  return new HeedError('unsupported_media_type', `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type, 100)})` : ''}.`, {
+    details: { contentType: type === null ? null : clip(type, 100) },
+  });
 }
 
 /** The address the request came from, when it came through `@hono/node-server`. */

@@ -20,16 +20,22 @@ describe('SSE writer', () => {
   });
 
   it('sends an error event when the producer throws, without leaking internals', async () => {
-    const known = sseResponse(async () => {
-      throw new HeedError('not_found', 'Gone.');
-    }, { heartbeatMs: 0 });
+    const known = sseResponse(
+      async () => {
+        throw new HeedError('not_found', 'Gone.');
+      },
+      { heartbeatMs: 0 },
+    );
     expect(await known.text()).toContain('event: error\ndata: {"error":{"code":"not_found","message":"Gone."}}');
     const original = console.error;
     console.error = () => undefined;
     try {
-      const unknown = sseResponse(async () => {
-        throw new Error('secret stack detail');
-      }, { heartbeatMs: 0 });
+      const unknown = sseResponse(
+        async () => {
+          throw new Error('secret stack detail');
+        },
+        { heartbeatMs: 0 },
+      );
       const text = await unknown.text();
       expect(text).toContain('"code":"internal_error"');
       expect(text).not.toContain('secret stack detail');
@@ -40,10 +46,10 @@ describe('SSE writer', () => {
 
   it('ends when the signal aborts', async () => {
     const controller = new AbortController();
-    const response = sseResponse(
-      (writer) => new Promise<void>((resolve) => writer.signal.addEventListener('abort', () => resolve())),
-      { signal: controller.signal, heartbeatMs: 0 },
-    );
+    const response = sseResponse((writer) => new Promise<void>((resolve) => writer.signal.addEventListener('abort', () => resolve())), {
+      signal: controller.signal,
+      heartbeatMs: 0,
+    });
     const reading = response.text();
     controller.abort();
     expect(await reading).toBe(': stream open\n\n');

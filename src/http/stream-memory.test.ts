@@ -27,7 +27,7 @@ describe('event streams hold bounded memory', () => {
     id = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body.id;
     // An 8 MB event log, written straight to the store (as a long-running conversation would have it).
     const text = 'x'.repeat(4000);
-    for (let written = 0; written < BACKLOG_BYTES; ) {
+    for (let written = 0; written < BACKLOG_BYTES;) {
       const { version } = (await engineOf(server.heed).store.getConversation(id))!;
       const events = Array.from({ length: 100 }, () => ({ type: 'text.delta' as const, data: { text }, at: new Date().toISOString() }));
       const result = await engineOf(server.heed).store.commit({ conversationId: id, expectVersion: version, events });

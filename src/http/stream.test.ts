@@ -44,15 +44,7 @@ describe('HTTP streams', () => {
       resolution: { type: 'approval', decision: 'allow' },
       stream: true,
     });
-    expect(answered.events.map((event) => event.event)).toEqual([
-      'action.resolved',
-      'turn.started',
-      'tool.result',
-      'text.delta',
-      'message.created',
-      'turn.completed',
-      'turn.done',
-    ]);
+    expect(answered.events.map((event) => event.event)).toEqual(['action.resolved', 'turn.started', 'tool.result', 'text.delta', 'message.created', 'turn.completed', 'turn.done']);
     expect(answered.events.slice(0, -1).map((event) => Number(event.id))).toEqual([7, 8, 9, 10, 11, 12]);
     expect(JSON.parse(answered.events.at(-1)!.data)).toMatchObject({ status: 'completed', messages: [{ role: 'tool' }, { role: 'assistant' }] });
   });
@@ -78,7 +70,7 @@ describe('HTTP streams', () => {
     expect((await server.api('POST', `/api/conversations/${id}/messages/stream`, { token: 'ada', body: { content: 'hi', stream: false } })).status).toBe(400);
   });
 
-  it("an answer that leaves the pause open streams only its own events, then what is still pending", async () => {
+  it('an answer that leaves the pause open streams only its own events, then what is still pending', async () => {
     const server = await start();
     const id = await conversationOf(server);
     const sent = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund twice' } });
@@ -150,9 +142,7 @@ describe('HTTP streams', () => {
     while (!text.includes('turn.started')) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
     slow.open();
-    await expect
-      .poll(async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime.status)
-      .toBe('idle');
+    await expect.poll(async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime.status).toBe('idle');
     const snapshot = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
     expect(snapshot.body.messages.at(-1)).toMatchObject({ role: 'assistant', parts: [{ type: 'text', text: 'Hello.' }] });
   });

@@ -64,20 +64,17 @@ export async function turnResponse(
     return true;
   };
 
-  return sseResponse(
-    async (writer) => {
-      const outcome = await relayTurnEvents(heed, conversationId, first.eventSeq, running, {
-        deliver: (event) => accept(event) && (sendEvent(writer, event), true),
-        ended: () => ended,
-        signal: writer.signal,
-        flow: writer,
-        pageSize: 100,
-        paced: true,
-      });
-      if (outcome) writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
-    },
-    streamOptions,
-  );
+  return sseResponse(async (writer) => {
+    const outcome = await relayTurnEvents(heed, conversationId, first.eventSeq, running, {
+      deliver: (event) => accept(event) && (sendEvent(writer, event), true),
+      ended: () => ended,
+      signal: writer.signal,
+      flow: writer,
+      pageSize: 100,
+      paced: true,
+    });
+    if (outcome) writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
+  }, streamOptions);
 }
 
 /**
@@ -85,9 +82,7 @@ export async function turnResponse(
  * when it records nothing, until it ends (`first` undefined). A refusal before anything is recorded
  * rejects. The turn goes on detached: `running` is its outcome.
  */
-export async function untilRecorded<R>(
-  run: (onRecorded: (info: R) => void) => Promise<TurnResult>,
-): Promise<{ running: Promise<TurnResult>; first: R | undefined }> {
+export async function untilRecorded<R>(run: (onRecorded: (info: R) => void) => Promise<TurnResult>): Promise<{ running: Promise<TurnResult>; first: R | undefined }> {
   let markRecorded!: (info: R) => void;
   const recorded = new Promise<R>((resolve) => (markRecorded = resolve));
   const running = run((info) => markRecorded(info));

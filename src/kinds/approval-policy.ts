@@ -40,7 +40,7 @@ export function approvalPolicyProblems(policy: unknown, path: string): string[] 
   if (p.approvers !== undefined) list(p.approvers, `${path}.approvers`);
   if (p.required !== undefined && (!Number.isInteger(p.required) || (p.required as number) < 1)) {
     problems.push(`${path}.required: must be a whole number of at least 1.`);
-  } else if (Array.isArray(p.approvers) && p.escalate === undefined && (p.required ?? 1) as number > p.approvers.length) {
+  } else if (Array.isArray(p.approvers) && p.escalate === undefined && ((p.required ?? 1) as number) > p.approvers.length) {
     problems.push(`${path}.required: asks for ${p.required} allows but only ${p.approvers.length} approvers are named.`);
   }
   if (p.deny !== undefined && p.deny !== 'any' && p.deny !== 'majority') problems.push(`${path}.deny: must be "any" or "majority".`);
@@ -65,12 +65,7 @@ export function checkApprovalPolicy(policy: unknown, path: string): void {
 }
 
 /** The request fields a policy adds when the approval is asked: lists worked out now and kept with the action. */
-export async function policyFields(
-  policy: ApprovalPolicy,
-  input: unknown,
-  conversation: ConversationView,
-  now: Date,
-): Promise<Partial<ApprovalRequest>> {
+export async function policyFields(policy: ApprovalPolicy, input: unknown, conversation: ConversationView, now: Date): Promise<Partial<ApprovalRequest>> {
   const resolve = async (list: ApproverList, what: string): Promise<string[]> => {
     const ids = typeof list === 'function' ? await list(input, { conversation }) : list;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0)) {

@@ -5,7 +5,20 @@ import type { ActionKind } from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
 
-export type { AccessContext, ActionKind, AnswerContext, CheckedResolution, KindAction, KindAnswer, KindRequest, RaisedRequest, LapsedAnswer, ModelReads, ResolvedStatus, SentToolPart } from './kind.js';
+export type {
+  AccessContext,
+  ActionKind,
+  AnswerContext,
+  CheckedResolution,
+  KindAction,
+  KindAnswer,
+  KindRequest,
+  RaisedRequest,
+  LapsedAnswer,
+  ModelReads,
+  ResolvedStatus,
+  SentToolPart,
+} from './kind.js';
 
 /** Every kind of action, by the name an action record, an event and an answer's `type` carry. */
 export const kinds: { readonly [K in KindName]: ActionKind<K> } = {

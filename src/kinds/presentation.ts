@@ -24,11 +24,7 @@ export type ActionViewOf<K extends KindName> = Extract<ActionView, { kind: K }>;
  * Calls the function of `table` for the action's kind with the action narrowed to that kind's view, so
  * that the tables by kind (mail bodies, cards) need not switch on it. A new kind adds its case here.
  */
-export function byKind<R, A extends unknown[]>(
-  table: { readonly [K in KindName]: (action: ActionViewOf<K>, ...args: A) => R },
-  action: ActionView,
-  ...args: A
-): R {
+export function byKind<R, A extends unknown[]>(table: { readonly [K in KindName]: (action: ActionViewOf<K>, ...args: A) => R }, action: ActionView, ...args: A): R {
   switch (action.kind) {
     case 'approval':
       return table.approval(action, ...args);
@@ -82,7 +78,7 @@ const approval: KindPresentation<'approval'> = {
 };
 
 const question: KindPresentation<'question'> = {
-  title: (action) => (action.questions && action.questions.length > 1 ? `${action.questions.length} questions` : action.questions?.[0]?.prompt ?? 'Question'),
+  title: (action) => (action.questions && action.questions.length > 1 ? `${action.questions.length} questions` : (action.questions?.[0]?.prompt ?? 'Question')),
   summary(action) {
     const questions = action.questions ?? [];
     const more = questions.length > 1 ? ` (+${questions.length - 1} more)` : '';

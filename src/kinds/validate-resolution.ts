@@ -13,12 +13,7 @@ export type { CheckedResolution, ResolvedStatus } from './kind.js';
  * the rest by the action's kind (src/kinds/<kind>.ts). Throws a 400 (`invalid_resolution`,
  * `invalid_approved_args` or `invalid_client_tool_result`) naming what is wrong; nothing is consumed.
  */
-export function checkResolution(
-  agent: AgentTools | undefined,
-  action: ActionRecord,
-  raw: unknown,
-  limits: { clientToolOutputBytes: number },
-): CheckedResolution {
+export function checkResolution(agent: AgentTools | undefined, action: ActionRecord, raw: unknown, limits: { clientToolOutputBytes: number }): CheckedResolution {
   const parsed = resolutionInputSchema.safeParse(raw);
   if (!parsed.success) {
     const kindHint = raw && typeof raw === 'object' && 'type' in raw ? '' : ` It needs a "type" equal to the action's kind ("${action.kind}").`;

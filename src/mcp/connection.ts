@@ -143,7 +143,11 @@ export class McpConnection {
     let abandon!: () => void;
     const abandoned = new Promise<void>((resolve) => (abandon = resolve));
     const watch = setInterval(() => {
-      if (asking > 0) this.options.callIsOver(ctx).then((over) => over && abandon(), () => undefined);
+      if (asking > 0)
+        this.options.callIsOver(ctx).then(
+          (over) => over && abandon(),
+          () => undefined,
+        );
     }, mcpTiming.orphanCheckMs);
     watch.unref();
 

@@ -92,10 +92,7 @@ async function answerUrl(params: ElicitRequestURLParams, call: ElicitingCall): P
   const hooked = await runHooks(call, { mode: 'url', message: params.message, url: params.url });
   if (hooked) return { action: hooked.action };
   if (!call.ctx.interactive) return nobodyToAsk(call);
-  const answer = await waitFor(
-    call,
-    call.ctx.askLive({ kind: 'url', url: params.url, title: `${call.server} asks you to open a page`, message: params.message }),
-  );
+  const answer = await waitFor(call, call.ctx.askLive({ kind: 'url', url: params.url, title: `${call.server} asks you to open a page`, message: params.message }));
   if (!answer || answer.status !== 'resolved' || answer.resolution?.type !== 'url') return CANCEL;
   return { action: answer.resolution.decision };
 }

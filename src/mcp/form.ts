@@ -18,9 +18,7 @@ export interface FormField {
   maxItems?: number;
 }
 
-export type FormPlan =
-  | { ok: true; questions: Question[]; fields: FormField[] }
-  | { ok: false; problem: string };
+export type FormPlan = { ok: true; questions: Question[]; fields: FormField[] } | { ok: false; problem: string };
 
 /** The id of the one question asked for a form without fields: a plain "go ahead?". */
 export const CONFIRM_ID = 'confirm';
@@ -36,14 +34,22 @@ function text(value: unknown): string | undefined {
 
 function shorten(value: string): string {
   const chars = [...value];
-  return chars.length <= MAX_HEADER_LENGTH ? value : `${chars.slice(0, MAX_HEADER_LENGTH - 1).join('').trimEnd()}…`;
+  return chars.length <= MAX_HEADER_LENGTH
+    ? value
+    : `${chars
+        .slice(0, MAX_HEADER_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 function uniqueHeader(wanted: string, used: Set<string>): string {
   let header = shorten(wanted);
   for (let n = 2; used.has(header); n++) {
     const suffix = ` ${n}`;
-    header = `${[...shorten(wanted)].slice(0, MAX_HEADER_LENGTH - suffix.length).join('').trimEnd()}${suffix}`;
+    header = `${[...shorten(wanted)]
+      .slice(0, MAX_HEADER_LENGTH - suffix.length)
+      .join('')
+      .trimEnd()}${suffix}`;
   }
   used.add(header);
   return header;

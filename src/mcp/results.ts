@@ -47,7 +47,10 @@ function mediaOutput(blocks: Block[], structured: CallToolResult['structuredCont
   let budget = MAX_MEDIA_CHARS;
   const media = (mediaType: string, data: string, what: string) => {
     if (data.length > budget) {
-      parts.push({ type: 'text', text: `[${what} (${mediaType}, ${approximateBytes(data)} bytes) was left out: one result passes on at most ${MAX_MEDIA_CHARS / 1024} KiB of base64 media.]` });
+      parts.push({
+        type: 'text',
+        text: `[${what} (${mediaType}, ${approximateBytes(data)} bytes) was left out: one result passes on at most ${MAX_MEDIA_CHARS / 1024} KiB of base64 media.]`,
+      });
       return;
     }
     budget -= data.length;

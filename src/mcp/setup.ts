@@ -53,7 +53,11 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
         connection = new McpPool(await open(), open, config.maxConnections ?? 4);
       } catch (error) {
         const where = 'command' in config ? `the command ${JSON.stringify(config.command)}` : config.url;
-        throw new HeedError('internal_error', `The MCP server "${name}" of agent "${agent.name}" could not be reached (${where}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new HeedError(
+          'internal_error',
+          `The MCP server "${name}" of agent "${agent.name}" could not be reached (${where}): ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       opened.push(connection);
       const listed = await connection.listTools();
@@ -97,7 +101,11 @@ function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): 
     throw bad(`has sampling ${JSON.stringify(config.sampling)}; it takes 'ask', 'remember' or 'never'.`);
   }
   if (config.roots !== undefined) {
-    const fine = Array.isArray(config.roots) && config.roots.every((root) => root && typeof root.uri === 'string' && root.uri.startsWith('file://') && URL.canParse(root.uri) && (root.name === undefined || typeof root.name === 'string'));
+    const fine =
+      Array.isArray(config.roots) &&
+      config.roots.every(
+        (root) => root && typeof root.uri === 'string' && root.uri.startsWith('file://') && URL.canParse(root.uri) && (root.name === undefined || typeof root.name === 'string'),
+      );
     if (!fine) throw bad('needs roots as a list of { uri, name? } with file:// URIs.');
   }
 }

@@ -58,9 +58,10 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       const targets = targetsFor(config, engine.agents.get(conversation.agent));
       // `action.required` shows the action as it was raised, whatever became of it since: the request
       // itself never changes, so every attempt sends the same action (only the links are left out once it is settled).
-      const asRaised = delivery.event === 'action.required'
-        ? { ...action, status: 'pending' as const, resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null }
-        : action;
+      const asRaised =
+        delivery.event === 'action.required'
+          ? { ...action, status: 'pending' as const, resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null }
+          : action;
       const view = actionView(engine, asRaised, conversation.agent);
       const about = { id: conversation.id, agent: conversation.agent, ownerId: conversation.ownerId };
       const event = delivery.event as DeliveryEvent;

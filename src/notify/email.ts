@@ -16,8 +16,7 @@ export interface ActionMail {
   references: string;
 }
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+const escape = (text: string) => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 function domainOf(from: string): string {
   const match = /@([A-Za-z0-9.-]+)/.exec(from);
@@ -45,11 +44,11 @@ const bodies: { readonly [K in KindName]: MailBody<K> } = {
     }
   },
   question(action, links, _agent, { html, text }) {
-    if (action.preamble) html.push(`<p>${escape(action.preamble)}</p>`), text.push(action.preamble, '');
+    if (action.preamble) (html.push(`<p>${escape(action.preamble)}</p>`), text.push(action.preamble, ''));
     for (const question of action.questions ?? []) {
       html.push(`<h3 style="margin:16px 0 4px">${escape(question.prompt)}</h3>`);
       text.push(question.prompt);
-      if (question.description) html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description);
+      if (question.description) (html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description));
       const choices = links?.options?.[question.id];
       if (question.options?.length) {
         html.push(`<p>${question.options.map((option) => (choices?.[option.value] ? button(choices[option.value], option.label) : escape(option.label))).join(' ')}</p>`);
@@ -57,14 +56,14 @@ const bodies: { readonly [K in KindName]: MailBody<K> } = {
       }
       text.push('');
     }
-    if (links) html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`);
+    if (links) (html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`));
   },
   url(action, links, _agent, { html, text }) {
     html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? 'Please open this page')}</h2>`);
     if (action.message) html.push(`<p>${escape(action.message)}</p>`);
     html.push(`<p><code>${escape(action.url ?? '')}</code></p>`);
     text.push(action.title ?? 'Please open this page', action.message ?? '', action.url ?? '', '');
-    if (links) html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`);
+    if (links) (html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`));
   },
   // Answered by the page, never mailed (its presentation's `answeredByLink` is false): nothing to write.
   client_tool: () => {},
@@ -75,13 +74,7 @@ const bodies: { readonly [K in KindName]: MailBody<K> } = {
  * title and arguments, each choice as a button (a link to the answer page with it picked), and the
  * same in plain text.
  */
-export function composeActionMail(input: {
-  deliveryId: string;
-  action: ActionView;
-  conversation: { id: string; agent: string };
-  links?: ActionLinks;
-  from: string;
-}): ActionMail {
+export function composeActionMail(input: { deliveryId: string; action: ActionView; conversation: { id: string; agent: string }; links?: ActionLinks; from: string }): ActionMail {
   const { action, links, conversation } = input;
   const html: string[] = [];
   const text: string[] = [];
@@ -111,7 +104,8 @@ const transports = new WeakMap<EmailConfig, Transport>();
 export async function sendMail(config: EmailConfig, to: string, mail: ActionMail, timeoutMs: number): Promise<void> {
   let transport = transports.get(config);
   if (!transport) {
-    const options = typeof config.transport === 'string' ? config.transport : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...config.transport };
+    const options =
+      typeof config.transport === 'string' ? config.transport : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...config.transport };
     transport = nodemailer.createTransport(options as Parameters<typeof nodemailer.createTransport>[0]);
     transports.set(config, transport);
   }

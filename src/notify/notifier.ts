@@ -25,7 +25,11 @@ export class Notifier {
   /** True when a webhook or an email is configured for the server or any agent. */
   private readonly notifying: boolean;
 
-  constructor(private readonly engine: Engine, config: NotifyConfig | undefined, channels: ChannelAdapter[] = []) {
+  constructor(
+    private readonly engine: Engine,
+    config: NotifyConfig | undefined,
+    channels: ChannelAdapter[] = [],
+  ) {
     this.config = config ?? {};
     for (const adapter of channels) this.channels.set(adapter.name, adapter);
     this.notifying = [undefined, ...engine.agents.values()].some((agent) => hasTargets(targetsFor(this.config, agent)));

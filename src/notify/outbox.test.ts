@@ -20,7 +20,13 @@ afterEach(async () => {
 async function receiver() {
   const hook = await webhookReceiver();
   cleanup.push(hook.close);
-  return { ...hook, types: () => hook.calls.map((call) => JSON.parse(call.body) as { type: string; timestamp: string; data: { action: { id: string; status: string; channel?: string }; conversation: { agent: string } } }) };
+  return {
+    ...hook,
+    types: () =>
+      hook.calls.map(
+        (call) => JSON.parse(call.body) as { type: string; timestamp: string; data: { action: { id: string; status: string; channel?: string }; conversation: { agent: string } } },
+      ),
+  };
 }
 
 describe('the outbox: which changes notify whom', () => {
@@ -36,7 +42,11 @@ describe('the outbox: which changes notify whom', () => {
   it('a lapse is action.expired and a cancel action.cancelled, stamped with the injected clock', async () => {
     const clock = manualClock();
     const hook = await receiver();
-    const heed = testHeed([refundAgent().agent], { now: clock.now, hitl: { timeoutMinutes: 10, onTimeout: 'cancel' }, notify: { webhooks: [{ url: hook.url, secret }], pollIntervalMs: 20 } });
+    const heed = testHeed([refundAgent().agent], {
+      now: clock.now,
+      hitl: { timeoutMinutes: 10, onTimeout: 'cancel' },
+      notify: { webhooks: [{ url: hook.url, secret }], pollIntervalMs: 20 },
+    });
     cleanup.push(() => heed.close());
     const first = await heed.createConversation({ agent: 'support' });
     const lapsing = (await heed.conversation(first.id).send('refund')).pendingActions![0].id;
@@ -80,9 +90,15 @@ describe('the outbox: which changes notify whom', () => {
     }
     await Promise.all([all.until((calls) => calls.length === 2), requiredOnly.until((calls) => calls.length === 1), otherOwn.until((calls) => calls.length === 2)]);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(all.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([['action.required', 'support'], ['action.resolved', 'support']]);
+    expect(all.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([
+      ['action.required', 'support'],
+      ['action.resolved', 'support'],
+    ]);
     expect(requiredOnly.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([['action.required', 'support']]);
-    expect(otherOwn.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([['action.required', 'other'], ['action.resolved', 'other']]);
+    expect(otherOwn.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([
+      ['action.required', 'other'],
+      ['action.resolved', 'other'],
+    ]);
   });
 
   it('a link never outlives its action, and is refused once expired', async () => {

@@ -184,9 +184,7 @@ const eventTypes = Object.keys(eventData) as EventType[];
 const [firstEvent, ...otherEvents] = eventTypes.map(eventOf);
 
 /** One schema per event type, named for the OpenAPI document (`MessageCreatedEvent`, …). */
-export const eventSchemas: Record<string, z.ZodObject> = Object.fromEntries(
-  [firstEvent, ...otherEvents].map((schema, index) => [`${pascal(eventTypes[index])}Event`, schema]),
-);
+export const eventSchemas: Record<string, z.ZodObject> = Object.fromEntries([firstEvent, ...otherEvents].map((schema, index) => [`${pascal(eventTypes[index])}Event`, schema]));
 
 /** An event of the log: a union discriminated by `type`. */
 export const eventRecord = z.discriminatedUnion('type', [firstEvent, ...otherEvents]);

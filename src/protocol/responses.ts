@@ -34,10 +34,7 @@ export const snapshot = z.strictObject({
   messages: z.array(messageView),
   pendingActions: z.array(actionView).optional(),
   runtime: z.strictObject({ status: conversationStatus, pendingActionIds: z.array(z.string()) }),
-  hasEarlierMessages: z
-    .literal(true)
-    .optional()
-    .describe('Present when older messages exist than the first one here: ask again with `?before=<its id>`.'),
+  hasEarlierMessages: z.literal(true).optional().describe('Present when older messages exist than the first one here: ask again with `?before=<its id>`.'),
 });
 
 export const rememberedTool = z.strictObject({

@@ -16,7 +16,9 @@ export const isoTime = z.string().describe('ISO 8601 time, UTC');
 export const conversationStatus = z.enum(['idle', 'running', 'requires_action']);
 export const resolutionChannel = z
   .enum(['api', 'system', 'timeout', 'remembered', 'link', 'slack'])
-  .describe('How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), `slack`.');
+  .describe(
+    'How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), `slack`.',
+  );
 
 export const warning = z.strictObject({ code: z.string(), message: z.string(), details: z.record(z.string(), jsonValue).optional() });
 

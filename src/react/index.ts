@@ -17,14 +17,7 @@ export { ActionCard } from './components/action-card.js';
 export type { ActionCardProps } from './components/action-card.js';
 export { SettledCard, settledHeadline } from './components/settled-card.js';
 export type { SettledCardProps } from './components/settled-card.js';
-export {
-  createClientToolRegistry,
-  defaultClientTools,
-  registerClientTool,
-  rememberStartedConversation,
-  runClientTool,
-  wasStartedHere,
-} from './state/client-tools.js';
+export { createClientToolRegistry, defaultClientTools, registerClientTool, rememberStartedConversation, runClientTool, wasStartedHere } from './state/client-tools.js';
 export type { ClientToolContext, ClientToolHandler, ClientToolOutcome, ClientToolRegistry } from './state/client-tools.js';
 export { createConversationStore, ownsConversation, toChatError } from './state/conversation-store.js';
 export type { AlreadyAnswered, AnswerResult, ChatError, ClientToolRun, ConversationState, ConversationStore, ConversationStoreOptions } from './state/conversation-store.js';

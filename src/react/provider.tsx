@@ -67,7 +67,6 @@ export interface UseConversationResult extends ConversationState {
   runClientTool: ConversationStore['runClientTool'];
 }
 
-
 const idle = () => () => undefined;
 
 /**

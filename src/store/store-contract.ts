@@ -16,33 +16,72 @@ const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
 
 function conversation(id: string, fields: Partial<ConversationRecord> = {}): ConversationRecord {
   return {
-    id, agent: 'support', ownerId: 'ada', channel: null, status: 'idle', version: 1, metadata: null,
-    createdAt: at(0), updatedAt: at(0), actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
-    tokensUsed: 0, lastEventSeq: 0, intakeDone: false, ...fields,
+    id,
+    agent: 'support',
+    ownerId: 'ada',
+    channel: null,
+    status: 'idle',
+    version: 1,
+    metadata: null,
+    createdAt: at(0),
+    updatedAt: at(0),
+    actionDueAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    tokensUsed: 0,
+    lastEventSeq: 0,
+    intakeDone: false,
+    ...fields,
   };
 }
 
 function message(conversationId: string, position: number, fields: Partial<MessageRecord> = {}): MessageRecord {
   return {
-    id: `${conversationId}-m${position}`, conversationId, position, role: 'user',
-    parts: [{ type: 'text', text: `message ${position}` }], metadata: null, createdAt: at(position), ...fields,
+    id: `${conversationId}-m${position}`,
+    conversationId,
+    position,
+    role: 'user',
+    parts: [{ type: 'text', text: `message ${position}` }],
+    metadata: null,
+    createdAt: at(position),
+    ...fields,
   };
 }
 
 function action(conversationId: string, id: string, fields: Partial<ActionRecord> = {}): ActionRecord {
   return {
-    id, conversationId, messageId: `${conversationId}-m1`, toolCallId: `call-${id}`, toolName: 'issue_refund',
-    kind: 'approval', origin: 'tool', journalIndex: 0, status: 'pending',
+    id,
+    conversationId,
+    messageId: `${conversationId}-m1`,
+    toolCallId: `call-${id}`,
+    toolName: 'issue_refund',
+    kind: 'approval',
+    origin: 'tool',
+    journalIndex: 0,
+    status: 'pending',
     request: { kind: 'approval', args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: true },
-    createdAt: at(10), expiresAt: at(86_400), onTimeout: 'deny', resolution: null, resolvedBy: null, channel: null,
-    resolvedAt: null, defaulted: null, ...fields,
+    createdAt: at(10),
+    expiresAt: at(86_400),
+    onTimeout: 'deny',
+    resolution: null,
+    resolvedBy: null,
+    channel: null,
+    resolvedAt: null,
+    defaulted: null,
+    ...fields,
   };
 }
 
 const event = (type: NewEvent['type'], seconds: number, data: NewEvent['data'] = {}): NewEvent => ({ type, data, at: at(seconds) });
 
 const allow = (id: string, fields: Partial<ActionSettlement> = {}): ActionSettlement => ({
-  id, status: 'resolved', resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada', channel: 'api', resolvedAt: at(20), ...fields,
+  id,
+  status: 'resolved',
+  resolution: { type: 'approval', decision: 'allow' },
+  resolvedBy: 'ada',
+  channel: 'api',
+  resolvedAt: at(20),
+  ...fields,
 });
 
 /** Runs the one suite every `Store` must pass, through the interface only. */
@@ -91,9 +130,19 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
 
     it('stores a conversation with every field and returns it as stored', async () => {
       const record = conversation('c1', {
-        ownerId: 'ada', channel: 'slack:T1/C2', status: 'running', version: 7, metadata: { topic: 'refunds', n: [1, null] },
-        createdAt: at(1), updatedAt: at(2), actionDueAt: at(3), leaseOwner: 'instance-1', leaseExpiresAt: at(4),
-        tokensUsed: 1234, lastEventSeq: 0, intakeDone: true,
+        ownerId: 'ada',
+        channel: 'slack:T1/C2',
+        status: 'running',
+        version: 7,
+        metadata: { topic: 'refunds', n: [1, null] },
+        createdAt: at(1),
+        updatedAt: at(2),
+        actionDueAt: at(3),
+        leaseOwner: 'instance-1',
+        leaseExpiresAt: at(4),
+        tokensUsed: 1234,
+        lastEventSeq: 0,
+        intakeDone: true,
       });
       const result = await commitOk({ conversationId: 'c1', create: record });
       expect(result.conversation).toEqual(record);
@@ -116,15 +165,29 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         parts: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'issue_refund', output: { type: 'json', value: { ok: true } } }],
       });
       const question = action('c1', 'a2', {
-        kind: 'question', origin: 'ctx', journalIndex: 2, expiresAt: null, onTimeout: 'cancel', createdAt: at(11),
+        kind: 'question',
+        origin: 'ctx',
+        journalIndex: 2,
+        expiresAt: null,
+        onTimeout: 'cancel',
+        createdAt: at(11),
         request: {
-          kind: 'question', preamble: 'Quick check',
+          kind: 'question',
+          preamble: 'Quick check',
           questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }],
         },
-        status: 'resolved', resolution: { type: 'question', answers: { q1: ['s'] } }, resolvedBy: 'bob', channel: 'api', resolvedAt: at(12), defaulted: ['q1'],
+        status: 'resolved',
+        resolution: { type: 'question', answers: { q1: ['s'] } },
+        resolvedBy: 'bob',
+        channel: 'api',
+        resolvedAt: at(12),
+        defaulted: ['q1'],
       });
       const result = await commitOk({
-        conversationId: 'c1', create: conversation('c1'), messages: [user, assistant, tool], actions: [action('c1', 'a1'), question],
+        conversationId: 'c1',
+        create: conversation('c1'),
+        messages: [user, assistant, tool],
+        actions: [action('c1', 'a1'), question],
         events: [event('message.created', 5, { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }), event('turn.started', 6)],
       });
       expect(await store.listMessages('c1')).toEqual([user, assistant, tool]);
@@ -134,8 +197,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.getAction('other', 'a1')).toBeUndefined();
       const events = [
         {
-          conversationId: 'c1', seq: 1, type: 'message.created',
-          data: { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }, at: at(5),
+          conversationId: 'c1',
+          seq: 1,
+          type: 'message.created',
+          data: { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } },
+          at: at(5),
         },
         { conversationId: 'c1', seq: 2, type: 'turn.started', data: {}, at: at(6) },
       ];
@@ -150,8 +216,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     it('refuses to create an id that exists, writing nothing', async () => {
       await parked('c1');
       const result = await store.commit({
-        conversationId: 'c1', create: conversation('c1', { agent: 'other' }), messages: [message('c1', 2)],
-        actions: [action('c1', 'a9')], events: [event('turn.started', 30)],
+        conversationId: 'c1',
+        create: conversation('c1', { agent: 'other' }),
+        messages: [message('c1', 2)],
+        actions: [action('c1', 'a9')],
+        events: [event('turn.started', 30)],
       });
       expect(result).toEqual({ ok: false, reason: 'exists' });
       expect((await store.getConversation('c1'))?.agent).toBe('support');
@@ -167,13 +236,24 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     it('bumps the version by one per change and applies only the fields set', async () => {
       await parked('c1', { metadata: { a: 1 }, actionDueAt: at(100), tokensUsed: 5 });
       const first = await commitOk({
-        conversationId: 'c1', expectVersion: 1,
+        conversationId: 'c1',
+        expectVersion: 1,
         set: { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50), actionDueAt: null, tokensUsed: 9, intakeDone: true, updatedAt: at(40) },
       });
-      expect(first.conversation).toEqual(conversation('c1', {
-        status: 'running', version: 2, metadata: { a: 1 }, leaseOwner: 'i1', leaseExpiresAt: at(50), actionDueAt: null,
-        tokensUsed: 9, intakeDone: true, updatedAt: at(40), lastEventSeq: 1,
-      }));
+      expect(first.conversation).toEqual(
+        conversation('c1', {
+          status: 'running',
+          version: 2,
+          metadata: { a: 1 },
+          leaseOwner: 'i1',
+          leaseExpiresAt: at(50),
+          actionDueAt: null,
+          tokensUsed: 9,
+          intakeDone: true,
+          updatedAt: at(40),
+          lastEventSeq: 1,
+        }),
+      );
       const second = await commitOk({ conversationId: 'c1', expectVersion: 2, set: { metadata: null, leaseOwner: null } });
       expect(second.conversation).toMatchObject({ version: 3, metadata: null, leaseOwner: null, leaseExpiresAt: at(50), status: 'running' });
       expect(await store.getConversation('c1')).toEqual(second.conversation);
@@ -195,9 +275,14 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await parked('c1');
       await commitOk({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } });
       const result = await store.commit({
-        conversationId: 'c1', expectVersion: 1, set: { status: 'idle', tokensUsed: 99 },
-        messages: [message('c1', 2)], actions: [action('c1', 'a2')], settle: [allow('c1-a')],
-        events: [event('turn.completed', 30)], remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(30) }],
+        conversationId: 'c1',
+        expectVersion: 1,
+        set: { status: 'idle', tokensUsed: 99 },
+        messages: [message('c1', 2)],
+        actions: [action('c1', 'a2')],
+        settle: [allow('c1-a')],
+        events: [event('turn.completed', 30)],
+        remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(30) }],
       });
       expect(result).toEqual({ ok: false, reason: 'version' });
       await nothingWritten('c1', 2, 1, 2, 1);
@@ -218,11 +303,14 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
 
     it('numbers events contiguously across changes and pages them with after/limit', async () => {
       const first = await commitOk({
-        conversationId: 'c1', create: conversation('c1'), events: [event('message.created', 1), event('turn.started', 2)],
+        conversationId: 'c1',
+        create: conversation('c1'),
+        events: [event('message.created', 1), event('turn.started', 2)],
       });
       expect(first.events.map((e) => e.seq)).toEqual([1, 2]);
       const second = await commitOk({
-        conversationId: 'c1', expectVersion: 1,
+        conversationId: 'c1',
+        expectVersion: 1,
         events: [event('text.delta', 3, { text: 'a' }), event('text.delta', 4, { text: 'b' }), event('turn.completed', 5)],
       });
       expect(second.events.map((e) => e.seq)).toEqual([3, 4, 5]);
@@ -238,7 +326,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(page[499].seq).toBe(500);
 
       const branched = await commitOk({
-        conversationId: 'c2', create: conversation('c2', { lastEventSeq: 3 }), events: [event('turn.started', 1)],
+        conversationId: 'c2',
+        create: conversation('c2', { lastEventSeq: 3 }),
+        events: [event('turn.started', 1)],
       });
       expect(branched.events[0].seq).toBe(4);
       expect((await store.listEvents('c2')).map((e) => e.seq)).toEqual([4]);
@@ -249,20 +339,33 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     it('settles an action only from pending; a second settle rolls the whole change back', async () => {
       await parked('c1');
       const settled = await commitOk({
-        conversationId: 'c1', expectVersion: 1, set: { status: 'running' },
+        conversationId: 'c1',
+        expectVersion: 1,
+        set: { status: 'running' },
         settle: [allow('c1-a', { resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true }, defaulted: [] })],
         events: [event('action.resolved', 20)],
       });
       expect(settled.conversation.version).toBe(2);
-      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', {
-        status: 'resolved', resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true },
-        resolvedBy: 'ada', channel: 'api', resolvedAt: at(20), defaulted: [],
-      }));
+      expect(await store.getAction('c1', 'c1-a')).toEqual(
+        action('c1', 'c1-a', {
+          status: 'resolved',
+          resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true },
+          resolvedBy: 'ada',
+          channel: 'api',
+          resolvedAt: at(20),
+          defaulted: [],
+        }),
+      );
 
       const again = await store.commit({
-        conversationId: 'c1', expectVersion: 2, set: { status: 'idle' }, messages: [message('c1', 2)],
-        actions: [action('c1', 'a2')], settle: [allow('c1-a', { status: 'cancelled', resolution: { type: 'cancelled', reason: 'late' } })],
-        events: [event('action.resolved', 21)], remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(21) }],
+        conversationId: 'c1',
+        expectVersion: 2,
+        set: { status: 'idle' },
+        messages: [message('c1', 2)],
+        actions: [action('c1', 'a2')],
+        settle: [allow('c1-a', { status: 'cancelled', resolution: { type: 'cancelled', reason: 'late' } })],
+        events: [event('action.resolved', 21)],
+        remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(21) }],
       });
       expect(again).toEqual({ ok: false, reason: 'action_not_pending' });
       await nothingWritten('c1', 2, 2, 2, 1);
@@ -289,7 +392,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     it('keeps who settled (a user id, or null) apart from how (channel), and a remember without a user id', async () => {
       await parked('c1');
       await commitOk({
-        conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a', { resolvedBy: null, channel: 'timeout', status: 'expired' })],
+        conversationId: 'c1',
+        expectVersion: 1,
+        settle: [allow('c1-a', { resolvedBy: null, channel: 'timeout', status: 'expired' })],
         remember: [{ toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) }],
       });
       expect(await store.getAction('c1', 'c1-a')).toMatchObject({ status: 'expired', resolvedBy: null, channel: 'timeout' });
@@ -312,7 +417,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       let deep: JsonValue = 'bottom';
       for (let level = 0; level < 100_000; level++) deep = [deep];
       const change: Change = {
-        conversationId: 'c1', expectVersion: 1, set: { status: 'running' }, messages: [message('c1', 2)],
+        conversationId: 'c1',
+        expectVersion: 1,
+        set: { status: 'running' },
+        messages: [message('c1', 2)],
         settle: [allow('c1-a', { resolution: { type: 'approval', decision: 'allow', approvedArgs: deep } })],
         events: [event('action.resolved', 20)],
       };
@@ -322,9 +430,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await store.getConversation('c1'))?.status).toBe('requires_action');
     });
 
-    it('lists a conversation\'s actions oldest first, ties by id', async () => {
+    it("lists a conversation's actions oldest first, ties by id", async () => {
       await commitOk({
-        conversationId: 'c1', create: conversation('c1'),
+        conversationId: 'c1',
+        create: conversation('c1'),
         actions: [action('c1', 'b', { createdAt: at(5) }), action('c1', 'c', { createdAt: at(3) }), action('c1', 'a', { createdAt: at(5) })],
       });
       expect((await store.listActions('c1')).map((a) => a.id)).toEqual(['c', 'a', 'b']);
@@ -337,12 +446,23 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('reads a conversation with the parts asked for, each as its own list method returns it', async () => {
-      const other = action('c1', 'b', { createdAt: at(3), status: 'resolved', resolution: { type: 'approval', decision: 'deny' }, resolvedBy: 'ada', channel: 'api', resolvedAt: at(4) });
+      const other = action('c1', 'b', {
+        createdAt: at(3),
+        status: 'resolved',
+        resolution: { type: 'approval', decision: 'deny' },
+        resolvedBy: 'ada',
+        channel: 'api',
+        resolvedAt: at(4),
+      });
       await commitOk({
-        conversationId: 'c1', create: conversation('c1', { metadata: { plan: 'pro' } }),
+        conversationId: 'c1',
+        create: conversation('c1', { metadata: { plan: 'pro' } }),
         messages: [message('c1', 1, { role: 'assistant', metadata: { intake: true } }), message('c1', 0)],
         actions: [action('c1', 'a'), other],
-        remember: [{ toolName: 'send_email', rememberedBy: null, rememberedAt: at(5) }, { toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(6) }],
+        remember: [
+          { toolName: 'send_email', rememberedBy: null, rememberedAt: at(5) },
+          { toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(6) },
+        ],
       });
       await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)], actions: [action('c2', 'x')] });
       const whole = await store.readConversation('c1', { messages: true, actions: true, remembered: true });
@@ -360,7 +480,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toBeUndefined();
       await commitOk({ conversationId: 'c3', create: conversation('c3') });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toEqual({
-        conversation: await store.getConversation('c3'), messages: [], actions: [], remembered: [],
+        conversation: await store.getConversation('c3'),
+        messages: [],
+        actions: [],
+        remembered: [],
       });
     });
 
@@ -384,12 +507,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await parked('c2', { ownerId: 'bob' }, { createdAt: at(10) });
       await parked('c3', { ownerId: null }, { createdAt: at(20) });
       await commitOk({
-        conversationId: 'c1', expectVersion: 1,
-        actions: [
-          action('c1', 'c1-b', { createdAt: at(5) }),
-          action('c1', 'c1-c', { createdAt: at(30) }),
-          action('c1', 'c1-done', { createdAt: at(1) }),
-        ],
+        conversationId: 'c1',
+        expectVersion: 1,
+        actions: [action('c1', 'c1-b', { createdAt: at(5) }), action('c1', 'c1-c', { createdAt: at(30) }), action('c1', 'c1-done', { createdAt: at(1) })],
         settle: [allow('c1-done')],
       });
       const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
@@ -405,10 +525,18 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect((await store.listPendingActions({ ownerId: 'bob' }))[0]).toEqual(action('c2', 'c2-a', { createdAt: at(10) }));
     });
 
-    it('revises a pending action\'s request (a vote) with compare-and-set, and refuses a settled one, writing nothing', async () => {
+    it("revises a pending action's request (a vote) with compare-and-set, and refuses a settled one, writing nothing", async () => {
       await parked('c1');
-      const voted = { kind: 'approval' as const, args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: false,
-        approvers: ['bob', 'cat'], required: 2, votes: [{ by: 'bob', decision: 'allow' as const, at: at(15) }] };
+      const voted = {
+        kind: 'approval' as const,
+        args: { orderId: 42, amount: 5 },
+        title: 'Refund',
+        summary: 'Refund 5 on order 42',
+        canRemember: false,
+        approvers: ['bob', 'cat'],
+        required: 2,
+        votes: [{ by: 'bob', decision: 'allow' as const, at: at(15) }],
+      };
       const revised = await commitOk({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: voted, reason: 'vote' }], events: [event('action.voted', 15)] });
       expect(revised.conversation.version).toBe(2);
       expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', { request: voted }));
@@ -417,11 +545,19 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const stale = await store.commit({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }] });
       expect(stale).toEqual({ ok: false, reason: 'version' });
       await commitOk({ conversationId: 'c1', expectVersion: 2, settle: [allow('c1-a')] });
-      const late = await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }], events: [event('action.voted', 16)] });
+      const late = await store.commit({
+        conversationId: 'c1',
+        expectVersion: 3,
+        revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }],
+        events: [event('action.voted', 16)],
+      });
       expect(late).toEqual({ ok: false, reason: 'action_not_pending' });
       await nothingWritten('c1', 3, 2, 2, 1);
       expect((await store.getAction('c1', 'c1-a'))?.request).toEqual(voted);
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'nope', request: voted, reason: 'vote' }] })).toEqual({ ok: false, reason: 'action_not_pending' });
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'nope', request: voted, reason: 'vote' }] })).toEqual({
+        ok: false,
+        reason: 'action_not_pending',
+      });
     });
 
     it('lists pending actions of the owner together with those naming the user among their approvers', async () => {
@@ -501,7 +637,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const act = action('c1', 'a1');
       const data = { list: [1] };
       const result = await commitOk({
-        conversationId: 'c1', create: record, messages: [msg], actions: [act], events: [event('turn.started', 1, data)],
+        conversationId: 'c1',
+        create: record,
+        messages: [msg],
+        actions: [act],
+        events: [event('turn.started', 1, data)],
       });
       record.status = 'running';
       (record.metadata!.tags as string[]).push('given');
@@ -530,12 +670,18 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       if (!opened.reopen) return skip();
       await parked('c1', { ownerId: 'ada', metadata: { k: 'v' } });
       await commitOk({
-        conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')], events: [event('action.resolved', 20)],
+        conversationId: 'c1',
+        expectVersion: 1,
+        settle: [allow('c1-a')],
+        events: [event('action.resolved', 20)],
         remember: [{ toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(20) }],
       });
       const snapshot = async () => ({
-        conversation: await store.getConversation('c1'), messages: await store.listMessages('c1'),
-        actions: await store.listActions('c1'), events: await store.listEvents('c1'), tools: await store.listRememberedTools('c1'),
+        conversation: await store.getConversation('c1'),
+        messages: await store.listMessages('c1'),
+        actions: await store.listActions('c1'),
+        events: await store.listEvents('c1'),
+        tools: await store.listRememberedTools('c1'),
       });
       const before = await snapshot();
       await store.close();
@@ -548,7 +694,12 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     // ------------------------------------------------------------ the outbox (docs/notifications.md)
 
     const delivery = (id: string, fields: Partial<NewDelivery> = {}): NewDelivery => ({
-      id, event: 'action.required', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' }, createdAt: at(10), ...fields,
+      id,
+      event: 'action.required',
+      actionId: 'c1-a',
+      target: { type: 'webhook', url: 'https://hooks.example/x' },
+      createdAt: at(10),
+      ...fields,
     });
 
     it('writes deliveries with the change that causes them, and none with a refused one', async () => {
@@ -560,21 +711,47 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         ok: false,
         reason: 'action_not_pending',
       });
-      expect(await store.commit({ conversationId: 'c2', create: conversation('c2'), deliveries: [delivery('d4', { target: { type: 'email', to: 'ada@example.com' } })] })).toMatchObject({ ok: true });
+      expect(
+        await store.commit({ conversationId: 'c2', create: conversation('c2'), deliveries: [delivery('d4', { target: { type: 'email', to: 'ada@example.com' } })] }),
+      ).toMatchObject({ ok: true });
       expect(await store.listDeliveries({})).toEqual([
         {
-          id: 'd4', conversationId: 'c2', event: 'action.required', actionId: 'c1-a', target: { type: 'email', to: 'ada@example.com' },
-          createdAt: at(10), status: 'pending', attempts: 0, dueAt: at(10), lastError: null, finishedAt: null, receipt: null,
+          id: 'd4',
+          conversationId: 'c2',
+          event: 'action.required',
+          actionId: 'c1-a',
+          target: { type: 'email', to: 'ada@example.com' },
+          createdAt: at(10),
+          status: 'pending',
+          attempts: 0,
+          dueAt: at(10),
+          lastError: null,
+          finishedAt: null,
+          receipt: null,
         },
         {
-          id: 'd1', conversationId: 'c1', event: 'action.resolved', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' },
-          createdAt: at(20), status: 'pending', attempts: 0, dueAt: at(20), lastError: null, finishedAt: null, receipt: null,
+          id: 'd1',
+          conversationId: 'c1',
+          event: 'action.resolved',
+          actionId: 'c1-a',
+          target: { type: 'webhook', url: 'https://hooks.example/x' },
+          createdAt: at(20),
+          status: 'pending',
+          attempts: 0,
+          dueAt: at(20),
+          lastError: null,
+          finishedAt: null,
+          receipt: null,
         },
       ]);
     });
 
     it('claims due deliveries once until the claim runs out, retries them later, and lists them by status', async () => {
-      await commitOk({ conversationId: 'c1', create: conversation('c1'), deliveries: [delivery('d1'), delivery('d2', { createdAt: at(11) }), delivery('d3', { createdAt: at(500) })] });
+      await commitOk({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        deliveries: [delivery('d1'), delivery('d2', { createdAt: at(11) }), delivery('d3', { createdAt: at(500) })],
+      });
       expect(await store.claimDeliveries(at(5), at(65), 10)).toEqual([]);
       // Two claimers at once take different rows.
       const [first, second] = await Promise.all([store.claimDeliveries(at(100), at(160), 1), store.claimDeliveries(at(100), at(160), 1)]);
@@ -590,8 +767,18 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await store.finishDelivery('d1', { status: 'failed', at: at(401), error: 'HTTP 500' });
       expect(await store.listDeliveries({ status: 'failed' })).toEqual([
         {
-          id: 'd1', conversationId: 'c1', event: 'action.required', actionId: 'c1-a', target: { type: 'webhook', url: 'https://hooks.example/x' },
-          createdAt: at(10), status: 'failed', attempts: 2, dueAt: null, lastError: 'HTTP 500', finishedAt: at(401), receipt: null,
+          id: 'd1',
+          conversationId: 'c1',
+          event: 'action.required',
+          actionId: 'c1-a',
+          target: { type: 'webhook', url: 'https://hooks.example/x' },
+          createdAt: at(10),
+          status: 'failed',
+          attempts: 2,
+          dueAt: null,
+          lastError: 'HTTP 500',
+          finishedAt: at(401),
+          receipt: null,
         },
       ]);
       expect(await store.listDeliveries({ status: 'delivered' })).toMatchObject([{ id: 'd2', lastError: null, finishedAt: at(201) }]);

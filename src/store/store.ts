@@ -14,10 +14,7 @@ import type {
 
 /** Conversation fields a change may set. */
 export type ConversationPatch = Partial<
-  Pick<
-    ConversationRecord,
-    'status' | 'actionDueAt' | 'leaseOwner' | 'leaseExpiresAt' | 'tokensUsed' | 'intakeDone' | 'metadata' | 'updatedAt'
-  >
+  Pick<ConversationRecord, 'status' | 'actionDueAt' | 'leaseOwner' | 'leaseExpiresAt' | 'tokensUsed' | 'intakeDone' | 'metadata' | 'updatedAt'>
 >;
 
 /** Settles one action; refused unless the action is still `pending`. */
@@ -113,8 +110,7 @@ export interface DeliveryRecord extends NewDelivery {
 
 /** How an attempt ended: finished for good, or back to pending until `dueAt`. */
 export type DeliveryOutcome =
-  | { status: 'delivered' | 'failed' | 'dropped'; at: string; error?: string | null; receipt?: JsonObject }
-  | { status: 'pending'; dueAt: string; error: string };
+  { status: 'delivered' | 'failed' | 'dropped'; at: string; error?: string | null; receipt?: JsonObject } | { status: 'pending'; dueAt: string; error: string };
 
 export interface DeliveryFilter {
   status?: DeliveryStatus;
@@ -125,9 +121,7 @@ export interface DeliveryFilter {
   after?: { createdAt: string; id: string };
 }
 
-export type CommitResult =
-  | { ok: true; conversation: ConversationRecord; events: EventRecord[] }
-  | { ok: false; reason: 'version' | 'exists' | 'not_found' | 'action_not_pending' };
+export type CommitResult = { ok: true; conversation: ConversationRecord; events: EventRecord[] } | { ok: false; reason: 'version' | 'exists' | 'not_found' | 'action_not_pending' };
 
 export interface ConversationFilter {
   /** Only conversations owned by this user id; `null` selects ownerless ones. Omit for all. */

@@ -128,7 +128,7 @@ export function scriptedModel<V extends ScriptedVersion = 'v3'>(respond: Scripte
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
       if (text) {
         parts.push({ type: 'text-start', id: 't0' });
-        const chunks = options.chunkText === 'word' ? text.match(/\S+\s*|\s+/g) ?? [text] : [text];
+        const chunks = options.chunkText === 'word' ? (text.match(/\S+\s*|\s+/g) ?? [text]) : [text];
         for (const delta of chunks) parts.push({ type: 'text-delta', id: 't0', delta });
         parts.push({ type: 'text-end', id: 't0' });
       }

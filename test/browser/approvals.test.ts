@@ -1,6 +1,19 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkip, dock, newContext, tabTo, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  tabTo,
+  unlabelledControls,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // Approvals, client tools and URL requests in the web console, in real headless Chromium.
 let harness: Harness;
@@ -52,7 +65,9 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await card.getByRole('checkbox', { name: /Don't ask again in this chat/ }).check();
     await card.getByRole('button', { name: 'Allow with changes' }).click();
 
-    await transcript(page).getByText(/Refund done: .*"refunded":20/).waitFor();
+    await transcript(page)
+      .getByText(/Refund done: .*"refunded":20/)
+      .waitFor();
     const settled = transcript(page).getByRole('region', { name: /^Allowed with changes/ });
     const text = await settled.textContent();
     expect(text).toContain('Partial refund: one item was fine.');
@@ -68,7 +83,9 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
 
     // Remembered: the next refund in this chat runs without asking.
     await sendMessage(page, 'refund order 7 for $3');
-    await transcript(page).getByText(/Refund done: .*"refunded":3/).waitFor();
+    await transcript(page)
+      .getByText(/Refund done: .*"refunded":3/)
+      .waitFor();
     expect(await dock(page).count()).toBe(0);
   });
 
@@ -91,7 +108,12 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     const card = dock(page);
     await card.getByRole('heading', { name: 'Refund $40 on order 8?' }).waitFor();
     // The card has the focus, not Allow: a stray Enter approves nothing.
-    expect(await card.locator('section').first().evaluate((element) => element === document.activeElement)).toBe(true);
+    expect(
+      await card
+        .locator('section')
+        .first()
+        .evaluate((element) => element === document.activeElement),
+    ).toBe(true);
     await tabTo(page, /Edit arguments/);
     await page.keyboard.press('Enter');
     await tabTo(page, /^\s*amount/);
@@ -99,7 +121,9 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await page.keyboard.type('25');
     await tabTo(page, /Allow with changes/);
     await page.keyboard.press('Enter');
-    await transcript(page).getByText(/Refund done: .*"refunded":25/).waitFor();
+    await transcript(page)
+      .getByText(/Refund done: .*"refunded":25/)
+      .waitFor();
     // The message box is back, with the focus in it.
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('composer-text');
     await context.close();
@@ -111,8 +135,14 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     const card = dock(page);
     await card.getByRole('textbox', { name: 'Comment (optional)' }).fill('Not without a receipt.');
     await card.getByRole('button', { name: 'Deny' }).click();
-    await transcript(page).getByText(/No refund: .*Not without a receipt\./).waitFor();
-    expect(await transcript(page).getByRole('region', { name: /^Denied/ }).textContent()).toContain('Not without a receipt.');
+    await transcript(page)
+      .getByText(/No refund: .*Not without a receipt\./)
+      .waitFor();
+    expect(
+      await transcript(page)
+        .getByRole('region', { name: /^Denied/ })
+        .textContent(),
+    ).toContain('Not without a receipt.');
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ decision: 'deny' });
   });
@@ -129,7 +159,11 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     });
     await sendMessage(page, 'what did I select?');
     await transcript(page).getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}').waitFor();
-    expect(await transcript(page).getByRole('region', { name: /^Answered by the page/ }).count()).toBe(1);
+    expect(
+      await transcript(page)
+        .getByRole('region', { name: /^Answered by the page/ })
+        .count(),
+    ).toBe(1);
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'ada' });
     // The page's output itself is not kept on the record, only its size.

@@ -14,14 +14,17 @@ afterAll(async () => {
 
 /** Selects the text of the first element matching `selector`, as a person would with the mouse. */
 async function select(page: Page, selector: string): Promise<string> {
-  return page.locator(selector).first().evaluate((element) => {
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const selection = document.getSelection()!;
-    selection.removeAllRanges();
-    selection.addRange(range);
-    return selection.toString().trim();
-  });
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const selection = document.getSelection()!;
+      selection.removeAllRanges();
+      selection.addRange(range);
+      return selection.toString().trim();
+    });
 }
 
 /** An ownerless conversation someone else started over HTTP, waiting on the page tool `get_selection`. */

@@ -85,7 +85,10 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
   async function openApp(pageStyle = ''): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
     const files: Record<string, [string, string]> = {
-      '/': ['text/html', `<!doctype html><html><head><style>${pageStyle}</style><link rel="stylesheet" href="/app.css"></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>`],
+      '/': [
+        'text/html',
+        `<!doctype html><html><head><style>${pageStyle}</style><link rel="stylesheet" href="/app.css"></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>`,
+      ],
       '/app.js': ['text/javascript', app.js],
       '/app.css': ['text/css', app.css],
     };

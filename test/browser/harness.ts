@@ -12,16 +12,7 @@ export const CHROMIUM = process.env.HEED_CHROMIUM ?? '/usr/bin/chromium';
 /** Why the browser tests cannot run here (the set-up has said so in one line), or false. */
 export const browserSkip = Boolean(process.env.HEED_TEST_SKIP_BROWSER);
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export interface Harness {
   server: RunningServer;
@@ -146,8 +137,17 @@ export async function tabTo(page: Page, name: RegExp, limit = 40): Promise<void>
       const labels = (element as HTMLInputElement).labels;
       return [
         element.getAttribute('aria-label'),
-        labelled ? labelled.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '').join(' ') : '',
-        labels ? Array.from(labels).map((label) => label.textContent).join(' ') : '',
+        labelled
+          ? labelled
+              .split(/\s+/)
+              .map((id) => document.getElementById(id)?.textContent ?? '')
+              .join(' ')
+          : '',
+        labels
+          ? Array.from(labels)
+              .map((label) => label.textContent)
+              .join(' ')
+          : '',
         element.tagName === 'BUTTON' || element.tagName === 'A' ? element.textContent : '',
       ].join(' ');
     });

@@ -14,7 +14,13 @@ const harness = await startHarness({
   notify: { email: { transport: smtp.transport, from: 'Heed <heed@example.com>', to: () => 'ada@example.com' }, pollIntervalMs: 50 },
 });
 const api = async (method: string, path: string, body?: unknown) =>
-  (await fetch(`${harness.url}${path}`, { method, headers: { authorization: 'Bearer tok-ada', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+  (
+    await fetch(`${harness.url}${path}`, {
+      method,
+      headers: { authorization: 'Bearer tok-ada', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  ).json();
 try {
   const refund = await api('POST', '/api/conversations', { agent: 'refunds' });
   await api('POST', `/api/conversations/${refund.id}/messages`, { content: 'refund order 1042 for $80' });

@@ -71,7 +71,7 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     expect(action.resolvedBy).toBe('ada');
   });
 
-  it('a typed answer the rules refuse shows the server\'s sentence beside the field; a corrected one goes through', async () => {
+  it("a typed answer the rules refuse shows the server's sentence beside the field; a corrected one goes through", async () => {
     const { page, id } = await openAgent('typed', 'book seats');
     const card = dock(page);
     await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 1 of 2');
@@ -97,14 +97,18 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await email.fill('ada@example.com');
     await email.press('Enter');
 
-    await transcript(page).getByText(/Booked\./).waitFor();
-    const answered = await transcript(page).getByRole('region', { name: /^Answered/ }).textContent();
+    await transcript(page)
+      .getByText(/Booked\./)
+      .waitFor();
+    const answered = await transcript(page)
+      .getByRole('region', { name: /^Answered/ })
+      .textContent();
     expect(answered).toContain('ada@example.com');
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ answers: { Seats: ['4'], Contact: ['ada@example.com'] } });
   });
 
-  it('a multi-select keeps the default, toggles with click and Space, and shows an option\'s preview while it is focused', async () => {
+  it("a multi-select keeps the default, toggles with click and Space, and shows an option's preview while it is focused", async () => {
     const { page, id } = await openAgent('multi', 'pizza please');
     const card = dock(page);
     const cheese = card.getByRole('checkbox', { name: /Cheese/ });
@@ -125,8 +129,12 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     expect(await cheese.getAttribute('aria-checked')).toBe('false');
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
 
-    await transcript(page).getByText(/Coming up\./).waitFor();
-    const answered = await transcript(page).getByRole('region', { name: /^Answered/ }).textContent();
+    await transcript(page)
+      .getByText(/Coming up\./)
+      .waitFor();
+    const answered = await transcript(page)
+      .getByRole('region', { name: /^Answered/ })
+      .textContent();
     expect(answered).toContain('Basil, Olives');
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ answers: { Toppings: ['basil', 'olives'] } });
@@ -138,7 +146,9 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     expect(await card.getByRole('heading').textContent()).not.toContain('of');
     expect(await card.getByRole('button', { name: 'Submit' }).count()).toBe(0);
     await card.getByRole('radio', { name: /Wait until Monday/ }).click();
-    await transcript(page).getByText(/Shipping decision recorded\./).waitFor();
+    await transcript(page)
+      .getByText(/Shipping decision recorded\./)
+      .waitFor();
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ answers: { Ship: ['no'] } });
   });
@@ -152,7 +162,11 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     expect(await dock(page).count()).toBe(0);
     // The model is not called again: no reply after the dismissal.
-    expect(await transcript(page).getByText(/Coming up|Stopped/).count()).toBe(0);
+    expect(
+      await transcript(page)
+        .getByText(/Coming up|Stopped/)
+        .count(),
+    ).toBe(0);
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ type: 'question', dismiss: true });
   });

@@ -17,7 +17,9 @@ try {
   // A question card: the trip planner's four questions, on the first one, an option focused to show its hotkeys.
   await startConversation(page, 'trip-planner');
   await sendMessage(page, 'Plan a long weekend in spring.');
-  await dock(page).getByRole('heading', { name: /Question 1 of 4/ }).waitFor();
+  await dock(page)
+    .getByRole('heading', { name: /Question 1 of 4/ })
+    .waitFor();
   await dock(page).getByRole('radio', { name: /Kyoto/ }).hover();
   await page.screenshot({ path: docs('question-card.png') });
 

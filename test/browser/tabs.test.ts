@@ -34,23 +34,41 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
         .catch(() => undefined);
     await Promise.all([pick(first, /Ship today/), pick(second, /Wait until Monday/)]);
     for (const page of [first, second]) {
-      await transcript(page).getByText(/Shipping decision recorded\./).waitFor();
+      await transcript(page)
+        .getByText(/Shipping decision recorded\./)
+        .waitFor();
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
     }
     const [action] = await serverActions(harness, id, 'tok-ada');
     const winner = (action.resolution as { answers: { Ship: string[] } }).answers.Ship[0] === 'yes' ? 'Ship today' : 'Wait until Monday';
     for (const page of [first, second]) {
-      expect(await transcript(page).getByRole('region', { name: /^Answered/ }).textContent()).toContain(winner);
+      expect(
+        await transcript(page)
+          .getByRole('region', { name: /^Answered/ })
+          .textContent(),
+      ).toContain(winner);
       // The turn continued exactly once.
-      expect(await transcript(page).getByText(/Shipping decision recorded\./).count()).toBe(1);
+      expect(
+        await transcript(page)
+          .getByText(/Shipping decision recorded\./)
+          .count(),
+      ).toBe(1);
     }
 
     // Now one after the other: the second tab's card closes as soon as the first tab answers.
     await sendMessage(first, 'and the next one');
     await dock(second).waitFor();
-    await dock(first).getByRole('radio', { name: /Ship today/ }).click();
+    await dock(first)
+      .getByRole('radio', { name: /Ship today/ })
+      .click();
     await dock(second).waitFor({ state: 'detached' });
-    await expect.poll(() => transcript(second).getByRole('region', { name: /^Answered/ }).count()).toBe(2);
+    await expect
+      .poll(() =>
+        transcript(second)
+          .getByRole('region', { name: /^Answered/ })
+          .count(),
+      )
+      .toBe(2);
     await context.close();
   });
 
@@ -84,9 +102,13 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     await signIn(page, 'tok-ada');
     const id = await startConversation(page, 'intake');
     await sendMessage(page, 'hello');
-    await dock(page).getByRole('heading', { name: /Question 1 of 3/ }).waitFor();
+    await dock(page)
+      .getByRole('heading', { name: /Question 1 of 3/ })
+      .waitFor();
     await page.keyboard.press('Enter');
-    await dock(page).getByRole('heading', { name: /Question 2 of 3/ }).waitFor();
+    await dock(page)
+      .getByRole('heading', { name: /Question 2 of 3/ })
+      .waitFor();
 
     await page.reload();
     const card = dock(page);
@@ -94,8 +116,12 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
     expect(await card.getByRole('radio', { name: /Billing/ }).getAttribute('aria-checked')).toBe('true');
     await card.getByRole('button', { name: 'Skip' }).click();
-    await transcript(page).getByText(/Noted\./).waitFor();
-    const skipped = await transcript(page).getByRole('region', { name: /^Skipped/ }).textContent();
+    await transcript(page)
+      .getByText(/Noted\./)
+      .waitFor();
+    const skipped = await transcript(page)
+      .getByRole('region', { name: /^Skipped/ })
+      .textContent();
     expect(skipped).toContain('Skipped by you');
     expect(skipped).toContain('(default)');
     const [action] = await serverActions(harness, id, 'tok-ada');
@@ -130,7 +156,9 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     await list.getByRole('link', { name: 'Refund $12 on order 77?' }).click();
     await page.waitForURL(new RegExp(`/c/${encodeURIComponent(refund)}$`));
     await dock(page).getByRole('button', { name: 'Allow' }).click();
-    await transcript(page).getByText(/Refund done/).waitFor();
+    await transcript(page)
+      .getByText(/Refund done/)
+      .waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).click();
     await expect.poll(() => page.getByRole('list', { name: 'Waiting on you' }).getByRole('listitem').count()).toBe(1);

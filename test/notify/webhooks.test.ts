@@ -127,7 +127,12 @@ describe('webhooks and answer links over real HTTP', () => {
     const receiver = await webhookReceiver(() => 500);
     cleanup.push(receiver.close);
     const server = await startServer({
-      notify: { webhooks: [{ url: receiver.url, secret, events: ['action.required'] }], operators: ['bob'], retry: { firstDelayMs: 50, maxDelayMs: 100, giveUpAfterMs: 400 }, pollIntervalMs: 50 },
+      notify: {
+        webhooks: [{ url: receiver.url, secret, events: ['action.required'] }],
+        operators: ['bob'],
+        retry: { firstDelayMs: 50, maxDelayMs: 100, giveUpAfterMs: 400 },
+        pollIntervalMs: 50,
+      },
     });
     cleanup.push(server.close);
     const { conversationId, action } = await pausedOnRefund(server);

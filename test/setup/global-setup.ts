@@ -49,6 +49,6 @@ export default async function setup(): Promise<() => void> {
   await buildConsole();
   return () => {
     cleanUp();
-    say('cleaned up: the run\'s database, servers and temporary files are gone.');
+    say("cleaned up: the run's database, servers and temporary files are gone.");
   };
 }

@@ -126,8 +126,18 @@ export function prepareDatabase(runTag: string): PreparedDatabase | string {
       cleaned = true;
       // Test files make databases of their own on the same server (test/pg.ts), named with this run's tag
       // and dropped by each file; a run cut short leaves them behind, so drop whatever carries the tag.
-      const leftOver = run('psql', ['-h', PG_HOST, '-p', PG_PORT, '-U', 'postgres', '-d', 'postgres', '-Atc',
-        `SELECT datname FROM pg_database WHERE datname LIKE '%\\_${runTag}\\_%'`]);
+      const leftOver = run('psql', [
+        '-h',
+        PG_HOST,
+        '-p',
+        PG_PORT,
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-Atc',
+        `SELECT datname FROM pg_database WHERE datname LIKE '%\\_${runTag}\\_%'`,
+      ]);
       const names = leftOver.ok ? leftOver.output.split('\n').filter((line) => /^[a-z0-9_]+$/.test(line)) : [];
       for (const database of [name, ...names]) psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       if (startedVersion) run('pg_ctlcluster', ['--skip-systemctl-redirect', startedVersion, 'main', 'stop']);

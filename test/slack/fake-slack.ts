@@ -143,7 +143,13 @@ export function mention(text: string, options: { user?: string; ts?: string; thr
 }
 
 /** A click on a button of a posted message, as Slack sends it (`block_actions`). */
-export function click(message: { ts: string; blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }> }, label: string, user: string, channel = 'C1', team = 'T1') {
+export function click(
+  message: { ts: string; blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }> },
+  label: string,
+  user: string,
+  channel = 'C1',
+  team = 'T1',
+) {
   const button = message.blocks.flatMap((block) => block.elements ?? []).find((element) => element.text?.text === label);
   if (!button) throw new Error(`no button "${label}"`);
   return {

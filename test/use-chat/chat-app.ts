@@ -30,7 +30,8 @@ export const sdk7: ChatSdk = {
   useChat: react7.useChat as unknown as ChatSdk['useChat'],
   DefaultChatTransport: ai7.DefaultChatTransport as unknown as ChatSdk['DefaultChatTransport'],
   isToolUIPart: ai7.isToolUIPart as unknown as ChatSdk['isToolUIPart'],
-  lastAssistantMessageIsCompleteWithApprovalResponses: ai7.lastAssistantMessageIsCompleteWithApprovalResponses as unknown as ChatSdk['lastAssistantMessageIsCompleteWithApprovalResponses'],
+  lastAssistantMessageIsCompleteWithApprovalResponses:
+    ai7.lastAssistantMessageIsCompleteWithApprovalResponses as unknown as ChatSdk['lastAssistantMessageIsCompleteWithApprovalResponses'],
   lastAssistantMessageIsCompleteWithToolCalls: ai7.lastAssistantMessageIsCompleteWithToolCalls as unknown as ChatSdk['lastAssistantMessageIsCompleteWithToolCalls'],
 };
 
@@ -93,8 +94,7 @@ export function ChatApp(props: ChatAppProps): ReactNode {
     id: props.id,
     messages: props.messages,
     transport,
-    sendAutomaticallyWhen: ({ messages }) =>
-      lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) || lastAssistantMessageIsCompleteWithToolCalls({ messages }),
+    sendAutomaticallyWhen: ({ messages }) => lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) || lastAssistantMessageIsCompleteWithToolCalls({ messages }),
   });
   props.onChat?.(chat);
   const { messages, status, error } = chat;

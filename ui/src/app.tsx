@@ -112,13 +112,7 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
                   {loadError}
                 </p>
               )}
-              {conversationId ? (
-                <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} />
-              ) : path === '/inbox' ? (
-                <InboxPage />
-              ) : (
-                <HomePage />
-              )}
+              {conversationId ? <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} /> : path === '/inbox' ? <InboxPage /> : <HomePage />}
             </main>
           </div>
         </div>
@@ -145,7 +139,12 @@ function TopBar({ path }: { path: string }) {
           Conversations
         </Link>
         <Link to="/inbox" aria-current={path === '/inbox' ? 'page' : undefined}>
-          Inbox{waiting > 0 && <span className="count" aria-label={`, ${waiting} waiting`}>{waiting}</span>}
+          Inbox
+          {waiting > 0 && (
+            <span className="count" aria-label={`, ${waiting} waiting`}>
+              {waiting}
+            </span>
+          )}
         </Link>
       </nav>
       <span className="who">{session.token ? `Signed in${session.userId ? ` as ${session.userId}` : ''}` : 'Anonymous'}</span>
@@ -171,15 +170,9 @@ function Sidebar({ activeId }: { activeId?: string }) {
         <ul className="conversation-list">
           {conversations.map((conversation) => (
             <li key={conversation.id}>
-              <Link
-                to={`/c/${encodeURIComponent(conversation.id)}`}
-                aria-current={conversation.id === activeId ? 'page' : undefined}
-                className="conversation-link"
-              >
+              <Link to={`/c/${encodeURIComponent(conversation.id)}`} aria-current={conversation.id === activeId ? 'page' : undefined} className="conversation-link">
                 <span className="conversation-agent">{conversation.agent}</span>
-                {STATUS_WORDS[conversation.status] && (
-                  <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>
-                )}
+                {STATUS_WORDS[conversation.status] && <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>}
                 <span className="conversation-time">{shortTime(conversation.updatedAt)}</span>
               </Link>
             </li>

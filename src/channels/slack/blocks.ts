@@ -189,7 +189,10 @@ function optionItem(question: Question, index: number) {
 }
 
 function initialOptions(question: Question) {
-  return (question.defaults ?? []).map((value) => question.options!.findIndex((option) => option.value === value)).filter((index) => index >= 0).map((index) => optionItem(question, index));
+  return (question.defaults ?? [])
+    .map((value) => question.options!.findIndex((option) => option.value === value))
+    .filter((index) => index >= 0)
+    .map((index) => optionItem(question, index));
 }
 
 /** The element of one question: a select or checkboxes for options, the matching input for a typed one. */
@@ -252,7 +255,13 @@ export function questionModal(action: ActionRecord, where: ModalContext): Block 
       element: questionElement(question),
     });
     if (question.options?.length && question.custom !== false) {
-      blocks.push({ type: 'input', block_id: customBlockId(index), optional: true, label: plain(`${question.header}: or your own answer`, 2000), element: { type: 'plain_text_input', action_id: 'value' } });
+      blocks.push({
+        type: 'input',
+        block_id: customBlockId(index),
+        optional: true,
+        label: plain(`${question.header}: or your own answer`, 2000),
+        element: { type: 'plain_text_input', action_id: 'value' },
+      });
     }
   });
   return {

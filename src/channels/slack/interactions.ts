@@ -69,7 +69,13 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
 }
 
 /** The conversation and action a button names, when they belong to the Slack channel it was clicked in. */
-async function requestOf(slack: SlackChannel, conversationId: string, actionId: string, team: string, channelId: string): Promise<{ conversation: ConversationRecord; action: ActionRecord } | undefined> {
+async function requestOf(
+  slack: SlackChannel,
+  conversationId: string,
+  actionId: string,
+  team: string,
+  channelId: string,
+): Promise<{ conversation: ConversationRecord; action: ActionRecord } | undefined> {
   const conversation = await slack.host.store.getConversation(conversationId);
   if (!conversation?.channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
   const action = await slack.host.store.getAction(conversationId, actionId);

@@ -54,7 +54,10 @@ describe('Slack: conversations in threads', () => {
 
     // The console reads it, but writes go through Slack only.
     expect((await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' })).status).toBe(200);
-    const refused = await server.api('POST', `/api/conversations/${conversation.id}/actions/${actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow' } } });
+    const refused = await server.api('POST', `/api/conversations/${conversation.id}/actions/${actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('channel_chat');
     expect((await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'hi' } })).body.error.code).toBe('channel_chat');
@@ -117,7 +120,13 @@ describe('Slack: conversations in threads', () => {
       view: {
         callback_id: view.callback_id,
         private_metadata: view.private_metadata,
-        state: { values: { q0: { value: { type: 'static_select', selected_option: { value: '1' } } }, q0_own: { value: { type: 'plain_text_input', value: null } }, q1: { value: { type: 'number_input', value: quantity } } } },
+        state: {
+          values: {
+            q0: { value: { type: 'static_select', selected_option: { value: '1' } } },
+            q0_own: { value: { type: 'plain_text_input', value: null } },
+            q1: { value: { type: 'number_input', value: quantity } },
+          },
+        },
       },
     });
     // 12 is over the question's max of 9: the modal shows the server's sentence under the quantity field.
@@ -147,7 +156,11 @@ describe('Slack: conversations in threads', () => {
     expect((bad.body as { error: { code: string } }).error.code).toBe('unauthorized');
     const stale = await send(mention('refund'), { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(stale.status).toBe(401);
-    const unsigned = await fetch(`${server.url}/api/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mention('refund')) });
+    const unsigned = await fetch(`${server.url}/api/channels/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(mention('refund')),
+    });
     expect(unsigned.status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await server.heed.listConversations({})).toEqual([]);
@@ -159,7 +172,7 @@ describe('Slack: conversations in threads', () => {
 });
 
 describe('Slack: a request that lapses', () => {
-  it("updates the posted request to say it lapsed, and a click after that is told so", async () => {
+  it('updates the posted request to say it lapsed, and a click after that is told so', async () => {
     const own = await startServer({
       channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'support', apiUrl: slack.apiUrl } },
       notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },

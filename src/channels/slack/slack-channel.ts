@@ -54,7 +54,11 @@ export class SlackChannel implements ChannelAdapter {
     const signature = request.headers.get('x-slack-signature');
     const timestamp = Number(request.headers.get('x-slack-request-timestamp'));
     const verify = await slackVerifier();
-    if (!signature || !Number.isFinite(timestamp) || !verify({ signingSecret: this.config.signingSecret, body: request.body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })) {
+    if (
+      !signature ||
+      !Number.isFinite(timestamp) ||
+      !verify({ signingSecret: this.config.signingSecret, body: request.body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })
+    ) {
       throw new HeedError('unauthorized', 'This request is not signed by Slack (or its signature is more than five minutes old).');
     }
     const type = request.headers.get('content-type') ?? '';
@@ -119,7 +123,12 @@ export class SlackChannel implements ChannelAdapter {
         done = true;
         resolve();
       });
-      this.host.track(work.then(() => resolve(), (error) => (done ? undefined : reject(error))));
+      this.host.track(
+        work.then(
+          () => resolve(),
+          (error) => (done ? undefined : reject(error)),
+        ),
+      );
     });
   }
 
@@ -127,7 +136,10 @@ export class SlackChannel implements ChannelAdapter {
   async conversationFor(place: SlackPlace): Promise<string> {
     const channel = `slack:${place.team}:${place.channel}:${place.thread}`;
     this.idKey ??= this.host.store.secret('slack-conversations');
-    const id = `slack_${createHmac('sha256', await this.idKey).update(channel).digest('base64url').slice(0, 32)}`;
+    const id = `slack_${createHmac('sha256', await this.idKey)
+      .update(channel)
+      .digest('base64url')
+      .slice(0, 32)}`;
     if (await this.host.store.getConversation(id)) return id;
     await this.host.createConversation({ id, agent: this.config.agent, channel, metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } } });
     return id;
@@ -146,7 +158,10 @@ export class SlackChannel implements ChannelAdapter {
     if (delivery.event === 'message.created') {
       const message = (await store.listMessages(delivery.conversationId)).find((entry) => entry.id === delivery.actionId);
       if (!message) throw new DeliveryDropped('the message is gone');
-      const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim();
+      const text = message.parts
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('')
+        .trim();
       const posted = await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: text.slice(0, SLACK_TEXT_LIMIT) });
       return { ts: posted.ts ?? null };
     }

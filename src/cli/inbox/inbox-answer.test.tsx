@@ -48,9 +48,7 @@ const forms: AgentConfig = {
 /** `payout` needs two allows from ada and bob before it runs. */
 const quorum: AgentConfig = {
   name: 'quorum',
-  model: scriptedModel(({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? { text: 'Paid.' } : { toolCalls: [{ toolName: 'payout', input: { amount: 900 } }] },
-  ),
+  model: scriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'Paid.' } : { toolCalls: [{ toolName: 'payout', input: { amount: 900 } }] })),
   tools: {
     payout: tool({
       description: 'Pay out money.',

@@ -121,7 +121,7 @@ describe('heed inbox: the list', () => {
 
   it('an anonymous caller is told why the list is empty', async () => {
     const app = mount(null);
-    await until(app.lastFrame, "Nothing waits on an anonymous caller");
+    await until(app.lastFrame, 'Nothing waits on an anonymous caller');
   });
 
   it('fits 80 columns: no line is wider than the terminal', async () => {

@@ -15,7 +15,11 @@ describe('the terminal inbox state', () => {
       ['a', true],
       ['b', false],
     ]);
-    const answered = markSettled(second.entries, { ...action('a', '2030-01-01T00:00:01Z'), status: 'resolved', resolvedBy: 'bob', resolution: { type: 'approval', decision: 'allow' } }, false);
+    const answered = markSettled(
+      second.entries,
+      { ...action('a', '2030-01-01T00:00:01Z'), status: 'resolved', resolvedBy: 'bob', resolution: { type: 'approval', decision: 'allow' } },
+      false,
+    );
     expect(answered[0].settled).toEqual({ byMe: false, status: 'resolved', resolvedBy: 'bob', resolution: { type: 'approval', decision: 'allow' } });
   });
 

@@ -76,7 +76,10 @@ export function enter(questions: Question[], state: QuestionFormState, index: nu
   const draft = state.drafts[question.id];
   const rows = choiceRows(question);
   const picked = question.options?.length ? draft.selected[0] : draft.text;
-  const cursor = Math.max(0, rows.findIndex((row) => row.value === picked));
+  const cursor = Math.max(
+    0,
+    rows.findIndex((row) => row.value === picked),
+  );
   return { ...state, index, cursor, editing: isTyped(question), pristine: true };
 }
 
@@ -150,12 +153,9 @@ export function questionKey(questions: Question[], state: QuestionFormState, inp
   if (input === 'x') return { state, command: 'dismiss' };
 
   const draft = state.drafts[question.id];
-  const pick = (value: string) =>
-    question.options?.length ? pickOption(question, draft, value) : { ...draft, text: draft.text === value ? '' : value };
+  const pick = (value: string) => (question.options?.length ? pickOption(question, draft, value) : { ...draft, text: draft.text === value ? '' : value });
   if (input === ' ' && rows[state.cursor]) return { state: updateDraft(state, question, pick(rows[state.cursor].value)) };
-  const hotkeyed = question.options?.length
-    ? optionForHotkey(question, input)
-    : rows.find((row, index) => row.hotkey === input.toLowerCase() || String(index + 1) === input);
+  const hotkeyed = question.options?.length ? optionForHotkey(question, input) : rows.find((row, index) => row.hotkey === input.toLowerCase() || String(index + 1) === input);
   if (hotkeyed) {
     const cursor = rows.findIndex((row) => row.value === hotkeyed.value);
     return { state: { ...updateDraft(state, question, pick(hotkeyed.value)), cursor } };

@@ -37,9 +37,9 @@ export function UrlView(props: RequestViewProps<UrlActionView>) {
     if (key.escape) return props.onBack();
     if (sending || closed) return;
     if (input === 'o') {
-      void system.openUrl(url).then((done) =>
-        setOpened(done ? 'Opened in your browser. When you are done there, accept or decline here.' : 'No browser to open here: copy the address above.'),
-      );
+      void system
+        .openUrl(url)
+        .then((done) => setOpened(done ? 'Opened in your browser. When you are done there, accept or decline here.' : 'No browser to open here: copy the address above.'));
     }
     if (input === 'a') void send('accept');
     if (input === 'd') void send('decline');

@@ -41,8 +41,18 @@ describeEachSpec('approval', (spec) => {
     expect(asked.metadata?.actions?.[0].resolvedAt).toBeTruthy();
     const types = (await chat.events()).map((event) => event.type);
     expect(types).toEqual([
-      'message.created', 'turn.started', 'message.created', 'tool.called', 'action.required', 'turn.paused',
-      'action.resolved', 'turn.started', 'tool.result', 'text.delta', 'message.created', 'turn.completed',
+      'message.created',
+      'turn.started',
+      'message.created',
+      'tool.called',
+      'action.required',
+      'turn.paused',
+      'action.resolved',
+      'turn.started',
+      'tool.result',
+      'text.delta',
+      'message.created',
+      'turn.completed',
     ]);
     await heed.close();
   });

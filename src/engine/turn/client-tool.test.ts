@@ -9,15 +9,16 @@ type PageOptions = { access?: (context: { caller: { userId: string | null } | nu
 
 function pageAgentOn(spec: ScriptedVersion, options: PageOptions = {}) {
   const serverRuns: string[] = [];
-  const model = scriptedModel(({ stepIndex }) =>
-    stepIndex === 0
-      ? {
-          toolCalls: [
-            { toolName: 'get_selected_rows', input: { max: 2 } },
-            { toolName: 'lookup', input: { q: 'x' } },
-          ],
-        }
-      : { text: 'Thanks.' },
+  const model = scriptedModel(
+    ({ stepIndex }) =>
+      stepIndex === 0
+        ? {
+            toolCalls: [
+              { toolName: 'get_selected_rows', input: { max: 2 } },
+              { toolName: 'lookup', input: { q: 'x' } },
+            ],
+          }
+        : { text: 'Thanks.' },
     { specificationVersion: spec },
   );
   const agent = {
@@ -78,7 +79,7 @@ describeEachSpec('client tools', (spec) => {
     const done = await chat.resolve(action.id, { type: 'client_tool', output: { rows: [secret] } });
     expect(done.status).toBe('completed');
     const sent = model.calls[1].messages;
-    const results = (sent.at(-1)!.content as Array<{ toolName: string; output: { type: string; value: unknown } }>);
+    const results = sent.at(-1)!.content as Array<{ toolName: string; output: { type: string; value: unknown } }>;
     expect(results.find((part) => part.toolName === 'get_selected_rows')!.output).toEqual({ type: 'json', value: { rows: [secret] } });
     expect(results.find((part) => part.toolName === 'lookup')!.output.value).toMatch(/^Skipped/);
 
@@ -123,7 +124,14 @@ describe('url actions', () => {
   it('ask the person to open an http(s) address and refuse any other scheme', async () => {
     const decisions: string[] = [];
     const model = scriptedModel(({ stepIndex }) =>
-      stepIndex === 0 ? { toolCalls: [{ toolName: 'connect', input: { url: 'https://accounts.example.com/connect?x=1' } }, { toolName: 'connect', input: { url: 'javascript:alert(1)' } }] } : { text: 'ok' },
+      stepIndex === 0
+        ? {
+            toolCalls: [
+              { toolName: 'connect', input: { url: 'https://accounts.example.com/connect?x=1' } },
+              { toolName: 'connect', input: { url: 'javascript:alert(1)' } },
+            ],
+          }
+        : { text: 'ok' },
     );
     const heed = testHeed([
       {

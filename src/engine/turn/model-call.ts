@@ -36,8 +36,7 @@ export async function callModel(
     toolChoice: tools.length > 0 ? ({ type: 'auto' } as const) : undefined,
     abortSignal,
   };
-  const { stream }: { stream: ReadableStream<ModelStreamPart> } =
-    model.specificationVersion === 'v4' ? await model.doStream(options) : await model.doStream(options);
+  const { stream }: { stream: ReadableStream<ModelStreamPart> } = model.specificationVersion === 'v4' ? await model.doStream(options) : await model.doStream(options);
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let tokens = 0;

@@ -1,9 +1,4 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3StreamPart,
-  LanguageModelV3ToolResultOutput,
-} from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider-v4';
 import { HeedError } from '../../errors.js';
 import type { JsonValue, ToolOutput } from '../../types.js';
@@ -67,9 +62,7 @@ export function checkModel(model: unknown, agentName: string): asserts model is 
   const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
   if (typeof model === 'object' && model !== null && typeof version === 'string' && SUPPORTED.has(version)) return;
   const seen = typeof model === 'string' ? `the string "${model}"` : version === undefined ? 'no specificationVersion' : `specificationVersion ${JSON.stringify(version)}`;
-  throw new HeedError(
-    'invalid_config',
-    `Agent "${agentName}" needs an AI SDK 7 (specification v4) or AI SDK 6 (v3) language model object; it has ${seen}.`,
-    { details: { agent: agentName, field: 'model' } },
-  );
+  throw new HeedError('invalid_config', `Agent "${agentName}" needs an AI SDK 7 (specification v4) or AI SDK 6 (v3) language model object; it has ${seen}.`, {
+    details: { agent: agentName, field: 'model' },
+  });
 }

@@ -118,10 +118,9 @@ describeEachSpec('the ask tool', (spec) => {
   it('a malformed call goes back to the model as a tool error and parks nobody', async () => {
     const six = Array.from({ length: 6 }, (_, index) => ({ header: `Q${index}`, prompt: 'Which?', options: [{ label: 'A' }, { label: 'B' }], defaults: ['A'] }));
     const calls: unknown[] = [six, [{ header: 'Color', prompt: 'Which?', options: [{ label: 'Red' }] }]];
-    const model = scriptedModel(({ stepIndex }) =>
-      stepIndex < 2 ? { toolCalls: [{ toolName: 'ask', input: { questions: calls[stepIndex] } }] } : { text: 'I will assume.' },
-      { specificationVersion: spec },
-    );
+    const model = scriptedModel(({ stepIndex }) => (stepIndex < 2 ? { toolCalls: [{ toolName: 'ask', input: { questions: calls[stepIndex] } }] } : { text: 'I will assume.' }), {
+      specificationVersion: spec,
+    });
     const heed = testHeed([{ name: 'planner', model, ask: true }]);
     const { id } = await heed.createConversation({ agent: 'planner' });
     const result = await heed.conversation(id).send('go');
@@ -151,8 +150,27 @@ describeEachSpec('intake', (spec) => {
   const intake = {
     preamble: 'Three questions before I start.',
     questions: [
-      { id: 'scope', header: 'Scope', prompt: 'How much should I cover?', options: [{ value: 'file', label: 'This file', hotkey: 'a' }, { value: 'module', label: 'The whole module', hotkey: 'b' }], defaults: ['module'] },
-      { id: 'tests', header: 'Tests', prompt: 'Which tests?', multiple: true, options: [{ value: 'unit', label: 'Unit' }, { value: 'e2e', label: 'End to end' }], defaults: ['unit'] },
+      {
+        id: 'scope',
+        header: 'Scope',
+        prompt: 'How much should I cover?',
+        options: [
+          { value: 'file', label: 'This file', hotkey: 'a' },
+          { value: 'module', label: 'The whole module', hotkey: 'b' },
+        ],
+        defaults: ['module'],
+      },
+      {
+        id: 'tests',
+        header: 'Tests',
+        prompt: 'Which tests?',
+        multiple: true,
+        options: [
+          { value: 'unit', label: 'Unit' },
+          { value: 'e2e', label: 'End to end' },
+        ],
+        defaults: ['unit'],
+      },
       { id: 'email', header: 'Contact', prompt: 'Who should we email?', input: { type: 'email' as const, required: true } },
     ],
   };
@@ -213,7 +231,18 @@ describeEachSpec("a tool's own ctx.ask", (spec) => {
             inputSchema: z.object({ service: z.string() }),
             execute: async ({ service }, ctx) => {
               seen.push('start');
-              const env = await ctx.ask({ questions: [{ header: 'Environment', prompt: `Where should ${service} go?`, options: [{ value: 'stg', label: 'Staging' }, { value: 'prod', label: 'Production' }] }] });
+              const env = await ctx.ask({
+                questions: [
+                  {
+                    header: 'Environment',
+                    prompt: `Where should ${service} go?`,
+                    options: [
+                      { value: 'stg', label: 'Staging' },
+                      { value: 'prod', label: 'Production' },
+                    ],
+                  },
+                ],
+              });
               seen.push(`env=${env.answers.Environment}`);
               const ok = await ctx.approve({ title: `Deploy ${service} to ${env.answers.Environment}?` });
               seen.push(`approved=${ok.approved}`);

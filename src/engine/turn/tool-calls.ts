@@ -18,10 +18,7 @@ import type { LoggedOutput } from '../tool-result.js';
 export type StepOutcome = 'continue' | 'paused' | 'stop';
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
-type CallOutcome =
-  | { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput }
-  | { ask: ActionRecord };
-
+type CallOutcome = { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput } | { ask: ActionRecord };
 
 /**
  * Settles the tool calls of the latest assistant message that have no stored result: runs the ones
@@ -138,7 +135,12 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
     // What came before must be durable before a side effect happens.
     await turn.flush();
     live = new LiveCall();
-    const made = toolContext(turn, call, mine.filter((entry) => entry.origin === 'ctx'), live);
+    const made = toolContext(
+      turn,
+      call,
+      mine.filter((entry) => entry.origin === 'ctx'),
+      live,
+    );
     state = made.state;
     const tool = definition.execute;
     live.start(() => tool(input, made.context));
@@ -211,11 +213,11 @@ function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mi
 }
 
 async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, canRemember: boolean): Promise<ActionRecord> {
-  const title = typeof definition.approvalTitle === 'function' ? definition.approvalTitle(input) : definition.approvalTitle ?? `Run ${call.toolName}?`;
+  const title = typeof definition.approvalTitle === 'function' ? definition.approvalTitle(input) : (definition.approvalTitle ?? `Run ${call.toolName}?`);
   const summary =
     typeof definition.approvalSummary === 'function'
       ? definition.approvalSummary(input)
-      : definition.approvalSummary ?? definition.description ?? `Allow the agent to call ${call.toolName} with these arguments.`;
+      : (definition.approvalSummary ?? definition.description ?? `Allow the agent to call ${call.toolName} with these arguments.`);
   return newAction(turn, {
     origin: 'tool',
     messageId: assistant.id,

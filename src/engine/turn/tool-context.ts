@@ -29,12 +29,7 @@ export class DismissSignal extends Error {
  * Builds the `ctx` a tool's execute gets. Asks are numbered in call order; an ask whose number has a
  * settled action returns that action's answer, so a re-run of the tool reads like straight-line code.
  */
-export function toolContext(
-  turn: Turn,
-  call: { toolCallId: string },
-  journal: ActionRecord[],
-  live: LiveCall,
-): { context: ToolContext; state: { signal?: AskSignal } } {
+export function toolContext(turn: Turn, call: { toolCallId: string }, journal: ActionRecord[], live: LiveCall): { context: ToolContext; state: { signal?: AskSignal } } {
   const state: { signal?: AskSignal } = {};
   let next = 0;
 

@@ -32,7 +32,9 @@ export function modelToolOutput(output: ToolOutput, version: 'v3' | 'v4'): Model
 export function eventToolOutput(output: ToolOutput): Pick<EventData<'tool.result'>, 'output'> {
   if (output.type !== 'content') return { output };
   const value = output.value.map((part: ToolContentPart) =>
-    part.type === 'text' ? part : { type: 'media', mediaType: part.mediaType, bytes: Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0) },
+    part.type === 'text'
+      ? part
+      : { type: 'media', mediaType: part.mediaType, bytes: Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0) },
   );
   return { output: { type: 'content', value } };
 }

@@ -6,16 +6,7 @@ import { actionView, type ActionView } from '../../views.js';
 import type { Change, ConversationPatch, NewEvent } from '../../store/store.js';
 import { newEvent, type EventData, type EventType } from '../../protocol/events.js';
 import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
-import type {
-  ActionRecord,
-  ConversationRecord,
-  MessageMetadata,
-  MessagePart,
-  MessageRecord,
-  RememberedTool,
-  ToolOutput,
-  TurnWarning,
-} from '../../types.js';
+import type { ActionRecord, ConversationRecord, MessageMetadata, MessagePart, MessageRecord, RememberedTool, ToolOutput, TurnWarning } from '../../types.js';
 
 /** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
 export class TurnInterrupted extends Error {

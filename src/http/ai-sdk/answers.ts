@@ -20,12 +20,7 @@ export interface FoundAnswers {
 }
 
 function isToolPart(part: SentPart): part is SentPart & { type: string; toolCallId: string; state: string } {
-  return (
-    typeof part.type === 'string' &&
-    (part.type.startsWith('tool-') || part.type === 'dynamic-tool') &&
-    typeof part.toolCallId === 'string' &&
-    typeof part.state === 'string'
-  );
+  return typeof part.type === 'string' && (part.type.startsWith('tool-') || part.type === 'dynamic-tool') && typeof part.toolCallId === 'string' && typeof part.state === 'string';
 }
 
 /**

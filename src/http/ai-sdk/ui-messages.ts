@@ -115,7 +115,7 @@ export function toolPart(
       if (isDenied(action)) return { ...part, state: 'output-denied', approval };
       return { ...part, state: 'output-error', errorText: result.value, ...(approval?.approved ? { approval } : {}) };
     }
-    const output = isQuestionTool(call.toolName, agent) ? questionOutput(action, String(result.value)) ?? result.value : result.value;
+    const output = isQuestionTool(call.toolName, agent) ? (questionOutput(action, String(result.value)) ?? result.value) : result.value;
     return { ...part, state: 'output-available', output, ...(approval?.approved ? { approval } : {}) };
   }
   if (action?.status === 'pending') {

@@ -48,7 +48,7 @@ export const actionRoutes: Route[] = [
         'Checks run in a fixed order: 404 `not_found` → 409 `action_not_pending` (the body carries the stored resolution) → ' +
         '410 `action_expired` → 403 `action_forbidden` → 400 `invalid_resolution` / `invalid_approved_args` / ' +
         '`invalid_client_tool_result` (nothing consumed: answer again) → 402 `budget_reached`. The first valid answer wins. ' +
-        'When the answer closes the pause the turn continues and the response has the shape of a message\'s; otherwise ' +
+        "When the answer closes the pause the turn continues and the response has the shape of a message's; otherwise " +
         'it is `{ status: "requires_action", pendingActions }` — also for a vote that does not yet decide an approval decided by ' +
         'votes (409 `already_voted` for a second vote; 403 `action_forbidden` for someone not among its approvers). For Server-Sent Events use `POST …/actions/{actionId}/stream` ' +
         '(or send `stream: true` here; the answer is then that stream).',
@@ -79,23 +79,9 @@ export const actionRoutes: Route[] = [
   ),
 ];
 
-
-function resolveAction(
-  c: Context<AppEnv>,
-  heed: Heed,
-  caller: Caller,
-  params: { id: string; actionId: string },
-  resolution: unknown,
-  streamed: boolean,
-  signal: AbortSignal,
-) {
+function resolveAction(c: Context<AppEnv>, heed: Heed, caller: Caller, params: { id: string; actionId: string }, resolution: unknown, streamed: boolean, signal: AbortSignal) {
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(
-    heed,
-    params.id,
-    (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }),
-    { stream, signal },
-  );
+  return turnResponse(heed, params.id, (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }), { stream, signal });
 }

@@ -13,13 +13,16 @@ export const channelRoutes: Route[] = [
       summary: "Slack's events and interactivity (signed by Slack)",
       description:
         'The Request URL of the Slack app for both Event Subscriptions (JSON) and Interactivity (form-encoded `payload=`). ' +
-        'Authenticated by Slack\'s `X-Slack-Signature` over `v0:<timestamp>:<body>` with the signing secret, not by a bearer token; ' +
+        "Authenticated by Slack's `X-Slack-Signature` over `v0:<timestamp>:<body>` with the signing secret, not by a bearer token; " +
         'a bad signature, or a timestamp over five minutes old, is 401 and changes nothing. Answers `url_verification` with its challenge. ' +
         'See docs/channels.md.',
       tag: 'Channels',
       bodyType: 'any',
       responses: {
-        200: { description: 'Received: `{ challenge }` for `url_verification`, `{ response_action: "errors", errors }` for a modal to correct, else empty.', schema: z.object({}).passthrough() },
+        200: {
+          description: 'Received: `{ challenge }` for `url_verification`, `{ response_action: "errors", errors }` for a modal to correct, else empty.',
+          schema: z.object({}).passthrough(),
+        },
       },
       errors: ['unauthorized', 'not_found', 'invalid_request', 'payload_too_large'],
     },

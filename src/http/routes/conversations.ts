@@ -60,8 +60,7 @@ export const conversationRoutes: Route[] = [
       responses: { 200: { description: 'The conversation; `pendingActions` is omitted when nothing waits.', schema: snapshot } },
       errors: ['invalid_request', 'unauthorized', 'not_found'],
     },
-    async ({ heed, caller, params, query }) =>
-      Response.json(await heed.conversation(params.id).get({ caller, messages: { before: query.before, limit: query.limit } })),
+    async ({ heed, caller, params, query }) => Response.json(await heed.conversation(params.id).get({ caller, messages: { before: query.before, limit: query.limit } })),
   ),
   defineRoute(
     {

@@ -9,10 +9,12 @@ const deliveriesQuery = z.object({
   cursor: z.string().min(1).max(500).optional().describe('`nextCursor` of the previous page.'),
 });
 const delivery = z.object({
-  id: z.string().describe('Stable across retries; the webhook\'s `webhook-id`.'),
+  id: z.string().describe("Stable across retries; the webhook's `webhook-id`."),
   conversationId: z.string(),
   actionId: z.string(),
-  event: z.enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled', 'message.created']).describe('`message.created`: an agent reply posted to a channel (`actionId` is then the message id).'),
+  event: z
+    .enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled', 'message.created'])
+    .describe('`message.created`: an agent reply posted to a channel (`actionId` is then the message id).'),
   target: z.record(z.string(), z.unknown()).describe('`{ type: "webhook", url }`, `{ type: "email", to }` or `{ type: "channel", channel }` (a Slack thread).'),
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']),
   attempts: z.number().int(),
@@ -55,8 +57,7 @@ export const deliveryRoutes: Route[] = [
       const found = await hooksOf(heed).store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
-      const nextCursor =
-        found.length > query.limit && last ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString('base64url') : undefined;
+      const nextCursor = found.length > query.limit && last ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString('base64url') : undefined;
       return Response.json({ deliveries: page, ...(nextCursor ? { nextCursor } : {}) });
     },
   ),

@@ -14,7 +14,10 @@ const RESCAN_MS = 30_000;
 
 /** The id of a state: a short hash of the pending action ids the client holds once it applied the event. */
 function stateId(ids: Iterable<string>): string {
-  return createHash('sha256').update([...ids].sort().join('\n')).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update([...ids].sort().join('\n'))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 export const inboxStreamRoutes: Route[] = [

@@ -71,7 +71,7 @@ export const linkRoutes: Route[] = [
       description:
         'Settles the action through the same checks as `POST /api/conversations/{id}/actions/{actionId}` (409 ' +
         '`action_not_pending` with the stored answer when someone was first, 410 `action_expired`, 400 for an answer that ' +
-        'does not fit), recorded with the link\'s recipient as `resolvedBy` and channel `link`. Answers once it is recorded; ' +
+        "does not fit), recorded with the link's recipient as `resolvedBy` and channel `link`. Answers once it is recorded; " +
         'the turn continues on the server.',
       tag: 'links',
       params: tokenParams,

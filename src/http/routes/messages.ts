@@ -6,7 +6,17 @@ import { conversationIdParams, messageBody, streamMessageBody, turnResult } from
 import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
 
-const messageErrors = ['invalid_request', 'unauthorized', 'not_found', 'conversation_busy', 'channel_chat', 'action_pending', 'budget_reached', 'message_limit_reached', 'rate_limited'] as const;
+const messageErrors = [
+  'invalid_request',
+  'unauthorized',
+  'not_found',
+  'conversation_busy',
+  'channel_chat',
+  'action_pending',
+  'budget_reached',
+  'message_limit_reached',
+  'rate_limited',
+] as const;
 
 export const messageRoutes: Route[] = [
   defineRoute(

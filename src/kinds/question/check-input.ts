@@ -8,16 +8,7 @@ import { isPlainObject } from '../plain-object.js';
 export const MAX_PATTERN_LENGTH = 500;
 export const MAX_PLACEHOLDER_LENGTH = 200;
 
-export const INPUT_TYPES: readonly InputType[] = [
-  'text',
-  'textarea',
-  'number',
-  'boolean',
-  'date',
-  'email',
-  'url',
-  'select',
-];
+export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'number', 'boolean', 'date', 'email', 'url', 'select'];
 
 /** Types whose min/max count characters and that may carry a pattern. */
 const TEXT_TYPES: ReadonlySet<InputType> = new Set<InputType>(['text', 'textarea', 'email', 'url']);
@@ -26,12 +17,7 @@ function isInputType(value: unknown): value is InputType {
   return typeof value === 'string' && (INPUT_TYPES as readonly string[]).includes(value);
 }
 
-function checkBound(
-  key: 'min' | 'max',
-  value: unknown,
-  type: InputType,
-  say: (problem: string) => void,
-): number | string | undefined {
+function checkBound(key: 'min' | 'max', value: unknown, type: InputType, say: (problem: string) => void): number | string | undefined {
   if (value === undefined) return undefined;
   if (type === 'number') {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -66,11 +52,7 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
   const type = raw.type;
   if (!isInputType(type)) {
     const accepted = INPUT_TYPES.join(', ');
-    say(
-      type === undefined
-        ? `input.type is missing; use one of ${accepted}.`
-        : `input.type ${quote(String(type))} is not one of ${accepted}.`,
-    );
+    say(type === undefined ? `input.type is missing; use one of ${accepted}.` : `input.type ${quote(String(type))} is not one of ${accepted}.`);
     return undefined;
   }
 

@@ -17,7 +17,16 @@ function problemsOf(raw: unknown, source: 'ask' | 'intake' | 'ctx' = 'intake'): 
 describe('checkQuestions: normalization', () => {
   it('fills id, option values, multiple and custom, and keeps only known fields', () => {
     const result = checkQuestions(
-      [{ ...color, extra: 1, options: [{ label: ' Red ', junk: true }, { label: 'Blue', value: 'blue' }] }],
+      [
+        {
+          ...color,
+          extra: 1,
+          options: [
+            { label: ' Red ', junk: true },
+            { label: 'Blue', value: 'blue' },
+          ],
+        },
+      ],
       { source: 'intake' },
     );
     expect(result).toStrictEqual({
@@ -95,10 +104,7 @@ describe('checkQuestions: normalization', () => {
   });
 
   it('turns custom off for a select input', () => {
-    const result = checkQuestions(
-      [{ header: 'Plan', prompt: 'Which plan?', input: { type: 'select' }, options: [{ label: 'Free' }] }],
-      { source: 'ctx' },
-    );
+    const result = checkQuestions([{ header: 'Plan', prompt: 'Which plan?', input: { type: 'select' }, options: [{ label: 'Free' }] }], { source: 'ctx' });
     expect(result.ok && result.questions[0].custom).toBe(false);
   });
 });
@@ -110,13 +116,7 @@ describe('checkQuestions: the set', () => {
   });
 
   it('reports repeated headers and ids', () => {
-    expect(
-      problemsOf([
-        color,
-        { ...color, defaults: undefined },
-        { ...color, id: 'Color', header: 'Colour' },
-      ]),
-    ).toEqual([
+    expect(problemsOf([color, { ...color, defaults: undefined }, { ...color, id: 'Color', header: 'Colour' }])).toEqual([
       'questions[1] ("Color"): header "Color" is already used by questions[0]; headers must be unique.',
       'questions[2] ("Colour"): id "Color" is already used by questions[0]; ids must be unique.',
     ]);
@@ -140,11 +140,7 @@ describe('checkQuestions: the set', () => {
   });
 
   it('checks the types of the known fields', () => {
-    expect(
-      problemsOf([
-        { header: 'Q', id: 7, prompt: 'Q?', description: 3, multiple: 'yes', custom: 1, options: [{ label: 'A' }] },
-      ]),
-    ).toEqual([
+    expect(problemsOf([{ header: 'Q', id: 7, prompt: 'Q?', description: 3, multiple: 'yes', custom: 1, options: [{ label: 'A' }] }])).toEqual([
       'questions[0] ("Q"): id must be text.',
       'questions[0] ("Q"): description must be text.',
       'questions[0] ("Q"): multiple must be true or false.',
@@ -168,11 +164,7 @@ describe('checkQuestions: options', () => {
           ],
         },
       ]),
-    ).toEqual([
-      'questions[1] ("Color"): label "Red" appears twice.',
-      'questions[1] ("Color"): value "r" appears twice.',
-      'questions[1] ("Color"): hotkey "x" appears twice.',
-    ]);
+    ).toEqual(['questions[1] ("Color"): label "Red" appears twice.', 'questions[1] ("Color"): value "r" appears twice.', 'questions[1] ("Color"): hotkey "x" appears twice.']);
   });
 
   it('wants a non-empty list of labelled options', () => {
@@ -213,15 +205,9 @@ describe('checkQuestions: input', () => {
   const typed = (input: unknown, extra: object = {}) => [{ header: 'F', prompt: 'F?', input, ...extra }];
 
   it('knows the input types', () => {
-    expect(problemsOf(typed({ type: 'color' }))).toEqual([
-      'questions[0] ("F"): input.type "color" is not one of text, textarea, number, boolean, date, email, url, select.',
-    ]);
-    expect(problemsOf(typed({}))).toEqual([
-      'questions[0] ("F"): input.type is missing; use one of text, textarea, number, boolean, date, email, url, select.',
-    ]);
-    expect(problemsOf(typed('text'))).toEqual([
-      'questions[0] ("F"): input must be an object with a type, such as { "type": "text" }.',
-    ]);
+    expect(problemsOf(typed({ type: 'color' }))).toEqual(['questions[0] ("F"): input.type "color" is not one of text, textarea, number, boolean, date, email, url, select.']);
+    expect(problemsOf(typed({}))).toEqual(['questions[0] ("F"): input.type is missing; use one of text, textarea, number, boolean, date, email, url, select.']);
+    expect(problemsOf(typed('text'))).toEqual(['questions[0] ("F"): input must be an object with a type, such as { "type": "text" }.']);
   });
 
   it('checks min and max per type, and that min is not above max', () => {
@@ -237,12 +223,8 @@ describe('checkQuestions: input', () => {
       'questions[0] ("F"): input.min must be a real date written YYYY-MM-DD for a date input.',
       'questions[0] ("F"): input.max must be a real date written YYYY-MM-DD for a date input.',
     ]);
-    expect(problemsOf(typed({ type: 'boolean', min: 0 }))).toEqual([
-      'questions[0] ("F"): input.min does not apply to a boolean input.',
-    ]);
-    expect(problemsOf(typed({ type: 'number', min: 10, max: 2 }))).toEqual([
-      'questions[0] ("F"): input.min (10) is greater than input.max (2).',
-    ]);
+    expect(problemsOf(typed({ type: 'boolean', min: 0 }))).toEqual(['questions[0] ("F"): input.min does not apply to a boolean input.']);
+    expect(problemsOf(typed({ type: 'number', min: 10, max: 2 }))).toEqual(['questions[0] ("F"): input.min (10) is greater than input.max (2).']);
     expect(problemsOf(typed({ type: 'date', min: '2025-06-01', max: '2025-01-01' }))).toEqual([
       'questions[0] ("F"): input.min (2025-06-01) is greater than input.max (2025-01-01).',
     ]);

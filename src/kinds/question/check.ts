@@ -105,9 +105,21 @@ function checkOptions(raw: unknown, say: Say): QuestionOption[] | undefined {
     }
     options.push(option);
   });
-  reportRepeats(options.map((option) => option.label), 'label', say);
-  reportRepeats(options.map((option) => option.value), 'value', say);
-  reportRepeats(options.flatMap((option) => (option.hotkey === undefined ? [] : [option.hotkey])), 'hotkey', say);
+  reportRepeats(
+    options.map((option) => option.label),
+    'label',
+    say,
+  );
+  reportRepeats(
+    options.map((option) => option.value),
+    'value',
+    say,
+  );
+  reportRepeats(
+    options.flatMap((option) => (option.hotkey === undefined ? [] : [option.hotkey])),
+    'hotkey',
+    say,
+  );
   return options;
 }
 

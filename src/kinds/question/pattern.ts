@@ -20,10 +20,7 @@ export const MAX_PATTERN_SIZE = 1000;
  */
 const MAX_BACKTRACK_WAYS = 100_000;
 
-type PatternNode =
-  | { type: 'atom' }
-  | { type: 'alternation'; branches: PatternNode[][] }
-  | { type: 'repeat'; min: number; max: number; node: PatternNode };
+type PatternNode = { type: 'atom' } | { type: 'alternation'; branches: PatternNode[][] } | { type: 'repeat'; min: number; max: number; node: PatternNode };
 
 export type PatternRead = { ok: true; tree: PatternNode } | { ok: false; problem: string };
 

@@ -27,8 +27,7 @@ const option: JsonObject = {
 
 const input: JsonObject = {
   type: 'object',
-  description:
-    'Ask for a typed value instead of (or, for `select`, together with) options. Leave out when options suffice.',
+  description: 'Ask for a typed value instead of (or, for `select`, together with) options. Leave out when options suffice.',
   properties: {
     type: { type: 'string', enum: [...INPUT_TYPES], description: '`select` picks from `options`.' },
     min: {
@@ -41,8 +40,7 @@ const input: JsonObject = {
     },
     pattern: {
       type: 'string',
-      description:
-        'Regular expression (RE2 syntax: no backreferences or lookaround) the whole text must match; such answers are at most 1000 characters.',
+      description: 'Regular expression (RE2 syntax: no backreferences or lookaround) the whole text must match; such answers are at most 1000 characters.',
     },
     required: { type: 'boolean', description: 'True when the question may not be left unanswered.' },
     placeholder: { type: 'string', description: 'Example shown in the empty field.' },
@@ -76,9 +74,7 @@ const question: JsonObject = {
     defaults: {
       type: 'array',
       items: { type: 'string' },
-      description:
-        'Your pre-picked answer(s): option values or labels, or a typed value. Required for every question ' +
-        'with options; at most one unless `multiple` is true.',
+      description: 'Your pre-picked answer(s): option values or labels, or a typed value. Required for every question ' + 'with options; at most one unless `multiple` is true.',
     },
   },
   required: ['header', 'prompt'],

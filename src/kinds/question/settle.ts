@@ -39,7 +39,12 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
   if (entries.length > questions.length) {
     return {
       ok: false,
-      problems: [{ field: 'answers', message: `answers has ${entries.length} entries, but ${questions.length === 1 ? 'one question was' : `${questions.length} questions were`} asked; answer each once, by its id or header.` }],
+      problems: [
+        {
+          field: 'answers',
+          message: `answers has ${entries.length} entries, but ${questions.length === 1 ? 'one question was' : `${questions.length} questions were`} asked; answer each once, by its id or header.`,
+        },
+      ],
     };
   }
   const problems: AnswerProblem[] = [];

@@ -51,12 +51,7 @@ export function ClientToolCard({ action, run, onSubmit, onRun, busy = false }: C
               Run {action.toolName}
             </button>
           )}
-          <button
-            type="button"
-            className="heed-button"
-            disabled={busy || sending}
-            onClick={() => void send({ type: 'client_tool', error: 'This page cannot run that tool.' })}
-          >
+          <button type="button" className="heed-button" disabled={busy || sending} onClick={() => void send({ type: 'client_tool', error: 'This page cannot run that tool.' })}>
             Tell the agent this page can&apos;t
           </button>
         </div>

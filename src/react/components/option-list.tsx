@@ -27,8 +27,7 @@ export function OptionList({ question, draft, disabled, labelledBy, describedBy,
     if (step === undefined && event.key !== 'Home' && event.key !== 'End') return;
     const buttons = Array.from(event.currentTarget.querySelectorAll<HTMLButtonElement>('[data-option]'));
     const current = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    const next =
-      event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : (current + (step ?? 0) + buttons.length) % buttons.length;
+    const next = event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : (current + (step ?? 0) + buttons.length) % buttons.length;
     event.preventDefault();
     buttons[next]?.focus();
   }

@@ -82,8 +82,7 @@ function useStepFocus(step: number, autoFocus: boolean) {
     }
     formRef.current?.querySelector<HTMLElement>('[data-step-focus="true"]')?.focus();
   }, [step]);
-  const focusError = () =>
-    requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-step-focus="true"]')?.focus());
+  const focusError = () => requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-step-focus="true"]')?.focus());
   return { formRef, focusError };
 }
 
@@ -91,12 +90,7 @@ function useStepFocus(step: number, autoFocus: boolean) {
  * The questions one step at a time: checks each answer with the server's own rules before moving
  * on, and sends them all from the last step (or as soon as a lone single-choice question is picked).
  */
-export function useQuestionForm(
-  questions: Question[],
-  onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>,
-  busy: boolean,
-  autoFocus: boolean,
-): QuestionForm {
+export function useQuestionForm(questions: Question[], onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>, busy: boolean, autoFocus: boolean): QuestionForm {
   const [step, setStep] = useState(0);
   const [previewed, setPreviewed] = useState<string>();
   const { drafts, problems, setProblems, update } = useDrafts(questions);
@@ -156,8 +150,22 @@ export function useQuestionForm(
   }
 
   return {
-    questions, question, step, total, setStep, control, lone, last, draft: drafts[question.id], problems,
-    notice: sender.notice, disabled, formRef, previewed, setPreviewed, send,
+    questions,
+    question,
+    step,
+    total,
+    setStep,
+    control,
+    lone,
+    last,
+    draft: drafts[question.id],
+    problems,
+    notice: sender.notice,
+    disabled,
+    formRef,
+    previewed,
+    setPreviewed,
+    send,
     update: (next) => update(question, next),
     advance: () => advance(),
     choose,

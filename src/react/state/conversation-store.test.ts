@@ -79,7 +79,7 @@ const lastText = (state: ConversationState) =>
     .at(-1);
 
 describe('conversation store', () => {
-  it('loads, sends, shows the pending question, refuses a wrong answer with the server\'s problems, then continues', async () => {
+  it("loads, sends, shows the pending question, refuses a wrong answer with the server's problems, then continues", async () => {
     const { id } = await client.createConversation({ agent: 'asker' });
     const store = open(id);
     await until(store, (state) => state.status === 'ready');

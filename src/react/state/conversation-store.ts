@@ -18,12 +18,7 @@ export interface ChatError {
  * not trusted to run page code on its own (see `trustClientTools`); the person runs it with
  * `runClientTool(actionId)` or tells the agent the page can't.
  */
-export type ClientToolRun =
-  | { state: 'running' }
-  | { state: 'sent' }
-  | { state: 'failed'; message: string }
-  | { state: 'no_handler' }
-  | { state: 'needs_confirmation' };
+export type ClientToolRun = { state: 'running' } | { state: 'sent' } | { state: 'failed'; message: string } | { state: 'no_handler' } | { state: 'needs_confirmation' };
 
 /** Everything a chat view renders, as one immutable snapshot. */
 export interface ConversationState {
@@ -63,9 +58,7 @@ export interface AlreadyAnswered {
 }
 
 /** How an answer from this page came out. */
-export type AnswerResult =
-  | { ok: true }
-  | { ok: false; error: ChatError; alreadyAnswered?: AlreadyAnswered };
+export type AnswerResult = { ok: true } | { ok: false; error: ChatError; alreadyAnswered?: AlreadyAnswered };
 
 /** Chat state of one conversation, free of any UI library: subscribe, read the snapshot, act. */
 export interface ConversationStore {

@@ -87,9 +87,7 @@ describe('question drafts', () => {
     // Marked by someone else than the server (a forged view): still not run, since it could backtrack.
     expect(draftProblem(code('(a+)+', true), typed('a'.repeat(40) + '!'))).toBeNull();
     // Longer than a pattern may check: the length rule speaks, the pattern is not run.
-    expect(draftProblem(code('[a-z]+', true), typed('a'.repeat(1001)))).toBe(
-      '"Code" must be at most 1000 characters long, as it is checked against a pattern.',
-    );
+    expect(draftProblem(code('[a-z]+', true), typed('a'.repeat(1001)))).toBe('"Code" must be at most 1000 characters long, as it is checked against a pattern.');
   });
 
   it('picks replace on a single choice (and clear free text), toggle in offered order on a multiple choice', () => {
@@ -101,7 +99,7 @@ describe('question drafts', () => {
     expect(pickOption(toppings, multi, 'basil').selected).toEqual(['cheese']);
   });
 
-  it('hotkeys: an option\'s own key, else its position', () => {
+  it("hotkeys: an option's own key, else its position", () => {
     expect([0, 1, 2].map((index) => optionHotkey(topic, index))).toEqual(['1', 't', '3']);
     expect(optionForHotkey(topic, 't')?.value).toBe('tech');
     expect(optionForHotkey(topic, '3')?.value).toBe('other');
@@ -113,7 +111,14 @@ describe('question drafts', () => {
     expect(questionControl({ ...topic, input: { type: 'select' } })).toBe('select');
     expect(answerLabels(topic, ['tech', 'mine'])).toEqual(['Technical', 'mine']);
     expect(answerLabels(flexible, ['false'])).toEqual(['No']);
-    expect(problemsFromDetails([topic, seats], { fields: [{ field: 'answers.seats', message: 'Too many.' }, { field: 'answers', message: 'x' }] })).toEqual({
+    expect(
+      problemsFromDetails([topic, seats], {
+        fields: [
+          { field: 'answers.seats', message: 'Too many.' },
+          { field: 'answers', message: 'x' },
+        ],
+      }),
+    ).toEqual({
       seats: 'Too many.',
     });
   });

@@ -14,24 +14,14 @@ export interface QuestionDraft {
 export type QuestionDrafts = Record<string, QuestionDraft>;
 
 /** How a question is answered on screen. */
-export type QuestionControl =
-  | 'single'
-  | 'multiple'
-  | 'select'
-  | 'text'
-  | 'textarea'
-  | 'number'
-  | 'boolean'
-  | 'date'
-  | 'email'
-  | 'url';
+export type QuestionControl = 'single' | 'multiple' | 'select' | 'text' | 'textarea' | 'number' | 'boolean' | 'date' | 'email' | 'url';
 
 export function questionControl(question: Question): QuestionControl {
   if (question.options && question.options.length > 0) {
     if (question.input?.type === 'select') return 'select';
     return question.multiple ? 'multiple' : 'single';
   }
-  return question.input?.type === 'select' ? 'text' : question.input?.type ?? 'text';
+  return question.input?.type === 'select' ? 'text' : (question.input?.type ?? 'text');
 }
 
 /** True when the question offers a free-text answer besides its options. */

@@ -34,7 +34,14 @@ export function buildTranscript(messages: MessageView[], streaming: Array<{ mess
       const asked = actions.filter((action) => action.toolCallId === part.toolCallId);
       if (!(CARRIER_TOOLS.has(part.toolName) && asked.length > 0)) {
         const output = results.get(part.toolCallId);
-        items.push({ type: 'tool', id: `${message.id}:${part.toolCallId}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(output ? { output } : {}) });
+        items.push({
+          type: 'tool',
+          id: `${message.id}:${part.toolCallId}`,
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: part.input,
+          ...(output ? { output } : {}),
+        });
       }
       for (const action of asked) if (action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
     }

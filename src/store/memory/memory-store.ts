@@ -1,12 +1,6 @@
 import { HeedError } from '../../errors.js';
 import { storedEvent } from '../../protocol/events.js';
-import type {
-  ActionRecord,
-  ConversationRecord,
-  EventRecord,
-  MessageRecord,
-  RememberedTool,
-} from '../../types.js';
+import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../../types.js';
 import { randomBytes } from 'node:crypto';
 import type { Change, CommitResult, ConversationRead, DeliveryRecord, Store } from '../store.js';
 import { iso, ms } from '../times.js';
@@ -97,23 +91,21 @@ export function memoryStore(): Store {
     }));
     const revisions = (change.revise ?? []).map((x) => ({ id: x.id, request: clone(x.request) }));
     const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: normalTime(r.rememberedAt) }));
-    const newDeliveries = (change.deliveries ?? []).map(
-      (d): DeliveryRecord => ({
-        ...clone(d),
-        conversationId: change.conversationId,
-        createdAt: normalTime(d.createdAt),
-        status: 'pending',
-        attempts: 0,
-        dueAt: normalTime(d.createdAt),
-        lastError: null,
-        finishedAt: null,
-        receipt: null,
-      }),
-    );
+    const newDeliveries = (change.deliveries ?? []).map((d): DeliveryRecord => ({
+      ...clone(d),
+      conversationId: change.conversationId,
+      createdAt: normalTime(d.createdAt),
+      status: 'pending',
+      attempts: 0,
+      dueAt: normalTime(d.createdAt),
+      lastError: null,
+      finishedAt: null,
+      receipt: null,
+    }));
     for (const d of newDeliveries) if (deliveries.has(d.id)) throw duplicate(`delivery ${d.id}`, change);
     const firstSeq = conversation.lastEventSeq - events.length + 1;
-    const appended = events.map(
-      (e, i): EventRecord => storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: normalTime(e.at) }),
+    const appended = events.map((e, i): EventRecord =>
+      storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: normalTime(e.at) }),
     );
     const returned = { ok: true as const, conversation: clone(conversation), events: clone(appended) };
 
@@ -250,13 +242,25 @@ export function memoryStore(): Store {
       const d = deliveries.get(id);
       if (!d) return;
       if (outcome.status === 'pending') Object.assign(d, { status: 'pending', dueAt: normalTime(outcome.dueAt), lastError: outcome.error });
-      else Object.assign(d, { status: outcome.status, dueAt: null, finishedAt: normalTime(outcome.at), lastError: outcome.error ?? d.lastError, receipt: outcome.receipt ? clone(outcome.receipt) : d.receipt });
+      else
+        Object.assign(d, {
+          status: outcome.status,
+          dueAt: null,
+          finishedAt: normalTime(outcome.at),
+          lastError: outcome.error ?? d.lastError,
+          receipt: outcome.receipt ? clone(outcome.receipt) : d.receipt,
+        });
     },
 
     async listDeliveries(filter) {
       const after = filter.after && { at: Date.parse(filter.after.createdAt), id: filter.after.id };
       const found = [...deliveries.values()]
-        .filter((d) => (filter.status === undefined || d.status === filter.status) && (filter.actionId === undefined || d.actionId === filter.actionId) && (!after || compareTimeThenId(d.createdAt, d.id, after.at, after.id) > 0))
+        .filter(
+          (d) =>
+            (filter.status === undefined || d.status === filter.status) &&
+            (filter.actionId === undefined || d.actionId === filter.actionId) &&
+            (!after || compareTimeThenId(d.createdAt, d.id, after.at, after.id) > 0),
+        )
         .sort((a, b) => compareTimeThenId(a.createdAt, a.id, Date.parse(b.createdAt), b.id));
       return clone(found.slice(0, pageSize(filter.limit, 50)));
     },
@@ -297,7 +301,6 @@ function normalizeConversation(c: ConversationRecord): ConversationRecord {
 function normalizeAction(a: ActionRecord): ActionRecord {
   return { ...a, createdAt: normalTime(a.createdAt), expiresAt: normalTimeOrNull(a.expiresAt), resolvedAt: normalTimeOrNull(a.resolvedAt) };
 }
-
 
 function duplicate(what: string, change: Change): HeedError {
   return new HeedError('internal_error', `Conversation ${change.conversationId} already has ${what}.`);

@@ -43,11 +43,21 @@ export function commitStatement(schema: string, channel: string, change: Change)
       throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
     }
     const row = [
-      id, param(created.agent, 'text'), param(created.ownerId, 'text'), param(created.channel, 'text'),
-      param(created.status, 'text'), param(created.version, 'int'), param(json(created.metadata), 'json'),
-      param(ms(created.createdAt), 'bigint'), param(ms(created.updatedAt), 'bigint'), param(msOrNull(created.actionDueAt), 'bigint'),
-      param(created.leaseOwner, 'text'), param(msOrNull(created.leaseExpiresAt), 'bigint'), param(created.tokensUsed, 'bigint'),
-      param(created.lastEventSeq + events.length, 'bigint'), param(created.intakeDone, 'boolean'),
+      id,
+      param(created.agent, 'text'),
+      param(created.ownerId, 'text'),
+      param(created.channel, 'text'),
+      param(created.status, 'text'),
+      param(created.version, 'int'),
+      param(json(created.metadata), 'json'),
+      param(ms(created.createdAt), 'bigint'),
+      param(ms(created.updatedAt), 'bigint'),
+      param(msOrNull(created.actionDueAt), 'bigint'),
+      param(created.leaseOwner, 'text'),
+      param(msOrNull(created.leaseExpiresAt), 'bigint'),
+      param(created.tokensUsed, 'bigint'),
+      param(created.lastEventSeq + events.length, 'bigint'),
+      param(created.intakeDone, 'boolean'),
     ];
     parts.push(
       `c AS (INSERT INTO ${t('conversations')} (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
@@ -75,7 +85,12 @@ export function commitStatement(schema: string, channel: string, change: Change)
   const messages = change.messages ?? [];
   if (messages.length > 0) {
     const rows = messages.map((m) => ({
-      position: m.position, id: m.id, role: m.role, parts: m.parts, metadata: m.metadata, created_at: ms(m.createdAt),
+      position: m.position,
+      id: m.id,
+      role: m.role,
+      parts: m.parts,
+      metadata: m.metadata,
+      created_at: ms(m.createdAt),
     }));
     parts.push(
       `m AS (INSERT INTO ${t('messages')} (conversation_key, position, id, role, parts, metadata, created_at)
@@ -87,10 +102,22 @@ export function commitStatement(schema: string, channel: string, change: Change)
 
   if (actions.length > 0) {
     const rows = actions.map((a) => ({
-      id: a.id, message_id: a.messageId, tool_call_id: a.toolCallId, tool_name: a.toolName, origin: a.origin,
-      journal_index: a.journalIndex, status: a.status, request: a.request, created_at: ms(a.createdAt),
-      expires_at: msOrNull(a.expiresAt), on_timeout: a.onTimeout, resolution: a.resolution, resolved_by: a.resolvedBy,
-      resolved_at: msOrNull(a.resolvedAt), defaulted: a.defaulted, channel: a.channel,
+      id: a.id,
+      message_id: a.messageId,
+      tool_call_id: a.toolCallId,
+      tool_name: a.toolName,
+      origin: a.origin,
+      journal_index: a.journalIndex,
+      status: a.status,
+      request: a.request,
+      created_at: ms(a.createdAt),
+      expires_at: msOrNull(a.expiresAt),
+      on_timeout: a.onTimeout,
+      resolution: a.resolution,
+      resolved_by: a.resolvedBy,
+      resolved_at: msOrNull(a.resolvedAt),
+      defaulted: a.defaulted,
+      channel: a.channel,
     }));
     parts.push(
       `a AS (INSERT INTO ${t('actions')} (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index,
@@ -106,8 +133,14 @@ export function commitStatement(schema: string, channel: string, change: Change)
 
   if (dbSettles.length > 0) {
     const rows = dbSettles.map((x) => ({
-      id: x.id, status: x.status, resolution: x.resolution, resolved_by: x.resolvedBy, channel: x.channel, resolved_at: ms(x.resolvedAt),
-      set_defaulted: x.defaulted !== undefined, defaulted: x.defaulted ?? null,
+      id: x.id,
+      status: x.status,
+      resolution: x.resolution,
+      resolved_by: x.resolvedBy,
+      channel: x.channel,
+      resolved_at: ms(x.resolvedAt),
+      set_defaulted: x.defaulted !== undefined,
+      defaulted: x.defaulted ?? null,
     }));
     parts.push(
       `s AS (UPDATE ${t('actions')} AS t SET status = x.status, resolution = x.resolution, resolved_by = x.resolved_by,
@@ -155,7 +188,11 @@ export function commitStatement(schema: string, channel: string, change: Change)
   const deliveries = change.deliveries ?? [];
   if (deliveries.length > 0) {
     const rows = deliveries.map((d) => ({
-      id: d.id, action_id: d.actionId, event: d.event, target: d.target, created_at: ms(d.createdAt),
+      id: d.id,
+      action_id: d.actionId,
+      event: d.event,
+      target: d.target,
+      created_at: ms(d.createdAt),
     }));
     parts.push(
       `d AS (INSERT INTO ${t('deliveries')} (id, conversation_id, action_id, event, target, status, attempts, created_at, due_at)
@@ -189,9 +226,7 @@ export function commitResult(change: Change, row: CommitRow): CommitResult {
   const conversation = toConversation(row.conversation);
   const events = change.events ?? [];
   const first = conversation.lastEventSeq - events.length + 1;
-  const appended = events.map(
-    (e, index): EventRecord => storedEvent({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }),
-  );
+  const appended = events.map((e, index): EventRecord => storedEvent({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }));
   return { ok: true, conversation, events: appended };
 }
 
@@ -220,7 +255,12 @@ function splitSettlements(inserted: ActionRecord[], settle: ActionSettlement[]) 
       continue;
     }
     actions[at] = {
-      ...action, status: x.status, resolution: x.resolution, resolvedBy: x.resolvedBy, channel: x.channel, resolvedAt: x.resolvedAt,
+      ...action,
+      status: x.status,
+      resolution: x.resolution,
+      resolvedBy: x.resolvedBy,
+      channel: x.channel,
+      resolvedAt: x.resolvedAt,
       ...(x.defaulted !== undefined ? { defaulted: x.defaulted } : {}),
     };
   }
@@ -244,5 +284,3 @@ function patchAssignments(set: ConversationPatch, param: (value: unknown, type: 
 function dedupeRemember<T extends { toolName: string }>(tools: T[]): T[] {
   return [...new Map(tools.map((tool) => [tool.toolName, tool])).values()];
 }
-
-

@@ -95,7 +95,10 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       expect(await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] })).toEqual({ ok: false, reason: 'version' });
       await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
       await expect.poll(() => notices.length).toBe(2);
-      expect(notices).toEqual([{ conversationId: 'c1', seq: 2 }, { conversationId: 'c1', seq: 3 }]);
+      expect(notices).toEqual([
+        { conversationId: 'c1', seq: 2 },
+        { conversationId: 'c1', seq: 3 },
+      ]);
       await stop();
       await writer.commit({ conversationId: 'c1', expectVersion: 3, events: [event] });
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -109,7 +112,10 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       await store.migrate();
       const notices: EventNotice[] = [];
       let reconnects = 0;
-      await store.listen!((notice) => notices.push(notice), () => reconnects++);
+      await store.listen!(
+        (notice) => notices.push(notice),
+        () => reconnects++,
+      );
       const channel = eventChannel(schema);
       await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "${channel}"'`);
       await expect.poll(() => reconnects, { timeout: 5000 }).toBe(1);
@@ -133,10 +139,10 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
           await client.end();
         }
       };
-      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE action_due_at <= 5 ORDER BY action_due_at LIMIT 10`))
-        .toMatch(/conversations_action_due/);
-      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE status = 'running' AND lease_expires_at < 5 ORDER BY lease_expires_at LIMIT 10`))
-        .toMatch(/conversations_lease/);
+      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE action_due_at <= 5 ORDER BY action_due_at LIMIT 10`)).toMatch(/conversations_action_due/);
+      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE status = 'running' AND lease_expires_at < 5 ORDER BY lease_expires_at LIMIT 10`)).toMatch(
+        /conversations_lease/,
+      );
       expect(await plan(`SELECT id FROM ${schema}.actions WHERE status = 'pending' ORDER BY created_at, id LIMIT 10`)).toMatch(/actions_pending/);
     });
   });
@@ -155,8 +161,20 @@ async function sql(text: string): Promise<Record<string, unknown>[]> {
 function conversation(id: string) {
   const now = new Date().toISOString();
   return {
-    id, agent: 'support', ownerId: null, channel: null, status: 'idle' as const, version: 1, metadata: null,
-    createdAt: now, updatedAt: now, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
-    tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+    id,
+    agent: 'support',
+    ownerId: null,
+    channel: null,
+    status: 'idle' as const,
+    version: 1,
+    metadata: null,
+    createdAt: now,
+    updatedAt: now,
+    actionDueAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    tokensUsed: 0,
+    lastEventSeq: 0,
+    intakeDone: false,
   };
 }

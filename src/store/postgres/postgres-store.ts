@@ -102,8 +102,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     getAction: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} AND id = $2`,
     listActions: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
     listEvents: `SELECT seq, type, data, at FROM ${t('events')} WHERE conversation_key = ${keyOf} AND seq > $2 ORDER BY seq LIMIT $3`,
-    listRemembered:
-      `SELECT tool_name, remembered_by, remembered_at FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
+    listRemembered: `SELECT tool_name, remembered_by, remembered_at FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
     // A conversation with the parts asked for ($2 messages, $3 actions, $4 remembered tools) in one statement,
     // so one round trip and one snapshot. row_to_json keeps the column names, so the rows convert as usual.
     readConversation: `SELECT ${conversationColumns},
@@ -116,8 +115,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       FROM ${t('conversations')} c WHERE id = $1`,
     forget: `DELETE FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} AND tool_name = $2`,
     // Two index range scans (one per partial index), merged; a conversation due both ways counts once.
-    listDue:
-      `(SELECT ${conversationColumns}, action_due_at AS due FROM ${t('conversations')} WHERE action_due_at <= $1 ORDER BY action_due_at LIMIT $2)
+    listDue: `(SELECT ${conversationColumns}, action_due_at AS due FROM ${t('conversations')} WHERE action_due_at <= $1 ORDER BY action_due_at LIMIT $2)
        UNION ALL
        (SELECT ${conversationColumns}, lease_expires_at AS due FROM ${t('conversations')}
          WHERE status = 'running' AND lease_expires_at < $1 ORDER BY lease_expires_at LIMIT $2)
@@ -229,7 +227,10 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       if (filter.after) {
         where.push(`(a.created_at, a.id) > (${param(ms(filter.after.createdAt), 'bigint')}, ${param(filter.after.id, 'text')})`);
       }
-      const columns = actionColumns.split(', ').map((column) => `a.${column}`).join(', ');
+      const columns = actionColumns
+        .split(', ')
+        .map((column) => `a.${column}`)
+        .join(', ');
       const text =
         `SELECT ${columns}, c.id AS conversation_id FROM ${t('actions')} a JOIN ${t('conversations')} c ON c.key = a.conversation_key ` +
         `WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.id LIMIT ${param(pageSize(filter.limit, 50), 'int')}`;

@@ -138,4 +138,3 @@ export function toEvent(row: EventRow, conversationId: string): EventRecord {
 export function toRemembered(row: RememberedRow): RememberedTool {
   return { toolName: row.tool_name, rememberedBy: row.remembered_by, rememberedAt: iso(row.remembered_at) };
 }
-

@@ -170,4 +170,3 @@ export function parseOrNull<T>(text: string | null): T | null {
 export function flag(value: unknown): number {
   return value === undefined ? 0 : 1;
 }
-

@@ -38,8 +38,21 @@ describe('sqlite store', () => {
       await store.commit({
         conversationId: id,
         create: {
-          id, agent: 'a', ownerId: null, channel: null, status: 'idle', version: 0, metadata: { pad: 'x'.repeat(500) },
-          createdAt: at, updatedAt: at, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+          id,
+          agent: 'a',
+          ownerId: null,
+          channel: null,
+          status: 'idle',
+          version: 0,
+          metadata: { pad: 'x'.repeat(500) },
+          createdAt: at,
+          updatedAt: at,
+          actionDueAt: null,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          tokensUsed: 0,
+          lastEventSeq: 0,
+          intakeDone: false,
         },
       });
     }
@@ -80,12 +93,22 @@ describe('sqlite store', () => {
     const old = new Database(path);
     old.exec(migrations[0].sql);
     old.pragma('user_version = 1');
-    old.prepare(`INSERT INTO conversations (key, id, agent, status, version, created_at, updated_at, tokens_used, last_event_seq, intake_done)
-      VALUES (1, 'c1', 'support', 'idle', 3, 0, 0, 0, 0, 0)`).run();
+    old
+      .prepare(
+        `INSERT INTO conversations (key, id, agent, status, version, created_at, updated_at, tokens_used, last_event_seq, intake_done)
+      VALUES (1, 'c1', 'support', 'idle', 3, 0, 0, 0, 0, 0)`,
+      )
+      .run();
     const insert = old.prepare(`INSERT INTO actions (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index, status,
       request, created_at, on_timeout, resolution, resolved_by, resolved_at) VALUES (1, ?, 'm', ?, 't', 'tool', 0, ?, '{"kind":"approval"}', 0, 'deny', ?, ?, ?)`);
     const settled = '{"type":"approval","decision":"allow"}';
-    for (const [id, status, by] of [['a1', 'resolved', 'ada'], ['a2', 'resolved', 'anonymous'], ['a3', 'expired', 'system:timeout'], ['a4', 'cancelled', 'system'], ['a5', 'pending', null]]) {
+    for (const [id, status, by] of [
+      ['a1', 'resolved', 'ada'],
+      ['a2', 'resolved', 'anonymous'],
+      ['a3', 'expired', 'system:timeout'],
+      ['a4', 'cancelled', 'system'],
+      ['a5', 'pending', null],
+    ]) {
       insert.run(id, `call-${id}`, status, by === null ? null : settled, by, by === null ? null : 1);
     }
     old.prepare(`INSERT INTO remembered_tools VALUES (1, 't', 'anonymous', 0)`).run();
@@ -123,11 +146,8 @@ describe('sqlite store', () => {
     await store.close();
     const db = new Database(path);
     const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerId: 'x', afterCreatedAt: 0, afterId: '', limit: 1 }) as { detail: string }[])
-        .map((row) => row.detail)
-        .join('\n');
-    const positional = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerId: 'x', afterCreatedAt: 0, afterId: '', limit: 1 }) as { detail: string }[]).map((row) => row.detail).join('\n');
+    const positional = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
     expect(positional(indexedQueries.due)).toMatch(/USING INDEX conversations_sweep/);
     for (const owner of [false, true]) {
       for (const after of [false, true]) {
@@ -143,8 +163,20 @@ describe('sqlite store', () => {
 function conversation(id: string) {
   const now = new Date().toISOString();
   return {
-    id, agent: 'support', ownerId: null, channel: null, status: 'idle' as const, version: 1, metadata: null,
-    createdAt: now, updatedAt: now, actionDueAt: null, leaseOwner: null, leaseExpiresAt: null,
-    tokensUsed: 0, lastEventSeq: 0, intakeDone: false,
+    id,
+    agent: 'support',
+    ownerId: null,
+    channel: null,
+    status: 'idle' as const,
+    version: 1,
+    metadata: null,
+    createdAt: now,
+    updatedAt: now,
+    actionDueAt: null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    tokensUsed: 0,
+    lastEventSeq: 0,
+    intakeDone: false,
   };
 }

@@ -118,15 +118,36 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     }
     for (const a of change.actions ?? []) {
       queries.insertAction.run(
-        key, a.id, a.messageId, a.toolCallId, a.toolName, a.origin, a.journalIndex, a.status,
-        JSON.stringify(a.request), ms(a.createdAt), msOrNull(a.expiresAt), a.onTimeout, json(a.resolution),
-        a.resolvedBy, msOrNull(a.resolvedAt), json(a.defaulted), a.channel,
+        key,
+        a.id,
+        a.messageId,
+        a.toolCallId,
+        a.toolName,
+        a.origin,
+        a.journalIndex,
+        a.status,
+        JSON.stringify(a.request),
+        ms(a.createdAt),
+        msOrNull(a.expiresAt),
+        a.onTimeout,
+        json(a.resolution),
+        a.resolvedBy,
+        msOrNull(a.resolvedAt),
+        json(a.defaulted),
+        a.channel,
       );
     }
     for (const settlement of change.settle ?? []) {
       const { changes } = queries.settleAction.run(
-        settlement.status, JSON.stringify(settlement.resolution), settlement.resolvedBy, settlement.channel, ms(settlement.resolvedAt),
-        flag(settlement.defaulted), json(settlement.defaulted ?? null), key, settlement.id,
+        settlement.status,
+        JSON.stringify(settlement.resolution),
+        settlement.resolvedBy,
+        settlement.channel,
+        ms(settlement.resolvedAt),
+        flag(settlement.defaulted),
+        json(settlement.defaulted ?? null),
+        key,
+        settlement.id,
       );
       if (changes === 0) throw new Refusal('action_not_pending');
     }
@@ -194,18 +215,15 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     async listConversations(filter: ConversationFilter) {
       const where: string[] = [];
       const params: Record<string, unknown> = { limit: pageSize(filter.limit, 50) };
-      if (filter.ownerId !== undefined) where.push('owner_id IS @ownerId'), (params.ownerId = filter.ownerId);
-      if (filter.status !== undefined) where.push('status = @status'), (params.status = filter.status);
-      if (filter.agent !== undefined) where.push('agent = @agent'), (params.agent = filter.agent);
+      if (filter.ownerId !== undefined) (where.push('owner_id IS @ownerId'), (params.ownerId = filter.ownerId));
+      if (filter.status !== undefined) (where.push('status = @status'), (params.status = filter.status));
+      if (filter.agent !== undefined) (where.push('agent = @agent'), (params.agent = filter.agent));
       if (filter.before) {
         where.push('(updated_at, id) < (@beforeUpdatedAt, @beforeId)');
         params.beforeUpdatedAt = ms(filter.before.updatedAt);
         params.beforeId = filter.before.id;
       }
-      const sql =
-        'SELECT * FROM conversations' +
-        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-        ' ORDER BY updated_at DESC, id DESC LIMIT @limit';
+      const sql = 'SELECT * FROM conversations' + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') + ' ORDER BY updated_at DESC, id DESC LIMIT @limit';
       return (cached(sql).all(params) as ConversationRow[]).map(toConversation);
     },
 
@@ -301,12 +319,8 @@ function prepare(db: Database.Database) {
     ),
     conversationExists: db.prepare('SELECT 1 FROM conversations WHERE id = ?').pluck(),
     getConversation: db.prepare('SELECT * FROM conversations WHERE id = ?'),
-    insertMessage: db.prepare(
-      'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-    insertAction: db.prepare(
-      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    insertMessage: db.prepare('INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertAction: db.prepare(`INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     settleAction: db.prepare(
       `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, channel = ?, resolved_at = ?,
          defaulted = CASE WHEN ? THEN ? ELSE defaulted END
@@ -333,24 +347,16 @@ function prepare(db: Database.Database) {
        WHERE messages.rowid >= c.first AND messages.rowid < b.last ORDER BY messages.rowid DESC LIMIT @limit`,
     ),
     getAction: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} AND id = ?`),
-    listActions: db.prepare(
-      `SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
-    ),
+    listActions: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} ORDER BY created_at, id`),
     // The same reads by the conversation's key, for readConversation (which has the row already).
     messagesOfKey: db.prepare(
       `SELECT position, id, role, parts, metadata, created_at FROM messages
        WHERE rowid BETWEEN @key * ${MESSAGE_SPAN} AND @key * ${MESSAGE_SPAN} + ${MESSAGE_SPAN - 1} ORDER BY rowid`,
     ),
     actionsOfKey: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ? ORDER BY created_at, id`),
-    rememberedOfKey: db.prepare(
-      'SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name',
-    ),
-    listEvents: db.prepare(
-      `SELECT seq, type, data, at FROM events WHERE conversation_key = ${keyOf} AND seq > ? ORDER BY seq LIMIT ?`,
-    ),
-    listRemembered: db.prepare(
-      `SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
-    ),
+    rememberedOfKey: db.prepare('SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name'),
+    listEvents: db.prepare(`SELECT seq, type, data, at FROM events WHERE conversation_key = ${keyOf} AND seq > ? ORDER BY seq LIMIT ?`),
+    listRemembered: db.prepare(`SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`),
     forget: db.prepare(`DELETE FROM remembered_tools WHERE conversation_key = ${keyOf} AND tool_name = ?`),
     due: db.prepare(indexedQueries.due),
   };
@@ -360,12 +366,7 @@ function prepare(db: Database.Database) {
  * The compare-and-set UPDATE for a change. It assigns only the columns the patch sets: SQLite rewrites
  * an index entry whenever a statement assigns one of its columns, even to the same value.
  */
-function conversationUpdate(
-  id: string,
-  expectVersion: number,
-  set: ConversationPatch,
-  always: { eventCount: number; updatedAt: number },
-) {
+function conversationUpdate(id: string, expectVersion: number, set: ConversationPatch, always: { eventCount: number; updatedAt: number }) {
   const values = patchValues(set);
   const assignments = [
     'version = version + 1',

@@ -73,7 +73,12 @@ export function AnswerLinkPage({ token }: { token: string }) {
           await load();
           return { ok: true };
         }
-        const error = { code: body.error?.code ?? 'error', message: body.error?.message ?? `The answer was not recorded (HTTP ${response.status}).`, status: response.status, details: body.error?.details };
+        const error = {
+          code: body.error?.code ?? 'error',
+          message: body.error?.message ?? `The answer was not recorded (HTTP ${response.status}).`,
+          status: response.status,
+          details: body.error?.details,
+        };
         if (error.code === 'action_not_pending' || error.code === 'action_expired') await load();
         return { ok: false, error };
       } catch (thrown) {
@@ -125,17 +130,18 @@ export function AnswerLinkPage({ token }: { token: string }) {
       )}
       {picked && (
         <section className="link-choice" aria-label="Your choice">
-          <button type="button" className="heed-button heed-primary" disabled={busy} onClick={() => void submit(picked.resolution).then((result) => setProblem(result.ok ? undefined : result.error.message))}>
+          <button
+            type="button"
+            className="heed-button heed-primary"
+            disabled={busy}
+            onClick={() => void submit(picked.resolution).then((result) => setProblem(result.ok ? undefined : result.error.message))}
+          >
             {picked.label}
           </button>
           <p className="muted">Or answer differently below.</p>
         </section>
       )}
-      {pending ? (
-        <ActionCard action={action} onSubmit={submit} busy={busy} autoFocus={!picked} />
-      ) : (
-        <SettledCard action={action} />
-      )}
+      {pending ? <ActionCard action={action} onSubmit={submit} busy={busy} autoFocus={!picked} /> : <SettledCard action={action} />}
       {pending && <p className="muted link-foot">This link works until {new Date(link.expiresAt).toLocaleString()}.</p>}
     </main>
   );
