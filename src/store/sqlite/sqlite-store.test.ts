@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../store-contract.js';
-import { migrations } from './migrations.js';
+import { eventTypeCodes, migrations } from './migrations.js';
 import { indexedQueries, openDatabase, sqliteStore } from './sqlite-store.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'heed-sqlite-'));
@@ -124,6 +124,43 @@ describe('sqlite store', () => {
       { id: 'a5', resolvedBy: null, channel: null },
     ]);
     expect(await store.listRememberedTools('c1')).toMatchObject([{ toolName: 't', rememberedBy: null }]);
+    await store.close();
+  });
+
+  it('reads a version-4 file: its events, moved to the rowid table, come back in order with their numbers, and new ones follow', async () => {
+    const old = new Database(path);
+    for (const migration of migrations.filter((m) => m.version <= 4)) old.exec(migration.sql);
+    old.pragma('user_version = 4');
+    const conversationRow = old.prepare(
+      `INSERT INTO conversations (key, id, agent, status, version, created_at, updated_at, tokens_used, last_event_seq, intake_done)
+      VALUES (?, ?, 'support', 'idle', 1, 0, 0, 0, ?, 0)`,
+    );
+    conversationRow.run(1, 'c1', 3);
+    conversationRow.run(2, 'c2', 1);
+    const event = old.prepare('INSERT INTO events (conversation_key, seq, type, data, at) VALUES (?, ?, ?, ?, ?)');
+    // Written out of order on purpose: the order read back comes from the numbers.
+    event.run(1, 3, eventTypeCodes['turn.completed'], '{}', 3000);
+    event.run(2, 1, eventTypeCodes['turn.started'], '{"trigger":"message"}', 500);
+    event.run(1, 1, eventTypeCodes['turn.started'], '{"trigger":"message"}', 1000);
+    event.run(1, 2, eventTypeCodes['message.created'], '{"messageId":"m1","role":"assistant"}', 2000);
+    old.close();
+    const store = sqliteStore({ path });
+    await store.migrate();
+    const brief = (events: { seq: number; type: string; data: unknown; at: string }[]) => events.map(({ seq, type, data, at }) => ({ seq, type, data, at }));
+    expect(brief(await store.listEvents('c1'))).toEqual([
+      { seq: 1, type: 'turn.started', data: { trigger: 'message' }, at: new Date(1000).toISOString() },
+      { seq: 2, type: 'message.created', data: { messageId: 'm1', role: 'assistant' }, at: new Date(2000).toISOString() },
+      { seq: 3, type: 'turn.completed', data: {}, at: new Date(3000).toISOString() },
+    ]);
+    expect(brief(await store.listEvents('c1', { after: 1, limit: 1 })).map((e) => e.seq)).toEqual([2]);
+    expect(brief(await store.listEvents('c2')).map((e) => e.seq)).toEqual([1]);
+    const added = await store.commit({
+      conversationId: 'c1',
+      expectVersion: 1,
+      events: [{ type: 'turn.started', at: new Date(4000).toISOString(), data: { trigger: 'message' } }],
+    });
+    expect(added).toMatchObject({ ok: true, events: [{ seq: 4 }] });
+    expect((await store.listEvents('c1', { after: 3 })).map((e) => e.seq)).toEqual([4]);
     await store.close();
   });
 

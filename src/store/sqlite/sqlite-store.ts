@@ -5,7 +5,7 @@ import type { EventRecord, RememberedTool } from '../../types.js';
 import type { Change, CommitResult, ConversationFilter, ConversationParts, ConversationPatch, ConversationRead, PendingFilter, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
-import { eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
+import { EVENT_SPAN, eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
 import {
   type ActionRow,
   type ConversationRow,
@@ -162,7 +162,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     for (const e of events) {
       seq += 1;
       const at = ms(e.at);
-      queries.insertEvent.run(key, seq, eventTypeCodes[e.type], JSON.stringify(e.data), at);
+      queries.insertEvent.run({ key, seq, type: eventTypeCodes[e.type], data: JSON.stringify(e.data), at });
       appended.push(storedEvent({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) }));
     }
     return { ok: true, conversation, events: appended };
@@ -261,7 +261,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async listEvents(conversationId, options = {}) {
-      const rows = prepared().listEvents.all(conversationId, options.after ?? 0, pageSize(options.limit, 500)) as EventRow[];
+      const rows = prepared().listEvents.all({ id: conversationId, after: options.after ?? 0, limit: pageSize(options.limit, 500) }) as EventRow[];
       return rows.map((row) => storedEvent({ conversationId, seq: row.seq, type: eventType(row.type), data: JSON.parse(row.data), at: iso(row.at) }));
     },
 
@@ -331,7 +331,7 @@ function prepare(db: Database.Database) {
       `INSERT INTO remembered_tools (conversation_key, tool_name, remembered_by, remembered_at) VALUES (?, ?, ?, ?)
        ON CONFLICT DO UPDATE SET remembered_by = excluded.remembered_by, remembered_at = excluded.remembered_at`,
     ),
-    insertEvent: db.prepare('INSERT INTO events (conversation_key, seq, type, data, at) VALUES (?, ?, ?, ?, ?)'),
+    insertEvent: db.prepare(`INSERT INTO events (rowid, type, data, at) VALUES (@key * ${EVENT_SPAN} + @seq, @type, @data, @at)`),
     listMessages: db.prepare(
       `WITH c AS (SELECT key * ${MESSAGE_SPAN} AS first FROM conversations WHERE id = ?)
        SELECT position, id, role, parts, metadata, created_at FROM messages, c
@@ -355,7 +355,11 @@ function prepare(db: Database.Database) {
     ),
     actionsOfKey: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ? ORDER BY created_at, id`),
     rememberedOfKey: db.prepare('SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name'),
-    listEvents: db.prepare(`SELECT seq, type, data, at FROM events WHERE conversation_key = ${keyOf} AND seq > ? ORDER BY seq LIMIT ?`),
+    listEvents: db.prepare(
+      `WITH c AS (SELECT key * ${EVENT_SPAN} AS first FROM conversations WHERE id = @id)
+       SELECT events.rowid - c.first AS seq, type, data, at FROM events, c
+       WHERE events.rowid > c.first + @after AND events.rowid < c.first + ${EVENT_SPAN} ORDER BY events.rowid LIMIT @limit`,
+    ),
     listRemembered: db.prepare(`SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`),
     forget: db.prepare(`DELETE FROM remembered_tools WHERE conversation_key = ${keyOf} AND tool_name = ?`),
     due: db.prepare(indexedQueries.due),
