@@ -14,7 +14,8 @@ const t0 = Date.UTC(2025, 0, 1);
 /** A time `seconds` after the suite's epoch, as a canonical ISO string. */
 const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
 
-function conversation(id: string, fields: Partial<ConversationRecord> = {}): ConversationRecord {
+/** A conversation record as a store keeps it (idle, version 1), for the store tests. */
+export function conversation(id: string, fields: Partial<ConversationRecord> = {}): ConversationRecord {
   return {
     id,
     agent: 'support',

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../../test/pg.js';
 import type { EventNotice } from '../store.js';
-import { describeStoreContract } from '../store-contract.js';
+import { conversation, describeStoreContract } from '../store-contract.js';
 import { migrations } from './migrations.js';
 import { eventChannel, postgresStore } from './postgres-store.js';
 import { openPool } from './pool.js';
@@ -156,25 +156,4 @@ async function sql(text: string): Promise<Record<string, unknown>[]> {
   } finally {
     await client.end();
   }
-}
-
-function conversation(id: string) {
-  const now = new Date().toISOString();
-  return {
-    id,
-    agent: 'support',
-    ownerId: null,
-    channel: null,
-    status: 'idle' as const,
-    version: 1,
-    metadata: null,
-    createdAt: now,
-    updatedAt: now,
-    actionDueAt: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    tokensUsed: 0,
-    lastEventSeq: 0,
-    intakeDone: false,
-  };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeStoreContract } from '../store-contract.js';
+import { conversation, describeStoreContract } from '../store-contract.js';
 import { eventTypeCodes, migrations } from './migrations.js';
 import { indexedQueries, openDatabase, sqliteStore } from './sqlite-store.js';
 
@@ -196,24 +196,3 @@ describe('sqlite store', () => {
     db.close();
   });
 });
-
-function conversation(id: string) {
-  const now = new Date().toISOString();
-  return {
-    id,
-    agent: 'support',
-    ownerId: null,
-    channel: null,
-    status: 'idle' as const,
-    version: 1,
-    metadata: null,
-    createdAt: now,
-    updatedAt: now,
-    actionDueAt: null,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-    tokensUsed: 0,
-    lastEventSeq: 0,
-    intakeDone: false,
-  };
-}
