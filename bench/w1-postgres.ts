@@ -83,7 +83,7 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     const details = [
       `W1 on PostgreSQL: the W1 cycle of bench/w1-approval.ts (createConversation; send → requires_action; pendingActions → approve → completed), one at a time, on a Heed with postgresStore (a fresh database on ${redactedServer()}, pool of 10, the server's default settings: synchronous_commit=on, so every commit waits for its WAL flush) and, beside it in the same run, on a Heed with sqliteStore (WAL, synchronous=NORMAL) in ${tmpdir()}.`,
       `${warmup} warm-up cycles each, then ${cycles} measured cycles each in ${blocks} alternating blocks; cycles/s is cycles over the time spent in that side's blocks. One cycle of each was first checked against what is stored.`,
-      'A PostgreSQL commit is one statement (one round trip); a cycle makes 9 round trips over loopback: 6 commits, each waiting for its WAL flush unless synchronousCommit is off, and 3 reads (store.readConversation: a conversation with its messages, actions and remembered tools in one statement). The figure is bound by those.',
+      'A PostgreSQL commit is one statement (one round trip); a cycle makes 10 round trips over loopback: 6 commits, each waiting for its WAL flush unless synchronousCommit is off, and 4 reads (3 × store.readConversation, a conversation with the parts a step needs in one statement, and the messages an answer that closes the pause reads before its turn runs). The figure is bound by those.',
       describeProfile('PostgreSQL', profile),
     ];
     return { rows, details };

@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import type { Change, NewEvent } from '../store/store.js';
 import { toolResultWrites } from './tool-result.js';
-import type { ActionRecord, ApprovalRequest, ConversationRecord, ResolutionChannel, StoredResolution } from '../types.js';
+import type { ActionRecord, ApprovalRequest, ConversationRecord, MessageRecord, ResolutionChannel, StoredResolution } from '../types.js';
 import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../kinds/approval-policy.js';
 import { actionView } from '../views.js';
 import { checkResolution } from '../kinds/validate-resolution.js';
@@ -44,9 +44,9 @@ export async function settleAction(engine: Engine, conversationId: string, actio
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (let attempt = 0; ; attempt++) {
     // One snapshot: the actions agree with the version the compare-and-set below expects, so an answer
-    // computed from stale actions is refused. The messages and remembered tools are what the continuation
-    // starts from, so it does not read them again.
-    const read = await engine.store.readConversation(conversationId, { actions: true, messages: true, remembered: true });
+    // computed from stale actions is refused. The messages are read only by an answer that needs them (a
+    // refused or non-closing one never does); any write between the two reads bumps that version too.
+    const read = await engine.store.readConversation(conversationId, { actions: true, remembered: true });
     if (!read) throw conversationNotFound(conversationId);
     const conversation = read.conversation;
     const actions = read.actions!;
@@ -115,9 +115,11 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       events: [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored))],
       set: { updatedAt: at },
     };
+    let messages: MessageRecord[] | undefined;
     if (checked.toolOutput) {
       // The page's output becomes the tool result now; the record keeps only its size.
-      const position = read.messages!.length;
+      messages = await engine.store.listMessages(conversationId);
+      const position = messages.length;
       const bytes = checked.stored.type === 'client_tool' && 'outputBytes' in checked.stored ? checked.stored.outputBytes : undefined;
       const logged = bytes !== undefined ? { outputBytes: bytes } : { output: checked.toolOutput };
       const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged });
@@ -153,9 +155,14 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     }
     // The turn starts from what this answer just read and wrote, instead of reading it again.
     const settled = actions.map((entry) => (entry.id === action.id ? { ...entry, ...change.settle![0] } : entry));
-    const messages = [...read.messages!, ...(change.messages ?? [])];
     const remembered = [...read.remembered!.filter((entry) => !change.remember?.some((added) => added.toolName === entry.toolName)), ...(change.remember ?? [])];
-    return runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: options.caller ?? null, interactive: true, actions: settled, messages, remembered });
+    return runTurnUnderLease(engine, result.conversation, leaseOwner, {
+      caller: options.caller ?? null,
+      interactive: true,
+      actions: settled,
+      messages: messages && [...messages, ...(change.messages ?? [])],
+      remembered,
+    });
   }
 }
 

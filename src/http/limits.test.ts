@@ -3,6 +3,8 @@ import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { scriptedModel } from '../testing/index.js';
 import { clientKey, RateLimiter } from './rate-limit.js';
 import { engineOf } from '../heed.js';
+import { memoryStore } from '../store/memory/memory-store.js';
+import type { Store } from '../store/store.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -111,6 +113,44 @@ describe('quotas', () => {
     expect(refused.body.error).toMatchObject({ code: 'message_limit_reached', details: { messages: 4, maxMessages: 4 } });
     expect(calls).toBe(2);
     expect(await engineOf(server.heed).store.listMessages(created.id)).toHaveLength(4);
+  });
+});
+
+describe('what a refused answer costs', () => {
+  it('an answer replayed on a settled action, or aimed at a hidden conversation, reads none of its messages', async () => {
+    // A store that counts the message rows it hands out.
+    const store = memoryStore();
+    let messagesRead = 0;
+    const counted: Store = {
+      ...store,
+      async listMessages(id, page) {
+        const messages = await store.listMessages(id, page);
+        messagesRead += messages.length;
+        return messages;
+      },
+      async readConversation(id, parts) {
+        const read = await store.readConversation(id, parts);
+        messagesRead += read?.messages?.length ?? 0;
+        return read;
+      },
+    };
+    server = await startServer({ store: counted });
+    const created = await server.api('POST', '/api/conversations', { body: { agent: 'support' }, token: 'ada' });
+    const id = created.body.id;
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { body: { content: 'refund please' }, token: 'ada' });
+    const path = `/api/conversations/${id}/actions/${paused.body.pendingActions[0].id}`;
+    const answer = { resolution: { type: 'approval', decision: 'allow' } };
+    expect((await server.api('POST', path, { body: answer, token: 'ada' })).body.status).toBe('completed');
+
+    messagesRead = 0;
+    for (let i = 0; i < 20; i++) {
+      const replayed = await server.api('POST', path, { body: answer, token: 'ada' });
+      expect(replayed.status).toBe(409);
+      expect(replayed.body.error.code).toBe('action_not_pending');
+      const hidden = await server.api('POST', path, { body: answer, token: 'bob' });
+      expect(hidden.status).toBe(404);
+    }
+    expect(messagesRead).toBe(0);
   });
 });
 
