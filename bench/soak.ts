@@ -13,6 +13,7 @@ import { tool } from '../src/tool.js';
 import { conversationProblems } from '../test/invariants.js';
 import { fmtBytes, sortedCopy } from './report.js';
 import { engineOf } from '../src/heed.js';
+import { sizeQuestions } from '../test/fixtures/size-questions.js';
 
 /**
  * The soak (`npm run soak`, not part of CI): many conversations pause and resume at once over loopback
@@ -92,19 +93,7 @@ function agents(): { list: AgentConfig[]; models: ScriptedModel[] } {
           {
             toolName: 'ask',
             input: {
-              questions: [
-                {
-                  id: 'size',
-                  header: 'Size',
-                  prompt: 'Which size?',
-                  options: [
-                    { value: 's', label: 'Small' },
-                    { value: 'l', label: 'Large' },
-                  ],
-                  defaults: ['s'],
-                },
-                { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
-              ],
+              questions: sizeQuestions,
             },
           },
         ],

@@ -8,6 +8,7 @@ import { serve, type RunningServer } from '../src/cli/serve.js';
 import { memoryStore } from '../src/store/memory/memory-store.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { tool } from '../src/tool.js';
+import { sizeQuestions } from './fixtures/size-questions.js';
 
 export interface TestServer extends RunningServer {
   api(method: string, path: string, options?: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
@@ -62,19 +63,7 @@ export function supportAgent(ran: Map<string, number>, slow?: { opened: Promise<
           {
             toolName: 'ask',
             input: {
-              questions: [
-                {
-                  id: 'size',
-                  header: 'Size',
-                  prompt: 'Which size?',
-                  options: [
-                    { value: 's', label: 'Small' },
-                    { value: 'l', label: 'Large' },
-                  ],
-                  defaults: ['s'],
-                },
-                { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
-              ],
+              questions: sizeQuestions,
             },
           },
         ],

@@ -14,6 +14,7 @@ import { scriptedModel } from '../src/testing/scripted-model.js';
 import { tool } from '../src/tool.js';
 import type { TimeoutPolicy } from '../src/types.js';
 import { conversationProblems } from './invariants.js';
+import { sizeQuestions } from './fixtures/size-questions.js';
 
 /**
  * Random interleavings of answers, cancels, new messages, lapses and sweeps, across several
@@ -125,19 +126,7 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
           {
             toolName: 'ask',
             input: {
-              questions: [
-                {
-                  id: 'size',
-                  header: 'Size',
-                  prompt: 'Which size?',
-                  options: [
-                    { value: 's', label: 'Small' },
-                    { value: 'l', label: 'Large' },
-                  ],
-                  defaults: ['s'],
-                },
-                { id: 'qty', header: 'Quantity', prompt: 'How many?', input: { type: 'number', min: 1, max: 9 }, defaults: ['1'] },
-              ],
+              questions: sizeQuestions,
             },
           },
         ],
