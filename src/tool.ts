@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { checkApprovalPolicy, type ApprovalPolicy } from './kinds/approval-policy.js';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
-import type { JsonValue, Question, StoredResolution, ToolContentPart } from './types.js';
+import type { JsonValue, ToolContentPart } from './protocol/values.js';
+import type { RaisedRequest, StoredResolution } from './kinds/index.js';
+import type { Question } from './kinds/question.js';
 
 const CONTENT = Symbol('heed.toolContent');
 
@@ -75,6 +77,12 @@ export interface ToolContext {
   askLive(request: LiveRequest): Promise<LiveAnswer>;
   /** Ask the person to open an http(s) address and say how it went. */
   openUrl(request: { url: string; title?: string; message?: string; expiresInMinutes?: number }): Promise<'accept' | 'decline' | 'cancel'>;
+  /**
+   * Ask for an action of any kind a tool may raise (src/kinds/), written as that kind's request: like
+   * `ask`, the turn pauses and the tool runs again once it is settled, when this returns how it ended.
+   * `ask`, `approve` and `openUrl` are this with each kind's own shape of question and answer.
+   */
+  request(request: RaisedRequest & { expiresInMinutes?: number }): Promise<LiveAnswer>;
 }
 
 export interface ApprovalCheckContext {

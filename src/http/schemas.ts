@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { resolutionInputSchema } from '../protocol/resolution-input.js';
+import { allKinds, nonEmpty } from '../kinds/index.js';
 import { eventRecord, eventSchemas } from '../protocol/events.js';
-import { actionView, approvalAction, clientToolAction, conversationStatus, conversationView, json, messageView, question, questionAction, urlAction } from '../protocol/views.js';
+import { actionView, conversationStatus, conversationView, json, kindViews, messageView, question } from '../protocol/views.js';
 import {
   actionsResponse,
   agentInfo,
@@ -66,23 +66,13 @@ export const messageBody = z.strictObject({
 /** `POST …/messages/stream`: the stream is the route, so there is no flag. */
 export const streamMessageBody = messageBody.omit({ stream: true });
 
-const answerValue = z.union([z.string(), z.number(), z.boolean()]);
-
 /**
- * `resolutionInputSchema` as documented: the same union, with each question's answer typed (an option's
- * value or label, or the typed value; a list for a multiple choice). The core checks the answers
- * themselves, with messages that say which question is wrong.
+ * Each kind's answer as documented: a question's answers typed (an option's value or label, or the typed
+ * value; a list for a multiple choice). The kinds check the answers themselves, with messages that say
+ * which question is wrong. By the name the OpenAPI document gives each (`ApprovalResolution`…).
  */
-export const approvalResolution = resolutionInputSchema.options[0];
-export const questionResolution = resolutionInputSchema.options[1].extend({
-  answers: z
-    .record(z.string(), z.union([answerValue, z.array(answerValue)]))
-    .optional()
-    .describe('By question id (or header): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.'),
-});
-export const clientToolResolution = resolutionInputSchema.options[2];
-export const urlResolution = resolutionInputSchema.options[3];
-export const documentedResolution = z.discriminatedUnion('type', [approvalResolution, questionResolution, clientToolResolution, urlResolution]);
+const kindResolutions = Object.fromEntries(allKinds().map((kind) => [`${kind.wire.docName}Resolution`, kind.wire.documentedAnswer ?? kind.wire.answer]));
+export const documentedResolution = z.discriminatedUnion('type', nonEmpty(Object.values(kindResolutions)));
 
 export const actionBody = z.strictObject({
   resolution: documentedResolution.describe("The answer; `type` must equal the action's kind."),
@@ -135,10 +125,7 @@ export const docSchemas: Record<string, z.ZodType> = {
   Conversation: conversationView,
   Question: question,
   Action: actionView,
-  ApprovalAction: approvalAction,
-  QuestionAction: questionAction,
-  ClientToolAction: clientToolAction,
-  UrlAction: urlAction,
+  ...kindViews,
   Message: messageView,
   TurnResult: turnResult,
   ConversationSnapshot: snapshot,
@@ -146,10 +133,7 @@ export const docSchemas: Record<string, z.ZodType> = {
   ...eventSchemas,
   RememberedTool: rememberedTool,
   Resolution: documentedResolution,
-  ApprovalResolution: approvalResolution,
-  QuestionResolution: questionResolution,
-  ClientToolResolution: clientToolResolution,
-  UrlResolution: urlResolution,
+  ...kindResolutions,
   CreateConversationRequest: createConversationBody,
   SendMessageRequest: messageBody,
   SendMessageStreamRequest: streamMessageBody,

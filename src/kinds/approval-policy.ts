@@ -1,6 +1,8 @@
 import { HeedError } from '../errors.js';
-import type { ConversationView } from '../views.js';
-import type { ActionRecord, ApprovalRequest, ApprovalResolution, ApprovalVote, JsonValue } from '../types.js';
+import type { JsonValue } from '../protocol/values.js';
+import type { ApprovalRequest, ApprovalResolution, ApprovalVote } from './approval.js';
+import type { ConversationView } from '../protocol/conversation.js';
+import type { ActionRecord } from './index.js';
 
 /** Who decides an approval, given as a list of user ids or worked out from the call. */
 export type ApproverList<Input = any> = string[] | ((input: Input, context: { conversation: ConversationView }) => string[] | Promise<string[]>);

@@ -1,8 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { HeedError } from '../errors.js';
-import type { JsonValue } from '../types.js';
+import { argsSchemaField } from '../protocol/action-base.js';
+import { jsonValue, type JsonValue } from '../protocol/values.js';
 import { describeIssues, issueList } from './issues.js';
-import type { ActionKind } from './kind.js';
+import { defineKind } from './kind.js';
+import { oneLine } from './one-line.js';
 
 /** What the model reads when the host page never answered. */
 const NO_ANSWER = 'The host page did not answer.';
@@ -12,8 +14,20 @@ const NO_ANSWER = 'The host page did not answer.';
  * output schema and `client.validate`, and capped in size) or an error; the model reads it as the tool
  * result, which is never kept on the record.
  */
-export const clientTool: ActionKind<'client_tool'> = {
-  kind: 'client_tool',
+export const clientTool = defineKind({
+  docName: 'ClientTool',
+  request: z.strictObject({
+    kind: z.literal('client_tool'),
+    args: jsonValue.describe('The arguments of the call.'),
+    clientKind: z.string(),
+    timeoutSeconds: z.number().optional(),
+  }),
+  answer: z.object({ type: z.literal('client_tool'), output: z.unknown().optional(), error: z.string().max(4000).optional() }),
+  // As stored: the page's output itself is never kept on the record, only its size.
+  stored: [z.strictObject({ type: z.literal('client_tool'), outputBytes: z.number().int() }), z.strictObject({ type: z.literal('client_tool'), error: z.string() })],
+  viewExtras: { argsSchema: argsSchemaField },
+}).rules({
+  raisedByTools: false,
   viewsToolArgs: true,
   // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
   checkRequest: (request) => request,
@@ -88,4 +102,15 @@ export const clientTool: ActionKind<'client_tool'> = {
     }
     return part.state === 'output-available' ? { type: 'client_tool', output: part.output } : undefined;
   },
-};
+
+  presentation: {
+    title: (action) => action.toolName,
+    summary: (action) => `The page runs ${oneLine(action.toolName)}`,
+    outcome: (resolution) => ('error' in resolution ? 'The page could not answer' : 'Answered by the page'),
+    // Answered by the page that embeds the chat, not by a person following a link.
+    answeredByLink: false,
+    oneClickLinks: () => ({}),
+    aiSdkApproval: false,
+    aiSdkTitle: () => undefined,
+  },
+});

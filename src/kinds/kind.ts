@@ -1,26 +1,68 @@
+import type { z } from 'zod';
 import type { Caller } from '../caller.js';
+import type { ActionRecordOf, actionViewBase } from '../protocol/action-base.js';
+import type { ToolOutput } from '../protocol/values.js';
 import type { AgentTools } from '../tool.js';
-import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { ActionKind as KindName, ActionRecord, ActionRequest, StoredResolution, ToolOutput } from '../types.js';
+
+/*
+ * One kind of action is one module, src/kinds/<kind>.ts, made with `defineKind` and registered in `kinds`
+ * (src/kinds/index.ts): its wire shapes as zod (from which the unions of every kind's requests, answers
+ * and views are built), its rules and how it reads to a person. Nothing else names the kind.
+ */
+
+type ObjectSchema = z.ZodObject<z.ZodRawShape, z.core.$ZodObjectConfig>;
+type StoredShapes = readonly [ObjectSchema, ...ObjectSchema[]];
+
+/** A kind's shapes on the wire, as zod. */
+export interface KindWire<
+  Req extends ObjectSchema = ObjectSchema,
+  Ans extends ObjectSchema = ObjectSchema,
+  Sto extends StoredShapes = StoredShapes,
+  Extra extends z.ZodRawShape = z.ZodRawShape,
+> {
+  /** The request as stored on the action and shown, flattened, in its view: `kind` (a literal, the kind's name) and its own fields. */
+  request: Req;
+  /** What a client sends to answer it: `type` (the kind's name) and the answer's fields. */
+  answer: Ans;
+  /** The answer as the OpenAPI document shows it, when more precise than `answer` (a question's answers). */
+  documentedAnswer?: ObjectSchema;
+  /** The answer as stored, in one shape or several, each with `type`. */
+  stored: Sto;
+  /** Fields its view shows besides the request's (a tool's argument schema, the questions that took their default). */
+  viewExtras?: Extra;
+  /** Its name in the OpenAPI document's components: `Approval` gives `ApprovalAction` and `ApprovalResolution`. */
+  docName: string;
+}
+
+/**
+ * The view of an action whose request is `Request`, with extra view fields `Extra`, as its kind's
+ * presentation reads it; the view clients get also has the `resolution` (src/kinds/index.ts).
+ */
+export type KindView<Request, Extra extends z.ZodRawShape = Record<never, never>> = z.output<z.ZodObject<typeof actionViewBase>> &
+  Request &
+  // An object with no fields outputs `Record<string, never>`, which no view is.
+  (keyof Extra extends never ? unknown : z.output<z.ZodObject<Extra>>);
+
+/** The types of one kind (or, joined, of several): its request, answer, stored answer and view. */
+export interface KindTypes {
+  name: string;
+  request: { kind: string };
+  /** A request as a running tool raises it, before `checkRequest` (a question's questions are as the tool wrote them). */
+  raised: { kind: string };
+  answer: { type: string };
+  stored: { type: string };
+  view: { kind: string };
+}
+
+/** An action of the kind(s) `T`. */
+export type KindAction<T extends KindTypes = KindTypes> = ActionRecordOf<T['name'], T['request'], T['stored']>;
 
 /** How an answer reads in `action.resolved` events. */
 export type ResolvedStatus = 'approved' | 'rejected' | 'answered' | 'skipped' | 'dismissed' | 'failed' | 'cancelled' | 'expired';
 
-/** An action whose request is of kind `K`. */
-export type KindAction<K extends KindName = KindName> = ActionRecord & { request: Extract<ActionRequest, { kind: K }> };
-
-/** A request of kind `K`. */
-export type KindRequest<K extends KindName = KindName> = Extract<ActionRequest, { kind: K }>;
-
-/** A request as a running tool raises it, before its check: a question's questions are as the tool wrote them. */
-export type RaisedRequest<K extends KindName = KindName> = K extends 'question' ? Omit<KindRequest<'question'>, 'questions'> & { questions: unknown } : KindRequest<K>;
-
-/** An answer as a client sent it, once well formed and of kind `K`. */
-export type KindAnswer<K extends KindName = KindName> = Extract<ResolutionInput, { type: K }>;
-
 /** An answer once checked: what is stored, how the event reads it, and what the model will read if not the record. */
-export interface CheckedResolution {
-  stored: StoredResolution;
+export interface CheckedResolution<T extends KindTypes = KindTypes> {
+  stored: T['stored'];
   eventStatus: ResolvedStatus;
   defaulted: string[] | null;
   /** For a client tool: the tool result the model will read (never kept on the record). */
@@ -29,8 +71,8 @@ export interface CheckedResolution {
 }
 
 /** What a lapse under `deny` answers on the person's behalf. */
-export interface LapsedAnswer {
-  resolution: StoredResolution;
+export interface LapsedAnswer<T extends KindTypes = KindTypes> {
+  resolution: T['stored'];
   status: ResolvedStatus;
   defaulted: string[] | null;
   /** The tool result the model reads at once, when the kind's call gets one on lapse (a client tool's). */
@@ -61,33 +103,125 @@ export interface AccessContext {
  */
 export type SentToolPart = Record<string, unknown> & { state: string };
 
+/** The one-click answers an answer link offers: URLs of the answer page with a choice picked. */
+export interface OneClickLinks {
+  /** An approval's allow and deny (the page still asks to confirm). */
+  allow?: string;
+  deny?: string;
+  /** A question's options: question id → option value → URL. */
+  options?: Record<string, Record<string, string>>;
+}
+
+/** An answer a person gives with one press, where nothing of the kind's own renders it (the generic card). */
+export interface Choice<T extends KindTypes = KindTypes> {
+  label: string;
+  answer: T['answer'];
+  /** The choice to offer first. */
+  primary?: boolean;
+}
+
 /**
- * The rules of one kind of action, in one module (src/kinds/<kind>.ts) registered in src/kinds/index.ts.
- * Settling, lapsing and the AI SDK answers call only these; none switches on the kind.
+ * How actions of a kind read to a person. Browsers load it too (src/react/), so a kind's module imports
+ * nothing that only runs on a server at load time.
  */
-export interface ActionKind<K extends KindName = KindName> {
-  readonly kind: K;
-  /** Whether its view (src/views.ts) shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
+export interface KindPresentation<T extends KindTypes = KindTypes> {
+  /** The request in a few words, as a settled card heads it. */
+  title(action: T['view']): string;
+  /** What is asked, in one line, for a notification's subject (after the agent's name). */
+  summary(action: T['view']): string;
+  /** How a settled request ended, in a few words (`Allowed`, `Skipped`…). */
+  outcome(resolution: T['stored']): string;
+  /** Whether a person answers it through an answer link (src/notify/links.ts) and so gets it by mail. */
+  readonly answeredByLink: boolean;
+  /** The answer link's one-click choices for a request, on the answer page `page`. */
+  oneClickLinks(request: T['request'], page: string): OneClickLinks;
+  /**
+   * Whether its call's AI SDK tool part is an approval (`approval-requested` while it waits); the inverse
+   * of the kind's `answerFromUiPart`.
+   */
+  readonly aiSdkApproval: boolean;
+  /** The title of its call's AI SDK tool part, if the part has one. */
+  aiSdkTitle(action: T['view']): string | undefined;
+  /**
+   * The answers a person may give with one press, for the places that have nothing of this kind's own
+   * to show it with (the generic card, the terminal inbox, chat workspaces). Absent: those say where to answer it.
+   */
+  choices?(action: T['view']): Array<Choice<T>>;
+}
+
+/**
+ * The rules of one kind of action. Settling, lapsing, a running tool's requests, the views and the AI SDK
+ * answers call only these; none switches on the kind.
+ */
+export interface ActionKind<T extends KindTypes = KindTypes> {
+  readonly kind: T['name'];
+  readonly wire: KindWire;
+  /** Whether a running tool may ask for it with `ctx.request` (a client tool is raised only by a call to one). */
+  readonly raisedByTools: boolean;
+  /** Whether its view shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
   readonly viewsToolArgs: boolean;
   /**
-   * Checks a request a running tool raises (`ctx.ask`, `ctx.approve`, `ctx.askLive`, `ctx.openUrl`)
+   * Checks a request a running tool raises (`ctx.ask`, `ctx.approve`, `ctx.askLive`, `ctx.openUrl`, `ctx.request`)
    * and gives it as stored; throws a 400 `invalid_request` saying what is wrong.
    */
-  checkRequest(request: RaisedRequest<K>): KindRequest<K>;
+  checkRequest(request: T['raised']): T['request'];
   /**
    * The kind's own rule on who may answer, after those every action has (src/engine/settle.ts): throws a
    * 403 `action_forbidden` for a caller it refuses. Absent when the kind has none.
    */
-  checkAccess?(action: KindAction<K>, context: AccessContext): Promise<void>;
+  checkAccess?(action: KindAction<T>, context: AccessContext): Promise<void>;
   /** Checks an answer against what the action asked; throws a 400 `HeedError` naming what is wrong. */
-  checkAnswer(answer: KindAnswer<K>, action: KindAction<K>, context: AnswerContext): CheckedResolution;
+  checkAnswer(answer: T['answer'], action: KindAction<T>, context: AnswerContext): CheckedResolution<T>;
   /** What a lapse under `deny` answers. */
-  lapse(action: KindAction<K>): LapsedAnswer;
+  lapse(action: KindAction<T>): LapsedAnswer<T>;
   /**
    * What the model reads for a tool call whose action is closed (answered, lapsed or cancelled) and that
    * has no result yet; undefined when the call goes on to run (an allowed approval).
    */
-  modelReads(action: KindAction<K>): ModelReads | undefined;
+  modelReads(action: KindAction<T>): ModelReads | undefined;
   /** The answer a browser's tool part stands for, as a resolution to check; undefined when it holds none for this kind. */
   answerFromUiPart(part: SentToolPart): Record<string, unknown> | undefined;
+  readonly presentation: KindPresentation<T>;
+  /** Type only, never set: the kind's types, read by src/kinds/index.ts to join every kind's. */
+  readonly types?: T;
+}
+
+/** The types a kind's wire shapes give. */
+export interface TypesOf<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape, Raised> extends KindTypes {
+  name: z.output<Req>['kind'] & string;
+  request: z.output<Req> & { kind: string };
+  raised: Raised & { kind: string };
+  answer: z.output<Ans> & { type: string };
+  stored: z.output<Sto[number]> & { type: string };
+  view: KindView<z.output<Req>, Extra> & { kind: string };
+}
+
+/** A kind's rules and presentation as `defineKind(wire).rules` takes them, typed by its wire shapes. */
+export type KindRules<T extends KindTypes> = Omit<ActionKind<T>, 'wire' | 'kind' | 'types' | 'checkRequest'> & {
+  checkRequest(request: T['raised']): T['request'];
+};
+
+/** A kind made by `defineKind`: its rules, with its wire shapes typed. */
+export type DefinedKind<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape, Raised> = ActionKind<
+  TypesOf<Req, Ans, Sto, Extra, Raised>
+> & { readonly wire: KindWire<Req, Ans, Sto, Extra> };
+
+/**
+ * Makes a kind: `defineKind(wire).rules({ … })`, registered in `kinds` (src/kinds/index.ts). In two steps
+ * so that the rules are typed by the wire shapes, never read as the source of those types. A kind whose
+ * running tools raise requests in a looser shape than it stores (a question's questions, checked by
+ * `checkRequest`) writes that shape as `checkRequest`'s parameter type.
+ */
+export function defineKind<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape = Record<never, never>>(
+  wire: KindWire<Req, Ans, Sto, Extra>,
+) {
+  // The request's `kind` is a literal (KindWire), the kind's name.
+  const kind = (wire.request.shape.kind as z.ZodLiteral<string>).value;
+  return {
+    rules<Raised = z.output<Req>>(
+      rules: KindRules<TypesOf<Req, Ans, Sto, Extra, z.output<Req>>> & { checkRequest(request: Raised): z.output<Req> },
+    ): DefinedKind<Req, Ans, Sto, Extra, Raised> {
+      return { ...rules, wire, kind } as DefinedKind<Req, Ans, Sto, Extra, Raised>;
+    },
+  };
 }

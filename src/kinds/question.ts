@@ -12,9 +12,10 @@ export type { AnswerProblem, SettleAnswersResult, SettledAnswers } from './quest
 export { summarizeAnswers } from './question/summary.js';
 export { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from './question/schema.js';
 
+import { z } from 'zod';
 import { HeedError } from '../errors.js';
-import type { Question } from '../types.js';
-import type { ActionKind } from './kind.js';
+import { defineKind } from './kind.js';
+import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { checkQuestions } from './question/check.js';
 import { coerceAnswer as coerceWith, type CoerceAnswerResult } from './question/coerce.js';
@@ -22,6 +23,26 @@ import { re2PatternTest } from './question/pattern-re2.js';
 import { settleAnswers, skipAnswers } from './question/settle.js';
 import { summarizeAnswers } from './question/summary.js';
 import { DISMISSED, refusal } from './refusal.js';
+import { question as questionSchema, type Question } from './question/wire.js';
+
+export type { InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
+
+const request = z.strictObject({ kind: z.literal('question'), preamble: z.string().optional(), questions: z.array(questionSchema) });
+const answers = z.record(z.string(), z.array(z.string())).describe('By question id: the canonical answers.');
+const answer = z.object({
+  type: z.literal('question'),
+  answers: z.record(z.string(), z.unknown()).optional(),
+  skip: z.literal(true).optional(),
+  dismiss: z.literal(true).optional(),
+});
+
+// As documented: each question's answer typed (an option's value or label, or the typed value; a list for a
+// multiple choice). The rules check the answers themselves, with messages that say which question is wrong.
+const answerValue = z.union([z.string(), z.number(), z.boolean()]);
+
+export type QuestionRequest = z.output<typeof request>;
+/** A request as a running tool raises it: its questions are checked by `checkRequest`. */
+type RaisedQuestions = Omit<QuestionRequest, 'questions'> & { questions: unknown };
 
 /** `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
@@ -32,11 +53,27 @@ export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResu
  * Questions: answers (coerced and checked per question), a skip (pre-picked answers stand in) or a
  * dismissal (the agent stops); the model reads a summary of the answers.
  */
-export const question: ActionKind<'question'> = {
-  kind: 'question',
+export const question = defineKind({
+  docName: 'Question',
+  request,
+  answer,
+  documentedAnswer: answer.extend({
+    answers: z
+      .record(z.string(), z.union([answerValue, z.array(answerValue)]))
+      .optional()
+      .describe('By question id (or header): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.'),
+  }),
+  stored: [
+    z.strictObject({ type: z.literal('question'), answers }),
+    z.strictObject({ type: z.literal('question'), skip: z.literal(true), answers }),
+    z.strictObject({ type: z.literal('question'), dismiss: z.literal(true) }),
+  ],
+  viewExtras: { defaulted: z.array(z.string()).optional().describe('Question ids that took their default.') },
+}).rules({
+  raisedByTools: true,
   viewsToolArgs: false,
   // The ask tool checks its questions too, but tells the model the problems instead of throwing (tool-calls.ts).
-  checkRequest(request) {
+  checkRequest(request: RaisedQuestions) {
     const checked = checkQuestions(request.questions, { source: 'ctx' });
     if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
     return { ...request, questions: checked.questions };
@@ -85,4 +122,24 @@ export const question: ActionKind<'question'> = {
     }
     return { type: 'question', answers: output };
   },
-};
+
+  presentation: {
+    title: (action) => (action.questions.length > 1 ? `${action.questions.length} questions` : (action.questions[0]?.prompt ?? 'Question')),
+    summary(action) {
+      const more = action.questions.length > 1 ? ` (+${action.questions.length - 1} more)` : '';
+      return `Question: ${oneLine(action.questions[0]?.prompt ?? 'an answer is needed')}${more}`;
+    },
+    outcome: (resolution) => ('dismiss' in resolution ? 'Dismissed' : 'skip' in resolution ? 'Skipped' : 'Answered'),
+    answeredByLink: true,
+    oneClickLinks(request, page) {
+      const options: Record<string, Record<string, string>> = {};
+      for (const asked of request.questions) {
+        if (!asked.options?.length) continue;
+        options[asked.id] = Object.fromEntries(asked.options.map((option) => [option.value, `${page}?${new URLSearchParams({ q: asked.id, v: option.value })}`]));
+      }
+      return Object.keys(options).length > 0 ? { options } : {};
+    },
+    aiSdkApproval: false,
+    aiSdkTitle: () => undefined,
+  },
+});

@@ -1,11 +1,11 @@
-import type { ActionRecord } from '../types.js';
+import type { ActionRecordOf } from '../protocol/action-base.js';
 import type { ModelReads } from './kind.js';
 
 /** What the model reads when a person dismissed a question (or a tool's ask); the turn stops after it. */
 export const DISMISSED = 'Dismissed by the user.';
 
 /** Why a call did not run, as the model reads it. */
-export function refusal(action: ActionRecord): ModelReads {
+export function refusal(action: ActionRecordOf<string, unknown, { type: string; decision?: string; comment?: string }>): ModelReads {
   const resolution = action.resolution;
   let value = 'The call did not run.';
   if (action.status === 'cancelled') value = 'Cancelled: the request was withdrawn before anyone answered.';

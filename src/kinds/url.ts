@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { HeedError } from '../errors.js';
-import type { ActionKind } from './kind.js';
+import { defineKind } from './kind.js';
+import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
 
@@ -13,9 +15,16 @@ export function isAllowedUrl(value: string): boolean {
   }
 }
 
+const decision = z.enum(['accept', 'decline', 'cancel']);
+
 /** URL requests: a person is asked to open a page and says whether they did (accept, decline or cancel). */
-export const url: ActionKind<'url'> = {
-  kind: 'url',
+export const url = defineKind({
+  docName: 'Url',
+  request: z.strictObject({ kind: z.literal('url'), url: z.string(), title: z.string().optional(), message: z.string().optional() }),
+  answer: z.object({ type: z.literal('url'), decision }),
+  stored: [z.strictObject({ type: z.literal('url'), decision })],
+}).rules({
+  raisedByTools: true,
   viewsToolArgs: false,
   checkRequest(request) {
     if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
@@ -39,4 +48,14 @@ export const url: ActionKind<'url'> = {
     const decision = isPlainObject(part.output) ? part.output.decision : undefined;
     return { type: 'url', decision };
   },
-};
+
+  presentation: {
+    title: (action) => action.title || 'Open a page',
+    summary: (action) => `Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`,
+    outcome: (resolution) => (resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now'),
+    answeredByLink: true,
+    oneClickLinks: () => ({}),
+    aiSdkApproval: false,
+    aiSdkTitle: () => undefined,
+  },
+});

@@ -1,8 +1,6 @@
 import type { AgentTools } from '../tool.js';
 import { HeedError } from '../errors.js';
-import type { ActionRecord } from '../types.js';
-import { resolutionInputSchema } from '../protocol/resolution-input.js';
-import { kindOf } from './index.js';
+import { answerSchema, kindOf, type ActionRecord, type TypesFor } from './index.js';
 import { describeIssues, issueList } from './issues.js';
 import type { CheckedResolution } from './kind.js';
 
@@ -13,8 +11,8 @@ export type { CheckedResolution, ResolvedStatus } from './kind.js';
  * the rest by the action's kind (src/kinds/<kind>.ts). Throws a 400 (`invalid_resolution`,
  * `invalid_approved_args` or `invalid_client_tool_result`) naming what is wrong; nothing is consumed.
  */
-export function checkResolution(agent: AgentTools | undefined, action: ActionRecord, raw: unknown, limits: { clientToolOutputBytes: number }): CheckedResolution {
-  const parsed = resolutionInputSchema.safeParse(raw);
+export function checkResolution(agent: AgentTools | undefined, action: ActionRecord, raw: unknown, limits: { clientToolOutputBytes: number }): CheckedResolution<TypesFor> {
+  const parsed = answerSchema.safeParse(raw);
   if (!parsed.success) {
     const kindHint = raw && typeof raw === 'object' && 'type' in raw ? '' : ` It needs a "type" equal to the action's kind ("${action.kind}").`;
     throw new HeedError('invalid_resolution', `The resolution is not well formed: ${describeIssues(parsed.error.issues)}.${kindHint}`, {

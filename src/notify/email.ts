@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { EmailConfig } from '../config.js';
-import { byKind, summaryOf, type ActionViewOf } from '../kinds/presentation.js';
-import type { ActionKind as KindName } from '../types.js';
+import { byKind, summaryOf, titleOf, type ByKind } from '../kinds/index.js';
 import type { ActionView } from '../views.js';
 import type { ActionLinks } from './links.js';
 
@@ -27,10 +26,10 @@ const button = (href: string, label: string, primary = false) =>
   `<a href="${escape(href)}" style="display:inline-block;margin:4px 8px 4px 0;padding:8px 16px;border-radius:6px;text-decoration:none;` +
   `font-weight:600;${primary ? 'background:#2f5bd3;color:#ffffff;' : 'background:#eef1f8;color:#1d2a4d;border:1px solid #c9d2e8;'}">${escape(label)}</a>`;
 
-type MailBody<K extends KindName> = (action: ActionViewOf<K>, links: ActionLinks | undefined, agent: string, out: { html: string[]; text: string[] }) => void;
+type Written = { html: string[]; text: string[] };
 
-/** What a mail says about a request of each kind. */
-const bodies: { readonly [K in KindName]: MailBody<K> } = {
+/** What a mail says about a request of each kind that has its own body; the others get `anyKind`. */
+const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: Written]> = {
   approval(action, links, agent, { html, text }) {
     html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? action.toolName)}</h2>`);
     if (action.summary) html.push(`<p>${escape(action.summary)}</p>`);
@@ -69,6 +68,14 @@ const bodies: { readonly [K in KindName]: MailBody<K> } = {
   client_tool: () => {},
 };
 
+/** A request of a kind with no body of its own: what its kind says it is, and the page to answer it on. */
+function anyKind(action: ActionView, links: ActionLinks | undefined, agent: string, { html, text }: Written) {
+  const title = titleOf(action);
+  html.push(`<h2 style="margin:0 0 8px">${escape(title)}</h2>`, `<p>${escape(summaryOf(action))}</p>`, `<p style="color:#555">Asked by the agent <b>${escape(agent)}</b>.</p>`);
+  text.push(title, summaryOf(action), `Asked by the agent ${agent}.`, '');
+  if (links) (html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`));
+}
+
 /**
  * The mail about an action that waits: a subject that says what is asked, the question or the approval's
  * title and arguments, each choice as a button (a link to the answer page with it picked), and the
@@ -79,7 +86,7 @@ export function composeActionMail(input: { deliveryId: string; action: ActionVie
   const html: string[] = [];
   const text: string[] = [];
   const domain = domainOf(input.from);
-  byKind(bodies, action, links, conversation.agent, { html, text });
+  byKind(bodies, anyKind, action, links, conversation.agent, { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
     html.push(`<p style="color:#777;font-size:13px">This request lapses ${escape(when)}.</p>`);

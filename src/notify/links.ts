@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { presentationOf, type OneClickLinks } from '../kinds/presentation.js';
+import { presentationOf, type OneClickLinks } from '../kinds/index.js';
 import type { ActionRecord } from '../types.js';
 
 /** What an answer link grants: one action, answered as one recipient, until a time. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { JsonObject } from '../types.js';
+import { kinds, nonEmpty, type KindName } from '../kinds/index.js';
+import type { JsonObject } from './values.js';
 import { actionView, isoTime, resolutionChannel, warning } from './views.js';
 
 /*
@@ -10,7 +11,7 @@ import { actionView, isoTime, resolutionChannel, warning } from './views.js';
  */
 
 const json = z.unknown();
-const actionKind = z.enum(['approval', 'question', 'client_tool', 'url']);
+const actionKind = z.enum(nonEmpty(Object.keys(kinds) as KindName[]));
 
 const messageCreated = z.object({
   messageId: z.string(),

@@ -1,5 +1,7 @@
 import type { ActionRecord, Question } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
+import { presentationOf, summaryOf, titleOf } from '../../kinds/index.js';
+import { actionView } from '../../views.js';
 
 /**
  * Requests as Slack Block Kit (docs/channels.md): what is posted in the thread while a request waits, what it
@@ -107,7 +109,14 @@ export function requestBlocks(action: ActionRecord): Block[] {
       ...deadline(action),
     ];
   }
-  return [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)];
+  if (request.kind === 'client_tool') return [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)];
+  return [...askedBlocks(action), context('This request cannot be answered in Slack: answer it in the app.'), ...deadline(action)];
+}
+
+/** What a request of a kind with no blocks of its own asks: its kind's title and summary. */
+function askedBlocks(action: ActionRecord): Block[] {
+  const view = actionView(undefined, action);
+  return [section(`*${escape(titleOf(view))}*\n${escape(summaryOf(view))}`)];
 }
 
 function deadline(action: ActionRecord): Block[] {
@@ -122,7 +131,7 @@ export function outcomeText(action: ActionRecord): string {
   const resolution = action.resolution;
   if (action.status === 'expired' || action.channel === 'timeout') return ':hourglass: Lapsed: nobody answered in time.';
   if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
-  if (!resolution) return 'Settled.';
+  if (!resolution || resolution.type === 'cancelled') return 'Settled.';
   if (resolution.type === 'approval') {
     const comment = resolution.comment ? `: “${escape(resolution.comment)}”` : '';
     return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
@@ -139,7 +148,9 @@ export function outcomeText(action: ActionRecord): string {
   if (resolution.type === 'url') {
     return resolution.decision === 'accept' ? `:white_check_mark: Done, says ${by}.` : resolution.decision === 'decline' ? `:x: Declined by ${by}.` : `Cancelled by ${by}.`;
   }
-  return `Answered by ${by}.`;
+  if (resolution.type === 'client_tool') return `Answered by ${by}.`;
+  // A kind with nothing of its own here: how its kind says it ended.
+  return `${presentationOf(action.kind).outcome(resolution)}, by ${by}.`;
 }
 
 function labelOf(question: Question, value: string): string {
@@ -167,7 +178,8 @@ export function requestText(action: ActionRecord): string {
   if (request.kind === 'approval') return `Approval needed: ${request.title}`;
   if (request.kind === 'question') return `A question: ${request.questions[0]?.prompt ?? ''}`;
   if (request.kind === 'url') return `Please open ${request.url}`;
-  return 'A request for the web page';
+  if (request.kind === 'client_tool') return 'A request for the web page';
+  return summaryOf(actionView(undefined, action));
 }
 
 // ---------------------------------------------------------------- the modal

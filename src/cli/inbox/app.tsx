@@ -4,6 +4,7 @@ import { readWholeInbox, type ActionView, type HeedClient } from '../../client/i
 import { sendAnswer } from './answer.js';
 import { ApprovalView } from './approval-view.js';
 import { ClientToolView } from './client-tool-view.js';
+import { GenericView } from './generic-view.js';
 import { answerProblem, markSettled, mergeInbox, moveCursor, type InboxEntry, type Settled } from './inbox-state.js';
 import { ListView } from './list-view.js';
 import { QuestionView } from './question-view.js';
@@ -221,5 +222,7 @@ function RequestView(props: RequestViewProps) {
       return <UrlView {...props} action={action} />;
     case 'client_tool':
       return <ClientToolView {...props} action={action} />;
+    default:
+      return <GenericView {...props} />;
   }
 }

@@ -1,19 +1,26 @@
 import type { ActionView } from '../../client/index.js';
+import { presentationOf, titleOf } from '../../kinds/index.js';
 import type { StoredResolution } from '../../types.js';
 
-/** What each kind is called on screen. */
-export const KIND_WORDS: Record<ActionView['kind'], string> = {
+/** What each kind is called on screen; a kind left out is called by its name. */
+const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = {
   approval: 'Approval',
   question: 'Question',
   client_tool: 'Page tool',
   url: 'Open URL',
 };
 
-/** One line saying what the action asks: the approval's title, the first question, the URL's title. */
+/** What the action's kind is called on screen. */
+export function kindWord(action: ActionView): string {
+  return KIND_WORDS[action.kind] ?? action.kind;
+}
+
+/** One line saying what the action asks: the approval's title, the first question, the URL's title (another kind's own title). */
 export function summaryOf(action: ActionView): string {
   if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
   if (action.kind === 'url') return action.title || action.url || 'Open a page';
   if (action.kind === 'client_tool') return `${action.toolName} (answered by the page)`;
+  if (action.kind !== 'question') return titleOf(action);
   const questions = action.questions ?? [];
   const first = questions[0]?.prompt ?? 'A question';
   return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
@@ -89,6 +96,9 @@ export function describeResolution(action: ActionView, resolution: StoredResolut
       return 'error' in resolution ? 'answered by the page with an error' : 'answered by the page';
     case 'cancelled':
       return 'cancelled';
+    default:
+      // A kind with nothing of its own here: how its kind says it ended.
+      return presentationOf(action.kind).outcome(resolution).toLowerCase();
   }
 }
 

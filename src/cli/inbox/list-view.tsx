@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { ageOf, column, fit, KIND_WORDS, summaryOf, timeLeftOf } from './format.js';
+import { ageOf, column, fit, kindWord, summaryOf, timeLeftOf } from './format.js';
 import { visibleWindow, type InboxEntry } from './inbox-state.js';
 import { settledShort } from './outcome.js';
 import { Keys, Say } from './theme.js';
@@ -44,7 +44,7 @@ export function ListView(props: ListViewProps) {
         const { action } = entry;
         const here = index === cursor;
         const agent = props.agents.get(action.conversationId) ?? '';
-        const head = `${here ? '›' : ' '} ${column(KIND_WORDS[action.kind], 10)} ${column(agent, agentWidth)} `;
+        const head = `${here ? '›' : ' '} ${column(kindWord(action), 10)} ${column(agent, agentWidth)} `;
         if (entry.settled) {
           const mark = `${entry.settled.byMe ? '✓' : '×'} ${settledShort(action, entry.settled)}`;
           return (

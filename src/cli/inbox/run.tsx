@@ -2,7 +2,7 @@ import { render } from 'ink';
 import { parseArgs } from 'node:util';
 import { createClient, HeedApiError, type ActionView, type HeedClient } from '../../client/index.js';
 import { InboxApp, readInbox } from './app.js';
-import { ageOf, KIND_WORDS, summaryOf, timeLeftOf } from './format.js';
+import { ageOf, kindWord, summaryOf, timeLeftOf } from './format.js';
 import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
 
@@ -74,7 +74,7 @@ export async function runInbox(args: string[]): Promise<number> {
     const agents = await agentNames(client, first);
     const now = Date.now();
     for (const action of first) {
-      console.log([KIND_WORDS[action.kind], agents.get(action.conversationId) ?? '', summaryOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
+      console.log([kindWord(action), agents.get(action.conversationId) ?? '', summaryOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
     }
     return 0;
   }

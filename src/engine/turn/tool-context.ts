@@ -101,6 +101,15 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
       const resolution = entry.resolution;
       return resolution && resolution.type === 'url' ? resolution.decision : 'cancel';
     },
+
+    async request({ expiresInMinutes, ...request }) {
+      const kind = kindOf(request.kind);
+      if (!kind?.raisedByTools) {
+        throw new HeedError('invalid_request', `A tool cannot ask for a "${String(request.kind)}" action with ctx.request.`, { details: { kind: request.kind } });
+      }
+      const entry = recorded(request.kind, kind.checkRequest(request), expiresInMinutes);
+      return { status: entry.status as 'resolved' | 'cancelled' | 'expired', resolution: entry.resolution, defaulted: entry.defaulted ?? [] };
+    },
   };
   return { context, state };
 }

@@ -1,7 +1,7 @@
 import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
-import { aiSdkTitleOf, presentationOf } from '../../kinds/presentation.js';
+import { aiSdkTitleOf, presentationOf } from '../../kinds/index.js';
 import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';

@@ -3,7 +3,7 @@ import type { TurnResult } from '../../engine/turn/run-turn.js';
 import type { AgentConfig } from '../../config.js';
 import type { EventData } from '../../protocol/events.js';
 import type { EventRecord, JsonObject, JsonValue, ToolOutput } from '../../types.js';
-import { aiSdkTitleOf } from '../../kinds/presentation.js';
+import { aiSdkTitleOf } from '../../kinds/index.js';
 import type { ActionView } from '../../views.js';
 import { heedMetadata, isDenied, isQuestionTool, isUiApproval, partInput, questionOutput } from './ui-messages.js';
 

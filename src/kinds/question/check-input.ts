@@ -1,4 +1,4 @@
-import type { InputType, QuestionInput } from '../../types.js';
+import type { InputType, QuestionInput } from './wire.js';
 import { characterCount, isCalendarDate, MAX_ANSWER_LENGTH, quote } from './coerce.js';
 import { isBacktrackSafe, MAX_PATTERN_ANSWER_LENGTH } from './pattern.js';
 import { compilePattern } from './pattern-re2.js';

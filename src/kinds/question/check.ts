@@ -1,4 +1,4 @@
-import type { Question, QuestionOption } from '../../types.js';
+import type { Question, QuestionOption } from './wire.js';
 import { checkInput } from './check-input.js';
 import { isPlainObject } from '../plain-object.js';
 import { canonicalValues, characterCount, quote, toAnswerStrings } from './coerce.js';

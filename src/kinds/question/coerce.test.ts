@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Question, QuestionInput } from '../../types.js';
+import type { Question, QuestionInput } from './wire.js';
 import { coerceAnswer } from '../question.js';
 
 const color: Question = {

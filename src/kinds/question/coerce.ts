@@ -1,4 +1,4 @@
-import type { Question, QuestionInput } from '../../types.js';
+import type { Question, QuestionInput } from './wire.js';
 import { backtrackingPatternTest, MAX_PATTERN_ANSWER_LENGTH, type PatternTest } from './pattern.js';
 
 /**

@@ -1,10 +1,19 @@
 /**
  * The server's pattern engine: RE2, whose matching time is linear in the answer (no backtracking),
- * so no pattern a model writes can hold the event loop. Server-only: `re2` is a native module, and
- * the browser bundle must never import this file (it imports question-pattern.ts instead).
+ * so no pattern a model writes can hold the event loop. `re2` is a native module that only a server can
+ * load, so it is loaded on first use, not on import: browsers load the question kind's module for how it
+ * reads (src/kinds/question.ts), and never call this.
  */
-import RE2 from 're2';
+import type RE2 from 're2';
 import { MAX_PATTERN_ANSWER_LENGTH, MAX_PATTERN_SIZE, type PatternTest, patternSize, readPattern } from './pattern.js';
+
+let engine: typeof RE2 | undefined;
+
+/** The RE2 constructor, required on first use (a bundler for the browser sees no import of it). */
+function re2(): typeof RE2 {
+  engine ??= process.getBuiltinModule('node:module').createRequire(import.meta.url)('re2') as typeof RE2;
+  return engine;
+}
 
 export type CompiledPattern = { ok: true; regex: RE2 } | { ok: false; problem: string };
 
@@ -32,7 +41,8 @@ export function compilePattern(pattern: string): CompiledPattern {
   }
   let regex: RE2;
   try {
-    regex = new RE2(`^(?:${pattern})$`, 'u');
+    const Engine = re2();
+    regex = new Engine(`^(?:${pattern})$`, 'u');
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, '') : String(error);
     return { ok: false, problem: `it is not a regular expression RE2 accepts (${reason.slice(0, 120)})` };

@@ -1,9 +1,9 @@
 /**
  * What Heed allows in a question's `input.pattern`, read without running it: pure code, shared by the
- * server (which matches patterns with RE2, in linear time, see question-pattern-re2.ts) and the
+ * server (which matches patterns with RE2, in linear time, see pattern-re2.ts) and the
  * browser (which runs a pattern with its own backtracking RegExp only when this file finds it safe).
  */
-import type { QuestionInput } from '../../types.js';
+import type { QuestionInput } from './wire.js';
 
 /** Longest answer, in characters, that is checked against a pattern (longer ones are refused). */
 export const MAX_PATTERN_ANSWER_LENGTH = 1000;

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../types.js';
+import type { JsonObject } from '../../protocol/values.js';
 import { INPUT_TYPES } from './check-input.js';
 import { MAX_ASK_QUESTIONS, MAX_HEADER_LENGTH, MAX_OPTIONS, MAX_TEXT_LENGTH } from './check.js';
 

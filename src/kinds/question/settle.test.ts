@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Question } from '../../types.js';
+import type { Question } from './wire.js';
 import { checkQuestions, settleAnswers, skipAnswers } from '../question.js';
 
 function declared(raw: unknown[]): Question[] {

@@ -1,4 +1,4 @@
-import type { Question } from '../../types.js';
+import type { Question } from './wire.js';
 import { isPlainObject } from '../plain-object.js';
 import { coerceAnswer, quote } from './coerce.js';
 import { re2PatternTest } from './pattern-re2.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Question } from '../../types.js';
+import type { Question } from './wire.js';
 import { summarizeAnswers } from '../question.js';
 
 const questions: Question[] = [

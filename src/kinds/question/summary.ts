@@ -1,4 +1,4 @@
-import type { Question } from '../../types.js';
+import type { Question } from './wire.js';
 
 export const SKIPPED_SUMMARY = 'The user skipped these questions; go on with your own assumptions.';
 

@@ -1,11 +1,11 @@
 import type { ReactElement } from 'react';
-import { byKind, type ActionViewOf } from '../../kinds/presentation.js';
+import { byKind, type ByKind } from '../../kinds/index.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
-import type { ActionKind as KindName } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import type { AnswerResult, ClientToolRun } from '../state/conversation-store.js';
 import { ApprovalCard } from './approval-card.js';
 import { ClientToolCard } from './client-tool-card.js';
+import { GenericCard } from './generic-card.js';
 import { QuestionCard } from './question-card.js';
 import { UrlCard } from './url-card.js';
 
@@ -21,8 +21,8 @@ export interface ActionCardProps {
   onRunClientTool?: () => void;
 }
 
-/** The card of each kind for a pending action. */
-const cards: { readonly [K in KindName]: (action: ActionViewOf<K>, props: ActionCardProps) => ReactElement } = {
+/** The card of each kind that has its own; a kind without one gets the generic card (its title, summary and choices). */
+const cards: ByKind<ReactElement, [props: ActionCardProps]> = {
   question: (action, { onSubmit, busy, autoFocus }) => <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
   approval: (action, { onSubmit, busy, autoFocus }) => <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
   url: (action, { onSubmit, busy, autoFocus }) => <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
@@ -33,5 +33,5 @@ const cards: { readonly [K in KindName]: (action: ActionViewOf<K>, props: Action
 
 /** The card for a pending action, whatever its kind. */
 export function ActionCard(props: ActionCardProps) {
-  return byKind(cards, props.action, props);
+  return byKind(cards, (action, { onSubmit, busy, autoFocus }) => <GenericCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />, props.action, props);
 }

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import { byKind, presentationOf, titleOf, type ActionViewOf } from '../../kinds/presentation.js';
-import type { ActionKind as KindName, StoredResolution } from '../../types.js';
+import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
+import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import { answerLabels } from '../state/question-form.js';
 import { describeResolver } from '../state/transcript.js';
@@ -28,7 +28,7 @@ export function settledHeadline(action: ActionView): string {
 }
 
 /** What a settled card of each kind shows of the answer, below its headline. */
-const answerShown: { readonly [K in KindName]: (action: ActionViewOf<K>, resolution: StoredResolution | undefined) => ReactNode } = {
+const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]> = {
   question(action, resolution) {
     if (resolution?.type !== 'question' || !('answers' in resolution)) return null;
     const defaulted = new Set(action.defaulted ?? []);
@@ -72,6 +72,9 @@ const answerShown: { readonly [K in KindName]: (action: ActionViewOf<K>, resolut
   ),
 };
 
+/** A kind with nothing of its own to show of the answer: the headline says how it ended. */
+const nothingMore = () => null;
+
 /**
  * A request as it ended: what was chosen (labels, not stored values; defaults marked), who settled
  * it and when.
@@ -87,7 +90,7 @@ export function SettledCard({ action, me }: SettledCardProps) {
         <span className={`heed-badge heed-badge-${headline.split(' ')[0].toLowerCase()}`}>{headline}</span>
         <span className="heed-settled-title">{title}</span>
       </p>
-      {byKind(answerShown, action, resolution)}
+      {byKind(answerShown, nothingMore, action, resolution)}
       {resolution?.type === 'cancelled' && <p className="heed-hint">Reason: {resolution.reason}</p>}
       <p className="heed-by">
         {resolution?.type === 'client_tool' ? 'Sent by the page' : `${headline} by ${by}`}

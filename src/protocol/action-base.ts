@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { isoTime } from './values.js';
+
+/*
+ * What every action has, whatever its kind: the record's and the view's bookkeeping. Each kind of action
+ * (src/kinds/<kind>.ts) adds its request and its answers to these; src/kinds/index.ts joins the kinds.
+ */
+
+export type ActionStatus = 'pending' | 'resolved' | 'cancelled' | 'expired';
+export type TimeoutPolicy = 'deny' | 'cancel';
+/**
+ * How an action was settled: `api` a person (over HTTP or a library call), `system` Heed itself (a new
+ * message closed the pause, a branch), `timeout` a lapse, `remembered` a remembered approval, `link` a
+ * person through a signed answer link (`resolvedBy` is then the link's recipient). Kept apart
+ * from `resolvedBy`, the user id, so no user id can pass for the system or for an anonymous caller.
+ */
+export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | 'slack';
+/**
+ * How the action came to be: a gated tool, the model's ask tool, the agent's intake, a tool's
+ * ctx.ask/approve/openUrl/request (re-run on resume), or a tool's ctx.askLive (kept running in memory).
+ */
+export type ActionOrigin = 'tool' | 'ask' | 'intake' | 'ctx' | 'live';
+
+/** The answer of an action withdrawn before anyone answered, whatever its kind. */
+export type CancelledResolution = { type: 'cancelled'; reason: string };
+
+/** An action as stored, with the request and answers of the kinds `K` (the union of all kinds: `ActionRecord` of src/types.ts). */
+export interface ActionRecordOf<K extends string, Request, Resolution> {
+  id: string;
+  conversationId: string;
+  /** The assistant message that asked. */
+  messageId: string;
+  toolCallId: string;
+  toolName: string;
+  kind: K;
+  origin: ActionOrigin;
+  /** For ctx.ask/approve: the call-order index within the tool call (answers are journaled by it). */
+  journalIndex: number;
+  status: ActionStatus;
+  request: Request;
+  createdAt: string;
+  expiresAt: string | null;
+  /** The lapse policy in force when the pause was taken. */
+  onTimeout: TimeoutPolicy;
+  resolution: Resolution | CancelledResolution | null;
+  /** The user id of whoever settled it; null for an anonymous caller, the system and a lapse (see `channel`). */
+  resolvedBy: string | null;
+  /** How it was settled; null while pending. */
+  channel: ResolutionChannel | null;
+  resolvedAt: string | null;
+  /** Question ids that took their default because the answer left them out. */
+  defaulted: string[] | null;
+}
+
+export const resolutionChannel = z
+  .enum(['api', 'system', 'timeout', 'remembered', 'link', 'slack'])
+  .describe(
+    'How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), `slack`.',
+  );
+
+export const cancelledResolution = z.strictObject({ type: z.literal('cancelled'), reason: z.string() });
+
+/** The view's fields every action has, before its kind's request; `resolution` is added per kind. */
+export const actionViewBase = {
+  id: z.string(),
+  conversationId: z.string(),
+  messageId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  status: z.enum(['pending', 'resolved', 'cancelled', 'expired']),
+  createdAt: isoTime,
+  expiresAt: isoTime.optional(),
+  resolvedBy: z.string().optional().describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
+  channel: resolutionChannel.optional(),
+  resolvedAt: isoTime.optional(),
+};
+
+/** JSON Schema of a tool's arguments, in the view of a kind that shows them (an approval, a client tool). */
+export const argsSchemaField = z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the arguments (a tool of the agent).');
