@@ -16,6 +16,10 @@ export type { ClientToolCardProps } from './components/client-tool-card.js';
 export { ActionCard } from './components/action-card.js';
 export type { ActionCardProps } from './components/action-card.js';
 export { SettledCard, settledHeadline } from './components/settled-card.js';
+export { GenericCard } from './components/generic-card.js';
+export type { GenericCardProps } from './components/generic-card.js';
+/** How Heed names an action of any kind: in a few words (`titleOf`), and what it asks in one line (`summaryOf`). */
+export { summaryOf, titleOf } from '../kinds/index.js';
 export type { SettledCardProps } from './components/settled-card.js';
 export { createClientToolRegistry, defaultClientTools, registerClientTool, rememberStartedConversation, runClientTool, wasStartedHere } from './state/client-tools.js';
 export type { ClientToolContext, ClientToolHandler, ClientToolOutcome, ClientToolRegistry } from './state/client-tools.js';

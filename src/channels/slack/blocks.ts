@@ -167,7 +167,9 @@ export function settledBlocks(action: ActionRecord): Block[] {
         ? [section(request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'))]
         : request.kind === 'url'
           ? [section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`)]
-          : [section(`\`${escape(request.clientKind)}\``)];
+          : request.kind === 'client_tool'
+            ? [section(`\`${escape(request.clientKind)}\``)]
+            : askedBlocks(action);
   return [...asked, section(outcomeText(action))];
 }
 

@@ -1,14 +1,16 @@
 import type { ActionView } from 'heed/client';
-import { useInbox } from 'heed/react';
+import { titleOf, useInbox } from 'heed/react';
 import { shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
-const KIND_WORDS: Record<ActionView['kind'], string> = { approval: 'Approval', question: 'Question', client_tool: 'Page action', url: 'Open a page' };
+/** What each kind is called here; a kind left out is called by its name. */
+const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = { approval: 'Approval', question: 'Question', client_tool: 'Page action', url: 'Open a page' };
 
 function summary(action: ActionView): string {
   if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
   if (action.kind === 'url') return action.title || action.url || 'Open a page';
   if (action.kind === 'client_tool') return `${action.toolName} in the page`;
+  if (action.kind !== 'question') return titleOf(action);
   const questions = action.questions ?? [];
   const first = questions[0]?.prompt ?? 'A question';
   return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
@@ -36,7 +38,7 @@ export function InboxPage() {
           <ul className="inbox-list" aria-label="Waiting on you">
             {inbox.actions.map((action) => (
               <li key={action.id} className="inbox-item">
-                <span className={`heed-badge heed-badge-kind-${action.kind}`}>{KIND_WORDS[action.kind]}</span>
+                <span className={`heed-badge heed-badge-kind-${action.kind}`}>{KIND_WORDS[action.kind] ?? action.kind}</span>
                 <span className="inbox-text">
                   <Link to={`/c/${encodeURIComponent(action.conversationId)}`} className="inbox-title">
                     {summary(action)}
