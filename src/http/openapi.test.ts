@@ -1,3 +1,4 @@
+import { allKinds } from '../kinds/index.js';
 import { describe, expect, it } from 'vitest';
 import { createHeed } from '../heed.js';
 import { scriptedModel } from '../testing/scripted-model.js';
@@ -66,8 +67,10 @@ describe('OpenAPI document', () => {
 
   it('describes actions, resolutions and events as unions discriminated by kind or type, with typed answers and event data', () => {
     const { schemas } = document.components;
-    expect(schemas.Action.discriminator).toEqual({
-      propertyName: 'kind',
+    // Every registered kind, each under its own name (a kind added later joins these without changing this test).
+    const registered = allKinds().map((kind) => [kind.kind, `#/components/schemas/${kind.wire.docName}Action`]);
+    expect(schemas.Action.discriminator).toEqual({ propertyName: 'kind', mapping: Object.fromEntries(registered) });
+    expect(schemas.Action.discriminator).toMatchObject({
       mapping: {
         approval: '#/components/schemas/ApprovalAction',
         question: '#/components/schemas/QuestionAction',
@@ -75,7 +78,7 @@ describe('OpenAPI document', () => {
         url: '#/components/schemas/UrlAction',
       },
     });
-    expect((schemas.Action.oneOf as unknown[]).length).toBe(4);
+    expect((schemas.Action.oneOf as unknown[]).length).toBe(registered.length);
     expect(schemas.QuestionAction).toMatchObject({ required: expect.arrayContaining(['kind', 'questions']) });
     expect(schemas.ApprovalAction).toMatchObject({ required: expect.arrayContaining(['kind', 'title', 'summary', 'canRemember']) });
     expect(schemas.Resolution.discriminator).toMatchObject({ propertyName: 'type' });

@@ -143,8 +143,8 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   /** The title of its call's AI SDK tool part, if the part has one. */
   aiSdkTitle(action: T['view']): string | undefined;
   /**
-   * The answers a person may give with one press, for the places that have nothing of this kind's own
-   * to show it with (the generic card, the terminal inbox, chat workspaces). Absent: those say where to answer it.
+   * The answers a person may give with one press, offered where nothing of this kind's own shows it (the
+   * generic card of heed/react, the terminal inbox). Absent: those say it cannot be answered there.
    */
   choices?(action: T['view']): Array<Choice<T>>;
 }

@@ -57,5 +57,11 @@ export const url = defineKind({
     oneClickLinks: () => ({}),
     aiSdkApproval: false,
     aiSdkTitle: () => undefined,
+    // The card's own buttons; opening the page is left to whatever shows them.
+    choices: () => [
+      { label: 'Done', answer: { type: 'url', decision: 'accept' }, primary: true },
+      { label: 'Decline', answer: { type: 'url', decision: 'decline' } },
+      { label: 'Not now', answer: { type: 'url', decision: 'cancel' } },
+    ],
   },
 });

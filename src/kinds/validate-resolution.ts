@@ -21,7 +21,7 @@ export function checkResolution(agent: AgentTools | undefined, action: ActionRec
   }
   const input = parsed.data;
   if (input.type !== action.kind) {
-    throw new HeedError('invalid_resolution', `This action is a ${action.kind}; the resolution's type is "${input.type}".`, {
+    throw new HeedError('invalid_resolution', `This action's kind is "${action.kind}"; the resolution's type is "${input.type}".`, {
       details: { expected: action.kind, got: input.type },
     });
   }

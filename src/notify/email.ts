@@ -28,7 +28,7 @@ const button = (href: string, label: string, primary = false) =>
 
 type Written = { html: string[]; text: string[] };
 
-/** What a mail says about a request of each kind that has its own body; the others get `anyKind`. */
+/** What a mail says about a request of each kind that has its own body; the others get `genericMailBody`. */
 const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: Written]> = {
   approval(action, links, agent, { html, text }) {
     html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? action.toolName)}</h2>`);
@@ -69,7 +69,7 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: 
 };
 
 /** A request of a kind with no body of its own: what its kind says it is, and the page to answer it on. */
-function anyKind(action: ActionView, links: ActionLinks | undefined, agent: string, { html, text }: Written) {
+export function genericMailBody(action: ActionView, links: ActionLinks | undefined, agent: string, { html, text }: Written) {
   const title = titleOf(action);
   html.push(`<h2 style="margin:0 0 8px">${escape(title)}</h2>`, `<p>${escape(summaryOf(action))}</p>`, `<p style="color:#555">Asked by the agent <b>${escape(agent)}</b>.</p>`);
   text.push(title, summaryOf(action), `Asked by the agent ${agent}.`, '');
@@ -86,7 +86,7 @@ export function composeActionMail(input: { deliveryId: string; action: ActionVie
   const html: string[] = [];
   const text: string[] = [];
   const domain = domainOf(input.from);
-  byKind(bodies, anyKind, action, links, conversation.agent, { html, text });
+  byKind(bodies, genericMailBody, action, links, conversation.agent, { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
     html.push(`<p style="color:#777;font-size:13px">This request lapses ${escape(when)}.</p>`);

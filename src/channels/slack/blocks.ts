@@ -110,6 +110,11 @@ export function requestBlocks(action: ActionRecord): Block[] {
     ];
   }
   if (request.kind === 'client_tool') return [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)];
+  return genericRequestBlocks(action);
+}
+
+/** A pending request of a kind with no blocks of its own: what it asks, and that it is answered in the app. */
+export function genericRequestBlocks(action: ActionRecord): Block[] {
   return [...askedBlocks(action), context('This request cannot be answered in Slack: answer it in the app.'), ...deadline(action)];
 }
 

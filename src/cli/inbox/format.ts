@@ -1,5 +1,5 @@
 import type { ActionView } from '../../client/index.js';
-import { presentationOf, titleOf } from '../../kinds/index.js';
+import { presentationOf, summaryOf as kindSummary } from '../../kinds/index.js';
 import type { StoredResolution } from '../../types.js';
 
 /** What each kind is called on screen; a kind left out is called by its name. */
@@ -15,12 +15,12 @@ export function kindWord(action: ActionView): string {
   return KIND_WORDS[action.kind] ?? action.kind;
 }
 
-/** One line saying what the action asks: the approval's title, the first question, the URL's title (another kind's own title). */
+/** One line saying what the action asks: the approval's title, the first question, the URL's title (another kind's own summary). */
 export function summaryOf(action: ActionView): string {
   if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
   if (action.kind === 'url') return action.title || action.url || 'Open a page';
   if (action.kind === 'client_tool') return `${action.toolName} (answered by the page)`;
-  if (action.kind !== 'question') return titleOf(action);
+  if (action.kind !== 'question') return kindSummary(action);
   const questions = action.questions ?? [];
   const first = questions[0]?.prompt ?? 'A question';
   return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;

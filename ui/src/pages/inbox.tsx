@@ -1,5 +1,5 @@
 import type { ActionView } from 'heed/client';
-import { titleOf, useInbox } from 'heed/react';
+import { summaryOf, useInbox } from 'heed/react';
 import { shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
@@ -10,7 +10,7 @@ function summary(action: ActionView): string {
   if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
   if (action.kind === 'url') return action.title || action.url || 'Open a page';
   if (action.kind === 'client_tool') return `${action.toolName} in the page`;
-  if (action.kind !== 'question') return titleOf(action);
+  if (action.kind !== 'question') return summaryOf(action);
   const questions = action.questions ?? [];
   const first = questions[0]?.prompt ?? 'A question';
   return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
