@@ -6,8 +6,9 @@ import { GenericView } from '../cli/inbox/generic-view.js';
 import { genericMailBody } from '../notify/email.js';
 import { actionView } from '../protocol/views.js';
 import { GenericCard } from '../react/components/generic-card.js';
-import type { ActionRecord, ActionView, ResolutionInput } from '../types.js';
-import { byKind, type ByKind } from './index.js';
+import type { ResolutionInput } from '../protocol/resolution-input.js';
+import type { ActionRecord } from '../types.js';
+import { byKind, type ActionView, type ByKind } from './index.js';
 
 /*
  * What shows a kind with nothing of its own in a place (a card, a mail body, Slack blocks, an inbox view):
