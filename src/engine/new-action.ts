@@ -1,5 +1,6 @@
 import type { Turn } from './turn/turn.js';
 import { newId } from '../ids.js';
+import { kindOf } from '../kinds/index.js';
 import type { ActionOrigin, ActionRecord, ActionRequest } from '../types.js';
 
 export interface NewActionFields {
@@ -19,8 +20,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
   let minutes = fields.expiresInMinutes;
   if (minutes === undefined) {
     if (fields.origin === 'intake') minutes = turn.agent.intake?.timeoutMinutes ?? 0;
-    else if (fields.request.kind === 'client_tool' && fields.request.timeoutSeconds) minutes = (fields.request.timeoutSeconds + 30) / 60;
-    else minutes = engine.timeoutMinutes(turn.agent);
+    else minutes = kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.timeoutMinutes(turn.agent);
   }
   return {
     id: newId('a'),

@@ -120,8 +120,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       // The page's output becomes the tool result now; the record keeps only its size.
       messages = await engine.store.listMessages(conversationId);
       const position = messages.length;
-      const bytes = checked.stored.type === 'client_tool' && 'outputBytes' in checked.stored ? checked.stored.outputBytes : undefined;
-      const logged = bytes !== undefined ? { outputBytes: bytes } : { output: checked.toolOutput };
+      const logged = checked.loggedOutput ?? { output: checked.toolOutput };
       const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged });
       change.messages = [result.message];
       change.events!.push(result.event);
@@ -252,15 +251,5 @@ export function resolvedEvent(
     resolvedBy: by.resolvedBy,
     channel: by.channel,
   };
-  if (resolution.type === 'approval') {
-    data.decision = resolution.decision;
-    if (resolution.approvedArgs !== undefined) data.editedArgs = true;
-    if (resolution.remember) data.remember = true;
-  }
-  if (resolution.type === 'url') data.decision = resolution.decision;
-  if (resolution.type === 'client_tool') {
-    if ('outputBytes' in resolution) data.outputBytes = resolution.outputBytes;
-    if ('error' in resolution) data.error = resolution.error;
-  }
-  return data;
+  return resolution.type === 'cancelled' ? data : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution) };
 }

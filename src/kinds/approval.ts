@@ -111,6 +111,12 @@ export const approval = defineKind({
 
   lapse: () => ({ resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected', defaulted: null }),
 
+  resolvedDetails: (resolution) => ({
+    decision: resolution.decision,
+    ...(resolution.approvedArgs !== undefined ? { editedArgs: true } : {}),
+    ...(resolution.remember ? { remember: true } : {}),
+  }),
+
   answerFromUiPart(part) {
     if (part.state !== 'approval-responded' || !isPlainObject(part.approval)) return undefined;
     const { approved, reason } = part.approval;

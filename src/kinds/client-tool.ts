@@ -83,6 +83,7 @@ export const clientTool = defineKind({
       eventStatus: 'answered',
       defaulted: null,
       toolOutput: { type: 'json', value: (output ?? null) as JsonValue },
+      loggedOutput: { outputBytes: bytes },
     };
   },
 
@@ -95,6 +96,11 @@ export const clientTool = defineKind({
     defaulted: null,
     toolOutput: { type: 'error-text', value: NO_ANSWER },
   }),
+
+  // The page's own deadline, and half a minute for its answer to arrive.
+  deadlineMinutes: (request) => (request.timeoutSeconds ? (request.timeoutSeconds + 30) / 60 : undefined),
+
+  resolvedDetails: (resolution) => ('outputBytes' in resolution ? { outputBytes: resolution.outputBytes } : { error: resolution.error }),
 
   answerFromUiPart(part) {
     if (part.state === 'output-error') {

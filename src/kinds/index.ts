@@ -18,6 +18,7 @@ export type {
   LapsedAnswer,
   ModelReads,
   OneClickLinks,
+  ResolvedDetails,
   ResolvedStatus,
   SentToolPart,
 } from './kind.js';

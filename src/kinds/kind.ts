@@ -67,6 +67,8 @@ export interface CheckedResolution<T extends KindTypes = KindTypes> {
   defaulted: string[] | null;
   /** For a client tool: the tool result the model will read (never kept on the record). */
   toolOutput?: ToolOutput;
+  /** What the `tool.result` event logs in place of `toolOutput` (a client tool's output: only its size). Absent: the output itself. */
+  loggedOutput?: { outputBytes: number };
   remember?: boolean;
 }
 
@@ -77,6 +79,20 @@ export interface LapsedAnswer<T extends KindTypes = KindTypes> {
   defaulted: string[] | null;
   /** The tool result the model reads at once, when the kind's call gets one on lapse (a client tool's). */
   toolOutput?: ToolOutput;
+}
+
+/** What an `action.resolved` event records of an answer, besides how it ended (its `status`). */
+export interface ResolvedDetails {
+  /** Approvals and URL requests: the answer's decision. */
+  decision?: 'allow' | 'deny' | 'accept' | 'decline' | 'cancel';
+  /** An approval that changed the arguments. */
+  editedArgs?: true;
+  /** An approval remembered for later calls of its tool. */
+  remember?: true;
+  /** A client tool's output: only its size (the output itself is never logged). */
+  outputBytes?: number;
+  /** A client tool's error text. */
+  error?: string;
 }
 
 /** The tool result the model reads for a call whose action is closed; `stop` ends the turn after it. */
@@ -174,6 +190,13 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   checkAnswer(answer: T['answer'], action: KindAction<T>, context: AnswerContext): CheckedResolution<T>;
   /** What a lapse under `deny` answers. */
   lapse(action: KindAction<T>): LapsedAnswer<T>;
+  /**
+   * Minutes until an action of this kind lapses when whoever raised it named none (a client tool: its
+   * `timeoutSeconds` plus 30 s). Absent, or undefined for a request: the agent's `hitl.timeoutMinutes`.
+   */
+  deadlineMinutes?(request: T['request']): number | undefined;
+  /** What the `action.resolved` event records of an answer (an approval's decision…). Absent: only how it ended. */
+  resolvedDetails?(resolution: T['stored']): ResolvedDetails;
   /**
    * What the model reads for a tool call whose action is closed (answered, lapsed or cancelled) and that
    * has no result yet; undefined when the call goes on to run (an allowed approval).

@@ -42,6 +42,8 @@ export const url = defineKind({
 
   lapse: () => ({ resolution: { type: 'url', decision: 'cancel' }, status: 'expired', defaulted: null }),
 
+  resolvedDetails: (resolution) => ({ decision: resolution.decision }),
+
   answerFromUiPart(part) {
     if (part.state === 'output-error') return { type: 'url', decision: 'cancel' };
     if (part.state !== 'output-available') return undefined;
