@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { createHeed } from '../../heed.js';
 import { scriptedModel } from '../../testing/scripted-model.js';
 import { tool } from '../../tool.js';
-import type { JsonValue } from '../../types.js';
 
 /** An agent whose one tool asks with `ctx.request` for whatever request the user's message holds (as JSON). */
-function agentAsking(runs: JsonValue[]) {
+function agentAsking(runs: unknown[]) {
   const model = scriptedModel(({ messages }) => {
     const last = messages.at(-1)!;
     if (last.role === 'tool') return { text: 'Done.' };
@@ -24,7 +23,7 @@ function agentAsking(runs: JsonValue[]) {
             inputSchema: z.object({ request: z.any() }),
             execute: async ({ request }, ctx) => {
               const answer = await ctx.request(request);
-              runs.push(answer as unknown as JsonValue);
+              runs.push(answer);
               return answer;
             },
           }),
@@ -36,7 +35,7 @@ function agentAsking(runs: JsonValue[]) {
 
 describe('ctx.request: a tool asks for an action of any kind by its request', () => {
   it('pauses like ctx.openUrl, and the tool runs again with how the request was settled', async () => {
-    const runs: JsonValue[] = [];
+    const runs: unknown[] = [];
     const heed = agentAsking(runs);
     const { id } = await heed.createConversation({ agent: 'a' });
     const chat = heed.conversation(id);
