@@ -159,11 +159,10 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     });
     await sendMessage(page, 'what did I select?');
     await transcript(page).getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}').waitFor();
-    expect(
-      await transcript(page)
-        .getByRole('region', { name: /^Answered by the page/ })
-        .count(),
-    ).toBe(1);
+    // The reply can stream in before the transcript is read again with the settled request: wait for that, then count.
+    const answeredByPage = transcript(page).getByRole('region', { name: /^Answered by the page/ });
+    await answeredByPage.first().waitFor();
+    expect(await answeredByPage.count()).toBe(1);
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'ada' });
     // The page's output itself is not kept on the record, only its size.
