@@ -4,8 +4,8 @@ import { useRef, useState } from 'react';
 import type { ResolutionInput } from '../../client/index.js';
 import { argumentProblems, argumentRows, fieldText, parseEdited, serverArgumentProblem, setArgument } from './approval-state.js';
 import { column, fit } from './format.js';
-import { answerProblem, type AnswerProblem } from './inbox-state.js';
-import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
+import { ProblemBanner, SettledBanner } from './outcome.js';
+import { useAnswer } from './use-answer.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
 import type { ApprovalActionView } from '../../client/index.js';
@@ -26,29 +26,13 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
   const [text, setText] = useState('');
   const [pristine, setPristine] = useState(true);
   const [problems, setProblems] = useState<Record<string, string>>({});
-  const [problem, setProblem] = useState<AnswerProblem>();
   const [note, setNote] = useState<string>();
-  const [sending, setSending] = useState(false);
   // What the editor returned last when it was not JSON: opened again as it was, so nothing typed is lost.
   const editorDraft = useRef<string | undefined>(undefined);
   const fields = argumentRows(args, action.argsSchema);
-  const closed = isClosed(settled, problem);
-
-  async function send(resolution: ResolutionInput) {
-    setSending(true);
-    setProblem(undefined);
-    try {
-      props.onAnswered(await props.send(resolution));
-    } catch (thrown) {
-      const next = answerProblem(thrown);
-      setProblem(next);
-      if (next.type === 'invalid' && (thrown as { code?: string }).code === 'invalid_approved_args') setProblems(serverArgumentProblem(next.message, next.field));
-      if (next.type === 'taken') props.onSettled(next.settled);
-      if (next.type === 'lapsed') props.onSettled({ byMe: false, status: 'expired' });
-    } finally {
-      setSending(false);
-    }
-  }
+  const { send, problem, sending, closed } = useAnswer(props, (next, thrown) => {
+    if ((thrown as { code?: string }).code === 'invalid_approved_args' && next.type === 'invalid') setProblems(serverArgumentProblem(next.message, next.field));
+  });
 
   function allow() {
     if (edited) {

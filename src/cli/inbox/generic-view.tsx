@@ -1,8 +1,7 @@
 import { Box, Text } from 'ink';
-import { useState } from 'react';
 import { presentationOf, summaryOf, titleOf } from '../../kinds/index.js';
-import { answerProblem, type AnswerProblem } from './inbox-state.js';
-import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
+import { ProblemBanner, SettledBanner } from './outcome.js';
+import { useAnswer } from './use-answer.js';
 import { RequestHeader } from './request-header.js';
 import { Keys, Say } from './theme.js';
 import { useKeys } from './use-keys.js';
@@ -15,24 +14,9 @@ import type { RequestViewProps } from './view-props.js';
 export function GenericView(props: RequestViewProps) {
   const { action, settled, columns } = props;
   const choices = (presentationOf(action.kind).choices?.(action) ?? []).slice(0, 9);
-  const [problem, setProblem] = useState<AnswerProblem>();
-  const [sending, setSending] = useState(false);
-  const closed = isClosed(settled, problem);
-
-  async function send(index: number) {
-    setSending(true);
-    setProblem(undefined);
-    try {
-      props.onAnswered(await props.send(choices[index].answer));
-    } catch (thrown) {
-      const next = answerProblem(thrown);
-      setProblem(next);
-      if (next.type === 'taken') props.onSettled(next.settled);
-      if (next.type === 'lapsed') props.onSettled({ byMe: false, status: 'expired' });
-    } finally {
-      setSending(false);
-    }
-  }
+  const answer = useAnswer(props);
+  const { problem, sending, closed } = answer;
+  const send = (index: number) => answer.send(choices[index].answer);
 
   useKeys((input, key) => {
     if (key.escape) return props.onBack();

@@ -1,12 +1,11 @@
 import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
 import { useRef, useState } from 'react';
-import type { ResolutionInput } from '../../client/index.js';
 import { allowsCustom, optionHotkey } from '../../react/state/question-form.js';
 import type { Question } from '../../types.js';
 import { fit } from './format.js';
-import { answerProblem, type AnswerProblem } from './inbox-state.js';
-import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
+import { ProblemBanner, SettledBanner } from './outcome.js';
+import { useAnswer } from './use-answer.js';
 import { choiceRows, formAnswers, inputHint, isTyped, questionKey, startForm, withServerProblems, type QuestionFormState } from './question-state.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
@@ -18,28 +17,12 @@ export function QuestionView(props: RequestViewProps<QuestionActionView>) {
   const { action, settled, columns } = props;
   const questions = action.questions ?? [];
   const [form, setForm] = useState<QuestionFormState>(() => startForm(questions));
-  const [problem, setProblem] = useState<AnswerProblem>();
-  const [sending, setSending] = useState(false);
-  const closed = isClosed(settled, problem);
+  // The server's per-field sentences go beside the fields; the drafts stay as typed.
+  const { send, problem, sending, closed } = useAnswer(props, (_problem, thrown) =>
+    setForm((current) => withServerProblems(questions, current, (thrown as { details?: Record<string, unknown> }).details)),
+  );
   const formRef = useRef(form);
   formRef.current = form;
-
-  async function send(resolution: ResolutionInput) {
-    setSending(true);
-    setProblem(undefined);
-    try {
-      props.onAnswered(await props.send(resolution));
-    } catch (thrown) {
-      const next = answerProblem(thrown);
-      setProblem(next);
-      // The server's per-field sentences go beside the fields; the drafts stay as typed.
-      if (next.type === 'invalid') setForm((current) => withServerProblems(questions, current, (thrown as { details?: Record<string, unknown> }).details));
-      if (next.type === 'taken') props.onSettled(next.settled);
-      if (next.type === 'lapsed') props.onSettled({ byMe: false, status: 'expired' });
-    } finally {
-      setSending(false);
-    }
-  }
 
   useKeys((input, key) => {
     if (sending || questions.length === 0) return;

@@ -2,8 +2,8 @@ import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
 import { useState } from 'react';
 import { hostOf } from './format.js';
-import { answerProblem, type AnswerProblem } from './inbox-state.js';
-import { isClosed, ProblemBanner, SettledBanner } from './outcome.js';
+import { ProblemBanner, SettledBanner } from './outcome.js';
+import { useAnswer } from './use-answer.js';
 import { RequestHeader } from './request-header.js';
 import { Keys, Say } from './theme.js';
 import type { UrlActionView } from '../../client/index.js';
@@ -13,25 +13,10 @@ import type { RequestViewProps } from './view-props.js';
 export function UrlView(props: RequestViewProps<UrlActionView>) {
   const { action, system, settled, columns } = props;
   const url = action.url ?? '';
-  const [problem, setProblem] = useState<AnswerProblem>();
   const [opened, setOpened] = useState<string>();
-  const [sending, setSending] = useState(false);
-  const closed = isClosed(settled, problem);
-
-  async function send(decision: 'accept' | 'decline') {
-    setSending(true);
-    setProblem(undefined);
-    try {
-      props.onAnswered(await props.send({ type: 'url', decision }));
-    } catch (thrown) {
-      const next = answerProblem(thrown);
-      setProblem(next);
-      if (next.type === 'taken') props.onSettled(next.settled);
-      if (next.type === 'lapsed') props.onSettled({ byMe: false, status: 'expired' });
-    } finally {
-      setSending(false);
-    }
-  }
+  const answer = useAnswer(props);
+  const { problem, sending, closed } = answer;
+  const send = (decision: 'accept' | 'decline') => answer.send({ type: 'url', decision });
 
   useKeys((input, key) => {
     if (key.escape) return props.onBack();
