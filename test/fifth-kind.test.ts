@@ -24,6 +24,7 @@ function addTheKind(): void {
   cpSync(join(root, 'src'), join(copy, 'src'), { recursive: true, filter: notTests });
   cpSync(join(root, 'ui/src'), join(copy, 'ui/src'), { recursive: true, filter: notTests });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  // Its "type": "module" makes the compiler (module NodeNext) read the copy's .ts files as ES modules.
   writeFileSync(join(copy, 'package.json'), readFileSync(join(root, 'package.json')));
   // The fixture's imports, written from test/fixtures/fifth-kind/, as they read from src/kinds/.
   const kind = readFileSync(join(root, 'test/fixtures/fifth-kind/rating.ts'), 'utf8').replaceAll("'../../../src/kinds/", "'./").replaceAll("'../../../src/", "'../");
