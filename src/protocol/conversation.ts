@@ -18,3 +18,25 @@ export const conversationView = z.strictObject({
 });
 
 export type ConversationView = z.output<typeof conversationView>;
+
+/** Platforms' own spellings; any other is shown with its first letter capitalised. */
+const PLATFORMS: Record<string, string> = {
+  slack: 'Slack',
+  teams: 'Microsoft Teams',
+  discord: 'Discord',
+  telegram: 'Telegram',
+  github: 'GitHub',
+  linear: 'Linear',
+  gchat: 'Google Chat',
+};
+
+/**
+ * The chat workspace a channel conversation lives in, as a person names it: `slack:T1:C1:17…` is "Slack".
+ * Undefined for a conversation of no channel.
+ */
+export function channelPlatform(channel: string | null | undefined): string | undefined {
+  if (!channel) return undefined;
+  const name = channel.split(':')[0].trim();
+  if (!name) return 'its channel';
+  return Object.hasOwn(PLATFORMS, name) ? PLATFORMS[name] : name.charAt(0).toUpperCase() + name.slice(1);
+}

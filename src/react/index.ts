@@ -13,10 +13,20 @@ export { UrlCard } from './components/url-card.js';
 export type { UrlCardProps } from './components/url-card.js';
 export { ClientToolCard } from './components/client-tool-card.js';
 export type { ClientToolCardProps } from './components/client-tool-card.js';
-export { ActionCard } from './components/action-card.js';
+export { ActionCard, BuiltInCard } from './components/action-card.js';
 export type { ActionCardProps } from './components/action-card.js';
 export { SettledCard, settledHeadline } from './components/settled-card.js';
 export { GenericCard } from './components/generic-card.js';
+export { createToolCardRegistry, defaultToolCards, dismissalOf, registerToolCard, useToolCard, useToolCards } from './components/tool-cards.js';
+export type { ToolCard, ToolCardProps, ToolCardRegistry } from './components/tool-cards.js';
+export { WaitingCard } from './components/waiting-card.js';
+export type { WaitingCardProps } from './components/waiting-card.js';
+export { whoDecides } from './state/who-decides.js';
+export type { WhoDecides } from './state/who-decides.js';
+/** The chat workspace a channel conversation lives in, as people name it (`slack:…` is "Slack"). */
+export { channelPlatform } from '../protocol/conversation.js';
+export { argumentsDiff } from './state/arguments-diff.js';
+export type { ArgumentChange } from './state/arguments-diff.js';
 export type { GenericCardProps } from './components/generic-card.js';
 /** How Heed names an action of any kind: in a few words (`titleOf`), and what it asks in one line (`summaryOf`). */
 export { summaryOf, titleOf } from '../kinds/index.js';
@@ -28,7 +38,7 @@ export type { AlreadyAnswered, AnswerResult, ChatError, ClientToolRun, Conversat
 export { createInboxStore } from './state/inbox-store.js';
 export type { InboxState, InboxStore } from './state/inbox-store.js';
 export { buildTranscript, byWhom, describeResolver } from './state/transcript.js';
-export type { TranscriptItem } from './state/transcript.js';
+export type { NotRun, TranscriptItem } from './state/transcript.js';
 export {
   allowsCustom,
   answerLabels,

@@ -10,6 +10,7 @@ import {
   type ConversationStoreOptions,
 } from './state/conversation-store.js';
 import { createInboxStore, type InboxState, type InboxStore } from './state/inbox-store.js';
+import { ToolCardsContext, type ToolCardRegistry } from './components/tool-cards.js';
 
 interface HeedContextValue {
   client: HeedClient;
@@ -29,16 +30,19 @@ export interface HeedProviderProps {
   me?: string | null;
   /** Where client tool handlers are looked up (default: those `registerClientTool` registered). */
   clientTools?: ClientToolRegistry;
+  /** Where the cards registered per tool are looked up (default: those `registerToolCard` registered). */
+  toolCards?: ToolCardRegistry;
   children?: ReactNode;
 }
 
 /** Gives the components and hooks below it a Heed server to talk to. */
-export function HeedProvider({ client, baseUrl, token, me = null, clientTools, children }: HeedProviderProps) {
+export function HeedProvider({ client, baseUrl, token, me = null, clientTools, toolCards, children }: HeedProviderProps) {
   const value = useMemo<HeedContextValue>(() => {
     const resolved = client ?? createClient({ baseUrl: baseUrl ?? globalThis.location?.origin ?? '', ...(token ? { token } : {}) });
     return { client: resolved, me, clientTools: clientTools ?? defaultClientTools };
   }, [client, baseUrl, token, me, clientTools]);
-  return <HeedContext.Provider value={value}>{children}</HeedContext.Provider>;
+  const provided = <HeedContext.Provider value={value}>{children}</HeedContext.Provider>;
+  return toolCards ? <ToolCardsContext.Provider value={toolCards}>{provided}</ToolCardsContext.Provider> : provided;
 }
 
 function useHeedContext(): HeedContextValue {

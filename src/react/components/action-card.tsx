@@ -7,6 +7,7 @@ import { ApprovalCard } from './approval-card.js';
 import { ClientToolCard } from './client-tool-card.js';
 import { GenericCard } from './generic-card.js';
 import { QuestionCard } from './question-card.js';
+import { dismissalOf, ToolCardBoundary, useRegisteredCard } from './tool-cards.js';
 import { UrlCard } from './url-card.js';
 
 export interface ActionCardProps {
@@ -31,7 +32,38 @@ const cards: ByKind<ReactElement, [props: ActionCardProps]> = {
   ),
 };
 
-/** The card for a pending action, whatever its kind. */
-export function ActionCard(props: ActionCardProps) {
+/** The built-in card for a pending action, whatever its kind. */
+export function BuiltInCard(props: ActionCardProps) {
   return byKind(cards, (action, { onSubmit, busy, autoFocus }) => <GenericCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />, props.action, props);
+}
+
+/**
+ * The card for a pending action, whatever its kind: the card registered for its tool name or client
+ * kind (`registerToolCard`, `HeedProvider`'s `toolCards`), else the built-in one.
+ */
+export function ActionCard(props: ActionCardProps) {
+  const Registered = useRegisteredCard(props.action);
+  const builtIn = <BuiltInCard {...props} />;
+  if (!Registered) return builtIn;
+  const { action, onSubmit } = props;
+  const dismiss = (note?: string): Promise<AnswerResult> => {
+    const resolution = dismissalOf(action, note);
+    return resolution
+      ? onSubmit(resolution)
+      : Promise.resolve({ ok: false as const, error: { code: 'invalid_resolution', message: 'This kind of request cannot be dismissed; answer it instead.' } });
+  };
+  return (
+    <ToolCardBoundary key={action.id} fallback={builtIn} toolName={action.toolName}>
+      <Registered
+        action={action}
+        answer={onSubmit}
+        dismiss={dismiss}
+        busy={props.busy ?? false}
+        autoFocus={props.autoFocus ?? false}
+        clientToolRun={props.clientToolRun}
+        runClientTool={props.onRunClientTool}
+        builtIn={builtIn}
+      />
+    </ToolCardBoundary>
+  );
 }

@@ -14,6 +14,11 @@ export interface ApprovalCardProps {
   onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>;
   busy?: boolean;
   autoFocus?: boolean;
+  /**
+   * The answer already picked elsewhere (an answer link's `?choice=deny`): the card says so, marks that
+   * button, and (a deny) puts the keyboard in the comment. Nothing is sent until the button is pressed.
+   */
+  chosen?: 'allow' | 'deny';
 }
 
 /**
@@ -21,18 +26,20 @@ export interface ApprovalCardProps {
  * (checked against the tool's schema before anything is sent), with a comment, and an approval can
  * be remembered for the rest of the conversation.
  */
-export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false }: ApprovalCardProps) {
+export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false, chosen }: ApprovalCardProps) {
   const base = useId();
   const editor = useArgumentsEditor(action);
   const [comment, setComment] = useState('');
   const [remember, setRemember] = useState(false);
   const sender = useAnswerSender(onSubmit);
   const rootRef = useRef<HTMLElement>(null);
+  const commentRef = useRef<HTMLTextAreaElement>(null);
   const disabled = busy || sender.sending;
 
   useEffect(() => {
     // The card itself takes the focus, not Allow: a stray Enter must not approve anything.
-    if (autoFocus) rootRef.current?.focus();
+    if (autoFocus && chosen === 'deny') commentRef.current?.focus();
+    else if (autoFocus) rootRef.current?.focus();
     // Only when the card appears.
   }, []);
 
@@ -62,6 +69,7 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
       <div className="heed-field">
         <label htmlFor={`${base}-comment`}>Comment (optional)</label>
         <textarea
+          ref={commentRef}
           id={`${base}-comment`}
           rows={2}
           value={comment}
@@ -77,7 +85,14 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
         </label>
       )}
       <AnswerNotice text={sender.notice} />
-      <ApprovalActions editor={editor} disabled={disabled} onDecide={(decision) => void decide(decision)} />
+      {chosen && (
+        <p className="heed-chosen-note">
+          {chosen === 'allow'
+            ? 'You chose Allow in the message: check the arguments, then press Allow.'
+            : 'You chose Deny in the message: add a comment if you like, then press Deny.'}
+        </p>
+      )}
+      <ApprovalActions editor={editor} disabled={disabled} chosen={chosen} onDecide={(decision) => void decide(decision)} />
     </section>
   );
 }
@@ -106,13 +121,24 @@ function ApprovalHead({ action, titleId }: { action: ApprovalActionView; titleId
 }
 
 /** Allow (with changes), Deny, and the switch between the original arguments and the editor. */
-function ApprovalActions({ editor, disabled, onDecide }: { editor: ArgumentsEditor; disabled: boolean; onDecide: (decision: 'allow' | 'deny') => void }) {
+function ApprovalActions({
+  editor,
+  disabled,
+  chosen,
+  onDecide,
+}: {
+  editor: ArgumentsEditor;
+  disabled: boolean;
+  chosen?: 'allow' | 'deny';
+  onDecide: (decision: 'allow' | 'deny') => void;
+}) {
+  const mark = (decision: 'allow' | 'deny') => (chosen === decision ? ' heed-chosen' : '');
   return (
     <div className="heed-actions">
-      <button type="button" className="heed-button heed-primary" disabled={disabled || editor.problems.length > 0} onClick={() => onDecide('allow')}>
+      <button type="button" className={`heed-button heed-primary${mark('allow')}`} disabled={disabled || editor.problems.length > 0} onClick={() => onDecide('allow')}>
         {editor.changed ? 'Allow with changes' : 'Allow'}
       </button>
-      <button type="button" className="heed-button heed-danger" disabled={disabled} onClick={() => onDecide('deny')}>
+      <button type="button" className={`heed-button heed-danger${mark('deny')}`} disabled={disabled} onClick={() => onDecide('deny')}>
         Deny
       </button>
       <span className="heed-spacer" />

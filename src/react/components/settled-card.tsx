@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
+import { argumentsDiff } from '../state/arguments-diff.js';
 import { answerLabels } from '../state/question-form.js';
 import { describeResolver } from '../state/transcript.js';
 import { ArgumentsView } from './approval-card.js';
@@ -53,12 +54,7 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
     if (resolution?.type !== 'approval') return null;
     return (
       <>
-        {resolution.approvedArgs !== undefined && (
-          <div className="heed-settled-args">
-            <p className="heed-hint">Approved arguments</p>
-            <ArgumentsView value={resolution.approvedArgs} />
-          </div>
-        )}
+        {resolution.approvedArgs !== undefined && <ArgumentsDiff asked={action.originalArgs ?? action.args} approved={resolution.approvedArgs} />}
         {resolution.comment && <blockquote className="heed-comment">{resolution.comment}</blockquote>}
         {resolution.remember && <p className="heed-hint">Not asked again for {action.toolName} in this chat.</p>}
       </>
@@ -72,6 +68,40 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
   ),
 };
 
+const shown = (value: unknown) => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/**
+ * What an approval with edited arguments asked and what was approved, argument by argument: the
+ * changed ones struck out and replaced, so the card never reads as if the asked values ran.
+ */
+function ArgumentsDiff({ asked, approved }: { asked: unknown; approved: unknown }) {
+  const rows = argumentsDiff(asked, approved);
+  if (rows.every((row) => !row.changed)) return <ArgumentsView value={approved} />;
+  return (
+    <table className="heed-diff">
+      <caption className="heed-hint">What was asked, and what was approved</caption>
+      <thead>
+        <tr>
+          <th scope="col">Argument</th>
+          <th scope="col">Asked</th>
+          <th scope="col">Approved</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.name} className={row.changed ? 'heed-diff-changed' : undefined}>
+            <th scope="row">
+              <code>{row.name || '(the arguments)'}</code>
+            </th>
+            <td>{row.changed ? <del>{shown(row.asked)}</del> : <code>{shown(row.asked)}</code>}</td>
+            <td>{row.changed ? <ins>{shown(row.approved)}</ins> : <code>{shown(row.approved)}</code>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** A kind with nothing of its own to show of the answer: the headline says how it ended. */
 const nothingMore = () => null;
 
@@ -84,11 +114,16 @@ export function SettledCard({ action, me }: SettledCardProps) {
   const headline = settledHeadline(action);
   const by = describeResolver(action, me);
   const title = titleOf(action);
+  // The title was written for the arguments as asked: once they were edited, it says so rather than pose as what ran.
+  const edited = resolution?.type === 'approval' && resolution.approvedArgs !== undefined;
   return (
     <section className={`heed-card heed-settled heed-settled-${action.kind}`} aria-label={`${headline}: ${title}`}>
       <p className="heed-settled-head">
         <span className={`heed-badge heed-badge-${headline.split(' ')[0].toLowerCase()}`}>{headline}</span>
-        <span className="heed-settled-title">{title}</span>
+        <span className="heed-settled-title">
+          {edited && <span className="heed-asked-mark">Asked: </span>}
+          {title}
+        </span>
       </p>
       {byKind(answerShown, nothingMore, action, resolution)}
       {resolution?.type === 'cancelled' && <p className="heed-hint">Reason: {resolution.reason}</p>}

@@ -114,6 +114,9 @@ const RELOAD_ON = new Set<string>([
   'tool.result',
   'action.required',
   'action.resolved',
+  // A vote or an escalation changes who a pending approval waits on (docs/approvals.md).
+  'action.voted',
+  'action.escalated',
   'turn.paused',
   'turn.completed',
   'turn.cancelled',

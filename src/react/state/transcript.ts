@@ -6,9 +6,28 @@ import type { ActionView, MessageView } from '../../views.js';
 export type TranscriptItem =
   | { type: 'user'; id: string; text: string; createdAt?: string }
   | { type: 'assistant'; id: string; text: string; streaming: boolean }
-  | { type: 'tool'; id: string; toolCallId: string; toolName: string; input: JsonValue; output?: ToolOutput }
+  | { type: 'tool'; id: string; toolCallId: string; toolName: string; input: JsonValue; output?: ToolOutput; notRun?: NotRun }
   /** A request that was settled (or closed); pending ones are answered in the dock instead. */
   | { type: 'action'; id: string; action: ActionView };
+
+/** Why a call that needed a person did not run: they denied it (with their comment), nobody answered in time, or it was withdrawn. */
+export interface NotRun {
+  reason: 'denied' | 'timed out' | 'cancelled';
+  comment?: string;
+}
+
+/** Why the call an approval guarded did not run; undefined when it ran (or is still waiting). */
+function notRunBy(actions: ActionView[]): NotRun | undefined {
+  const approval = actions.find((action) => action.kind === 'approval');
+  if (!approval) return undefined;
+  if (approval.status === 'expired') return { reason: 'timed out' };
+  if (approval.status === 'cancelled') return { reason: 'cancelled' };
+  const resolution = approval.resolution as { type?: string; decision?: string; comment?: string } | undefined;
+  if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'deny') return undefined;
+  // A lapse under `deny` is recorded as a refusal too, by the time limit.
+  if (approval.channel === 'timeout') return { reason: 'timed out' };
+  return { reason: 'denied', ...(resolution.comment ? { comment: resolution.comment } : {}) };
+}
 
 /** Tool calls that only exist to carry a request: the request's card says it all. */
 const CARRIER_TOOLS = new Set(['intake', 'ask']);
@@ -34,6 +53,7 @@ export function buildTranscript(messages: MessageView[], streaming: Array<{ mess
       const asked = actions.filter((action) => action.toolCallId === part.toolCallId);
       if (!(CARRIER_TOOLS.has(part.toolName) && asked.length > 0)) {
         const output = results.get(part.toolCallId);
+        const notRun = notRunBy(asked);
         items.push({
           type: 'tool',
           id: `${message.id}:${part.toolCallId}`,
@@ -41,6 +61,7 @@ export function buildTranscript(messages: MessageView[], streaming: Array<{ mess
           toolName: part.toolName,
           input: part.input,
           ...(output ? { output } : {}),
+          ...(notRun ? { notRun } : {}),
         });
       }
       for (const action of asked) if (action.status !== 'pending') items.push({ type: 'action', id: action.id, action });

@@ -1,0 +1,39 @@
+import type { ActionView } from '../../views.js';
+
+/** Who a pending request waits on, as the viewer sees it. */
+export interface WhoDecides {
+  /** False when the viewer may not answer it now: the server would refuse them, so no controls are shown. */
+  mayAnswer: boolean;
+  /** Whom it waits on, in a line ("Waiting for 2 of: bob, cat"); set for an approval decided by votes. */
+  waitingFor?: string;
+  /** Why the viewer may not answer, in a sentence; set when `mayAnswer` is false. */
+  reason?: string;
+}
+
+/**
+ * Who decides a pending request, for the viewer `me` (undefined or null when the page does not know who
+ * they are: then the controls stay and the server decides). Only an approval decided by votes
+ * (docs/approvals.md) leaves anyone out: the conversation's owner under four eyes (`excludeRequester`),
+ * someone not among the named approvers, and whoever has a vote that still counts.
+ */
+export function whoDecides(action: ActionView, viewer: { me?: string | null; ownerId?: string | null }): WhoDecides {
+  if (action.kind !== 'approval' || action.required === undefined || action.status !== 'pending') return { mayAnswer: true };
+  const votes = action.votes ?? [];
+  const counted = votes.filter((vote) => !vote.outdated);
+  const allows = counted.filter((vote) => vote.decision === 'allow').length;
+  const needed = Math.max(1, action.required - allows);
+  const voted = new Set(counted.map((vote) => vote.by));
+  const requester = action.excludeRequester ? (viewer.ownerId ?? undefined) : undefined;
+  const left = (action.approvers ?? []).filter((id) => !voted.has(id) && id !== requester);
+  const me = viewer.me ?? undefined;
+  const name = (id: string) => (id === me ? 'you' : id);
+  const waitingFor = action.approvers
+    ? `Waiting for ${needed} of: ${left.length ? left.map(name).join(', ') : 'nobody left to vote'}`
+    : `Waiting for ${needed} more approval${needed === 1 ? '' : 's'}${requester ? ` from someone other than ${name(requester)}` : ''}`;
+  if (!me) return { mayAnswer: true, waitingFor };
+  if (requester === me) return { mayAnswer: false, waitingFor, reason: 'You asked for this, so someone else must approve it (four eyes).' };
+  const mine = counted.find((vote) => vote.by === me);
+  if (mine) return { mayAnswer: false, waitingFor, reason: `You ${mine.decision === 'allow' ? 'allowed' : 'denied'} it; the others decide the rest.` };
+  if (action.approvers && !action.approvers.includes(me)) return { mayAnswer: false, waitingFor, reason: 'You are not one of its approvers.' };
+  return { mayAnswer: true, waitingFor };
+}
