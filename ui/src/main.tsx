@@ -1,13 +1,16 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
+import { installConsoleCards } from './cards/page-card.js';
 import { installConsoleClientTools } from './client-tools.js';
 import './styles.css';
 // After the console's page styles, where the card styles have always come: the page's
 // :focus-visible ring must not beat a card's own shadow.
 import 'heed/react/styles.css';
+import './chat/chat-controls.css';
 
 installConsoleClientTools();
+installConsoleCards();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

@@ -1,6 +1,9 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { ActionCard, buildTranscript, byWhom, ownsConversation, SettledCard, useConversation, useHeedUser, type TranscriptItem } from 'heed/react';
+import { buildTranscript, byWhom, ownsConversation, useConversation, useHeedUser } from 'heed/react';
 import type { ConversationView } from 'heed/client';
+import { useBranching } from '../chat/branching.js';
+import { PendingDock, waitingStatus } from '../chat/pending-dock.js';
+import { TranscriptEntry, type MessageControls } from '../chat/transcript-entry.js';
 import { useConsole } from '../console.js';
 import { anonymousConversationIds } from '../session.js';
 
@@ -16,6 +19,14 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const scrollRef = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const status = chat.conversation?.status;
+  const branching = useBranching(chat.conversation ?? undefined, chat.messages);
+  const inChannel = Boolean(chat.conversation?.channel);
+  // Branch from any assistant message; Edit a message of your own, in a web chat only (a channel's are written there).
+  const controls: MessageControls = {
+    busy: branching.busy,
+    onBranch: chat.conversation ? (messageId) => void branching.branch(messageId) : undefined,
+    onEdit: chat.conversation && !inChannel ? (messageId, text) => void branching.edit(messageId, text) : undefined,
+  };
 
   // Keep the newest message in view as the transcript grows, and when the dock grows or shrinks,
   // unless the person scrolled up to read.
@@ -62,7 +73,11 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           {agent?.description && <p className="muted agent-description">{agent.description}</p>}
         </div>
         <p className={`status status-${status ?? 'idle'}`} role="status">
-          {status === 'requires_action' ? 'Waiting for you' : status === 'running' || chat.running ? 'Working…' : ''}
+          {status === 'requires_action'
+            ? waitingStatus(pending, me, chat.conversation?.ownerId, chat.conversation?.channel)
+            : status === 'running' || chat.running
+              ? 'Working…'
+              : ''}
         </p>
       </header>
 
@@ -86,7 +101,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
             <li className="muted empty">Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}</li>
           )}
           {transcript.map((item) => (
-            <TranscriptEntry key={`${item.type}:${item.id}`} item={item} me={me} />
+            <TranscriptEntry key={`${item.type}:${item.id}`} item={item} me={me} controls={controls} />
           ))}
         </ol>
       </div>
@@ -110,24 +125,16 @@ export function ConversationPage({ conversationId }: { conversationId: string })
             </button>
           </p>
         )}
-        {chat.conversation?.channel ? (
-          <p className="heed-notice" role="status">
-            This conversation happens in {chat.conversation.channel}
-            {current ? ', where a request is waiting for an answer' : ''}. Continue it there.
+        {branching.error && (
+          <p className="banner" role="alert">
+            {branching.error}{' '}
+            <button type="button" className="heed-link" onClick={branching.clearError}>
+              Dismiss
+            </button>
           </p>
-        ) : current ? (
-          <div className="dock-card" aria-label="Waiting for your answer" role="region">
-            {pending.length > 1 && <p className="muted dock-count">Request 1 of {pending.length}</p>}
-            <ActionCard
-              key={current.id}
-              action={current}
-              busy={chat.submitting.includes(current.id)}
-              autoFocus
-              clientToolRun={chat.clientTools[current.id]}
-              onRunClientTool={() => chat.runClientTool(current.id)}
-              onSubmit={(resolution) => chat.answer(current.id, resolution)}
-            />
-          </div>
+        )}
+        {inChannel || current ? (
+          <PendingDock chat={chat} me={me} branching={branching} />
         ) : (
           <Composer
             disabled={chat.status !== 'ready'}
@@ -143,45 +150,6 @@ export function ConversationPage({ conversationId }: { conversationId: string })
       </div>
     </section>
   );
-}
-
-function TranscriptEntry({ item, me }: { item: TranscriptItem; me: string | null }) {
-  switch (item.type) {
-    case 'user':
-      return (
-        <li className="message message-user">
-          <span className="visually-hidden">You: </span>
-          {item.text}
-        </li>
-      );
-    case 'assistant':
-      return (
-        <li className="message message-assistant" aria-busy={item.streaming || undefined}>
-          <span className="visually-hidden">Agent: </span>
-          {item.text}
-          {item.streaming && <span className="cursor" aria-hidden="true" />}
-        </li>
-      );
-    case 'tool':
-      return (
-        <li className="message message-tool">
-          <details>
-            <summary>
-              <span className="heed-chip heed-tool-name">{item.toolName}</span>
-              {item.output ? (item.output.type === 'error-text' ? ' failed' : ' ran') : ' called'}
-            </summary>
-            <pre className="heed-code">{JSON.stringify(item.input, null, 2)}</pre>
-            {item.output && <pre className="heed-code">{typeof item.output.value === 'string' ? item.output.value : JSON.stringify(item.output.value, null, 2)}</pre>}
-          </details>
-        </li>
-      );
-    case 'action':
-      return (
-        <li className="message message-action">
-          <SettledCard action={item.action} me={me} />
-        </li>
-      );
-  }
 }
 
 function Composer({

@@ -1,0 +1,75 @@
+import { ActionCard, channelPlatform, WaitingCard, whoDecides, type UseConversationResult } from 'heed/react';
+import type { ActionView } from 'heed/client';
+import type { Branching } from './branching.js';
+
+/**
+ * The requests waiting in a conversation, split by who answers them here: those the viewer may answer
+ * (the first docked as a card), and those others decide (the requester of a four-eyes approval, someone
+ * not named, a vote already given), shown read-only with whom they wait on.
+ */
+export function splitPending(pending: ActionView[], me: string | null, ownerId: string | null | undefined) {
+  const mine: ActionView[] = [];
+  const others: Array<{ action: ActionView; note: string; reason?: string }> = [];
+  for (const action of pending) {
+    const who = whoDecides(action, { me, ownerId });
+    if (who.mayAnswer) mine.push(action);
+    else others.push({ action, note: who.waitingFor ?? 'Waiting for someone else', reason: who.reason });
+  }
+  return { mine, others };
+}
+
+/** The chat's head status: "Waiting for you", or whom it waits on when the viewer cannot answer. */
+export function waitingStatus(pending: ActionView[], me: string | null, ownerId: string | null | undefined, channel: string | null | undefined): string {
+  const platform = channelPlatform(channel);
+  if (platform) return `Waiting for an answer in ${platform}`;
+  const { mine, others } = splitPending(pending, me, ownerId);
+  return mine.length > 0 || others.length === 0 ? 'Waiting for you' : others[0].note;
+}
+
+/**
+ * The dock of a conversation that waits on someone: a channel conversation's notice (its requests shown
+ * as they wait in the channel, and Branch), or the card to answer with, under the requests others decide.
+ */
+export function PendingDock({ chat, me, branching }: { chat: UseConversationResult; me: string | null; branching: Branching }) {
+  const conversation = chat.conversation;
+  const pending = chat.pendingActions;
+  const platform = channelPlatform(conversation?.channel);
+  if (platform) {
+    return (
+      <div className="channel-dock">
+        {pending.map((action) => (
+          <WaitingCard key={action.id} action={action} note={`Waiting for an answer in ${platform}`} />
+        ))}
+        <div className="heed-notice channel-notice" role="note">
+          <p>This conversation happens in {platform}. Continue it there, or branch it into a new chat.</p>
+          <button type="button" className="heed-button" disabled={branching.busy} onClick={() => void branching.branch()}>
+            Branch
+          </button>
+        </div>
+      </div>
+    );
+  }
+  const { mine, others } = splitPending(pending, me, conversation?.ownerId);
+  const current = mine[0];
+  return (
+    <>
+      {others.map(({ action, note, reason }) => (
+        <WaitingCard key={action.id} action={action} note={note} reason={reason} />
+      ))}
+      {current && (
+        <div className="dock-card" aria-label="Waiting for your answer" role="region">
+          {mine.length > 1 && <p className="muted dock-count">Request 1 of {mine.length}</p>}
+          <ActionCard
+            key={current.id}
+            action={current}
+            busy={chat.submitting.includes(current.id)}
+            autoFocus
+            clientToolRun={chat.clientTools[current.id]}
+            onRunClientTool={() => chat.runClientTool(current.id)}
+            onSubmit={(resolution) => chat.answer(current.id, resolution)}
+          />
+        </div>
+      )}
+    </>
+  );
+}
