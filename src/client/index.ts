@@ -59,6 +59,8 @@ export interface FollowOptions {
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
+  /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous. */
+  me(): Promise<{ userId: string | null }>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
   /**
@@ -141,6 +143,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
 
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
+    me: () => json<{ userId: string | null }>('GET', '/api/me'),
     createConversation: (input) => json('POST', '/api/conversations', input),
     async listConversations(filter = {}) {
       const query = new URLSearchParams();

@@ -77,7 +77,13 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         // No stale reminders: a request answered, lapsed or cancelled meanwhile is not mailed.
         if (action.status !== 'pending') throw new Drop(`the action is no longer pending (${action.status})`);
         const links = await notifier.links(action, conversation, target.to);
-        const mail = composeActionMail({ deliveryId: delivery.id, action: view, conversation: about, links, from: targets.email.from });
+        const mail = composeActionMail({
+          deliveryId: delivery.id,
+          action: view,
+          conversation: { ...about, channel: conversation.channel },
+          links,
+          from: targets.email.from,
+        });
         await sendMail(targets.email, target.to, mail, attemptTimeoutMs);
       }
       await store.finishDelivery(delivery.id, { status: 'delivered', at: at() });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { EmailConfig } from '../config.js';
 import { byKind, summaryOf, titleOf, type ByKind } from '../kinds/index.js';
+import { channelPlatform } from '../protocol/conversation.js';
 import type { ActionView } from '../views.js';
 import type { ActionLinks } from './links.js';
 
@@ -28,21 +29,46 @@ const button = (href: string, label: string, primary = false) =>
 
 type Written = { html: string[]; text: string[] };
 
+/** Who a request comes from: the agent that asks, and the person whose conversation it is (null when none is signed in). */
+export interface Asker {
+  agent: string;
+  requester: string | null;
+  /** For a conversation with no owner: the chat workspace it lives in ("Slack"), if any. */
+  place?: string;
+}
+
+/** "Requested by ada, through the agent refunds." — every mail says who asked; `mark` sets the names apart (bold in HTML). */
+export function askedLine(asker: Asker, mark: (name: string) => string = (name) => name): string {
+  const agent = `the agent ${mark(asker.agent)}`;
+  if (asker.requester) return `Requested by ${mark(asker.requester)}, through ${agent}.`;
+  return `Requested through ${agent}, ${asker.place ? `in a ${asker.place} thread` : 'by someone not signed in'}.`;
+}
+
+function pushAsked(asker: Asker, { html, text }: Written) {
+  // Names escaped as they are marked; the sentence around them has nothing to escape.
+  html.push(`<p style="color:#555">${askedLine(asker, (name) => `<b>${escape(name)}</b>`)}</p>`);
+  text.push(askedLine(asker));
+}
+
 /** What a mail says about a request of each kind that has its own body; the others get `genericMailBody`. */
-const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: Written]> = {
-  approval(action, links, agent, { html, text }) {
+const bodies: ByKind<void, [links: ActionLinks | undefined, asker: Asker, out: Written]> = {
+  approval(action, links, asker, { html, text }) {
     html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? action.toolName)}</h2>`);
-    if (action.summary) html.push(`<p>${escape(action.summary)}</p>`);
-    html.push(`<p style="color:#555">The agent <b>${escape(agent)}</b> wants to run <code>${escape(action.toolName)}</code> with:</p>`);
+    text.push(action.title ?? action.toolName, '');
+    pushAsked(asker, { html, text });
+    if (action.summary) (html.push(`<p>${escape(action.summary)}</p>`), text.push('', action.summary));
+    html.push(`<p style="color:#555">It wants to run <code>${escape(action.toolName)}</code> with:</p>`);
     const args = JSON.stringify(action.args ?? {}, null, 2);
     html.push(`<pre style="background:#f6f7f9;padding:12px;border-radius:6px;white-space:pre-wrap">${escape(args)}</pre>`);
-    text.push(action.title ?? action.toolName, '', action.summary ?? '', '', `Tool: ${action.toolName}`, `Arguments:`, args, '');
+    text.push('', `Tool: ${action.toolName}`, `Arguments:`, args, '');
     if (links?.allow && links.deny) {
       html.push(`<p>${button(links.allow, 'Approve…', true)}${button(links.deny, 'Deny…')}${button(links.page, 'Review or edit')}</p>`);
       text.push(`Approve: ${links.allow}`, `Deny: ${links.deny}`, `Review or edit: ${links.page}`);
     }
   },
-  question(action, links, _agent, { html, text }) {
+  question(action, links, asker, { html, text }) {
+    pushAsked(asker, { html, text });
+    text.push('');
     if (action.preamble) (html.push(`<p>${escape(action.preamble)}</p>`), text.push(action.preamble, ''));
     for (const question of action.questions ?? []) {
       html.push(`<h3 style="margin:16px 0 4px">${escape(question.prompt)}</h3>`);
@@ -57,11 +83,13 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: 
     }
     if (links) (html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`));
   },
-  url(action, links, _agent, { html, text }) {
+  url(action, links, asker, { html, text }) {
     html.push(`<h2 style="margin:0 0 8px">${escape(action.title ?? 'Please open this page')}</h2>`);
+    text.push(action.title ?? 'Please open this page');
+    pushAsked(asker, { html, text });
     if (action.message) html.push(`<p>${escape(action.message)}</p>`);
     html.push(`<p><code>${escape(action.url ?? '')}</code></p>`);
-    text.push(action.title ?? 'Please open this page', action.message ?? '', action.url ?? '', '');
+    text.push(action.message ?? '', action.url ?? '', '');
     if (links) (html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`));
   },
   // Answered by the page, never mailed (its presentation's `answeredByLink` is false): nothing to write.
@@ -69,10 +97,12 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, agent: string, out: 
 };
 
 /** A request of a kind with no body of its own: what its kind says it is, and the page to answer it on. */
-export function genericMailBody(action: ActionView, links: ActionLinks | undefined, agent: string, { html, text }: Written) {
+export function genericMailBody(action: ActionView, links: ActionLinks | undefined, asker: Asker, { html, text }: Written) {
   const title = titleOf(action);
-  html.push(`<h2 style="margin:0 0 8px">${escape(title)}</h2>`, `<p>${escape(summaryOf(action))}</p>`, `<p style="color:#555">Asked by the agent <b>${escape(agent)}</b>.</p>`);
-  text.push(title, summaryOf(action), `Asked by the agent ${agent}.`, '');
+  html.push(`<h2 style="margin:0 0 8px">${escape(title)}</h2>`, `<p>${escape(summaryOf(action))}</p>`);
+  text.push(title, summaryOf(action));
+  pushAsked(asker, { html, text });
+  text.push('');
   if (links) (html.push(`<p>${button(links.page, 'Answer', true)}</p>`), text.push(`Answer: ${links.page}`));
 }
 
@@ -81,12 +111,18 @@ export function genericMailBody(action: ActionView, links: ActionLinks | undefin
  * title and arguments, each choice as a button (a link to the answer page with it picked), and the
  * same in plain text.
  */
-export function composeActionMail(input: { deliveryId: string; action: ActionView; conversation: { id: string; agent: string }; links?: ActionLinks; from: string }): ActionMail {
+export function composeActionMail(input: {
+  deliveryId: string;
+  action: ActionView;
+  conversation: { id: string; agent: string; ownerId?: string | null; channel?: string | null };
+  links?: ActionLinks;
+  from: string;
+}): ActionMail {
   const { action, links, conversation } = input;
   const html: string[] = [];
   const text: string[] = [];
   const domain = domainOf(input.from);
-  byKind(bodies, genericMailBody, action, links, conversation.agent, { html, text });
+  byKind(bodies, genericMailBody, action, links, askerOf(conversation), { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
     html.push(`<p style="color:#777;font-size:13px">This request lapses ${escape(when)}.</p>`);
@@ -102,6 +138,12 @@ export function composeActionMail(input: { deliveryId: string; action: ActionVie
     inReplyTo: root,
     references: root,
   };
+}
+
+/** Who asks, from the conversation: its owner, else where it lives. */
+export function askerOf(conversation: { agent: string; ownerId?: string | null; channel?: string | null }): Asker {
+  const place = channelPlatform(conversation.channel);
+  return { agent: conversation.agent, requester: conversation.ownerId ?? null, ...(place ? { place } : {}) };
 }
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;

@@ -57,8 +57,10 @@ export const eventsResponse = z.strictObject({
 export const cancelResponse = z.strictObject({ status: conversationStatus, cancelled: z.boolean() });
 export const rememberedToolsResponse = z.strictObject({ tools: z.array(rememberedTool) });
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
+export const meResponse = z.strictObject({ userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.') });
 
 export type ErrorBody = z.output<typeof errorBody>;
 export type AgentInfo = z.output<typeof agentInfo>;
+export type Me = z.output<typeof meResponse>;
 export type TurnResult = z.output<typeof turnResult>;
 export type ConversationSnapshot = z.output<typeof snapshot>;

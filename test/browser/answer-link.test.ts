@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, webhookReceiver } from '../notify/receivers.js';
 import { browserSkip, newContext, startHarness, unlabelledControls, type Harness } from './harness.js';
+import { outsideViewport, shoot, viewports } from './viewports.js';
 
 // The answer link's page (/a/<token>) in real headless Chromium: no sign-in, the console's own cards,
 // every answer a POST to /api/links/<token>.
@@ -34,7 +35,11 @@ async function paused(agent: string, content: string) {
   const actionId = turn.pendingActions[0].id as string;
   const call = await receiver.until((calls) => calls.some((entry) => JSON.parse(entry.body).data.action.id === actionId));
   const body = JSON.parse(call.find((entry) => JSON.parse(entry.body).data.action.id === actionId)!.body);
-  return { conversationId: conversation.id as string, actionId, links: body.data.links as { page: string; allow: string } };
+  return {
+    conversationId: conversation.id as string,
+    actionId,
+    links: body.data.links as { page: string; allow: string; deny: string; options?: Record<string, Record<string, string>> },
+  };
 }
 
 async function settled(conversationId: string, actionId: string) {
@@ -46,18 +51,19 @@ async function settled(conversationId: string, actionId: string) {
 }
 
 describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => {
-  it('an approval: the choice from the message takes one click; loading the page answers nothing', async () => {
+  it("an approval: the page opens on the link's own choice, one card, one Allow; loading the page answers nothing", async () => {
     const { conversationId, actionId, links } = await paused('refunds', 'refund order 42 for $30');
     const page = await (await newContext(harness)).newPage();
     await page.goto(links.allow);
     await page.getByRole('heading', { name: 'refunds is waiting for your answer' }).waitFor();
-    // The approval card, with its arguments, below the one-click choice.
+    // The approval card, with its arguments; no second box above it with a button of its own.
     await page.getByRole('heading', { name: 'Refund $30 on order 42?' }).waitFor();
     expect(await page.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
+    expect(await page.getByRole('button', { name: /^(Approve|Allow)$/ }).count()).toBe(1);
     expect(await unlabelledControls(page)).toEqual([]);
     expect((await api('GET', `/api/conversations/${conversationId}/actions`)).actions[0].status).toBe('pending');
 
-    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'your answer was recorded' }).waitFor();
     const action = await settled(conversationId, actionId);
     expect(action).toMatchObject({ status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: 'ada', channel: 'link' });
@@ -91,6 +97,52 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
     await page.reload();
     await page.getByRole('heading', { name: /typed: / }).waitFor();
   });
+
+  for (const viewport of viewports) {
+    it(`each link opens with its own choice, and names who asked and the agent (${viewport.name})`, async () => {
+      const context = await newContext(harness, viewport);
+
+      // Allow: marked, with a line saying it was picked in the message; nothing sent yet.
+      const allow = await paused('refunds', 'refund order 5 for $12');
+      const page = await context.newPage();
+      await page.goto(allow.links.allow);
+      await page.getByRole('heading', { name: 'Refund $12 on order 5?' }).waitFor();
+      expect(await page.locator('.link-who').textContent()).toBe('Requested by ada · agent refunds · for ada');
+      expect(await page.getByText('You chose Allow in the message: check the arguments, then press Allow.').isVisible()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Allow', exact: true }).getAttribute('class')).toContain('heed-chosen');
+      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).not.toContain('heed-chosen');
+      expect(await outsideViewport(page, page.locator('main').locator('h1, p, button, dl, textarea'))).toEqual([]);
+      await shoot(page, 'link-allow');
+
+      // Deny: Deny is the marked one and the keyboard is in the comment, so a reason goes with it.
+      const deny = await paused('refunds', 'refund order 6 for $14');
+      await page.goto(deny.links.deny);
+      await page.getByRole('heading', { name: 'Refund $14 on order 6?' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).toContain('heed-chosen');
+      await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.tagName)).toBe('TEXTAREA');
+      await page.keyboard.type('Order 6 was already refunded.');
+      await shoot(page, 'link-deny');
+      await page.getByRole('button', { name: 'Deny', exact: true }).click();
+      expect(await settled(deny.conversationId, deny.actionId)).toMatchObject({ resolution: { decision: 'deny', comment: 'Order 6 was already refunded.' }, channel: 'link' });
+
+      // "Wait until Monday" from the mail: that option is the one picked, not the default "Ship today".
+      const wait = await paused('confirm', 'ship it');
+      const later = wait.links.options!.Ship.no;
+      expect(later).toMatch(/\?q=Ship&v=no$/);
+      await page.goto(later);
+      const option = page.getByRole('radio', { name: /Wait until Monday/ });
+      await option.waitFor();
+      expect(await option.getAttribute('aria-checked')).toBe('true');
+      expect(await page.getByRole('radio', { name: /Ship today/ }).getAttribute('aria-checked')).toBe('false');
+      expect(await page.getByText('You chose “Wait until Monday” in the message.').isVisible()).toBe(true);
+      expect(await outsideViewport(page, page.locator('main').locator('h1, p, [role="radio"], button'))).toEqual([]);
+      await shoot(page, 'link-question');
+      expect((await api('GET', `/api/conversations/${wait.conversationId}/actions`)).actions[0].status).toBe('pending');
+      await option.click();
+      expect(await settled(wait.conversationId, wait.actionId)).toMatchObject({ resolution: { answers: { Ship: ['no'] } }, resolvedBy: 'ada', channel: 'link' });
+      await context.close();
+    });
+  }
 
   it('a bad token shows that the link is not valid', async () => {
     const page = await (await newContext(harness)).newPage();

@@ -43,6 +43,8 @@ describe('email over real SMTP', () => {
     expect(mail.from).toMatchObject({ text: '"Heed" <heed@example.com>' });
     expect(mail.text).toContain('Which size?');
     expect(mail.text).toContain('How many?');
+    // Who asked, through which agent (issue 26, item 10).
+    expect(mail.text).toContain('Requested by ada, through the agent support.');
     expect(mail.text).toMatch(/- Large: http:\/\/127\.0\.0\.1:\d+\/a\/[\w-]+\?q=size&v=l/);
     const links = hrefs(String(mail.html));
     const large = links.find((href) => href.endsWith('?q=size&v=l'))!;
@@ -58,7 +60,7 @@ describe('email over real SMTP', () => {
     const token = new URL(large).pathname.split('/').at(-1)!;
     const read = await fetch(`${server.url}/api/links/${token}`);
     expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ recipient: 'ada@example.com', action: { id: action.id, kind: 'question' } });
+    expect(await read.json()).toMatchObject({ recipient: 'ada@example.com', requester: 'ada', agent: 'support', action: { id: action.id, kind: 'question' } });
     const answered = await server.api('POST', `/api/links/${token}`, { body: { resolution: { type: 'question', answers: { size: 'l', qty: '3' } } } });
     expect(answered.status).toBe(200);
     expect(answered.body.action).toMatchObject({ status: 'resolved', resolvedBy: 'ada@example.com', channel: 'link', resolution: { answers: { size: ['l'], qty: ['3'] } } });

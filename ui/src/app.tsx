@@ -69,6 +69,16 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
     }
   }, [client, session, onSession, signOut]);
 
+  // Who the token stands for, so cards can tell which requests are this person's to answer (four eyes).
+  useEffect(() => {
+    if (!session.token) return;
+    client.me().then(
+      ({ userId }) => {
+        if (userId && userId !== session.userId) onSession({ ...session, userId });
+      },
+      () => undefined,
+    );
+  }, [client]);
   useEffect(() => {
     client.agents().then(setAgents, (thrown: unknown) => setLoadError(thrown instanceof Error ? thrown.message : String(thrown)));
   }, [client]);

@@ -1,5 +1,5 @@
 import { defineRoute, type Route } from '../route.js';
-import { agentsResponse } from '../schemas.js';
+import { agentsResponse, meResponse } from '../schemas.js';
 
 export const agentRoutes: Route[] = [
   defineRoute(
@@ -13,5 +13,20 @@ export const agentRoutes: Route[] = [
       errors: ['unauthorized'],
     },
     ({ heed }) => Response.json({ agents: heed.agents() }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/me',
+      operationId: 'me',
+      summary: 'Who the caller is',
+      description:
+        "The user id the caller's token (or `resolveContext`) stands for, so a front end can tell which requests are its user's to " +
+        'answer (an approval its user asked for under four eyes is not). `userId: null` for an anonymous caller.',
+      tag: 'agents',
+      responses: { 200: { description: 'The caller.', schema: meResponse } },
+      errors: ['unauthorized'],
+    },
+    ({ caller }) => Response.json({ userId: caller.userId }),
   ),
 ];

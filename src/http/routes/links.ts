@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
 import { answerableByLink, type LinkClaims } from '../../notify/links.js';
-import type { ActionRecord } from '../../types.js';
+import type { ActionRecord, ConversationRecord } from '../../types.js';
+import { askerOf } from '../../notify/email.js';
 import { actionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
 import { hooksOf } from '../../heed.js';
@@ -16,6 +17,8 @@ const linkResponse = z.object({
   action: linkAction,
   agent: z.string(),
   recipient: z.string().nullable().describe('Who the link was made for; recorded as `resolvedBy` when it answers.'),
+  requester: z.string().nullable().describe("Who asked: the user id of the conversation's owner; null when nobody signed in owns it."),
+  requestedIn: z.string().optional().describe('For a conversation that lives in a chat workspace and has no owner: the platform ("Slack").'),
   expiresAt: z.string().describe('When the link stops working: never later than the action lapses.'),
 });
 const answeredResponse = z.object({ status: z.literal('recorded'), action: linkAction });
@@ -23,14 +26,14 @@ const answeredResponse = z.object({ status: z.literal('recorded'), action: linkA
 /** One answer for every token that does not lead to an action: forged, tampered, expired, another server's. */
 const notFound = () => new HeedError('not_found', 'This link is not valid (it may have expired).');
 
-async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string }> {
+async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
   const claims = await heed.notifier.readToken(token);
   if (!claims) throw notFound();
   const { store } = hooksOf(heed);
   const conversation = await store.getConversation(claims.conversationId);
   const action = conversation && (await store.getAction(claims.conversationId, claims.actionId));
   if (!conversation || !action) throw notFound();
-  return { claims, action, agent: conversation.agent };
+  return { claims, action, agent: conversation.agent, conversation };
 }
 
 /** The action as a link shows it: what it asks and how it ended, not where it lives. */
@@ -55,9 +58,18 @@ export const linkRoutes: Route[] = [
       errors: ['not_found'],
     },
     async ({ heed, params }) => {
-      const { claims, action, agent } = await open(heed, params.token);
+      const { claims, action, agent, conversation } = await open(heed, params.token);
+      // The page names who asked, as the mail does: the link's recipient decides for someone.
+      const asker = askerOf(conversation);
       return Response.json(
-        { action: linkView(heed, action, agent), agent, recipient: claims.recipient, expiresAt: new Date(claims.expiresAt).toISOString() },
+        {
+          action: linkView(heed, action, agent),
+          agent,
+          recipient: claims.recipient,
+          requester: asker.requester,
+          ...(asker.place ? { requestedIn: asker.place } : {}),
+          expiresAt: new Date(claims.expiresAt).toISOString(),
+        },
         { headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } },
       );
     },

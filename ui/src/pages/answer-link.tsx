@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ActionView } from 'heed/client';
-import { ActionCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
+import { ActionCard, ApprovalCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
 
 /** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
 type LinkAction<View = ActionView> = View extends ActionView ? Omit<View, 'conversationId' | 'messageId'> : never;
@@ -10,38 +10,67 @@ interface LinkRead {
   action: LinkAction;
   agent: string;
   recipient: string | null;
+  requester: string | null;
+  requestedIn?: string;
   expiresAt: string;
 }
 
 type State = { status: 'loading' } | { status: 'invalid'; message: string } | { status: 'ready'; link: LinkRead };
 
-/** A one-click choice the link carried (`?choice=allow`, `?q=size&v=l`), as a resolution to confirm. */
-function pickedChoice(action: LinkRead['action']): { label: string; resolution: Record<string, unknown> } | undefined {
-  const params = new URLSearchParams(window.location.search);
+/** The choice a link carries (`?choice=deny`, `?q=ship&v=no`), when it names one the action offers. */
+type LinkChoice = { kind: 'approval'; decision: 'allow' | 'deny' } | { kind: 'question'; questionId: string; value: string; label: string };
+
+function linkChoice(action: ActionView, search: string): LinkChoice | undefined {
+  const params = new URLSearchParams(search);
   const choice = params.get('choice');
-  if (action.kind === 'approval' && (choice === 'allow' || choice === 'deny')) {
-    return { label: choice === 'allow' ? 'Approve' : 'Deny', resolution: { type: 'approval', decision: choice } };
-  }
-  const questionId = params.get('q');
-  const value = params.get('v');
-  const question = action.kind === 'question' ? action.questions.find((entry) => entry.id === questionId) : undefined;
-  const option = question?.options?.find((entry) => entry.value === value);
-  if (action.kind === 'question' && question && option) {
-    return { label: `Answer “${option.label}” to “${question.prompt}”`, resolution: { type: 'question', answers: { [question.id]: option.value } } };
-  }
-  return undefined;
+  if (action.kind === 'approval') return choice === 'allow' || choice === 'deny' ? { kind: 'approval', decision: choice } : undefined;
+  if (action.kind !== 'question') return undefined;
+  const question = action.questions.find((entry) => entry.id === params.get('q'));
+  const option = question?.options?.find((entry) => entry.value === params.get('v'));
+  return question && option ? { kind: 'question', questionId: question.id, value: option.value, label: option.label } : undefined;
 }
 
 /**
- * The page an answer link opens (`/a/<token>`): one action, no sign-in. Loading it never answers;
- * every button here POSTs to `/api/links/<token>`. A choice picked in the mail or chat message is
- * shown first, taken with one click; the full card below lets the person answer otherwise.
+ * The question as the card should open on it: the link's option picked in place of the defaults (added to
+ * them on a multiple-choice question). Nothing is sent until the person confirms; Skip still means the
+ * agent's own defaults.
+ */
+function withChoice(action: ActionView, choice: LinkChoice | undefined): ActionView {
+  if (action.kind !== 'question' || choice?.kind !== 'question') return action;
+  return {
+    ...action,
+    questions: action.questions.map((question) =>
+      question.id !== choice.questionId ? question : { ...question, defaults: question.multiple ? [...new Set([...(question.defaults ?? []), choice.value])] : [choice.value] },
+    ),
+  };
+}
+
+/** Who asked and who answers, in a line: "Requested by ada · agent refunds · for grace@example.com". */
+function WhoAsks({ link }: { link: LinkRead }) {
+  return (
+    <p className="link-who">
+      {link.requester ? (
+        <>
+          Requested by <strong>{link.requester}</strong>
+        </>
+      ) : (
+        <>Requested {link.requestedIn ? `in a ${link.requestedIn} thread` : 'by someone not signed in'}</>
+      )}
+      {' · '}agent <strong>{link.agent}</strong>
+      {link.recipient && <> · for {link.recipient}</>}
+    </p>
+  );
+}
+
+/**
+ * The page an answer link opens (`/a/<token>`): one action, no sign-in, one card. Loading it never answers;
+ * every button POSTs to `/api/links/<token>`. A link made for one choice (the mail's Approve, Deny or an
+ * option) opens the card with that choice picked and marked, to confirm with one press.
  */
 export function AnswerLinkPage({ token }: { token: string }) {
   const [state, setState] = useState<State>({ status: 'loading' });
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string>();
-  const [problem, setProblem] = useState<string>();
   const api = `/api/links/${encodeURIComponent(token)}`;
 
   const load = useCallback(async () => {
@@ -108,40 +137,29 @@ export function AnswerLinkPage({ token }: { token: string }) {
     );
   }
   const { link } = state;
-  const action: ActionView = { ...link.action, conversationId: '', messageId: '' };
+  const action = { ...link.action, conversationId: '', messageId: '' } as ActionView;
   const pending = action.status === 'pending';
-  const picked = pending ? pickedChoice(link.action) : undefined;
+  const choice = pending ? linkChoice(action, window.location.search) : undefined;
   return (
     <main className="link-page" aria-labelledby="link-title">
       <header className="link-head">
         <span className="brand">Heed</span>
         <h1 id="link-title">{pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${settledHeadline(action)}`}</h1>
-        {link.recipient && <p className="muted">For {link.recipient}</p>}
+        <WhoAsks link={link} />
       </header>
       {notice && (
         <p className="link-notice" role="status">
           {notice}
         </p>
       )}
-      {problem && (
-        <p className="banner" role="alert">
-          {problem}
-        </p>
+      {choice?.kind === 'question' && <p className="link-choice-note">You chose “{choice.label}” in the message. It is selected below: confirm it, or pick another answer.</p>}
+      {!pending ? (
+        <SettledCard action={action} />
+      ) : action.kind === 'approval' && choice?.kind === 'approval' ? (
+        <ApprovalCard action={action} onSubmit={submit} busy={busy} autoFocus chosen={choice.decision} />
+      ) : (
+        <ActionCard action={withChoice(action, choice)} onSubmit={submit} busy={busy} autoFocus />
       )}
-      {picked && (
-        <section className="link-choice" aria-label="Your choice">
-          <button
-            type="button"
-            className="heed-button heed-primary"
-            disabled={busy}
-            onClick={() => void submit(picked.resolution).then((result) => setProblem(result.ok ? undefined : result.error.message))}
-          >
-            {picked.label}
-          </button>
-          <p className="muted">Or answer differently below.</p>
-        </section>
-      )}
-      {pending ? <ActionCard action={action} onSubmit={submit} busy={busy} autoFocus={!picked} /> : <SettledCard action={action} />}
       {pending && <p className="muted link-foot">This link works until {new Date(link.expiresAt).toLocaleString()}.</p>}
     </main>
   );

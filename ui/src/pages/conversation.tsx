@@ -21,11 +21,13 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const status = chat.conversation?.status;
   const branching = useBranching(chat.conversation ?? undefined, chat.messages);
   const inChannel = Boolean(chat.conversation?.channel);
-  // Branch from any assistant message; Edit a message of your own, in a web chat only (a channel's are written there).
+  // Branch from any assistant message; Edit the messages of a web chat of your own (an approver reading
+  // someone else's does not rewrite their words; a channel's messages are written there).
+  const editable = Boolean(chat.conversation && !inChannel && (chat.conversation.ownerId === null || !me || chat.conversation.ownerId === me));
   const controls: MessageControls = {
     busy: branching.busy,
     onBranch: chat.conversation ? (messageId) => void branching.branch(messageId) : undefined,
-    onEdit: chat.conversation && !inChannel ? (messageId, text) => void branching.edit(messageId, text) : undefined,
+    onEdit: editable ? (messageId, text) => void branching.edit(messageId, text) : undefined,
   };
 
   // Keep the newest message in view as the transcript grows, and when the dock grows or shrinks,
