@@ -72,8 +72,12 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
       await card.getByRole('heading', { name: 'Pay 100 to acme?' }).waitFor();
       expect(await card.textContent()).toContain('1 of 2 approvals: bob allowed · waiting on cat, dan');
       await expect.poll(() => status(cat).textContent()).toBe('Waiting for you');
-      // ada's words are hers: cat may branch from the agent's answers, not edit her message.
-      expect(await transcript(cat).getByRole('button', { name: 'Edit' }).count()).toBe(0);
+      // A named approver may vote, not write or branch ada's conversation: no Edit, no Branch from here.
+      expect(
+        await transcript(cat)
+          .getByRole('button', { name: /^(Edit|Branch from here)$/ })
+          .count(),
+      ).toBe(0);
       expect(await outsideViewport(cat, card.getByRole('button'))).toEqual([]);
       await shoot(cat, 'four-eyes-approver');
       await card.getByRole('button', { name: 'Allow' }).click();

@@ -32,7 +32,8 @@ try {
 
   const context = await newContext(harness, { width: 900, height: 760 });
   const page = await context.newPage();
-  const link = /href="([^"]+\/a\/[^"?]+)"/.exec(String(approvalMail.html))![1];
+  // The mail's Approve… button: the page opens on that choice.
+  const link = /href="([^"]+\/a\/[^"?]+\?choice=allow)"/.exec(String(approvalMail.html))![1];
   await page.goto(link.replace(/^https?:\/\/[^/]+/, harness.url));
   await page.getByRole('heading', { name: /Refund \$80/ }).waitFor();
   await page.screenshot({ path: docs('answer-link-page.png') });

@@ -21,13 +21,14 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const status = chat.conversation?.status;
   const branching = useBranching(chat.conversation ?? undefined, chat.messages);
   const inChannel = Boolean(chat.conversation?.channel);
-  // Branch from any assistant message; Edit the messages of a web chat of your own (an approver reading
-  // someone else's does not rewrite their words; a channel's messages are written there).
-  const editable = Boolean(chat.conversation && !inChannel && (chat.conversation.ownerId === null || !me || chat.conversation.ownerId === me));
+  // Branch from any assistant message, Edit the messages of a web chat: in a conversation of your own or
+  // an ownerless one (a named approver reading someone else's may vote, not branch: docs/approvals.md);
+  // a channel's messages are written there, so they have no Edit.
+  const mine = Boolean(chat.conversation && (chat.conversation.ownerId === null || !me || chat.conversation.ownerId === me));
   const controls: MessageControls = {
     busy: branching.busy,
-    onBranch: chat.conversation ? (messageId) => void branching.branch(messageId) : undefined,
-    onEdit: editable ? (messageId, text) => void branching.edit(messageId, text) : undefined,
+    onBranch: mine ? (messageId) => void branching.branch(messageId) : undefined,
+    onEdit: mine && !inChannel ? (messageId, text) => void branching.edit(messageId, text) : undefined,
   };
 
   // Keep the newest message in view as the transcript grows, and when the dock grows or shrinks,
