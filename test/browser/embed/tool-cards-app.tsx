@@ -8,9 +8,10 @@ import { ActionCard, buildTranscript, HeedProvider, registerToolCard, useConvers
 import 'heed/react/styles.css';
 
 /** The answer to `pick_file` comes from the person: one press per file, or "None of these". */
-function PickFileCard({ action, answer, dismiss, busy }: ToolCardProps) {
-  const files = ((action.args as { files?: string[] }).files ?? []).slice(0, 20);
+function PickFileCard({ action, answer, dismiss, busy, builtIn }: ToolCardProps) {
   const [said, setSaid] = useState<string>();
+  if (action.kind !== 'client_tool') return builtIn;
+  const files = ((action.args as { files?: string[] }).files ?? []).slice(0, 20);
   return (
     <section className="heed-card pick-file" aria-label="Pick a file">
       <h3 className="heed-card-title">Which file should the agent use?</h3>
@@ -39,7 +40,7 @@ registerToolCard('pick-file', PickFileCard);
 /** The app's own refund approval, which can still show Heed's card (to edit the arguments). */
 function RefundCard({ action, answer, dismiss, busy, builtIn }: ToolCardProps) {
   const [full, setFull] = useState(false);
-  if (full) return builtIn;
+  if (full || action.kind !== 'approval') return builtIn;
   const { amount, orderId } = action.args as { amount: number; orderId: number };
   return (
     <section className="heed-card refund" aria-label="Refund request">
