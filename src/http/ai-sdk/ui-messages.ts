@@ -2,6 +2,7 @@ import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
 import { aiSdkTitleOf, presentationOf } from '../../kinds/index.js';
+import { commentText } from '../../kinds/comment-text.js';
 import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
@@ -87,7 +88,7 @@ export function isUiApproval(action: ActionView | undefined): action is ActionVi
 function approvalOf(action: ActionView | undefined): UiToolPart['approval'] | undefined {
   if (action?.resolution?.type !== 'approval') return undefined;
   const { decision, comment } = action.resolution;
-  return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: comment } : {}) };
+  return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: commentText(comment) } : {}) };
 }
 
 /** A stored tool call as a tool part, in the state its result and its action give it. */

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
+import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import { answerLabels } from '../state/question-form.js';
@@ -59,7 +60,7 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
             <ArgumentsView value={resolution.approvedArgs} />
           </div>
         )}
-        {resolution.comment && <blockquote className="heed-comment">{resolution.comment}</blockquote>}
+        {resolution.comment && <blockquote className="heed-comment">{commentText(resolution.comment)}</blockquote>}
         {resolution.remember && <p className="heed-hint">Not asked again for {action.toolName} in this chat.</p>}
       </>
     );
