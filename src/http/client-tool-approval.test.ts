@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { parseSse, startServer, type TestServer } from '../../test/http-fixtures.js';
 import type { AgentConfig, HeedConfig } from '../config.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { tool } from '../tool.js';
@@ -118,6 +118,38 @@ describe('a client tool with needsApproval', () => {
     expect((await events(id)).filter((event) => event.type === 'action.required')).toHaveLength(1);
     expect((await server.api('GET', '/api/inbox', { token: 'ada' })).body.actions).toEqual([]);
     expect(lastToolOutputs()).toEqual([{ type: 'error-text', value: 'The user denied this call. Their comment: not from this screen' }]);
+  });
+});
+
+describe('a client tool with needsApproval, through the AI SDK chat endpoint (useChat)', () => {
+  it('shows the approval first; once allowed with an edit, the tool part asks the page with the approved arguments, and its output completes the turn', async () => {
+    const { server, answer, actions, lastToolOutputs } = await start();
+    const id = `chat-${Date.now().toString(36)}`;
+    const post = (messages: unknown[]) =>
+      fetch(`${server.url}/api/ai-sdk/chat/grid`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ada' },
+        body: JSON.stringify({ id, messages, trigger: 'submit-message' }),
+      });
+    const userMessage = { id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'export my rows' }] };
+    const first = await (await post([userMessage])).text();
+    const chunks = parseSse(first).flatMap((event) => (event.data === '[DONE]' ? [] : [JSON.parse(event.data)]));
+    expect(chunks.map((chunk) => chunk.type)).toContain('tool-approval-request');
+
+    const [approval] = await actions(id);
+    expect(approval.kind).toBe('approval');
+    await answer(id, approval.id, { type: 'approval', decision: 'allow', approvedArgs: { format: 'json', max: 10 } });
+    const reloaded = await server.api('GET', `/api/ai-sdk/chat/grid/${id}/messages`, { token: 'ada' });
+    const assistant = reloaded.body.messages.at(-1);
+    const part = assistant.parts.find((entry: Any) => entry.type === 'tool-download_rows');
+    expect(part).toMatchObject({ state: 'input-available', input: { format: 'json', max: 10 }, toolMetadata: { heed: { kind: 'client_tool' } } });
+
+    const answered = { ...assistant, parts: assistant.parts.map((entry: Any) => (entry === part ? { ...entry, state: 'output-available', output: { rows: 10 } } : entry)) };
+    const done = await post([userMessage, answered]);
+    expect(done.status).toBe(200);
+    await done.text();
+    expect(lastToolOutputs()).toEqual([{ type: 'json', value: { rows: 10 } }]);
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.conversation.status).toBe('idle');
   });
 });
 

@@ -41,12 +41,14 @@ export function isQuestionTool(toolName: string, agent: AgentConfig | undefined)
 
 /**
  * What a tool part shows as its input: the stored call's input, except for a question tool, where it
- * is the questions as asked (ids filled in, intake questions that the call itself does not carry).
+ * is the questions as asked (ids filled in, intake questions that the call itself does not carry), and
+ * a client tool, where it is what the page is to run with (the arguments a person approved, if edited).
  */
 export function partInput(toolName: string, callInput: unknown, action: ActionView | undefined, agent: AgentConfig | undefined): unknown {
   if (action?.kind === 'question' && action.questions && isQuestionTool(toolName, agent)) {
     return { ...(action.preamble ? { preamble: action.preamble } : {}), questions: action.questions };
   }
+  if (action?.kind === 'client_tool') return action.args;
   return callInput;
 }
 
