@@ -24,6 +24,8 @@ export function toolResultWrites(fields: {
   notes?: string[];
   /** Why the call did not run, kept on its message so a reload shows it (`pause_state_too_large`). */
   warnings?: TurnWarning[];
+  /** The call did not run though the output is not an error text (a deny whose comment is an object). */
+  isError?: true;
 }): { message: MessageRecord; event: NewEvent } {
   const { toolCallId, toolName } = fields.call;
   const message: MessageRecord = {
@@ -38,7 +40,7 @@ export function toolResultWrites(fields: {
   const event = newEvent('tool.result', fields.at, {
     toolCallId,
     toolName,
-    isError: fields.output.type === 'error-text',
+    isError: fields.isError ?? fields.output.type === 'error-text',
     ...(fields.logged ?? eventToolOutput(fields.output)),
   });
   return { message, event };

@@ -141,6 +141,9 @@ describe('ctx.approve with an argsSchema', () => {
       { approved: true, args: { account: 'acme', amount: 300 } },
       { approved: false, args: { account: 'acme', amount: 300 }, comment: 'not this month' },
     ]);
+    // The tool ran and returned after its own approval was denied: a useChat client shows its output, not a denied call.
+    const chat = await server.api('GET', `/api/ai-sdk/chat/edits/${second.id}/messages`, { token: 'ada' });
+    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-transfer')).toMatchObject({ state: 'output-available', output: { sent: null } });
   });
 });
 

@@ -215,7 +215,7 @@ describe('every kind refuses a key its answer does not take', () => {
 
 describe('a structured deny comment (seed 004)', () => {
   it('an object comment on a deny is recorded as given and is the whole result the model reads', async () => {
-    const { ask, answer, actions, seen, lastToolOutputs } = await start();
+    const { server, ask, answer, actions, events, seen, lastToolOutputs } = await start();
     const { id, action } = await ask('refund');
     const note = { error: 'Denied', reason: 'Wrong account', retry: false };
     const done = await answer(id, action.id, { type: 'approval', decision: 'deny', comment: note });
@@ -224,6 +224,10 @@ describe('a structured deny comment (seed 004)', () => {
     expect(seen).toEqual([]);
     expect((await actions(id))[0].resolution).toEqual({ type: 'approval', decision: 'deny', comment: note });
     expect(lastToolOutputs()).toEqual([{ type: 'json', value: note }]);
+    // The call did not run: the log says so, and a useChat client shows it denied.
+    expect((await events(id)).find((event) => event.type === 'tool.result').data).toMatchObject({ isError: true, output: { type: 'json', value: note } });
+    const chat = await server.api('GET', `/api/ai-sdk/chat/decliner/${id}/messages`, { token: 'ada' });
+    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-issue_refund')).toMatchObject({ state: 'output-denied', approval: { approved: false } });
   });
 
   it('a string comment still reads as the refusal with the comment; an object comment on an allow, or one too large, is refused', async () => {

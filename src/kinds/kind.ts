@@ -103,6 +103,8 @@ export interface ResolvedDetails {
 export interface ModelReads {
   output: ToolOutput;
   stop?: boolean;
+  /** The call did not run, though the output is not an error text (a deny whose comment is an object): the log says so. */
+  isError?: true;
 }
 
 /** What checking an answer may look at besides the action: the agent's tools, the server's limits and its switches. */

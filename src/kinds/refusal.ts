@@ -13,7 +13,7 @@ export function refusal(action: ActionRecordOf<string, unknown, { type: string; 
   else if (action.status === 'expired' && action.kind === 'approval') value = 'Nobody answered in time, so the call was not approved and did not run.';
   else if (resolution?.type === 'approval' && resolution.decision === 'deny') {
     // An object is the call's whole result, as the person gave it (seed 004's structured decline).
-    if (typeof resolution.comment === 'object') return { output: { type: 'json', value: resolution.comment } };
+    if (typeof resolution.comment === 'object') return { output: { type: 'json', value: resolution.comment }, isError: true };
     value = `The user denied this call.${resolution.comment ? ` Their comment: ${resolution.comment}` : ''}`;
   }
   return { output: { type: 'error-text', value } };

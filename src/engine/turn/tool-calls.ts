@@ -20,7 +20,7 @@ export type StepOutcome = 'continue' | 'paused' | 'stop';
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
 /** A call's result, and what its tool message keeps besides: the arguments a person approved, notes the model reads after it. */
-type Result = { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput; approvedArgs?: JsonValue; notes?: string[] };
+type Result = { result: ToolOutput; stop?: boolean; isError?: true; eventOutput?: LoggedOutput; approvedArgs?: JsonValue; notes?: string[] };
 type CallOutcome = Result | { ask: ActionRecord };
 
 /**
@@ -46,7 +46,7 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
     if ('ask' in outcome) {
       asks.push(outcome.ask);
     } else {
-      turn.addToolResult(call, outcome.result, outcome.eventOutput, { approvedArgs: outcome.approvedArgs, notes: outcome.notes });
+      turn.addToolResult(call, outcome.result, outcome.eventOutput, { approvedArgs: outcome.approvedArgs, notes: outcome.notes, isError: outcome.isError });
       if (outcome.stop) stop = true;
     }
   }
@@ -307,7 +307,7 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
 function closedResult(action: ActionRecord): CallOutcome | undefined {
   const reads = kindOf(action.kind).modelReads(action);
-  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}) };
+  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}), ...(reads.isError ? { isError: true } : {}) };
 }
 
 function error(value: string): CallOutcome {

@@ -100,7 +100,7 @@ export class Turn {
     call: { toolCallId: string; toolName: string },
     output: ToolOutput,
     logged: LoggedOutput = eventToolOutput(output),
-    kept: { approvedArgs?: JsonValue; notes?: string[]; warnings?: TurnWarning[] } = {},
+    kept: { approvedArgs?: JsonValue; notes?: string[]; warnings?: TurnWarning[]; isError?: true } = {},
   ): void {
     const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged, ...kept });
     this.keepMessage(message);

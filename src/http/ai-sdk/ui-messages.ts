@@ -82,6 +82,12 @@ export function isDenied(action: ActionView | undefined): boolean {
   return action?.resolution?.type === 'approval' && action.resolution.decision === 'deny';
 }
 
+/** A deny whose comment is an object: the model read that object as the call's result, and the call did not run. */
+function isStructuredDenial(action: ActionView | undefined, result: ToolOutput): boolean {
+  const comment = action?.resolution?.type === 'approval' ? action.resolution.comment : undefined;
+  return typeof comment === 'object' && result.type === 'json' && JSON.stringify(result.value) === JSON.stringify(comment);
+}
+
 /** Whether the action's call shows as an AI SDK approval (its kind's `aiSdkApproval`). */
 export function isUiApproval(action: ActionView | undefined): action is ActionView {
   return action !== undefined && presentationOf(action.kind).aiSdkApproval;
@@ -114,8 +120,8 @@ export function toolPart(
   }
   const approval = approvalOf(action);
   if (result) {
+    if (isDenied(action) && (result.type === 'error-text' || isStructuredDenial(action, result))) return { ...part, state: 'output-denied', approval };
     if (result.type === 'error-text') {
-      if (isDenied(action)) return { ...part, state: 'output-denied', approval };
       return { ...part, state: 'output-error', errorText: result.value, ...(approval?.approved ? { approval } : {}) };
     }
     const output = isQuestionTool(call.toolName, agent) ? (questionOutput(action, String(result.value)) ?? result.value) : result.value;
