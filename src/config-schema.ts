@@ -56,6 +56,8 @@ const hitlShape = {
   onTimeout: z.enum(['deny', 'cancel'], { error: 'expected "deny" or "cancel"' }).optional(),
   resolveWaitMs: duration.optional(),
   authorizeResolve: fn('authorizeResolve(caller, target)').optional(),
+  validateApprovedArgs: z.boolean({ error: 'expected true or false' }).optional(),
+  allowRememberApproval: z.boolean({ error: 'expected true or false' }).optional(),
 };
 
 const intakeShape = {
@@ -157,7 +159,12 @@ const agentShape = {
     .optional(),
   intake: strict(intakeShape).optional(),
   ask: z.boolean({ error: 'expected true or false' }).optional(),
-  hitl: strict({ timeoutMinutes: hitlShape.timeoutMinutes, onTimeout: hitlShape.onTimeout }).optional(),
+  hitl: strict({
+    timeoutMinutes: hitlShape.timeoutMinutes,
+    onTimeout: hitlShape.onTimeout,
+    validateApprovedArgs: hitlShape.validateApprovedArgs,
+    allowRememberApproval: hitlShape.allowRememberApproval,
+  }).optional(),
   maxSteps: wholeCount(1).optional(),
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
   beforeInputRequest: fn('beforeInputRequest(request)').optional(),

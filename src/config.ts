@@ -16,6 +16,13 @@ export interface HitlConfig {
   resolveWaitMs?: number;
   /** When set, decides for everyone (the owner too) who may answer; false means 403 `action_forbidden`. */
   authorizeResolve?: (caller: Caller | null, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
+  /**
+   * Check edited arguments (`approvedArgs`) against the tool's schema: 400 `invalid_approved_args` naming the field.
+   * Default true; false takes them as sent, and a tool whose schema refuses them fails with an error the model reads.
+   */
+  validateApprovedArgs?: boolean;
+  /** Let an approval be remembered for later calls of its tool (`remember: true`). Default true; false also stops earlier ones from applying. */
+  allowRememberApproval?: boolean;
 }
 
 export interface IntakeConfig {

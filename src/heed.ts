@@ -1,4 +1,5 @@
 import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
+import { kindOf } from './kinds/index.js';
 import { cancelConversation } from './engine/cancel.js';
 import { expireDue, type SweepReport } from './engine/lapse.js';
 import { settleAction, type SettleOptions } from './engine/settle.js';
@@ -32,7 +33,12 @@ export type { AgentInfo, ConversationSnapshot };
 export type PendingAction = ActionView & {
   answer(resolution: Omit<ResolutionInput, 'type'> | Record<string, unknown>, options?: SettleOptions): Promise<TurnResult>;
   approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
-  decline(comment?: string, options?: SettleOptions): Promise<TurnResult>;
+  /**
+   * Declines with a note the model reads: an approval is denied (`comment`; an object is then the call's
+   * whole result), a question skipped (`note`: the agent carries on without answers), a client tool
+   * answered with the note as its error, a URL request declined (it takes no note).
+   */
+  decline(note?: string | JsonObject, options?: SettleOptions): Promise<TurnResult>;
   skip(options?: SettleOptions): Promise<TurnResult>;
   dismiss(options?: SettleOptions): Promise<TurnResult>;
 };
@@ -53,8 +59,8 @@ export interface Heed {
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
   inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
-  /** Lapses due actions now and takes over stalled continuations. */
-  expireDue(): Promise<SweepReport>;
+  /** Lapses due actions now and takes over stalled continuations; with `conversationId`, those of that conversation only. */
+  expireDue(options?: { conversationId?: string }): Promise<SweepReport>;
   /** Resolves once the store is migrated and every MCP server is connected; rejects with the reason otherwise. */
   ready(): Promise<void>;
   /** Waits for running continuations, stops the sweep, closes MCP connections and the store. */
@@ -302,7 +308,7 @@ export function createHeed(options: HeedOptions): Heed {
           after = { createdAt: last.createdAt, id: last.id };
         }
       }),
-    expireDue: () => whenReady(() => expireDue(engine)),
+    expireDue: (options) => whenReady(() => expireDue(engine, options)),
     ready: () => ready,
     async close() {
       if (timer) clearInterval(timer);
@@ -344,7 +350,8 @@ function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?
     ...view,
     answer: (resolution, options) => resolve({ type, ...resolution }, options),
     approve: ({ remember, approvedArgs, comment, ...options } = {}) => resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
-    decline: (comment, options) => resolve({ type, decision: 'deny', comment }, options),
+    // Each kind's own decline; a kind without one gets an approval's deny, which its check refuses by name.
+    decline: (note, options) => resolve(kindOf(type).decline?.(note) ?? { type, decision: 'deny', comment: note }, options),
     skip: (options) => resolve({ type, skip: true }, options),
     dismiss: (options) => resolve({ type, dismiss: true }, options),
   };

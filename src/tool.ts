@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkApprovalPolicy, type ApprovalPolicy } from './kinds/approval-policy.js';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
-import type { JsonValue, ToolContentPart } from './protocol/values.js';
+import type { JsonObject, JsonValue, ToolContentPart } from './protocol/values.js';
 import type { RaisedRequest, StoredResolution } from './kinds/index.js';
 import type { Question } from './kinds/question.js';
 
@@ -30,11 +30,16 @@ export interface AskOutcome {
   skipped: boolean;
   /** Question ids that took their default. */
   defaulted: string[];
+  /** Why the person declined (skipped or dismissed), when they said; the model also reads it after the tool's result. */
+  note?: string;
 }
 
 export interface ApproveOutcome {
   approved: boolean;
-  comment?: string;
+  /** The arguments as approved: the person's edit (`approvedArgs`, checked against `argsSchema`), else those asked about. */
+  args: JsonValue;
+  /** The person's comment; on a deny it may be a JSON object. */
+  comment?: string | JsonObject;
 }
 
 /** A request made with `ctx.askLive`. */
@@ -67,8 +72,19 @@ export interface ToolContext {
    * top and this call returns the recorded answer (answers are journaled by call order).
    */
   ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
-  /** Ask for a yes/no before doing something; journaled like `ask`. */
-  approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number; approval?: ApprovalPolicy<JsonValue | undefined> }): Promise<ApproveOutcome>;
+  /**
+   * Ask for a yes/no before doing something; journaled like `ask`. With `argsSchema` (zod, or a JSON Schema)
+   * the person may edit `args`: the edit is checked against it (400 `invalid_approved_args` naming the
+   * field) and comes back as the outcome's `args`.
+   */
+  approve(request: {
+    title: string;
+    summary?: string;
+    args?: JsonValue;
+    argsSchema?: z.ZodType | Record<string, unknown>;
+    expiresInMinutes?: number;
+    approval?: ApprovalPolicy<JsonValue | undefined>;
+  }): Promise<ApproveOutcome>;
   /**
    * Ask while the tool keeps running, for work that cannot be re-run (an MCP server's request lives
    * on its connection). The turn pauses; the answer must reach this process: if it restarts while
@@ -161,7 +177,14 @@ export function jsonSchemaInput(schema: Record<string, unknown>): z.ZodType<Reco
   return validator;
 }
 
-export function inputJsonSchema(definition: ToolDefinition): Record<string, unknown> {
+/** An argument schema as kept on a request: a zod schema as JSON Schema (of its input), a JSON Schema as given. */
+export function argsJsonSchema(schema: z.ZodType | Record<string, unknown>): Record<string, unknown> {
+  if (schema instanceof z.ZodType) return inputJsonSchema({ inputSchema: schema });
+  const { $schema: _dialect, ...given } = schema;
+  return given;
+}
+
+export function inputJsonSchema(definition: Pick<ToolDefinition, 'inputSchema'>): Record<string, unknown> {
   let schema = schemaCache.get(definition.inputSchema);
   if (!schema) {
     schema = z.toJSONSchema(definition.inputSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;

@@ -46,6 +46,10 @@ export interface MessageMetadata {
   warnings?: TurnWarning[];
   /** Set on a synthetic assistant message that carries an intake's questions. */
   intake?: boolean;
+  /** On a tool message: the arguments the call ran with when a person approved other ones than the model's (the model is sent the call with these). */
+  approvedArgs?: JsonValue;
+  /** On a tool message: what the model reads after the result (a declined question's note). */
+  notes?: string[];
   [key: string]: JsonValue | TurnWarning[] | undefined;
 }
 

@@ -185,4 +185,34 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
     const tokens = (await store.getConversation(id))!.tokensUsed;
     expect(tokens).toBe(provider.wire === 'chat-completions' ? 52 + 64 : 52 + 52);
   });
+
+  it('sends the model the call as approved: the edited arguments, in the turn that runs it and in every later one', async () => {
+    const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Refund order 42, please.' } });
+    const [action] = paused.body.pendingActions;
+    const from = models.received.length;
+    const done = await server.api('POST', `/api/conversations/${id}/actions/${action.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 2 } } },
+    });
+    expect(done.body.status).toBe('completed');
+    const later = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Thanks!' } });
+    expect(later.body.status).toBe('completed');
+
+    const sent = models.received.slice(from);
+    expect(sent).toHaveLength(2);
+    for (const body of sent) {
+      if (provider.wire === 'chat-completions') {
+        const call = body.messages.find((m: Body) => m.role === 'assistant').tool_calls[0];
+        expect(JSON.parse(call.function.arguments)).toEqual({ orderId: 42, amount: 2 });
+        expect(JSON.parse(body.messages.find((m: Body) => m.role === 'tool').content)).toEqual({ refunded: 2 });
+      } else {
+        const parts = body.messages.flatMap((m: Body) => (Array.isArray(m.content) ? m.content : []));
+        expect(parts.find((part: Body) => part.type === 'tool_use').input).toEqual({ orderId: 42, amount: 2 });
+        expect(JSON.stringify(parts.find((part: Body) => part.type === 'tool_result').content)).toContain('{\\"refunded\\":2}');
+      }
+      // The model asked for 5; once the person approved 2, it never reads 5 again.
+      expect(JSON.stringify(body)).not.toMatch(/"amount\\?":\s*5\b/);
+    }
+  });
 });

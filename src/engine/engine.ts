@@ -93,6 +93,16 @@ export class Engine {
     return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? 'deny';
   }
 
+  /** Whether edited arguments are checked against the tool's schema (`hitl.validateApprovedArgs`, the agent's over the server's; default true). */
+  validateApprovedArgs(agent: AgentConfig | undefined): boolean {
+    return agent?.hitl?.validateApprovedArgs ?? this.hitl.validateApprovedArgs ?? true;
+  }
+
+  /** Whether an approval may be remembered for later calls (`hitl.allowRememberApproval`, the agent's over the server's; default true). */
+  allowRememberApproval(agent: AgentConfig): boolean {
+    return agent.hitl?.allowRememberApproval ?? this.hitl.allowRememberApproval ?? true;
+  }
+
   expiresAfterMinutes(minutes: number | undefined): string | null {
     if (!minutes || minutes <= 0) return null;
     return new Date(this.clock().getTime() + minutes * 60_000).toISOString();

@@ -3,12 +3,12 @@ import type { TurnResult } from './turn/run-turn.js';
 import { systemCaller } from '../caller.js';
 import { earliestDue, type Engine } from './engine.js';
 import { newId } from '../ids.js';
-import { lapsedAnswer } from '../kinds/index.js';
+import { kindOf, lapsedAnswer } from '../kinds/index.js';
 import type { ActionRevision, ActionSettlement, Change, NewEvent } from '../store/store.js';
 import { newEvent } from '../protocol/events.js';
 import { toolResultWrites } from './tool-result.js';
 import { escalatedRequest, escalationDue } from '../kinds/approval-policy.js';
-import type { ActionRecord, ConversationRecord } from '../types.js';
+import type { ActionRecord, ConversationRecord, TimeoutPolicy } from '../types.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { resolvedEvent } from './settle.js';
 
@@ -27,26 +27,36 @@ const BATCH = 200;
  * Lapses the actions that are due and takes over continuations whose claim lapsed (their process
  * died). Each due action lapses once, whichever instance sweeps: every write is compare-and-set.
  */
-export async function expireDue(engine: Engine): Promise<SweepReport> {
+export async function expireDue(engine: Engine, options: { conversationId?: string } = {}): Promise<SweepReport> {
   const report: SweepReport = { lapsed: 0, recovered: 0, turns: [] };
   const runs: Promise<TurnResult>[] = [];
-  const seen = new Set<string>();
-  for (;;) {
-    const now = engine.now();
-    const due = (await engine.store.listDue(now, BATCH)).filter((conversation) => !seen.has(conversation.id));
-    if (due.length === 0) break;
-    for (const conversation of due) {
-      seen.add(conversation.id);
-      if (conversation.status === 'running') {
-        const recovery = await recover(engine, conversation);
-        if (recovery) {
-          report.recovered++;
-          runs.push(recovery.run);
-        }
-      } else if (conversation.status === 'requires_action') {
-        const outcome = await lapse(engine, conversation);
-        report.lapsed += outcome.lapsed;
-        if (outcome.run) runs.push(outcome.run);
+  const sweep = async (conversation: ConversationRecord) => {
+    if (conversation.status === 'running') {
+      const recovery = await recover(engine, conversation);
+      if (recovery) {
+        report.recovered++;
+        runs.push(recovery.run);
+      }
+    } else if (conversation.status === 'requires_action') {
+      const outcome = await lapse(engine, conversation);
+      report.lapsed += outcome.lapsed;
+      if (outcome.run) runs.push(outcome.run);
+    }
+  };
+  if (options.conversationId !== undefined) {
+    // One conversation, by name (seed 002's `expirePendingActions({ conversationId })`): the same writes, the same compare-and-set.
+    const conversation = await engine.store.getConversation(options.conversationId);
+    if (conversation?.actionDueAt && conversation.actionDueAt <= engine.now()) await sweep(conversation);
+    else if (conversation?.status === 'running') await sweep(conversation);
+  } else {
+    const seen = new Set<string>();
+    for (;;) {
+      const now = engine.now();
+      const due = (await engine.store.listDue(now, BATCH)).filter((conversation) => !seen.has(conversation.id));
+      if (due.length === 0) break;
+      for (const conversation of due) {
+        seen.add(conversation.id);
+        await sweep(conversation);
       }
     }
   }
@@ -90,7 +100,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
 
   // With nothing left to ask and no budget left to carry on, a deny pause ends as a cancel.
   const nothingLeft = pending.length === due.length;
-  if (due.some((action) => action.onTimeout === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
+  if (due.some((action) => lapsePolicy(action) === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
     const messages = await engine.store.listMessages(conversation.id);
     const closing = withdrawalWrites(engine, messages, pending, {
       resolvedBy: null,
@@ -115,10 +125,11 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   for (const action of due) {
     const { resolution, status, defaulted, toolOutput } = lapsedAnswer(action);
     settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted });
-    events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution), expired: true }));
+    events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution, now), expired: true }));
     if (toolOutput) {
       position ??= (await engine.store.listMessages(conversation.id)).length;
-      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output: toolOutput });
+      const approvedArgs = kindOf(action.kind).ranWith?.({ ...action, resolution } as never);
+      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output: toolOutput, approvedArgs });
       messages.push(result.message);
       events.push(result.event);
     }
@@ -141,6 +152,14 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
   if (!result.ok) return { lapsed: 0 };
   if (remaining.length > 0) return { lapsed: due.length };
   return { lapsed: due.length, run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+}
+
+/**
+ * What a lapse of this action does: its kind's own policy where it has one (a client tool is always
+ * answered, seed 002; also for pauses stored before that rule), else the one frozen when the pause was taken.
+ */
+function lapsePolicy(action: ActionRecord): TimeoutPolicy {
+  return kindOf(action.kind).onTimeout ?? action.onTimeout;
 }
 
 /**

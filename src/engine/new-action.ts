@@ -35,7 +35,8 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     request: fields.request,
     createdAt: engine.now(),
     expiresAt: engine.expiresAfterMinutes(minutes),
-    onTimeout: engine.onTimeout(turn.agent),
+    // A kind with a policy of its own keeps it whatever the agent says (a client tool: always answered on lapse).
+    onTimeout: kindOf(fields.request.kind).onTimeout ?? engine.onTimeout(turn.agent),
     resolution: null,
     resolvedBy: null,
     channel: null,

@@ -72,7 +72,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
     else if (!owns && !hook) throw new HeedError('action_forbidden', 'You may not answer this request.');
 
     const agent = engine.agents.get(conversation.agent);
-    const checked = checkResolution(agent, action, raw, engine.limits);
+    const checked = checkResolution(agent, action, raw, { limits: engine.limits, validateApprovedArgs: engine.validateApprovedArgs(agent) });
     const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
     const closes = others.length === 0;
 
@@ -112,7 +112,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       conversationId,
       expectVersion: conversation.version,
       settle: [{ id: action.id, status: 'resolved', resolution: checked.stored, resolvedBy, channel, resolvedAt: at, defaulted: checked.defaulted }],
-      events: [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored))],
+      events: [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored, at))],
       set: { updatedAt: at },
     };
     let messages: MessageRecord[] | undefined;
@@ -121,7 +121,7 @@ export async function settleAction(engine: Engine, conversationId: string, actio
       messages = await engine.store.listMessages(conversationId);
       const position = messages.length;
       const logged = checked.loggedOutput ?? { output: checked.toolOutput };
-      const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged });
+      const result = toolResultWrites({ conversationId, position, at, call: action, output: checked.toolOutput, logged, approvedArgs: kindOf(action.kind).ranWith?.(action) });
       change.messages = [result.message];
       change.events!.push(result.event);
     }
@@ -241,6 +241,7 @@ export function resolvedEvent(
   status: string,
   by: { resolvedBy: string | null; channel: ResolutionChannel },
   resolution: StoredResolution,
+  at: string,
 ): EventData<'action.resolved'> {
   const data: EventData<'action.resolved'> = {
     actionId: action.id,
@@ -251,5 +252,6 @@ export function resolvedEvent(
     resolvedBy: by.resolvedBy,
     channel: by.channel,
   };
-  return resolution.type === 'cancelled' ? data : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution) };
+  // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
+  return resolution.type === 'cancelled' ? data : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) };
 }

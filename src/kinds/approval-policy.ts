@@ -1,6 +1,7 @@
 import { HeedError } from '../errors.js';
-import type { JsonValue } from '../protocol/values.js';
+import type { JsonObject, JsonValue } from '../protocol/values.js';
 import type { ApprovalRequest, ApprovalResolution, ApprovalVote } from './approval.js';
+import { commentText } from './comment-text.js';
 import type { ConversationView } from '../protocol/conversation.js';
 import type { ActionRecord } from './index.js';
 
@@ -126,7 +127,7 @@ export interface VoteOutcome {
 export function castVote(
   request: ApprovalRequest & { required: number },
   voter: string,
-  answer: { decision: 'allow' | 'deny'; comment?: string; approvedArgs?: JsonValue },
+  answer: { decision: 'allow' | 'deny'; comment?: string | JsonObject; approvedArgs?: JsonValue },
   at: string,
 ): VoteOutcome {
   const vote: ApprovalVote = { by: voter, decision: answer.decision, at, ...(answer.comment ? { comment: answer.comment } : {}) };
@@ -150,7 +151,8 @@ export function castVote(
   if (answer.decision === 'deny' && denyDecides({ ...next, required: request.required }, denies)) {
     const comments = votes.filter((entry) => entry.decision === 'deny' && entry.comment).map((entry) => entry.comment!);
     const resolution: ApprovalResolution = { type: 'approval', decision: 'deny', votes };
-    if (comments.length) resolution.comment = comments.join(' / ');
+    // One comment stands as given (an object is then the call's whole result); several are joined as text.
+    if (comments.length) resolution.comment = comments.length === 1 ? comments[0] : comments.map(commentText).join(' / ');
     return { request: next, vote, decided: { resolution, eventStatus: 'rejected' } };
   }
   return { request: next, vote };

@@ -1,20 +1,29 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
-import { argsSchemaField } from '../protocol/action-base.js';
-import { isoTime, jsonValue, type JsonValue } from '../protocol/values.js';
-import { issueList } from './issues.js';
-import { defineKind } from './kind.js';
+import { argsSchemaField, type ActionRecordOf } from '../protocol/action-base.js';
+import { isoTime, jsonValue, type JsonObject, type JsonValue } from '../protocol/values.js';
+import { inputJsonSchema } from '../tool.js';
+import { checkApprovedArgs, sameJson, schemasFromJson, type ArgsSchemas } from './approved-args.js';
+import { defineKind, type AnswerContext } from './kind.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
 
+export { commentText } from './comment-text.js';
+
 const decision = z.enum(['allow', 'deny']);
+
+/** The most a comment may hold: characters of text, or of an object's JSON. */
+const MAX_COMMENT_CHARS = 4000;
+
+/** A comment: text, or (on a deny) a JSON object that is the call's whole result as the model reads it (seed 004). */
+const comment = z.union([z.string(), z.record(z.string(), jsonValue)]).describe('Text; on a deny also a JSON object, which is then the whole result the model reads for the call.');
 
 /** One approver's answer to an approval decided by votes. */
 const vote = z.strictObject({
   by: z.string(),
   decision,
-  comment: z.string().optional(),
+  comment: comment.optional(),
   at: isoTime,
   args: jsonValue.optional().describe('Arguments this vote proposed (an allow with `approvedArgs`): it cleared the allows given before.'),
   outdated: z.literal(true).optional().describe('An allow given for arguments a later vote replaced: it no longer counts.'),
@@ -37,12 +46,13 @@ const request = z.strictObject({
     .describe('When `to` join the approvers if no decision came; `escalatedAt` once they did. The lapse time does not move.'),
   votes: z.array(vote).optional().describe('Votes so far, oldest first (once decided, those of the resolution, the deciding one last).'),
   originalArgs: jsonValue.optional().describe('The arguments first asked about, once a vote proposed others.'),
+  argsSchema: argsSchemaField.describe('JSON Schema of the arguments, given by a tool asking with `ctx.approve({ argsSchema })`; edits are checked against it.'),
 });
 
 const stored = z.strictObject({
   type: z.literal('approval'),
   decision,
-  comment: z.string().optional(),
+  comment: comment.optional(),
   approvedArgs: jsonValue.optional(),
   remember: z.boolean().optional(),
   votes: z.array(vote).optional().describe('For an approval decided by votes: every vote, the deciding one last.'),
@@ -60,10 +70,10 @@ export type ApprovalVote = z.output<typeof vote>;
 export const approval = defineKind({
   docName: 'Approval',
   request,
-  answer: z.object({
+  answer: z.strictObject({
     type: z.literal('approval'),
     decision,
-    comment: z.string().max(4000).optional(),
+    comment: z.union([z.string().max(MAX_COMMENT_CHARS), z.record(z.string(), jsonValue)]).optional(),
     approvedArgs: z.record(z.string(), z.unknown()).optional(),
     remember: z.boolean().optional(),
   }),
@@ -72,30 +82,34 @@ export const approval = defineKind({
 }).rules({
   raisedByTools: true,
   viewsToolArgs: true,
-  // The approvers and votes are checked where they are worked out (approval-policy.ts), which is async.
-  checkRequest: (request) => request,
+  checkRequest(request) {
+    // A schema the check could not read would let any edit through: refused when the tool asks, not when a person answers.
+    if (request.argsSchema !== undefined) {
+      try {
+        z.fromJSONSchema(request.argsSchema as Parameters<typeof z.fromJSONSchema>[0]);
+      } catch (error) {
+        throw new HeedError('invalid_request', `argsSchema is not a JSON Schema Heed can check edits against: ${error instanceof Error ? error.message : String(error)}`, {
+          details: { field: 'argsSchema' },
+        });
+      }
+    }
+    // The approvers and votes are checked where they are worked out (approval-policy.ts), which is async.
+    return request;
+  },
 
-  checkAnswer(answer, action, { agent }) {
+  checkAnswer(answer, action, context) {
     if (answer.remember && !action.request.canRemember) {
-      throw new HeedError('invalid_resolution', 'This approval cannot be remembered: the tool decides per call whether it needs one.', {
+      throw new HeedError('invalid_resolution', 'This approval cannot be remembered: its tool decides per call whether it needs one, or remembering approvals is turned off.', {
         details: { field: 'remember' },
       });
     }
     const resolution: ApprovalResolution = { type: 'approval', decision: answer.decision };
-    if (answer.comment) resolution.comment = answer.comment;
+    if (answer.comment) resolution.comment = checkComment(answer.comment, answer.decision);
     if (answer.decision === 'allow') {
       if (answer.approvedArgs !== undefined) {
-        const schema = action.origin === 'tool' ? agent?.tools?.[action.toolName]?.inputSchema : undefined;
-        if (schema) {
-          const result = schema.safeParse(answer.approvedArgs);
-          if (!result.success) {
-            const first = result.error.issues[0];
-            const field = first.path.length ? first.path.join('.') : '(the arguments)';
-            throw new HeedError('invalid_approved_args', `The edited arguments are not accepted by ${action.toolName}: ${field}: ${first.message}.`, {
-              details: { field, issues: issueList(result.error.issues) },
-            });
-          }
-        }
+        // Arguments that are the very ones asked about are not an edit, and are not checked (seed 002).
+        const schemas = context.validateApprovedArgs && !sameJson(answer.approvedArgs, action.request.args) ? argsSchemas(action, context) : undefined;
+        if (schemas) checkApprovedArgs(answer.approvedArgs, schemas, action.toolName);
         resolution.approvedArgs = answer.approvedArgs as JsonValue;
       }
       if (answer.remember) resolution.remember = true;
@@ -125,6 +139,8 @@ export const approval = defineKind({
     return { type: 'approval', decision, ...(typeof reason === 'string' && reason.trim() ? { comment: reason } : {}) };
   },
 
+  decline: (note) => ({ type: 'approval', decision: 'deny', ...(note !== undefined ? { comment: note } : {}) }),
+
   presentation: {
     title: (action) => action.title || action.toolName,
     summary: (action) => `Approve? ${oneLine(action.title ?? action.toolName)}`,
@@ -135,3 +151,29 @@ export const approval = defineKind({
     aiSdkTitle: (action) => action.title || undefined,
   },
 });
+
+/** A comment as stored: an object only on a deny, and at most 4,000 characters of JSON. */
+function checkComment(comment: string | JsonObject, decision: 'allow' | 'deny'): string | JsonObject {
+  if (typeof comment === 'string') return comment;
+  if (decision !== 'deny') {
+    throw new HeedError('invalid_resolution', 'A comment may be a JSON object only on a deny (it is then what the model reads for the call); on an allow, send text.', {
+      details: { field: 'comment' },
+    });
+  }
+  const chars = JSON.stringify(comment).length;
+  if (chars > MAX_COMMENT_CHARS) {
+    throw new HeedError('invalid_resolution', `The comment is ${chars} characters of JSON; at most ${MAX_COMMENT_CHARS} are accepted.`, {
+      details: { field: 'comment', chars, maxChars: MAX_COMMENT_CHARS },
+    });
+  }
+  return comment;
+}
+
+/** What an edit is checked against: the tool's own schema, or the one a tool gave `ctx.approve`; none, nothing to check. */
+function argsSchemas(action: ActionRecordOf<string, ApprovalRequest, unknown>, context: AnswerContext): ArgsSchemas | undefined {
+  if (action.origin === 'tool') {
+    const definition = context.agent?.tools?.[action.toolName];
+    return definition ? { validator: definition.inputSchema, jsonSchema: inputJsonSchema(definition) } : undefined;
+  }
+  return action.request.argsSchema ? schemasFromJson(action.request.argsSchema) : undefined;
+}

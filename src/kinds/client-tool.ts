@@ -21,8 +21,9 @@ export const clientTool = defineKind({
     args: jsonValue.describe('The arguments of the call.'),
     clientKind: z.string(),
     timeoutSeconds: z.number().optional(),
+    originalArgs: jsonValue.optional().describe('The arguments the model called it with, when a person approved the call with others (`args`).'),
   }),
-  answer: z.object({ type: z.literal('client_tool'), output: z.unknown().optional(), error: z.string().max(4000).optional() }),
+  answer: z.strictObject({ type: z.literal('client_tool'), output: z.unknown().optional(), error: z.string().max(4000).optional() }),
   // As stored: the page's output itself is never kept on the record, only its size.
   stored: [z.strictObject({ type: z.literal('client_tool'), outputBytes: z.number().int() }), z.strictObject({ type: z.literal('client_tool'), error: z.string() })],
   viewExtras: { argsSchema: argsSchemaField },
@@ -90,6 +91,9 @@ export const clientTool = defineKind({
   // An answered call got its result when it was answered; one still without a result was never answered.
   modelReads: (action) => ({ output: { type: 'error-text', value: action.status === 'cancelled' ? 'Cancelled before the page answered.' : NO_ANSWER } }),
 
+  // Whatever the agent's onTimeout: the model reads that the page did not answer, and the agent carries on (seed 002).
+  onTimeout: 'deny',
+
   lapse: () => ({
     resolution: { type: 'client_tool', error: NO_ANSWER },
     status: 'failed',
@@ -100,7 +104,16 @@ export const clientTool = defineKind({
   // The page's own deadline, and half a minute for its answer to arrive.
   deadlineMinutes: (request) => (request.timeoutSeconds ? (request.timeoutSeconds + 30) / 60 : undefined),
 
-  resolvedDetails: (resolution) => ('outputBytes' in resolution ? { outputBytes: resolution.outputBytes } : { error: resolution.error }),
+  resolvedDetails: (resolution, action, at) => ({
+    ...('outputBytes' in resolution ? { outputBytes: resolution.outputBytes } : { error: resolution.error }),
+    ok: 'outputBytes' in resolution,
+    durationMs: Math.max(0, Date.parse(at) - Date.parse(action.createdAt)),
+  }),
+
+  // A person approved other arguments than the model's: the model is sent its call with those, as the page ran it.
+  ranWith: (action) => (action.request.originalArgs !== undefined ? action.request.args : undefined),
+
+  decline: (note) => ({ type: 'client_tool', error: (note as string | undefined) ?? 'Declined by the user.' }),
 
   answerFromUiPart(part) {
     if (part.state === 'output-error') {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Caller } from '../caller.js';
-import type { ActionRecordOf, actionViewBase } from '../protocol/action-base.js';
-import type { ToolOutput } from '../protocol/values.js';
+import type { ActionRecordOf, actionViewBase, TimeoutPolicy } from '../protocol/action-base.js';
+import type { JsonObject, JsonValue, ToolOutput } from '../protocol/values.js';
 import type { AgentTools } from '../tool.js';
 
 /*
@@ -93,18 +93,26 @@ export interface ResolvedDetails {
   outputBytes?: number;
   /** A client tool's error text. */
   error?: string;
+  /** A client tool: whether the page produced an output (false for an error, a lapse). */
+  ok?: boolean;
+  /** A client tool: milliseconds from the request to its answer. */
+  durationMs?: number;
 }
 
 /** The tool result the model reads for a call whose action is closed; `stop` ends the turn after it. */
 export interface ModelReads {
   output: ToolOutput;
   stop?: boolean;
+  /** The call did not run, though the output is not an error text (a deny whose comment is an object): the log says so. */
+  isError?: true;
 }
 
-/** What checking an answer may look at besides the action: the agent's tools and the server's limits. */
+/** What checking an answer may look at besides the action: the agent's tools, the server's limits and its switches. */
 export interface AnswerContext {
   agent: AgentTools | undefined;
   limits: { clientToolOutputBytes: number };
+  /** `hitl.validateApprovedArgs` (the agent's, else the server's): false takes edited arguments unchecked. */
+  validateApprovedArgs: boolean;
 }
 
 /** Who is answering, for a kind's own access rule: the caller and the conversation's agent's tools. */
@@ -191,12 +199,32 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   /** What a lapse under `deny` answers. */
   lapse(action: KindAction<T>): LapsedAnswer<T>;
   /**
+   * The lapse policy its actions always take, whatever the agent's `onTimeout` (a client tool is always
+   * answered with an error the model reads, and the agent carries on). Absent: the agent's.
+   */
+  readonly onTimeout?: TimeoutPolicy;
+  /**
+   * The answer that declines it with a person's note: the library's `pending.decline(note)`. Absent: the
+   * kind has no decline of its own (the library then sends an approval's deny, which its check refuses).
+   */
+  decline?(note: string | JsonObject | undefined): T['answer'];
+  /**
+   * What the model reads after the result of a tool that asked this itself (`ctx.ask`…), when the answer
+   * says more than the tool hears: a question declined with a note. Absent or undefined: nothing.
+   */
+  noteAfterResult?(action: KindAction<T>): string | undefined;
+  /**
+   * The arguments its call is sent to the model with once answered, when a person approved other ones
+   * than the model's (a client tool raised after an approval with `approvedArgs`). Absent or undefined: the call's own.
+   */
+  ranWith?(action: KindAction<T>): JsonValue | undefined;
+  /**
    * Minutes until an action of this kind lapses when whoever raised it named none (a client tool: its
    * `timeoutSeconds` plus 30 s). Absent, or undefined for a request: the agent's `hitl.timeoutMinutes`.
    */
   deadlineMinutes?(request: T['request']): number | undefined;
-  /** What the `action.resolved` event records of an answer (an approval's decision…). Absent: only how it ended. */
-  resolvedDetails?(resolution: T['stored']): ResolvedDetails;
+  /** What the `action.resolved` event records of an answer (an approval's decision…), settled at `at`. Absent: only how it ended. */
+  resolvedDetails?(resolution: T['stored'], action: KindAction<T>, at: string): ResolvedDetails;
   /**
    * What the model reads for a tool call whose action is closed (answered, lapsed or cancelled) and that
    * has no result yet; undefined when the call goes on to run (an allowed approval).

@@ -29,11 +29,15 @@ export type { InputType, Question, QuestionInput, QuestionOption } from './quest
 
 const request = z.strictObject({ kind: z.literal('question'), preamble: z.string().optional(), questions: z.array(questionSchema) });
 const answers = z.record(z.string(), z.array(z.string())).describe('By question id: the canonical answers.');
-const answer = z.object({
+/** The most a decline's note may hold. */
+const MAX_NOTE_CHARS = 4000;
+const note = z.string().describe('Why the person declined: the model reads it.');
+const answer = z.strictObject({
   type: z.literal('question'),
   answers: z.record(z.string(), z.unknown()).optional(),
   skip: z.literal(true).optional(),
   dismiss: z.literal(true).optional(),
+  note: note.max(MAX_NOTE_CHARS).optional().describe('With skip or dismiss: why the person declined; the model reads it.'),
 });
 
 // As documented: each question's answer typed (an option's value or label, or the typed value; a list for a
@@ -47,6 +51,11 @@ type RaisedQuestions = Omit<QuestionRequest, 'questions'> & { questions: unknown
 /** `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
   return coerceWith(question, raw, re2PatternTest);
+}
+
+/** What the model reads for a dismissed question, with the person's note. */
+function dismissal(note: string | undefined): string {
+  return note ? `${DISMISSED} Their note: ${note}` : DISMISSED;
 }
 
 /**
@@ -65,8 +74,8 @@ export const question = defineKind({
   }),
   stored: [
     z.strictObject({ type: z.literal('question'), answers }),
-    z.strictObject({ type: z.literal('question'), skip: z.literal(true), answers }),
-    z.strictObject({ type: z.literal('question'), dismiss: z.literal(true) }),
+    z.strictObject({ type: z.literal('question'), skip: z.literal(true), answers, note: note.optional() }),
+    z.strictObject({ type: z.literal('question'), dismiss: z.literal(true), note: note.optional() }),
   ],
   viewExtras: { defaulted: z.array(z.string()).optional().describe('Question ids that took their default.') },
 }).rules({
@@ -84,12 +93,22 @@ export const question = defineKind({
     if (chosen > 1) {
       throw new HeedError('invalid_resolution', 'Send answers, or skip, or dismiss: only one of them.');
     }
-    if (answer.dismiss) return { stored: { type: 'question', dismiss: true }, eventStatus: 'dismissed', defaulted: null };
+    // A note says why the person declined; the model reads it. Blank is no note.
+    const note = answer.note?.trim() ? answer.note : undefined;
+    if (answer.dismiss) return { stored: { type: 'question', dismiss: true, ...(note ? { note } : {}) }, eventStatus: 'dismissed', defaulted: null };
     const questions = action.request.questions;
     if (answer.skip) {
       // Skipping never fails on a required question: the agent goes on with the pre-picked answers and its own assumptions.
       const { answers, defaulted } = skipAnswers(questions);
-      return { stored: { type: 'question', skip: true, answers }, eventStatus: 'skipped', defaulted };
+      return { stored: { type: 'question', skip: true, answers, ...(note ? { note } : {}) }, eventStatus: 'skipped', defaulted };
+    }
+    if (answer.note !== undefined) {
+      // A note alone declines nothing: taken as an answer it would stand for the pre-picked defaults, which nobody chose.
+      throw new HeedError(
+        'invalid_resolution',
+        'A note goes with a decline: send it with skip: true (the agent goes on without these answers) or dismiss: true (the agent stops here).',
+        { details: { field: 'note' } },
+      );
     }
     const outcome = settleAnswers(questions, answer.answers);
     if (!outcome.ok) {
@@ -102,8 +121,19 @@ export const question = defineKind({
   modelReads(action) {
     const resolution = action.resolution;
     if (!resolution || resolution.type !== 'question') return refusal(action);
-    if ('dismiss' in resolution) return { output: { type: 'error-text', value: DISMISSED }, stop: true };
-    return { output: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped: 'skip' in resolution }) } };
+    if ('dismiss' in resolution) return { output: { type: 'error-text', value: dismissal(resolution.note) }, stop: true };
+    const skipped = 'skip' in resolution;
+    return { output: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped, note: skipped ? resolution.note : undefined }) } };
+  },
+
+  // Seed 004's decline: the agent carries on without answers (a skip), and reads why.
+  decline: (note) => ({ type: 'question', skip: true, ...(note !== undefined ? { note: note as string } : {}) }),
+
+  noteAfterResult(action) {
+    const resolution = action.resolution;
+    if (resolution?.type !== 'question' || !('note' in resolution) || !resolution.note) return undefined;
+    const asked = action.request.questions.map((question) => `"${question.prompt}"`).join(', ');
+    return `The user ${'dismiss' in resolution ? 'dismissed' : 'skipped'} ${asked} with a note: ${resolution.note}`;
   },
 
   lapse(action) {
@@ -115,10 +145,10 @@ export const question = defineKind({
     if (part.state === 'output-error') return { type: 'question', dismiss: true };
     if (part.state !== 'output-available') return undefined;
     const output = part.output;
-    // `{ answers }`, `{ skip: true }` or `{ dismiss: true }`; a bare record of answers is read as `{ answers }`.
-    if (isPlainObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output)) {
-      const { answers, skip, dismiss } = output;
-      return { type: 'question', answers, skip, dismiss };
+    // `{ answers }`, `{ skip: true, note? }` or `{ dismiss: true, note? }`, checked like any answer (a key it does not
+    // take is refused by name); a bare record of answers is read as `{ answers }`.
+    if (isPlainObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output || 'note' in output)) {
+      return { ...output, type: 'question' };
     }
     return { type: 'question', answers: output };
   },

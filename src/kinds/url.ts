@@ -21,7 +21,7 @@ const decision = z.enum(['accept', 'decline', 'cancel']);
 export const url = defineKind({
   docName: 'Url',
   request: z.strictObject({ kind: z.literal('url'), url: z.string(), title: z.string().optional(), message: z.string().optional() }),
-  answer: z.object({ type: z.literal('url'), decision }),
+  answer: z.strictObject({ type: z.literal('url'), decision }),
   stored: [z.strictObject({ type: z.literal('url'), decision })],
 }).rules({
   raisedByTools: true,
@@ -43,6 +43,9 @@ export const url = defineKind({
   lapse: () => ({ resolution: { type: 'url', decision: 'cancel' }, status: 'expired', defaulted: null }),
 
   resolvedDetails: (resolution) => ({ decision: resolution.decision }),
+
+  // A URL answer has no note: one given is sent along, and refused by name rather than lost.
+  decline: (note) => ({ type: 'url', decision: 'decline', ...(note !== undefined ? ({ note } as object) : {}) }),
 
   answerFromUiPart(part) {
     if (part.state === 'output-error') return { type: 'url', decision: 'cancel' };

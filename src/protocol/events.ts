@@ -59,6 +59,8 @@ const actionResolved = z.object({
   remembered: z.literal(true).optional(),
   outputBytes: z.number().int().optional(),
   error: z.string().optional().describe("A client tool's error text."),
+  ok: z.boolean().optional().describe('A client tool: whether the page produced an output (false for an error or a lapse).'),
+  durationMs: z.number().int().optional().describe('A client tool: milliseconds from the request to its answer.'),
   cancelled: z.literal(true).optional(),
   expired: z.literal(true).optional(),
 });
@@ -91,7 +93,10 @@ const actionVoted = z.object({
   toolName: z.string(),
   by: z.string(),
   decision: z.enum(['allow', 'deny']),
-  comment: z.string().optional(),
+  comment: z
+    .union([z.string(), z.record(z.string(), json)])
+    .optional()
+    .describe('Text; a deny may carry a JSON object.'),
   editedArgs: z.literal(true).optional().describe('The vote proposed new arguments: the allows before it stopped counting.'),
   allows: z.number().int(),
   denies: z.number().int(),

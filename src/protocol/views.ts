@@ -65,6 +65,10 @@ export const messageView = z.strictObject({
     .object({
       warnings: z.array(warning).optional(),
       intake: z.boolean().optional().describe("The assistant message that asks the agent's intake questions."),
+      approvedArgs: jsonValue
+        .optional()
+        .describe('A tool message: the arguments the call ran with, when a person approved other ones than the model asked for (the model is sent its call with these).'),
+      notes: z.array(z.string()).optional().describe("A tool message: what the model reads after the result (a declined question's note)."),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })

@@ -1,5 +1,6 @@
 import type { ActionRecord, Question } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
+import { commentText } from '../../kinds/comment-text.js';
 import { presentationOf, summaryOf, titleOf } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 
@@ -138,7 +139,7 @@ export function outcomeText(action: ActionRecord): string {
   if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
   if (!resolution || resolution.type === 'cancelled') return 'Settled.';
   if (resolution.type === 'approval') {
-    const comment = resolution.comment ? `: “${escape(resolution.comment)}”` : '';
+    const comment = resolution.comment ? `: “${escape(commentText(resolution.comment))}”` : '';
     return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
   }
   if (resolution.type === 'question') {

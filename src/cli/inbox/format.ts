@@ -1,5 +1,6 @@
 import type { ActionView } from '../../client/index.js';
 import { presentationOf, summaryOf as kindSummary } from '../../kinds/index.js';
+import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 
 /** What each kind is called on screen; a kind left out is called by its name. */
@@ -78,7 +79,7 @@ export function describeResolution(action: ActionView, resolution: StoredResolut
   switch (resolution.type) {
     case 'approval': {
       const word = resolution.decision === 'allow' ? (resolution.approvedArgs !== undefined ? 'allowed with edited arguments' : 'allowed') : 'denied';
-      return resolution.comment ? `${word} ("${fit(resolution.comment, 60)}")` : word;
+      return resolution.comment ? `${word} ("${fit(commentText(resolution.comment), 60)}")` : word;
     }
     case 'question': {
       if ('dismiss' in resolution) return 'dismissed';

@@ -1,9 +1,9 @@
 import { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from '../../kinds/question.js';
 import type { AgentConfig } from '../../config.js';
 import { inputJsonSchema } from '../../tool.js';
-import type { MessageRecord } from '../../types.js';
+import type { JsonValue, MessageRecord } from '../../types.js';
 import type { ModelFunctionTool, ModelPrompt, ModelPromptMessage, ModelToolResultPart } from './model-spec.js';
-import { modelToolOutput } from './tool-output.js';
+import { modelToolOutput, type ModelToolOutput } from './tool-output.js';
 
 /** The name of the synthetic tool call that carries an agent's intake questions. */
 export const INTAKE_TOOL_NAME = 'intake';
@@ -18,8 +18,18 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Mode
   if (agent.instructions) prompt.push({ role: 'system', content: agent.instructions });
 
   const answered = new Set<string>();
+  // Kept on a result's tool message (src/engine/tool-result.ts): the arguments a person approved instead of the
+  // model's, which the call is sent with so the model reads it as approved, and notes it reads after the result.
+  const approvedArgs = new Map<string, JsonValue>();
+  const notes = new Map<string, string[]>();
   for (const message of messages) {
-    for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.toolCallId);
+    for (const part of message.parts) {
+      if (part.type !== 'tool-result') continue;
+      answered.add(part.toolCallId);
+      if (message.metadata?.approvedArgs !== undefined) approvedArgs.set(part.toolCallId, message.metadata.approvedArgs as JsonValue);
+      const said = message.metadata?.notes;
+      if (Array.isArray(said) && said.length > 0) notes.set(part.toolCallId, said as string[]);
+    }
   }
 
   for (let index = 0; index < messages.length; index++) {
@@ -33,7 +43,7 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Mode
       for (const part of message.parts) {
         if (part.type === 'text') content.push({ type: 'text', text: part.text });
         else if (part.type === 'tool-call') {
-          content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: approvedArgs.get(part.toolCallId) ?? part.input });
           if (!answered.has(part.toolCallId)) {
             missing.push({
               type: 'tool-result',
@@ -50,7 +60,9 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Mode
         index++;
         for (const part of messages[index].parts) {
           if (part.type === 'tool-result') {
-            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: modelToolOutput(part.output, agent.model.specificationVersion) });
+            const output = modelToolOutput(part.output, agent.model.specificationVersion);
+            const after = notes.get(part.toolCallId);
+            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: after ? withNotes(output, after) : output });
           }
         }
       }
@@ -59,6 +71,20 @@ export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): Mode
     }
   }
   return prompt;
+}
+
+/** A result with notes after it, as one text: JSON as the providers would send it, then the notes. */
+function withNotes(output: ModelToolOutput, notes: string[]): ModelToolOutput {
+  const said = notes.join('\n');
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return { ...output, value: `${output.value}\n\n${said}` };
+    case 'json':
+      return { type: 'text', value: `${JSON.stringify(output.value)}\n\n${said}` };
+    case 'content':
+      return { ...output, value: [...output.value, { type: 'text', text: said }] };
+  }
 }
 
 const toolListCache = new WeakMap<AgentConfig, { withAsk: ModelFunctionTool[]; withoutAsk: ModelFunctionTool[] }>();

@@ -3,6 +3,7 @@ import { kindOf } from '../../kinds/index.js';
 import { DISMISSED } from '../../kinds/refusal.js';
 import { policyFields } from '../../kinds/approval-policy.js';
 import { newAction } from '../new-action.js';
+import { sameJson } from '../../kinds/approved-args.js';
 import { earliestDue } from '../engine.js';
 import { HeedError } from '../../errors.js';
 import { isToolContent, type HeedTool } from '../../tool.js';
@@ -18,7 +19,9 @@ import type { LoggedOutput } from '../tool-result.js';
 export type StepOutcome = 'continue' | 'paused' | 'stop';
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
-type CallOutcome = { result: ToolOutput; stop?: boolean; eventOutput?: LoggedOutput } | { ask: ActionRecord };
+/** A call's result, and what its tool message keeps besides: the arguments a person approved, notes the model reads after it. */
+type Result = { result: ToolOutput; stop?: boolean; isError?: true; eventOutput?: LoggedOutput; approvedArgs?: JsonValue; notes?: string[] };
+type CallOutcome = Result | { ask: ActionRecord };
 
 /**
  * Settles the tool calls of the latest assistant message that have no stored result: runs the ones
@@ -43,7 +46,7 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
     if ('ask' in outcome) {
       asks.push(outcome.ask);
     } else {
-      turn.addToolResult(call, outcome.result, outcome.eventOutput);
+      turn.addToolResult(call, outcome.result, outcome.eventOutput, { approvedArgs: outcome.approvedArgs, notes: outcome.notes, isError: outcome.isError });
       if (outcome.stop) stop = true;
     }
   }
@@ -66,13 +69,23 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
     if (!turn.interactive) return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
     if (!parsed.success) return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+    // Approval still applies first (seed 002): the page is asked only once a person allowed the call, with the arguments they approved.
+    const gate = await approvalGate(turn, assistant, call, definition, parsed.data, mine);
+    if (!('allowed' in gate)) return gate;
+    const edited = gate.allowed.approvedArgs !== undefined;
     return {
       ask: newAction(turn, {
         origin: 'tool',
         messageId: assistant.id,
         toolCallId: call.toolCallId,
         toolName: call.toolName,
-        request: { kind: 'client_tool', args: call.input, clientKind: definition.client.kind, timeoutSeconds: definition.client.timeoutSeconds },
+        request: {
+          kind: 'client_tool',
+          args: edited ? gate.allowed.approvedArgs! : call.input,
+          clientKind: definition.client.kind,
+          timeoutSeconds: definition.client.timeoutSeconds,
+          ...(edited ? { originalArgs: call.input } : {}),
+        },
       }),
     };
   }
@@ -85,38 +98,56 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
   if (!parsed.success) {
     return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
   }
-  let input = parsed.data;
+  const gate = await approvalGate(turn, assistant, call, definition, parsed.data, mine);
+  if (!('allowed' in gate)) return gate;
+  const outcome = await execute(turn, assistant, call, definition, gate.allowed.input, mine);
+  // The model is sent its call with the arguments it ran with (src/engine/turn/prompt.ts).
+  return 'result' in outcome && gate.allowed.approvedArgs !== undefined ? { ...outcome, approvedArgs: gate.allowed.approvedArgs } : outcome;
+}
 
+/**
+ * The approval a call needs before it runs (or before the page is asked): raised now; a refusal the model
+ * reads; or allowed, with the input to run with (the person's edit, when it differs from the model's).
+ */
+async function approvalGate(
+  turn: Turn,
+  assistant: MessageRecord,
+  call: Call,
+  definition: HeedTool,
+  input: unknown,
+  mine: ActionRecord[],
+): Promise<CallOutcome | { allowed: { input: unknown; approvedArgs?: JsonValue } }> {
   const approval = mine.find((entry) => entry.kind === 'approval' && entry.origin === 'tool');
   if (!approval) {
     const gate = definition.needsApproval;
     const gated = typeof gate === 'function' ? await gate(input, { conversationId: turn.conversation.id, caller: turn.caller }) : gate === true;
-    if (gated) {
-      const remembered = typeof gate !== 'function' && (await turn.rememberedTools()).some((entry) => entry.toolName === call.toolName);
-      if (remembered) {
-        turn.event('action.resolved', {
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          kind: 'approval',
-          status: 'approved',
-          resolvedBy: null,
-          channel: 'remembered',
-          remembered: true,
-        });
-      } else {
-        return { ask: await approvalAction(turn, assistant, call, definition, input, typeof gate !== 'function') };
-      }
-    }
-  } else {
-    const refused = closedResult(approval);
-    if (refused) return refused;
-    const resolution = approval.resolution;
-    if (resolution?.type === 'approval' && resolution.approvedArgs !== undefined) {
-      const edited = definition.inputSchema.safeParse(resolution.approvedArgs);
-      if (edited.success) input = edited.data;
-    }
+    if (!gated) return { allowed: { input } };
+    // A predicate decides per call, so its approvals are never remembered; `hitl.allowRememberApproval: false` turns memory off.
+    const canRemember = typeof gate !== 'function' && turn.engine.allowRememberApproval(turn.agent);
+    const remembered = canRemember && (await turn.rememberedTools()).some((entry) => entry.toolName === call.toolName);
+    if (!remembered) return { ask: await approvalAction(turn, assistant, call, definition, input, canRemember) };
+    turn.event('action.resolved', {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      kind: 'approval',
+      status: 'approved',
+      resolvedBy: null,
+      channel: 'remembered',
+      remembered: true,
+    });
+    return { allowed: { input } };
   }
-  return execute(turn, assistant, call, definition, input, mine);
+  const refused = closedResult(approval);
+  if (refused) return refused;
+  const resolution = approval.resolution;
+  if (resolution?.type !== 'approval' || resolution.approvedArgs === undefined || sameJson(resolution.approvedArgs, call.input)) return { allowed: { input } };
+  const edited = definition.inputSchema.safeParse(resolution.approvedArgs);
+  if (!edited.success) {
+    // Taken unchecked (`hitl.validateApprovedArgs: false`) and refused by the tool: never run the model's own arguments instead.
+    const problems = edited.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+    return error(`The approved arguments are not accepted by ${call.toolName} (${problems}), so it did not run.`);
+  }
+  return { allowed: { input: edited.data, approvedArgs: resolution.approvedArgs } };
 }
 
 async function execute(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, mine: ActionRecord[]): Promise<CallOutcome> {
@@ -146,6 +177,8 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
     live.start(() => tool(input, made.context));
   }
   const outcome = await live.next();
+  // What the person's answers to this tool's own requests say beyond what the tool hears (a declined question's note).
+  const notes = afterResult(mine);
   if ('ask' in outcome) {
     engine.liveCalls.set(call.toolCallId, live);
     return {
@@ -163,10 +196,10 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
   engine.liveCalls.delete(call.toolCallId);
   if ('error' in outcome) {
     const thrown = outcome.error;
-    if (thrown instanceof DismissSignal) return { result: { type: 'error-text', value: DISMISSED }, stop: true };
+    if (thrown instanceof DismissSignal) return { result: { type: 'error-text', value: DISMISSED }, stop: true, notes };
     if (!(thrown instanceof AskSignal) && !state.signal) {
       const message = thrown instanceof Error ? thrown.message : String(thrown);
-      return error(`${call.toolName} failed: ${message}`);
+      return { ...error(`${call.toolName} failed: ${message}`), notes };
     }
   }
   // A tool that swallowed the signal in its own try/catch still waits for the answer.
@@ -186,9 +219,17 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
   const value = (outcome as { value: unknown }).value;
   if (isToolContent(value)) {
     const result: ToolOutput = { type: 'content', value: value.parts };
-    return { result, eventOutput: eventToolOutput(result) };
+    return { result, eventOutput: eventToolOutput(result), notes };
   }
-  return { result: { type: 'json', value: toJson(value) } };
+  return { result: { type: 'json', value: toJson(value) }, notes };
+}
+
+/** The notes of a tool's answered requests the model reads after the tool's result, by each request's kind. */
+function afterResult(asked: ActionRecord[]): string[] {
+  return asked
+    .filter((action) => action.origin === 'ctx' || action.origin === 'live')
+    .sort((a, b) => a.journalIndex - b.journalIndex)
+    .flatMap((action) => kindOf(action.kind).noteAfterResult?.(action) ?? []);
 }
 
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
@@ -244,8 +285,12 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   const limit = turn.engine.limits.maxStateBytes;
   if (bytes > limit) {
     const message = `The paused state would be ${bytes} bytes, more than the limit of ${limit}; nothing was paused and the tool was not run.`;
-    turn.warnings.push({ code: 'pause_state_too_large', message, details: { bytes, limit } });
-    for (const ask of asks) turn.addToolResult(ask, { type: 'error-text', value: 'Not run: the request was too large to store.' });
+    const warning = { code: 'pause_state_too_large', message, details: { bytes, limit } };
+    turn.warnings.push(warning);
+    // Kept on the message of the first call that did not run, so a reload still says why nothing waits (seed 002).
+    asks.forEach((ask, index) =>
+      turn.addToolResult(ask, { type: 'error-text', value: 'Not run: the request was too large to store.' }, undefined, index === 0 ? { warnings: [warning] } : {}),
+    );
     return false;
   }
   turn.addActions(asks);
@@ -262,7 +307,7 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
 function closedResult(action: ActionRecord): CallOutcome | undefined {
   const reads = kindOf(action.kind).modelReads(action);
-  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}) };
+  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}), ...(reads.isError ? { isError: true } : {}) };
 }
 
 function error(value: string): CallOutcome {

@@ -2,7 +2,7 @@ import { checkApprovalPolicy, policyFields } from '../../kinds/approval-policy.j
 import { conversationView } from '../../views.js';
 import { kindOf, kinds, type RaisedRequest } from '../../kinds/index.js';
 import { HeedError } from '../../errors.js';
-import type { AskOutcome, ApproveOutcome, ToolContext } from '../../tool.js';
+import { argsJsonSchema, type AskOutcome, type ApproveOutcome, type ToolContext } from '../../tool.js';
 import type { ActionRecord, ActionRequest } from '../../types.js';
 import type { LiveCall } from './live-call.js';
 import type { Turn } from './turn.js';
@@ -62,23 +62,35 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
       const entry = recorded('question', asked, request.expiresInMinutes);
       const resolution = entry.resolution;
       if (!resolution || resolution.type !== 'question' || 'dismiss' in resolution) throw new DismissSignal();
-      return { answers: resolution.answers, skipped: 'skip' in resolution, defaulted: entry.defaulted ?? [] };
+      const note = 'note' in resolution ? resolution.note : undefined;
+      return { answers: resolution.answers, skipped: 'skip' in resolution, defaulted: entry.defaulted ?? [], ...(note ? { note } : {}) };
     },
 
     async approve(request): Promise<ApproveOutcome> {
-      let policy = {};
-      if (request.approval && !journal.some((action) => action.journalIndex === next)) {
-        checkApprovalPolicy(request.approval, 'ctx.approve({ approval })');
-        policy = await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock());
+      // Already answered (a re-run): what was asked is the journal's, and is not worked out again.
+      const journaled = journal.some((action) => action.journalIndex === next);
+      let asked: ActionRequest | undefined;
+      if (!journaled) {
+        if (request.approval) checkApprovalPolicy(request.approval, 'ctx.approve({ approval })');
+        const policy = request.approval ? await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock()) : {};
+        asked = kinds.approval.checkRequest({
+          kind: 'approval',
+          title: request.title,
+          summary: request.summary ?? '',
+          args: request.args ?? null,
+          canRemember: false,
+          ...(request.argsSchema !== undefined ? { argsSchema: argsJsonSchema(request.argsSchema) } : {}),
+          ...policy,
+        });
       }
-      const entry = recorded(
-        'approval',
-        { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false, ...policy },
-        request.expiresInMinutes,
-      );
+      const entry = recorded('approval', asked as ActionRequest, request.expiresInMinutes);
       const resolution = entry.resolution;
-      if (!resolution || resolution.type !== 'approval') return { approved: false };
-      return { approved: entry.status === 'resolved' && resolution.decision === 'allow', comment: resolution.comment };
+      const askedArgs = entry.request.kind === 'approval' ? entry.request.args : null;
+      if (!resolution || resolution.type !== 'approval') return { approved: false, args: askedArgs };
+      const approved = entry.status === 'resolved' && resolution.decision === 'allow';
+      // The edit was checked against argsSchema when it was answered (src/kinds/approval.ts).
+      const args = approved && resolution.approvedArgs !== undefined ? resolution.approvedArgs : askedArgs;
+      return { approved, args, ...(resolution.comment !== undefined ? { comment: resolution.comment } : {}) };
     },
 
     async askLive(request) {

@@ -6,7 +6,8 @@ import { actionView, type ActionView } from '../../views.js';
 import type { Change, ConversationPatch, NewEvent } from '../../store/store.js';
 import { newEvent, type EventData, type EventType } from '../../protocol/events.js';
 import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
-import type { ActionRecord, ConversationRecord, MessageMetadata, MessagePart, MessageRecord, RememberedTool, ToolOutput, TurnWarning } from '../../types.js';
+import type { ActionRecord, ConversationRecord, JsonValue, MessageMetadata, MessagePart, MessageRecord, RememberedTool, ToolOutput, TurnWarning } from '../../types.js';
+import { eventToolOutput } from './tool-output.js';
 
 /** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
 export class TurnInterrupted extends Error {
@@ -91,9 +92,17 @@ export class Turn {
     return message;
   }
 
-  /** Records a tool's result as a tool message, with a `tool.result` event. */
-  addToolResult(call: { toolCallId: string; toolName: string }, output: ToolOutput, logged: LoggedOutput = { output }): void {
-    const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged });
+  /**
+   * Records a tool's result as a tool message, with a `tool.result` event; `kept` is what its message keeps
+   * besides (the arguments a person approved, notes the model reads after it, a warning).
+   */
+  addToolResult(
+    call: { toolCallId: string; toolName: string },
+    output: ToolOutput,
+    logged: LoggedOutput = eventToolOutput(output),
+    kept: { approvedArgs?: JsonValue; notes?: string[]; warnings?: TurnWarning[]; isError?: true } = {},
+  ): void {
+    const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged, ...kept });
     this.keepMessage(message);
     this.pending.events.push(event);
   }

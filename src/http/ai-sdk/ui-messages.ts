@@ -2,6 +2,7 @@ import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
 import { aiSdkTitleOf, presentationOf } from '../../kinds/index.js';
+import { commentText } from '../../kinds/comment-text.js';
 import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
@@ -40,12 +41,14 @@ export function isQuestionTool(toolName: string, agent: AgentConfig | undefined)
 
 /**
  * What a tool part shows as its input: the stored call's input, except for a question tool, where it
- * is the questions as asked (ids filled in, intake questions that the call itself does not carry).
+ * is the questions as asked (ids filled in, intake questions that the call itself does not carry), and
+ * a client tool, where it is what the page is to run with (the arguments a person approved, if edited).
  */
 export function partInput(toolName: string, callInput: unknown, action: ActionView | undefined, agent: AgentConfig | undefined): unknown {
   if (action?.kind === 'question' && action.questions && isQuestionTool(toolName, agent)) {
     return { ...(action.preamble ? { preamble: action.preamble } : {}), questions: action.questions };
   }
+  if (action?.kind === 'client_tool') return action.args;
   return callInput;
 }
 
@@ -79,6 +82,12 @@ export function isDenied(action: ActionView | undefined): boolean {
   return action?.resolution?.type === 'approval' && action.resolution.decision === 'deny';
 }
 
+/** A deny whose comment is an object: the model read that object as the call's result, and the call did not run. */
+function isStructuredDenial(action: ActionView | undefined, result: ToolOutput): boolean {
+  const comment = action?.resolution?.type === 'approval' ? action.resolution.comment : undefined;
+  return typeof comment === 'object' && result.type === 'json' && JSON.stringify(result.value) === JSON.stringify(comment);
+}
+
 /** Whether the action's call shows as an AI SDK approval (its kind's `aiSdkApproval`). */
 export function isUiApproval(action: ActionView | undefined): action is ActionView {
   return action !== undefined && presentationOf(action.kind).aiSdkApproval;
@@ -87,7 +96,7 @@ export function isUiApproval(action: ActionView | undefined): action is ActionVi
 function approvalOf(action: ActionView | undefined): UiToolPart['approval'] | undefined {
   if (action?.resolution?.type !== 'approval') return undefined;
   const { decision, comment } = action.resolution;
-  return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: comment } : {}) };
+  return { id: action.id, approved: decision === 'allow', ...(comment ? { reason: commentText(comment) } : {}) };
 }
 
 /** A stored tool call as a tool part, in the state its result and its action give it. */
@@ -111,8 +120,8 @@ export function toolPart(
   }
   const approval = approvalOf(action);
   if (result) {
+    if (isDenied(action) && (result.type === 'error-text' || isStructuredDenial(action, result))) return { ...part, state: 'output-denied', approval };
     if (result.type === 'error-text') {
-      if (isDenied(action)) return { ...part, state: 'output-denied', approval };
       return { ...part, state: 'output-error', errorText: result.value, ...(approval?.approved ? { approval } : {}) };
     }
     const output = isQuestionTool(call.toolName, agent) ? (questionOutput(action, String(result.value)) ?? result.value) : result.value;

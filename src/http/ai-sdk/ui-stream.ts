@@ -221,9 +221,13 @@ export class UiChunkStream {
     const output = data.output as ToolOutput | undefined;
     if (!output) return;
     this.begin();
+    // A denied call did not run, whatever the model read (a deny's object comment is a JSON result, logged as an error).
+    if (data.isError && this.denied.has(toolCallId)) {
+      this.send({ type: 'tool-output-denied', toolCallId });
+      return;
+    }
     if (output.type === 'error-text') {
-      if (this.denied.has(toolCallId)) this.send({ type: 'tool-output-denied', toolCallId });
-      else this.send({ type: 'tool-output-error', toolCallId, errorText: output.value });
+      this.send({ type: 'tool-output-error', toolCallId, errorText: output.value });
       return;
     }
     const toolName = data.toolName;

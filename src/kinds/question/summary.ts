@@ -26,13 +26,14 @@ function line(question: Question, values: string[]): string {
  * What the model reads back once the questions are settled: by labels, never opaque option values.
  * A skipped set says so first and then lists the pre-picked answers that stand in for the person's.
  */
-export function summarizeAnswers(questions: Question[], outcome: { answers: Record<string, string[]>; skipped?: boolean }): string {
+export function summarizeAnswers(questions: Question[], outcome: { answers: Record<string, string[]>; skipped?: boolean; note?: string }): string {
   if (outcome.skipped) {
     const used = questions
       .map((question) => ({ question, values: answerOf(outcome.answers, question.id) }))
       .filter(({ values }) => values.length > 0)
       .map(({ question, values }) => line(question, values));
-    return used.length > 0 ? `${SKIPPED_SUMMARY}\nPre-picked answers in effect:\n${used.join('\n')}` : SKIPPED_SUMMARY;
+    const said = outcome.note ? `${SKIPPED_SUMMARY}\nTheir note: ${outcome.note}` : SKIPPED_SUMMARY;
+    return used.length > 0 ? `${said}\nPre-picked answers in effect:\n${used.join('\n')}` : said;
   }
   const lines = questions.map((question) => line(question, answerOf(outcome.answers, question.id)));
   return `The user answered:\n${lines.join('\n')}`;

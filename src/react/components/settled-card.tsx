@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
+import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import { argumentsDiff } from '../state/arguments-diff.js';
@@ -55,7 +56,7 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
     return (
       <>
         {resolution.approvedArgs !== undefined && <ArgumentsDiff asked={action.originalArgs ?? action.args} approved={resolution.approvedArgs} />}
-        {resolution.comment && <blockquote className="heed-comment">{resolution.comment}</blockquote>}
+        {resolution.comment && <blockquote className="heed-comment">{commentText(resolution.comment)}</blockquote>}
         {resolution.remember && <p className="heed-hint">Not asked again for {action.toolName} in this chat.</p>}
       </>
     );

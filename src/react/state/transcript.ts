@@ -1,3 +1,4 @@
+import { commentText } from '../../kinds/comment-text.js';
 import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonValue, ToolOutput } from '../../types.js';
 import type { ActionView, MessageView } from '../../views.js';
@@ -22,11 +23,11 @@ function notRunBy(actions: ActionView[]): NotRun | undefined {
   if (!approval) return undefined;
   if (approval.status === 'expired') return { reason: 'timed out' };
   if (approval.status === 'cancelled') return { reason: 'cancelled' };
-  const resolution = approval.resolution as { type?: string; decision?: string; comment?: string } | undefined;
+  const resolution = approval.resolution;
   if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'deny') return undefined;
   // A lapse under `deny` is recorded as a refusal too, by the time limit.
   if (approval.channel === 'timeout') return { reason: 'timed out' };
-  return { reason: 'denied', ...(resolution.comment ? { comment: resolution.comment } : {}) };
+  return { reason: 'denied', ...(resolution.comment ? { comment: commentText(resolution.comment) } : {}) };
 }
 
 /** Tool calls that only exist to carry a request: the request's card says it all. */
