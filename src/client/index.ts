@@ -60,7 +60,8 @@ export interface FollowOptions {
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
-  listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
+  /** The caller's conversations, newest first; `q` keeps those whose title or agent name contains it. */
+  listConversations(filter?: { status?: ConversationStatus; agent?: string; q?: string; limit?: number; signal?: AbortSignal }): Promise<ConversationView[]>;
   /**
    * The conversation with its newest messages (100 by default). `hasEarlierMessages` says older ones exist:
    * pass `before` (the id of the first message you have) to read them.
@@ -142,11 +143,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
     createConversation: (input) => json('POST', '/api/conversations', input),
-    async listConversations(filter = {}) {
+    async listConversations({ signal, ...filter } = {}) {
       const query = new URLSearchParams();
       for (const [key, value] of Object.entries(filter)) if (value !== undefined) query.set(key, String(value));
       const search = query.size ? `?${query}` : '';
-      return (await json<{ conversations: ConversationView[] }>('GET', `/api/conversations${search}`)).conversations;
+      return ((await (await request('GET', `/api/conversations${search}`, { signal })).json()) as { conversations: ConversationView[] }).conversations;
     },
     getConversation(id, page = {}) {
       const query = new URLSearchParams();
