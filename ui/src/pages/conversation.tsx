@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ActionCard, buildTranscript, byWhom, ownsConversation, SettledCard, useConversation, useHeedUser, type TranscriptItem } from 'heed/react';
 import type { ConversationView } from 'heed/client';
-import { useConsole } from '../console.js';
+import { conversationName, useConsole } from '../console.js';
 import { anonymousConversationIds } from '../session.js';
 
 /** One conversation: the transcript, and below it either the request waiting on you or the message box. */
@@ -9,7 +9,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const me = useHeedUser();
   const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
   const { agents, refreshConversations } = useConsole();
-  const agent = agents.find((candidate) => candidate.name === chat.conversation?.agent);
+  const agent = agents?.find((candidate) => candidate.name === chat.conversation?.agent);
   const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming), [chat.messages, chat.streaming]);
   const pending = chat.pendingActions;
   const current = pending[0];
@@ -57,14 +57,25 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   return (
     <section className="chat" aria-labelledby="chat-title">
       <header className="chat-head">
-        <div>
-          <h1 id="chat-title">{chat.conversation?.agent ?? 'Loading…'}</h1>
-          {agent?.description && <p className="muted agent-description">{agent.description}</p>}
+        <div className="chat-heading">
+          <h1 id="chat-title">{chat.conversation ? conversationName(chat.conversation) : 'Loading…'}</h1>
+          {chat.conversation && (
+            <p className="muted agent-description">
+              {chat.conversation.title ? <span className="chat-agent">{chat.conversation.agent}</span> : null}
+              {chat.conversation.title && agent?.description ? ' · ' : null}
+              {agent?.description}
+            </p>
+          )}
         </div>
         <p className={`status status-${status ?? 'idle'}`} role="status">
           {status === 'requires_action' ? 'Waiting for you' : status === 'running' || chat.running ? 'Working…' : ''}
         </p>
       </header>
+      {chat.connection === 'reconnecting' && (
+        <p className="connection-note" role="status">
+          Reconnecting… The live connection to the server was cut.
+        </p>
+      )}
 
       <div
         className="transcript-scroll"
@@ -82,6 +93,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           </p>
         )}
         <ol className="transcript" aria-label="Messages">
+          {chat.status === 'loading' && <li className="muted empty">Loading the conversation…</li>}
           {chat.status === 'ready' && transcript.length === 0 && (
             <li className="muted empty">Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}</li>
           )}
