@@ -110,7 +110,7 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         await bigRow.waitFor();
         const text = await bigRow.textContent();
         expect(text).toContain(`issue_refund: orderId 1042 · amount ${size.width % 400} · reason “customer request”`);
-        expect(text).toMatch(new RegExp(`Refund order 1042 for \\$${size.width % 400} · asked by you · (just now|\\d+ min ago)`));
+        expect(text).toMatch(new RegExp(`refunds · “Refund order 1042 for \\$${size.width % 400}” · asked by you · (just now|\\d+ min ago)`));
         const question = rows.filter({ hasText: 'Ship the order today?' });
         expect(await question.getByRole('button').count()).toBe(0);
         const vote = rows.filter({ hasText: 'Pay 100 to acme?' }).filter({ hasText: `asked by ${requester}` });

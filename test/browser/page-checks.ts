@@ -68,11 +68,16 @@ export async function layoutReport(page: Page): Promise<LayoutReport> {
   });
 }
 
-/** The transcript's height as a share of the viewport's (0 to 1). */
-export async function transcriptShare(page: Page): Promise<number> {
+/**
+ * The transcript's height as a share of the viewport's (0 to 1), and the share its messages would take
+ * shown whole.
+ */
+export async function transcriptShare(page: Page): Promise<{ shown: number; content: number }> {
   return page.evaluate(() => {
     const transcript = document.querySelector('.transcript-scroll');
-    return transcript ? transcript.getBoundingClientRect().height / window.innerHeight : 0;
+    if (!transcript) return { shown: 0, content: 0 };
+    const content = Array.from(transcript.children).reduce((sum, child) => sum + (child as HTMLElement).offsetHeight, 0);
+    return { shown: transcript.getBoundingClientRect().height / window.innerHeight, content: content / window.innerHeight };
   });
 }
 

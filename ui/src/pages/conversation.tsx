@@ -32,6 +32,20 @@ export function ConversationPage({ conversationId }: { conversationId: string })
     observer.observe(element);
     return () => observer.disconnect();
   }, [chat.status]);
+  // While a card is docked the transcript keeps its room (styles.css): 46% of the screen, or less when
+  // its messages need less, so a short conversation leaves the card the rest.
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const keep = () => {
+      const content = Array.from(element.children).reduce((sum, child) => sum + (child as HTMLElement).offsetHeight, 0);
+      element.style.setProperty('--transcript-keep', `min(46dvh, ${Math.ceil(content)}px)`);
+    };
+    const observer = new ResizeObserver(keep);
+    for (const child of Array.from(element.children)) observer.observe(child);
+    keep();
+    return () => observer.disconnect();
+  }, [chat.status, chat.hasEarlierMessages]);
 
   // The sidebar's status follows the conversation's.
   useEffect(() => {

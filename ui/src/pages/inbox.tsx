@@ -89,7 +89,7 @@ function InboxRow({ action }: { action: ActionView }) {
   const me = useHeedUser();
   const [row, setRow] = useState<RowState>({ state: 'idle' });
   const owner = action.conversation?.ownerId;
-  const where = action.conversation ? (action.conversation.title ?? action.conversation.agent) : 'conversation';
+  const where = action.conversation ? `${action.conversation.agent}${action.conversation.title ? ` · “${action.conversation.title}”` : ''}` : 'conversation';
   const more = detail(action);
   const headingId = `inbox-${action.id}`;
 
