@@ -84,6 +84,15 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
         await expectTopBar(page, phone);
         await expectFits(page, 'inbox');
         await context.close();
+
+        // Anonymous, the top bar offers Sign in in the same place.
+        const anonymous = await newContext(harness, size);
+        const other = await anonymous.newPage();
+        await signIn(other);
+        await other.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+        await expectTopBar(other, phone);
+        await expectFits(other, 'home, anonymous');
+        await anonymous.close();
       });
 
       it('a conversation with each kind of card docked keeps the transcript usable', async () => {
