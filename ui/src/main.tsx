@@ -3,6 +3,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
 import { installConsoleClientTools } from './client-tools.js';
 import './styles.css';
+// The frame and the narrow-screen rules, after the pages' styles they adjust.
+import './layout.css';
 // After the console's page styles, where the card styles have always come: the page's
 // :focus-visible ring must not beat a card's own shadow.
 import 'heed/react/styles.css';
