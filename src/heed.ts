@@ -26,6 +26,7 @@ import { memoryStore } from './store/memory/memory-store.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
+import { conversationTitle } from './protocol/conversation.js';
 
 export type { AgentInfo, ConversationSnapshot };
 
@@ -55,7 +56,8 @@ export interface Heed {
    * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
    */
   createConversation(input: { agent: string; id?: string; ownerId?: string | null; channel?: string | null; metadata?: JsonObject; caller?: Caller }): Promise<ConversationView>;
-  listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
+  /** Newest first; `q` keeps those whose title or agent name contains it, ignoring case. */
+  listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; q?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
   inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
@@ -275,7 +277,8 @@ export function createHeed(options: HeedOptions): Heed {
       whenReady(async () => {
         const ownerId = filter.caller ? filter.caller.userId : undefined;
         if (filter.caller && ownerId === null) return [];
-        const records = await store.listConversations({ ownerId, status: filter.status, agent: filter.agent, limit: filter.limit });
+        const search = filter.q?.trim() || undefined;
+        const records = await store.listConversations({ ownerId, status: filter.status, agent: filter.agent, search, limit: filter.limit });
         return records.map(conversationView);
       }),
     conversation,
@@ -300,7 +303,8 @@ export function createHeed(options: HeedOptions): Heed {
               const owns = record !== undefined && mayAccess(inboxOptions.caller, record);
               if (!mayVote(action.request, userId, record?.ownerId ?? null, owns) || currentVote(action.request, userId!)) continue;
             }
-            views.push(actionView(engine, action, record?.agent ?? ''));
+            const conversation = record ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId } : undefined;
+            views.push({ ...actionView(engine, action, record?.agent ?? ''), ...(conversation ? { conversation } : {}) });
             if (views.length === limit) return views;
           }
           const last = actions.at(-1);

@@ -99,6 +99,11 @@ export interface ToolContext {
    * `ask`, `approve` and `openUrl` are this with each kind's own shape of question and answer.
    */
   request(request: RaisedRequest & { expiresInMinutes?: number }): Promise<LiveAnswer>;
+  /**
+   * Names the conversation (its `title`, kept in `metadata.title`; at most 120 characters, on one
+   * line), replacing any title it had. Stored with what the call leads to (its result, or the pause).
+   */
+  setTitle(title: string): void;
 }
 
 export interface ApprovalCheckContext {

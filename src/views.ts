@@ -1,5 +1,6 @@
 import { inputJsonSchema, type AgentDirectory } from './tool.js';
 import { kindOf } from './kinds/index.js';
+import { conversationTitle } from './protocol/conversation.js';
 import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, MessageView, QuestionActionView, UrlActionView } from './protocol/views.js';
 import type { ActionRecord, ConversationRecord, MessageRecord } from './types.js';
 
@@ -40,6 +41,7 @@ export function conversationView(conversation: ConversationRecord): Conversation
     version: conversation.version,
     lastEventSeq: conversation.lastEventSeq,
     metadata: conversation.metadata,
+    title: conversationTitle(conversation.metadata),
     createdAt: conversation.createdAt,
     updatedAt: conversation.updatedAt,
   };

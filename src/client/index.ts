@@ -52,8 +52,15 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Reconnect (resuming with `Last-Event-ID`) when the connection drops. Default true. */
   reconnect?: boolean;
-  /** Wait before reconnecting, in ms. Default 1000. */
+  /** Wait before reconnecting, in ms; doubled after each failed attempt, up to 15 s. Default 1000. */
   retryMs?: number;
+  /**
+   * A connection that brings nothing for this long (not even the server's heartbeat, sent every 15 s)
+   * is taken as cut and opened again. Default 40,000 ms.
+   */
+  idleMs?: number;
+  /** Told when the stream is connected (`open`) and when the connection was lost (`lost`; it reconnects unless `reconnect` is false). */
+  onConnection?: (state: 'open' | 'lost') => void;
 }
 
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
@@ -62,7 +69,8 @@ export interface HeedClient {
   /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous. */
   me(): Promise<{ userId: string | null }>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
-  listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
+  /** The caller's conversations, newest first; `q` keeps those whose title or agent name contains it. */
+  listConversations(filter?: { status?: ConversationStatus; agent?: string; q?: string; limit?: number; signal?: AbortSignal }): Promise<ConversationView[]>;
   /**
    * The conversation with its newest messages (100 by default). `hasEarlierMessages` says older ones exist:
    * pass `before` (the id of the first message you have) to read them.
@@ -80,9 +88,10 @@ export interface HeedClient {
   inbox(options?: { limit?: number; cursor?: string }): Promise<{ actions: ActionView[]; nextCursor?: string }>;
   /**
    * Follows the caller's inbox live (`GET /api/inbox/stream`): `inbox.added` (data: the action),
-   * `inbox.synced` (`{ count }`), `inbox.removed` (`{ id, conversationId }`). Ends when the connection does.
+   * `inbox.synced` (`{ count }`), `inbox.removed` (`{ id, conversationId }`). Ends when the connection does,
+   * or when it brought nothing for `idleMs` (default 40,000; the server sends a heartbeat every 15 s).
    */
-  inboxEvents(options?: { signal?: AbortSignal }): AsyncGenerator<{ event: string; data: unknown }>;
+  inboxEvents(options?: { signal?: AbortSignal; idleMs?: number }): AsyncGenerator<{ event: string; data: unknown }>;
   /** Answers an action; when it closes the pause, waits for the continued turn. */
   answer(conversationId: string, actionId: string, resolution: ResolutionInput): Promise<TurnResult>;
   answerStream(conversationId: string, actionId: string, resolution: ResolutionInput, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
@@ -145,11 +154,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
     me: () => json<{ userId: string | null }>('GET', '/api/me'),
     createConversation: (input) => json('POST', '/api/conversations', input),
-    async listConversations(filter = {}) {
+    async listConversations({ signal, ...filter } = {}) {
       const query = new URLSearchParams();
       for (const [key, value] of Object.entries(filter)) if (value !== undefined) query.set(key, String(value));
       const search = query.size ? `?${query}` : '';
-      return (await json<{ conversations: ConversationView[] }>('GET', `/api/conversations${search}`)).conversations;
+      return ((await (await request('GET', `/api/conversations${search}`, { signal })).json()) as { conversations: ConversationView[] }).conversations;
     },
     getConversation(id, page = {}) {
       const query = new URLSearchParams();
@@ -170,10 +179,25 @@ export function createClient(options: HeedClientOptions): HeedClient {
       return json('GET', `/api/inbox${query.size ? `?${query}` : ''}`);
     },
     async *inboxEvents(streamOptions = {}) {
-      const response = await request('GET', '/api/inbox/stream', { headers: { accept: 'text/event-stream' }, signal: streamOptions.signal });
-      for await (const message of readSse(response.body!, streamOptions.signal)) {
-        if (message.event === 'error') throw errorFromData(message.data);
-        yield { event: message.event, data: JSON.parse(message.data) as unknown };
+      const connection = new AbortController();
+      const stop = () => connection.abort();
+      streamOptions.signal?.addEventListener('abort', stop, { once: true });
+      if (streamOptions.signal?.aborted) stop();
+      let idle: ReturnType<typeof setTimeout> | undefined;
+      const alive = () => {
+        clearTimeout(idle);
+        idle = setTimeout(stop, streamOptions.idleMs ?? 40_000);
+      };
+      try {
+        alive();
+        const response = await request('GET', '/api/inbox/stream', { headers: { accept: 'text/event-stream' }, signal: connection.signal });
+        for await (const message of readSse(response.body!, connection.signal, alive)) {
+          if (message.event === 'error') throw errorFromData(message.data);
+          yield { event: message.event, data: JSON.parse(message.data) as unknown };
+        }
+      } finally {
+        clearTimeout(idle);
+        streamOptions.signal?.removeEventListener('abort', stop);
       }
     },
     answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
@@ -183,13 +207,29 @@ export function createClient(options: HeedClientOptions): HeedClient {
     async *follow(id, followOptions = {}) {
       let last = followOptions.after ?? 0;
       const signal = followOptions.signal;
+      const retryMs = followOptions.retryMs ?? 1000;
+      let failures = 0;
       while (!signal?.aborted) {
+        // One connection: ends with the caller's signal, or when it has been silent for idleMs.
+        const connection = new AbortController();
+        const stop = () => connection.abort();
+        signal?.addEventListener('abort', stop, { once: true });
+        let idle: ReturnType<typeof setTimeout> | undefined;
+        const alive = () => {
+          clearTimeout(idle);
+          idle = setTimeout(stop, followOptions.idleMs ?? 40_000);
+        };
+        let opened = false;
         try {
+          alive();
           const response = await request('GET', conversationPath(id, 'events', 'stream'), {
             headers: { accept: 'text/event-stream', 'last-event-id': String(last) },
-            signal,
+            signal: connection.signal,
           });
-          for await (const message of readSse(response.body!, signal)) {
+          opened = true;
+          failures = 0;
+          followOptions.onConnection?.('open');
+          for await (const message of readSse(response.body!, connection.signal, alive)) {
             if (message.event === 'error') throw errorFromData(message.data);
             const event = JSON.parse(message.data) as EventRecord;
             if (event.seq <= last) continue;
@@ -197,14 +237,18 @@ export function createClient(options: HeedClientOptions): HeedClient {
             yield event;
           }
         } catch (thrown) {
-          // A refusal (404, 401…) is final; a dropped connection is retried below.
-          if (thrown instanceof HeedApiError || signal?.aborted) {
-            if (signal?.aborted) return;
-            throw thrown;
-          }
+          // A refusal (404, 401…) is final; a dropped connection, or a proxy's 5xx while the server is away, is retried below.
+          if (signal?.aborted) return;
+          if (thrown instanceof HeedApiError && !(thrown.status >= 500)) throw thrown;
+        } finally {
+          clearTimeout(idle);
+          signal?.removeEventListener('abort', stop);
         }
-        if (followOptions.reconnect === false || signal?.aborted) return;
-        await new Promise((resolve) => setTimeout(resolve, followOptions.retryMs ?? 1000));
+        if (signal?.aborted) return;
+        if (opened || failures === 0) followOptions.onConnection?.('lost');
+        if (followOptions.reconnect === false) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, retryMs * 2 ** failures)));
+        failures++;
       }
     },
     rememberedTools: async (id) => (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,

@@ -5,8 +5,11 @@ export interface SseEvent {
   data: string;
 }
 
-/** Reads a `text/event-stream` body event by event (comments and `retry:` are skipped). */
-export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+/**
+ * Reads a `text/event-stream` body event by event (comments and `retry:` are skipped). `onBytes` is
+ * called whenever bytes arrive, comments included: a server's heartbeats show the connection lives.
+ */
+export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal, onBytes?: () => void): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -19,6 +22,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
+      onBytes?.();
       buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {

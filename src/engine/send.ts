@@ -4,6 +4,7 @@ import { defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
 import { newId } from '../ids.js';
+import { titleFromMessage } from '../protocol/conversation.js';
 import type { Change } from '../store/store.js';
 import type { ActionRecord, JsonObject, MessageRecord } from '../types.js';
 import type { TurnResult } from './turn/run-turn.js';
@@ -108,6 +109,8 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
       newEvent('turn.started', at, { trigger: 'message' }),
     );
     change.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
+    // A conversation with no title is named by its first message (docs/http.md, "Titles and search").
+    if (conversation.metadata?.title === undefined) change.set.metadata = { ...(conversation.metadata ?? {}), title: titleFromMessage(content) };
     const result = await engine.commit(change);
     if (!result.ok) {
       if (Date.now() < waitUntil) continue;

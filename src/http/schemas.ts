@@ -57,6 +57,7 @@ const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).
 export const listConversationsQuery = z.object({
   status: conversationStatus.optional(),
   agent: z.string().min(1).optional(),
+  q: z.string().trim().min(1).max(100).optional().describe('Only conversations whose title or agent name contains this text (1 to 100 characters), ignoring case.'),
   limit: limit(200, 50),
 });
 

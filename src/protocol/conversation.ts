@@ -13,6 +13,10 @@ export const conversationView = z.strictObject({
   version: z.number().int(),
   lastEventSeq: z.number().int().describe('Number of the last event in the log: follow the stream from here to see only what comes next.'),
   metadata: z.record(z.string(), jsonValue).nullable(),
+  title: z
+    .string()
+    .nullable()
+    .describe('What the conversation is about: `metadata.title` (set by its creator, or by a tool with `ctx.setTitle`), else null until its first message names it.'),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -39,4 +43,31 @@ export function channelPlatform(channel: string | null | undefined): string | un
   const name = channel.split(':')[0].trim();
   if (!name) return 'its channel';
   return Object.hasOwn(PLATFORMS, name) ? PLATFORMS[name] : name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** Longest title kept; a longer one is cut (a tool's `ctx.setTitle`, the first message). */
+export const MAX_TITLE_CHARS = 120;
+/** A title taken from the first message is cut shorter, to read as a name rather than the message. */
+const FIRST_MESSAGE_TITLE_CHARS = 80;
+
+/** The conversation's title: `metadata.title` when it is a string with some text, else null. */
+export function conversationTitle(metadata: Record<string, unknown> | null): string | null {
+  const title = metadata?.title;
+  if (typeof title !== 'string') return null;
+  const line = oneLineTitle(title, MAX_TITLE_CHARS);
+  return line === '' ? null : line;
+}
+
+/** The title a first message gives a conversation that has none: its text on one line, cut at a word. */
+export function titleFromMessage(text: string): string {
+  return oneLineTitle(text, FIRST_MESSAGE_TITLE_CHARS);
+}
+
+function oneLineTitle(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= max) return line;
+  // Not between the two halves of a character outside the BMP (an emoji).
+  const cut = line.slice(0, /[\uD800-\uDBFF]/.test(line[max - 2] ?? '') ? max - 2 : max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -595,6 +595,28 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.listConversations({ ownerId: 'many' })).toHaveLength(50);
     });
 
+    it('searches conversations by title or agent name, ignoring case, with the text taken as written', async () => {
+      const titled = (id: string, title: unknown, fields: Partial<ConversationRecord> = {}) =>
+        commitOk({ conversationId: id, create: conversation(id, { metadata: { title: title as JsonValue, other: 'refund' }, ...fields }) });
+      await titled('t1', 'Refund for order 1042', { updatedAt: at(10) });
+      await titled('t2', 'Where is my PARCEL?', { updatedAt: at(20) });
+      await titled('t3', 'Discount of 50% off_peak', { updatedAt: at(30) });
+      await titled('t4', 42, { updatedAt: at(40) });
+      await titled('t5', 'refund, again', { updatedAt: at(50), ownerId: 'bob' });
+      await commitOk({ conversationId: 't6', create: conversation('t6', { agent: 'Refunds-desk', updatedAt: at(60) }) });
+      const ids = (list: ConversationRecord[]) => list.map((c) => c.id);
+      expect(ids(await store.listConversations({ search: 'refund' }))).toEqual(['t6', 't5', 't1']);
+      expect(ids(await store.listConversations({ search: 'REFUND', ownerId: 'ada' }))).toEqual(['t6', 't1']);
+      expect(ids(await store.listConversations({ search: 'parcel' }))).toEqual(['t2']);
+      // "%" and "_" are characters, not wildcards; a number is no title; other metadata is not searched.
+      expect(ids(await store.listConversations({ search: '50% off_' }))).toEqual(['t3']);
+      expect(ids(await store.listConversations({ search: '%' }))).toEqual(['t3']);
+      expect(ids(await store.listConversations({ search: '_' }))).toEqual(['t3']);
+      expect(ids(await store.listConversations({ search: '42' }))).toEqual(['t1']);
+      expect(ids(await store.listConversations({ search: 'other' }))).toEqual([]);
+      expect(ids(await store.listConversations({ search: 'support', limit: 2 }))).toEqual(['t5', 't4']);
+    });
+
     it('lists due conversations: lapsed actions and lapsed leases, not future ones or idle ones', async () => {
       await parked('due', {}, {});
       await commitOk({ conversationId: 'due', expectVersion: 1, set: { actionDueAt: at(100) } });

@@ -128,6 +128,11 @@ export interface ConversationFilter {
   ownerId?: string | null;
   status?: ConversationStatus;
   agent?: string;
+  /**
+   * Only conversations whose title (`metadata.title`, a string) or agent name contains this text,
+   * ignoring case (on SQLite, the case of A–Z only).
+   */
+  search?: string;
   /** Page size (default 50) and cursor: the `updatedAt`/`id` of the last row of the previous page. */
   limit?: number;
   before?: { updatedAt: string; id: string };

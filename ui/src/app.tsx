@@ -1,13 +1,14 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createClient, HeedApiError, type AgentInfo, type ConversationView } from 'heed/client';
-import { HeedProvider, rememberStartedConversation, useInbox } from 'heed/react';
-import { ConsoleContext, shortTime, useConsole } from './console.js';
+import { HeedProvider, rememberStartedConversation } from 'heed/react';
+import { ConsoleContext } from './console.js';
+import { Sidebar, TopBar } from './layout.js';
 import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
 import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
 import { SignInPage } from './pages/sign-in.js';
-import { Link, navigate, usePath } from './router.js';
+import { navigate, usePath } from './router.js';
 import { anonymousConversationIds, forgetAnonymousConversation, loadSession, rememberAnonymousConversation, saveSession, type Session } from './session.js';
 
 export function App() {
@@ -38,9 +39,11 @@ export function App() {
 
 function SignedIn({ session, onSession, signOut, path }: { session: Session; onSession: (session: Session) => void; signOut: () => void; path: string }) {
   const client = useMemo(() => createClient({ baseUrl: window.location.origin, ...(session.token ? { token: session.token } : {}) }), [session.token]);
-  const [agents, setAgents] = useState<AgentInfo[]>([]);
-  const [conversations, setConversations] = useState<ConversationView[]>([]);
+  const [agents, setAgents] = useState<AgentInfo[]>();
+  const [conversations, setConversations] = useState<ConversationView[]>();
   const [loadError, setLoadError] = useState<string>();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
 
   const refreshConversations = useCallback(async () => {
     try {
@@ -87,6 +90,12 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
     const timer = setInterval(() => void refreshConversations(), 10_000);
     return () => clearInterval(timer);
   }, [refreshConversations, path]);
+  // Going somewhere closes the drawer.
+  useEffect(() => setMenuOpen(false), [path]);
+  const closeMenu = useCallback((returnFocus: boolean) => {
+    setMenuOpen(false);
+    if (returnFocus) menuButton.current?.focus();
+  }, []);
 
   const startConversation = useCallback(
     async (agent: string) => {
@@ -113,9 +122,9 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
           Skip to content
         </a>
         <div className="layout">
-          <TopBar path={path} />
+          <TopBar path={path} menuOpen={menuOpen} menuButtonRef={menuButton} onMenu={() => setMenuOpen((open) => !open)} />
           <div className="body">
-            <Sidebar activeId={conversationId ? decodeURIComponent(conversationId) : undefined} />
+            <Sidebar activeId={conversationId ? decodeURIComponent(conversationId) : undefined} open={menuOpen} onClose={closeMenu} />
             <main id="main" className="content" tabIndex={-1}>
               {loadError && (
                 <p className="banner" role="alert">
@@ -128,67 +137,5 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
         </div>
       </HeedProvider>
     </ConsoleContext.Provider>
-  );
-}
-
-function TopBar({ path }: { path: string }) {
-  const { session, signOut } = useConsole();
-  const inbox = useInbox({ intervalMs: 5000 });
-  const { refresh } = inbox;
-  useEffect(() => {
-    void refresh();
-  }, [path, refresh]);
-  const waiting = session.token ? inbox.actions.length : 0;
-  return (
-    <header className="topbar">
-      <Link to="/" className="brand">
-        Heed
-      </Link>
-      <nav aria-label="Main" className="topnav">
-        <Link to="/" aria-current={path === '/' ? 'page' : undefined}>
-          Conversations
-        </Link>
-        <Link to="/inbox" aria-current={path === '/inbox' ? 'page' : undefined}>
-          Inbox
-          {waiting > 0 && (
-            <span className="count" aria-label={`, ${waiting} waiting`}>
-              {waiting}
-            </span>
-          )}
-        </Link>
-      </nav>
-      <span className="who">{session.token ? `Signed in${session.userId ? ` as ${session.userId}` : ''}` : 'Anonymous'}</span>
-      <button type="button" className="heed-button heed-quiet" onClick={signOut}>
-        {session.token ? 'Sign out' : 'Sign in'}
-      </button>
-    </header>
-  );
-}
-
-const STATUS_WORDS: Record<string, string> = { requires_action: 'Waiting', running: 'Working', idle: '' };
-
-function Sidebar({ activeId }: { activeId?: string }) {
-  const { conversations } = useConsole();
-  return (
-    <nav className="sidebar" aria-label="Conversations">
-      <Link to="/" className="heed-button heed-primary new-conversation">
-        New conversation
-      </Link>
-      {conversations.length === 0 ? (
-        <p className="muted">No conversations yet.</p>
-      ) : (
-        <ul className="conversation-list">
-          {conversations.map((conversation) => (
-            <li key={conversation.id}>
-              <Link to={`/c/${encodeURIComponent(conversation.id)}`} aria-current={conversation.id === activeId ? 'page' : undefined} className="conversation-link">
-                <span className="conversation-agent">{conversation.agent}</span>
-                {STATUS_WORDS[conversation.status] && <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>}
-                <span className="conversation-time">{shortTime(conversation.updatedAt)}</span>
-              </Link>
-            </li>
-          ))}
-        </ul>
-      )}
-    </nav>
   );
 }

@@ -7,8 +7,10 @@ import type { Session } from './session.js';
 interface ConsoleContextValue {
   session: Session;
   client: HeedClient;
-  agents: AgentInfo[];
-  conversations: ConversationView[];
+  /** Undefined until the server has listed them. */
+  agents: AgentInfo[] | undefined;
+  /** The caller's conversations, newest first; undefined until first read. */
+  conversations: ConversationView[] | undefined;
   refreshConversations: () => Promise<void>;
   startConversation: (agent: string) => Promise<void>;
   signOut: () => void;
@@ -27,4 +29,20 @@ export function shortTime(iso: string): string {
   if (Number.isNaN(date.getTime())) return '';
   const today = new Date().toDateString() === date.toDateString();
   return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
+}
+
+/** How long ago, in words a person reads at a glance: "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function ago(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (Number.isNaN(seconds)) return '';
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86_400);
+  return days === 1 ? 'yesterday' : days < 30 ? `${days} days ago` : shortTime(iso);
+}
+
+/** What a conversation is called: its title, else its agent's name. */
+export function conversationName(conversation: Pick<ConversationView, 'title' | 'agent'>): string {
+  return conversation.title ?? conversation.agent;
 }

@@ -4,6 +4,8 @@ import { App } from './app.js';
 import { installConsoleCards } from './cards/page-card.js';
 import { installConsoleClientTools } from './client-tools.js';
 import './styles.css';
+// The frame and the narrow-screen rules, after the pages' styles they adjust.
+import './layout.css';
 // After the console's page styles, where the card styles have always come: the page's
 // :focus-visible ring must not beat a card's own shadow.
 import 'heed/react/styles.css';

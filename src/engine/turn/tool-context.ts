@@ -3,6 +3,7 @@ import { conversationView } from '../../views.js';
 import { kindOf, kinds, type RaisedRequest } from '../../kinds/index.js';
 import { HeedError } from '../../errors.js';
 import { argsJsonSchema, type AskOutcome, type ApproveOutcome, type ToolContext } from '../../tool.js';
+import { conversationTitle } from '../../protocol/conversation.js';
 import type { ActionRecord, ActionRequest } from '../../types.js';
 import type { LiveCall } from './live-call.js';
 import type { Turn } from './turn.js';
@@ -121,6 +122,12 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
       }
       const entry = recorded(request.kind, kind.checkRequest(request), expiresInMinutes);
       return { status: entry.status as 'resolved' | 'cancelled' | 'expired', resolution: entry.resolution, defaulted: entry.defaulted ?? [] };
+    },
+
+    setTitle(title) {
+      const named = typeof title === 'string' ? conversationTitle({ title }) : null;
+      if (named === null) throw new HeedError('invalid_request', 'ctx.setTitle needs a title with some text.', { details: { field: 'title' } });
+      turn.set({ metadata: { ...(turn.conversation.metadata ?? {}), title: named } });
     },
   };
   return { context, state };

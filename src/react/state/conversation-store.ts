@@ -25,6 +25,12 @@ export interface ConversationState {
   conversationId: string;
   /** `loading` until the first snapshot arrives; `error` when it could not be read at all. */
   status: 'loading' | 'ready' | 'error';
+  /**
+   * The live event stream: `connecting` until it first opens, `live` while it is open, `reconnecting`
+   * after it was cut (the server stopped, the network dropped) until it opens again; then the
+   * conversation is read again, so nothing that happened meanwhile is missed.
+   */
+  connection: 'connecting' | 'live' | 'reconnecting';
   conversation?: ConversationView;
   messages: MessageView[];
   /** True when the conversation has older messages than the first in `messages`: `loadEarlier()` reads them. */
@@ -136,6 +142,7 @@ export function loadingState(conversationId: string): ConversationState {
   return {
     conversationId,
     status: 'loading',
+    connection: 'connecting',
     messages: [],
     pendingActions: [],
     streaming: [],
@@ -203,6 +210,8 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       pendingActions: visiblePending(),
       streaming: state.streaming.filter((entry) => !known.has(entry.messageId)),
       running: snapshot.conversation.status === 'running',
+      // The server answered: an error that said it could not be reached is over.
+      ...(state.error?.code === 'network_error' ? { error: undefined } : {}),
     });
     runPendingClientTools();
   }
@@ -255,7 +264,14 @@ export function createConversationStore(client: HeedClient, conversationId: stri
   async function follow(): Promise<void> {
     try {
       // The snapshot already holds everything up to its last event: follow only what comes after.
-      for await (const event of client.follow(conversationId, { after: followFrom ?? 0, signal: lifetime.signal, retryMs: 1000 })) onEvent(event);
+      const onConnection = (connection: 'open' | 'lost') => {
+        if (connection === 'lost') return set({ connection: 'reconnecting' });
+        // Back after a cut: read the conversation again (the stream resumes where it stopped, but a
+        // text being streamed when the cut came is only whole in the stored message).
+        if (state.connection === 'reconnecting') void refresh();
+        set({ connection: 'live' });
+      };
+      for await (const event of client.follow(conversationId, { after: followFrom ?? 0, signal: lifetime.signal, retryMs: 1000, onConnection })) onEvent(event);
     } catch (thrown) {
       if (!lifetime.signal.aborted) set({ error: toChatError(thrown) });
     }

@@ -4,6 +4,12 @@ import { toChatError, type ChatError } from './conversation-store.js';
 
 export interface InboxState {
   status: 'loading' | 'ready' | 'error';
+  /**
+   * The inbox stream: `connecting` until its first snapshot, `live` while open, `reconnecting` after it
+   * was cut until it is back (the inbox is then whole again: the stream starts with a snapshot), and
+   * `polling` where the server has no stream (read again every `intervalMs`).
+   */
+  connection?: 'connecting' | 'live' | 'reconnecting' | 'polling';
   /** Everything waiting on the caller, oldest first. */
   actions: ActionView[];
   error?: ChatError;
@@ -11,8 +17,9 @@ export interface InboxState {
 
 /**
  * The caller's inbox, kept live while started: it follows `GET /api/inbox/stream` (Server-Sent Events)
- * and applies what is added and removed. Only when the server has no stream, or it keeps failing, is
- * the inbox read again every `intervalMs` instead.
+ * and applies what is added and removed. While the stream is cut, the inbox is read at each attempt to
+ * reconnect (ever less often, up to every 30 s). Only when the server has no stream is it read again
+ * every `intervalMs` instead.
  */
 export interface InboxStore {
   getState(): InboxState;
@@ -30,7 +37,7 @@ function inboxOrder(actions: Iterable<ActionView>): ActionView[] {
 export function createInboxStore(client: HeedClient, options: { intervalMs?: number; maxItems?: number } = {}): InboxStore {
   const listeners = new Set<() => void>();
   const maxItems = options.maxItems ?? 500;
-  let state: InboxState = { status: 'loading', actions: [] };
+  let state: InboxState = { status: 'loading', connection: 'connecting', actions: [] };
   let timer: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let disposed = false;
@@ -46,7 +53,7 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
     reading ??= (async () => {
       try {
         const actions = await readWholeInbox(client, maxItems);
-        if (!disposed) set({ status: 'ready', actions });
+        if (!disposed) set({ ...state, status: 'ready', actions, error: undefined });
       } catch (thrown) {
         if (!disposed) set({ ...state, status: state.status === 'loading' ? 'error' : state.status, error: toChatError(thrown) });
       }
@@ -58,6 +65,7 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
 
   function poll() {
     if (timer || disposed) return;
+    set({ ...state, connection: 'polling' });
     timer = setInterval(() => void refresh(), options.intervalMs ?? 5000);
   }
 
@@ -79,7 +87,7 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
         for (const id of [...current.keys()]) if (!snapshot.has(id)) current.delete(id);
         synced = true;
       } else continue;
-      if (synced) set({ status: 'ready', actions: inboxOrder(current.values()).slice(0, maxItems) });
+      if (synced) set({ status: 'ready', connection: 'live', actions: inboxOrder(current.values()).slice(0, maxItems), error: undefined });
     }
   }
 
@@ -89,14 +97,18 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
       try {
         await followOnce();
         failures = 0;
+        if (!disposed) set({ ...state, connection: 'reconnecting' });
       } catch (thrown) {
         if (disposed) return;
         // A server without the stream (older, or a proxy that refuses SSE): read the inbox now and then.
-        if ((thrown as { status?: number }).status === 404 || ++failures >= 5) {
+        if ((thrown as { status?: number }).status === 404) {
           void refresh();
           return poll();
         }
-        if (state.status === 'loading') void refresh();
+        // Cut, or not there (yet): try again, ever less often, reading the inbox meanwhile.
+        if (state.connection !== 'connecting') set({ ...state, connection: 'reconnecting' });
+        failures++;
+        void refresh();
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1000 * 2 ** failures)));
     }

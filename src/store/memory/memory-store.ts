@@ -156,6 +156,7 @@ export function memoryStore(): Store {
             (filter.ownerId === undefined || c.ownerId === filter.ownerId) &&
             (filter.status === undefined || c.status === filter.status) &&
             (filter.agent === undefined || c.agent === filter.agent) &&
+            (filter.search === undefined || matchesSearch(c, filter.search)) &&
             (!before || compareTimeThenId(c.updatedAt, c.id, before.at, before.id) < 0),
         )
         .sort((a, b) => compareTimeThenId(b.updatedAt, b.id, Date.parse(a.updatedAt), a.id));
@@ -304,4 +305,11 @@ function normalizeAction(a: ActionRecord): ActionRecord {
 
 function duplicate(what: string, change: Change): HeedError {
   return new HeedError('internal_error', `Conversation ${change.conversationId} already has ${what}.`);
+}
+
+/** The stores' `search`: the agent name or a string `metadata.title` contains the text, ignoring case. */
+function matchesSearch(conversation: ConversationRecord, search: string): boolean {
+  const text = search.toLowerCase();
+  const title = conversation.metadata?.title;
+  return conversation.agent.toLowerCase().includes(text) || (typeof title === 'string' && title.toLowerCase().includes(text));
 }

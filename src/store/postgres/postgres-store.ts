@@ -186,6 +186,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       else if (filter.ownerId !== undefined) where.push(`owner_id = ${param(filter.ownerId, 'text')}`);
       if (filter.status !== undefined) where.push(`status = ${param(filter.status, 'text')}`);
       if (filter.agent !== undefined) where.push(`agent = ${param(filter.agent, 'text')}`);
+      if (filter.search !== undefined) {
+        // strpos, not LIKE: the text is matched as written, "%" and "_" included.
+        const search = param(filter.search, 'text');
+        where.push(`(strpos(lower(agent), lower(${search})) > 0 OR (json_typeof(metadata->'title') = 'string' AND strpos(lower(metadata->>'title'), lower(${search})) > 0))`);
+      }
       if (filter.before) {
         where.push(`(updated_at, id) < (${param(ms(filter.before.updatedAt), 'bigint')}, ${param(filter.before.id, 'text')})`);
       }

@@ -218,6 +218,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (filter.ownerId !== undefined) (where.push('owner_id IS @ownerId'), (params.ownerId = filter.ownerId));
       if (filter.status !== undefined) (where.push('status = @status'), (params.status = filter.status));
       if (filter.agent !== undefined) (where.push('agent = @agent'), (params.agent = filter.agent));
+      if (filter.search !== undefined) {
+        // instr, not LIKE: the text is matched as written, "%" and "_" included.
+        where.push(
+          "(instr(lower(agent), lower(@search)) > 0 OR (json_type(metadata, '$.title') = 'text' AND instr(lower(json_extract(metadata, '$.title')), lower(@search)) > 0))",
+        );
+        params.search = filter.search;
+      }
       if (filter.before) {
         where.push('(updated_at, id) < (@beforeUpdatedAt, @beforeId)');
         params.beforeUpdatedAt = ms(filter.before.updatedAt);

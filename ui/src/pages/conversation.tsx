@@ -4,7 +4,7 @@ import type { ConversationView } from 'heed/client';
 import { useBranching } from '../chat/branching.js';
 import { PendingDock, waitingStatus } from '../chat/pending-dock.js';
 import { TranscriptEntry, type MessageControls } from '../chat/transcript-entry.js';
-import { useConsole } from '../console.js';
+import { conversationName, useConsole } from '../console.js';
 import { anonymousConversationIds } from '../session.js';
 
 /** One conversation: the transcript, and below it either the request waiting on you or the message box. */
@@ -12,7 +12,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const me = useHeedUser();
   const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
   const { agents, refreshConversations } = useConsole();
-  const agent = agents.find((candidate) => candidate.name === chat.conversation?.agent);
+  const agent = agents?.find((candidate) => candidate.name === chat.conversation?.agent);
   const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming), [chat.messages, chat.streaming]);
   const pending = chat.pendingActions;
   const current = pending[0];
@@ -46,6 +46,20 @@ export function ConversationPage({ conversationId }: { conversationId: string })
     observer.observe(element);
     return () => observer.disconnect();
   }, [chat.status]);
+  // While a card is docked the transcript keeps its room (styles.css): 46% of the screen, or less when
+  // its messages need less, so a short conversation leaves the card the rest.
+  useEffect(() => {
+    const element = scrollRef.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const keep = () => {
+      const content = Array.from(element.children).reduce((sum, child) => sum + (child as HTMLElement).offsetHeight, 0);
+      element.style.setProperty('--transcript-keep', `min(46dvh, ${Math.ceil(content)}px)`);
+    };
+    const observer = new ResizeObserver(keep);
+    for (const child of Array.from(element.children)) observer.observe(child);
+    keep();
+    return () => observer.disconnect();
+  }, [chat.status, chat.hasEarlierMessages]);
 
   // The sidebar's status follows the conversation's.
   useEffect(() => {
@@ -71,9 +85,15 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   return (
     <section className="chat" aria-labelledby="chat-title">
       <header className="chat-head">
-        <div>
-          <h1 id="chat-title">{chat.conversation?.agent ?? 'Loading…'}</h1>
-          {agent?.description && <p className="muted agent-description">{agent.description}</p>}
+        <div className="chat-heading">
+          <h1 id="chat-title">{chat.conversation ? conversationName(chat.conversation) : 'Loading…'}</h1>
+          {chat.conversation && (
+            <p className="muted agent-description">
+              {chat.conversation.title ? <span className="chat-agent">{chat.conversation.agent}</span> : null}
+              {chat.conversation.title && agent?.description ? ' · ' : null}
+              {agent?.description}
+            </p>
+          )}
         </div>
         <p className={`status status-${status ?? 'idle'}`} role="status">
           {status === 'requires_action'
@@ -83,6 +103,11 @@ export function ConversationPage({ conversationId }: { conversationId: string })
               : ''}
         </p>
       </header>
+      {chat.connection === 'reconnecting' && (
+        <p className="connection-note" role="status">
+          Reconnecting… The live connection to the server was cut.
+        </p>
+      )}
 
       <div
         className="transcript-scroll"
@@ -100,6 +125,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           </p>
         )}
         <ol className="transcript" aria-label="Messages">
+          {chat.status === 'loading' && <li className="muted empty">Loading the conversation…</li>}
           {chat.status === 'ready' && transcript.length === 0 && (
             <li className="muted empty">Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}</li>
           )}

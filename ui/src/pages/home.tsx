@@ -22,8 +22,14 @@ export function HomePage() {
           {error}
         </p>
       )}
+      {agents === undefined && (
+        <p className="muted" role="status">
+          Loading agents…
+        </p>
+      )}
+      {agents?.length === 0 && <p className="muted">This server has no agents.</p>}
       <ul className="agent-grid">
-        {agents.map((agent) => (
+        {(agents ?? []).map((agent) => (
           <li key={agent.name} className="agent-card">
             <h2>{agent.name}</h2>
             {agent.description && <p>{agent.description}</p>}

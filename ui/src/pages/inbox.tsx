@@ -1,12 +1,14 @@
+import { useState } from 'react';
 import type { ActionView } from 'heed/client';
-import { summaryOf, useInbox } from 'heed/react';
-import { shortTime, useConsole } from '../console.js';
+import { byWhom, summaryOf, toChatError, useHeedClient, useHeedUser, useInbox } from 'heed/react';
+import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
 /** What each kind is called here; a kind left out is called by its name. */
 const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = { approval: 'Approval', question: 'Question', client_tool: 'Page action', url: 'Open a page' };
 
-function summary(action: ActionView): string {
+/** The request in one line: what is asked. */
+function headline(action: ActionView): string {
   if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
   if (action.kind === 'url') return action.title || action.url || 'Open a page';
   if (action.kind === 'client_tool') return `${action.toolName} in the page`;
@@ -16,18 +18,47 @@ function summary(action: ActionView): string {
   return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
 }
 
+/** An approval's arguments at a glance: `orderId 1042 · amount 80 · reason "customer request"`, cut short. */
+function argumentsLine(args: unknown): string {
+  const text =
+    args !== null && typeof args === 'object' && !Array.isArray(args)
+      ? Object.entries(args)
+          .map(([key, value]) => `${key} ${typeof value === 'string' ? `“${value}”` : JSON.stringify(value)}`)
+          .join(' · ')
+      : JSON.stringify(args ?? null);
+  return text.length > 140 ? `${text.slice(0, 139)}…` : text;
+}
+
+/** Details under the headline: the tool and its arguments, the URL, how many questions. */
+function detail(action: ActionView): string | undefined {
+  if (action.kind === 'approval') return `${action.toolName}: ${argumentsLine(action.args)}`;
+  if (action.kind === 'url' && action.title) return action.url;
+  return undefined;
+}
+
+/** An approval answered here with one press: one answer decides it (no votes). */
+function answerableHere(action: ActionView): boolean {
+  return action.kind === 'approval' && action.required === undefined && Boolean(action.conversation?.ownerId);
+}
+
 /** Everything waiting on the signed-in person, across conversations, oldest first. */
 export function InboxPage() {
-  const { session, conversations } = useConsole();
+  const { session } = useConsole();
   const inbox = useInbox({ intervalMs: 3000 });
-  const agentOf = new Map(conversations.map((conversation) => [conversation.id, conversation.agent]));
   return (
     <section className="page" aria-labelledby="inbox-title">
       <h1 id="inbox-title">Inbox</h1>
+      {inbox.connection === 'reconnecting' && (
+        <p className="connection-note" role="status">
+          Reconnecting… The live connection to the server was cut.
+        </p>
+      )}
       {!session.token ? (
         <p className="muted">The inbox lists what waits on a signed-in person. Sign in with a token to see yours.</p>
       ) : inbox.status === 'loading' ? (
-        <p className="muted">Loading…</p>
+        <p className="muted" role="status">
+          Loading…
+        </p>
       ) : inbox.actions.length === 0 ? (
         <p className="muted">Nothing is waiting on you.</p>
       ) : (
@@ -37,18 +68,7 @@ export function InboxPage() {
           </p>
           <ul className="inbox-list" aria-label="Waiting on you">
             {inbox.actions.map((action) => (
-              <li key={action.id} className="inbox-item">
-                <span className={`heed-badge heed-badge-kind-${action.kind}`}>{KIND_WORDS[action.kind] ?? action.kind}</span>
-                <span className="inbox-text">
-                  <Link to={`/c/${encodeURIComponent(action.conversationId)}`} className="inbox-title">
-                    {summary(action)}
-                  </Link>
-                  <span className="inbox-meta">
-                    {agentOf.get(action.conversationId) ?? 'conversation'} · asked {shortTime(action.createdAt)}
-                    {action.expiresAt && ` · lapses ${shortTime(action.expiresAt)}`}
-                  </span>
-                </span>
-              </li>
+              <InboxRow key={action.id} action={action} />
             ))}
           </ul>
         </>
@@ -59,5 +79,81 @@ export function InboxPage() {
         </p>
       )}
     </section>
+  );
+}
+
+type RowState = { state: 'idle' } | { state: 'sending'; decision: 'allow' | 'deny' } | { state: 'done'; decision: 'allow' | 'deny' } | { state: 'failed'; message: string };
+
+function InboxRow({ action }: { action: ActionView }) {
+  const client = useHeedClient();
+  const me = useHeedUser();
+  const [row, setRow] = useState<RowState>({ state: 'idle' });
+  const owner = action.conversation?.ownerId;
+  const where = action.conversation ? `${action.conversation.agent}${action.conversation.title ? ` · “${action.conversation.title}”` : ''}` : 'conversation';
+  const more = detail(action);
+  const headingId = `inbox-${action.id}`;
+
+  async function answer(decision: 'allow' | 'deny') {
+    setRow({ state: 'sending', decision });
+    try {
+      // The normal answer route; once the answer is recorded, the rest of the turn goes on without this page.
+      for await (const part of client.answerStream(action.conversationId, action.id, { type: 'approval', decision })) {
+        if (part.type === 'event' || part.type === 'done') break;
+      }
+      setRow({ state: 'done', decision });
+    } catch (thrown) {
+      const error = toChatError(thrown);
+      const details = error.details ?? {};
+      const first =
+        error.code === 'action_not_pending'
+          ? `Already ${typeof details.status === 'string' ? details.status : 'answered'}${byWhom({ resolvedBy: typeof details.resolvedBy === 'string' ? details.resolvedBy : undefined, channel: typeof details.channel === 'string' ? details.channel : undefined }, me)}.`
+          : error.message;
+      setRow({ state: 'failed', message: first });
+    }
+  }
+
+  return (
+    <li className="inbox-item">
+      <span className={`heed-badge heed-badge-kind-${action.kind}`}>{KIND_WORDS[action.kind] ?? action.kind}</span>
+      <div className="inbox-text">
+        <Link to={`/c/${encodeURIComponent(action.conversationId)}`} className="inbox-title" id={headingId}>
+          {headline(action)}
+        </Link>
+        {more && <span className="inbox-detail">{more}</span>}
+        {action.kind === 'approval' && action.required !== undefined && (
+          <span className="inbox-detail">
+            Decided by votes: {action.required} of {(action.approvers ?? []).join(', ')}. Open it to vote.
+          </span>
+        )}
+        <span className="inbox-meta">
+          {where}
+          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} · <time dateTime={action.createdAt}>{ago(action.createdAt)}</time>
+          {action.expiresAt && ` · lapses ${shortTime(action.expiresAt)}`}
+        </span>
+        {row.state === 'failed' && (
+          <span className="inbox-error" role="alert">
+            {row.message}
+          </span>
+        )}
+      </div>
+      {answerableHere(action) && (
+        <div className="inbox-answer">
+          {row.state === 'done' ? (
+            <span className="inbox-done" role="status">
+              {row.decision === 'allow' ? 'Allowed' : 'Denied'}
+            </span>
+          ) : (
+            <>
+              <button type="button" className="heed-button heed-primary" disabled={row.state === 'sending'} aria-describedby={headingId} onClick={() => void answer('allow')}>
+                {row.state === 'sending' && row.decision === 'allow' ? 'Allowing…' : 'Allow'}
+              </button>
+              <button type="button" className="heed-button heed-danger" disabled={row.state === 'sending'} aria-describedby={headingId} onClick={() => void answer('deny')}>
+                {row.state === 'sending' && row.decision === 'deny' ? 'Denying…' : 'Deny'}
+              </button>
+            </>
+          )}
+        </div>
+      )}
+    </li>
   );
 }
