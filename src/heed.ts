@@ -8,7 +8,7 @@ import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
 import type { Caller, ChannelWrite } from './caller.js';
-import type { HeedOptions } from './config.js';
+import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
@@ -44,6 +44,8 @@ export interface CallerOption {
 export interface Heed {
   readonly store: HeedOptions['store'];
   agents(): AgentInfo[];
+  /** One agent as `agents()` lists it; 404 `not_found` for a name no agent has. */
+  agent(name: string): AgentInfo;
   /**
    * Starts a conversation. `id` lets a client pick it (1–128 of `A–Z a–z 0–9 _ -`, e.g. an AI SDK chat id);
    * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
@@ -228,20 +230,8 @@ export function createHeed(options: HeedOptions): Heed {
   const heed: Heed = {
     store,
     notifier,
-    agents: () =>
-      [...engine.agents.values()].map((agent) => {
-        const tools = Object.values(agent.tools ?? {});
-        return {
-          name: agent.name,
-          ...(agent.description ? { description: agent.description } : {}),
-          capabilities: {
-            toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
-            questions: Boolean(agent.ask || agent.intake),
-            intake: Boolean(agent.intake),
-            clientTools: tools.some((entry) => entry.client),
-          },
-        };
-      }),
+    agents: () => [...engine.agents.values()].map(agentInfo),
+    agent: (name) => agentInfo(engine.agent(name)),
     createConversation: (input) =>
       whenReady(async () => {
         engine.agent(input.agent);
@@ -318,6 +308,21 @@ export function createHeed(options: HeedOptions): Heed {
   engines.set(heed, engine);
   hooks.set(heed, httpHooks(engine));
   return heed;
+}
+
+/** What a client may know of an agent: its name, description and what it can ask. */
+function agentInfo(agent: AgentConfig): AgentInfo {
+  const tools = Object.values(agent.tools ?? {});
+  return {
+    name: agent.name,
+    ...(agent.description ? { description: agent.description } : {}),
+    capabilities: {
+      toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
+      questions: Boolean(agent.ask || agent.intake),
+      intake: Boolean(agent.intake),
+      clientTools: tools.some((entry) => entry.client),
+    },
+  };
 }
 
 /** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */

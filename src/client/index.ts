@@ -59,6 +59,8 @@ export interface FollowOptions {
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
+  /** One agent, as `agents()` lists it; a `HeedApiError` with code `not_found` when no agent has that name. */
+  agent(name: string): Promise<AgentInfo>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
   /**
@@ -141,6 +143,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
 
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
+    agent: (name) => json('GET', `/api/agents/${path(name)}`),
     createConversation: (input) => json('POST', '/api/conversations', input),
     async listConversations(filter = {}) {
       const query = new URLSearchParams();

@@ -23,6 +23,7 @@ describe('OpenAPI document', () => {
     expect(routes.sort()).toEqual(
       [
         'GET /api/agents',
+        'GET /api/agents/{name}',
         'POST /api/channels/slack/events',
         'POST /api/conversations',
         'GET /api/conversations',

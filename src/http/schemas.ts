@@ -21,6 +21,7 @@ import {
 // The routes take their response schemas from here, beside their request schemas.
 export {
   actionsResponse,
+  agentInfo,
   agentsResponse,
   cancelResponse,
   conversationsResponse,
@@ -42,6 +43,7 @@ export {
 // ------------------------------------------------------------------ requests
 
 export const conversationIdParams = z.object({ id: z.string().min(1).max(200) });
+export const agentParams = z.object({ name: z.string().min(1).max(200).describe("The agent's name, as `GET /api/agents` lists it.") });
 export const actionParams = conversationIdParams.extend({ actionId: z.string().min(1).max(200) });
 export const toolParams = conversationIdParams.extend({ tool: z.string().min(1).max(200) });
 
