@@ -140,6 +140,13 @@ export interface Limits {
 
 export interface HeedOptions {
   agents: AgentConfig[];
+  /**
+   * Tools offered to every agent, beside its own. An agent's own tool of the same name (or an MCP
+   * server's tool) wins: the agent sees that one only.
+   */
+  tools?: Record<string, HeedTool>;
+  /** Offer every agent the built-in `ask` tool. An agent's own `ask` (true or false) wins. */
+  ask?: boolean;
   /** Default: an in-memory store (a pause does not survive a restart). */
   store?: Store;
   hitl?: HitlConfig;

@@ -4,6 +4,7 @@ import { HeedError } from '../errors.js';
 import { EventBus } from './event-bus.js';
 import { hydrateEvents } from './hydrate.js';
 import type { Caller } from '../caller.js';
+import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
 import type { Change, CommitResult, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
@@ -25,7 +26,10 @@ export const defaults = {
 export class Engine {
   readonly store: Store;
   readonly bus = new EventBus();
+  /** The agents by name, each with the server-wide `tools` and `ask` it does not set itself. */
   readonly agents = new Map<string, AgentConfig>();
+  /** The config's root `tools`, offered to every agent (an agent's own tool of the same name wins). */
+  readonly sharedTools: Readonly<Record<string, HeedTool>>;
   readonly hitl: HitlConfig;
   /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
   readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
@@ -43,9 +47,10 @@ export class Engine {
 
   constructor(options: HeedOptions, store: Store) {
     this.store = store;
+    this.sharedTools = options.tools ?? {};
     for (const agent of options.agents) {
       if (this.agents.has(agent.name)) throw new HeedError('invalid_config', `Two agents are named "${agent.name}".`);
-      this.agents.set(agent.name, agent);
+      this.agents.set(agent.name, withServerWide(agent, options));
     }
     this.hitl = options.hitl ?? {};
     this.limits = {
@@ -155,6 +160,21 @@ export class Engine {
     );
     return promise;
   }
+}
+
+/**
+ * An agent with what the config sets for every agent: the root `tools` it has no tool of the same name
+ * for (after its own), and the root `ask` unless it sets `ask` itself.
+ */
+function withServerWide(agent: AgentConfig, options: Pick<HeedOptions, 'tools' | 'ask'>): AgentConfig {
+  const shared = Object.entries(options.tools ?? {}).filter(([name]) => !Object.hasOwn(agent.tools ?? {}, name));
+  const ask = agent.ask ?? options.ask;
+  if (shared.length === 0 && ask === agent.ask) return agent;
+  return {
+    ...agent,
+    ...(shared.length > 0 ? { tools: { ...agent.tools, ...Object.fromEntries(shared) } } : {}),
+    ...(ask !== undefined ? { ask } : {}),
+  };
 }
 
 /**
