@@ -47,6 +47,7 @@ const limitsShape = {
   maxMetadataBytes: wholeCount(0).optional(),
   maxMessagesPerConversation: wholeCount(1).optional(),
   conversationsPerMinute: wholeCount(0).optional(),
+  maxQueuedMessages: wholeCount(1).optional(),
   streamsPerCaller: wholeCount(1).optional(),
   streamQueueBytes: wholeCount(1024).optional(),
 };
@@ -163,6 +164,7 @@ const agentShape = {
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
   beforeInputRequest: fn('beforeInputRequest(request)').optional(),
   notify: strict(agentNotifyShape).optional(),
+  busyPolicy: z.enum(['reject', 'queue'], { error: 'expected "reject" or "queue"' }).optional(),
 };
 
 const userShape = {
@@ -201,6 +203,7 @@ const optionsShape = {
   hitl: strict(hitlShape).optional(),
   limits: strict(limitsShape).optional(),
   pendingActionPolicy: z.enum(['reject', 'cancel'], { error: 'expected "reject" or "cancel"' }).optional(),
+  busyPolicy: agentShape.busyPolicy,
   sweepIntervalMs: duration.optional(),
   leaseMs: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
   now: fn('now()').optional(),

@@ -7,6 +7,7 @@ import { branchConversation } from './engine/branch.js';
 import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
+import { queuedTexts } from './engine/queue.js';
 import type { Caller, ChannelWrite } from './caller.js';
 import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
@@ -183,6 +184,7 @@ export function createHeed(options: HeedOptions): Heed {
         runtime: { status: record.status, pendingActionIds: pending.map((action) => action.id) },
       };
       if (pending.length) snapshot.pendingActions = pending;
+      if (record.queue?.length) snapshot.queuedMessages = await queuedTexts(engine, record);
       if (earlier) snapshot.hasEarlierMessages = true;
       return snapshot;
     },
@@ -230,8 +232,8 @@ export function createHeed(options: HeedOptions): Heed {
   const heed: Heed = {
     store,
     notifier,
-    agents: () => [...engine.agents.values()].map(agentInfo),
-    agent: (name) => agentInfo(engine.agent(name)),
+    agents: () => [...engine.agents.values()].map((agent) => agentInfo(engine, agent)),
+    agent: (name) => agentInfo(engine, engine.agent(name)),
     createConversation: (input) =>
       whenReady(async () => {
         engine.agent(input.agent);
@@ -297,7 +299,8 @@ export function createHeed(options: HeedOptions): Heed {
     async close() {
       if (timer) clearInterval(timer);
       await sweeping;
-      await Promise.allSettled([...engine.inFlight]);
+      // A turn that ends may start the one queued behind it: wait for those too.
+      while (engine.inFlight.size > 0) await Promise.allSettled([...engine.inFlight]);
       await ready.catch(() => undefined);
       await notifier.close();
       await unlisten?.();
@@ -311,7 +314,7 @@ export function createHeed(options: HeedOptions): Heed {
 }
 
 /** What a client may know of an agent: its name, description and what it can ask. */
-function agentInfo(agent: AgentConfig): AgentInfo {
+function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
   const tools = Object.values(agent.tools ?? {});
   return {
     name: agent.name,
@@ -322,6 +325,7 @@ function agentInfo(agent: AgentConfig): AgentInfo {
       intake: Boolean(agent.intake),
       clientTools: tools.some((entry) => entry.client),
     },
+    ...(engine.busyPolicy(agent) === 'queue' ? { busyPolicy: 'queue' as const } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { AgentConfig, HeedOptions, HitlConfig, Limits } from '../config.js';
+import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
 import { EventBus } from './event-bus.js';
@@ -20,6 +20,7 @@ export const defaults = {
   maxMetadataBytes: 16 * 1024,
   maxMessagesPerConversation: 5000,
   conversationsPerMinute: 30,
+  maxQueuedMessages: 10,
 };
 
 /** Shared state and small helpers every part of a running Heed uses. */
@@ -34,6 +35,7 @@ export class Engine {
   /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
   readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
   readonly pendingActionPolicy: 'reject' | 'cancel';
+  private readonly busyPolicyDefault: BusyPolicy;
   readonly leaseMs: number;
   readonly clock: () => Date;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
@@ -60,8 +62,10 @@ export class Engine {
       maxMetadataBytes: options.limits?.maxMetadataBytes ?? defaults.maxMetadataBytes,
       maxMessagesPerConversation: options.limits?.maxMessagesPerConversation ?? defaults.maxMessagesPerConversation,
       conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
+      maxQueuedMessages: options.limits?.maxQueuedMessages ?? defaults.maxQueuedMessages,
     };
     this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
+    this.busyPolicyDefault = options.busyPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = options.now ?? (() => new Date());
   }
@@ -87,6 +91,11 @@ export class Engine {
     const agent = this.agents.get(name);
     if (!agent) throw new HeedError('not_found', `There is no agent named "${name}".`, { details: { agent: name } });
     return agent;
+  }
+
+  /** What a message sent while a turn runs does under this agent: its own `busyPolicy`, else the server's. */
+  busyPolicy(agent: AgentConfig | undefined): BusyPolicy {
+    return agent?.busyPolicy ?? this.busyPolicyDefault;
   }
 
   /** Minutes before an action lapses under this agent (0 = never). */
