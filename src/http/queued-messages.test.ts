@@ -299,4 +299,22 @@ describe('busyPolicy: queue', () => {
     hold.open();
     await first;
   });
+
+  it('the OpenAPI document lists the 202 answer and 409 queue_full on both message routes, and the snapshot’s queuedMessages', async () => {
+    const { agent } = notingAgent(gate());
+    const server = await serverWith(agent);
+    const document = (await server.api('GET', '/api/openapi.json')).body;
+    for (const path of ['/api/conversations/{id}/messages', '/api/conversations/{id}/messages/stream']) {
+      const responses = document.paths[path].post.responses;
+      expect(responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueuedResult' });
+      expect(responses['409'].description).toContain('`queue_full`');
+      expect(responses['409'].description).toContain('`conversation_busy`');
+    }
+    const schemas = document.components.schemas;
+    expect(schemas.QueuedResult.properties.status).toMatchObject({ const: 'queued' });
+    expect(schemas.QueuedResult.required).toEqual(expect.arrayContaining(['status', 'conversationId', 'queued']));
+    expect(JSON.stringify(schemas.ConversationSnapshot.properties.queuedMessages)).toContain('#/components/schemas/QueuedMessage');
+    expect(schemas.Agent.properties.busyPolicy).toBeDefined();
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['MessageQueuedEvent', 'MessageDroppedEvent']));
+  });
 });
