@@ -283,6 +283,37 @@ describe('busyPolicy: queue', () => {
     expect(modelSaw).toEqual(['hold']);
   });
 
+  it('a turn that fails still hands over: the message queued behind it runs', async () => {
+    const hold = gate();
+    const { agent, modelSaw, noted } = notingAgent(hold);
+    // The same agent, but its model fails on "boom" (once the gate opens).
+    const failing = scriptedModel(async ({ messages }) => {
+      const lastUser = [...messages].reverse().find((message) => message.role === 'user');
+      const text = lastUser ? lastUser.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      if (text.includes('boom')) {
+        await hold.opened;
+        throw new Error('The model is down.');
+      }
+      if (messages.at(-1)?.role === 'tool') return { text: `Noted ${text}.` };
+      modelSaw.push(text);
+      return { toolCalls: [{ toolName: 'note', input: { text } }] };
+    });
+    const server = await serverWith({ ...agent, model: failing });
+    const api = client(server, 'ada');
+    const id = await api.start();
+    const first = api.send(id, 'boom');
+    await api.running(id);
+    expect((await api.send(id, 'after the failure')).status).toBe(202);
+    hold.open();
+    expect((await first).body).toMatchObject({ status: 'failed', error: { message: 'The model is down.' } });
+    const after = await api.settled(id);
+    expect(after.runtime.status).toBe('idle');
+    expect(modelSaw).toEqual(['after the failure']);
+    expect(noted).toEqual(['after the failure']);
+    const kinds = (await api.events(id)).filter((event) => event.type.startsWith('turn.')).map((event) => `${event.type}${event.data.trigger ? `:${event.data.trigger}` : ''}`);
+    expect(kinds).toEqual(['turn.started:message', 'turn.failed', 'turn.started:queue', 'turn.completed']);
+  });
+
   it('someone else’s conversation cannot be queued into: 404, nothing recorded', async () => {
     const hold = gate();
     const { agent } = notingAgent(hold);
