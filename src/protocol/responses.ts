@@ -42,10 +42,12 @@ export const turnResult = z.strictObject({
   queued: queuedPlace.optional().describe('Only with status `queued`.'),
 });
 
-/** The 202 answer to a message sent while a turn runs, under `busyPolicy: 'queue'`. */
-export const queuedResult = z.strictObject({
+/**
+ * The 202 answer to a message sent while a turn runs, under `busyPolicy: 'queue'`: a `TurnResult` whose status
+ * is `queued` (so a client generated from the document reads both answers as one shape), with `queued` set.
+ */
+export const queuedResult = turnResult.extend({
   status: z.literal('queued'),
-  conversationId: z.string(),
   messages: z.array(messageView).max(0).describe('Always empty: nothing runs yet.'),
   queued: queuedPlace,
 });
