@@ -47,6 +47,7 @@ const limitsShape = {
   maxMetadataBytes: wholeCount(0).optional(),
   maxMessagesPerConversation: wholeCount(1).optional(),
   conversationsPerMinute: wholeCount(0).optional(),
+  maxQueuedMessages: wholeCount(1).optional(),
   streamsPerCaller: wholeCount(1).optional(),
   streamQueueBytes: wholeCount(1024).optional(),
 };
@@ -133,30 +134,31 @@ const slackShape = {
 const channelsShape = { slack: strict(slackShape).optional() };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
+const toolsSchema = z
+  .record(
+    z.string(),
+    z.custom((value) => typeof value === 'object' && value !== null, { error: 'expected a tool made with tool({ ... })' }),
+    {
+      error: 'expected an object of tools by name',
+    },
+  )
+  // A tool's approval policy is plain data (or functions): checked here so the start names its path.
+  .superRefine((tools, context) => {
+    for (const [name, definition] of Object.entries(tools)) {
+      const approval = (definition as { approval?: unknown }).approval;
+      for (const problem of approvalPolicyProblems(approval, 'approval')) {
+        const [field, ...rest] = problem.split(': ');
+        context.addIssue({ code: 'custom', path: [name, ...field.split('.')], message: rest.join(': ').replace(/\.$/, '') });
+      }
+    }
+  });
+
 const agentShape = {
   name: z.string({ error: 'expected a string' }).min(1, 'expected a name'),
   description: z.string({ error: 'expected a string' }).optional(),
   model: z.custom((value) => hasMethods(value, 'doStream'), { error: 'expected an AI SDK language model' }),
   instructions: z.string({ error: 'expected a string' }).optional(),
-  tools: z
-    .record(
-      z.string(),
-      z.custom((value) => typeof value === 'object' && value !== null, { error: 'expected a tool made with tool({ ... })' }),
-      {
-        error: 'expected an object of tools by name',
-      },
-    )
-    // A tool's approval policy is plain data (or functions): checked here so the start names its path.
-    .superRefine((tools, context) => {
-      for (const [name, definition] of Object.entries(tools)) {
-        const approval = (definition as { approval?: unknown }).approval;
-        for (const problem of approvalPolicyProblems(approval, 'approval')) {
-          const [field, ...rest] = problem.split(': ');
-          context.addIssue({ code: 'custom', path: [name, ...field.split('.')], message: rest.join(': ').replace(/\.$/, '') });
-        }
-      }
-    })
-    .optional(),
+  tools: toolsSchema.optional(),
   intake: strict(intakeShape).optional(),
   ask: z.boolean({ error: 'expected true or false' }).optional(),
   hitl: strict({
@@ -169,6 +171,7 @@ const agentShape = {
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
   beforeInputRequest: fn('beforeInputRequest(request)').optional(),
   notify: strict(agentNotifyShape).optional(),
+  busyPolicy: z.enum(['reject', 'queue'], { error: 'expected "reject" or "queue"' }).optional(),
 };
 
 const userShape = {
@@ -201,10 +204,13 @@ const corsShape = {
 
 const optionsShape = {
   agents: z.array(strict(agentShape), { error: 'expected a list of agents' }),
+  tools: toolsSchema.optional(),
+  ask: agentShape.ask,
   store: z.custom((value) => hasMethods(value, 'migrate', 'commit'), { error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))' }).optional(),
   hitl: strict(hitlShape).optional(),
   limits: strict(limitsShape).optional(),
   pendingActionPolicy: z.enum(['reject', 'cancel'], { error: 'expected "reject" or "cancel"' }).optional(),
+  busyPolicy: agentShape.busyPolicy,
   sweepIntervalMs: duration.optional(),
   leaseMs: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
   now: fn('now()').optional(),

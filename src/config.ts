@@ -53,7 +53,15 @@ export interface AgentConfig {
   beforeInputRequest?: BeforeInputRequest;
   /** This agent's own webhooks and email, each replacing the server's `notify` key of the same name. */
   notify?: AgentNotifyConfig;
+  /** A message sent while a turn runs in one of its conversations; wins over the server's `busyPolicy`. */
+  busyPolicy?: BusyPolicy;
 }
+
+/**
+ * A message sent while a turn runs: `reject` (409 `conversation_busy`, the default) or `queue` (recorded,
+ * answered 202 with its place, and run once the turn before it ends, in order).
+ */
+export type BusyPolicy = 'reject' | 'queue';
 
 /** A webhook: signed per Standard Webhooks with `secret` (`whsec_…`). */
 export interface WebhookConfig {
@@ -139,6 +147,8 @@ export interface Limits {
    * counted by each server process on its own; past it 429 `rate_limited` with `Retry-After`. 0 = no limit. Default 30.
    */
   conversationsPerMinute?: number;
+  /** Messages that may wait in one conversation for its running turn (`busyPolicy: 'queue'`); past it 409 `queue_full`. Default 10. */
+  maxQueuedMessages?: number;
   /** Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited`. Default 16. */
   streamsPerCaller?: number;
   /** Bytes one stream may have sent and its client not yet read; past it the stream is dropped (resume with `Last-Event-ID`). Default 1 MiB. */
@@ -147,12 +157,21 @@ export interface Limits {
 
 export interface HeedOptions {
   agents: AgentConfig[];
+  /**
+   * Tools offered to every agent, beside its own. An agent's own tool of the same name (or an MCP
+   * server's tool) wins: the agent sees that one only.
+   */
+  tools?: Record<string, HeedTool>;
+  /** Offer every agent the built-in `ask` tool. An agent's own `ask` (true or false) wins. */
+  ask?: boolean;
   /** Default: an in-memory store (a pause does not survive a restart). */
   store?: Store;
   hitl?: HitlConfig;
   limits?: Limits;
   /** A message sent while a pause is open: `reject` (409 `action_pending`, default) or `cancel` the pause. */
   pendingActionPolicy?: 'reject' | 'cancel';
+  /** A message sent while a turn runs: `reject` (default) or `queue`; an agent's own `busyPolicy` wins. */
+  busyPolicy?: BusyPolicy;
   /** How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself). Default 60,000. */
   sweepIntervalMs?: number;
   /** How long a running turn's claim lasts before another instance may take it over. Default 30,000. */

@@ -17,6 +17,7 @@ export const errorStatus = {
   action_not_pending: 409,
   already_voted: 409,
   conversation_busy: 409,
+  queue_full: 409,
   channel_chat: 409,
   action_pending: 409,
   chat_id_taken: 409,

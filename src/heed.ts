@@ -8,8 +8,9 @@ import { branchConversation } from './engine/branch.js';
 import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
+import { queuedTexts } from './engine/queue.js';
 import type { Caller, ChannelWrite } from './caller.js';
-import type { HeedOptions } from './config.js';
+import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
 import { HeedError } from './errors.js';
@@ -51,6 +52,8 @@ export interface CallerOption {
 export interface Heed {
   readonly store: HeedOptions['store'];
   agents(): AgentInfo[];
+  /** One agent as `agents()` lists it; 404 `not_found` for a name no agent has. */
+  agent(name: string): AgentInfo;
   /**
    * Starts a conversation. `id` lets a client pick it (1–128 of `A–Z a–z 0–9 _ -`, e.g. an AI SDK chat id);
    * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
@@ -189,6 +192,7 @@ export function createHeed(options: HeedOptions): Heed {
         runtime: { status: record.status, pendingActionIds: pending.map((action) => action.id) },
       };
       if (pending.length) snapshot.pendingActions = pending;
+      if (record.queue?.length) snapshot.queuedMessages = await queuedTexts(engine, record);
       if (earlier) snapshot.hasEarlierMessages = true;
       return snapshot;
     },
@@ -236,20 +240,8 @@ export function createHeed(options: HeedOptions): Heed {
   const heed: Heed = {
     store,
     notifier,
-    agents: () =>
-      [...engine.agents.values()].map((agent) => {
-        const tools = Object.values(agent.tools ?? {});
-        return {
-          name: agent.name,
-          ...(agent.description ? { description: agent.description } : {}),
-          capabilities: {
-            toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
-            questions: Boolean(agent.ask || agent.intake),
-            intake: Boolean(agent.intake),
-            clientTools: tools.some((entry) => entry.client),
-          },
-        };
-      }),
+    agents: () => [...engine.agents.values()].map((agent) => agentInfo(engine, agent)),
+    agent: (name) => agentInfo(engine, engine.agent(name)),
     createConversation: (input) =>
       whenReady(async () => {
         engine.agent(input.agent);
@@ -317,7 +309,8 @@ export function createHeed(options: HeedOptions): Heed {
     async close() {
       if (timer) clearInterval(timer);
       await sweeping;
-      await Promise.allSettled([...engine.inFlight]);
+      // A turn that ends may start the one queued behind it: wait for those too.
+      while (engine.inFlight.size > 0) await Promise.allSettled([...engine.inFlight]);
       await ready.catch(() => undefined);
       await notifier.close();
       await unlisten?.();
@@ -328,6 +321,22 @@ export function createHeed(options: HeedOptions): Heed {
   engines.set(heed, engine);
   hooks.set(heed, httpHooks(engine));
   return heed;
+}
+
+/** What a client may know of an agent: its name, description and what it can ask. */
+function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
+  const tools = Object.values(agent.tools ?? {});
+  return {
+    name: agent.name,
+    ...(agent.description ? { description: agent.description } : {}),
+    capabilities: {
+      toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
+      questions: Boolean(agent.ask || agent.intake),
+      intake: Boolean(agent.intake),
+      clientTools: tools.some((entry) => entry.client),
+    },
+    ...(engine.busyPolicy(agent) === 'queue' ? { busyPolicy: 'queue' as const } : {}),
+  };
 }
 
 /** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */

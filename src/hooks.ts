@@ -48,7 +48,8 @@ export function httpHooks(engine: Engine): HeedHooks {
 export function channelHost(engine: Engine): ChannelHost {
   return {
     store: engine.store,
-    send: (conversationId, content, options) => sendMessage(engine, conversationId, content, { ...options, via: 'channel' }),
+    // A thread shows a message at once, and dedupes by what is stored: a message while a turn runs is refused there (busyPolicy is for the API).
+    send: (conversationId, content, options) => sendMessage(engine, conversationId, content, { ...options, busyPolicy: 'reject', via: 'channel' }),
     settle: (conversationId, actionId, resolution, options) => settleAction(engine, conversationId, actionId, resolution, { ...options, via: 'channel' }),
     async createConversation(input) {
       const record = newConversationRecord({ ...input, ownerId: null, createdAt: engine.now() });

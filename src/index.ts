@@ -2,7 +2,7 @@ export { createHeed } from './heed.js';
 export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, AgentInfo } from './heed.js';
 export { defineConfig } from './config.js';
 export type { AgentModel } from './engine/turn/model-spec.js';
-export type { AgentConfig, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';
+export type { AgentConfig, BusyPolicy, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';
 export type { AgentNotifyConfig, EmailConfig, NotifyConfig, RetryConfig, WebhookConfig } from './config.js';
 export type { WebhookBody } from './notify/webhook.js';
 export type { ActionLinks } from './notify/links.js';

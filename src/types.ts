@@ -35,6 +35,21 @@ export interface ConversationRecord {
   lastEventSeq: number;
   /** True once the agent's thread-start intake was asked in this conversation. */
   intakeDone: boolean;
+  /**
+   * Messages sent while a turn ran (`busyPolicy: 'queue'`), oldest first, each started once the turn before
+   * it ends; absent when none waits. Only while `status` is `running`. Their text is in the event log.
+   */
+  queue?: QueuedMessage[];
+}
+
+/** A message waiting for the running turn to end; its text is the `message.queued` event numbered `seq`. */
+export interface QueuedMessage {
+  /** The id its user message will have. */
+  id: string;
+  seq: number;
+  /** Who sent it: a user id, or null for an anonymous caller. */
+  by: string | null;
+  queuedAt: string;
 }
 
 export type MessagePart =

@@ -68,6 +68,8 @@ export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
   /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous. */
   me(): Promise<{ userId: string | null }>;
+  /** One agent, as `agents()` lists it; a `HeedApiError` with code `not_found` when no agent has that name. */
+  agent(name: string): Promise<AgentInfo>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   /** The caller's conversations, newest first; `q` keeps those whose title or agent name contains it. */
   listConversations(filter?: { status?: ConversationStatus; agent?: string; q?: string; limit?: number; signal?: AbortSignal }): Promise<ConversationView[]>;
@@ -76,9 +78,12 @@ export interface HeedClient {
    * pass `before` (the id of the first message you have) to read them.
    */
   getConversation(conversationId: string, page?: { before?: string; limit?: number }): Promise<ConversationSnapshot>;
-  /** Sends a message and waits for the turn to complete, pause, be cancelled or fail. */
+  /**
+   * Sends a message and waits for the turn to complete, pause, be cancelled or fail. While a turn runs, an
+   * agent with `busyPolicy: 'queue'` answers at once with `status: 'queued'` and `queued: { messageId, position }`.
+   */
   send(conversationId: string, content: string): Promise<TurnResult>;
-  /** Sends a message and yields the turn's events as they happen, then its outcome. */
+  /** Sends a message and yields the turn's events as they happen, then its outcome (only a `done` with `status: 'queued'` when it was queued). */
   sendStream(conversationId: string, content: string, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
   /** Every action of the conversation, pending first. */
   actions(conversationId: string): Promise<ActionView[]>;
@@ -140,6 +145,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
 
   async function* turnStream(url: string, body: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TurnStreamPart> {
     const response = await request('POST', url, { body: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal });
+    // A message queued behind a running turn is answered 202 with JSON, not a stream: its outcome is that.
+    if (response.status === 202) {
+      yield { type: 'done', result: (await response.json()) as TurnResult };
+      return;
+    }
     for await (const message of readSse(response.body!, signal)) {
       if (message.event === 'error') throw errorFromData(message.data);
       if (message.event === 'turn.done') {
@@ -153,6 +163,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
     me: () => json<{ userId: string | null }>('GET', '/api/me'),
+    agent: (name) => json('GET', `/api/agents/${path(name)}`),
     createConversation: (input) => json('POST', '/api/conversations', input),
     async listConversations({ signal, ...filter } = {}) {
       const query = new URLSearchParams();

@@ -4,6 +4,7 @@ import { HeedError } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
 import type { ConversationStatus } from '../types.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
+import { dropQueue } from './queue.js';
 
 /**
  * Cancels what a conversation is doing: an open pause (every pending action closes as cancelled) or a
@@ -23,13 +24,15 @@ export async function cancelConversation(
     const by = callerId(options.caller ?? { userId: conversation.ownerId });
     const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
     const at = engine.now();
+    // Messages queued behind a cancelled turn are cancelled with it: a stop stops what was asked next too.
+    const queued = dropQueue(engine, conversation, { code: 'cancelled', message: 'The turn this message waited for was cancelled, and the message with it; send it again.' });
     const result = await engine.commit({
       conversationId,
       expectVersion: conversation.version,
       settle: closing.settle,
       messages: closing.messages,
-      events: [...closing.events, newEvent('turn.cancelled', at, { reason: 'cancelled', by })],
-      set: { status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: at },
+      events: [...closing.events, newEvent('turn.cancelled', at, { reason: 'cancelled', by }), ...queued.events],
+      set: { status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: at, ...queued.set },
     });
     if (result.ok) {
       engine.running.get(conversationId)?.abort();

@@ -1,9 +1,10 @@
-import type { AgentConfig, HeedOptions, HitlConfig, Limits } from '../config.js';
+import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
 import { EventBus } from './event-bus.js';
 import { hydrateEvents } from './hydrate.js';
 import type { Caller } from '../caller.js';
+import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
 import type { Change, CommitResult, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
@@ -19,17 +20,22 @@ export const defaults = {
   maxMetadataBytes: 16 * 1024,
   maxMessagesPerConversation: 5000,
   conversationsPerMinute: 30,
+  maxQueuedMessages: 10,
 };
 
 /** Shared state and small helpers every part of a running Heed uses. */
 export class Engine {
   readonly store: Store;
   readonly bus = new EventBus();
+  /** The agents by name, each with the server-wide `tools` and `ask` it does not set itself. */
   readonly agents = new Map<string, AgentConfig>();
+  /** The config's root `tools`, offered to every agent (an agent's own tool of the same name wins). */
+  readonly sharedTools: Readonly<Record<string, HeedTool>>;
   readonly hitl: HitlConfig;
   /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
   readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
   readonly pendingActionPolicy: 'reject' | 'cancel';
+  private readonly busyPolicyDefault: BusyPolicy;
   readonly leaseMs: number;
   readonly clock: () => Date;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
@@ -43,9 +49,10 @@ export class Engine {
 
   constructor(options: HeedOptions, store: Store) {
     this.store = store;
+    this.sharedTools = options.tools ?? {};
     for (const agent of options.agents) {
       if (this.agents.has(agent.name)) throw new HeedError('invalid_config', `Two agents are named "${agent.name}".`);
-      this.agents.set(agent.name, agent);
+      this.agents.set(agent.name, withServerWide(agent, options));
     }
     this.hitl = options.hitl ?? {};
     this.limits = {
@@ -55,8 +62,10 @@ export class Engine {
       maxMetadataBytes: options.limits?.maxMetadataBytes ?? defaults.maxMetadataBytes,
       maxMessagesPerConversation: options.limits?.maxMessagesPerConversation ?? defaults.maxMessagesPerConversation,
       conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
+      maxQueuedMessages: options.limits?.maxQueuedMessages ?? defaults.maxQueuedMessages,
     };
     this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
+    this.busyPolicyDefault = options.busyPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = options.now ?? (() => new Date());
   }
@@ -82,6 +91,11 @@ export class Engine {
     const agent = this.agents.get(name);
     if (!agent) throw new HeedError('not_found', `There is no agent named "${name}".`, { details: { agent: name } });
     return agent;
+  }
+
+  /** What a message sent while a turn runs does under this agent: its own `busyPolicy`, else the server's. */
+  busyPolicy(agent: AgentConfig | undefined): BusyPolicy {
+    return agent?.busyPolicy ?? this.busyPolicyDefault;
   }
 
   /** Minutes before an action lapses under this agent (0 = never). */
@@ -165,6 +179,21 @@ export class Engine {
     );
     return promise;
   }
+}
+
+/**
+ * An agent with what the config sets for every agent: the root `tools` it has no tool of the same name
+ * for (after its own), and the root `ask` unless it sets `ask` itself.
+ */
+function withServerWide(agent: AgentConfig, options: Pick<HeedOptions, 'tools' | 'ask'>): AgentConfig {
+  const shared = Object.entries(options.tools ?? {}).filter(([name]) => !Object.hasOwn(agent.tools ?? {}, name));
+  const ask = agent.ask ?? options.ask;
+  if (shared.length === 0 && ask === agent.ask) return agent;
+  return {
+    ...agent,
+    ...(shared.length > 0 ? { tools: { ...agent.tools, ...Object.fromEntries(shared) } } : {}),
+    ...(ask !== undefined ? { ask } : {}),
+  };
 }
 
 /**

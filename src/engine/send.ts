@@ -9,6 +9,8 @@ import type { Change } from '../store/store.js';
 import type { ActionRecord, JsonObject, MessageRecord } from '../types.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { runTurnUnderLease } from './start.js';
+import { enqueueMessage } from './queue.js';
+import type { BusyPolicy } from '../config.js';
 
 export interface SendOptions {
   caller?: Caller;
@@ -25,6 +27,12 @@ export interface SendOptions {
    * and client tools are then withheld. Default true.
    */
   interactive?: boolean;
+  /**
+   * What a message sent while a turn runs does, for this send only; default the agent's `busyPolicy`,
+   * else the server's. A surface that cannot show a queued message (a channel, the AI SDK endpoint) says `reject`.
+   * Under `queue` the result is `{ status: 'queued', queued: { messageId, position } }`, and `onRecorded` is not called.
+   */
+  busyPolicy?: BusyPolicy;
   /** Called once the user message is recorded, before the model runs (a stream subscribes here). */
   onRecorded?: (info: { eventSeq: number }) => void;
 }
@@ -62,7 +70,14 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     // Before the busy check: the same event delivered again while its own turn runs is a duplicate, not a clash.
     if (options.seen?.(messages)) throw new DuplicateMessage();
     if (conversation.status === 'running') {
-      throw new HeedError('conversation_busy', 'A turn is already running in this conversation; wait for it to finish.');
+      const policy = options.busyPolicy ?? engine.busyPolicy(engine.agents.get(conversation.agent));
+      if (policy !== 'queue' || options.interactive === false) {
+        throw new HeedError('conversation_busy', 'A turn is already running in this conversation; wait for it to finish.');
+      }
+      const queued = await enqueueMessage(engine, conversation, messages.length, content, options.caller);
+      if (queued) return queued;
+      if (Date.now() < waitUntil) continue;
+      throw new HeedError('conversation_busy', 'The conversation kept changing while the message was being queued; send it again.');
     }
     const maxMessages = engine.limits.maxMessagesPerConversation;
     if (messages.length >= maxMessages) {

@@ -36,7 +36,15 @@ export function runTurnUnderLease(
         options.actions,
         options.remembered,
       );
-      return runTurn(turn, { askIntake: options.askIntake ?? false });
+      const result = await runTurn(turn, { askIntake: options.askIntake ?? false });
+      // The message queued behind this turn: its turn was claimed by the write that ended this one.
+      const next = turn.next;
+      if (next) {
+        void runTurnUnderLease(engine, turn.conversation, next.leaseOwner, { caller: next.caller, interactive: true, askIntake: true, messages: next.messages, actions: [] }).catch(
+          () => undefined,
+        );
+      }
+      return result;
     })(),
   );
 }

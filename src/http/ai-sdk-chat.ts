@@ -206,7 +206,8 @@ async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string
   checkMessageContent(content, 'body.messages');
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
-  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, onRecorded: (info) => recorded(info.eventSeq) }), {
+  // useChat shows the reply to the message it sent: a message it could not follow is refused (409), never queued.
+  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, busyPolicy: 'reject', onRecorded: (info) => recorded(info.eventSeq) }), {
     agent: hooksOf(heed).agents.get(agent),
     newMessage: true,
     signal,

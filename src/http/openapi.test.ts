@@ -24,6 +24,7 @@ describe('OpenAPI document', () => {
       [
         'GET /api/agents',
         'GET /api/me',
+        'GET /api/agents/{name}',
         'POST /api/channels/slack/events',
         'POST /api/conversations',
         'GET /api/conversations',

@@ -13,6 +13,8 @@ import {
   healthResponse,
   inboxResponse,
   meResponse,
+  queuedMessageView,
+  queuedResult,
   rememberedTool,
   rememberedToolsResponse,
   snapshot,
@@ -22,6 +24,7 @@ import {
 // The routes take their response schemas from here, beside their request schemas.
 export {
   actionsResponse,
+  agentInfo,
   agentsResponse,
   cancelResponse,
   conversationsResponse,
@@ -30,6 +33,7 @@ export {
   healthResponse,
   inboxResponse,
   meResponse,
+  queuedResult,
   rememberedToolsResponse,
   snapshot,
   turnResult,
@@ -44,6 +48,7 @@ export {
 // ------------------------------------------------------------------ requests
 
 export const conversationIdParams = z.object({ id: z.string().min(1).max(200) });
+export const agentParams = z.object({ name: z.string().min(1).max(200).describe("The agent's name, as `GET /api/agents` lists it.") });
 export const actionParams = conversationIdParams.extend({ actionId: z.string().min(1).max(200) });
 export const toolParams = conversationIdParams.extend({ tool: z.string().min(1).max(200) });
 
@@ -131,6 +136,8 @@ export const docSchemas: Record<string, z.ZodType> = {
   ...kindViews,
   Message: messageView,
   TurnResult: turnResult,
+  QueuedResult: queuedResult,
+  QueuedMessage: queuedMessageView,
   ConversationSnapshot: snapshot,
   Event: eventRecord,
   ...eventSchemas,

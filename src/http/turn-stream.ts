@@ -32,7 +32,7 @@ export async function turnResponse(
   options: { stream?: SseOptions; signal: AbortSignal },
 ): Promise<Response> {
   const { stream } = options;
-  if (!stream) return Response.json(await run(() => undefined));
+  if (!stream) return turnJson(await run(() => undefined));
 
   let running!: Promise<TurnResult>;
   let first: Recorded | undefined;
@@ -44,6 +44,11 @@ export async function turnResponse(
     // Refused before anything was recorded: an ordinary JSON error, and the stream's slot is free again.
     stream.onEnd?.();
     throw thrown;
+  }
+  if (result?.status === 'queued') {
+    // Queued behind the running turn: nothing of its own to stream yet, so the same 202 as JSON.
+    stream.onEnd?.();
+    return turnJson(result);
   }
   const streamOptions: SseOptions = { ...stream, signal: options.signal };
   if (!first) return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), streamOptions);
@@ -75,6 +80,11 @@ export async function turnResponse(
     });
     if (outcome) writer.send({ event: 'turn.done', data: JSON.stringify(outcome) });
   }, streamOptions);
+}
+
+/** A turn's outcome as JSON: 200, or 202 for a message queued behind the running turn. */
+function turnJson(result: TurnResult): Response {
+  return Response.json(result, { status: result.status === 'queued' ? 202 : 200 });
 }
 
 /**

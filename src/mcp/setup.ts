@@ -73,7 +73,8 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
   const tools = { ...agent.tools };
   for (const serverTools of connected) {
     for (const [name, definition] of Object.entries(serverTools)) {
-      if (Object.hasOwn(tools, name)) {
+      // A server-wide tool of the same name gives way: the server is the agent's own.
+      if (Object.hasOwn(tools, name) && !(Object.hasOwn(engine.sharedTools, name) && tools[name] === engine.sharedTools[name])) {
         throw new HeedError('invalid_config', `Agent "${agent.name}" has two tools named "${name}" (an MCP server's tools are named <server>_<tool>).`);
       }
       tools[name] = definition;

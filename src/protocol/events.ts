@@ -19,10 +19,27 @@ const messageCreated = z.object({
   parts: z.array(z.record(z.string(), json)).optional().describe("A user's message: its parts as stored."),
   by: z.string().nullable().optional().describe("A user's message: the user id of who sent it; null for an anonymous caller."),
   intake: z.literal(true).optional().describe("The assistant message that asks the agent's intake questions."),
+  queuedAt: isoTime.optional().describe('A message that waited for the turn before it (`message.queued`): when it was sent.'),
+});
+
+const messageQueued = z.object({
+  messageId: z.string().describe('The id its user message has once its turn starts.'),
+  parts: z.array(z.record(z.string(), json)).describe('Its parts, as they will be stored.'),
+  by: z.string().nullable().describe('The user id of who sent it; null for an anonymous caller.'),
+  position: z.number().int().min(1).describe('Its place in the queue: 1 runs next.'),
+});
+
+const messageDropped = z.object({
+  messageId: z.string(),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .describe('Why it will not run, as a new message would have been refused then (`action_pending`, `budget_reached`, …), or `cancelled`.'),
 });
 
 const turnStarted = z.object({
-  trigger: z.enum(['message', 'answer', 'timeout', 'recovery']).describe('What started it: a new message, the answer that closed a pause, a lapse, or a takeover after a crash.'),
+  trigger: z
+    .enum(['message', 'answer', 'timeout', 'recovery', 'queue'])
+    .describe('What started it: a new message, the answer that closed a pause, a lapse, a takeover after a crash, or a message that waited for the turn before it.'),
 });
 
 const textDelta = z.object({ messageId: z.string(), delta: z.string() });
@@ -116,6 +133,8 @@ const actionEscalated = z.object({
 /** The `data` of each event type. */
 export const eventData = {
   'message.created': messageCreated,
+  'message.queued': messageQueued,
+  'message.dropped': messageDropped,
   'turn.started': turnStarted,
   'text.delta': textDelta,
   'tool.called': toolCalled,

@@ -17,16 +17,47 @@ export const agentInfo = z.strictObject({
   name: z.string(),
   description: z.string().optional(),
   capabilities: z.strictObject({ toolApproval: z.boolean(), questions: z.boolean(), intake: z.boolean(), clientTools: z.boolean() }),
+  busyPolicy: z
+    .literal('queue')
+    .optional()
+    .describe('Present when a message sent while a turn runs is queued (202) and run after it; absent, such a message is refused (409 `conversation_busy`).'),
 });
 
-/** How a turn ended, as the library and the HTTP API return it. */
+const queuedPlace = z.strictObject({
+  messageId: z.string().describe('The id its user message has once its turn starts.'),
+  position: z.number().int().min(1).describe('Its place in the queue when it was recorded: 1 runs next.'),
+});
+
+/**
+ * How a turn ended, as the library and the HTTP API return it; or, for a message sent while a turn ran
+ * under `busyPolicy: 'queue'`, `queued` with its place (its turn runs later: follow the event log).
+ */
 export const turnResult = z.strictObject({
-  status: z.enum(['completed', 'requires_action', 'cancelled', 'failed']),
+  status: z.enum(['completed', 'requires_action', 'cancelled', 'failed', 'queued']),
   conversationId: z.string(),
-  messages: z.array(messageView).describe('Messages this turn wrote, in order.'),
+  messages: z.array(messageView).describe('Messages this turn wrote, in order (none for a queued message).'),
   pendingActions: z.array(actionView).optional(),
   warnings: z.array(warning).optional(),
   error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+  queued: queuedPlace.optional().describe('Only with status `queued`.'),
+});
+
+/**
+ * The 202 answer to a message sent while a turn runs, under `busyPolicy: 'queue'`: a `TurnResult` whose status
+ * is `queued` (so a client generated from the document reads both answers as one shape), with `queued` set.
+ */
+export const queuedResult = turnResult.extend({
+  status: z.literal('queued'),
+  messages: z.array(messageView).max(0).describe('Always empty: nothing runs yet.'),
+  queued: queuedPlace,
+});
+
+/** A message waiting for the running turn, as a conversation's snapshot lists it. */
+export const queuedMessageView = z.strictObject({
+  id: z.string(),
+  text: z.string(),
+  by: z.string().nullable().describe('The user id of who sent it; null for an anonymous caller.'),
+  queuedAt: isoTime,
 });
 
 export const snapshot = z.strictObject({
@@ -34,6 +65,7 @@ export const snapshot = z.strictObject({
   messages: z.array(messageView),
   pendingActions: z.array(actionView).optional(),
   runtime: z.strictObject({ status: conversationStatus, pendingActionIds: z.array(z.string()) }),
+  queuedMessages: z.array(queuedMessageView).optional().describe('Messages sent while the turn runs, in the order they will run (`busyPolicy: "queue"`); omitted when none waits.'),
   hasEarlierMessages: z.literal(true).optional().describe('Present when older messages exist than the first one here: ask again with `?before=<its id>`.'),
 });
 
@@ -63,4 +95,5 @@ export type ErrorBody = z.output<typeof errorBody>;
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;
 export type TurnResult = z.output<typeof turnResult>;
+export type QueuedMessageView = z.output<typeof queuedMessageView>;
 export type ConversationSnapshot = z.output<typeof snapshot>;

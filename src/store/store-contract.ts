@@ -260,6 +260,25 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.getConversation('c1')).toEqual(second.conversation);
     });
 
+    it('keeps the queue of messages waiting for the running turn, in order; an empty queue reads back as none', async () => {
+      const queued = [
+        { id: 'm-q1', seq: 2, by: 'ada', queuedAt: at(10) },
+        { id: 'm-q2', seq: 3, by: null, queuedAt: at(11) },
+      ];
+      await commitOk({ conversationId: 'c1', create: conversation('c1', { status: 'running', queue: [queued[0]] }) });
+      expect((await store.getConversation('c1'))?.queue).toEqual([queued[0]]);
+      const grown = await commitOk({ conversationId: 'c1', expectVersion: 1, set: { queue: queued } });
+      expect(grown.conversation.queue).toEqual(queued);
+      expect((await store.readConversation('c1', { messages: true }))?.conversation.queue).toEqual(queued);
+      // A change that does not name the queue leaves it.
+      await commitOk({ conversationId: 'c1', expectVersion: 2, set: { leaseOwner: 'i2' } });
+      expect((await store.getConversation('c1'))?.queue).toEqual(queued);
+      const emptied = await commitOk({ conversationId: 'c1', expectVersion: 3, set: { queue: [] } });
+      expect(emptied.conversation).toEqual(conversation('c1', { status: 'running', version: 4, leaseOwner: 'i2', updatedAt: emptied.conversation.updatedAt }));
+      expect(await store.getConversation('c1')).not.toHaveProperty('queue');
+      expect((await store.listConversations({})).map((entry) => entry.queue)).toEqual([undefined]);
+    });
+
     it('sets updatedAt from the change: set.updatedAt, else its last event, else now', async () => {
       await parked('c1');
       const byEvent = await commitOk({ conversationId: 'c1', expectVersion: 1, events: [event('turn.started', 60), event('turn.completed', 61)] });

@@ -14,7 +14,7 @@ import type {
 
 /** Conversation fields a change may set. */
 export type ConversationPatch = Partial<
-  Pick<ConversationRecord, 'status' | 'actionDueAt' | 'leaseOwner' | 'leaseExpiresAt' | 'tokensUsed' | 'intakeDone' | 'metadata' | 'updatedAt'>
+  Pick<ConversationRecord, 'status' | 'actionDueAt' | 'leaseOwner' | 'leaseExpiresAt' | 'tokensUsed' | 'intakeDone' | 'metadata' | 'updatedAt' | 'queue'>
 >;
 
 /** Settles one action; refused unless the action is still `pending`. */

@@ -6,6 +6,8 @@ import { actionView, type ActionView } from '../../views.js';
 import type { Change, ConversationPatch, NewEvent } from '../../store/store.js';
 import { newEvent, type EventData, type EventType } from '../../protocol/events.js';
 import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
+import { endTurn, type NextTurn } from '../queue.js';
+import { releaseLiveCalls } from '../withdraw.js';
 import type { ActionRecord, ConversationRecord, JsonValue, MessageMetadata, MessagePart, MessageRecord, RememberedTool, ToolOutput, TurnWarning } from '../../types.js';
 import { eventToolOutput } from './tool-output.js';
 
@@ -31,6 +33,8 @@ export class Turn {
   private writing: Promise<unknown> = Promise.resolve();
   private leaseTimer: NodeJS.Timeout | undefined;
   private actionsCache: ActionRecord[] | undefined;
+  /** Set when the write that ended this turn started the next queued message's turn (src/engine/queue.ts). */
+  next: NextTurn | undefined;
 
   constructor(
     readonly engine: Engine,
@@ -137,16 +141,31 @@ export class Turn {
     }
     this.pending = emptyPending();
     for (;;) {
-      const result = await this.engine.commit({
-        conversationId: this.conversation.id,
-        expectVersion: this.conversation.version,
-        set: { ...pending.set, updatedAt: this.engine.now() },
-        messages: pending.messages,
-        actions: pending.actions,
-        events: pending.events as NewEvent[],
-      });
+      // The write that ends the turn also starts (or drops) what was queued meanwhile, read as of this attempt.
+      const end = await endTurn(
+        this.engine,
+        this.conversation,
+        {
+          conversationId: this.conversation.id,
+          expectVersion: this.conversation.version,
+          set: { ...pending.set, updatedAt: this.engine.now() },
+          messages: pending.messages,
+          actions: pending.actions,
+          events: pending.events as NewEvent[],
+        },
+        { messages: this.messages, actions: () => this.actions() },
+      );
+      const result = await this.engine.commit(end.change);
       if (result.ok) {
         this.conversation = result.conversation;
+        if (end.next) this.next = end.next;
+        if (end.closed.length > 0) {
+          releaseLiveCalls(this.engine, end.closed);
+          this.warnings.push({
+            code: 'pause_closed_by_queued_message',
+            message: 'A message sent while this turn ran closed its request (pendingActionPolicy "cancel"); its turn runs next.',
+          });
+        }
         return;
       }
       // Someone else wrote. Carry on only if the turn still holds its claim.

@@ -1,5 +1,5 @@
 import { defineRoute, type Route } from '../route.js';
-import { agentsResponse, meResponse } from '../schemas.js';
+import { agentInfo, agentParams, agentsResponse, meResponse } from '../schemas.js';
 
 export const agentRoutes: Route[] = [
   defineRoute(
@@ -28,5 +28,19 @@ export const agentRoutes: Route[] = [
       errors: ['unauthorized'],
     },
     ({ caller }) => Response.json({ userId: caller.userId }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/agents/:name',
+      operationId: 'getAgent',
+      summary: 'One agent, with what it can ask',
+      description: 'The same entry as in `GET /api/agents`, nothing more: a caller who may list the agents may read each of them.',
+      tag: 'agents',
+      params: agentParams,
+      responses: { 200: { description: 'The agent.', schema: agentInfo } },
+      errors: ['unauthorized', 'not_found'],
+    },
+    ({ heed, params }) => Response.json(heed.agent(params.name)),
   ),
 ];

@@ -1,5 +1,6 @@
 import { HeedApiError, type HeedClient } from '../../client/index.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
+import type { QueuedMessageView } from '../../protocol/responses.js';
 import type { EventRecord } from '../../types.js';
 import type { ActionView, ConversationView, MessageView } from '../../views.js';
 import { defaultClientTools, runClientTool, wasStartedHere, type ClientToolRegistry } from './client-tools.js';
@@ -39,6 +40,8 @@ export interface ConversationState {
   pendingActions: ActionView[];
   /** Text of assistant messages still being written, in the order they started. */
   streaming: Array<{ messageId: string; text: string }>;
+  /** Messages sent while a turn runs, waiting for it in this order (an agent with `busyPolicy: 'queue'`). */
+  queued: QueuedMessageView[];
   /** True while the agent works on a turn (here or in another tab). */
   running: boolean;
   /** True while a message from this page is being sent. */
@@ -116,6 +119,8 @@ export function ownsConversation(conversation: ConversationView, me?: string | n
 /** Events after which the stored conversation has changed shape (a message, an action, a turn's end). */
 const RELOAD_ON = new Set<string>([
   'message.created',
+  'message.queued',
+  'message.dropped',
   'turn.started',
   'tool.result',
   'action.required',
@@ -146,6 +151,7 @@ export function loadingState(conversationId: string): ConversationState {
     messages: [],
     pendingActions: [],
     streaming: [],
+    queued: [],
     running: false,
     sending: false,
     submitting: [],
@@ -209,6 +215,7 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       hasEarlierMessages: (older.length ? earlierMore : snapshot.hasEarlierMessages === true) || undefined,
       pendingActions: visiblePending(),
       streaming: state.streaming.filter((entry) => !known.has(entry.messageId)),
+      queued: snapshot.queuedMessages ?? [],
       running: snapshot.conversation.status === 'running',
       // The server answered: an error that said it could not be reached is over.
       ...(state.error?.code === 'network_error' ? { error: undefined } : {}),
@@ -257,6 +264,12 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       const failure: Partial<typeof event.data.error> = event.data.error ?? {};
       const message = typeof failure.message === 'string' ? failure.message : 'The turn failed.';
       set({ error: { code: typeof failure.code === 'string' ? failure.code : 'turn_failed', message: `The agent stopped: ${message}` } });
+    }
+    // A queued message that will not run after all (a request came first, or the turn was cancelled): say which and why.
+    if (event.type === 'message.dropped' && (!firstSeen || event.at >= firstSeen)) {
+      const text = state.queued.find((entry) => entry.id === event.data.messageId)?.text;
+      const why = event.data.error?.message ?? 'It was dropped.';
+      set({ error: { code: event.data.error?.code ?? 'message_dropped', message: `${text ? `Your message “${text}” was not sent. ` : 'A queued message was not sent. '}${why}` } });
     }
     if (RELOAD_ON.has(event.type)) void refresh();
   }
@@ -350,10 +363,13 @@ export function createConversationStore(client: HeedClient, conversationId: stri
     async send(content) {
       set({ sending: true, error: undefined });
       try {
+        let queued = false;
         for await (const part of client.sendStream(conversationId, content, { signal: lifetime.signal })) {
+          queued = part.type === 'done' && part.result.status === 'queued';
           if (part.type === 'event' || part.type === 'done') break;
         }
-        set({ running: true });
+        // A queued message waits for the running turn; the refresh below shows it in `queued`.
+        if (!queued) set({ running: true });
         return { ok: true };
       } catch (thrown) {
         const error = toChatError(thrown);

@@ -5,7 +5,8 @@ import type { ActionView, MessageView } from '../../views.js';
 
 /** One thing a chat shows, in order. */
 export type TranscriptItem =
-  | { type: 'user'; id: string; text: string; createdAt?: string }
+  /** `queued`: sent while a turn ran, waiting for it (its place in the queue, 1 runs next). */
+  | { type: 'user'; id: string; text: string; createdAt?: string; queued?: number }
   | { type: 'assistant'; id: string; text: string; streaming: boolean }
   | { type: 'tool'; id: string; toolCallId: string; toolName: string; input: JsonValue; output?: ToolOutput; notRun?: NotRun }
   /** A request that was settled (or closed); pending ones are answered in the dock instead. */
@@ -35,9 +36,14 @@ const CARRIER_TOOLS = new Set(['intake', 'ask']);
 
 /**
  * The transcript of a conversation: user and assistant text, tool calls with their results, and the
- * cards of settled requests where they were asked; text still being streamed comes last.
+ * cards of settled requests where they were asked; then text still being streamed, and last the
+ * messages queued behind the running turn.
  */
-export function buildTranscript(messages: MessageView[], streaming: Array<{ messageId: string; text: string }> = []): TranscriptItem[] {
+export function buildTranscript(
+  messages: MessageView[],
+  streaming: Array<{ messageId: string; text: string }> = [],
+  queued: Array<{ id: string; text: string; queuedAt?: string }> = [],
+): TranscriptItem[] {
   const results = toolResults(messages);
   const items: TranscriptItem[] = [];
   for (const message of messages) {
@@ -72,6 +78,11 @@ export function buildTranscript(messages: MessageView[], streaming: Array<{ mess
     for (const action of actions) if (!shown.has(action.toolCallId) && action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
   }
   for (const entry of streaming) items.push({ type: 'assistant', id: entry.messageId, text: entry.text, streaming: true });
+  // A queued message that has just started is already among the messages: shown once.
+  const shown = new Set(messages.map((message) => message.id));
+  queued
+    .filter((entry) => !shown.has(entry.id))
+    .forEach((entry, index) => items.push({ type: 'user', id: entry.id, text: entry.text, ...(entry.queuedAt ? { createdAt: entry.queuedAt } : {}), queued: index + 1 }));
   return items;
 }
 

@@ -289,9 +289,11 @@ function oldestFirst(actions: ActionRecord[]): ActionRecord[] {
   return actions.sort((a, b) => compareTimeThenId(a.createdAt, a.id, Date.parse(b.createdAt), b.id));
 }
 
-function normalizeConversation(c: ConversationRecord): ConversationRecord {
+function normalizeConversation({ queue, ...c }: ConversationRecord): ConversationRecord {
   return {
     ...c,
+    // An empty queue is no queue, as the other stores keep it.
+    ...(queue && queue.length > 0 ? { queue } : {}),
     createdAt: normalTime(c.createdAt),
     updatedAt: normalTime(c.updatedAt),
     actionDueAt: normalTimeOrNull(c.actionDueAt),

@@ -58,10 +58,11 @@ export function commitStatement(schema: string, channel: string, change: Change)
       param(created.tokensUsed, 'bigint'),
       param(created.lastEventSeq + events.length, 'bigint'),
       param(created.intakeDone, 'boolean'),
+      param(queueJson(created.queue), 'json'),
     ];
     parts.push(
       `c AS (INSERT INTO ${t('conversations')} (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
-         action_due_at, lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done)
+         action_due_at, lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done, queue)
        VALUES (${row.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${conversationColumns})`,
     );
   } else {
@@ -277,7 +278,13 @@ function patchAssignments(set: ConversationPatch, param: (value: unknown, type: 
   if (set.leaseExpiresAt !== undefined) out.push(`lease_expires_at = ${param(msOrNull(set.leaseExpiresAt), 'bigint')}`);
   if (set.tokensUsed !== undefined) out.push(`tokens_used = ${param(set.tokensUsed, 'bigint')}`);
   if (set.intakeDone !== undefined) out.push(`intake_done = ${param(set.intakeDone, 'boolean')}`);
+  if (set.queue !== undefined) out.push(`queue = ${param(queueJson(set.queue), 'json')}`);
   return out;
+}
+
+/** An empty queue is stored as NULL, so a conversation with nothing queued costs nothing. */
+function queueJson(queue: ConversationPatch['queue']): string | null {
+  return queue && queue.length > 0 ? JSON.stringify(queue) : null;
 }
 
 /** One row per tool (the last wins): an upsert may not touch the same row twice in one statement. */

@@ -154,6 +154,13 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_action ON {schema}.deliveries (action_id);
     `,
   },
+  {
+    // Messages sent while a turn runs, waiting for it to end (busyPolicy 'queue'): a short JSON list of
+    // { id, seq, by, queuedAt } on the conversation, so taking the next one is part of the compare-and-set
+    // that ends the turn. NULL when none waits; their text stays in the event log.
+    version: 8,
+    sql: `ALTER TABLE {schema}.conversations ADD COLUMN queue JSON;`,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

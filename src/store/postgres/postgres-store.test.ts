@@ -50,7 +50,8 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
     });
 
     it('applies migrations once under a lock: stores starting together agree, running them again changes nothing', async () => {
-      expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+      // Versions only grow (the runner applies those above the stored one, in order); numbers handed out per change may leave a gap.
+      expect(migrations.map((m) => m.version)).toEqual([...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y));
       const schema = nextSchema();
       const stores = Array.from({ length: 4 }, () => postgresStore({ connectionString: database!.url, schema, max: 2 }));
       await Promise.all(stores.map((store) => store.migrate()));

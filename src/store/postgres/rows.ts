@@ -10,7 +10,7 @@ type Int8 = string | number;
 
 export const conversationColumns =
   'key, id, agent, owner_id, channel, status, version, metadata, created_at, updated_at, action_due_at, ' +
-  'lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done';
+  'lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done, queue';
 
 export const actionColumns =
   'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
@@ -33,6 +33,7 @@ export interface ConversationRow {
   tokens_used: Int8;
   last_event_seq: Int8;
   intake_done: boolean;
+  queue: ConversationRecord['queue'] | null;
 }
 
 export interface MessageRow {
@@ -93,6 +94,7 @@ export function toConversation(row: ConversationRow): ConversationRecord {
     tokensUsed: Number(row.tokens_used),
     lastEventSeq: Number(row.last_event_seq),
     intakeDone: row.intake_done,
+    ...(row.queue && row.queue.length > 0 ? { queue: row.queue } : {}),
   };
 }
 

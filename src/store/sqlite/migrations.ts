@@ -180,6 +180,13 @@ export const migrations: Migration[] = [
       ALTER TABLE events_by_rowid RENAME TO events;
     `,
   },
+  {
+    // Messages sent while a turn runs, waiting for it to end (busyPolicy 'queue'): a short JSON list of
+    // { id, seq, by, queuedAt } on the conversation, so taking the next one is part of the compare-and-set
+    // that ends the turn. NULL when none waits; their text stays in the event log.
+    version: 8,
+    sql: `ALTER TABLE conversations ADD COLUMN queue TEXT;`,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */
@@ -207,4 +214,6 @@ export const eventTypeCodes: Record<EventType, number> = {
   'delivery.failed': 12,
   'action.voted': 13,
   'action.escalated': 14,
+  'message.queued': 15,
+  'message.dropped': 16,
 };

@@ -24,6 +24,7 @@ export interface ConversationRow {
   tokens_used: number;
   last_event_seq: number;
   intake_done: number;
+  queue: string | null;
 }
 
 export interface MessageRow {
@@ -77,6 +78,7 @@ export function patchValues(set: ConversationPatch): Record<string, unknown> {
   if (set.leaseExpiresAt !== undefined) values.lease_expires_at = msOrNull(set.leaseExpiresAt);
   if (set.tokensUsed !== undefined) values.tokens_used = set.tokensUsed;
   if (set.intakeDone !== undefined) values.intake_done = Number(set.intakeDone);
+  if (set.queue !== undefined) values.queue = queueJson(set.queue);
   return values;
 }
 
@@ -104,7 +106,13 @@ export function conversationParams(c: ConversationRecord) {
     leaseExpiresAt: msOrNull(c.leaseExpiresAt),
     tokensUsed: c.tokensUsed,
     intakeDone: Number(c.intakeDone),
+    queue: queueJson(c.queue),
   };
+}
+
+/** An empty queue is stored as NULL, so a conversation with nothing queued costs nothing. */
+function queueJson(queue: ConversationRecord['queue']): string | null {
+  return queue && queue.length > 0 ? JSON.stringify(queue) : null;
 }
 
 export function toConversation(row: ConversationRow): ConversationRecord {
@@ -124,6 +132,7 @@ export function toConversation(row: ConversationRow): ConversationRecord {
     tokensUsed: row.tokens_used,
     lastEventSeq: row.last_event_seq,
     intakeDone: row.intake_done === 1,
+    ...(row.queue ? { queue: JSON.parse(row.queue) } : {}),
   };
 }
 

@@ -74,7 +74,8 @@ describe('sqlite store', () => {
   });
 
   it('applies migrations once; running them again changes nothing', async () => {
-    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+    // Versions only grow (the runner applies those above the stored one, in order); numbers handed out per change may leave a gap.
+    expect(migrations.map((m) => m.version)).toEqual([...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y));
     const store = sqliteStore({ path });
     await store.migrate();
     await store.commit({ conversationId: 'c1', create: conversation('c1') });

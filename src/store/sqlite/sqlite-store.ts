@@ -319,9 +319,9 @@ function prepare(db: Database.Database) {
   return {
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
-         action_due_at, lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done)
+         action_due_at, lease_owner, lease_expires_at, tokens_used, last_event_seq, intake_done, queue)
        VALUES (@id, @agent, @ownerId, @channel, @status, @version, @metadata, @createdAt, @updatedAt,
-         @actionDueAt, @leaseOwner, @leaseExpiresAt, @tokensUsed, @lastEventSeq, @intakeDone)
+         @actionDueAt, @leaseOwner, @leaseExpiresAt, @tokensUsed, @lastEventSeq, @intakeDone, @queue)
        ON CONFLICT (id) DO NOTHING RETURNING *`,
     ),
     conversationExists: db.prepare('SELECT 1 FROM conversations WHERE id = ?').pluck(),

@@ -12,6 +12,19 @@ export interface MessageControls {
 export function TranscriptEntry({ item, me, controls }: { item: TranscriptItem; me: string | null; controls: MessageControls }) {
   switch (item.type) {
     case 'user':
+      // A queued message has no id the server knows yet: nothing to edit or branch from.
+      if (item.queued)
+        return (
+          <li className="message-row message-row-user">
+            <div className="message message-user message-queued">
+              <span className="visually-hidden">You (queued, waiting for the agent): </span>
+              {item.text}
+              <span className="queued-note" aria-hidden="true">
+                Queued{item.queued > 1 ? ` · ${item.queued}` : ''}
+              </span>
+            </div>
+          </li>
+        );
       return <UserMessage id={item.id} text={item.text} controls={controls} />;
     case 'assistant':
       return (

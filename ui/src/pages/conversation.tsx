@@ -13,7 +13,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
   const { agents, refreshConversations } = useConsole();
   const agent = agents?.find((candidate) => candidate.name === chat.conversation?.agent);
-  const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming), [chat.messages, chat.streaming]);
+  const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming, chat.queued), [chat.messages, chat.streaming, chat.queued]);
   const pending = chat.pendingActions;
   const current = pending[0];
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -168,6 +168,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           <Composer
             disabled={chat.status !== 'ready'}
             running={chat.running || status === 'running'}
+            queues={agent?.busyPolicy === 'queue'}
             sending={chat.sending}
             onSend={(content) => {
               setNotesSeen(allLost.length);
@@ -184,12 +185,15 @@ export function ConversationPage({ conversationId }: { conversationId: string })
 function Composer({
   disabled,
   running,
+  queues,
   sending,
   onSend,
   onStop,
 }: {
   disabled: boolean;
   running: boolean;
+  /** The agent queues a message sent while it works (busyPolicy 'queue'): the box stays open then. */
+  queues: boolean;
   sending: boolean;
   onSend: (content: string) => Promise<{ ok: boolean }>;
   onStop: () => Promise<void>;
@@ -205,7 +209,7 @@ function Composer({
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const content = text.trim();
-    if (!content || sending || running) return;
+    if (!content || sending || (running && !queues)) return;
     setText('');
     const result = await onSend(content);
     if (!result.ok) setText(content);
@@ -228,11 +232,16 @@ function Composer({
         ref={ref}
         rows={2}
         value={text}
-        placeholder="Write a message… (Enter sends, Shift+Enter for a new line)"
+        placeholder={running && queues ? 'Queue a message…' : 'Write a message… (Enter sends, Shift+Enter for a new line)'}
         disabled={disabled}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
       />
+      {running && queues && (
+        <button type="submit" className="heed-button heed-primary" disabled={disabled || sending || text.trim() === ''}>
+          Queue
+        </button>
+      )}
       {running ? (
         <button type="button" className="heed-button" onClick={() => void onStop()}>
           Stop
