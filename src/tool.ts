@@ -4,7 +4,7 @@ import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
 import type { JsonValue, ToolContentPart } from './protocol/values.js';
 import type { RaisedRequest, StoredResolution } from './kinds/index.js';
-import type { Question } from './kinds/question.js';
+import type { AskedQuestion } from './kinds/question.js';
 
 const CONTENT = Symbol('heed.toolContent');
 
@@ -39,7 +39,7 @@ export interface ApproveOutcome {
 
 /** A request made with `ctx.askLive`. */
 export type LiveRequest =
-  | { kind: 'question'; preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }
+  | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
   | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number }
   /** A yes/no on what the tool is about to do; `args` is shown and may come back edited as `approvedArgs`. */
   | { kind: 'approval'; title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number };
@@ -66,7 +66,7 @@ export interface ToolContext {
    * Ask the person in the middle of the work. The turn pauses; on resume the tool runs again from the
    * top and this call returns the recorded answer (answers are journaled by call order).
    */
-  ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
+  ask(request: { preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }): Promise<AskOutcome>;
   /** Ask for a yes/no before doing something; journaled like `ask`. */
   approve(request: { title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number; approval?: ApprovalPolicy<JsonValue | undefined> }): Promise<ApproveOutcome>;
   /**

@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue, ToolContentPart, ToolOutput } from './proto
 
 export type { JsonObject, JsonValue, ToolContentPart, ToolOutput };
 export type { ActionOrigin, ActionStatus, CancelledResolution, ResolutionChannel, TimeoutPolicy } from './protocol/action-base.js';
-export type { InputType, Question, QuestionInput, QuestionOption, QuestionRequest } from './kinds/question.js';
+export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption, QuestionRequest } from './kinds/question.js';
 export type { ActionRecord, ApprovalRequest, ApprovalResolution, ApprovalVote, StoredResolution };
 
 export type ConversationStatus = 'idle' | 'running' | 'requires_action';

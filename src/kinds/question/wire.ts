@@ -39,3 +39,12 @@ export type QuestionOption = z.output<typeof questionOption>;
 export type InputType = z.output<typeof inputType>;
 export type QuestionInput = z.output<typeof questionInput>;
 export type Question = z.output<typeof question>;
+
+/**
+ * A question as a config or a tool writes it (intake, `ctx.ask`): checked and normalized into a
+ * `Question` by `checkQuestions`. `header` may be left out when `id` is given (it is made from the id,
+ * `due_date` → "Due date"); `allowFreeText` is seed 003's name for `custom`; `question` is accepted for `prompt`.
+ */
+export type AskedQuestion = Partial<Omit<Question, 'id' | 'header' | 'prompt'>> & { prompt: string; allowFreeText?: boolean } & (
+    { id: string; header?: string } | { header: string; id?: string }
+  );
