@@ -11,7 +11,7 @@ import {
   setCustom,
   type QuestionDraft,
   type QuestionDrafts,
-} from '../../react/state/question-form.js';
+} from '../../client/question-drafts.js';
 
 /**
  * The keyboard form of a question action, one question at a time, kept free of Ink so it can be tested

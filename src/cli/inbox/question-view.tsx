@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
 import { useRef, useState } from 'react';
-import { allowsCustom, optionHotkey } from '../../react/state/question-form.js';
+import { allowsCustom, optionHotkey } from '../../client/question-drafts.js';
 import type { Question } from '../../types.js';
 import { fit } from './format.js';
 import { ProblemBanner, SettledBanner } from './outcome.js';

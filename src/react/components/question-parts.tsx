@@ -1,5 +1,5 @@
 import type { Question } from '../../types.js';
-import { allowsCustom, questionControl, setCustom } from '../state/question-form.js';
+import { allowsCustom, questionControl, setCustom } from '../../client/question-drafts.js';
 import { OptionList } from './option-list.js';
 import { TypedInput } from './typed-input.js';
 import type { QuestionForm } from './use-question-form.js';

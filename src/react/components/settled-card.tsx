@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
-import { answerLabels } from '../state/question-form.js';
+import { answerLabels } from '../../client/question-drafts.js';
 import { describeResolver } from '../state/transcript.js';
 import { ArgumentsView } from './approval-card.js';
 

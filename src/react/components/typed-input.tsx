@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { MAX_ANSWER_LENGTH } from '../../kinds/question/coerce.js';
 import type { Question } from '../../types.js';
-import type { QuestionControl, QuestionDraft } from '../state/question-form.js';
+import type { QuestionControl, QuestionDraft } from '../../client/question-drafts.js';
 
 export interface TypedInputProps {
   question: Question;
