@@ -62,6 +62,7 @@ export function QuestionBody({ form, base, promptId }: { form: QuestionForm; bas
             disabled={disabled}
             labelledBy={promptId}
             errorId={problem ? errorId : undefined}
+            pristine={!form.field.touched}
             onChange={form.update}
           />
         )}
