@@ -125,7 +125,7 @@ describe("seed 003's intake config, over HTTP", () => {
     const id = await start('layouts');
     const [action] = (await send(id, 'Design the settings page')).body.pendingActions;
     expect(action.questions[0]).toMatchObject({ custom: false, defaults: ['sidebar'] });
-    expect(action.questions[0].options[1]).toMatchObject({ value: 'sidebar', hotkey: 's', preview: expect.stringContaining('│ General ◂│') });
+    expect(action.questions[0].options[1]).toMatchObject({ value: 'sidebar', hotkey: 's', preview: expect.stringContaining('│ General <│') });
     const refused = await resolve(id, action.id, { answers: { layout: 'A wizard' } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toBe('"Layout" must be one of the offered options (Tabs, Sidebar, One long page); "A wizard" is not.');
