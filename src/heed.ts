@@ -1,4 +1,5 @@
 import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
+import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
 import { expireDue, type SweepReport } from './engine/lapse.js';
 import { settleAction, type SettleOptions } from './engine/settle.js';
@@ -30,12 +31,21 @@ export type { AgentInfo, ConversationSnapshot };
 
 /** A pending action with shortcuts to answer it. */
 export type PendingAction = ActionView & {
-  answer(resolution: Omit<ResolutionInput, 'type'> | Record<string, unknown>, options?: SettleOptions): Promise<TurnResult>;
+  /**
+   * Answers it. Takes the resolution without its `type` (`{ decision: 'allow' }`, `{ answers }`, `{ output }`…);
+   * for a question, also a bare value when it asks one question (`answer('window')`), the answers by id when it
+   * asks several (`answer({ environment: 'staging', reason: 'Release 2.2' })`; left out = the default), or
+   * nothing to confirm the defaults.
+   */
+  answer(resolution?: Omit<ResolutionInput, 'type'> | Record<string, unknown> | QuestionValue, options?: SettleOptions): Promise<TurnResult>;
   approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
   decline(comment?: string, options?: SettleOptions): Promise<TurnResult>;
   skip(options?: SettleOptions): Promise<TurnResult>;
   dismiss(options?: SettleOptions): Promise<TurnResult>;
 };
+
+/** One question's answer as `answer` takes it bare: an option's value or label, a typed value, a list for a multiple choice. */
+export type QuestionValue = string | number | boolean | Array<string | number | boolean>;
 
 export interface CallerOption {
   caller?: Caller;
@@ -342,7 +352,9 @@ function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?
   const type = view.kind;
   return {
     ...view,
-    answer: (resolution, options) => resolve({ type, ...resolution }, options),
+    // Async, so a value that cannot answer it is a rejected promise like every other refusal.
+    answer: async (resolution, options) =>
+      view.kind === 'question' ? resolve(questionResolutionFrom(view.questions ?? [], resolution), options) : resolve({ type, ...(resolution as object) }, options),
     approve: ({ remember, approvedArgs, comment, ...options } = {}) => resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
     decline: (comment, options) => resolve({ type, decision: 'deny', comment }, options),
     skip: (options) => resolve({ type, skip: true }, options),
