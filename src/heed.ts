@@ -8,6 +8,7 @@ import { branchConversation } from './engine/branch.js';
 import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
+import { regenerateReply, type RegenerateOptions } from './engine/regenerate.js';
 import type { Caller, ChannelWrite } from './caller.js';
 import type { HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
@@ -76,6 +77,12 @@ export interface Heed {
 export interface ConversationHandle {
   readonly id: string;
   send(content: string, options?: SendOptions): Promise<TurnResult>;
+  /**
+   * Runs the reply to the last message again (the AI SDK's `regenerate`): the message is recorded again,
+   * marked `regenerates`; the reply it replaces stays in the record but is no longer sent to the model.
+   * Refused like a new message while a turn runs (409 `conversation_busy`) or a request waits (409 `action_pending`).
+   */
+  regenerate(options?: RegenerateOptions): Promise<TurnResult>;
   /**
    * The conversation with its messages. With `messages: { limit, before? }`, only that page of them (the
    * newest `limit` before the message `before`), and `hasEarlierMessages` when older ones exist.
@@ -173,6 +180,7 @@ export function createHeed(options: HeedOptions): Heed {
   const conversation = (id: string): ConversationHandle => ({
     id,
     send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, libraryWrite(sendOptions))),
+    regenerate: (regenerateOptions) => whenReady(() => regenerateReply(engine, id, libraryWrite(regenerateOptions))),
     async get(callerOption = {}) {
       await ready;
       const page = callerOption.messages;

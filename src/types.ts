@@ -46,6 +46,12 @@ export interface MessageMetadata {
   warnings?: TurnWarning[];
   /** Set on a synthetic assistant message that carries an intake's questions. */
   intake?: boolean;
+  /**
+   * Set on a user message that ran the reply to an earlier one again (regenerate): that message's id, and
+   * how many messages right before this one it replaces (that message and its reply), which stay in the
+   * record but are no longer sent to the model or shown as the chat.
+   */
+  regenerates?: { messageId: string; count: number };
   [key: string]: JsonValue | TurnWarning[] | undefined;
 }
 

@@ -65,6 +65,12 @@ export const messageView = z.strictObject({
     .object({
       warnings: z.array(warning).optional(),
       intake: z.boolean().optional().describe("The assistant message that asks the agent's intake questions."),
+      regenerates: z
+        .strictObject({ messageId: z.string(), count: z.number().int() })
+        .optional()
+        .describe(
+          'A user message sent again to make its reply again (regenerate): the message it repeats, and how many messages right before this one it replaces (that message and its reply), which stay in the record but are no longer sent to the model.',
+        ),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })
