@@ -65,7 +65,7 @@ const intakeShape = {
   when: z.enum(['thread-start', 'every-turn'], { error: 'expected "thread-start" or "every-turn"' }).optional(),
   preamble: z.string({ error: 'expected a string' }).optional(),
   // Each question is checked in full when the agent is set up (with the rules of asked questions).
-  questions: z.array(z.record(z.string(), z.unknown(), { error: 'expected a question { header, prompt, ... }' }), {
+  questions: z.array(z.record(z.string(), z.unknown(), { error: 'expected a question { id, prompt, ... }' }), {
     error: 'expected a list of questions',
   }),
   timeoutMinutes: duration.optional(),

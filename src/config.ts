@@ -4,7 +4,7 @@ import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { DeliveryEvent } from './store/store.js';
-import type { ActionRecord, ConversationRecord, Question, TimeoutPolicy } from './types.js';
+import type { ActionRecord, AskedQuestion, ConversationRecord, TimeoutPolicy } from './types.js';
 import type { ActionView } from './views.js';
 
 export interface HitlConfig {
@@ -29,7 +29,7 @@ export interface IntakeConfig {
   /** `thread-start` (default) asks once per conversation; `every-turn` before each turn. */
   when?: 'thread-start' | 'every-turn';
   preamble?: string;
-  questions: Array<Partial<Question> & { header: string; prompt: string }>;
+  questions: AskedQuestion[];
   /** Intake questions never lapse unless this is set. */
   timeoutMinutes?: number;
 }

@@ -1,5 +1,6 @@
 import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
 import { kindOf } from './kinds/index.js';
+import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
 import { expireDue, type SweepReport } from './engine/lapse.js';
 import { settleAction, type SettleOptions } from './engine/settle.js';
@@ -9,6 +10,7 @@ import { intakeQuestions } from './engine/intake.js';
 import type { TurnResult } from './engine/turn/run-turn.js';
 import { sendMessage, type SendOptions } from './engine/send.js';
 import { queuedTexts } from './engine/queue.js';
+import { regenerateReply, type RegenerateOptions } from './engine/regenerate.js';
 import type { Caller, ChannelWrite } from './caller.js';
 import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
@@ -33,7 +35,13 @@ export type { AgentInfo, ConversationSnapshot };
 
 /** A pending action with shortcuts to answer it. */
 export type PendingAction = ActionView & {
-  answer(resolution: Omit<ResolutionInput, 'type'> | Record<string, unknown>, options?: SettleOptions): Promise<TurnResult>;
+  /**
+   * Answers it. Takes the resolution without its `type` (`{ decision: 'allow' }`, `{ answers }`, `{ output }`…);
+   * for a question, also a bare value when it asks one question (`answer('window')`), the answers by id when it
+   * asks several (`answer({ environment: 'staging', reason: 'Release 2.2' })`; left out = the default), or
+   * nothing to confirm the defaults.
+   */
+  answer(resolution?: Omit<ResolutionInput, 'type'> | Record<string, unknown> | QuestionValue, options?: SettleOptions): Promise<TurnResult>;
   approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
   /**
    * Declines with a note the model reads: an approval is denied (`comment`; an object is then the call's
@@ -44,6 +52,9 @@ export type PendingAction = ActionView & {
   skip(options?: SettleOptions): Promise<TurnResult>;
   dismiss(options?: SettleOptions): Promise<TurnResult>;
 };
+
+/** One question's answer as `answer` takes it bare: an option's value or label, a typed value, a list for a multiple choice. */
+export type QuestionValue = string | number | boolean | Array<string | number | boolean>;
 
 export interface CallerOption {
   caller?: Caller;
@@ -77,6 +88,12 @@ export interface Heed {
 export interface ConversationHandle {
   readonly id: string;
   send(content: string, options?: SendOptions): Promise<TurnResult>;
+  /**
+   * Runs the reply to the last message again (the AI SDK's `regenerate`): the message is recorded again,
+   * marked `regenerates`; the reply it replaces stays in the record but is no longer sent to the model.
+   * Refused like a new message while a turn runs (409 `conversation_busy`) or a request waits (409 `action_pending`).
+   */
+  regenerate(options?: RegenerateOptions): Promise<TurnResult>;
   /**
    * The conversation with its messages. With `messages: { limit, before? }`, only that page of them (the
    * newest `limit` before the message `before`), and `hasEarlierMessages` when older ones exist.
@@ -174,6 +191,7 @@ export function createHeed(options: HeedOptions): Heed {
   const conversation = (id: string): ConversationHandle => ({
     id,
     send: (content, sendOptions) => whenReady(() => sendMessage(engine, id, content, libraryWrite(sendOptions))),
+    regenerate: (regenerateOptions) => whenReady(() => regenerateReply(engine, id, libraryWrite(regenerateOptions))),
     async get(callerOption = {}) {
       await ready;
       const page = callerOption.messages;
@@ -361,7 +379,9 @@ function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?
   const type = view.kind;
   return {
     ...view,
-    answer: (resolution, options) => resolve({ type, ...resolution }, options),
+    // Async, so a value that cannot answer it is a rejected promise like every other refusal.
+    answer: async (resolution, options) =>
+      view.kind === 'question' ? resolve(questionResolutionFrom(view.questions ?? [], resolution), options) : resolve({ type, ...(resolution as object) }, options),
     approve: ({ remember, approvedArgs, comment, ...options } = {}) => resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
     // Each kind's own decline; a kind without one gets an approval's deny, which its check refuses by name.
     decline: (note, options) => resolve(kindOf(type).decline?.(note) ?? { type, decision: 'deny', comment: note }, options),

@@ -1,5 +1,5 @@
 export { createHeed } from './heed.js';
-export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, AgentInfo } from './heed.js';
+export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, QuestionValue, AgentInfo } from './heed.js';
 export { defineConfig } from './config.js';
 export type { AgentModel } from './engine/turn/model-spec.js';
 export type { AgentConfig, BusyPolicy, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';

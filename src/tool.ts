@@ -4,7 +4,7 @@ import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
 import type { JsonObject, JsonValue, ToolContentPart } from './protocol/values.js';
 import type { RaisedRequest, StoredResolution } from './kinds/index.js';
-import type { Question } from './kinds/question.js';
+import type { AskedQuestion } from './kinds/question.js';
 
 const CONTENT = Symbol('heed.toolContent');
 
@@ -44,7 +44,7 @@ export interface ApproveOutcome {
 
 /** A request made with `ctx.askLive`. */
 export type LiveRequest =
-  | { kind: 'question'; preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }
+  | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
   | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number }
   /** A yes/no on what the tool is about to do; `args` is shown and may come back edited as `approvedArgs`. */
   | { kind: 'approval'; title: string; summary?: string; args?: JsonValue; expiresInMinutes?: number };
@@ -71,7 +71,7 @@ export interface ToolContext {
    * Ask the person in the middle of the work. The turn pauses; on resume the tool runs again from the
    * top and this call returns the recorded answer (answers are journaled by call order).
    */
-  ask(request: { preamble?: string; questions: Array<Partial<Question> & { header: string; prompt: string }>; expiresInMinutes?: number }): Promise<AskOutcome>;
+  ask(request: { preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }): Promise<AskOutcome>;
   /**
    * Ask for a yes/no before doing something; journaled like `ask`. With `argsSchema` (zod, or a JSON Schema)
    * the person may edit `args`: the edit is checked against it (400 `invalid_approved_args` naming the

@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue, ToolContentPart, ToolOutput } from './proto
 
 export type { JsonObject, JsonValue, ToolContentPart, ToolOutput };
 export type { ActionOrigin, ActionStatus, CancelledResolution, ResolutionChannel, TimeoutPolicy } from './protocol/action-base.js';
-export type { InputType, Question, QuestionInput, QuestionOption, QuestionRequest } from './kinds/question.js';
+export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption, QuestionRequest } from './kinds/question.js';
 export type { ActionRecord, ApprovalRequest, ApprovalResolution, ApprovalVote, StoredResolution };
 
 export type ConversationStatus = 'idle' | 'running' | 'requires_action';
@@ -65,6 +65,12 @@ export interface MessageMetadata {
   approvedArgs?: JsonValue;
   /** On a tool message: what the model reads after the result (a declined question's note). */
   notes?: string[];
+  /**
+   * Set on a user message that ran the reply to an earlier one again (regenerate): that message's id, and
+   * how many messages right before this one it replaces (that message and its reply), which stay in the
+   * record but are no longer sent to the model or shown as the chat.
+   */
+  regenerates?: { messageId: string; count: number };
   [key: string]: JsonValue | TurnWarning[] | undefined;
 }
 

@@ -4,6 +4,26 @@ import type { ActionView, ApprovalActionView, ClientToolActionView, Conversation
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import { readSse } from './sse-reader.js';
 
+export { coerceAnswer, createQuestionForm } from './question-form.js';
+export type { CoerceAnswerResult, QuestionField, QuestionForm, QuestionFormState } from './question-form.js';
+export {
+  allowsCustom,
+  answerLabels,
+  buildAnswers,
+  draftAnswer,
+  draftFromValue,
+  draftProblem,
+  draftProblems,
+  initialDrafts,
+  optionForHotkey,
+  optionHotkey,
+  pickOption,
+  questionControl,
+  setCustom,
+} from './question-drafts.js';
+export type { QuestionControl, QuestionDraft, QuestionDrafts } from './question-drafts.js';
+export type { Question, QuestionInput, QuestionOption } from '../types.js';
+
 export type {
   ActionView,
   AgentInfo,

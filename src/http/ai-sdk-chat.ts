@@ -10,6 +10,7 @@ import type { JsonValue } from '../types.js';
 import { actionView } from '../views.js';
 import { findAnswers, type FoundAnswer, type SentPart } from './ai-sdk/answers.js';
 import { uiMessages } from './ai-sdk/ui-messages.js';
+import { liveMessages } from '../engine/replaced.js';
 import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
 import { toHeedError } from './errors.js';
 import { defineRoute, type Route } from './route.js';
@@ -63,7 +64,8 @@ export const aiSdkChatRoutes: Route[] = [
       operationId: 'aiSdkChat',
       summary: 'AI SDK `useChat` endpoint: send a message or answer what the agent asked',
       description:
-        "If the last message is the user's, it is sent (409 `action_pending` while a request is open). If it is the assistant's, " +
+        "If the last message is the user's, it is sent (409 `action_pending` while a request is open); with `trigger: 'regenerate-message'` " +
+        "(`regenerate()`) it must be the conversation's last message, whose reply is made again (the old reply stays in the record). If it is the assistant's, " +
         'each tool part answered with `addToolOutput` or `addToolApprovalResponse` settles the pending action of its tool call, ' +
         "checked against the stored call (the browser's copy of the input is ignored): question output `{ answers }`, " +
         '`{ skip: true }` or `{ dismiss: true }` (an `output-error` dismisses); client tool `output` or `errorText`; approval ' +
@@ -92,12 +94,8 @@ export const aiSdkChatRoutes: Route[] = [
       ],
     },
     async ({ heed, caller, params, body, signal, countNewConversation }) => {
-      if (body.trigger === 'regenerate-message') {
-        throw new HeedError('invalid_request', 'Heed keeps every reply, so it cannot regenerate one; send a new message instead.', {
-          details: { field: 'body.trigger' },
-        });
-      }
       const last = body.messages[body.messages.length - 1];
+      if (body.trigger === 'regenerate-message') return regenerate(heed, caller, params.agent, body.id, last, signal);
       if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal, countNewConversation);
       if (last.role === 'assistant') return sendAnswers(heed, caller, params.agent, body.id, last.parts, signal);
       throw new HeedError('invalid_request', "The last message must be the user's (a new message) or the assistant's (answers).", {
@@ -123,7 +121,8 @@ export const aiSdkChatRoutes: Route[] = [
     async ({ heed, caller, params }) => {
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
-      return Response.json({ messages: uiMessages(snapshot.messages, hooksOf(heed).agents.get(params.agent)) });
+      // A reply made again replaces the old one in the chat, as useChat showed it (the record keeps both).
+      return Response.json({ messages: uiMessages(liveMessages(snapshot.messages), hooksOf(heed).agents.get(params.agent)) });
     },
   ),
   defineRoute(
@@ -195,10 +194,7 @@ async function existingConversation(heed: Heed, caller: Caller, agent: string, i
 }
 
 async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal, countNewConversation: () => void): Promise<Response> {
-  const content = parts
-    .filter((part) => part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text as string)
-    .join('\n');
+  const content = textOf(parts);
   if (content.trim() === '') {
     throw new HeedError('invalid_request', 'The new message has no text.', { details: { field: 'body.messages' } });
   }
@@ -212,6 +208,33 @@ async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string
     newMessage: true,
     signal,
   });
+}
+
+/**
+ * `regenerate()`: useChat drops the last reply and sends the chat up to the user message before it. The
+ * turn runs again from that message (recorded again, marked `regenerates`; the old reply stays in the
+ * record), and streams like a new message's.
+ */
+async function regenerate(heed: Heed, caller: Caller, agent: string, id: string, last: z.output<typeof sentMessage>, signal: AbortSignal): Promise<Response> {
+  if (last.role !== 'user') {
+    throw new HeedError('invalid_request', "To make a reply again, the chat's last message must be the user's message it answers.", { details: { field: 'body.messages' } });
+  }
+  await openConversation(heed, caller, agent, id, false);
+  const content = textOf(last.parts);
+  const handle = heed.conversation(id);
+  return streamTurn(heed, id, (recorded) => handle.regenerate({ caller, content, onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: hooksOf(heed).agents.get(agent),
+    newMessage: true,
+    signal,
+  });
+}
+
+/** The text of a sent message, its text parts joined by line breaks (as `sendMessage` records it). */
+function textOf(parts: SentPart[]): string {
+  return parts
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('\n');
 }
 
 async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {

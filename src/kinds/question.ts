@@ -25,7 +25,7 @@ import { summarizeAnswers } from './question/summary.js';
 import { DISMISSED, refusal } from './refusal.js';
 import { question as questionSchema, type Question } from './question/wire.js';
 
-export type { InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
+export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
 
 const request = z.strictObject({ kind: z.literal('question'), preamble: z.string().optional(), questions: z.array(questionSchema) });
 const answers = z.record(z.string(), z.array(z.string())).describe('By question id: the canonical answers.');

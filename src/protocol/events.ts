@@ -38,8 +38,10 @@ const messageDropped = z.object({
 
 const turnStarted = z.object({
   trigger: z
-    .enum(['message', 'answer', 'timeout', 'recovery', 'queue'])
-    .describe('What started it: a new message, the answer that closed a pause, a lapse, a takeover after a crash, or a message that waited for the turn before it.'),
+    .enum(['message', 'answer', 'timeout', 'recovery', 'queue', 'regenerate'])
+    .describe(
+      'What started it: a new message, the answer that closed a pause, a lapse, a takeover after a crash, a message that waited for the turn before it, or the last message sent again to make its reply again.',
+    ),
 });
 
 const textDelta = z.object({ messageId: z.string(), delta: z.string() });

@@ -69,6 +69,12 @@ export const messageView = z.strictObject({
         .optional()
         .describe('A tool message: the arguments the call ran with, when a person approved other ones than the model asked for (the model is sent its call with these).'),
       notes: z.array(z.string()).optional().describe("A tool message: what the model reads after the result (a declined question's note)."),
+      regenerates: z
+        .strictObject({ messageId: z.string(), count: z.number().int() })
+        .optional()
+        .describe(
+          'A user message sent again to make its reply again (regenerate): the message it repeats, and how many messages right before this one it replaces (that message and its reply), which stay in the record but are no longer sent to the model.',
+        ),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })

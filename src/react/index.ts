@@ -39,11 +39,15 @@ export { createInboxStore } from './state/inbox-store.js';
 export type { InboxState, InboxStore } from './state/inbox-store.js';
 export { buildTranscript, byWhom, describeResolver } from './state/transcript.js';
 export type { NotRun, TranscriptItem } from './state/transcript.js';
+// The question form's headless pieces live in heed/client (no React); re-exported here for the cards' users.
 export {
   allowsCustom,
   answerLabels,
   buildAnswers,
+  coerceAnswer,
+  createQuestionForm,
   draftAnswer,
+  draftFromValue,
   draftProblem,
   draftProblems,
   initialDrafts,
@@ -52,8 +56,8 @@ export {
   pickOption,
   questionControl,
   setCustom,
-} from './state/question-form.js';
-export type { QuestionControl, QuestionDraft, QuestionDrafts } from './state/question-form.js';
+} from '../client/index.js';
+export type { QuestionControl, QuestionDraft, QuestionDrafts, QuestionField, QuestionForm, QuestionFormState } from '../client/index.js';
 export { argumentFields, checkJsonSchema } from './state/json-schema-check.js';
 export type { ArgumentField, SchemaProblem } from './state/json-schema-check.js';
 export type { ActionView, ConversationView, MessageView } from '../views.js';

@@ -71,6 +71,41 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     expect(action.resolvedBy).toBe('ada');
   });
 
+  it('the first key typed into a pre-filled number field replaces the default; the next keys add to it', async () => {
+    const { page, id } = await openAgent('intake', 'hello');
+    const card = dock(page);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 2 of 3');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 3 of 3');
+    const seats = card.getByRole('spinbutton', { name: 'How many seats does your team have?' });
+    expect(await seats.inputValue()).toBe('3');
+    await expect.poll(() => seats.evaluate((element) => element === document.activeElement)).toBe(true);
+    // As a person types: "15" means 15, not 315.
+    await page.keyboard.type('15');
+    expect(await seats.inputValue()).toBe('15');
+    await page.keyboard.press('Backspace');
+    expect(await seats.inputValue()).toBe('1');
+    await page.keyboard.type('2');
+    expect(await seats.inputValue()).toBe('12');
+    await page.keyboard.press('Enter');
+    await transcript(page)
+      .getByText(/How many seats does your team have\? → 12/)
+      .waitFor();
+    const [action] = await serverActions(harness, id, 'tok-ada');
+    expect(action.resolution).toMatchObject({ answers: { seats: ['12'] } });
+  });
+
+  it('a default clicked into keeps the same rule: the first key replaces it', async () => {
+    const { page } = await openAgent('intake', 'hello again');
+    const card = dock(page);
+    await card.getByRole('button', { name: 'Question 3: Seats' }).click();
+    const seats = card.getByRole('spinbutton', { name: 'How many seats does your team have?' });
+    await seats.click();
+    await page.keyboard.type('7');
+    expect(await seats.inputValue()).toBe('7');
+  });
+
   it("a typed answer the rules refuse shows the server's sentence beside the field; a corrected one goes through", async () => {
     const { page, id } = await openAgent('typed', 'book seats');
     const card = dock(page);

@@ -20,6 +20,8 @@ import { ChatApp, sdk6, sdk7, type Chat, type ChatSdk } from './chat-app.js';
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const refunds: Array<{ orderId: number; amount: number }> = [];
+/** How many jokes the model has told: each reply to a joke request is a new one. */
+let jokes = 0;
 
 const model = scriptedModel(({ messages }) => {
   const last = messages.at(-1);
@@ -30,6 +32,7 @@ const model = scriptedModel(({ messages }) => {
     return { text: result.output.type === 'json' ? 'Refunded.' : 'Not refunded.' };
   }
   const said = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+  if (said.includes('joke')) return { text: `Joke #${++jokes}` };
   if (said.includes('refund')) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
   if (said.includes('trip')) {
     return {
@@ -288,5 +291,61 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
     // Someone else sees no such conversation.
     const other = await fetch(`${api}/${id}/messages`, { headers: { authorization: 'Bearer bob' } });
     expect(await other.json()).toEqual({ messages: [] });
+  });
+
+  it('regenerate() runs the last turn again: the new reply replaces the old one in the chat, the model never reads the old one, the record keeps both', async () => {
+    const id = newChatId();
+    const page = await mount({ id, token: 'ada' });
+    await say('tell me a joke');
+    await until('the first joke', () => /Joke #\d+/.test(text()));
+    const first = /Joke #(\d+)/.exec(text())![1];
+    await until('the chat to be ready', () => status() === 'ready');
+
+    await act(async () => page.chat.regenerate());
+    await until('another joke', () => /Joke #\d+/.test(text()) && !text().includes(`Joke #${first}`));
+    await until('the chat to be ready', () => status() === 'ready');
+    expect(container.querySelector('[role=alert]')).toBeNull();
+    const second = /Joke #(\d+)/.exec(text())![1];
+    expect(Number(second)).toBe(Number(first) + 1);
+    expect(page.chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    // The model was asked the question alone, as the first time: the replaced reply is not in its prompt.
+    const prompt = JSON.stringify(model.calls.at(-1)!.messages);
+    expect(prompt).toContain('tell me a joke');
+    expect(prompt).not.toContain(`Joke #${first}`);
+
+    // The record keeps both replies; the repeated message says what it replaced, and the log says why the turn ran.
+    const conversation = await stored(`/conversations/${id}`);
+    const record = conversation.messages.map((message: { role: string; parts: Array<{ text?: string }> }) => `${message.role}: ${message.parts[0]?.text}`);
+    expect(record).toEqual(['user: tell me a joke', `assistant: Joke #${first}`, 'user: tell me a joke', `assistant: Joke #${second}`]);
+    expect(conversation.messages[2].metadata.regenerates).toEqual({ messageId: conversation.messages[0].id, count: 2 });
+    const events = await stored(`/conversations/${id}/events`);
+    expect(events.events.filter((event: { type: string }) => event.type === 'turn.started').map((event: { data: { trigger: string } }) => event.data.trigger)).toEqual([
+      'message',
+      'regenerate',
+    ]);
+
+    // After a reload the chat shows the new reply only, and goes on from it.
+    await unmount();
+    const reloaded = ((await (await fetch(`${api}/${id}/messages`, { headers: { authorization: 'Bearer ada' } })).json()) as { messages: UIMessage[] }).messages;
+    expect(reloaded.map((message) => message.role)).toEqual(['user', 'assistant']);
+    await mount({ id, token: 'ada', messages: reloaded });
+    expect(text()).toContain(`Joke #${second}`);
+    expect(text()).not.toContain(`Joke #${first}`);
+    await say('one more joke');
+    await until('the next joke', () => text().includes(`Joke #${Number(second) + 1}`));
+    expect(JSON.stringify(model.calls.at(-1)!.messages)).not.toContain(`Joke #${first}`);
+  });
+
+  it('regenerate() while a request waits is refused with the sentence, and nothing changes', async () => {
+    const id = newChatId();
+    const { chat } = await mount({ id, token: 'ada' });
+    await say('refund order 42');
+    await until('the approval card', () => container.querySelector('[role=dialog]') !== null);
+    await act(async () => chat.regenerate().catch(() => undefined));
+    await until('the error', () => container.querySelector('[role=alert]') !== null);
+    expect(container.querySelector('[role=alert]')!.textContent).toBe('This conversation is waiting for an answer; answer or cancel it before making the reply again.');
+    const conversation = await stored(`/conversations/${id}`);
+    expect(conversation.messages).toHaveLength(2);
+    expect(conversation.pendingActions).toHaveLength(1);
   });
 });

@@ -11,7 +11,7 @@ import {
   setCustom,
   type QuestionDraft,
   type QuestionDrafts,
-} from '../../react/state/question-form.js';
+} from '../../client/question-drafts.js';
 
 /**
  * The keyboard form of a question action, one question at a time, kept free of Ink so it can be tested
@@ -59,6 +59,16 @@ export function choiceRows(question: Question): Array<{ value: string; label: st
     ];
   }
   return [];
+}
+
+/** True when one of the question's options has `letter` as its own hotkey. */
+export function claimsKey(question: Question, letter: string): boolean {
+  return (question.options ?? []).some((option) => option.hotkey?.toLowerCase() === letter);
+}
+
+/** The key of a command letter (s skip, x dismiss) on this question: the letter, or its capital when an option took it. */
+export function commandKey(question: Question, letter: 's' | 'x'): string {
+  return claimsKey(question, letter) ? letter.toUpperCase() : letter;
 }
 
 /** True when the question is answered by typing only (text, number, date, email, url, textarea). */
@@ -144,13 +154,17 @@ export function questionKey(questions: Question[], state: QuestionFormState, inp
   if (key.escape) return { state, command: 'back' };
   if (key.leftArrow && state.index > 0) return { state: enter(questions, state, state.index - 1) };
   const last = otherRow >= 0 ? otherRow : rows.length - 1;
-  if (key.upArrow || input === 'k' || key.downArrow || input === 'j') {
+  // An option's own hotkey wins over the view's letters (j, k, s, x); the arrows still move, and a
+  // skip or dismiss whose letter an option took is its capital (S, X).
+  const up = key.upArrow || (input === 'k' && !claimsKey(question, 'k'));
+  const down = key.downArrow || (input === 'j' && !claimsKey(question, 'j'));
+  if (up || down) {
     if (rows.length === 0) return { state };
-    const cursor = Math.min(last, Math.max(0, state.cursor + (key.upArrow || input === 'k' ? -1 : 1)));
+    const cursor = Math.min(last, Math.max(0, state.cursor + (up ? -1 : 1)));
     return { state: { ...state, cursor, editing: cursor === otherRow, pristine: true } };
   }
-  if (input === 's') return { state, command: 'skip' };
-  if (input === 'x') return { state, command: 'dismiss' };
+  if (input === commandKey(question, 's')) return { state, command: 'skip' };
+  if (input === commandKey(question, 'x')) return { state, command: 'dismiss' };
 
   const draft = state.drafts[question.id];
   const pick = (value: string) => (question.options?.length ? pickOption(question, draft, value) : { ...draft, text: draft.text === value ? '' : value });

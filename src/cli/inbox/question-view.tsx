@@ -1,12 +1,12 @@
 import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
 import { useRef, useState } from 'react';
-import { allowsCustom, optionHotkey } from '../../react/state/question-form.js';
+import { allowsCustom, optionHotkey } from '../../client/question-drafts.js';
 import type { Question } from '../../types.js';
 import { fit } from './format.js';
 import { ProblemBanner, SettledBanner } from './outcome.js';
 import { useAnswer } from './use-answer.js';
-import { choiceRows, formAnswers, inputHint, isTyped, questionKey, startForm, withServerProblems, type QuestionFormState } from './question-state.js';
+import { choiceRows, commandKey, formAnswers, inputHint, isTyped, questionKey, startForm, withServerProblems, type QuestionFormState } from './question-state.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
 import type { QuestionActionView } from '../../client/index.js';
@@ -51,6 +51,7 @@ export function QuestionView(props: RequestViewProps<QuestionActionView>) {
       <Text wrap="wrap">{question.prompt}</Text>
       {question.description ? <Say tone="dim">{question.description}</Say> : null}
       <QuestionBody question={question} form={form} columns={columns} />
+      <OptionPreview question={question} cursor={form.cursor} columns={columns} rows={props.rows} />
       {form.problems[question.id] ? <Say tone="bad">{`✗ ${form.problems[question.id]}`}</Say> : null}
       <SettledBanner action={action} settled={settled} />
       <ProblemBanner action={action} problem={hasFieldProblem ? undefined : problem} />
@@ -100,10 +101,31 @@ function QuestionBody({ question, form, columns }: { question: Question; form: Q
   );
 }
 
+/**
+ * The preview of the option under the cursor (seed 002: a code or ASCII sketch shown while the option is
+ * focused), its lines kept as written and cut to the terminal, as many as the screen has room for.
+ */
+function OptionPreview({ question, cursor, columns, rows }: { question: Question; cursor: number; columns: number; rows: number }) {
+  const option = question.options?.[cursor];
+  if (!option?.preview) return null;
+  const lines = option.preview.replace(/\r\n?/g, '\n').replace(/\t/g, '  ').split('\n');
+  const room = Math.max(2, Math.min(12, rows - 12 - (question.options?.length ?? 0)));
+  const shown = lines.length > room ? lines.slice(0, room - 1) : lines;
+  return (
+    <Box flexDirection="column">
+      <Say tone="dim">{fit(`Preview of ${option.label}:`, columns)}</Say>
+      {shown.map((line, index) => (
+        <Text key={index}>{fit(`  │ ${line}`, columns)}</Text>
+      ))}
+      {shown.length < lines.length ? <Say tone="dim">{`  │ … ${lines.length - shown.length} more lines`}</Say> : null}
+    </Box>
+  );
+}
+
 function keyHelp(question: Question, form: QuestionFormState, last: boolean): string {
   const enter = last ? 'Enter send' : 'Enter next';
   const back = form.index > 0 ? ' · ← previous' : '';
   if (form.editing) return isTyped(question) ? `type the answer · ${enter} · Esc leave the field (then s skip, x dismiss)` : `type · ↑ options · ${enter} · Esc leave the field`;
   const pick = question.multiple ? 'number or hotkey / Space toggle' : 'number or hotkey / Space pick';
-  return `${isTyped(question) ? 'type to edit' : `↑↓ move · ${pick}`} · ${enter} · s skip · x dismiss${back} · Esc back`;
+  return `${isTyped(question) ? 'type to edit' : `↑↓ move · ${pick}`} · ${enter} · ${commandKey(question, 's')} skip · ${commandKey(question, 'x')} dismiss${back} · Esc back`;
 }

@@ -2,6 +2,7 @@ import { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from '../../ki
 import type { AgentConfig } from '../../config.js';
 import { inputJsonSchema } from '../../tool.js';
 import type { JsonValue, MessageRecord } from '../../types.js';
+import { liveMessages } from '../replaced.js';
 import type { ModelFunctionTool, ModelPrompt, ModelPromptMessage, ModelToolResultPart } from './model-spec.js';
 import { modelToolOutput, type ModelToolOutput } from './tool-output.js';
 
@@ -13,7 +14,9 @@ export const INTAKE_TOOL_NAME = 'intake';
  * a tool call that never got a result (a crash, a cancel) gets one saying so, because providers refuse
  * a call without its result. The prompt is both an AI SDK 6 (v3) and an AI SDK 7 (v4) prompt.
  */
-export function buildPrompt(agent: AgentConfig, messages: MessageRecord[]): ModelPrompt {
+export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelPrompt {
+  // A reply that was made again (regenerate) stays in the record, but the model reads only the new one.
+  const messages = liveMessages(stored);
   const prompt: ModelPromptMessage[] = [];
   if (agent.instructions) prompt.push({ role: 'system', content: agent.instructions });
 

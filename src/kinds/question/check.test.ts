@@ -131,11 +131,11 @@ describe('checkQuestions: the set', () => {
         'not a question',
       ]),
     ).toEqual([
-      'questions[0]: header is missing; give a short title of 1 to 30 characters.',
+      'questions[0]: header is missing; give an id, or a short header of 1 to 30 characters.',
       'questions[1] ("A header that is far too long to fit"): header is 36 characters long; it may have at most 30.',
       'questions[2] ("Empty"): prompt is missing; give the full question as non-empty text.',
       'questions[2] ("Empty"): give either options to pick from or an input to fill in.',
-      'questions[3]: must be an object with a header and a prompt.',
+      'questions[3]: must be an object with an id or a header, and a prompt.',
     ]);
   });
 
@@ -293,5 +293,57 @@ describe('checkQuestions: ask source', () => {
       'questions[1] ("Plan"): defaults are missing; an ask must pre-pick an answer for every question with options.',
     ]);
     expect(checkQuestions(set, { source: 'ctx' }).ok).toBe(true);
+  });
+});
+
+describe("checkQuestions: seed 003's own shape", () => {
+  it('takes a question with an id and no header, making the header from the id', () => {
+    const result = checkQuestions(
+      [
+        { id: 'scope', prompt: 'How much should I cover?', options: [{ value: 'file', label: 'This file', hotkey: 'a' }], defaults: ['file'] },
+        { id: 'due_date', prompt: 'When is it due?', input: { type: 'date' } },
+        { id: 'a-very-long-identifier-for-a-question', prompt: 'Long?', input: { type: 'text' } },
+      ],
+      { source: 'intake' },
+    );
+    expect(result.ok && result.questions.map((question) => [question.id, question.header])).toEqual([
+      ['scope', 'Scope'],
+      ['due_date', 'Due date'],
+      ['a-very-long-identifier-for-a-question', 'A very long identifier for a…'],
+    ]);
+  });
+
+  it('reads allowFreeText as custom; left out, free text stays allowed', () => {
+    const options = [{ value: 'unit', label: 'Unit' }];
+    const result = checkQuestions(
+      [
+        { id: 'strict', prompt: 'Strict?', options, allowFreeText: false },
+        { id: 'open', prompt: 'Open?', options, allowFreeText: true },
+        { id: 'unsaid', prompt: 'Unsaid?', options },
+      ],
+      { source: 'intake' },
+    );
+    expect(result.ok && result.questions.map((question) => question.custom)).toEqual([false, true, true]);
+    // The stored question has one name for it.
+    expect(result.ok && Object.keys(result.questions[0])).not.toContain('allowFreeText');
+  });
+
+  it('says so when custom and allowFreeText disagree, or when free text is asked for on a select', () => {
+    const options = [{ label: 'A' }];
+    expect(problemsOf([{ id: 'q', prompt: 'Q?', options, custom: true, allowFreeText: false }])).toEqual([
+      'questions[0] ("Q"): custom and allowFreeText say different things; give one of them.',
+    ]);
+    expect(problemsOf([{ id: 'plan', prompt: 'Plan?', input: { type: 'select' }, options, allowFreeText: true }])).toEqual([
+      'questions[0] ("Plan"): allowFreeText cannot be true for a select input, which picks only from its options.',
+    ]);
+  });
+
+  it('refuses two ids that make the same header, asking for a header of its own', () => {
+    expect(
+      problemsOf([
+        { id: 'due_date', prompt: 'Due?', input: { type: 'date' } },
+        { id: 'due-date', prompt: 'Due again?', input: { type: 'date' } },
+      ]),
+    ).toEqual(['questions[1] ("Due date"): header "Due date", made from the id, is already used by questions[0]; give this question a header of its own.']);
   });
 });

@@ -123,17 +123,54 @@ function checkOptions(raw: unknown, say: Say): QuestionOption[] | undefined {
   return options;
 }
 
-function checkHeader(raw: unknown, say: Say): string | undefined {
-  if (typeof raw !== 'string' || raw.trim() === '') {
-    say(`header is missing; give a short title of 1 to ${MAX_HEADER_LENGTH} characters.`);
+/**
+ * A header made from an id when none is given (seed 003's questions have only an id): `due_date` reads
+ * "Due date". Cut to the longest header allowed.
+ */
+export function headerFromId(id: string): string {
+  const words = id.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const header = words.charAt(0).toUpperCase() + words.slice(1);
+  const chars = [...header];
+  return chars.length > MAX_HEADER_LENGTH
+    ? `${chars
+        .slice(0, MAX_HEADER_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`
+    : header;
+}
+
+/** The question's header as given, else one made from its id; undefined when it has neither. */
+export function givenHeader(raw: Record<string, unknown>): { header: string; derived: boolean } | undefined {
+  if (typeof raw.header === 'string' && raw.header.trim() !== '') return { header: raw.header.trim(), derived: false };
+  const blank = raw.header === undefined || (typeof raw.header === 'string' && raw.header.trim() === '');
+  if (blank && typeof raw.id === 'string' && headerFromId(raw.id) !== '') return { header: headerFromId(raw.id), derived: true };
+  return undefined;
+}
+
+function checkHeader(raw: Record<string, unknown>, say: Say): string | undefined {
+  const given = givenHeader(raw);
+  if (!given) {
+    say(`header is missing; give an id, or a short header of 1 to ${MAX_HEADER_LENGTH} characters.`);
     return undefined;
   }
-  const header = raw.trim();
-  const length = characterCount(header);
+  const length = characterCount(given.header);
   if (length > MAX_HEADER_LENGTH) {
     say(`header is ${length} characters long; it may have at most ${MAX_HEADER_LENGTH}.`);
   }
-  return header;
+  return given.header;
+}
+
+/**
+ * Whether free text is allowed besides the options: `custom`, or seed 003's name for it, `allowFreeText`.
+ * Left out, it is allowed (DESIGN §2), unlike seed 003 where it is off unless asked for.
+ */
+function checkFreeText(raw: Record<string, unknown>, say: Say): { value: boolean | undefined; key: string } {
+  const custom = optionalBoolean(raw, 'custom', say);
+  const allowFreeText = optionalBoolean(raw, 'allowFreeText', say);
+  if (custom !== undefined && allowFreeText !== undefined && custom !== allowFreeText) {
+    say('custom and allowFreeText say different things; give one of them.');
+  }
+  return custom !== undefined ? { value: custom, key: 'custom' } : { value: allowFreeText, key: 'allowFreeText' };
 }
 
 function checkDefaults(question: Question, raw: unknown, say: Say): string[] {
@@ -157,7 +194,7 @@ function checkDefaults(question: Question, raw: unknown, say: Say): string[] {
 /** Checks one question; its problems go to `say`, and the question is returned only when it is sound. */
 function checkQuestion(raw: unknown, source: QuestionSource, say: Say): Question | undefined {
   if (!isPlainObject(raw)) {
-    say('must be an object with a header and a prompt.');
+    say('must be an object with an id or a header, and a prompt.');
     return undefined;
   }
   let problems = 0;
@@ -166,7 +203,7 @@ function checkQuestion(raw: unknown, source: QuestionSource, say: Say): Question
     say(problem);
   };
 
-  const header = checkHeader(raw.header, note);
+  const header = checkHeader(raw, note);
   const givenId = typeof raw.id === 'string' ? raw.id.trim() : '';
   if (raw.id !== undefined && typeof raw.id !== 'string') note('id must be text.');
   // The ask tool and other products call the prompt `question`; both are accepted.
@@ -178,7 +215,8 @@ function checkQuestion(raw: unknown, source: QuestionSource, say: Say): Question
   }
   const description = optionalText(raw, 'description', 'description', note, MAX_TEXT_LENGTH.description);
   const multiple = optionalBoolean(raw, 'multiple', note) ?? false;
-  const custom = optionalBoolean(raw, 'custom', note);
+  const freeText = checkFreeText(raw, note);
+  const custom = freeText.value;
 
   const options = raw.options === undefined ? undefined : checkOptions(raw.options, note);
   const input = raw.input === undefined ? undefined : checkInput(raw.input, note);
@@ -190,7 +228,7 @@ function checkQuestion(raw: unknown, source: QuestionSource, say: Say): Question
   }
   if (input?.type === 'select') {
     if (raw.options === undefined) note('a select input picks from options, so give a non-empty options list.');
-    if (custom === true) note('custom cannot be true for a select input, which picks only from its options.');
+    if (custom === true) note(`${freeText.key} cannot be true for a select input, which picks only from its options.`);
   }
   if (problems > 0 || header === undefined || typeof rawPrompt !== 'string') return undefined;
 
@@ -229,13 +267,15 @@ export function checkQuestions(raw: unknown, options: { source: QuestionSource }
   const headerAt = new Map<string, number>();
   const idAt = new Map<string, number>();
   raw.forEach((item, index) => {
-    const header = isPlainObject(item) && typeof item.header === 'string' ? item.header.trim() : '';
+    const given = isPlainObject(item) ? givenHeader(item) : undefined;
+    const header = given?.header ?? '';
     const name = header === '' ? `questions[${index}]` : `questions[${index}] (${quote(header)})`;
     const say: Say = (problem) => problems.push(`${name}: ${problem}`);
     const question = checkQuestion(item, options.source, say);
     if (header !== '') {
       const first = headerAt.get(header);
       if (first === undefined) headerAt.set(header, index);
+      else if (given?.derived) say(`header ${quote(header)}, made from the id, is already used by questions[${first}]; give this question a header of its own.`);
       else say(`header ${quote(header)} is already used by questions[${first}]; headers must be unique.`);
     }
     const givenId = isPlainObject(item) && typeof item.id === 'string' ? item.id.trim() : '';

@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from 'react';
 import type { Question } from '../../types.js';
-import { optionHotkey, type QuestionDraft } from '../state/question-form.js';
+import { optionHotkey, type QuestionDraft } from '../../client/question-drafts.js';
 import type { Choice } from './use-question-form.js';
 
 export interface OptionListProps {

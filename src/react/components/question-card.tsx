@@ -1,7 +1,7 @@
 import { useId, type KeyboardEvent } from 'react';
 import type { QuestionActionView } from '../../views.js';
 import type { AnswerResult } from '../state/conversation-store.js';
-import { optionForHotkey } from '../state/question-form.js';
+import { optionForHotkey } from '../../client/question-drafts.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import { AnswerNotice } from './answer-notice.js';
 import { QuestionActions, QuestionBody, QuestionHead, questionHint } from './question-parts.js';

@@ -1,5 +1,5 @@
 import type { Question } from '../../types.js';
-import { allowsCustom, questionControl, setCustom } from '../state/question-form.js';
+import { allowsCustom, optionHotkey, questionControl, setCustom } from '../../client/question-drafts.js';
 import { OptionList } from './option-list.js';
 import { TypedInput } from './typed-input.js';
 import type { QuestionForm } from './use-question-form.js';
@@ -62,6 +62,7 @@ export function QuestionBody({ form, base, promptId }: { form: QuestionForm; bas
             disabled={disabled}
             labelledBy={promptId}
             errorId={problem ? errorId : undefined}
+            pristine={!form.field.touched}
             onChange={form.update}
           />
         )}
@@ -138,7 +139,10 @@ export function QuestionActions({ form }: { form: QuestionForm }) {
 /** The keys the step answers to, in a line under the buttons. */
 export function questionHint(question: Question, lone: boolean): string {
   if (question.options?.length && questionControl(question) !== 'select') {
-    const pick = question.multiple ? 'Space or a number toggles an option' : lone ? 'Click, Enter or a number answers' : 'Space or a number picks';
+    // Options with keys of their own (seed 003's hotkeys) are picked with those, not with numbers.
+    const keys = question.options.map((_, index) => optionHotkey(question, index)).filter((key) => key !== undefined);
+    const key = keys.every((candidate) => /^[0-9]$/.test(candidate)) ? 'a number' : "an option's key";
+    const pick = question.multiple ? `Space or ${key} toggles an option` : lone ? `Click, Enter or ${key} answers` : `Space or ${key} picks`;
     return `${pick} · Enter confirms`;
   }
   return question.input?.type === 'textarea' ? 'Ctrl+Enter confirms' : 'Enter confirms';

@@ -4,7 +4,7 @@ import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
 import { argumentsDiff } from '../state/arguments-diff.js';
-import { answerLabels } from '../state/question-form.js';
+import { answerLabels } from '../../client/question-drafts.js';
 import { describeResolver } from '../state/transcript.js';
 import { ArgumentsView } from './approval-card.js';
 

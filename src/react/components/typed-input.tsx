@@ -1,7 +1,7 @@
-import { useId } from 'react';
+import { useId, type FocusEvent, type KeyboardEvent } from 'react';
 import { MAX_ANSWER_LENGTH } from '../../kinds/question/coerce.js';
 import type { Question } from '../../types.js';
-import type { QuestionControl, QuestionDraft } from '../state/question-form.js';
+import type { QuestionControl, QuestionDraft } from '../../client/question-drafts.js';
 
 export interface TypedInputProps {
   question: Question;
@@ -12,11 +12,19 @@ export interface TypedInputProps {
   labelledBy: string;
   /** Id of the error message when one is shown. */
   errorId?: string;
+  /**
+   * The field still shows its default, untouched: the first key typed replaces it (as in the terminal
+   * inbox), instead of being added to it (a pre-filled 2 and then "15" gave 215).
+   */
+  pristine?: boolean;
   onChange: (draft: QuestionDraft) => void;
 }
 
+/** Controls whose whole value a first key replaces while it is the untouched default. */
+const REPLACED_BY_TYPING = new Set<QuestionControl>(['number', 'text', 'email', 'url']);
+
 /** The control a typed question needs: number, date, email, url, yes/no, a text area, a list to pick from, or text. */
-export function TypedInput({ question, draft, control, disabled, labelledBy, errorId, onChange }: TypedInputProps) {
+export function TypedInput({ question, draft, control, disabled, labelledBy, errorId, pristine = false, onChange }: TypedInputProps) {
   const id = useId();
   const input = question.input;
   const common = {
@@ -29,6 +37,19 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
     'data-step-focus': 'true',
   } as const;
   const setText = (text: string) => onChange({ ...draft, text });
+  const replacing = pristine && draft.text !== '' && REPLACED_BY_TYPING.has(control);
+  // Selected on focus, so any way of typing (a phone's keyboard too) replaces it; a key pressed where a
+  // click put the caret replaces it as well.
+  const replaceDefault = replacing
+    ? {
+        onFocus: (event: FocusEvent<HTMLInputElement>) => event.currentTarget.select(),
+        onKeyDown: (event: KeyboardEvent<HTMLInputElement>) => {
+          if (event.key.length !== 1 || event.ctrlKey || event.metaKey || event.altKey || event.nativeEvent.isComposing) return;
+          event.preventDefault();
+          setText(event.key);
+        },
+      }
+    : {};
   const setSelected = (value: string) => onChange({ ...draft, selected: value ? [value] : [], custom: '' });
 
   switch (control) {
@@ -77,6 +98,7 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
       return (
         <input
           {...common}
+          {...replaceDefault}
           type="number"
           inputMode="decimal"
           step="any"
@@ -102,6 +124,7 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
       return (
         <input
           {...common}
+          {...replaceDefault}
           type={control === 'email' ? 'email' : control === 'url' ? 'url' : 'text'}
           autoComplete={control === 'email' ? 'email' : 'off'}
           maxLength={typeof input?.max === 'number' ? input.max : MAX_ANSWER_LENGTH}

@@ -1,19 +1,9 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { Question } from '../../types.js';
 import type { AnswerResult } from '../state/conversation-store.js';
-import {
-  buildAnswers,
-  draftProblem,
-  draftProblems,
-  initialDrafts,
-  pickOption,
-  problemsFromDetails,
-  questionControl,
-  type QuestionControl,
-  type QuestionDraft,
-  type QuestionDrafts,
-} from '../state/question-form.js';
+import { createQuestionForm, type QuestionField, type QuestionForm as HeadlessForm } from '../../client/question-form.js';
+import { pickOption, questionControl, type QuestionControl, type QuestionDraft } from '../../client/question-drafts.js';
 import { useAnswerSender } from './answer-notice.js';
 
 /** How an option was picked: a click or a number key picks it, Enter also moves on. */
@@ -32,6 +22,8 @@ export interface QuestionForm {
   lone: boolean;
   last: boolean;
   draft: QuestionDraft;
+  /** The step's field of the headless form (heed/client): its value, defaults, whether it was touched. */
+  field: QuestionField;
   /** The sentence shown beside each question that needs attention, by question id. */
   problems: Record<string, string>;
   notice?: string;
@@ -47,25 +39,19 @@ export interface QuestionForm {
   send(resolution: ResolutionInput): Promise<void>;
 }
 
-/** The answers as typed so far, and the problems shown beside them. */
+/**
+ * The answers as typed so far, in the headless form every front end shares (heed/client), and which
+ * of its errors are shown: a field's error shows once the person tried to move on or send (or the
+ * server refused it), and then follows the edits, so it goes away as soon as the answer is right.
+ */
 function useDrafts(questions: Question[]) {
-  const [drafts, setDrafts] = useState<QuestionDrafts>(() => initialDrafts(questions));
-  const [problems, setProblems] = useState<Record<string, string>>({});
-
-  function update(question: Question, next: QuestionDraft) {
-    setDrafts((current) => ({ ...current, [question.id]: next }));
-    // A message already shown follows the edit, so it goes away as soon as the answer is right.
-    if (problems[question.id]) {
-      const problem = draftProblem(question, next);
-      setProblems((current) => {
-        const copy = { ...current };
-        if (problem) copy[question.id] = problem;
-        else delete copy[question.id];
-        return copy;
-      });
-    }
-  }
-  return { drafts, problems, setProblems, update };
+  const [form] = useState<HeadlessForm>(() => createQuestionForm(questions));
+  const state = useSyncExternalStore(form.subscribe, form.getState, form.getState);
+  const [shown, setShown] = useState<ReadonlySet<string>>(() => new Set());
+  const problems: Record<string, string> = Object.create(null);
+  for (const field of state.fields) if (shown.has(field.id) && field.error) problems[field.id] = field.error;
+  const reveal = (ids: string[], only = false) => setShown((current) => new Set(only ? ids : [...current, ...ids]));
+  return { form, state, problems, reveal };
 }
 
 /**
@@ -93,10 +79,11 @@ function useStepFocus(step: number, autoFocus: boolean) {
 export function useQuestionForm(questions: Question[], onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>, busy: boolean, autoFocus: boolean): QuestionForm {
   const [step, setStep] = useState(0);
   const [previewed, setPreviewed] = useState<string>();
-  const { drafts, problems, setProblems, update } = useDrafts(questions);
+  const { form, state, problems, reveal } = useDrafts(questions);
   const sender = useAnswerSender(onSubmit);
   const { formRef, focusError } = useStepFocus(step, autoFocus);
   const question = questions[step];
+  const field = state.fields[step];
   const total = questions.length;
   const disabled = busy || sender.sending;
   const control = questionControl(question);
@@ -106,47 +93,46 @@ export function useQuestionForm(questions: Question[], onSubmit: (resolution: Re
   const send = (resolution: ResolutionInput) =>
     sender.send(resolution, (error) => {
       // Problems the server found in particular answers are shown beside them, on the first such step.
-      const fromServer = problemsFromDetails(questions, error.details);
-      if (Object.keys(fromServer).length === 0) return false;
-      setProblems(fromServer);
-      const first = questions.findIndex((candidate) => fromServer[candidate.id]);
-      if (first >= 0) setStep(first);
+      const ids = form.showServerErrors(error.details);
+      if (ids.length === 0) return false;
+      reveal(ids, true);
+      setStep(questions.findIndex((candidate) => candidate.id === ids[0]));
       return true;
     });
 
-  function submitAll(current: QuestionDrafts) {
-    const found = draftProblems(questions, current);
-    if (Object.keys(found).length > 0) {
-      setProblems(found);
-      const first = questions.findIndex((candidate) => found[candidate.id]);
-      if (first >= 0 && first !== step) setStep(first);
+  function submitAll() {
+    // Read from the form itself: a pick made in this same event is already in it.
+    const current = form.getState();
+    const wrong = current.fields.filter((candidate) => candidate.error !== null).map((candidate) => candidate.id);
+    if (wrong.length > 0) {
+      reveal(wrong, true);
+      const first = questions.findIndex((candidate) => candidate.id === wrong[0]);
+      if (first !== step) setStep(first);
       else focusError();
       return;
     }
-    setProblems({});
-    void send({ type: 'question', answers: buildAnswers(questions, current) });
+    reveal([], true);
+    void send(form.resolution());
   }
 
-  function advance(current: QuestionDrafts = drafts) {
+  function advance() {
     if (disabled) return;
-    const problem = draftProblem(question, current[question.id]);
-    if (problem) {
-      setProblems((existing) => ({ ...existing, [question.id]: problem }));
+    const now = form.field(question.id)!;
+    if (now.error) {
+      reveal([question.id]);
       focusError();
       return;
     }
-    if (last) submitAll(current);
+    if (last) submitAll();
     else setStep(step + 1);
   }
 
   function choose(value: string, how: Choice) {
     if (disabled) return;
-    const next = pickOption(question, drafts[question.id], value);
-    const nextDrafts = { ...drafts, [question.id]: next };
-    update(question, next);
+    form.setDraft(question.id, pickOption(question, form.field(question.id)!.draft, value));
     if (question.multiple) return;
-    if (lone) submitAll(nextDrafts);
-    else if (how === 'enter') advance(nextDrafts);
+    if (lone) submitAll();
+    else if (how === 'enter') advance();
   }
 
   return {
@@ -158,7 +144,8 @@ export function useQuestionForm(questions: Question[], onSubmit: (resolution: Re
     control,
     lone,
     last,
-    draft: drafts[question.id],
+    draft: field.draft,
+    field,
     problems,
     notice: sender.notice,
     disabled,
@@ -166,8 +153,8 @@ export function useQuestionForm(questions: Question[], onSubmit: (resolution: Re
     previewed,
     setPreviewed,
     send,
-    update: (next) => update(question, next),
-    advance: () => advance(),
+    update: (next) => form.setDraft(question.id, next),
+    advance,
     choose,
   };
 }

@@ -1,5 +1,5 @@
-import { coerceAnswer, quote } from '../../kinds/question/coerce.js';
-import type { Question, QuestionOption } from '../../types.js';
+import { coerceAnswer, quote } from '../kinds/question/coerce.js';
+import type { Question, QuestionOption } from '../types.js';
 
 /**
  * What a person has entered for one question so far. Option questions use `selected` (option values)
@@ -64,16 +64,39 @@ export function initialDrafts(questions: Question[]): QuestionDrafts {
   return drafts;
 }
 
+/**
+ * The draft that shows a raw answer (what `setValue` takes: an option's value or label, a typed value,
+ * a list for a multiple choice): picks for the offered options, the rest as free text or typed text.
+ */
+export function draftFromValue(question: Question, raw: unknown): QuestionDraft {
+  const items = (Array.isArray(raw) ? raw : [raw]).filter((item) => item !== undefined && item !== null).map((item) => (typeof item === 'string' ? item : String(item)));
+  if (question.options?.length) {
+    const selected: string[] = [];
+    const other: string[] = [];
+    for (const item of items) {
+      const text = item.trim();
+      if (text === '') continue;
+      const option = question.options.find((candidate) => candidate.value === text) ?? question.options.find((candidate) => candidate.label === text);
+      if (option && !selected.includes(option.value)) selected.push(option.value);
+      else if (!option) other.push(item);
+    }
+    return { selected, custom: other.join(', '), text: '' };
+  }
+  return { selected: [], custom: '', text: items.join(', ') };
+}
+
 /** What goes into `answers` for one question; undefined when nothing was entered (the server then uses the default). */
 export function draftAnswer(question: Question, draft: QuestionDraft): string | string[] | undefined {
   if (question.options?.length) {
-    const custom = allowsCustom(question) ? draft.custom.trim() : '';
+    // Free text where the question takes none can only come from `setValue`: sent, so the check refuses it.
+    const custom = draft.custom.trim();
     if (question.multiple) {
       const values = custom ? [...draft.selected, custom] : [...draft.selected];
       return values.length > 0 ? values : undefined;
     }
-    if (custom) return custom;
-    return draft.selected[0];
+    // A draft holds one pick or the free text, unless `setValue` was given more (then the check says so).
+    const values = custom ? [...draft.selected, custom] : draft.selected;
+    return values.length > 1 ? [...values] : values[0];
   }
   const text = draft.text.trim();
   return text === '' ? undefined : text;

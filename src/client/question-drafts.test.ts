@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { settleAnswers } from '../../kinds/question/settle.js';
-import type { Question } from '../../types.js';
+import { settleAnswers } from '../kinds/question/settle.js';
+import type { Question } from '../types.js';
 import {
   answerLabels,
   buildAnswers,
@@ -13,7 +13,7 @@ import {
   problemsFromDetails,
   questionControl,
   setCustom,
-} from './question-form.js';
+} from './question-drafts.js';
 
 const topic: Question = {
   id: 'topic',

@@ -1,0 +1,28 @@
+import { HeedError } from '../../errors.js';
+import { isPlainObject } from '../plain-object.js';
+import { quote } from './coerce.js';
+import type { Question } from './wire.js';
+
+/** Keys that make an object a whole question resolution rather than answers by name. */
+const RESOLUTION_KEYS = ['type', 'answers', 'skip', 'dismiss'];
+
+/**
+ * What the library's `pending.answer(given)` sends for a question action (seed 004's `answer`): an
+ * object with `answers`, `skip` or `dismiss` is the resolution as it stands; any other object answers
+ * the questions by id (or header); a bare value answers the only question; nothing confirms the defaults.
+ * Questions left out take their defaults on the server, which checks every value.
+ */
+export function questionResolutionFrom(questions: Question[], given: unknown): Record<string, unknown> {
+  if (given === undefined) return { type: 'question' };
+  if (isPlainObject(given)) {
+    if (RESOLUTION_KEYS.some((key) => Object.hasOwn(given, key))) return { ...given, type: 'question' };
+    return { type: 'question', answers: given };
+  }
+  if (questions.length === 1) return { type: 'question', answers: { [questions[0].id]: given } };
+  const ids = questions.map((question) => question.id);
+  throw new HeedError(
+    'invalid_resolution',
+    `This request asks ${questions.length} questions (${ids.map(quote).join(', ')}), so one value cannot answer it; answer them by id, like answer({ ${JSON.stringify(ids[0])}: … }).`,
+    { details: { field: 'answers', questions: ids } },
+  );
+}
