@@ -1,5 +1,5 @@
 import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { AgentInfo, ConversationSnapshot, TurnResult } from '../protocol/responses.js';
+import type { AgentInfo, ConversationSnapshot, DemoInfo, TurnResult } from '../protocol/responses.js';
 import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, QuestionActionView, UrlActionView } from '../protocol/views.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import { readSse } from './sse-reader.js';
@@ -11,6 +11,7 @@ export type {
   ClientToolActionView,
   ConversationSnapshot,
   ConversationView,
+  DemoInfo,
   EventRecord,
   QuestionActionView,
   ResolutionInput,
@@ -59,6 +60,8 @@ export interface FollowOptions {
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
+  /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
+  demo(): Promise<DemoInfo | undefined>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   listConversations(filter?: { status?: ConversationStatus; agent?: string; limit?: number }): Promise<ConversationView[]>;
   /**
@@ -141,6 +144,14 @@ export function createClient(options: HeedClientOptions): HeedClient {
 
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
+    async demo() {
+      try {
+        return await json<DemoInfo>('GET', '/api/demo');
+      } catch (thrown) {
+        if (thrown instanceof HeedApiError && thrown.status === 404) return undefined;
+        throw thrown;
+      }
+    },
     createConversation: (input) => json('POST', '/api/conversations', input),
     async listConversations(filter = {}) {
       const query = new URLSearchParams();

@@ -57,8 +57,20 @@ export const eventsResponse = z.strictObject({
 export const cancelResponse = z.strictObject({ status: conversationStatus, cancelled: z.boolean() });
 export const rememberedToolsResponse = z.strictObject({ tools: z.array(rememberedTool) });
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
+export const demoResponse = z.strictObject({
+  users: z
+    .array(
+      z.strictObject({
+        userId: z.string(),
+        name: z.string().describe('How a sign-in page names them ("Try as Ada").'),
+        token: z.string().describe('A bearer token that signs in as this user: demo-only, handed to anyone who asks this server.'),
+      }),
+    )
+    .describe('The people the demo signs in as.'),
+});
 
 export type ErrorBody = z.output<typeof errorBody>;
 export type AgentInfo = z.output<typeof agentInfo>;
+export type DemoInfo = z.output<typeof demoResponse>;
 export type TurnResult = z.output<typeof turnResult>;
 export type ConversationSnapshot = z.output<typeof snapshot>;
