@@ -46,6 +46,8 @@ export interface MessageMetadata {
   warnings?: TurnWarning[];
   /** Set on a synthetic assistant message that carries an intake's questions. */
   intake?: boolean;
+  /** Set on the assistant message (with no parts) that records a failed turn: why it failed. */
+  failed?: { code: string; message: string };
   [key: string]: JsonValue | TurnWarning[] | undefined;
 }
 

@@ -19,6 +19,7 @@ const messageCreated = z.object({
   parts: z.array(z.record(z.string(), json)).optional().describe("A user's message: its parts as stored."),
   by: z.string().nullable().optional().describe("A user's message: the user id of who sent it; null for an anonymous caller."),
   intake: z.literal(true).optional().describe("The assistant message that asks the agent's intake questions."),
+  failed: z.literal(true).optional().describe('The assistant message that records a failed turn (no parts; its `metadata.failed` holds the error).'),
 });
 
 const turnStarted = z.object({

@@ -65,6 +65,10 @@ export const messageView = z.strictObject({
     .object({
       warnings: z.array(warning).optional(),
       intake: z.boolean().optional().describe("The assistant message that asks the agent's intake questions."),
+      failed: z
+        .strictObject({ code: z.string(), message: z.string() })
+        .optional()
+        .describe('On the assistant message (with no parts) that records a failed turn: why it failed, as the `turn.failed` event says.'),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })
