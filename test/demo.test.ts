@@ -4,7 +4,8 @@
  * tokens do not open (a configured server, a server beyond loopback, another site's page).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,6 +189,33 @@ describe('what the demo tokens do not open', () => {
     expect((await call(server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).status).toBe(401);
     expect((await call(server.url, 'GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toEqual([]);
     expect(lines.some((line) => line.startsWith('Demo:'))).toBe(false);
+  });
+
+  it('the demo on a real model: each agent whose model would fail is named at start, and no requests are started', async () => {
+    const lines: string[] = [];
+    // A port nothing listens on.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const server = await serve({
+      db: join(dir, 'real.db'),
+      port: 0,
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `http://127.0.0.1:${closed}/v1`, HEED_DEMO_DELAY_MS: '0' },
+      log: (line) => lines.push(line),
+      console: false,
+    });
+    servers.push(server);
+    expect(lines.filter((line) => line.startsWith('Warning:'))).toEqual(
+      ['helpdesk', 'trip-planner', 'page-helper', 'finance'].map(
+        (name) =>
+          `Warning: agent "${name}" (openai.chat gpt-4o-mini) will fail at its first message: the provider at http://127.0.0.1:${closed}/v1 cannot be reached: nothing answers there (connection refused). Check its address (baseURL, or OPENAI_BASE_URL for OpenAI) and that it runs.`,
+      ),
+    );
+    expect(lines).toContain('No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.');
+    expect((await call(server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).body.actions).toEqual([]);
   });
 
   it('the demo beyond loopback has no users: no tokens handed out, none accepted, nothing seeded', async () => {

@@ -15,6 +15,11 @@ export interface DemoServer {
   config: HeedConfig;
   /** The users and tokens `GET /api/demo` serves; undefined when the demo has no users (beyond loopback). */
   demo?: DemoInfo;
+  /**
+   * Whether to start the demo's waiting requests: only on the scripted model, where they cost nothing and
+   * come out the same every time (a real model would be called a few times at every first start).
+   */
+  seed: boolean;
 }
 
 /**
@@ -44,12 +49,14 @@ export async function demoServer(options: {
   const agents = demoAgents({ model, chunkDelayMs: delay });
   if (!options.loopback) {
     log('Demo users are off: this server listens beyond loopback, where anyone could sign in as them. Write a config with auth.tokens to have users.');
-    return { config: { agents } };
+    return { config: { agents }, seed: false };
   }
   const ids = new Set(demoUsers.map((user) => user.userId));
   const demo: DemoInfo = { users: demoUsers.map((user) => ({ userId: user.userId, name: user.name, token: DEMO_TOKENS[user.userId] })) };
+  if (model) log('No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.');
   return {
     demo,
+    seed: !model,
     config: {
       agents,
       auth: { tokens: Object.fromEntries(demo.users.map((user) => [user.token, user.userId])) },

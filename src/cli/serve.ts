@@ -79,12 +79,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const sqlitePath = options.db === ':memory:' ? undefined : resolve(options.db ?? './heed.db');
   const isDemo = options.config === undefined;
   let demo: DemoInfo | undefined;
+  let seed = false;
   let config: HeedConfig;
   if (typeof options.config === 'string') config = await loadConfig(options.config);
   else if (options.config) config = options.config;
   else {
     const mailDir = resolve(options.mailCapture ?? join(databaseUrl || !sqlitePath ? '.' : dirname(sqlitePath), 'heed-mail'));
-    ({ config, demo } = await demoServer({ env, log, loopback: isLoopbackAddress(hostname), mailDir }));
+    ({ config, demo, seed } = await demoServer({ env, log, loopback: isLoopbackAddress(hostname), mailDir }));
     if (demo) log(`Demo mail is kept in ${mailDir}, one .eml file each, and listed here.`);
   }
   // Before anything is opened: a typo or a value of the wrong shape stops the start, naming its path.
@@ -165,7 +166,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   heed.notifier.fallbackUrl ??= url;
   if (heed.notifier.active && !heed.notifier.config.publicUrl && !isDemo) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
   // The demo's waiting requests, made once per database: the inbox has something in it from the start.
-  if (demo) await seedDemo(heed);
+  if (demo && seed) await seedDemo(heed);
   log(`Heed listening on ${url}`);
   log(`API reference: ${url}/api/docs`);
   if (withConsole) log(`Web console: ${url}/`);
