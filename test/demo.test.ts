@@ -269,3 +269,46 @@ describe('heed/demo: a config that starts from the demo agents', () => {
     expect(done.body.messages.at(-1).parts[0].text).toMatch(/^Both allowed it: \$12 refunded on order 7/);
   });
 });
+
+describe("--mail-capture: a config's mail kept in a folder instead of sent", () => {
+  it("replaces the config's mail transport; one line per mail with its answer page; a config that sends no mail is told so", async () => {
+    const mailDir = join(dir, 'captured');
+    const lines: string[] = [];
+    const server = await serve({
+      config: {
+        agents: demoAgentsFromCli({ chunkDelayMs: 0 }),
+        auth: { tokens: { 'tok-ada': 'ada' } },
+        // Nothing listens on port 1: a mail that were sent would fail.
+        notify: { email: { transport: 'smtp://127.0.0.1:1', from: 'Heed <heed@example.com>', to: () => 'ops@example.com' } },
+      },
+      db: join(dir, 'capture.db'),
+      port: 0,
+      env: {},
+      log: (line) => lines.push(line),
+      console: false,
+      mailCapture: mailDir,
+    });
+    servers.push(server);
+    expect(lines).toContain(`Mail is kept in ${mailDir}, one .eml file each, and listed here; nothing is sent.`);
+    const { id } = (await call(server.url, 'POST', '/api/conversations', { token: 'tok-ada', body: { agent: 'finance' } })).body;
+    await call(server.url, 'POST', `/api/conversations/${id}/messages`, { token: 'tok-ada', body: { content: 'refund order 5 for $9' } });
+    const line = await until(() => lines.find((entry) => entry.startsWith('Mail for ')));
+    expect(line).toMatch(new RegExp(`^Mail for ops@example\\.com: \\[finance\\] Approve\\? Refund \\$9 on order 5\\? → ${server.url}/a/[A-Za-z0-9_-]+$`));
+    const files = readdirSync(mailDir);
+    expect(files).toHaveLength(1);
+    expect(readFileSync(join(mailDir, files[0]), 'utf8')).toContain('To: ops@example.com');
+
+    const quiet: string[] = [];
+    const none = await serve({
+      config: { agents: demoAgentsFromCli({ chunkDelayMs: 0 }) },
+      db: join(dir, 'no-mail.db'),
+      port: 0,
+      env: {},
+      log: (entry) => quiet.push(entry),
+      console: false,
+      mailCapture: mailDir,
+    });
+    servers.push(none);
+    expect(quiet).toContain('Warning: --mail-capture has nothing to keep: the config sends no mail (notify.email).');
+  });
+});
