@@ -97,7 +97,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // Fail at start, with a readable message, when the database cannot be reached.
     await store.migrate().catch(async (thrown: unknown) => {
       await store.close().catch(() => undefined);
-      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/\.$/, '');
       throw new HeedError(
         'invalid_config',
         `The PostgreSQL database could not be used: ${reason}. Check ${options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url'} and that PostgreSQL runs there.`,
