@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^heed\/testing$/, replacement: src('testing/index.ts') },
       { find: /^heed\/client$/, replacement: src('client/index.ts') },
       { find: /^heed\/react$/, replacement: src('react/index.ts') },
+      { find: /^heed\/demo$/, replacement: src('demo/index.ts') },
       { find: /^heed$/, replacement: src('index.ts') },
     ],
   },

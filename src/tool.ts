@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkApprovalPolicy, type ApprovalPolicy } from './kinds/approval-policy.js';
+import { approvalPolicyProblems, type ApprovalPolicy } from './kinds/approval-policy.js';
+import { clip } from './kinds/clip.js';
 import { HeedError } from './errors.js';
 import type { Caller } from './caller.js';
 import type { JsonObject, JsonValue, ToolContentPart } from './protocol/values.js';
@@ -155,9 +156,18 @@ export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, 
       throw new HeedError('invalid_config', 'A client tool needs a non-empty client.kind.');
     }
   }
-  checkApprovalPolicy(definition.approval, 'approval');
+  // tool() does not know the name its tool gets: its description says which one is meant.
+  const which = definition.description ? `The tool "${clip(definition.description, 60)}"` : 'A tool';
+  const problems = approvalPolicyProblems(definition.approval, 'approval');
+  if (problems.length) throw new HeedError('invalid_config', `${which} has a malformed approval policy: ${problems.join(' ')}`, { details: { path: 'approval' } });
   if (definition.approval && !definition.needsApproval) {
-    throw new HeedError('invalid_config', 'approval: a tool with an approval policy needs needsApproval (true or a predicate).', { details: { path: 'approval' } });
+    throw new HeedError(
+      'invalid_config',
+      `${which} has an approval policy but no needsApproval: approval: a tool with an approval policy needs needsApproval (true or a predicate).`,
+      {
+        details: { path: 'approval' },
+      },
+    );
   }
   return { ...definition, __heedTool: true };
 }

@@ -71,6 +71,8 @@ export interface MessageMetadata {
    * record but are no longer sent to the model or shown as the chat.
    */
   regenerates?: { messageId: string; count: number };
+  /** Set on the assistant message (with no parts) that records a failed turn: why it failed. */
+  failed?: { code: string; message: string };
   [key: string]: JsonValue | TurnWarning[] | undefined;
 }
 

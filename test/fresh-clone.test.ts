@@ -64,5 +64,22 @@ describe('a fresh clone, as the README says', { timeout: 240_000 }, () => {
     expect((await fetch(`${url}${script}`)).status).toBe(200);
     // The SQLite default: ./heed.db in the folder it was started from.
     expect(existsSync(join(clone, 'heed.db'))).toBe(true);
+
+    // Stopping npx by its process id stops the server below it: npm passes the signal to the shell it
+    // ran the command in, which ends without passing it on; the server sees npm go and stops cleanly.
+    process.kill(server.pid!, 'SIGTERM');
+    const started = Date.now();
+    let up = true;
+    while (up && Date.now() - started < 15_000) {
+      up = await fetch(`${url}/health`).then(
+        () => true,
+        () => false,
+      );
+      if (up) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(up).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(output).toContain('npm ended: finishing requests under way, then stopping (again to stop at once).');
+    expect(output).toContain('Heed stopped.');
   });
 });

@@ -61,7 +61,7 @@ describe('heed serve (separate process)', () => {
     const db = join(dir, 'demo.db');
     const first = await start(['--db', db]);
     const agents = await call(first.url, 'GET', '/api/agents');
-    expect(agents.body.agents.map((agent: { name: string }) => agent.name)).toEqual(['helpdesk', 'trip-planner', 'page-helper']);
+    expect(agents.body.agents.map((agent: { name: string }) => agent.name)).toEqual(['helpdesk', 'trip-planner', 'page-helper', 'finance']);
     const conversation = await call(first.url, 'POST', '/api/conversations', { agent: 'trip-planner' });
     const paused = await call(first.url, 'POST', `/api/conversations/${conversation.body.id}/messages`, { content: 'Plan a weekend away' });
     expect(paused.body.status).toBe('requires_action');

@@ -1,31 +1,44 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { HeedError } from '../errors.js';
+import { EXIT, databaseUrlProblem, heedVersion, startProblem } from './problems.js';
 import { serve } from './serve.js';
+import { stopWhenParentEnds } from './parent-watch.js';
 
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1]
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
+       heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
-                    without it, demo agents run (on a real model when OPENAI_API_KEY is set)
+                    without it, the demo runs: demo agents (on a real model when OPENAI_API_KEY is set),
+                    demo users ada and grace, a few waiting requests, mail kept in a folder
   --db <file>       the SQLite file that keeps conversations and pauses (default ./heed.db)
   --database-url <url>
                     a PostgreSQL database instead (also HEED_DATABASE_URL), for several instances
   --port <n>        port to listen on; 0 picks a free one (default 3000)
   --host <address>  address to listen on (default 127.0.0.1); before going beyond loopback,
-                    set auth and allowedHosts in the config (README, "Security")`;
+                    set auth and allowedHosts in the config (README, "Security")
+  --mail-capture <dir>
+                    keep the mail the config's notify.email would send as .eml files in <dir>
+                    instead of sending it (the demo keeps its mail in heed-mail beside the database)
+
+Exit codes: 0 stopped cleanly, 1 did not start or failed (the line printed says why), 2 the command line is wrong.`;
 
 /** Runs `heed <command>`; resolves with the exit code, or never while the server runs. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(`heed ${heedVersion()}`);
+    return EXIT.ok;
+  }
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     console.log(usage);
-    return command ? 0 : 1;
+    return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'inbox') return runInboxCommand(rest);
   if (command !== 'serve') {
-    console.error(`Unknown command "${command}".\n\n${usage}`);
-    return 1;
+    console.error(`heed: there is no command "${command}"; the commands are serve and inbox (heed --help shows them).`);
+    return EXIT.usage;
   }
   let values;
   try {
@@ -37,50 +50,73 @@ export async function main(argv: string[]): Promise<number> {
         'database-url': { type: 'string' },
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
+        'mail-capture': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
     }));
   } catch (thrown) {
-    console.error(`${thrown instanceof Error ? thrown.message : String(thrown)}\n\n${usage}`);
-    return 1;
+    // Node's sentence, without its advice about positional arguments (serve takes none).
+    const first = (thrown instanceof Error ? thrown.message : String(thrown)).split('. ')[0].replace(/\.$/, '');
+    console.error(`heed serve: ${first} (heed serve --help lists the options).`);
+    return EXIT.usage;
   }
   if (values.help) {
     console.log(usage);
-    return 0;
+    return EXIT.ok;
   }
-  if (values['database-url'] && values.db) {
-    console.error(`Give --db (SQLite) or --database-url (PostgreSQL), not both.\n\n${usage}`);
-    return 1;
+  if (values.version) {
+    console.log(`heed ${heedVersion()}`);
+    return EXIT.ok;
+  }
+  if (values['database-url'] !== undefined && values.db) {
+    console.error('heed serve: give --db (a SQLite file) or --database-url (PostgreSQL), not both.');
+    return EXIT.usage;
+  }
+  const badUrl = values['database-url'] === undefined ? undefined : databaseUrlProblem(values['database-url'], '--database-url');
+  if (badUrl) {
+    console.error(`heed serve: ${badUrl}`);
+    return EXIT.usage;
   }
   const port = values.port === undefined ? 3000 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`--port must be a whole number from 0 to 65535; got ${values.port}.`);
-    return 1;
+  if (values.port?.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`heed serve: --port takes a whole number from 0 to 65535 (0 picks a free one); got "${values.port}".`);
+    return EXIT.usage;
   }
 
-  const server = await serve({ config: values.config, db: values.db, databaseUrl: values['database-url'], port, host: values.host });
+  const server = await serve({
+    config: values.config,
+    db: values.db,
+    databaseUrl: values['database-url'],
+    port,
+    host: values.host,
+    mailCapture: values['mail-capture'],
+  });
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (why: string, again: 'stop at once' | 'ignore' = 'stop at once') => {
     if (stopping) {
+      if (again === 'ignore') return;
       console.log('Stopping now.');
-      process.exit(1);
+      process.exit(EXIT.failed);
     }
     stopping = true;
-    console.log(`${signal}: finishing requests under way, then stopping (again to stop at once).`);
+    console.log(`${why}: finishing requests under way, then stopping (again to stop at once).`);
     server.close().then(
       () => {
         console.log('Heed stopped.');
-        process.exit(0);
+        process.exit(EXIT.ok);
       },
       (thrown: unknown) => {
-        console.error('Heed could not stop cleanly:', thrown);
-        process.exit(1);
+        console.error(`Heed could not stop cleanly: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
+        process.exit(EXIT.failed);
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  // Under npx or npm run, the server runs below npm and a shell: a signal sent to npm's process id reaches
+  // the shell, which ends without passing it on, and would leave the server running. When npm goes, so do we.
+  stopWhenParentEnds(process.env, () => stop('npm ended', 'ignore'));
   return new Promise<number>(() => undefined);
 }
 
@@ -97,7 +133,7 @@ async function runInboxCommand(args: string[]): Promise<number> {
   } catch (thrown) {
     if ((thrown as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw thrown;
     console.error(`heed inbox needs Ink and React 19 beside Heed (${(thrown as Error).message.split('\n')[0]}). Install them with: npm install ink react`);
-    return 1;
+    return EXIT.failed;
   } finally {
     // Give programs the inbox starts (an $EDITOR) the environment as it was.
     for (const [key, value] of Object.entries(ci)) if (value !== undefined) process.env[key] = value;
@@ -108,8 +144,8 @@ async function runInboxCommand(args: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (thrown: unknown) => {
-    if (HeedError.isInstance(thrown)) console.error(`heed: ${thrown.message}`);
-    else console.error('heed:', thrown);
-    process.exit(1);
+    console.error(`heed: ${startProblem(thrown)}`);
+    if (!HeedError.isInstance(thrown) && process.env.HEED_DEBUG) console.error(thrown);
+    process.exit(EXIT.failed);
   },
 );

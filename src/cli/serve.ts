@@ -1,19 +1,23 @@
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serve as listen } from '@hono/node-server';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { HeedConfig } from '../config.js';
 import { checkConfig } from '../config-schema.js';
+import { seedDemo } from '../demo/seed.js';
 import { HeedError } from '../errors.js';
 import { createHeed, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
 import { defaultConsoleDir, hasConsole } from '../http/console.js';
 import { isLoopbackAddress } from '../http/host-check.js';
+import { mailCapture } from '../notify/mail-capture.js';
+import type { DemoInfo } from '../protocol/responses.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
-import { demoAgents } from './demo-agents.js';
+import { demoServer, mailLine } from './demo-server.js';
+import { checkModels } from './model-check.js';
+import { databaseUrlProblem, listenProblem } from './problems.js';
 
 export interface ServeOptions {
   /**
@@ -40,6 +44,11 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** The web console at `/`: true (default) serves the built one in `dist/ui`, a string another build, false none. */
   console?: boolean | string;
+  /**
+   * Keep the mail `notify.email` would send as .eml files in this folder instead of sending it. The demo
+   * keeps its mail in `heed-mail` beside its SQLite file (or in the working folder) unless this says where.
+   */
+  mailCapture?: string;
 }
 
 /** A running server. */
@@ -47,6 +56,8 @@ export interface RunningServer {
   /** e.g. `http://127.0.0.1:3000`. */
   url: string;
   heed: Heed;
+  /** Set when this is the demo (no config) with its users: who they are and their demo-only tokens. */
+  demo?: DemoInfo;
   /**
    * Stops taking requests, ends live event streams, lets requests under way finish (an answer that was
    * accepted is carried through), waits for continuations, then closes the store.
@@ -61,37 +72,57 @@ const DRAIN_MS = 10_000;
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const env = options.env ?? process.env;
-  const config = typeof options.config === 'string' ? await loadConfig(options.config) : (options.config ?? (await demoConfig(env, log)));
+  const hostname = options.host ?? '127.0.0.1';
+  const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);
+  const badUrl = databaseUrl === undefined ? undefined : databaseUrlProblem(databaseUrl, options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url');
+  if (badUrl) throw new HeedError('invalid_config', badUrl, { details: { field: options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url' } });
+  const sqlitePath = options.db === ':memory:' ? undefined : resolve(options.db ?? './heed.db');
+  const isDemo = options.config === undefined;
+  let demo: DemoInfo | undefined;
+  let seed = false;
+  let config: HeedConfig;
+  if (typeof options.config === 'string') config = await loadConfig(options.config);
+  else if (options.config) config = options.config;
+  else {
+    const mailDir = resolve(options.mailCapture ?? join(databaseUrl || !sqlitePath ? '.' : dirname(sqlitePath), 'heed-mail'));
+    ({ config, demo, seed } = await demoServer({ env, log, loopback: isLoopbackAddress(hostname), mailDir }));
+    if (demo) log(`Demo mail is kept in ${mailDir}, one .eml file each, and listed here.`);
+  }
   // Before anything is opened: a typo or a value of the wrong shape stops the start, naming its path.
   checkConfig(config, typeof options.config === 'string' ? `The config ${options.config}` : 'The config');
-  const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);
-  const store = databaseUrl
-    ? postgresStore({ connectionString: databaseUrl })
-    : options.db || !config.store
-      ? sqliteStore({ path: options.db === ':memory:' ? ':memory:' : resolve(options.db ?? './heed.db') })
-      : config.store;
+  if (!isDemo && config.agents.length === 0) log('Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].');
+  if (!isDemo && options.mailCapture) config = withMailCapture(config, resolve(options.mailCapture), log);
+  const store = databaseUrl ? postgresStore({ connectionString: databaseUrl }) : options.db || !config.store ? sqliteStore({ path: sqlitePath ?? ':memory:' }) : config.store;
   if (databaseUrl) {
     // Fail at start, with a readable message, when the database cannot be reached.
     await store.migrate().catch(async (thrown: unknown) => {
       await store.close().catch(() => undefined);
-      const reason = thrown instanceof Error ? thrown.message : String(thrown);
-      throw new HeedError('invalid_config', `The PostgreSQL database could not be used: ${reason}`, { cause: thrown });
+      const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/\.$/, '');
+      throw new HeedError(
+        'invalid_config',
+        `The PostgreSQL database could not be used: ${reason}. Check ${options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url'} and that PostgreSQL runs there.`,
+        { cause: thrown },
+      );
     });
   }
   const { auth, allowedHosts, cors, ...heedOptions } = config;
   const heed = createHeed({ ...heedOptions, store });
+  // Each agent's model is looked at while the store migrates: a missing key or a provider nobody answers
+  // for is said now, one line per agent, rather than at the first message.
+  const modelWarnings = checkModels(config.agents).catch(() => [] as string[]);
   // The store migrated and every agent's MCP servers reached, or the start fails saying which.
   await heed.ready().catch(async (thrown: unknown) => {
     await heed.close().catch(() => undefined);
     throw thrown;
   });
+  for (const line of await modelWarnings) log(line);
 
   const shutdown = new AbortController();
   let closing = false;
   const consoleDir = options.console === false ? undefined : typeof options.console === 'string' ? options.console : defaultConsoleDir();
   const withConsole = consoleDir !== undefined && hasConsole(consoleDir);
-  const hostname = options.host ?? '127.0.0.1';
   const app = createApp(heed, {
+    demo,
     auth,
     allowedHosts: withPublicHost(allowedHosts, config.notify?.publicUrl, isLoopbackAddress(hostname)),
     cors,
@@ -122,7 +153,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       },
       () => resolveServer(started as Server),
     ) as Server;
-    started.once('error', reject);
+    started.once('error', (thrown) => reject(listenProblem(thrown, hostname, options.port ?? 3000)));
+  }).catch(async (thrown: unknown) => {
+    await heed.close().catch(() => undefined);
+    throw thrown;
   });
   const busy = trackRequests(server);
   const address = server.address() as AddressInfo;
@@ -130,13 +164,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   // Answer links point at this server unless notify.publicUrl says where people reach it.
   heed.notifier.fallbackUrl ??= url;
-  if (heed.notifier.active && !heed.notifier.config.publicUrl) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
+  if (heed.notifier.active && !heed.notifier.config.publicUrl && !isDemo) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
+  // The demo's waiting requests, made once per database: the inbox has something in it from the start.
+  if (demo && seed) await seedDemo(heed);
   log(`Heed listening on ${url}`);
   log(`API reference: ${url}/api/docs`);
   if (withConsole) log(`Web console: ${url}/`);
   else if (options.console !== false) log('Web console not built (run `npm run build`); serving the API only.');
   if (!isLoopbackAddress(hostname) && !auth?.required) {
     log('Warning: listening beyond loopback with anonymous access allowed; see "Security" in the README (auth.required, allowedHosts, TLS).');
+  }
+  if (demo) {
+    const names = demo.users.map((user) => user.userId).join(' or ');
+    log(`Demo: sign in as ${names} at ${url}/ ("Try as ${demo.users[0].name}"); \`npx heed inbox\` answers as ${demo.users[0].userId}.`);
   }
 
   let closed: Promise<void> | undefined;
@@ -162,7 +202,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       });
       await heed.close();
     })());
-  return { url, heed, close };
+  return { url, heed, close, ...(demo ? { demo } : {}) };
 }
 
 /** Counts the requests under way on each open connection. */
@@ -194,8 +234,14 @@ export async function loadConfig(file: string): Promise<HeedConfig> {
   try {
     loaded = extension === '.ts' || extension === '.mts' ? await importTypeScript(url) : await import(url);
   } catch (thrown) {
-    if (HeedError.isInstance(thrown)) throw thrown;
-    throw new HeedError('invalid_config', `The config ${file} could not be loaded: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
+    if (HeedError.isInstance(thrown) && thrown.details?.path === 'tsx') throw thrown;
+    // A tool() or other check that throws while the file runs does not know where it was called from: the file's line does.
+    const line = lineIn(thrown, path);
+    const message = (thrown instanceof Error ? thrown.message : String(thrown)).split('\n')[0];
+    throw new HeedError('invalid_config', `The config ${file}${line ? `, line ${line},` : ''} could not be loaded: ${message}`, {
+      cause: thrown,
+      ...(HeedError.isInstance(thrown) && thrown.details ? { details: thrown.details } : {}),
+    });
   }
   const value = typeof loaded.default === 'function' ? await (loaded.default as () => unknown)() : loaded.default;
   // What it holds is checked by `checkConfig`, which names the key at fault.
@@ -210,26 +256,37 @@ async function importTypeScript(url: string): Promise<{ default?: unknown }> {
   try {
     api = (await import('tsx/esm/api')) as typeof api;
   } catch {
-    throw new HeedError('invalid_config', 'A .ts config needs the tsx package (npm i -D tsx); or write the config as .js or .mjs.');
+    throw new HeedError('invalid_config', 'A .ts config needs the tsx package (npm i -D tsx); or write the config as .js or .mjs.', { details: { path: 'tsx' } });
   }
   return (await api.tsImport(url, import.meta.url)) as { default?: unknown };
 }
 
-/** The demo agents, on a real model when OPENAI_API_KEY is set. */
-async function demoConfig(env: Record<string, string | undefined>, log: (line: string) => void): Promise<HeedConfig> {
-  let model: LanguageModelV3 | undefined;
-  if (env.OPENAI_API_KEY) {
-    const { createOpenAI } = await import('@ai-sdk/openai');
-    const provider = createOpenAI({ apiKey: env.OPENAI_API_KEY, ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}) });
-    const modelId = env.OPENAI_MODEL ?? 'gpt-4o-mini';
-    // Chat Completions is what OpenAI-compatible servers (Ollama, vLLM, …) speak too.
-    model = provider.chat(modelId);
-    log(`Demo agents on ${modelId}${env.OPENAI_BASE_URL ? ` at ${env.OPENAI_BASE_URL}` : ''}.`);
-  } else {
-    log('Demo agents on a scripted model (set OPENAI_API_KEY to use a real one).');
+/** The line of `file` an error was thrown from, read from its stack; undefined when the stack does not go through it. */
+function lineIn(thrown: unknown, file: string): number | undefined {
+  const stack = thrown instanceof Error ? (thrown.stack ?? '') : '';
+  for (const frame of stack.split('\n').slice(1)) {
+    const match = /((?:file:\/\/)?\/[^\s()]+?):(\d+):\d+\)?\s*$/.exec(frame);
+    if (!match) continue;
+    const where = match[1].startsWith('file:') ? fileURLToPath(match[1]) : match[1].split('?')[0];
+    if (where === file || basename(where) === basename(file)) return Number(match[2]);
   }
-  const delay = env.HEED_DEMO_DELAY_MS === undefined ? undefined : Number(env.HEED_DEMO_DELAY_MS);
-  return { agents: demoAgents({ model, chunkDelayMs: delay }) };
+  return undefined;
+}
+
+/** The config with every `notify.email` (the server's and each agent's) keeping its mail in `dir` instead of sending it. */
+function withMailCapture(config: HeedConfig, dir: string, log: (line: string) => void): HeedConfig {
+  const transport = mailCapture({ dir, onMail: (mail) => log(mailLine(mail)) });
+  const mailing = Boolean(config.notify?.email) || config.agents.some((agent) => agent.notify?.email);
+  if (!mailing) {
+    log('Warning: --mail-capture has nothing to keep: the config sends no mail (notify.email).');
+    return config;
+  }
+  log(`Mail is kept in ${dir}, one .eml file each, and listed here; nothing is sent.`);
+  return {
+    ...config,
+    ...(config.notify?.email ? { notify: { ...config.notify, email: { ...config.notify.email, transport } } } : {}),
+    agents: config.agents.map((agent) => (agent.notify?.email ? { ...agent, notify: { ...agent.notify, email: { ...agent.notify.email, transport } } } : agent)),
+  };
 }
 
 /**

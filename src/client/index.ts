@@ -1,5 +1,5 @@
 import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { AgentInfo, ConversationSnapshot, TurnResult } from '../protocol/responses.js';
+import type { AgentInfo, ConversationSnapshot, DemoInfo, TurnResult } from '../protocol/responses.js';
 import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, QuestionActionView, UrlActionView } from '../protocol/views.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import { readSse } from './sse-reader.js';
@@ -31,6 +31,7 @@ export type {
   ClientToolActionView,
   ConversationSnapshot,
   ConversationView,
+  DemoInfo,
   EventRecord,
   QuestionActionView,
   ResolutionInput,
@@ -90,6 +91,8 @@ export interface HeedClient {
   me(): Promise<{ userId: string | null }>;
   /** One agent, as `agents()` lists it; a `HeedApiError` with code `not_found` when no agent has that name. */
   agent(name: string): Promise<AgentInfo>;
+  /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
+  demo(): Promise<DemoInfo | undefined>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   /** The caller's conversations, newest first; `q` keeps those whose title or agent name contains it. */
   listConversations(filter?: { status?: ConversationStatus; agent?: string; q?: string; limit?: number; signal?: AbortSignal }): Promise<ConversationView[]>;
@@ -184,6 +187,14 @@ export function createClient(options: HeedClientOptions): HeedClient {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
     me: () => json<{ userId: string | null }>('GET', '/api/me'),
     agent: (name) => json('GET', `/api/agents/${path(name)}`),
+    async demo() {
+      try {
+        return await json<DemoInfo>('GET', '/api/demo');
+      } catch (thrown) {
+        if (thrown instanceof HeedApiError && thrown.status === 404) return undefined;
+        throw thrown;
+      }
+    },
     createConversation: (input) => json('POST', '/api/conversations', input),
     async listConversations({ signal, ...filter } = {}) {
       const query = new URLSearchParams();

@@ -21,10 +21,12 @@ import { inboxRoutes } from './routes/inbox.js';
 import { inboxStreamRoutes } from './routes/inbox-stream.js';
 import { linkRoutes } from './routes/links.js';
 import { messageRoutes } from './routes/messages.js';
+import { demoRoutes } from './routes/demo.js';
 import { metaRoutes } from './routes/meta.js';
 import { rememberedToolRoutes } from './routes/remembered-tools.js';
 import { StreamGate, type StreamLimits } from './stream-limits.js';
 import { hooksOf } from '../heed.js';
+import type { DemoInfo } from '../protocol/responses.js';
 
 export interface AppOptions {
   auth?: AuthConfig;
@@ -42,6 +44,11 @@ export interface AppOptions {
   streams?: StreamLimits;
   /** Pages on these origins may call the API from a browser (see `HeedConfig.cors`); off unless given. */
   cors?: CorsConfig;
+  /**
+   * Set by `heed serve` without a config, on loopback: the demo's users and their tokens, served at
+   * `GET /api/demo` (404 without it). Never set for a server with a config.
+   */
+  demo?: DemoInfo;
 }
 
 export type HeedApp = Hono<AppEnv>;
@@ -61,6 +68,7 @@ export function apiRoutes(): Route[] {
     ...deliveryRoutes,
     ...aiSdkChatRoutes,
     ...channelRoutes,
+    ...demoRoutes,
   ];
   routes.push(...metaRoutes(() => routes));
   return routes;
@@ -84,8 +92,10 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   }
   const auth = authMiddleware(options.auth);
   const streams = new StreamGate(options.streams);
+  const demo = options.demo ? { users: options.demo.users.map((user) => ({ ...user })) } : undefined;
   app.use('/api/*', async (c, next) => {
     c.set('streams', streams);
+    if (demo) c.set('demo', demo);
     return next();
   });
   // The document, its page and liveness are public; everything else under /api knows its caller.

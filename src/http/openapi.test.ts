@@ -48,6 +48,7 @@ describe('OpenAPI document', () => {
         'POST /api/ai-sdk/chat/{agent}',
         'GET /api/ai-sdk/chat/{agent}/{id}/messages',
         'GET /api/ai-sdk/chat/{agent}/{id}/stream',
+        'GET /api/demo',
         'GET /api/openapi.json',
         'GET /api/docs',
         'GET /health',

@@ -5,12 +5,13 @@ import type { HeedErrorCode } from '../errors.js';
 import { HeedError } from '../errors.js';
 import { clip } from '../kinds/clip.js';
 import type { Heed } from '../heed.js';
+import type { DemoInfo } from '../protocol/responses.js';
 import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
 import type { StreamGate } from './stream-limits.js';
 
-/** Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams. */
-export type AppEnv = { Variables: { caller: Caller; streams?: StreamGate } };
+/** Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is set on the demo. */
+export type AppEnv = { Variables: { caller: Caller; streams?: StreamGate; demo?: DemoInfo } };
 
 /** One documented response of a route. */
 export interface RouteResponse {

@@ -20,6 +20,7 @@ const messageCreated = z.object({
   by: z.string().nullable().optional().describe("A user's message: the user id of who sent it; null for an anonymous caller."),
   intake: z.literal(true).optional().describe("The assistant message that asks the agent's intake questions."),
   queuedAt: isoTime.optional().describe('A message that waited for the turn before it (`message.queued`): when it was sent.'),
+  failed: z.literal(true).optional().describe('The assistant message that records a failed turn (no parts; its `metadata.failed` holds the error).'),
 });
 
 const messageQueued = z.object({

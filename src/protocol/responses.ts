@@ -94,6 +94,20 @@ export const meResponse = z.strictObject({ userId: z.string().nullable().describ
 export type ErrorBody = z.output<typeof errorBody>;
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;
+
+export const demoResponse = z.strictObject({
+  users: z
+    .array(
+      z.strictObject({
+        userId: z.string(),
+        name: z.string().describe('How a sign-in page names them ("Try as Ada").'),
+        token: z.string().describe('A bearer token that signs in as this user: demo-only, handed to anyone who asks this server.'),
+      }),
+    )
+    .describe('The people the demo signs in as.'),
+});
+
+export type DemoInfo = z.output<typeof demoResponse>;
 export type TurnResult = z.output<typeof turnResult>;
 export type QueuedMessageView = z.output<typeof queuedMessageView>;
 export type ConversationSnapshot = z.output<typeof snapshot>;

@@ -75,6 +75,10 @@ export const messageView = z.strictObject({
         .describe(
           'A user message sent again to make its reply again (regenerate): the message it repeats, and how many messages right before this one it replaces (that message and its reply), which stay in the record but are no longer sent to the model.',
         ),
+      failed: z
+        .strictObject({ code: z.string(), message: z.string() })
+        .optional()
+        .describe('On the assistant message (with no parts) that records a failed turn: why it failed, as the `turn.failed` event says.'),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })

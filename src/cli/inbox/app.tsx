@@ -1,17 +1,19 @@
-import { useApp } from 'ink';
+import { Box, useApp } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import { readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
 import { sendAnswer } from './answer.js';
 import { ApprovalView } from './approval-view.js';
 import { ClientToolView } from './client-tool-view.js';
 import { GenericView } from './generic-view.js';
-import { answerProblem, markSettled, mergeInbox, moveCursor, type InboxEntry, type Settled } from './inbox-state.js';
+import { DetailPane, listColumns, WIDE_COLUMNS } from './detail-pane.js';
+import { HelpView } from './help-view.js';
+import { answerProblem, markSettled, matchesFilter, mergeInbox, moveCursor, type InboxEntry, type Settled } from './inbox-state.js';
 import { ListView } from './list-view.js';
 import { QuestionView } from './question-view.js';
 import type { InboxSystem } from './system.js';
 import { ColorContext, useTerminalSize } from './theme.js';
 import { UrlView } from './url-view.js';
-import { useKeys } from './use-keys.js';
+import { KeysEnabled, useKeys } from './use-keys.js';
 import type { RequestViewProps } from './view-props.js';
 
 export interface InboxAppProps {
@@ -20,6 +22,8 @@ export interface InboxAppProps {
   server: string;
   /** No token was given: an empty inbox then says why. */
   anonymous: boolean;
+  /** Who the inbox is of, when known (`ada (demo)`), shown in the title. */
+  who?: string;
   system: InboxSystem;
   /** How often the list is read again (default 3 s). */
   intervalMs?: number;
@@ -48,6 +52,9 @@ export function InboxApp(props: InboxAppProps) {
   const [error, setError] = useState<string>();
   const [cursor, setCursor] = useState(0);
   const [openId, setOpenId] = useState<string>();
+  const [help, setHelp] = useState(false);
+  const [filter, setFilter] = useState('');
+  const [filtering, setFiltering] = useState(false);
   const [now, setNow] = useState(clock);
   const [, setAgentsSeen] = useState(0);
   const agents = useRef(new Map<string, string>());
@@ -143,21 +150,37 @@ export function InboxApp(props: InboxAppProps) {
   }, []);
 
   const open = openId ? entries.find((entry) => entry.action.id === openId) : undefined;
+  const agentOf = (action: ActionView) => agents.current.get(action.conversationId) ?? '';
+  const shown = filter ? entries.filter((entry) => matchesFilter(entry, agentOf(entry.action), filter)) : entries;
+  const selected = Math.min(cursor, Math.max(0, shown.length - 1));
 
   useKeys(
     (input, key) => {
+      if (filtering) {
+        // Every printable key types into the filter; the arrows still move.
+        if (key.escape) return (setFilter(''), setFiltering(false), setCursor(0));
+        if (key.return) return setFiltering(false);
+        if (key.upArrow) return setCursor((current) => moveCursor(current, -1, shown.length));
+        if (key.downArrow) return setCursor((current) => moveCursor(current, 1, shown.length));
+        if (key.backspace || key.delete) return (setFilter((current) => Array.from(current).slice(0, -1).join('')), setCursor(0));
+        if (!key.ctrl && !key.meta && input && !key.tab) return (setFilter((current) => current + input), setCursor(0));
+        return;
+      }
       if (input === 'q') return exit();
-      if (key.upArrow || input === 'k') return setCursor((current) => moveCursor(current, -1, entries.length));
-      if (key.downArrow || input === 'j') return setCursor((current) => moveCursor(current, 1, entries.length));
+      if (input === '?') return setHelp(true);
+      if (input === '/') return setFiltering(true);
+      if (key.escape && filter) return (setFilter(''), setCursor(0));
+      if (key.upArrow || input === 'k') return setCursor((current) => moveCursor(current, -1, shown.length));
+      if (key.downArrow || input === 'j') return setCursor((current) => moveCursor(current, 1, shown.length));
       if (key.home) return setCursor(0);
-      if (key.end) return setCursor(Math.max(0, entries.length - 1));
+      if (key.end) return setCursor(Math.max(0, shown.length - 1));
       if (input === 'r') return void refresh();
-      if (key.return && entries[cursor]) {
+      if (key.return && shown[selected]) {
         setNow(clock());
-        setOpenId(entries[cursor].action.id);
+        setOpenId(shown[selected].action.id);
       }
     },
-    { isActive: !open },
+    { isActive: !open && !help },
   );
 
   let view = null;
@@ -186,26 +209,56 @@ export function InboxApp(props: InboxAppProps) {
         setEntries(markSettled(entriesRef.current, { ...open.action, ...settled, status: settled.status === 'pending' ? 'resolved' : settled.status }, false));
       },
       onBack: () => setOpenId(undefined),
+      onHelp: () => setHelp(true),
     };
     view = <RequestView key={open.action.id} {...viewProps} />;
   }
 
+  // On a wide terminal the selected request is shown beside the list.
+  const wide = columns >= WIDE_COLUMNS;
+  const listWidth = wide ? listColumns(columns) : columns;
+  const list = (
+    <ListView
+      entries={shown}
+      cursor={selected}
+      agents={agents.current}
+      status={status}
+      error={error}
+      anonymous={props.anonymous}
+      server={props.server}
+      who={props.who}
+      waiting={entries.filter((entry) => !entry.settled).length}
+      filter={filtering || filter ? { text: filter, typing: filtering, shown: shown.length, total: entries.length } : undefined}
+      now={now}
+      columns={wide ? listWidth - 1 : listWidth}
+      rows={rows}
+    />
+  );
   return (
     <ColorContext.Provider value={props.color ?? true}>
-      {view ?? (
-        <ListView
-          entries={entries}
-          cursor={Math.min(cursor, Math.max(0, entries.length - 1))}
-          agents={agents.current}
-          status={status}
-          error={error}
-          anonymous={props.anonymous}
-          server={props.server}
-          now={now}
-          columns={columns}
-          rows={rows}
-        />
-      )}
+      {help ? <HelpView columns={columns} onClose={() => setHelp(false)} /> : null}
+      {/* Hidden, not unmounted, under the key help: an open request keeps what was typed into it. */}
+      <KeysEnabled.Provider value={!help}>
+        <Box display={help ? 'none' : 'flex'} flexDirection="column">
+          {view ??
+            (wide ? (
+              <Box flexDirection="row">
+                <Box width={listWidth} flexDirection="column">
+                  {list}
+                </Box>
+                <DetailPane
+                  action={shown[selected]?.action}
+                  agent={shown[selected] ? agentOf(shown[selected].action) || undefined : undefined}
+                  width={columns - listWidth}
+                  height={rows - 1}
+                  now={now}
+                />
+              </Box>
+            ) : (
+              list
+            ))}
+        </Box>
+      </KeysEnabled.Provider>
     </ColorContext.Provider>
   );
 }

@@ -70,6 +70,7 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
       return;
     }
     if (mode === 'edit') {
+      if (input === '?') return props.onHelp?.();
       if (key.escape) return setMode('view');
       if (key.upArrow || input === 'k') return setFieldCursor((cursor) => Math.max(0, cursor - 1));
       if (key.downArrow || input === 'j') return setFieldCursor((cursor) => Math.min(fields.length - 1, cursor + 1));
@@ -102,6 +103,7 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
       return;
     }
     if (key.escape) return props.onBack();
+    if (input === '?') return props.onHelp?.();
     if (closed) return;
     if (input === 'a') return allow();
     if (input === 'd') return setMode('comment');

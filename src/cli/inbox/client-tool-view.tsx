@@ -10,8 +10,9 @@ import type { RequestViewProps } from './view-props.js';
 /** A client tool waits on the page that runs the chat, not on a person: shown, not answerable here. */
 export function ClientToolView(props: RequestViewProps<ClientToolActionView>) {
   const { action, settled, columns, rows } = props;
-  useKeys((_input, key) => {
+  useKeys((input, key) => {
     if (key.escape) props.onBack();
+    if (input === '?') props.onHelp?.();
   });
   const lines = (JSON.stringify(action.args, null, 2) ?? '').split('\n').slice(0, Math.max(3, rows - 9));
   return (

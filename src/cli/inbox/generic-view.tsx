@@ -20,6 +20,7 @@ export function GenericView(props: RequestViewProps) {
 
   useKeys((input, key) => {
     if (key.escape) return props.onBack();
+    if (input === '?') return props.onHelp?.();
     if (sending || closed) return;
     const index = Number(input) - 1;
     if (Number.isInteger(index) && index >= 0 && index < choices.length) void send(index);

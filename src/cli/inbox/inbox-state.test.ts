@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionView } from '../../client/index.js';
-import { mergeInbox, markSettled, MAX_SETTLED_ROWS, moveCursor, visibleWindow } from './inbox-state.js';
+import { matchesFilter, mergeInbox, markSettled, MAX_SETTLED_ROWS, moveCursor, visibleWindow } from './inbox-state.js';
 
 const action = (id: string, createdAt: string): ActionView =>
   ({ id, kind: 'approval', conversationId: 'c', messageId: 'm', toolCallId: id, toolName: 'tool', status: 'pending', createdAt }) as ActionView;
@@ -42,5 +42,25 @@ describe('the terminal inbox state', () => {
     expect(visibleWindow(100, 50, 19)).toEqual({ start: 41, end: 60 });
     expect(visibleWindow(100, 99, 19)).toEqual({ start: 81, end: 100 });
     expect(visibleWindow(5, 4, 19)).toEqual({ start: 0, end: 5 });
+  });
+
+  it('/ filters by every word typed, in any case, across kind, agent, title, arguments and questions', () => {
+    const refund = { action: { ...action('r', '2030-01-01T00:00:01Z'), title: 'Refund $80 on order 1042?', args: { orderId: 1042, amount: 80 } } as ActionView };
+    const trip = {
+      action: {
+        ...action('t', '2030-01-01T00:00:02Z'),
+        kind: 'question',
+        toolName: 'ask',
+        questions: [{ id: 'd', header: 'Destination', prompt: 'Where to?', options: [{ value: 'kyoto', label: 'Kyoto' }] }],
+      } as unknown as ActionView,
+    };
+    const match = (entry: { action: ActionView }, agent: string, filter: string) => matchesFilter(entry, agent, filter);
+    expect(match(refund, 'finance', '')).toBe(true);
+    expect(match(refund, 'finance', '1042')).toBe(true);
+    expect(match(refund, 'finance', 'FINANCE refund')).toBe(true);
+    expect(match(refund, 'finance', 'refund kyoto')).toBe(false);
+    expect(match(trip, 'trip-planner', 'kyoto')).toBe(true);
+    expect(match(trip, 'trip-planner', 'question trip')).toBe(true);
+    expect(match(trip, 'trip-planner', '1042')).toBe(false);
   });
 });

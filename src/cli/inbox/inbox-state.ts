@@ -145,3 +145,24 @@ export function connectionSentence(thrown: unknown): string {
   if (cause instanceof Error) return `The request failed: ${cause.message}.`;
   return `The request failed: ${String(cause)}.`;
 }
+
+/**
+ * Whether a row matches what was typed after `/`: every word, in any case, somewhere in its kind, agent,
+ * tool, what it asks, its arguments or its questions' options.
+ */
+export function matchesFilter(entry: InboxEntry, agent: string, filter: string): boolean {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const { action } = entry;
+  const fields: unknown[] = [action.kind, agent, action.toolName, 'title' in action ? action.title : undefined, 'summary' in action ? action.summary : undefined];
+  if (action.kind === 'approval') fields.push(JSON.stringify(action.args));
+  if (action.kind === 'url') fields.push(action.url, action.message);
+  if (action.kind === 'question') {
+    for (const question of action.questions ?? []) fields.push(question.header, question.prompt, ...(question.options ?? []).map((option) => option.label));
+  }
+  const text = fields
+    .filter((field) => typeof field === 'string')
+    .join(' ')
+    .toLowerCase();
+  return words.every((word) => text.includes(word));
+}

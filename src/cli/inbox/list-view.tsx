@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { ageOf, column, fit, kindWord, summaryOf, timeLeftOf } from './format.js';
 import { visibleWindow, type InboxEntry } from './inbox-state.js';
 import { settledShort } from './outcome.js';
-import { Keys, Say } from './theme.js';
+import { Field, Keys, Say } from './theme.js';
 
 export interface ListViewProps {
   entries: InboxEntry[];
@@ -14,6 +14,12 @@ export interface ListViewProps {
   /** Said when the list is empty because no token was given. */
   anonymous: boolean;
   server: string;
+  /** How many wait in all (the rows may be filtered); counted from the rows when not given. */
+  waiting?: number;
+  /** Who the list is of, when the inbox knows (the demo's user). */
+  who?: string;
+  /** What `/` is filtering by: the text, whether it is being typed, and how many rows it lets through of how many. */
+  filter?: { text: string; typing: boolean; shown: number; total: number };
   now: number;
   columns: number;
   rows: number;
@@ -21,18 +27,31 @@ export interface ListViewProps {
 
 /** Everything waiting, oldest first, one line each; rows settled meanwhile stay, marked. */
 export function ListView(props: ListViewProps) {
-  const { entries, cursor, columns, now } = props;
-  const waiting = entries.filter((entry) => !entry.settled).length;
-  const { start, end } = visibleWindow(entries.length, cursor, props.rows - 5);
+  const { entries, cursor, columns, now, filter } = props;
+  // Filtered or not, the title counts everything waiting.
+  const waiting = props.waiting ?? entries.filter((entry) => !entry.settled).length;
+  const filtering = filter !== undefined && (filter.typing || filter.text !== '');
+  const { start, end } = visibleWindow(entries.length, cursor, props.rows - (filtering ? 6 : 5));
   const agentWidth = Math.min(14, Math.max(6, Math.floor(columns / 7)));
   const tailWidth = 18;
   const summaryWidth = Math.max(10, columns - 2 - 11 - agentWidth - tailWidth - 1);
-  const title = `Heed inbox · ${props.status === 'loading' ? 'loading…' : waiting === 1 ? '1 waiting' : `${waiting} waiting`} · ${props.server}`;
+  const count = props.status === 'loading' ? 'loading…' : waiting === 1 ? '1 waiting' : `${waiting} waiting`;
+  const title = ['Heed inbox', count, props.who, props.server].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column">
       <Say tone="strong">{fit(title, columns)}</Say>
       {props.error ? <Say tone="bad">{fit(props.error, columns * 2)}</Say> : null}
-      {props.status === 'ready' && entries.length === 0 ? (
+      {filtering ? (
+        <Text>
+          {'Filter: '}
+          {filter.typing ? <Field text={filter.text} focused /> : <Say tone="accent">{`"${filter.text}"`}</Say>}
+          <Say tone="dim">
+            {fit(`  ${filter.shown} of ${filter.total}${filter.typing ? ' · Enter keep · Esc clear' : ' · / change · Esc clear'}`, Math.max(0, columns - 12 - filter.text.length))}
+          </Say>
+        </Text>
+      ) : null}
+      {props.status === 'ready' && entries.length === 0 && filtering && filter.total > 0 ? <Text wrap="wrap">{`Nothing waiting matches "${filter.text}".`}</Text> : null}
+      {props.status === 'ready' && entries.length === 0 && !(filtering && filter.total > 0) ? (
         <Text wrap="wrap">
           {props.anonymous
             ? 'Nothing waits on an anonymous caller: conversations belong to whoever started them. Pass --token (or HEED_TOKEN) to see yours.'
@@ -64,7 +83,7 @@ export function ListView(props: ListViewProps) {
         );
       })}
       {end < entries.length || start > 0 ? <Say tone="dim">{`${start + 1}–${end} of ${entries.length}`}</Say> : null}
-      <Keys>↑↓ / j k move · Enter open · q quit</Keys>
+      <Keys>{filter?.typing ? 'type to filter · ↑↓ move · Enter keep the filter · Esc clear it' : '↑↓ / j k move · Enter open · / filter · ? keys · q quit'}</Keys>
     </Box>
   );
 }

@@ -26,6 +26,8 @@ export function QuestionView(props: RequestViewProps<QuestionActionView>) {
 
   useKeys((input, key) => {
     if (sending || questions.length === 0) return;
+    // Outside a text field `?` shows the keys; in one it is a character like any other.
+    if (input === '?' && !formRef.current.editing) return props.onHelp?.();
     if (closed) {
       if (key.escape) props.onBack();
       return;

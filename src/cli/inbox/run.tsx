@@ -5,18 +5,22 @@ import { InboxApp, readInbox } from './app.js';
 import { ageOf, kindWord, summaryOf, timeLeftOf } from './format.js';
 import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
+import { EXIT } from '../problems.js';
 
 export const inboxUsage = `Usage: heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]
 
   --url <address>   the Heed server (also HEED_URL; default http://127.0.0.1:3000)
   --token <token>   sent as Authorization: Bearer <token> (also HEED_TOKEN); the inbox lists
-                    what waits on that token's user
+                    what waits on that token's user. Without one, against the demo
+                    (heed serve with no config), the inbox is the demo user ada's
   --json            print what waits as JSON lines (one action each, oldest first) and exit
   --interval <s>    how often the list is read again, in seconds (default 3)
 
-  Keys: ↑↓ or j k move, Enter opens, Esc goes back, q quits. In a request: a allow, d deny,
-  e edit, r remember (approvals); numbers or hotkeys pick, Space toggles, Enter confirms,
-  s skips, x dismisses (questions); o opens, a accepts, d declines (URLs).`;
+  Keys: ↑↓ or j k move, Enter opens, / filters, ? shows every key, Esc goes back, q quits.
+  In a request: a allow, d deny, e edit, r remember (approvals); numbers or hotkeys pick,
+  Space toggles, Enter confirms, s skips, x dismisses (questions); o opens, a accepts,
+  d declines (URLs). e edits in $VISUAL or $EDITOR when you set one (npm's own EDITOR=vi
+  does not count), else in place.`;
 
 /** `heed inbox`: resolves with the exit code once the person quits (or the list is printed). */
 export async function runInbox(args: string[]): Promise<number> {
@@ -34,23 +38,36 @@ export async function runInbox(args: string[]): Promise<number> {
       strict: true,
     }));
   } catch (thrown) {
-    console.error(`${thrown instanceof Error ? thrown.message : String(thrown)}\n\n${inboxUsage}`);
-    return 1;
+    const first = (thrown instanceof Error ? thrown.message : String(thrown)).split('. ')[0].replace(/\.$/, '');
+    console.error(`heed inbox: ${first} (heed inbox --help lists the options).`);
+    return EXIT.usage;
   }
   if (values.help) {
     console.log(inboxUsage);
     return 0;
   }
   const server = (values.url ?? process.env.HEED_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-  const token = values.token ?? (process.env.HEED_TOKEN || undefined);
+  let token = values.token ?? (process.env.HEED_TOKEN || undefined);
   if (!/^https?:$/.test(protocolOf(server))) {
     console.error(`heed inbox: --url must be an http or https address such as http://127.0.0.1:3000; got "${server}".`);
-    return 1;
+    return EXIT.usage;
   }
   const intervalSeconds = values.interval === undefined ? 3 : Number(values.interval);
   if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.5 || intervalSeconds > 3600) {
     console.error(`heed inbox: --interval takes seconds from 0.5 to 3600; got ${values.interval}.`);
-    return 1;
+    return EXIT.usage;
+  }
+  // No token, and the server runs the demo: its first user's inbox (anyone who reaches the demo may use its tokens).
+  let who: string | undefined;
+  if (!token) {
+    const demo = await createClient({ baseUrl: server })
+      .demo()
+      .catch(() => undefined);
+    const user = demo?.users[0];
+    if (user) {
+      token = user.token;
+      who = `${user.userId} (demo)`;
+    }
   }
   const client = createClient({ baseUrl: server, token });
 
@@ -60,7 +77,7 @@ export async function runInbox(args: string[]): Promise<number> {
     first = await readInbox(client);
   } catch (thrown) {
     console.error(`heed inbox: ${firstReadSentence(thrown, server, Boolean(token))}`);
-    return 1;
+    return EXIT.failed;
   }
 
   if (values.json) {
@@ -92,7 +109,7 @@ export async function runInbox(args: string[]): Promise<number> {
       instance.clear();
     },
   });
-  instance = render(<InboxApp client={client} server={server} anonymous={!token} system={system} color={color} intervalMs={intervalSeconds * 1000} />, {
+  instance = render(<InboxApp client={client} server={server} anonymous={!token} who={who} system={system} color={color} intervalMs={intervalSeconds * 1000} />, {
     exitOnCtrlC: true,
   });
   await instance.waitUntilExit();

@@ -7,8 +7,24 @@ import { join } from 'node:path';
 export interface InboxSystem {
   /** Opens a URL with the system's opener; false when there is none (the view then prints the URL). */
   openUrl(url: string): Promise<boolean>;
-  /** Edits a text in `$EDITOR` and returns what was saved; undefined when no editor is set. */
+  /** Edits a text in the person's editor and returns what was saved; undefined when they set none (`personsEditor`). */
   editText?(text: string): Promise<{ ok: true; text: string } | { ok: false; message: string }>;
+}
+
+/**
+ * The editor the person chose: `$VISUAL`, else `$EDITOR`; undefined when they chose none (the arguments
+ * are then edited in place). npm (`npx heed inbox`, `npm run …`) sets `EDITOR` for the programs it runs,
+ * to the person's own `EDITOR` or `VISUAL` when they set one and to `vi` (`notepad.exe` on Windows) when
+ * not: under npm that default is npm's choice, not the person's, unless npm's own `editor` setting says
+ * it (`npm_config_editor`).
+ */
+export function personsEditor(env: Record<string, string | undefined>): string | undefined {
+  if (env.VISUAL?.trim()) return env.VISUAL;
+  const editor = env.EDITOR?.trim() ? env.EDITOR : undefined;
+  if (!editor) return undefined;
+  const underNpm = Boolean(env.npm_lifecycle_event || env.npm_command || env.npm_execpath);
+  if (underNpm && !env.npm_config_editor && (editor === 'vi' || editor === 'notepad.exe')) return undefined;
+  return editor;
 }
 
 function opener(): string | undefined {
@@ -24,7 +40,7 @@ function opener(): string | undefined {
  * synchronous child has the keyboard, and `suspend`/`resume` let the caller leave raw mode around it.
  */
 export function systemOf(hooks: { suspend(): void; resume(): void }): InboxSystem {
-  const editor = process.env.VISUAL || process.env.EDITOR;
+  const editor = personsEditor(process.env);
   return {
     openUrl: (url) =>
       new Promise((resolve) => {

@@ -20,6 +20,7 @@ export function UrlView(props: RequestViewProps<UrlActionView>) {
 
   useKeys((input, key) => {
     if (key.escape) return props.onBack();
+    if (input === '?') return props.onHelp?.();
     if (sending || closed) return;
     if (input === 'o') {
       void system

@@ -1,5 +1,11 @@
 import { useInput, type Key } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
+
+/**
+ * False while the views below are hidden (the key help is shown over them): they keep what was typed
+ * but take no keys.
+ */
+export const KeysEnabled = createContext(true);
 
 const NO_KEY: Key = {
   upArrow: false,
@@ -40,6 +46,7 @@ export function keyOf(character: string): [string, Key] {
  * loaded machine a fixed delay was not enough, and typed characters went missing).
  */
 export function useKeys(handler: (input: string, key: Key) => void, options: { isActive?: boolean } = {}): void {
+  const enabled = useContext(KeysEnabled);
   const latest = useRef(handler);
   latest.current = handler;
   const queue = useRef<Array<[string, Key]>>([]);
@@ -54,16 +61,19 @@ export function useKeys(handler: (input: string, key: Key) => void, options: { i
   useEffect(() => {
     if (queue.current.length > 0) handleNext();
   }, [drawn]);
-  useInput((input, key) => {
-    const characters = Array.from(input);
-    const plain = !Object.values(key).some((flag) => flag === true);
-    const idle = queue.current.length === 0;
-    if (characters.length <= 1 || !plain) {
-      if (idle) latest.current(input, key);
-      else queue.current.push([input, key]);
-      return;
-    }
-    queue.current.push(...characters.map(keyOf));
-    if (idle) handleNext();
-  }, options);
+  useInput(
+    (input, key) => {
+      const characters = Array.from(input);
+      const plain = !Object.values(key).some((flag) => flag === true);
+      const idle = queue.current.length === 0;
+      if (characters.length <= 1 || !plain) {
+        if (idle) latest.current(input, key);
+        else queue.current.push([input, key]);
+        return;
+      }
+      queue.current.push(...characters.map(keyOf));
+      if (idle) handleNext();
+    },
+    { isActive: (options.isActive ?? true) && enabled },
+  );
 }

@@ -21,4 +21,6 @@ export interface RequestViewProps<View extends ActionView = ActionView> {
   /** Called when the server says someone else was first, or it lapsed. */
   onSettled(settled: Settled): void;
   onBack(): void;
+  /** Shows the key help (`?`, when the view is not taking typed text). */
+  onHelp?(): void;
 }

@@ -9,7 +9,7 @@ import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
 import { pause, settleStepCalls } from './tool-calls.js';
 import { TurnInterrupted, type Turn } from './turn.js';
 import { intakeQuestions } from '../intake.js';
-import { openToolCalls } from '../open-calls.js';
+import { lastMessage, openToolCalls } from '../open-calls.js';
 
 /** How a turn ended, as the library and the HTTP API return it (its schema: src/protocol/responses.ts). */
 export type { TurnResult };
@@ -38,7 +38,7 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
         if (outcome === 'stop') return await complete(turn);
         continue;
       }
-      const last = turn.messages.at(-1);
+      const last = lastMessage(turn.messages);
       if (!last || last.role === 'assistant') return await complete(turn);
       if (steps >= maxSteps) {
         turn.warnings.push({ code: 'max_steps', message: `The turn stopped after ${maxSteps} model calls.` });
@@ -130,6 +130,10 @@ async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
     : { code: 'model_error', message: thrown instanceof Error ? thrown.message : String(thrown) };
   try {
     turn.set({ status: 'idle', leaseOwner: null, leaseExpiresAt: null, actionDueAt: null });
+    // The record keeps the failure, so a reader who comes later (a reload) sees why the agent stopped.
+    const messageId = newId('m');
+    turn.addMessage('assistant', [], { failed: error }, messageId);
+    turn.event('message.created', { messageId, role: 'assistant', failed: true });
     turn.event('turn.failed', { error });
     await turn.flush();
   } catch {

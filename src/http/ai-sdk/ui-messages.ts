@@ -162,6 +162,8 @@ export function uiMessages(messages: MessageView[], agent: AgentConfig | undefin
     group = undefined;
   };
   for (const message of messages) {
+    // A failed turn's record has nothing to show as a part: a chat learns of the failure from the stream's error.
+    if (message.role === 'assistant' && message.parts.length === 0 && message.metadata?.failed) continue;
     if (message.role === 'user') {
       close();
       const parts = message.parts.flatMap((part): UiPart[] => (part.type === 'text' ? [{ type: 'text', text: part.text, state: 'done' }] : []));

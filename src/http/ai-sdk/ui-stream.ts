@@ -73,7 +73,7 @@ export class UiChunkStream {
         break;
       }
       case 'message.created':
-        if (event.data.role === 'assistant') {
+        if (event.data.role === 'assistant' && !event.data.failed) {
           this.enterStep(event.data.messageId);
           this.closeText();
         }

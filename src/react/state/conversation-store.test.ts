@@ -22,6 +22,12 @@ const heed = createHeed({
       ),
     },
     {
+      name: 'breaks',
+      model: scriptedModel(() => {
+        throw new Error('The provider is down (503).');
+      }),
+    },
+    {
       name: 'talker',
       model: scriptedModel(() => ({ text: 'one two three four five six' }), { chunkText: 'word', chunkDelayMs: 20 }),
     },
@@ -176,5 +182,29 @@ describe('conversation store', () => {
     await store.send('again?');
     const waiting = await until(store, (state) => state.pendingActions.length === 1);
     expect(waiting.clientTools[waiting.pendingActions[0].id]).toEqual({ state: 'no_handler' });
+  });
+});
+
+describe('a failed turn', () => {
+  it('is shown live, and again when the conversation is opened later (a reload); once dismissed it stays dismissed', async () => {
+    const { id } = await client.createConversation({ agent: 'breaks' });
+    const live = open(id);
+    await until(live, (state) => state.status === 'ready');
+    await live.send('hello');
+    const shown = await until(live, (state) => state.error !== undefined);
+    expect(shown.error).toMatchObject({ message: 'The agent stopped: The provider is down (503).' });
+
+    // A reload: a new store reads the conversation from the server.
+    const reloaded = open(id);
+    const after = await until(reloaded, (state) => state.status === 'ready');
+    expect(after.error).toEqual({ code: 'model_error', message: 'The agent stopped: The provider is down (503).' });
+    reloaded.clearError();
+    await reloaded.refresh();
+    expect(reloaded.getState().error).toBeUndefined();
+    // The record itself shows no bubble: the transcript's messages hold the user's message and the empty record.
+    expect(after.messages.map((message) => [message.role, message.parts.length])).toEqual([
+      ['user', 1],
+      ['assistant', 0],
+    ]);
   });
 });

@@ -175,6 +175,8 @@ export function createConversationStore(client: HeedClient, conversationId: stri
   let started = false;
   /** Server time of the conversation's last write when first read. */
   let firstSeen: string | undefined;
+  /** Failed turns' records already shown (or dismissed): a later read does not show them again. */
+  const failuresShown = new Set<string>();
   let state: ConversationState = loadingState(conversationId);
 
   function set(patch: Partial<ConversationState>): void {
@@ -208,7 +210,16 @@ export function createConversationStore(client: HeedClient, conversationId: stri
     const known = new Set(snapshot.messages.map((message) => message.id));
     // Older pages the person chose to read stay shown before the newest page.
     const older = earlier.filter((message) => !known.has(message.id));
+    // A turn that failed is recorded on the conversation's last message: shown once, after a reload too.
+    const last = snapshot.messages.at(-1);
+    const failed = last?.role === 'assistant' ? last.metadata?.failed : undefined;
+    let failure: Partial<ConversationState> = {};
+    if (last && failed && !failuresShown.has(last.id)) {
+      failuresShown.add(last.id);
+      if (!state.error) failure = { error: { code: failed.code, message: `The agent stopped: ${failed.message}` } };
+    }
     set({
+      ...failure,
       status: 'ready',
       conversation: snapshot.conversation,
       messages: older.length ? [...older, ...snapshot.messages] : snapshot.messages,

@@ -1,12 +1,23 @@
-import { useState, type FormEvent } from 'react';
-import { createClient, HeedApiError } from 'heed/client';
+import { useEffect, useState, type FormEvent } from 'react';
+import { createClient, HeedApiError, type DemoInfo } from 'heed/client';
 import type { Session } from '../session.js';
 
-/** Sign in with a bearer token from the server's config, or go on anonymously. */
+/**
+ * Sign in with a bearer token from the server's config, or go on anonymously. On the demo (`heed serve`
+ * without a config, which answers `GET /api/demo`), its users are one click away.
+ */
 export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session) => void; current: Session | null }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [checking, setChecking] = useState(false);
+  const [demo, setDemo] = useState<DemoInfo>();
+
+  useEffect(() => {
+    // Any other server answers 404 (or 401 when it needs a token): then there is no demo to offer.
+    createClient({ baseUrl: window.location.origin })
+      .demo()
+      .then(setDemo, () => undefined);
+  }, []);
 
   async function attempt(next: Session) {
     setChecking(true);
@@ -42,6 +53,25 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
       <div className="sign-in-card">
         <h1>Heed</h1>
         <p className="muted">Answer your agents&apos; questions and approvals.</p>
+        {demo && demo.users.length > 0 && (
+          <section className="demo-users" aria-labelledby="demo-heading">
+            <h2 id="demo-heading">Try the demo</h2>
+            <p className="muted">This server runs the demo: sign in as one of its people, no token needed. Each has requests waiting.</p>
+            <div className="heed-actions">
+              {demo.users.map((user, index) => (
+                <button
+                  key={user.userId}
+                  type="button"
+                  className={index === 0 ? 'heed-button heed-primary' : 'heed-button'}
+                  disabled={checking}
+                  onClick={() => void attempt({ token: user.token, userId: user.userId })}
+                >
+                  Try as {user.name}
+                </button>
+              ))}
+            </div>
+          </section>
+        )}
         <form onSubmit={submit} noValidate>
           <div className="heed-field">
             <label htmlFor="token">Access token</label>
