@@ -60,8 +60,12 @@ interface Reply {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long a client waits before each request, as a person or a program reading the last answer would. */
+const THINK_MS = 30;
+
 /** One JSON call; records what came back. Undefined when no answer came (the connection failed). */
 async function request(observed: Observed, url: string, method: string, path: string, what: string, body?: unknown): Promise<Reply | undefined> {
+  await sleep(THINK_MS);
   const begun = Date.now();
   const at = begun - observed.started;
   let response: Response;

@@ -2,11 +2,13 @@ import { HeedError } from '../../errors.js';
 import type { TurnResult } from '../../protocol/responses.js';
 import type { EventRecord } from '../../types.js';
 import { messageViews } from '../../views.js';
-import { followEvents, type Follow } from '../follow.js';
 import type { Turn } from './turn.js';
 
 /** How long a turn that lost its claim waits for the instance that took it over to end it. */
 export const MOVED_WAIT_MS = 10_000;
+
+/** How often it looks for that end meanwhile. */
+const POLL_MS = 100;
 
 const ENDS = new Set<EventRecord['type']>(['turn.paused', 'turn.completed', 'turn.failed', 'turn.cancelled']);
 
@@ -23,23 +25,26 @@ export async function interruptedResult(turn: Turn): Promise<TurnResult> {
   const conversationId = turn.conversation.id;
   // The last event this turn knows is stored; whatever took its claim wrote after it.
   const after = turn.conversation.lastEventSeq;
+  // Read from the store, not followed live: a store shared by processes without notices (one SQLite
+  // file) would not wake a follower, and this path is rare.
   let moved = false;
-  const end = await new Promise<EventRecord | undefined>((resolve) => {
-    let done = false;
-    const finish = (event: EventRecord | undefined) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      // Called from the follower's listener, which runs after followEvents returned.
-      follow.close();
-      resolve(event);
-    };
-    const timer = setTimeout(() => finish(undefined), MOVED_WAIT_MS);
-    const follow: Follow = followEvents(engine.store, engine.bus, conversationId, after, (event) => {
+  let end: EventRecord | undefined;
+  let cursor = after;
+  const deadline = Date.now() + MOVED_WAIT_MS;
+  while (!end) {
+    const page = await engine.store.listEvents(conversationId, { after: cursor, limit: 500 });
+    for (const event of page) {
+      cursor = event.seq;
       if (event.type === 'turn.started') moved = true;
-      else if (ENDS.has(event.type) && (moved || event.type === 'turn.cancelled')) finish(event);
-    });
-  });
+      else if (ENDS.has(event.type) && (moved || event.type === 'turn.cancelled')) {
+        end = event;
+        break;
+      }
+    }
+    if (end || page.length === 500) continue;
+    if (Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
 
   if (!moved) return { status: 'cancelled', conversationId, messages: [] };
   if (!end) {
