@@ -22,7 +22,9 @@ const messageCreated = z.object({
 });
 
 const turnStarted = z.object({
-  trigger: z.enum(['message', 'answer', 'timeout', 'recovery']).describe('What started it: a new message, the answer that closed a pause, a lapse, or a takeover after a crash.'),
+  trigger: z
+    .enum(['message', 'answer', 'timeout', 'recovery'])
+    .describe('What started it: a new message, the answer that closed a pause, a lapse, or a takeover (after a crash, a lapsed lease, or a store outage).'),
 });
 
 const textDelta = z.object({ messageId: z.string(), delta: z.string() });
