@@ -26,7 +26,11 @@ function mountTmpfs(): string | undefined {
   if (!capabilities || (BigInt(`0x${capabilities}`) & (1n << 21n)) === 0n) return 'mounting a tmpfs needs CAP_SYS_ADMIN, which this container does not have';
   mkdirSync(mountPoint, { recursive: true });
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-  if (mounted.status === 0) return undefined;
+  if (mounted.status === 0) {
+    // Unmounted after the tests; also if this process ends some other way, so no mount outlives the run.
+    process.once('exit', () => spawnSync('umount', ['-l', mountPoint]));
+    return undefined;
+  }
   const why = `mount -t tmpfs failed: ${(mounted.stderr || mounted.error?.message || '').trim()}`;
   if (process.env.CI === 'true') throw new Error(`CI=true and ${why}, where it should work.`);
   return why;
