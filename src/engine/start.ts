@@ -2,7 +2,7 @@ import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { newId } from '../ids.js';
 import { newEvent } from '../protocol/events.js';
-import { isStoreOutage } from '../store/unavailable.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
 import { runTurn, type TurnResult } from './turn/run-turn.js';
 import { Turn } from './turn/turn.js';
@@ -48,7 +48,7 @@ export function runTurnUnderLease(
         );
         return await runTurn(turn, { askIntake: options.askIntake ?? false });
       } catch (thrown) {
-        if (isStoreOutage(thrown)) carryOnLater(engine, conversation.id, leaseOwner, { caller: options.caller, interactive: options.interactive });
+        if (isStoreUnavailable(thrown)) carryOnLater(engine, conversation.id, leaseOwner, { caller: options.caller, interactive: options.interactive });
         throw thrown;
       }
     })(),
@@ -99,7 +99,7 @@ function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string
       runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, options).catch(() => undefined);
     } catch (thrown) {
       // Still out: look again later. Anything else is left to the sweep, once the lease lapses.
-      if (isStoreOutage(thrown)) schedule();
+      if (isStoreUnavailable(thrown)) schedule();
     }
   };
   schedule();

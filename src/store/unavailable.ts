@@ -42,6 +42,15 @@ export function isStoreOutage(error: unknown, depth = 0): boolean {
   return cause !== undefined && isStoreOutage(cause, depth + 1);
 }
 
+/**
+ * True for the error a guarded store throws for an outage. Where errors of other origins meet (a turn:
+ * the model's, the store's), only this tells the store's outage apart: a model provider's connection
+ * reset carries the same `ECONNRESET` and is the model's failure.
+ */
+export function isStoreUnavailable(error: unknown): error is HeedError {
+  return HeedError.isInstance(error) && error.code === 'store_unavailable';
+}
+
 /** The error a client sees while the store is out: 503 `store_unavailable`, with when to try again. */
 export function storeUnavailable(cause: unknown): HeedError {
   return new HeedError('store_unavailable', `The database cannot be reached or written right now; try again in ${STORE_RETRY_AFTER_SECONDS} seconds.`, {

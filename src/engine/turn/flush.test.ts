@@ -188,6 +188,22 @@ describe("a turn's writes", () => {
   });
 });
 
+describe("a model's connection error", () => {
+  it('is the model failing, not the store: turn.failed model_error, never store_unavailable', async () => {
+    const reset = Object.assign(new Error('Cannot connect to API: read ECONNRESET'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
+    const model = scriptedModel(() => {
+      throw reset;
+    });
+    const heed = createHeed({ agents: [refunds(model, [])], sweepIntervalMs: 0 });
+    opened.push(heed);
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const result = await heed.conversation(id).send('refund order 42');
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'model_error', message: 'Cannot connect to API: read ECONNRESET' } });
+    expect((await heed.conversation(id).events()).at(-1)?.type).toBe('turn.failed');
+    expect((await heed.conversation(id).get()).conversation.status).toBe('idle');
+  });
+});
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,7 +9,7 @@ import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
 import { pause, settleStepCalls } from './tool-calls.js';
 import { TurnInterrupted, type Turn } from './turn.js';
 import { interruptedResult } from './interrupted.js';
-import { isStoreOutage } from '../../store/unavailable.js';
+import { isStoreUnavailable } from '../../store/unavailable.js';
 import { intakeQuestions } from '../intake.js';
 import { openToolCalls } from '../open-calls.js';
 
@@ -135,7 +135,7 @@ async function complete(turn: Turn): Promise<TurnResult> {
 async function stopped(turn: Turn, thrown: unknown): Promise<TurnResult> {
   const cause = turn.failure ?? thrown;
   if (cause instanceof TurnInterrupted || (turn.abort.signal.aborted && turn.failure === undefined)) return interruptedResult(turn);
-  if (isStoreOutage(cause)) throw cause;
+  if (isStoreUnavailable(cause)) throw cause;
   return fail(turn, thrown);
 }
 
@@ -150,7 +150,7 @@ async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
   } catch (failed) {
     // The claim was lost meanwhile: whoever took it records the outcome. The store out: nothing was recorded.
     if (failed instanceof TurnInterrupted) return interruptedResult(turn);
-    if (isStoreOutage(failed)) throw failed;
+    if (isStoreUnavailable(failed)) throw failed;
   }
   const outcome = await result(turn, 'failed');
   return { ...outcome, error };
