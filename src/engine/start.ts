@@ -48,7 +48,10 @@ export function runTurnUnderLease(
         );
         return await runTurn(turn, { askIntake: options.askIntake ?? false });
       } catch (thrown) {
-        if (isStoreUnavailable(thrown)) carryOnLater(engine, conversation.id, leaseOwner, { caller: options.caller, interactive: options.interactive });
+        if (isStoreUnavailable(thrown)) {
+          // Carried on as it began: a message's turn still asks the intake questions if none were stored.
+          carryOnLater(engine, conversation.id, leaseOwner, { caller: options.caller, interactive: options.interactive, askIntake: options.askIntake });
+        }
         throw thrown;
       }
     })(),
@@ -78,7 +81,7 @@ export async function claimRunning(engine: Engine, conversation: ConversationRec
  * idempotency key), without waiting for the lease to lapse and a sweep. If the conversation paused,
  * ended or moved meanwhile, there is nothing to do.
  */
-function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string, options: { caller: Caller | null; interactive: boolean }): void {
+function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string, options: { caller: Caller | null; interactive: boolean; askIntake?: boolean }): void {
   if (engine.closed || engine.resumes.has(conversationId)) return;
   let wait = RESUME_FIRST_MS;
   const schedule = () => {
