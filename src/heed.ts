@@ -26,6 +26,7 @@ import { notifyDefaults } from './notify/defaults.js';
 import type { ChannelAdapter } from './channels/channel.js';
 import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
+import { guardStore } from './store/unavailable.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
@@ -149,7 +150,8 @@ export function hooksOf(heed: Heed): HeedHooks {
 /** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
 export function createHeed(options: HeedOptions): Heed {
   checkOptions(options);
-  const store = options.store ?? memoryStore();
+  // Outage errors of any store become `store_unavailable` (503), wherever they are met.
+  const store = guardStore(options.store ?? memoryStore());
   const engine = new Engine(options, store);
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   // A store shared by several processes announces their events: followers here then read them from the store.
@@ -326,6 +328,7 @@ export function createHeed(options: HeedOptions): Heed {
     ready: () => ready,
     async close() {
       if (timer) clearInterval(timer);
+      engine.stop();
       await sweeping;
       // A turn that ends may start the one queued behind it: wait for those too.
       while (engine.inFlight.size > 0) await Promise.allSettled([...engine.inFlight]);

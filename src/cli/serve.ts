@@ -159,6 +159,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     throw thrown;
   });
   const busy = trackRequests(server);
+  keepQueuedRequests(server);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
@@ -203,6 +204,24 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       await heed.close();
     })());
   return { url, heed, close, ...(demo ? { demo } : {}) };
+}
+
+/**
+ * A kept-alive connection is closed once it has been idle for `keepAliveTimeout` (5 s). When the
+ * process was frozen (SIGSTOP, a VM paused, a long GC) longer than that, the expired timers run on
+ * waking before the requests that arrived meanwhile are read, and closing a socket with unread bytes
+ * makes the kernel answer them with a reset: the client sees ECONNRESET for a request the server never
+ * saw. So an idle connection is closed only if it still has read nothing new once the waiting input
+ * has been read (a `setImmediate` runs after that).
+ */
+function keepQueuedRequests(server: Server): void {
+  // With a listener for 'timeout', Node leaves the socket to it instead of destroying it.
+  server.on('timeout', (socket: Socket) => {
+    const read = socket.bytesRead;
+    setImmediate(() => {
+      if (socket.bytesRead === read) socket.destroy();
+    });
+  });
 }
 
 /** Counts the requests under way on each open connection. */

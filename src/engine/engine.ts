@@ -46,6 +46,10 @@ export class Engine {
   notifier?: { deliveriesFor(change: Change): Promise<NewDelivery[]>; wake(): void };
   /** Continuations started in this process and not yet finished (awaited on close). */
   readonly inFlight = new Set<Promise<unknown>>();
+  /** Turns cut off by a store outage, waiting here for the store to answer again (start.ts), by conversation id. */
+  readonly resumes = new Map<string, NodeJS.Timeout>();
+  /** Set by `close()`: nothing new is carried on. */
+  closed = false;
 
   constructor(options: HeedOptions, store: Store) {
     this.store = store;
@@ -168,6 +172,13 @@ export class Engine {
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
     if (!actions.some((action) => namesApprover(action, caller?.userId))) throw conversationNotFound(id);
     return read;
+  }
+
+  /** Stops carrying on turns that wait for the store (called first by `close()`). */
+  stop(): void {
+    this.closed = true;
+    for (const timer of this.resumes.values()) clearTimeout(timer);
+    this.resumes.clear();
   }
 
   /** Runs a detached promise to completion, keeping track of it so `close()` can wait. */

@@ -1,4 +1,4 @@
-import { runTurnUnderLease } from './start.js';
+import { claimRunning, runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { systemCaller } from '../caller.js';
 import { earliestDue, type Engine } from './engine.js';
@@ -60,23 +60,17 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
       }
     }
   }
-  report.turns = await Promise.all(runs);
+  // A turn the store cut off again is carried on later (start.ts); the report lists the turns that ended.
+  for (const run of await Promise.allSettled(runs)) if (run.status === 'fulfilled') report.turns.push(run.value);
   return report;
 }
 
 async function recover(engine: Engine, conversation: ConversationRecord): Promise<{ run: Promise<TurnResult> } | undefined> {
   if (!conversation.leaseExpiresAt || conversation.leaseExpiresAt > engine.now()) return undefined;
   if (conversation.leaseOwner && engine.running.has(conversation.id)) return undefined;
-  const leaseOwner = newId('lease');
-  const at = engine.now();
-  const result = await engine.commit({
-    conversationId: conversation.id,
-    expectVersion: conversation.version,
-    set: { leaseOwner, leaseExpiresAt: engine.leaseUntil(), updatedAt: at },
-    events: [newEvent('turn.started', at, { trigger: 'recovery' })],
-  });
-  if (!result.ok) return undefined;
-  return { run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: null, interactive: true }) };
+  const claimed = await claimRunning(engine, conversation);
+  if (!claimed) return undefined;
+  return { run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, { caller: null, interactive: true }) };
 }
 
 async function lapse(engine: Engine, conversation: ConversationRecord): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {

@@ -41,9 +41,13 @@ describe('a continuation whose process died', () => {
     expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
     expect(keys).toEqual([paused.pendingActions![0].toolCallId, paused.pendingActions![0].toolCallId]);
 
-    // A's tool finally returns: its claim is gone, so nothing it computed is written.
+    // A's tool finally returns: its claim is gone, so nothing it computed is written. Its caller is told
+    // what became of the turn where it went on (B completed it), not that it was cancelled.
     release();
-    expect((await approving).status).toBe('cancelled');
+    const fromA = await approving;
+    expect(fromA.status).toBe('completed');
+    expect(fromA.warnings).toEqual([expect.objectContaining({ code: 'turn_moved' })]);
+    expect(fromA.messages.at(-1)!.parts).toEqual([{ type: 'text', text: 'Charged.' }]);
     const messages = (await b.conversation(id).get()).messages;
     expect(messages.filter((message) => message.role === 'tool')).toHaveLength(1);
     expect(messages.at(-1)!.parts).toEqual([{ type: 'text', text: 'Charged.' }]);

@@ -21,11 +21,23 @@ export function errorResponse(thrown: unknown): Response {
   if (error.code === 'internal_error' && !HeedError.isInstance(thrown)) {
     console.error('heed: unexpected error while answering a request', thrown);
   }
+  if (error.code === 'store_unavailable') logOutage(error.cause);
   const response = Response.json(boundedErrorBody(error) satisfies ErrorBody, { status: error.status });
   // A limit that says when to come back says it in the header clients and proxies read.
   const retryAfter = error.details?.retryAfterSeconds;
   if (typeof retryAfter === 'number') response.headers.set('retry-after', String(retryAfter));
   return response;
+}
+
+let lastOutageLog = 0;
+
+/** The operator hears of a database outage once every 10 s at most, with its cause, however many requests it fails. */
+function logOutage(cause: unknown): void {
+  const now = Date.now();
+  if (now - lastOutageLog < 10_000) return;
+  lastOutageLog = now;
+  const reason = cause instanceof Error ? `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}` : String(cause);
+  console.error(`heed: the database cannot be reached or written (${reason}); answering 503 store_unavailable meanwhile`);
 }
 
 /** A zod failure as a 400 that names the field (and lists every problem in `details.issues`). */

@@ -62,7 +62,7 @@ describe('OpenAPI document', () => {
     const body = document.components.schemas.ResolveActionRequest as { properties: { resolution: unknown } };
     expect(body.properties.resolution).toMatchObject({ $ref: '#/components/schemas/Resolution' });
     expect(JSON.stringify(document.components.schemas.ApprovalResolution)).toContain('approvedArgs');
-    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '415', '421', '429', '500']);
+    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '415', '421', '429', '500', '503']);
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
     for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
     expect(document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:after', 'header:Last-Event-ID']);

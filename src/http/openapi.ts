@@ -6,6 +6,9 @@ import { docSchemas } from './schemas.js';
 type JsonSchema = Record<string, unknown>;
 
 /** The OpenAPI 3.1 document of the given routes, built from the zod schemas they validate with. */
+/** Routes that answer without the store: they never answer 503 `store_unavailable`. */
+const STORELESS = new Set(['health', 'openapi', 'docs', 'listAgents']);
+
 export function openApiDocument(routes: Route[], info: { title?: string; version?: string } = {}): JsonSchema {
   const names = nameSchemas(routes);
   const registry = z.registry<{ id: string }>();
@@ -54,8 +57,10 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
     const byStatus = new Map<number, HeedErrorCode[]>();
     // Every body may be too large, and a JSON body is refused when sent as anything else.
     const bodyErrors: HeedErrorCode[] = body ? ['payload_too_large', ...(spec.bodyType !== 'any' ? (['unsupported_media_type'] as const) : [])] : [];
-    // Any route, /health included, answers 421 to a Host it does not serve (when the Host check is on).
-    for (const code of new Set<HeedErrorCode>([...spec.errors, ...bodyErrors, 'host_not_allowed', 'internal_error'])) {
+    // Any route, /health included, answers 421 to a Host it does not serve (when the Host check is on);
+    // any route that reads or writes the store answers 503 while the database is out of reach or full.
+    const storeErrors: HeedErrorCode[] = STORELESS.has(spec.operationId) ? [] : ['store_unavailable'];
+    for (const code of new Set<HeedErrorCode>([...spec.errors, ...bodyErrors, 'host_not_allowed', 'internal_error', ...storeErrors])) {
       const status = errorStatus[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }

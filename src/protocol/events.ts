@@ -41,7 +41,7 @@ const turnStarted = z.object({
   trigger: z
     .enum(['message', 'answer', 'timeout', 'recovery', 'queue', 'regenerate'])
     .describe(
-      'What started it: a new message, the answer that closed a pause, a lapse, a takeover after a crash, a message that waited for the turn before it, or the last message sent again to make its reply again.',
+      'What started it: a new message, the answer that closed a pause, a lapse, a takeover (after a crash, a lapsed lease, or a store outage), a message that waited for the turn before it, or the last message sent again to make its reply again.',
     ),
 });
 

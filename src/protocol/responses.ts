@@ -1,13 +1,21 @@
 import { z } from 'zod';
+import { errorStatus } from '../errors.js';
 import { eventRecord } from './events.js';
 import { actionView, conversationStatus, conversationView, isoTime, json, messageView, warning } from './views.js';
 
 /* The bodies the HTTP routes answer with (src/http/routes/), beside the views they are made of. */
 
-/** Every error of the API: `code` is what clients match on (src/errors.ts lists them). */
+/**
+ * Every error of the API: `code` is what clients match on (src/errors.ts lists them). A plain string, not
+ * an enum, so a client keeps reading the errors of a newer server that added one.
+ */
 export const errorBody = z.strictObject({
   error: z.strictObject({
-    code: z.string().describe('Stable code clients match on, e.g. `action_not_pending`.'),
+    code: z.string().describe(
+      `Stable code clients match on: ${Object.keys(errorStatus)
+        .map((code) => `\`${code}\``)
+        .join(', ')}. A 503 \`store_unavailable\` (the database is out of reach or full) carries \`Retry-After\` and \`details.retryAfterSeconds\`.`,
+    ),
     message: z.string().describe('A sentence a person can read.'),
     details: z.record(z.string(), json).optional(),
   }),

@@ -8,6 +8,8 @@ import { callModel } from './model-call.js';
 import { buildPrompt, INTAKE_TOOL_NAME, offeredTools } from './prompt.js';
 import { pause, settleStepCalls } from './tool-calls.js';
 import { TurnInterrupted, type Turn } from './turn.js';
+import { interruptedResult } from './interrupted.js';
+import { isStoreUnavailable } from '../../store/unavailable.js';
 import { intakeQuestions } from '../intake.js';
 import { lastMessage, openToolCalls } from '../open-calls.js';
 
@@ -52,8 +54,7 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
       steps++;
     }
   } catch (thrown) {
-    if (thrown instanceof TurnInterrupted) return { status: 'cancelled', conversationId: turn.conversation.id, messages: [] };
-    return await fail(turn, thrown);
+    return await stopped(turn, thrown);
   } finally {
     turn.stopLeaseRenewal();
     if (engine.running.get(turn.conversation.id) === turn.abort) engine.running.delete(turn.conversation.id);
@@ -124,6 +125,20 @@ async function complete(turn: Turn): Promise<TurnResult> {
   return result(turn, 'completed');
 }
 
+/**
+ * How a turn that threw ends. A write that failed in the background (a flush for text deltas or the
+ * lease) is the reason, whatever the step threw on its way out. Its claim lost (a cancel, a takeover):
+ * what became of the conversation. The store out of reach or full: `store_unavailable` is thrown and
+ * nothing is recorded as failed (start.ts carries the turn on once the store answers). Otherwise the
+ * turn failed, and says why.
+ */
+async function stopped(turn: Turn, thrown: unknown): Promise<TurnResult> {
+  const cause = turn.failure ?? thrown;
+  if (cause instanceof TurnInterrupted || (turn.abort.signal.aborted && turn.failure === undefined)) return interruptedResult(turn);
+  if (isStoreUnavailable(cause)) throw cause;
+  return fail(turn, thrown);
+}
+
 async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
   const error = HeedError.isInstance(thrown)
     ? { code: thrown.code, message: thrown.message }
@@ -136,8 +151,10 @@ async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
     turn.event('message.created', { messageId, role: 'assistant', failed: true });
     turn.event('turn.failed', { error });
     await turn.flush();
-  } catch {
-    // The claim was lost meanwhile: whoever took it records the outcome.
+  } catch (failed) {
+    // The claim was lost meanwhile: whoever took it records the outcome. The store out: nothing was recorded.
+    if (failed instanceof TurnInterrupted) return interruptedResult(turn);
+    if (isStoreUnavailable(failed)) throw failed;
   }
   const outcome = await result(turn, 'failed');
   return { ...outcome, error };

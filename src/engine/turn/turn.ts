@@ -35,6 +35,9 @@ export class Turn {
   private actionsCache: ActionRecord[] | undefined;
   /** Set when the write that ended this turn started the next queued message's turn (src/engine/queue.ts). */
   next: NextTurn | undefined;
+  private failed: { error: unknown } | undefined;
+  /** How many messages the conversation held when the turn began (its own start at this position). */
+  readonly startPosition: number;
 
   constructor(
     readonly engine: Engine,
@@ -48,6 +51,7 @@ export class Turn {
     private rememberedCache?: RememberedTool[],
   ) {
     this.actionsCache = actions;
+    this.startPosition = messages.length;
   }
 
   startLeaseRenewal(): void {
@@ -127,7 +131,21 @@ export class Turn {
     return this.rememberedCache;
   }
 
-  /** Commits what has been gathered. Serialized: a lease renewal never races a step's write. */
+  /**
+   * Why the turn's writes stopped, once one failed: its claim was lost (`TurnInterrupted`) or the store
+   * failed (`store_unavailable`). Every flush after that throws it.
+   */
+  get failure(): unknown {
+    return this.failed?.error;
+  }
+
+  /**
+   * Commits what has been gathered. Serialized: a lease renewal never races a step's write. A flush
+   * takes whatever is pending when its turn comes, so one queued earlier (text deltas, a lease renewal)
+   * may carry a later step's writes; if its commit fails, those writes are not dropped and the turn stops:
+   * every later flush throws the same error. So a pause is offered only once its own commit (or one
+   * that carried it) succeeded.
+   */
   flush(): Promise<void> {
     const run = this.writing.then(() => this.commitPending());
     this.writing = run.catch(() => undefined);
@@ -135,48 +153,64 @@ export class Turn {
   }
 
   private async commitPending(): Promise<void> {
+    if (this.failed) throw this.failed.error;
     const pending = this.pending;
     if (pending.messages.length === 0 && pending.actions.length === 0 && pending.events.length === 0 && Object.keys(pending.set).length === 0) {
       return;
     }
     this.pending = emptyPending();
-    for (;;) {
-      // The write that ends the turn also starts (or drops) what was queued meanwhile, read as of this attempt.
-      const end = await endTurn(
-        this.engine,
-        this.conversation,
-        {
-          conversationId: this.conversation.id,
-          expectVersion: this.conversation.version,
-          set: { ...pending.set, updatedAt: this.engine.now() },
-          messages: pending.messages,
-          actions: pending.actions,
-          events: pending.events as NewEvent[],
-        },
-        { messages: this.messages, actions: () => this.actions() },
-      );
-      const result = await this.engine.commit(end.change);
-      if (result.ok) {
-        this.conversation = result.conversation;
-        if (end.next) this.next = end.next;
-        if (end.closed.length > 0) {
-          releaseLiveCalls(this.engine, end.closed);
-          this.warnings.push({
-            code: 'pause_closed_by_queued_message',
-            message: 'A message sent while this turn ran closed its request (pendingActionPolicy "cancel"); its turn runs next.',
-          });
+    try {
+      for (;;) {
+        // The write that ends the turn also starts (or drops) what was queued meanwhile, read as of this attempt.
+        const end = await endTurn(
+          this.engine,
+          this.conversation,
+          {
+            conversationId: this.conversation.id,
+            expectVersion: this.conversation.version,
+            set: { ...pending.set, updatedAt: this.engine.now() },
+            messages: pending.messages,
+            actions: pending.actions,
+            events: pending.events as NewEvent[],
+          },
+          { messages: this.messages, actions: () => this.actions() },
+        );
+        const result = await this.engine.commit(end.change);
+        if (result.ok) {
+          this.conversation = result.conversation;
+          if (end.next) this.next = end.next;
+          if (end.closed.length > 0) {
+            releaseLiveCalls(this.engine, end.closed);
+            this.warnings.push({
+              code: 'pause_closed_by_queued_message',
+              message: 'A message sent while this turn ran closed its request (pendingActionPolicy "cancel"); its turn runs next.',
+            });
+          }
+          return;
         }
-        return;
+        // Someone else wrote. Carry on only if the turn still holds its claim.
+        const current = await this.engine.store.getConversation(this.conversation.id);
+        if (!current || current.status !== 'running' || current.leaseOwner !== this.leaseOwner) throw new TurnInterrupted();
+        this.conversation = current;
       }
-      // Someone else wrote. Carry on only if the turn still holds its claim.
-      const current = await this.engine.store.getConversation(this.conversation.id);
-      if (!current || current.status !== 'running' || current.leaseOwner !== this.leaseOwner) {
-        this.abort.abort();
-        throw new TurnInterrupted();
-      }
-      this.conversation = current;
+    } catch (error) {
+      // The writes stay, ahead of whatever was gathered since, and the turn stops: what is stored is
+      // what a takeover or a recovery goes on from, and nothing here is offered as if it were stored.
+      this.pending = joinPending(pending, this.pending);
+      this.failed = { error };
+      this.abort.abort();
+      throw error;
     }
   }
+}
+
+function joinPending(first: Pending, then: Pending): Pending {
+  return {
+    set: { ...first.set, ...then.set },
+    messages: [...first.messages, ...then.messages],
+    actions: [...first.actions, ...then.actions],
+    events: [...first.events, ...then.events],
+  };
 }
 
 function emptyPending(): Pending {

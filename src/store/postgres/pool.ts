@@ -5,6 +5,8 @@ export interface QueryConfig {
   text: string;
   values?: unknown[];
   name?: string;
+  /** Milliseconds to wait for the answer, instead of the connection's own `query_timeout`. */
+  query_timeout?: number;
 }
 
 export interface QueryResultLike<Row> {
@@ -37,17 +39,31 @@ export interface ListenConnection {
   close(error?: Error): Promise<void>;
 }
 
+/** How long a query and a new connection may take by default before they fail as `store_unavailable`. */
+export const QUERY_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 /** Opens `pg` lazily, so a process that never uses PostgreSQL never loads it. */
-export async function openPool(options: { connectionString: string; max: number; synchronousCommit?: 'on' | 'off' }): Promise<{
+export async function openPool(options: { connectionString: string; max: number; synchronousCommit?: 'on' | 'off'; queryTimeoutMs?: number; connectTimeoutMs?: number }): Promise<{
   pool: PoolLike;
   /** A dedicated connection outside the pool, for LISTEN. */
   listenConnection: () => Promise<ListenConnection>;
 }> {
   const { default: pg } = await import('pg');
+  // Without timeouts a query sent into a network that swallows it, or a connection the server never
+  // answers, waits for ever, and so does the request behind it. A query that timed out destroys its
+  // connection (the pool does not reuse a connection a query failed on). Keep-alive probes start after
+  // 10 s idle, so a LISTEN connection to a server that vanished is noticed in about 20 s.
+  const timeouts = {
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    query_timeout: options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max,
-    keepAlive: true,
+    ...timeouts,
     // Set per connection at startup, so no statement pays for it.
     ...(options.synchronousCommit === 'off' ? { options: '-c synchronous_commit=off' } : {}),
   });
@@ -56,7 +72,7 @@ export async function openPool(options: { connectionString: string; max: number;
   return {
     pool,
     async listenConnection() {
-      const client = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
+      const client = new pg.Client({ connectionString: options.connectionString, ...timeouts });
       client.on('error', () => undefined);
       await client.connect();
       let closed: Promise<void> | undefined;

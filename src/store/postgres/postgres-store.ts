@@ -25,6 +25,9 @@ import { pageSize } from '../values.js';
 
 export type { PoolLike } from './pool.js';
 
+/** What a migration's statements may take (ten minutes), instead of the pool's query timeout. */
+const MIGRATION_TIMEOUT_MS = 600_000;
+
 type ReadRow = ConversationRow & { messages: MessageRow[] | null; actions: ActionRow[] | null; remembered: RememberedRow[] | null };
 
 export interface PostgresStoreOptions {
@@ -47,6 +50,14 @@ export interface PostgresStoreOptions {
    * store's own pool; with `pool`, set `synchronous_commit` on your connections yourself.
    */
   synchronousCommit?: 'on' | 'off';
+  /**
+   * Milliseconds a statement of the store's own pool may wait for its answer (default 10,000), and a new
+   * connection for the server (default 5,000). Past them the call fails with `store_unavailable` (503):
+   * a database cut off by the network answers a request in seconds instead of never. Migrations at
+   * start get ten minutes. With `pool`, set `query_timeout` and `connectionTimeoutMillis` on it yourself.
+   */
+  queryTimeoutMs?: number;
+  connectTimeoutMs?: number;
 }
 
 /** The NOTIFY channel commits announce their events on. */
@@ -72,7 +83,13 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   const open = () =>
     (opened ??= options.pool
       ? Promise.resolve({ pool: options.pool, listenConnection: poolListenConnection(options.pool) })
-      : openPool({ connectionString: options.connectionString!, max: options.max ?? 10, synchronousCommit: options.synchronousCommit }));
+      : openPool({
+          connectionString: options.connectionString!,
+          max: options.max ?? 10,
+          synchronousCommit: options.synchronousCommit,
+          queryTimeoutMs: options.queryTimeoutMs,
+          connectTimeoutMs: options.connectTimeoutMs,
+        }));
   const listeners = new Set<() => Promise<void>>();
   let closed = false;
 
@@ -126,26 +143,30 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     async migrate() {
       const { pool } = await open();
       const client = await pool.connect();
+      // A migration, or waiting for another instance's, may take longer than an ordinary statement.
+      const run = (text: string, values?: unknown[]) => client.query({ text, values, query_timeout: MIGRATION_TIMEOUT_MS });
       try {
-        await client.query('BEGIN');
+        await run('BEGIN');
         // Two instances starting together: the second waits here, then finds the schema up to date.
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`heed:migrate:${schemaName}`]);
-        if (schemaName !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${t('heed_migrations')} (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
-        const [{ version }] = (await client.query<{ version: number }>(`SELECT coalesce(max(version), 0) AS version FROM ${t('heed_migrations')}`)).rows;
+        await run('SELECT pg_advisory_xact_lock(hashtext($1))', [`heed:migrate:${schemaName}`]);
+        if (schemaName !== 'public') await run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await run(`CREATE TABLE IF NOT EXISTS ${t('heed_migrations')} (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+        const [{ version }] = (
+          await client.query<{ version: number }>({ text: `SELECT coalesce(max(version), 0) AS version FROM ${t('heed_migrations')}`, query_timeout: MIGRATION_TIMEOUT_MS })
+        ).rows;
         const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
         if (version > latest) {
           throw new HeedError('internal_error', `The database schema (version ${version}) is newer than this Heed (version ${latest}).`);
         }
         for (const migration of migrations) {
           if (migration.version <= version) continue;
-          await client.query(migration.sql.replaceAll('{schema}', schema));
-          await client.query(`INSERT INTO ${t('heed_migrations')} (version, applied_at) VALUES ($1, $2)`, [migration.version, Date.now()]);
+          await run(migration.sql.replaceAll('{schema}', schema));
+          await run(`INSERT INTO ${t('heed_migrations')} (version, applied_at) VALUES ($1, $2)`, [migration.version, Date.now()]);
         }
-        await client.query('COMMIT');
+        await run('COMMIT');
         client.release();
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await run('ROLLBACK').catch(() => undefined);
         client.release(error as Error);
         throw error;
       }
