@@ -50,9 +50,13 @@ export function runTurnUnderLease(
         // The message queued behind this turn: its turn was claimed by the write that ended this one.
         const next = turn.next;
         if (next) {
-          void runTurnUnderLease(engine, turn.conversation, next.leaseOwner, { caller: next.caller, interactive: true, askIntake: true, messages: next.messages, actions: [] }).catch(
-            () => undefined,
-          );
+          void runTurnUnderLease(engine, turn.conversation, next.leaseOwner, {
+            caller: next.caller,
+            interactive: true,
+            askIntake: true,
+            messages: next.messages,
+            actions: [],
+          }).catch(() => undefined);
         }
         return result;
       } catch (thrown) {
