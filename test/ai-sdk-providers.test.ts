@@ -27,6 +27,11 @@ type Body = any;
 async function modelServer(wire: Wire) {
   const received: Body[] = [];
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    // `heed serve` asks each provider for its models once at start (src/cli/model-check.ts): a list, not a call.
+    if (request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [] }));
+      return;
+    }
     let raw = '';
     request.on('data', (chunk) => (raw += chunk));
     request.on('end', () => {

@@ -56,7 +56,7 @@ describe('the config is checked when heed serve starts', () => {
   it('an unknown key (agent for agents) stops the start, naming it and the keys that exist', async () => {
     const { code, output } = await failedStart('test/fixtures/heed.typo.config.mjs', join(dir, 'typo.db'));
     expect(code).toBe(1);
-    expect(output).toContain('agent: unknown key (expected one of: agents, store');
+    expect(output).toContain('agent: unknown key (expected one of: agents, tools, ask, store');
     expect(output).toContain('limits.conversationPerMinute: unknown key (expected one of: ');
     expect(output).toContain('conversationsPerMinute');
     expect(output).toContain('agents: expected a list of agents');

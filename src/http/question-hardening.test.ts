@@ -1,4 +1,3 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import type { AgentConfig } from '../config.js';
@@ -59,13 +58,11 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
     // Stored as asked, but not marked for the browser: a backtracking engine must never run it.
     expect(action.questions[0].input).toEqual({ type: 'text', pattern: '^(a+)+$' });
 
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    // With a backtracking engine one of these takes about 40 s (and doubles with each extra "a").
+    // With a backtracking engine one of these takes about 40 s (and doubles with each extra "a"), so the
+    // run would outlast the test's time limit; no clock is read here, so load on the machine cannot fail it.
     const attacks = Array.from({ length: 10 }, (_, index) => answer(conversationId, action.id, { code: `${'a'.repeat(30 + index)}!` }));
     const health = server.api('GET', '/health');
     const [results, healthy] = await Promise.all([Promise.all(attacks), health]);
-    delay.disable();
 
     expect(healthy.status).toBe(200);
     for (const result of results) {
@@ -73,7 +70,6 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
       expect(result.body.error.code).toBe('invalid_resolution');
       expect(result.body.error.message).toMatch(/^"code" must match the pattern \^\(a\+\)\+\$; "a+!" does not\.$/);
     }
-    expect(delay.max / 1e6).toBeLessThan(200);
 
     // The same pattern still takes a right answer.
     const accepted = await answer(conversationId, action.id, { code: 'a'.repeat(50) });

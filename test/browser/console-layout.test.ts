@@ -184,6 +184,8 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           expect(await menu.getAttribute('aria-expanded')).toBe('true');
           await list.waitFor();
           await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('conversation-search');
+          // The drawer slides in (0.15 s): measured once it is in place.
+          await expect.poll(async () => (await list.boundingBox())?.x).toBe(0);
           await expectFits(page, 'the open menu');
           const waiting = list.getByRole('link', { name: /Ship the blue chairs.*Waiting/ });
           await waiting.waitFor();

@@ -55,7 +55,8 @@ describe.skipIf(browserSkip)('signing in to the demo', { timeout: 40_000 }, () =
     expect(await page.getByRole('button', { name: /^Try as / }).allTextContents()).toEqual(['Try as Ada', 'Try as Grace']);
     await page.screenshot({ path: join(shots, 'sign-in-1280.png') });
     await page.getByRole('button', { name: 'Try as Ada' }).click();
-    await page.getByText('Signed in as ada').waitFor();
+    // On a wide screen the top bar says who is signed in (the menu's copy of it is hidden).
+    await page.getByRole('banner').getByText('Signed in as ada').waitFor();
     await page.getByRole('link', { name: /^Inbox/ }).click();
     for (const title of ['Refund $30 on order 42?', 'Refund $80 on order 1042?']) await page.getByText(title).first().waitFor();
     await context.close();
@@ -73,7 +74,12 @@ describe.skipIf(browserSkip)('signing in to the demo', { timeout: 40_000 }, () =
     }
     await page.screenshot({ path: join(shots, 'sign-in-390.png'), fullPage: true });
     await page.getByRole('button', { name: 'Try as Grace' }).click();
-    await page.getByText(/Signed in as grace/).waitFor();
+    // On a phone the top bar has no room for it: the menu says who is signed in.
+    await page.getByRole('button', { name: 'Conversations', exact: true }).click();
+    await page
+      .getByLabel('Conversations', { exact: true })
+      .getByText(/Signed in as grace/)
+      .waitFor();
     await context.close();
   });
 

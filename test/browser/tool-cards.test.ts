@@ -179,18 +179,23 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
       const preview = page.getByRole('figure', { name: 'What get_selection would send' });
       await preview.waitFor();
       expect(await preview.textContent()).toContain('Nothing is selected');
-      await page.locator('.agent-description').evaluate((element) => {
+      // The heading's line under the title: the agent's name and its description, whatever the page shows there.
+      const selected = await page.locator('.agent-description').evaluate((element) => {
         const range = document.createRange();
         range.selectNodeContents(element);
         document.getSelection()!.removeAllRanges();
         document.getSelection()!.addRange(range);
+        return document.getSelection()!.toString();
       });
+      expect(selected).toContain('Reads the text you selected in the page (a client tool).');
       await preview.getByText('Reads the text you selected in the page (a client tool).').waitFor();
       expect(await outsideViewport(page, page.locator('.page-tool-card').locator('section, figure, button'))).toEqual([]);
       await shoot(page, 'console-page-card');
       // The built-in card is still there, asking before it runs.
       await page.getByRole('button', { name: 'Run get_selection' }).click();
-      await transcript(page).getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}').waitFor();
+      await transcript(page)
+        .getByText(`You selected: ${JSON.stringify({ text: selected })}`)
+        .waitFor();
     });
   }
 });
