@@ -80,6 +80,15 @@ describe('layers', () => {
     expect(callers).toEqual(['heed.ts']);
   });
 
+  it('the HTTP layer reads past the public Heed once, when the app is made; routes get that surface as host', () => {
+    const readers = sourceFiles(src)
+      .filter((file) => !file.includes('.test.') && /hooksOf\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file))
+      .sort();
+    // heed.ts defines it; heed serve sets the answer links' fallback address on the notifier.
+    expect(readers).toEqual(['cli/serve.ts', 'heed.ts', 'http/app.ts']);
+  });
+
   it('the known exceptions still happen (fixed ones are taken off the list)', () => {
     const happening = new Set(edges.map(({ from, to }) => `${from} -> ${to}`));
     expect([...knownExceptions].filter((edge) => !happening.has(edge))).toEqual([]);

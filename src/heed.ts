@@ -82,8 +82,6 @@ export interface Heed {
   ready(): Promise<void>;
   /** Waits for running continuations, stops the sweep, closes MCP connections and the store. */
   close(): Promise<void>;
-  /** Webhooks, email and answer links (docs/notifications.md), for the HTTP layer. */
-  readonly notifier: Notifier;
 }
 
 export interface ConversationHandle {
@@ -259,7 +257,6 @@ export function createHeed(options: HeedOptions): Heed {
 
   const heed: Heed = {
     store,
-    notifier,
     agents: () => [...engine.agents.values()].map((agent) => agentInfo(engine, agent)),
     agent: (name) => agentInfo(engine, engine.agent(name)),
     createConversation: (input) =>
@@ -340,7 +337,7 @@ export function createHeed(options: HeedOptions): Heed {
     },
   };
   engines.set(heed, engine);
-  hooks.set(heed, httpHooks(engine));
+  hooks.set(heed, httpHooks(engine, notifier));
   return heed;
 }
 

@@ -6,12 +6,14 @@ import { readEventsWithActions } from './engine/hydrate.js';
 import { sendMessage } from './engine/send.js';
 import { settleAction } from './engine/settle.js';
 import { HeedError } from './errors.js';
+import type { Notifier } from './notify/notifier.js';
 import type { Store } from './store/store.js';
 import type { EventRecord } from './types.js';
 
 /*
  * The two narrow seams createHeed gives the layers built on it, so that neither reaches the whole Engine:
- * `HeedHooks` for the HTTP app (read with `hooksOf(heed)`), `ChannelHost` for a channel's adapter.
+ * `HeedHooks` for the HTTP app (read once with `hooksOf` when the app is made, then given to every route as `host`),
+ * `ChannelHost` for a channel's adapter.
  */
 
 /** What the HTTP app needs beyond the public `Heed`. Internal: the package's entry point does not export it. */
@@ -30,10 +32,13 @@ export interface HeedHooks {
   onAnyChange(listener: (conversationId: string | undefined) => void): () => void;
   /** Runs a detached promise (a continuation after the response), so `close()` waits for it. */
   track<T>(promise: Promise<T>): Promise<T>;
+  /** Webhooks, mail, answer links and channels (docs/notifications.md): link tokens, operators, a channel's adapter. */
+  readonly notifier: Notifier;
 }
 
-export function httpHooks(engine: Engine): HeedHooks {
+export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
   return {
+    notifier,
     agents: engine.agents,
     conversationsPerMinute: engine.limits.conversationsPerMinute,
     store: engine.store,

@@ -7,7 +7,7 @@ import type { HeedConfig } from '../config.js';
 import { checkConfig } from '../config-schema.js';
 import { seedDemo } from '../demo/seed.js';
 import { HeedError } from '../errors.js';
-import { createHeed, type Heed } from '../heed.js';
+import { createHeed, hooksOf, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
 import { defaultConsoleDir, hasConsole } from '../http/console.js';
 import { isLoopbackAddress } from '../http/host-check.js';
@@ -164,8 +164,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   // Answer links point at this server unless notify.publicUrl says where people reach it.
-  heed.notifier.fallbackUrl ??= url;
-  if (heed.notifier.active && !heed.notifier.config.publicUrl && !isDemo) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
+  const { notifier } = hooksOf(heed);
+  notifier.fallbackUrl ??= url;
+  if (notifier.active && !notifier.config.publicUrl && !isDemo) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
   // The demo's waiting requests, made once per database: the inbox has something in it from the start.
   if (demo && seed) await seedDemo(heed);
   log(`Heed listening on ${url}`);

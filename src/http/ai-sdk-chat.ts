@@ -13,10 +13,10 @@ import { uiMessages } from './ai-sdk/ui-messages.js';
 import { liveMessages } from '../engine/replaced.js';
 import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
 import { toHeedError } from './errors.js';
-import { defineRoute, type Route } from './route.js';
+import { defineRoute, type Route, type Served } from './route.js';
 import { sseResponse } from './sse.js';
 import { relayTurnEvents, untilRecorded } from './turn-stream.js';
-import { hooksOf } from '../heed.js';
+import type { HeedHooks } from '../hooks.js';
 
 /*
  * The AI SDK 6 chat endpoint: `useChat` with `DefaultChatTransport({ api: '/api/ai-sdk/chat/<agent>' })`
@@ -93,11 +93,11 @@ export const aiSdkChatRoutes: Route[] = [
         'rate_limited',
       ],
     },
-    async ({ heed, caller, params, body, signal, countNewConversation }) => {
+    async ({ heed, host, caller, params, body, signal, countNewConversation }) => {
       const last = body.messages[body.messages.length - 1];
-      if (body.trigger === 'regenerate-message') return regenerate(heed, caller, params.agent, body.id, last, signal);
-      if (last.role === 'user') return sendMessage(heed, caller, params.agent, body.id, last.parts, signal, countNewConversation);
-      if (last.role === 'assistant') return sendAnswers(heed, caller, params.agent, body.id, last.parts, signal);
+      if (body.trigger === 'regenerate-message') return regenerate({ heed, host }, caller, params.agent, body.id, last, signal);
+      if (last.role === 'user') return sendMessage({ heed, host }, caller, params.agent, body.id, last.parts, signal, countNewConversation);
+      if (last.role === 'assistant') return sendAnswers({ heed, host }, caller, params.agent, body.id, last.parts, signal);
       throw new HeedError('invalid_request', "The last message must be the user's (a new message) or the assistant's (answers).", {
         details: { field: 'body.messages' },
       });
@@ -118,11 +118,11 @@ export const aiSdkChatRoutes: Route[] = [
       responses: { 200: { description: 'The messages.', schema: uiMessagesResponse } },
       errors: ['unauthorized', 'chat_id_taken'],
     },
-    async ({ heed, caller, params }) => {
+    async ({ heed, host, caller, params }) => {
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
       // A reply made again replaces the old one in the chat, as useChat showed it (the record keeps both).
-      return Response.json({ messages: uiMessages(liveMessages(snapshot.messages), hooksOf(heed).agents.get(params.agent)) });
+      return Response.json({ messages: uiMessages(liveMessages(snapshot.messages), host.agents.get(params.agent)) });
     },
   ),
   defineRoute(
@@ -193,7 +193,15 @@ async function existingConversation(heed: Heed, caller: Caller, agent: string, i
   }
 }
 
-async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal, countNewConversation: () => void): Promise<Response> {
+async function sendMessage(
+  { heed, host }: Served,
+  caller: Caller,
+  agent: string,
+  id: string,
+  parts: SentPart[],
+  signal: AbortSignal,
+  countNewConversation: () => void,
+): Promise<Response> {
   const content = textOf(parts);
   if (content.trim() === '') {
     throw new HeedError('invalid_request', 'The new message has no text.', { details: { field: 'body.messages' } });
@@ -203,8 +211,8 @@ async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
   // useChat shows the reply to the message it sent: a message it could not follow is refused (409), never queued.
-  return streamTurn(heed, id, (recorded) => handle.send(content, { caller, busyPolicy: 'reject', onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: hooksOf(heed).agents.get(agent),
+  return streamTurn(host, id, (recorded) => handle.send(content, { caller, busyPolicy: 'reject', onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: host.agents.get(agent),
     newMessage: true,
     signal,
   });
@@ -215,15 +223,15 @@ async function sendMessage(heed: Heed, caller: Caller, agent: string, id: string
  * turn runs again from that message (recorded again, marked `regenerates`; the old reply stays in the
  * record), and streams like a new message's.
  */
-async function regenerate(heed: Heed, caller: Caller, agent: string, id: string, last: z.output<typeof sentMessage>, signal: AbortSignal): Promise<Response> {
+async function regenerate({ heed, host }: Served, caller: Caller, agent: string, id: string, last: z.output<typeof sentMessage>, signal: AbortSignal): Promise<Response> {
   if (last.role !== 'user') {
     throw new HeedError('invalid_request', "To make a reply again, the chat's last message must be the user's message it answers.", { details: { field: 'body.messages' } });
   }
   await openConversation(heed, caller, agent, id, false);
   const content = textOf(last.parts);
   const handle = heed.conversation(id);
-  return streamTurn(heed, id, (recorded) => handle.regenerate({ caller, content, onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: hooksOf(heed).agents.get(agent),
+  return streamTurn(host, id, (recorded) => handle.regenerate({ caller, content, onRecorded: (info) => recorded(info.eventSeq) }), {
+    agent: host.agents.get(agent),
     newMessage: true,
     signal,
   });
@@ -237,7 +245,7 @@ function textOf(parts: SentPart[]): string {
     .join('\n');
 }
 
-async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
+async function sendAnswers({ heed, host }: Served, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
   const snapshot = await openConversation(heed, caller, agent, id, false);
   const actions = snapshot.messages.flatMap((message) => message.metadata?.actions ?? []);
   const found = findAnswers(parts, actions);
@@ -271,7 +279,7 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
     return result!;
   };
   const knownCalls = parts.flatMap((part) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-  return streamTurn(heed, id, run, { agent: hooksOf(heed).agents.get(agent), newMessage: false, knownCalls, signal });
+  return streamTurn(host, id, run, { agent: host.agents.get(agent), newMessage: false, knownCalls, signal });
 }
 
 /**
@@ -281,7 +289,7 @@ async function sendAnswers(heed: Heed, caller: Caller, agent: string, id: string
  * thrown, so they become HTTP errors. The turn runs detached: a client that leaves does not stop it.
  */
 async function streamTurn(
-  heed: Heed,
+  hooks: HeedHooks,
   conversationId: string,
   run: (recorded: (eventSeq: number) => void) => Promise<TurnResult>,
   options: Omit<UiStreamOptions, 'actions' | 'storedCalls'> & { signal: AbortSignal },
@@ -295,7 +303,6 @@ async function streamTurn(
   }
 
   if (!options.newMessage) {
-    const hooks = hooksOf(heed);
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
     const [records, messages] = await Promise.all([hooks.store.listActions(conversationId), hooks.store.listMessages(conversationId)]);
     streamOptions.actions = records.map((record) => actionView(hooks, record, options.agent?.name));
@@ -305,7 +312,7 @@ async function streamTurn(
   }
   return uiStreamResponse(async (send, streamSignal, flow) => {
     const ui = new UiChunkStream(send, streamOptions);
-    const result = await relayTurnEvents(heed, conversationId, first, running, {
+    const result = await relayTurnEvents(hooks, conversationId, first, running, {
       deliver: (event) => !ui.ended && (ui.handle(event), true),
       ended: () => ui.ended,
       signal: streamSignal,

@@ -108,8 +108,10 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     }
     return auth(c, next);
   });
-  const perMinute = hooksOf(heed).conversationsPerMinute;
-  mountRoutes(app, heed, apiRoutes(), {
+  // The one read past the public Heed: every route gets this typed surface as `host`.
+  const host = hooksOf(heed);
+  const perMinute = host.conversationsPerMinute;
+  mountRoutes(app, heed, host, apiRoutes(), {
     signal: options.signal ?? new AbortController().signal,
     maxBodyBytes: maxSize,
     newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,

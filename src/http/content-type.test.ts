@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
-import { createHeed, engineOf } from '../heed.js';
+import { createHeed, engineOf, hooksOf } from '../heed.js';
 import { scriptedModel } from '../testing/index.js';
 import { errorResponse } from './errors.js';
 import { defineRoute, mountRoutes, type AppEnv } from './route.js';
@@ -73,7 +73,7 @@ describe('request bodies must be sent as JSON', () => {
       defineRoute({ method: 'post', path, operationId: path, summary: '', tag: 't', body: z.object({ n: z.number() }), bodyType, responses: {}, errors: [] }, ({ body }) =>
         Response.json(body),
       );
-    mountRoutes(app, heed, [route('/strict'), route('/webhook', 'any')], { signal: new AbortController().signal, maxBodyBytes: 1000 });
+    mountRoutes(app, heed, hooksOf(heed), [route('/strict'), route('/webhook', 'any')], { signal: new AbortController().signal, maxBodyBytes: 1000 });
     const post = (path: string) => app.request(path, { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'text/plain' } });
     expect((await post('/strict')).status).toBe(415);
     expect(await (await post('/webhook')).json()).toEqual({ n: 1 });

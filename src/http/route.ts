@@ -5,6 +5,7 @@ import type { HeedErrorCode } from '../errors.js';
 import { HeedError } from '../errors.js';
 import { clip } from '../kinds/clip.js';
 import type { Heed } from '../heed.js';
+import type { HeedHooks } from '../hooks.js';
 import type { DemoInfo } from '../protocol/responses.js';
 import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
@@ -54,6 +55,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
 export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   c: Context<AppEnv>;
   heed: Heed;
+  /** What the HTTP layer needs beyond the public Heed, read once when the app is made (src/hooks.ts). */
+  host: HeedHooks;
   caller: Caller;
   params: z.output<P>;
   query: z.output<Q>;
@@ -63,6 +66,9 @@ export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, B extends 
   /** Call before starting a conversation: counts it against the caller's `limits.conversationsPerMinute` (429 past it). */
   countNewConversation(): void;
 }
+
+/** The Heed a route serves and the HTTP layer's surface beside it, as helpers of a route take them. */
+export type Served = Pick<RouteInput<z.ZodType, z.ZodType, z.ZodType>, 'heed' | 'host'>;
 
 export interface Route {
   spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
@@ -124,6 +130,7 @@ function remoteAddress(c: Context<AppEnv>): string | undefined {
 export function mountRoutes(
   app: Hono<AppEnv>,
   heed: Heed,
+  host: HeedHooks,
   routes: Route[],
   options: { signal: AbortSignal; maxBodyBytes: number; newConversations?: RateLimiter; conversationsPerMinute?: number },
 ): void {
@@ -143,7 +150,7 @@ export function mountRoutes(
         const taken = newConversations.take(clientKey(caller.userId, address));
         if (!taken.ok) throw rateLimited(options.conversationsPerMinute ?? 0, taken.retryAfterSeconds);
       };
-      return route.handle({ c, heed, caller, params, query, body, signal, countNewConversation });
+      return route.handle({ c, heed, host, caller, params, query, body, signal, countNewConversation });
     });
   }
 }

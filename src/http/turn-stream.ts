@@ -1,9 +1,8 @@
 import type { TurnResult } from '../engine/turn/run-turn.js';
 import type { FollowFlow } from '../engine/follow.js';
-import type { Heed } from '../heed.js';
+import type { HeedHooks } from '../hooks.js';
 import type { EventRecord } from '../types.js';
 import { sseResponse, type SseOptions, type SseWriter } from './sse.js';
-import { hooksOf } from '../heed.js';
 
 /** What a message or an answer reports once its request is recorded. */
 export interface Recorded {
@@ -26,7 +25,7 @@ export function sendEvent(writer: SseWriter, event: EventRecord): void {
  * errors. The turn runs detached from the response: a client that disconnects does not stop it.
  */
 export async function turnResponse(
-  heed: Heed,
+  host: HeedHooks,
   conversationId: string,
   run: (onRecorded: (info: Recorded) => void) => Promise<TurnResult>,
   options: { stream?: SseOptions; signal: AbortSignal },
@@ -70,7 +69,7 @@ export async function turnResponse(
   };
 
   return sseResponse(async (writer) => {
-    const outcome = await relayTurnEvents(heed, conversationId, first.eventSeq, running, {
+    const outcome = await relayTurnEvents(host, conversationId, first.eventSeq, running, {
       deliver: (event) => accept(event) && (sendEvent(writer, event), true),
       ended: () => ended,
       signal: writer.signal,
@@ -109,7 +108,7 @@ export async function untilRecorded<R>(run: (onRecorded: (info: R) => void) => P
  * with the turn's outcome, or undefined once `signal` aborts.
  */
 export async function relayTurnEvents(
-  heed: Heed,
+  hooks: HeedHooks,
   conversationId: string,
   firstSeq: number,
   running: Promise<TurnResult>,
@@ -124,7 +123,6 @@ export async function relayTurnEvents(
     paced?: boolean;
   },
 ): Promise<TurnResult | undefined> {
-  const hooks = hooksOf(heed);
   let last = firstSeq - 1;
   const forward = (event: EventRecord) => {
     if (event.seq <= last || !options.deliver(event)) return;

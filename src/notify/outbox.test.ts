@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { refundAgent, testHeed } from '../../test/kit.js';
 import { webhookReceiver } from '../../test/notify/receivers.js';
-import { engineOf } from '../heed.js';
+import { engineOf, hooksOf } from '../heed.js';
 
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
 
@@ -109,14 +109,14 @@ describe('the outbox: which changes notify whom', () => {
     const actionId = (await heed.conversation(id).send('refund')).pendingActions![0].id;
     const action = (await engineOf(heed).store.getAction(id, actionId))!;
     const conversation = (await engineOf(heed).store.getConversation(id))!;
-    const links = (await heed.notifier.links(action, conversation, 'ada'))!;
+    const links = (await hooksOf(heed).notifier.links(action, conversation, 'ada'))!;
     expect(links.page).toMatch(/^https:\/\/heed\.example\.com\/a\/[\w-]+$/);
     const token = links.page.split('/').at(-1)!;
     expect(token).not.toContain(id);
-    expect(await heed.notifier.readToken(token)).toEqual({ conversationId: id, actionId, recipient: 'ada', expiresAt: Date.parse('2026-03-01T09:30:00.000Z') });
+    expect(await hooksOf(heed).notifier.readToken(token)).toEqual({ conversationId: id, actionId, recipient: 'ada', expiresAt: Date.parse('2026-03-01T09:30:00.000Z') });
     clock.advanceMinutes(29);
-    expect(await heed.notifier.readToken(token)).toBeDefined();
+    expect(await hooksOf(heed).notifier.readToken(token)).toBeDefined();
     clock.advanceMinutes(1);
-    expect(await heed.notifier.readToken(token)).toBeUndefined();
+    expect(await hooksOf(heed).notifier.readToken(token)).toBeUndefined();
   });
 });

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { Caller } from '../../caller.js';
-import type { Heed } from '../../heed.js';
-import { defineRoute, type AppEnv, type Route } from '../route.js';
+import { defineRoute, type AppEnv, type Route, type Served } from '../route.js';
 import { actionBody, actionEnvelope, actionParams, actionsResponse, conversationIdParams, streamActionBody, streamActionEnvelope, turnResult } from '../schemas.js';
 import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
@@ -59,7 +58,7 @@ export const actionRoutes: Route[] = [
       responses: { 200: { description: 'How the continued turn ended, or what is still pending.', schema: turnResult } },
       errors: [...resolveErrors],
     },
-    ({ c, heed, caller, params, body, signal }) => resolveAction(c, heed, caller, params, body.resolution, body.stream === true, signal),
+    ({ c, heed, host, caller, params, body, signal }) => resolveAction(c, { heed, host }, caller, params, body.resolution, body.stream === true, signal),
   ),
   defineRoute(
     {
@@ -75,13 +74,21 @@ export const actionRoutes: Route[] = [
       responses: { 200: { description: 'The answer and the continued turn as they are written.', events: turnEvents('the answer and of the continued turn') } },
       errors: [...resolveErrors],
     },
-    ({ c, heed, caller, params, body, signal }) => resolveAction(c, heed, caller, params, body.resolution, true, signal),
+    ({ c, heed, host, caller, params, body, signal }) => resolveAction(c, { heed, host }, caller, params, body.resolution, true, signal),
   ),
 ];
 
-function resolveAction(c: Context<AppEnv>, heed: Heed, caller: Caller, params: { id: string; actionId: string }, resolution: unknown, streamed: boolean, signal: AbortSignal) {
+function resolveAction(
+  c: Context<AppEnv>,
+  { heed, host }: Served,
+  caller: Caller,
+  params: { id: string; actionId: string },
+  resolution: unknown,
+  streamed: boolean,
+  signal: AbortSignal,
+) {
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(heed, params.id, (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }), { stream, signal });
+  return turnResponse(host, params.id, (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }), { stream, signal });
 }

@@ -26,8 +26,8 @@ export const channelRoutes: Route[] = [
       },
       errors: ['unauthorized', 'not_found', 'invalid_request', 'payload_too_large'],
     },
-    async ({ c, heed }) => {
-      const slack = heed.notifier.channels.get('slack');
+    async ({ c, host }) => {
+      const slack = host.notifier.channels.get('slack');
       if (!slack) throw new HeedError('not_found', 'Slack is not configured on this server (channels.slack).');
       // The raw bytes: the signature is over them, exactly as sent.
       const body = await readText(c.req.raw, 1024 * 1024);

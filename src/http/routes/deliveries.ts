@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import { defineRoute, type Route } from '../route.js';
-import { hooksOf } from '../../heed.js';
 
 const deliveriesQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']).optional(),
@@ -40,8 +39,8 @@ export const deliveryRoutes: Route[] = [
       responses: { 200: { description: 'One page of deliveries.', schema: deliveriesResponse } },
       errors: ['invalid_request', 'unauthorized', 'forbidden'],
     },
-    async ({ heed, caller, query }) => {
-      const operators = heed.notifier.config.operators ?? [];
+    async ({ host, caller, query }) => {
+      const operators = host.notifier.config.operators ?? [];
       if (caller.userId === null || !operators.includes(caller.userId)) {
         throw new HeedError('forbidden', 'Only the operators named in notify.operators may list deliveries.');
       }
@@ -54,7 +53,7 @@ export const deliveryRoutes: Route[] = [
           throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', { details: { field: 'query.cursor' } });
         }
       }
-      const found = await hooksOf(heed).store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
+      const found = await host.store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
       const nextCursor = found.length > query.limit && last ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString('base64url') : undefined;

@@ -3,7 +3,6 @@ import type { ActionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
 import { sseResponse } from '../sse.js';
 import { openStream } from '../stream-limits.js';
-import { hooksOf } from '../../heed.js';
 
 /** At most this many pending actions are watched (the oldest first, as `GET /api/inbox` pages them). */
 const WATCHED = 200;
@@ -38,7 +37,7 @@ export const inboxStreamRoutes: Route[] = [
       responses: { 200: { description: 'The stream; it stays open until the client leaves.', events: '`inbox.added`, `inbox.removed`, `inbox.synced`.' } },
       errors: ['unauthorized', 'rate_limited'],
     },
-    async ({ c, heed, caller, signal }) => {
+    async ({ c, heed, host, caller, signal }) => {
       const opened = openStream(c, caller);
       if (opened instanceof Response) return opened;
       const resumeFrom = c.req.header('last-event-id')?.trim();
@@ -95,7 +94,7 @@ export const inboxStreamRoutes: Route[] = [
               });
           };
           const soon = () => (timer ??= setTimeout(() => ((timer = undefined), look()), SETTLE_MS));
-          const stop = hooksOf(heed).onAnyChange(soon);
+          const stop = host.onAnyChange(soon);
           const rescan = setInterval(look, RESCAN_MS);
           look();
           await new Promise<void>((resolve) => {

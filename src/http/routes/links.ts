@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
-import type { Heed } from '../../heed.js';
 import { answerableByLink, type LinkClaims } from '../../notify/links.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { askerOf } from '../../notify/email.js';
 import { actionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
-import { hooksOf } from '../../heed.js';
+import type { HeedHooks } from '../../hooks.js';
 
 const tokenParams = z.object({ token: z.string().min(1).max(2048) });
 const linkBody = z.object({ resolution: z.record(z.string(), z.unknown()).describe('As for `POST /api/conversations/{id}/actions/{actionId}`.') });
@@ -26,10 +25,10 @@ const answeredResponse = z.object({ status: z.literal('recorded'), action: linkA
 /** One answer for every token that does not lead to an action: forged, tampered, expired, another server's. */
 const notFound = () => new HeedError('not_found', 'This link is not valid (it may have expired).');
 
-async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
-  const claims = await heed.notifier.readToken(token);
+async function open(host: HeedHooks, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
+  const claims = await host.notifier.readToken(token);
   if (!claims) throw notFound();
-  const { store } = hooksOf(heed);
+  const { store } = host;
   const conversation = await store.getConversation(claims.conversationId);
   const action = conversation && (await store.getAction(claims.conversationId, claims.actionId));
   if (!conversation || !action) throw notFound();
@@ -37,8 +36,8 @@ async function open(heed: Heed, token: string): Promise<{ claims: LinkClaims; ac
 }
 
 /** The action as a link shows it: what it asks and how it ended, not where it lives. */
-function linkView(heed: Heed, action: ActionRecord, agent: string) {
-  const { conversationId: _conversationId, messageId: _messageId, ...view } = actionView(hooksOf(heed), action, agent);
+function linkView(host: HeedHooks, action: ActionRecord, agent: string) {
+  const { conversationId: _conversationId, messageId: _messageId, ...view } = actionView(host, action, agent);
   return view;
 }
 
@@ -57,13 +56,13 @@ export const linkRoutes: Route[] = [
       responses: { 200: { description: 'The action, who the link is for and until when.', schema: linkResponse } },
       errors: ['not_found'],
     },
-    async ({ heed, params }) => {
-      const { claims, action, agent, conversation } = await open(heed, params.token);
+    async ({ host, params }) => {
+      const { claims, action, agent, conversation } = await open(host, params.token);
       // The page names who asked, as the mail does: the link's recipient decides for someone.
       const asker = askerOf(conversation);
       return Response.json(
         {
-          action: linkView(heed, action, agent),
+          action: linkView(host, action, agent),
           agent,
           recipient: claims.recipient,
           requester: asker.requester,
@@ -104,13 +103,13 @@ export const linkRoutes: Route[] = [
         'unsupported_media_type',
       ],
     },
-    async ({ heed, params, body }) => {
-      const { claims, action } = await open(heed, params.token);
+    async ({ heed, host, params, body }) => {
+      const { claims, action } = await open(host, params.token);
       if (!answerableByLink(action)) throw notFound();
       let recorded!: () => void;
       const whenRecorded = new Promise<void>((resolve) => (recorded = resolve));
       // The continuation runs on in the background (close() waits for it); the response only needs the answer recorded.
-      const settling = hooksOf(heed).track(
+      const settling = host.track(
         heed.conversation(claims.conversationId).resolve(claims.actionId, body.resolution, {
           caller: { userId: claims.recipient },
           link: { recipient: claims.recipient },
@@ -119,10 +118,10 @@ export const linkRoutes: Route[] = [
       );
       settling.catch(() => undefined);
       await Promise.race([whenRecorded, settling]);
-      const { store } = hooksOf(heed);
+      const { store } = host;
       const settled = (await store.getAction(claims.conversationId, claims.actionId))!;
       const conversation = await store.getConversation(claims.conversationId);
-      return Response.json({ status: 'recorded', action: linkView(heed, settled, conversation?.agent ?? '') });
+      return Response.json({ status: 'recorded', action: linkView(host, settled, conversation?.agent ?? '') });
     },
   ),
 ];

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { Caller } from '../../caller.js';
-import type { Heed } from '../../heed.js';
-import { defineRoute, type AppEnv, type Route } from '../route.js';
+import { defineRoute, type AppEnv, type Route, type Served } from '../route.js';
 import { conversationIdParams, messageBody, queuedResult, streamMessageBody, turnResult } from '../schemas.js';
 import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
@@ -44,7 +43,7 @@ export const messageRoutes: Route[] = [
       responses: { 200: { description: 'How the turn ended.', schema: turnResult }, 202: queuedResponse },
       errors: [...messageErrors],
     },
-    ({ c, heed, caller, params, body, signal }) => sendMessage(c, heed, caller, params.id, body.content, body.stream === true, signal),
+    ({ c, heed, host, caller, params, body, signal }) => sendMessage(c, { heed, host }, caller, params.id, body.content, body.stream === true, signal),
   ),
   defineRoute(
     {
@@ -60,7 +59,7 @@ export const messageRoutes: Route[] = [
       responses: { 200: { description: 'The turn as it runs.', events: turnEvents('the turn') }, 202: queuedResponse },
       errors: [...messageErrors],
     },
-    ({ c, heed, caller, params, body, signal }) => sendMessage(c, heed, caller, params.id, body.content, true, signal),
+    ({ c, heed, host, caller, params, body, signal }) => sendMessage(c, { heed, host }, caller, params.id, body.content, true, signal),
   ),
 ];
 
@@ -72,9 +71,9 @@ export function turnEvents(what: string): string {
   );
 }
 
-function sendMessage(c: Context<AppEnv>, heed: Heed, caller: Caller, id: string, content: string, streamed: boolean, signal: AbortSignal) {
+function sendMessage(c: Context<AppEnv>, { heed, host }: Served, caller: Caller, id: string, content: string, streamed: boolean, signal: AbortSignal) {
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(heed, id, (onRecorded) => heed.conversation(id).send(content, { caller, onRecorded }), { stream, signal });
+  return turnResponse(host, id, (onRecorded) => heed.conversation(id).send(content, { caller, onRecorded }), { stream, signal });
 }
