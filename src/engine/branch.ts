@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import type { Caller } from '../caller.js';
 import { newConversationRecord, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
@@ -46,7 +47,7 @@ export async function branchConversation(engine: Engine, conversationId: string,
     createdAt: at,
     intakeDone: source.intakeDone,
   });
-  const result = await engine.commit({ conversationId: id, create: conversation, messages: copied, actions });
+  const result = await commitWrite(engine, { conversationId: id, create: conversation, messages: copied, actions });
   if (!result.ok) throw new HeedError('internal_error', 'The branch could not be written.');
   return result.conversation;
 }

@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
@@ -26,7 +27,7 @@ export async function cancelConversation(
     const at = engine.now();
     // Messages queued behind a cancelled turn are cancelled with it: a stop stops what was asked next too.
     const queued = dropQueue(engine, conversation, { code: 'cancelled', message: 'The turn this message waited for was cancelled, and the message with it; send it again.' });
-    const result = await engine.commit({
+    const result = await commitWrite(engine, {
       conversationId,
       expectVersion: conversation.version,
       settle: closing.settle,

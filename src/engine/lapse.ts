@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import { claimRunning, runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { systemCaller } from '../caller.js';
@@ -88,7 +89,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     change.set = { ...change.set, actionDueAt: earliestDue(escalation.pending) };
     change.revise = escalation.revise;
     change.events = escalation.events;
-    await engine.commit(change);
+    await commitWrite(engine, change);
     return { lapsed: 0 };
   }
 
@@ -106,7 +107,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     change.messages = closing.messages;
     change.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
     change.set = { ...change.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
-    const result = await engine.commit(change);
+    const result = await commitWrite(engine, change);
     if (result.ok) releaseLiveCalls(engine, pending);
     return { lapsed: result.ok ? due.length : 0 };
   }
@@ -142,7 +143,7 @@ async function lapse(engine: Engine, conversation: ConversationRecord): Promise<
     change.set = { ...change.set, status: 'running', actionDueAt: null, leaseOwner, leaseExpiresAt: engine.leaseUntil() };
     events.push(newEvent('turn.started', now, { trigger: 'timeout' }));
   }
-  const result = await engine.commit(change);
+  const result = await commitWrite(engine, change);
   if (!result.ok) return { lapsed: 0 };
   if (remaining.length > 0) return { lapsed: due.length };
   return { lapsed: due.length, run: runTurnUnderLease(engine, result.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };

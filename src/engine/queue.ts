@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import { callerId, type Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
@@ -51,7 +52,7 @@ export async function enqueueMessage(
   const entry: QueuedMessage = { id: newId('m'), seq: conversation.lastEventSeq + 1, by: callerId(caller ?? { userId: conversation.ownerId }), queuedAt: at };
   const parts: MessagePart[] = [{ type: 'text', text: content }];
   const position = queue.length + 1;
-  const result = await engine.commit({
+  const result = await commitWrite(engine, {
     conversationId: conversation.id,
     expectVersion: conversation.version,
     events: [newEvent('message.queued', at, { messageId: entry.id, parts, by: entry.by, position })],

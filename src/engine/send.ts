@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
@@ -126,7 +127,7 @@ export async function sendMessage(engine: Engine, conversationId: string, conten
     change.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
     // A conversation with no title is named by its first message (docs/http.md, "Titles and search").
     if (conversation.metadata?.title === undefined) change.set.metadata = { ...(conversation.metadata ?? {}), title: titleFromMessage(content) };
-    const result = await engine.commit(change);
+    const result = await commitWrite(engine, change);
     if (!result.ok) {
       if (Date.now() < waitUntil) continue;
       throw new HeedError('conversation_busy', 'The conversation kept changing while the message was being recorded; send it again.');

@@ -1,3 +1,4 @@
+import { commitWrite } from '../engine/transact.js';
 import type { Engine } from '../engine/engine.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
@@ -162,7 +163,7 @@ async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason:
   for (let attempt = 0; attempt < 20; attempt++) {
     const conversation = await engine.store.getConversation(delivery.conversationId);
     if (!conversation) return;
-    const result = await engine.commit({ conversationId: conversation.id, expectVersion: conversation.version, events: [newEvent('delivery.failed', engine.now(), data)] });
+    const result = await commitWrite(engine, { conversationId: conversation.id, expectVersion: conversation.version, events: [newEvent('delivery.failed', engine.now(), data)] });
     if (result.ok || result.reason === 'not_found') return;
     await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 10));
   }
