@@ -22,7 +22,10 @@ export type Write = Omit<Change, 'conversationId' | 'expectVersion' | 'create'>;
  * What a decider answers: write this (compare-and-set on the snapshot's version), or write nothing. A refusal
  * is thrown (a `HeedError`) and ends the transaction. `value` is what the caller gets back either way.
  */
-export type Decision<T> = { type: 'write'; write: Write; value: T } | { type: 'none'; value: T };
+export type Decision<T> = { type: 'write'; write: Write; value: T } | { type: 'create'; create: CreateChange; value: T } | { type: 'none'; value: T };
+
+/** A new conversation written from what the snapshot held (a branch): no compare-and-set, the id is new. */
+export type CreateChange = Omit<Change, 'expectVersion' | 'settle' | 'revise'> & { create: ConversationRecord };
 
 /** A decider: from one snapshot to one decision. It writes nothing itself; it may ask the config's hooks. */
 export type Decider<P extends ConversationParts, T> = (snapshot: Snapshot<P>) => Decision<T> | Promise<Decision<T>>;
@@ -75,6 +78,11 @@ export async function transact<const P extends ConversationParts, T>(
     const snapshot = read as Snapshot<P>;
     const decision = await decide(snapshot);
     if (decision.type === 'none') return { committed: false, value: decision.value, conversation: read.conversation };
+    if (decision.type === 'create') {
+      const created = await commitWrite(engine, decision.create);
+      if (!created.ok) throw new HeedError('internal_error', 'The new conversation could not be written.');
+      return { committed: true, value: decision.value, conversation: created.conversation, events: created.events };
+    }
     const change: Change = { ...decision.write, conversationId, expectVersion: read.conversation.version };
     const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
     if (result.ok) return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
