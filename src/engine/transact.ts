@@ -19,26 +19,18 @@ export type Snapshot<P extends ConversationParts> = { conversation: Conversation
 export type Write = Omit<Change, 'conversationId' | 'expectVersion' | 'create'>;
 
 /**
- * What a decider answers: write this (compare-and-set on the snapshot's version), or write nothing. A refusal
- * is thrown (a `HeedError`) and ends the transaction. `value` is what the caller gets back either way.
+ * What a decider answers: write this (compare-and-set on the snapshot's version), create a new conversation,
+ * write nothing, or read a fuller snapshot first (`read`: more parts, then it is asked again). A refusal is
+ * thrown (a `HeedError`) and ends the transaction. `value` is what the caller gets back.
  */
-export type Decision<T> = { type: 'write'; write: Write; value: T } | { type: 'create'; create: CreateChange; value: T } | { type: 'none'; value: T };
+export type Decision<T> =
+  { type: 'read'; parts: ConversationParts } | { type: 'write'; write: Write; value: T } | { type: 'create'; create: CreateChange; value: T } | { type: 'none'; value: T };
 
 /** A new conversation written from what the snapshot held (a branch): no compare-and-set, the id is new. */
 export type CreateChange = Omit<Change, 'expectVersion' | 'settle' | 'revise'> & { create: ConversationRecord };
 
 /** A decider: from one snapshot to one decision. It writes nothing itself; it may ask the config's hooks. */
 export type Decider<P extends ConversationParts, T> = (snapshot: Snapshot<P>) => Decision<T> | Promise<Decision<T>>;
-
-export interface TransactOptions {
-  /** What the parts the decider reads beside the conversation are. */
-  parts?: ConversationParts;
-  /**
-   * The `conversation_busy` message when other writes keep winning until `hitl.resolveWaitMs` has passed.
-   * Omitted: a lost race is not retried here (the sweep is its own retry) and the result says so.
-   */
-  busy?: string;
-}
 
 export type Transacted<T> =
   | { committed: true; value: T; conversation: ConversationRecord; events: EventRecord[] }
@@ -72,11 +64,22 @@ export async function transact<const P extends ConversationParts, T>(
   options: { busy?: string } = {},
 ): Promise<Transacted<T>> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
+  let reading: ConversationParts = parts;
   for (let attempt = 0; ; attempt++) {
-    const read = await engine.store.readConversation(conversationId, parts);
+    const read = await engine.store.readConversation(conversationId, reading);
     if (!read) throw conversationNotFound(conversationId);
     const snapshot = read as Snapshot<P>;
     const decision = await decide(snapshot);
+    if (decision.type === 'read') {
+      // The decider needs more than it asked for first (an answer that closes a pause reads the messages):
+      // read one fuller snapshot and decide again from it.
+      if (Object.entries(decision.parts).every(([part, wanted]) => !wanted || reading[part as keyof ConversationParts])) {
+        throw new HeedError('internal_error', 'A decider asked again for parts it was given.');
+      }
+      reading = { ...reading, ...decision.parts };
+      attempt--;
+      continue;
+    }
     if (decision.type === 'none') return { committed: false, value: decision.value, conversation: read.conversation };
     if (decision.type === 'create') {
       const created = await commitWrite(engine, decision.create);

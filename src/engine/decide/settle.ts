@@ -18,8 +18,12 @@ export interface SettleInput extends ChannelWrite {
   link?: { recipient: string | null };
 }
 
-/** What the settle decider reads: the conversation, its actions, its messages and its remembered tools, as one snapshot. */
-export const settleParts = { actions: true, messages: true, remembered: true } as const;
+/**
+ * What the settle decider reads first: the conversation, its actions and its remembered tools. An answer
+ * that closes the pause or carries a tool's output asks for a snapshot with the messages too, so a refused
+ * or replayed answer never reads a long conversation.
+ */
+export const settleParts = { actions: true, remembered: true } as const;
 
 /**
  * What an answer did: a vote kept on an approval still undecided, or a settled action; `closes` when it was
@@ -35,7 +39,13 @@ export type Settled =
  * `action_not_pending` → 410 → 403 → 400 → 402, then writes the answer (or the vote). The answer that
  * closes the pause claims the continuation in the same write, so exactly one continuation runs.
  */
-export async function decideSettle(engine: Engine, actionId: string, raw: unknown, input: SettleInput, read: Snapshot<typeof settleParts>): Promise<Decision<Settled>> {
+export async function decideSettle(
+  engine: Engine,
+  actionId: string,
+  raw: unknown,
+  input: SettleInput,
+  read: Snapshot<typeof settleParts> & { messages?: MessageRecord[] },
+): Promise<Decision<Settled>> {
   const { conversation, actions } = read;
   const conversationId = conversation.id;
   // Someone who may not see the conversation may still answer when the authorizeResolve hook says so;
@@ -51,7 +61,12 @@ export async function decideSettle(engine: Engine, actionId: string, raw: unknow
     if (!sees) throw conversationNotFound(conversationId);
     throw new HeedError('not_found', 'There is no action with that id in this conversation.', { details: { actionId } });
   }
+  const closes = actions.every((entry) => entry.status !== 'pending' || entry.id === action.id);
+  // Asked before the hooks when the caller sees the conversation, so they are asked once; someone who does
+  // not see it reads no message before the authorizeResolve hook has said yes.
+  if (!read.messages && sees && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
   if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action }))) throw conversationNotFound(conversationId);
+  if (!read.messages && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
   await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
   const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
   const voted = isVoted(action.request) ? action.request : undefined;
@@ -62,7 +77,8 @@ export async function decideSettle(engine: Engine, actionId: string, raw: unknow
   const agent = engine.agents.get(conversation.agent);
   const checked = checkResolution(agent, action, raw, { limits: engine.limits, validateApprovedArgs: engine.validateApprovedArgs(agent) });
   const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
-  const closes = others.length === 0;
+  // A tool's output becomes a message at the end of the conversation: its position needs the messages.
+  if (checked.toolOutput && !read.messages) return { type: 'read', parts: { messages: true } };
 
   const at = engine.now();
   const votedEvents: NewEvent[] = [];
@@ -94,7 +110,7 @@ export async function decideSettle(engine: Engine, actionId: string, raw: unknow
     // The page's output becomes the tool result now; the record keeps only its size.
     const logged = checked.loggedOutput ?? { output: checked.toolOutput };
     const approvedArgs = kindOf(action.kind).ranWith?.(action);
-    const result = toolResultWrites({ conversationId, position: read.messages.length, at, call: action, output: checked.toolOutput, logged, approvedArgs });
+    const result = toolResultWrites({ conversationId, position: messagesOf(read).length, at, call: action, output: checked.toolOutput, logged, approvedArgs });
     added.push(result.message);
     write.messages = added;
     events.push(result.event);
@@ -117,10 +133,16 @@ export async function decideSettle(engine: Engine, actionId: string, raw: unknow
       closes: true,
       leaseOwner,
       actions: actions.map((entry) => (entry.id === action.id ? { ...entry, ...settlement } : entry)),
-      messages: [...read.messages, ...added],
+      messages: [...messagesOf(read), ...added],
       remembered: [...read.remembered.filter((entry) => !remember.some((one) => one.toolName === entry.toolName)), ...remember],
     },
   };
+}
+
+/** The messages of a snapshot that was read with them (asked for above whenever they are used). */
+function messagesOf(read: { messages?: MessageRecord[] }): MessageRecord[] {
+  if (!read.messages) throw new HeedError('internal_error', "The answer needs the conversation's messages, which were not read.");
+  return read.messages;
 }
 
 /** The order of docs/concepts.md (Settling an answer) after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
