@@ -8,6 +8,7 @@ import { benchRefundAgent, forgetCalls } from './refund-agent.js';
 import { describeProfile, profileCycles } from './cycle-profile.js';
 import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
 import { checkOneCycle, pauseHalf, resumeHalf } from './w1-approval.js';
+import { pgFloor } from './w1-pg-floor.js';
 
 export interface W1PostgresOptions {
   warmup?: number;
@@ -32,13 +33,17 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     unflushed: side(postgresStore({ connectionString: database.url, synchronousCommit: 'off' }), cycles),
     sqlite: side(sqliteStore({ path: join(dir, 'heed.db') }), cycles),
   };
+  // The raw `pg` floor runs in the same blocks (bench/w1-pg-floor.ts).
+  const rawFloor = await pgFloor(database.url);
+  const floor = { done: 0, elapsed: 0, cycle: (_index: number) => rawFloor.cycle() };
+  const everyone = [...Object.values(sides), floor];
   try {
     for (const entry of Object.values(sides)) await checkOneCycle(entry.heed);
     progress(`W1 on PostgreSQL: ${warmup} warm-up cycles each, then ${cycles} cycles each on PostgreSQL and SQLite in ${blocks} alternating blocks`);
-    for (let i = 0; i < warmup; i++) for (const entry of Object.values(sides)) await entry.cycle(-1);
+    for (let i = 0; i < warmup; i++) for (const entry of everyone) await entry.cycle(-1);
     for (let block = 1; block <= blocks; block++) {
       const end = Math.round((cycles * block) / blocks);
-      for (const entry of Object.values(sides)) {
+      for (const entry of everyone) {
         const started = performance.now();
         for (let i = entry.done; i < end; i++) await entry.cycle(i);
         entry.done = end;
@@ -61,7 +66,14 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     const halves = (f: ReturnType<typeof figures>, half: 'pause' | 'resume') => `${fmtMs(percentile(f[half], 50))} / ${fmtMs(percentile(f[half], 99))}`;
     const row = (figure: string, value: string, baseline: string, extra: Partial<BenchRow> = {}) =>
       benchRow('W1 pg', figure, value, { baseline: `${baseline} (SQLite)`, ...extra });
+    const floorRate = (cycles * 1000) / floor.elapsed;
     const rows: BenchRow[] = [
+      benchRow('W1 pg', 'cycles/s on PostgreSQL against a raw pg floor', fmtRate(pg.rate), {
+        baseline: `${fmtRate(floorRate)} (floor)`,
+        ratio: fmtRatio(pg.rate / floorRate),
+        target: '≥ 0.33× floor',
+        verdict: pg.rate / floorRate >= 1 / 3 ? 'PASS' : 'MISS',
+      }),
       row('cycles/s on PostgreSQL', fmtRate(pg.rate), fmtRate(lite.rate), { ratio: fmtRatio(pg.rate / lite.rate) }),
       row('cycle p50', fmtMs(percentile(pg.cycle, 50)), fmtMs(percentile(lite.cycle, 50))),
       row('cycle p99', fmtMs(percentile(pg.cycle, 99)), fmtMs(percentile(lite.cycle, 99))),
@@ -83,12 +95,14 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     const details = [
       `W1 on PostgreSQL: the W1 cycle of bench/w1-approval.ts (createConversation; send → requires_action; pendingActions → approve → completed), one at a time, on a Heed with postgresStore (a fresh database on ${redactedServer()}, pool of 10, the server's default settings: synchronous_commit=on, so every commit waits for its WAL flush) and, beside it in the same run, on a Heed with sqliteStore (WAL, synchronous=NORMAL) in ${tmpdir()}.`,
       `${warmup} warm-up cycles each, then ${cycles} measured cycles each in ${blocks} alternating blocks; cycles/s is cycles over the time spent in that side's blocks. One cycle of each was first checked against what is stored.`,
+      "Floor (bench/w1-pg-floor.ts): raw `pg` on the same database, a cycle's minimal durable writes in 2 transactions (BEGIN … COMMIT, one per half, each waiting for its WAL flush): the conversation, 2 messages, the action and 5 events; then the action resolved, 2 messages, 5 events and the conversation updated. It runs in the same alternating blocks.",
       'A PostgreSQL commit is one statement (one round trip); a cycle makes 10 round trips over loopback: 6 commits, each waiting for its WAL flush unless synchronousCommit is off, and 4 reads (3 × store.readConversation, a conversation with the parts a step needs in one statement, and the messages an answer that closes the pause reads before its turn runs). The figure is bound by those.',
       describeProfile('PostgreSQL', profile),
     ];
     return { rows, details };
   } finally {
     await Promise.all(Object.values(sides).map((entry) => entry.heed.close()));
+    await rawFloor.close();
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
   }

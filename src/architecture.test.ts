@@ -94,3 +94,23 @@ describe('layers', () => {
     expect([...knownExceptions].filter((edge) => !happening.has(edge))).toEqual([]);
   });
 });
+
+/*
+ * The one write path of docs/architecture.md: only the runner (src/engine/transact.ts) calls a store's
+ * `commit`; the stores themselves define it. Writers not yet moved onto `transact` call the runner's
+ * `commitWrite`; their list only shrinks (the test also fails when one no longer does).
+ */
+describe('the one write path', () => {
+  const runner = 'engine/transact.ts';
+  const files = sourceFiles(src).map((file) => ({ path: relative(src, file), text: readFileSync(file, 'utf8') }));
+
+  it("no module outside the runner calls the store's commit", () => {
+    const callers = files.filter(({ path, text }) => path !== runner && !path.startsWith('store/') && /\.commit\(/.test(text)).map(({ path }) => path);
+    expect(callers).toEqual([]);
+  });
+
+  it('only the known writers, not yet deciders, go around transact', () => {
+    const around = files.filter(({ path, text }) => path !== runner && /\bcommitWrite\(/.test(text)).map(({ path }) => path);
+    expect(around.sort()).toEqual(['engine/regenerate.ts', 'engine/start.ts', 'engine/turn/turn.ts', 'heed.ts', 'hooks.ts']);
+  });
+});

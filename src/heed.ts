@@ -1,3 +1,4 @@
+import { commitWrite } from './engine/transact.js';
 import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
 import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
@@ -150,13 +151,13 @@ export function createHeed(options: HeedOptions): Heed {
   checkOptions(options);
   // Outage errors of any store become `store_unavailable` (503), wherever they are met.
   const store = guardStore(options.store ?? memoryStore());
-  const engine = new Engine(options, store);
+  let notifier!: Notifier;
+  // The outbox is one of the engine's parts, built over it (it reads its agents and clock).
+  const engine = new Engine(options, store, { outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))) });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   // A store shared by several processes announces their events: followers here then read them from the store.
   let unlisten: (() => Promise<void>) | undefined;
   const mcp = startMcpServers(engine);
-  const notifier = new Notifier(engine, options.notify, channelAdapters(engine, options));
-  engine.notifier = notifier;
   const ready = Promise.all([store.migrate(), mcp.ready]).then(async () => {
     notifier.start();
     unlisten = await store
@@ -275,7 +276,7 @@ export function createHeed(options: HeedOptions): Heed {
           metadata: input.metadata ?? null,
           createdAt: at,
         });
-        const result = await engine.commit({ conversationId: record.id, create: record });
+        const result = await commitWrite(engine, { conversationId: record.id, create: record });
         if (!result.ok && result.reason === 'exists' && input.id !== undefined) {
           throw new HeedError('invalid_request', 'A conversation with that id already exists.', { details: { field: 'id', reason: 'exists' } });
         }

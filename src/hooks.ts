@@ -1,3 +1,4 @@
+import { commitWrite } from './engine/transact.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
 import { newConversationRecord, type Engine } from './engine/engine.js';
@@ -58,7 +59,7 @@ export function channelHost(engine: Engine): ChannelHost {
     settle: (conversationId, actionId, resolution, options) => settleAction(engine, conversationId, actionId, resolution, { ...options, via: 'channel' }),
     async createConversation(input) {
       const record = newConversationRecord({ ...input, ownerId: null, createdAt: engine.now() });
-      const result = await engine.commit({ conversationId: record.id, create: record });
+      const result = await commitWrite(engine, { conversationId: record.id, create: record });
       if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
     },
     track: (promise) => engine.track(promise),

@@ -2,11 +2,10 @@ import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '.
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
 import { EventBus } from './event-bus.js';
-import { hydrateEvents } from './hydrate.js';
 import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
-import type { Change, CommitResult, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
+import type { Change, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
 
 export const defaults = {
@@ -22,6 +21,22 @@ export const defaults = {
   conversationsPerMinute: 30,
   maxQueuedMessages: 10,
 };
+
+/** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
+export interface Outbox {
+  /** The deliveries to write with `change`; `known` is what the runner already read (no second read then). */
+  deliveriesFor(change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] }): Promise<NewDelivery[]>;
+  /** Deliveries were written: look for them now rather than at the next poll. */
+  wake(): void;
+}
+
+/** The parts an engine is built with beside its config and store. */
+export interface EngineParts {
+  /** Builds the outbox over the new engine; none: changes cause no notifications. */
+  outbox?: (engine: Engine) => Outbox;
+  /** The clock; default the config's `now`, else the system clock. */
+  clock?: () => Date;
+}
 
 /** Shared state and small helpers every part of a running Heed uses. */
 export class Engine {
@@ -42,8 +57,8 @@ export class Engine {
   readonly running = new Map<string, AbortController>();
   /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
   readonly liveCalls = new Map<string, LiveCall>();
-  /** Set by createHeed: the notifications each change causes, and the deliverer to wake after writing them. */
-  notifier?: { deliveriesFor(change: Change): Promise<NewDelivery[]>; wake(): void };
+  /** The notifications each change causes, and the deliverer to wake after writing them (given when the engine is built). */
+  readonly outbox?: Outbox;
   /** Continuations started in this process and not yet finished (awaited on close). */
   readonly inFlight = new Set<Promise<unknown>>();
   /** Turns cut off by a store outage, waiting here for the store to answer again (start.ts), by conversation id. */
@@ -51,7 +66,7 @@ export class Engine {
   /** Set by `close()`: nothing new is carried on. */
   closed = false;
 
-  constructor(options: HeedOptions, store: Store) {
+  constructor(options: HeedOptions, store: Store, parts: EngineParts = {}) {
     this.store = store;
     this.sharedTools = options.tools ?? {};
     for (const agent of options.agents) {
@@ -71,24 +86,13 @@ export class Engine {
     this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
     this.busyPolicyDefault = options.busyPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
-    this.clock = options.now ?? (() => new Date());
+    this.clock = parts.clock ?? options.now ?? (() => new Date());
+    // Last: the outbox is built over the finished engine (it reads its agents and clock).
+    this.outbox = parts.outbox?.(this);
   }
 
   now(): string {
     return this.clock().toISOString();
-  }
-
-  /**
-   * Commits and, when applied, hands the new events to live followers. Every write goes through here,
-   * so this is where the notifications a change causes join it, in the same commit (the outbox).
-   */
-  async commit(change: Change): Promise<CommitResult> {
-    const deliveries = this.notifier ? await this.notifier.deliveriesFor(change) : [];
-    const written = deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
-    const result = await this.store.commit(written);
-    if (result.ok && result.events.length > 0) this.bus.publish(hydrateEvents(result.events, change.actions ?? []));
-    if (result.ok && deliveries.length > 0) this.notifier!.wake();
-    return result;
   }
 
   agent(name: string): AgentConfig {

@@ -1,3 +1,4 @@
+import type { Write } from './transact.js';
 import { callerId, type Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
@@ -5,7 +6,7 @@ import { newId } from '../ids.js';
 import { newEvent, type NewEvent } from '../protocol/events.js';
 import type { TurnResult } from '../protocol/responses.js';
 import type { Change } from '../store/store.js';
-import type { ActionRecord, ConversationRecord, MessagePart, MessageRecord, QueuedMessage } from '../types.js';
+import type { ActionRecord, ConversationRecord, EventRecord, MessagePart, MessageRecord, QueuedMessage } from '../types.js';
 import { withdrawalWrites } from './withdraw.js';
 
 /*
@@ -23,17 +24,17 @@ import { withdrawalWrites } from './withdraw.js';
 type Refusal = { code: string; message: string };
 
 /**
- * Records a message sent while a turn runs. Refused (nothing recorded) like a new message would be
- * (the message limit, the token budget), and when the queue is full. Resolves undefined when the
- * conversation changed since it was read: read it again.
+ * The write that queues a message sent while a turn runs (the send decider's, src/engine/decide/send.ts).
+ * Refused (nothing recorded) like a new message would be (the message limit, the token budget), and when
+ * the queue is full.
  */
-export async function enqueueMessage(
+export function queueWrite(
   engine: Engine,
   conversation: ConversationRecord,
   storedMessages: number,
   content: string,
   caller: Caller | undefined,
-): Promise<TurnResult | undefined> {
+): { write: Write; entry: QueuedMessage; position: number } {
   const queue = conversation.queue ?? [];
   const max = engine.limits.maxQueuedMessages;
   if (queue.length >= max) {
@@ -51,16 +52,17 @@ export async function enqueueMessage(
   const entry: QueuedMessage = { id: newId('m'), seq: conversation.lastEventSeq + 1, by: callerId(caller ?? { userId: conversation.ownerId }), queuedAt: at };
   const parts: MessagePart[] = [{ type: 'text', text: content }];
   const position = queue.length + 1;
-  const result = await engine.commit({
-    conversationId: conversation.id,
-    expectVersion: conversation.version,
-    events: [newEvent('message.queued', at, { messageId: entry.id, parts, by: entry.by, position })],
-    set: { queue: [...queue, entry], updatedAt: at },
-  });
-  if (!result.ok) return undefined;
-  // The event's number is known before the write because the write is compare-and-set on the version.
-  if (result.events[0]?.seq !== entry.seq) throw new HeedError('internal_error', 'The queued message was numbered unexpectedly.');
-  return { status: 'queued', conversationId: conversation.id, messages: [], queued: { messageId: entry.id, position } };
+  return {
+    write: { events: [newEvent('message.queued', at, { messageId: entry.id, parts, by: entry.by, position })], set: { queue: [...queue, entry], updatedAt: at } },
+    entry,
+    position,
+  };
+}
+
+/** What `queueWrite` wrote, as the send's result; the event's number is known before the write because the write is compare-and-set on the version. */
+export function queuedResult(conversationId: string, queued: { entry: QueuedMessage; position: number }, events: EventRecord[]): TurnResult {
+  if (events[0]?.seq !== queued.entry.seq) throw new HeedError('internal_error', 'The queued message was numbered unexpectedly.');
+  return { status: 'queued', conversationId, messages: [], queued: { messageId: queued.entry.id, position: queued.position } };
 }
 
 /** What a turn's end started: the next queued message's turn, to run under `leaseOwner`. */

@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
@@ -100,7 +101,7 @@ export async function regenerateReply(engine: Engine, conversationId: string, op
       newEvent('turn.started', at, { trigger: 'regenerate' }),
     );
     change.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
-    const result = await engine.commit(change);
+    const result = await commitWrite(engine, change);
     if (!result.ok) {
       if (Date.now() < waitUntil) continue;
       throw new HeedError('conversation_busy', 'The conversation kept changing while the reply was being made again; try again.');

@@ -1,3 +1,4 @@
+import { commitWrite } from './transact.js';
 import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { newId } from '../ids.js';
@@ -77,7 +78,7 @@ export function runTurnUnderLease(
 export async function claimRunning(engine: Engine, conversation: ConversationRecord): Promise<{ conversation: ConversationRecord; leaseOwner: string } | undefined> {
   const leaseOwner = newId('lease');
   const at = engine.now();
-  const result = await engine.commit({
+  const result = await commitWrite(engine, {
     conversationId: conversation.id,
     expectVersion: conversation.version,
     set: { leaseOwner, leaseExpiresAt: engine.leaseUntil(), updatedAt: at },

@@ -1,3 +1,5 @@
+import { transact } from '../engine/transact.js';
+import { HeedError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
@@ -159,11 +161,13 @@ async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason:
     attempts: delivery.attempts,
     error: reason,
   };
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const conversation = await engine.store.getConversation(delivery.conversationId);
-    if (!conversation) return;
-    const result = await engine.commit({ conversationId: conversation.id, expectVersion: conversation.version, events: [newEvent('delivery.failed', engine.now(), data)] });
-    if (result.ok || result.reason === 'not_found') return;
-    await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 10));
+  const at = engine.now();
+  try {
+    await transact(engine, delivery.conversationId, {}, () => ({ type: 'write', write: { events: [newEvent('delivery.failed', at, data)] }, value: null }), {
+      busy: 'The conversation kept changing while a failed delivery was being logged.',
+    });
+  } catch (thrown) {
+    // A conversation deleted meanwhile, or one that kept changing: the delivery row itself still says it failed.
+    if (!HeedError.isInstance(thrown) || (thrown.code !== 'not_found' && thrown.code !== 'conversation_busy')) throw thrown;
   }
 }

@@ -1,5 +1,5 @@
 import type { NotifyConfig } from '../config.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, Outbox } from '../engine/engine.js';
 import type { Change, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
@@ -13,7 +13,7 @@ import { channelDeliveries, channelName, type ChannelAdapter } from '../channels
  * Reaching people (docs/notifications.md), as one object a Heed holds: what each commit must also write (the
  * outbox), the background deliverer, and the answer links' secret.
  */
-export class Notifier {
+export class Notifier implements Outbox {
   readonly config: NotifyConfig;
   /** Where links point when `publicUrl` is not set: `heed serve` puts its own address here. */
   fallbackUrl?: string;
@@ -40,13 +40,14 @@ export class Notifier {
   readonly active: boolean;
 
   /** The notifications a change causes; read once per change that raises or settles an action (or, with channels, writes a message). */
-  async deliveriesFor(change: Change): Promise<NewDelivery[]> {
+  async deliveriesFor(change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {}): Promise<NewDelivery[]> {
     const escalations = (change.revise ?? []).filter((x) => x.reason === 'escalation');
     const aboutActions = Boolean(change.actions?.length || change.settle?.length || escalations.length);
     const replies = this.channels.size > 0 && (change.messages ?? []).some((message) => message.role === 'assistant');
     if (!aboutActions && !replies) return [];
     if (!this.active) return [];
-    const conversation = change.create ?? (await this.engine.store.getConversation(change.conversationId));
+    // The runner's snapshot, when it holds one: the conversation as this change found it.
+    const conversation = change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
     if (!conversation) return [];
     const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
     const posts = conversation.channel && this.channels.has(channelName(conversation.channel)) ? channelDeliveries(change, conversation, at) : [];
@@ -56,7 +57,7 @@ export class Notifier {
     // An escalated approval is announced again, as asked now (with its new approvers).
     const escalated: ActionRecord[] = [];
     for (const x of escalations) {
-      const action = await this.engine.store.getAction(change.conversationId, x.id);
+      const action = known.actions ? known.actions.find((entry) => entry.id === x.id) : await this.engine.store.getAction(change.conversationId, x.id);
       if (action) escalated.push({ ...action, request: x.request });
     }
     return [...posts, ...deliveriesFor(change, { conversation, targets, at, escalated, view: (action) => actionView(this.engine, action, conversation.agent) })];

@@ -1,3 +1,4 @@
+import { commitWrite } from '../transact.js';
 import type { Caller } from '../../caller.js';
 import type { AgentConfig } from '../../config.js';
 import type { Engine } from '../engine.js';
@@ -175,7 +176,7 @@ export class Turn {
           },
           { messages: this.messages, actions: () => this.actions() },
         );
-        const result = await this.engine.commit(end.change);
+        const result = await commitWrite(this.engine, end.change);
         if (result.ok) {
           this.conversation = result.conversation;
           if (end.next) this.next = end.next;

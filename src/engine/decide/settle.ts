@@ -1,0 +1,237 @@
+import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
+import { conversationNotFound, earliestDue, mayAccess, type Engine } from '../engine.js';
+import { HeedError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { newEvent, type EventData } from '../../protocol/events.js';
+import type { NewEvent } from '../../store/store.js';
+import { toolResultWrites } from '../tool-result.js';
+import type { ActionRecord, ApprovalRequest, ConversationRecord, MessageRecord, RememberedTool, ResolutionChannel, StoredResolution } from '../../types.js';
+import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../../kinds/approval-policy.js';
+import { checkResolution } from '../../kinds/validate-resolution.js';
+import { kindOf } from '../../kinds/index.js';
+import type { Decision, Snapshot, Write } from '../transact.js';
+
+/** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
+export interface SettleInput extends ChannelWrite {
+  caller?: Caller;
+  fromChannel?: { name: Extract<ResolutionChannel, 'slack'>; may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean> };
+  link?: { recipient: string | null };
+}
+
+/**
+ * What the settle decider reads first: the conversation, its actions and its remembered tools. An answer
+ * that closes the pause or carries a tool's output asks for a snapshot with the messages too, so a refused
+ * or replayed answer never reads a long conversation.
+ */
+export const settleParts = { actions: true, remembered: true } as const;
+
+/**
+ * What an answer did: a vote kept on an approval still undecided, or a settled action; `closes` when it was
+ * the pause's last open action, with the claim it took (`leaseOwner`) and what the turn then starts from.
+ */
+export type Settled =
+  | { type: 'voted'; pending: ActionRecord[] }
+  | { type: 'settled'; closes: false; others: ActionRecord[] }
+  | { type: 'settled'; closes: true; leaseOwner: string; actions: ActionRecord[]; messages: MessageRecord[]; remembered: RememberedTool[] };
+
+/**
+ * The settle decider: checks in the order of docs/concepts.md (Settling an answer): 404 → 409
+ * `action_not_pending` → 410 → 403 → 400 → 402, then writes the answer (or the vote). The answer that
+ * closes the pause claims the continuation in the same write, so exactly one continuation runs.
+ */
+export async function decideSettle(
+  engine: Engine,
+  actionId: string,
+  raw: unknown,
+  input: SettleInput,
+  read: Snapshot<typeof settleParts> & { messages?: MessageRecord[] },
+): Promise<Decision<Settled>> {
+  const { conversation, actions } = read;
+  const conversationId = conversation.id;
+  // Someone who may not see the conversation may still answer when the authorizeResolve hook says so;
+  // until it has, they learn nothing: not whether the action exists, nor how it was settled.
+  const owns = input.link !== undefined || mayAccess(input.caller, conversation);
+  const hook = engine.hitl.authorizeResolve;
+  // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
+  const approver = !owns && actions.some((entry) => namesApprover(entry, input.caller?.userId));
+  const sees = owns || approver;
+  if (!sees && !hook) throw conversationNotFound(conversationId);
+  const action = actions.find((entry) => entry.id === actionId);
+  if (!action) {
+    if (!sees) throw conversationNotFound(conversationId);
+    throw new HeedError('not_found', 'There is no action with that id in this conversation.', { details: { actionId } });
+  }
+  const closes = actions.every((entry) => entry.status !== 'pending' || entry.id === action.id);
+  // Asked before the hooks when the caller sees the conversation, so they are asked once; someone who does
+  // not see it reads no message before the authorizeResolve hook has said yes.
+  if (!read.messages && sees && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
+  if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action }))) throw conversationNotFound(conversationId);
+  if (!read.messages && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
+  await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
+  const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
+  const voted = isVoted(action.request) ? action.request : undefined;
+  // With an authorizeResolve hook, the hook (asked above) stands for "may answer the conversation".
+  if (voted) checkVoter(voted, action, resolvedBy, conversation.ownerId, owns || hook !== undefined);
+  else if (!owns && !hook) throw new HeedError('action_forbidden', 'You may not answer this request.');
+
+  const agent = engine.agents.get(conversation.agent);
+  const checked = checkResolution(agent, action, raw, { limits: engine.limits, validateApprovedArgs: engine.validateApprovedArgs(agent) });
+  const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
+  // A tool's output becomes a message at the end of the conversation: its position needs the messages.
+  if (checked.toolOutput && !read.messages) return { type: 'read', parts: { messages: true } };
+
+  const at = engine.now();
+  const votedEvents: NewEvent[] = [];
+  if (voted && checked.stored.type === 'approval') {
+    const { decision, comment, approvedArgs } = checked.stored;
+    // A vote needs a signed-in voter: checkVoter refused a null one above.
+    const outcome = castVote(voted, resolvedBy ?? '', { decision, comment, approvedArgs }, at);
+    votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome)));
+    if (!outcome.decided) {
+      // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
+      const pending = actions.filter((entry) => entry.status === 'pending').map((entry) => (entry.id === action.id ? { ...entry, request: outcome.request } : entry));
+      return {
+        type: 'write',
+        write: { revise: [{ id: action.id, request: outcome.request, reason: 'vote' }], events: votedEvents, set: { updatedAt: at } },
+        value: { type: 'voted', pending },
+      };
+    }
+    checked.stored = outcome.decided.resolution;
+    checked.eventStatus = outcome.decided.eventStatus;
+  }
+  if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
+
+  const channel: ResolutionChannel = input.link ? 'link' : input.fromChannel ? input.fromChannel.name : 'api';
+  const settlement = { id: action.id, status: 'resolved' as const, resolution: checked.stored, resolvedBy, channel, resolvedAt: at, defaulted: checked.defaulted };
+  const events = [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored, at))];
+  const write: Write = { settle: [settlement], events, set: { updatedAt: at } };
+  const added: MessageRecord[] = [];
+  if (checked.toolOutput) {
+    // The page's output becomes the tool result now; the record keeps only its size.
+    const logged = checked.loggedOutput ?? { output: checked.toolOutput };
+    const approvedArgs = kindOf(action.kind).ranWith?.(action);
+    const result = toolResultWrites({ conversationId, position: messagesOf(read).length, at, call: action, output: checked.toolOutput, logged, approvedArgs });
+    added.push(result.message);
+    write.messages = added;
+    events.push(result.event);
+  }
+  const remember = checked.remember ? [{ toolName: action.toolName, rememberedBy: resolvedBy, rememberedAt: at }] : [];
+  if (remember.length > 0) write.remember = remember;
+  if (!closes) {
+    write.set = { updatedAt: at, actionDueAt: earliestDue(others) };
+    return { type: 'write', write, value: { type: 'settled', closes: false, others } };
+  }
+  const leaseOwner = newId('lease');
+  write.set = { updatedAt: at, status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null };
+  events.push(newEvent('turn.started', at, { trigger: 'answer' }));
+  // The turn starts from what this answer just read and wrote, instead of reading it again.
+  return {
+    type: 'write',
+    write,
+    value: {
+      type: 'settled',
+      closes: true,
+      leaseOwner,
+      actions: actions.map((entry) => (entry.id === action.id ? { ...entry, ...settlement } : entry)),
+      messages: [...messagesOf(read), ...added],
+      remembered: [...read.remembered.filter((entry) => !remember.some((one) => one.toolName === entry.toolName)), ...remember],
+    },
+  };
+}
+
+/** The messages of a snapshot that was read with them (asked for above whenever they are used). */
+function messagesOf(read: { messages?: MessageRecord[] }): MessageRecord[] {
+  if (!read.messages) throw new HeedError('internal_error', "The answer needs the conversation's messages, which were not read.");
+  return read.messages;
+}
+
+/** The order of docs/concepts.md (Settling an answer) after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
+async function checkOpen(engine: Engine, conversation: ConversationRecord, action: ActionRecord, input: SettleInput & { authorized: boolean }): Promise<void> {
+  if (action.status === 'expired') throw expired(action);
+  if (action.status !== 'pending') {
+    throw new HeedError('action_not_pending', 'This action was already settled.', {
+      // As the action's view shows it: `resolvedBy` only when a user answered.
+      details: {
+        actionId: action.id,
+        status: action.status,
+        resolution: action.resolution,
+        ...(action.resolvedBy !== null ? { resolvedBy: action.resolvedBy } : {}),
+        channel: action.channel,
+        resolvedAt: action.resolvedAt,
+      },
+    });
+  }
+  if (action.expiresAt && action.expiresAt <= engine.now()) throw expired(action);
+  refuseChannelWrite(conversation, input.via, 'answer it there.');
+  const may = input.fromChannel?.may;
+  if (may && !(await may({ conversation, action }))) throw new HeedError('action_forbidden', 'You may not answer this request.');
+  const hook = engine.hitl.authorizeResolve;
+  if (hook && !input.authorized && !(await hook(input.caller ?? null, { conversation, action }))) {
+    throw new HeedError('action_forbidden', 'You may not answer this request.');
+  }
+  await kindOf(action.kind).checkAccess?.(action, { caller: input.caller ?? null, agent: engine.agents.get(conversation.agent) });
+}
+
+/** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
+function checkVoter(request: ApprovalRequest, action: ActionRecord, voter: string | null, ownerId: string | null, owns: boolean): asserts voter is string {
+  if (voter === null || !mayVote(request, voter, ownerId, owns)) {
+    const why =
+      voter === null
+        ? 'This approval is decided by votes, and a vote needs a signed-in caller.'
+        : request.excludeRequester && voter === ownerId
+          ? 'You asked for this, so someone else must approve it (four eyes).'
+          : 'You are not among the approvers of this request.';
+    throw new HeedError('action_forbidden', why, { details: { actionId: action.id } });
+  }
+  const previous = currentVote(request, voter);
+  if (previous) {
+    throw new HeedError('already_voted', `You already voted on this request (${previous.decision}).`, {
+      details: { actionId: action.id, vote: previous },
+    });
+  }
+}
+
+function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'action.voted'> {
+  const votes = outcome.request.votes ?? [];
+  return {
+    actionId: action.id,
+    kind: 'approval',
+    toolCallId: action.toolCallId,
+    toolName: action.toolName,
+    by: outcome.vote.by,
+    decision: outcome.vote.decision,
+    ...(outcome.vote.comment ? { comment: outcome.vote.comment } : {}),
+    ...(outcome.vote.args !== undefined ? { editedArgs: true } : {}),
+    allows: votes.filter((vote) => vote.decision === 'allow' && !vote.outdated).length,
+    denies: votes.filter((vote) => vote.decision === 'deny').length,
+    required: outcome.request.required ?? 1,
+    decides: outcome.decided !== undefined,
+  };
+}
+
+function expired(action: ActionRecord): HeedError {
+  return new HeedError('action_expired', 'This request lapsed before it was answered.', {
+    details: { actionId: action.id, expiresAt: action.expiresAt, status: action.status, resolution: action.resolution },
+  });
+}
+
+/** `by`: the user id (null: anonymous, system, lapse) and how the action was settled, as two fields. */
+export function resolvedEvent(
+  action: ActionRecord,
+  status: string,
+  by: { resolvedBy: string | null; channel: ResolutionChannel },
+  resolution: StoredResolution,
+  at: string,
+): EventData<'action.resolved'> {
+  const data: EventData<'action.resolved'> = {
+    actionId: action.id,
+    kind: action.kind,
+    toolCallId: action.toolCallId,
+    toolName: action.toolName,
+    status,
+    resolvedBy: by.resolvedBy,
+    channel: by.channel,
+  };
+  // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
+  return resolution.type === 'cancelled' ? data : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) };
+}

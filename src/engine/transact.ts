@@ -1,0 +1,111 @@
+import { conversationNotFound, defaults, type Engine } from './engine.js';
+import { HeedError } from '../errors.js';
+import { hydrateEvents } from './hydrate.js';
+import type { Change, CommitResult, ConversationParts } from '../store/store.js';
+import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../types.js';
+
+/*
+ * The one write path (docs/architecture.md): read one snapshot, ask a decider what to write, plan the
+ * notifications from that same snapshot, commit with compare-and-set, and on a lost race read again and
+ * decide again, under one retry policy. Only this module calls the store's `commit`.
+ */
+
+/** A conversation read in one statement, with exactly the parts the decider asked for (no optional parts to `!`). */
+export type Snapshot<P extends ConversationParts> = { conversation: ConversationRecord } & (P['messages'] extends true ? { messages: MessageRecord[] } : unknown) &
+  (P['actions'] extends true ? { actions: ActionRecord[] } : unknown) &
+  (P['remembered'] extends true ? { remembered: RememberedTool[] } : unknown);
+
+/** What a write to an existing conversation carries; the runner adds the conversation's id and the expected version. */
+export type Write = Omit<Change, 'conversationId' | 'expectVersion' | 'create'>;
+
+/**
+ * What a decider answers: write this (compare-and-set on the snapshot's version), create a new conversation,
+ * write nothing, or read a fuller snapshot first (`read`: more parts, then it is asked again). A refusal is
+ * thrown (a `HeedError`) and ends the transaction. `value` is what the caller gets back.
+ */
+export type Decision<T> =
+  { type: 'read'; parts: ConversationParts } | { type: 'write'; write: Write; value: T } | { type: 'create'; create: CreateChange; value: T } | { type: 'none'; value: T };
+
+/** A new conversation written from what the snapshot held (a branch): no compare-and-set, the id is new. */
+export type CreateChange = Omit<Change, 'expectVersion' | 'settle' | 'revise'> & { create: ConversationRecord };
+
+/** A decider: from one snapshot to one decision. It writes nothing itself; it may ask the config's hooks. */
+export type Decider<P extends ConversationParts, T> = (snapshot: Snapshot<P>) => Decision<T> | Promise<Decision<T>>;
+
+export type Transacted<T> =
+  | { committed: true; value: T; conversation: ConversationRecord; events: EventRecord[] }
+  | { committed: false; value: T; conversation: ConversationRecord }
+  | { committed: false; lost: true };
+
+/**
+ * Reads `conversationId` (throwing the 404 of a missing conversation), decides, commits. With `busy`, a
+ * compare-and-set lost to another write is read and decided again until `hitl.resolveWaitMs` (default 3 s),
+ * with a short growing pause between attempts; without it, the first lost race returns `{ lost: true }`.
+ */
+export async function transact<const P extends ConversationParts, T>(
+  engine: Engine,
+  conversationId: string,
+  parts: P,
+  decide: Decider<P, T>,
+  options: { busy: string },
+): Promise<Exclude<Transacted<T>, { lost: true }>>;
+export async function transact<const P extends ConversationParts, T>(
+  engine: Engine,
+  conversationId: string,
+  parts: P,
+  decide: Decider<P, T>,
+  options?: { busy?: undefined },
+): Promise<Transacted<T>>;
+export async function transact<const P extends ConversationParts, T>(
+  engine: Engine,
+  conversationId: string,
+  parts: P,
+  decide: Decider<P, T>,
+  options: { busy?: string } = {},
+): Promise<Transacted<T>> {
+  const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
+  let reading: ConversationParts = parts;
+  for (let attempt = 0; ; attempt++) {
+    const read = await engine.store.readConversation(conversationId, reading);
+    if (!read) throw conversationNotFound(conversationId);
+    const snapshot = read as Snapshot<P>;
+    const decision = await decide(snapshot);
+    if (decision.type === 'read') {
+      // The decider needs more than it asked for first (an answer that closes a pause reads the messages):
+      // read one fuller snapshot and decide again from it.
+      if (Object.entries(decision.parts).every(([part, wanted]) => !wanted || reading[part as keyof ConversationParts])) {
+        throw new HeedError('internal_error', 'A decider asked again for parts it was given.');
+      }
+      reading = { ...reading, ...decision.parts };
+      attempt--;
+      continue;
+    }
+    if (decision.type === 'none') return { committed: false, value: decision.value, conversation: read.conversation };
+    if (decision.type === 'create') {
+      const created = await commitWrite(engine, decision.create);
+      if (!created.ok) throw new HeedError('internal_error', 'The new conversation could not be written.');
+      return { committed: true, value: decision.value, conversation: created.conversation, events: created.events };
+    }
+    const change: Change = { ...decision.write, conversationId, expectVersion: read.conversation.version };
+    const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
+    if (result.ok) return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
+    if (options.busy === undefined) return { committed: false, lost: true };
+    if (Date.now() >= waitUntil) throw new HeedError('conversation_busy', options.busy);
+    // Another write won the race; look again (it may have settled the very action this one wanted).
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt * 3 + Math.random() * 5)));
+  }
+}
+
+/**
+ * The commit under the runner: the notifications the change causes join it (the outbox, planned from the
+ * snapshot already read when there is one), and once applied its events reach live followers. Exported for
+ * the writers not yet moved onto `transact` (the list in src/architecture.test.ts only shrinks).
+ */
+export async function commitWrite(engine: Engine, change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {}): Promise<CommitResult> {
+  const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
+  const written = deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+  const result = await engine.store.commit(written);
+  if (result.ok && result.events.length > 0) engine.bus.publish(hydrateEvents(result.events, change.actions ?? []));
+  if (result.ok && deliveries.length > 0) engine.outbox?.wake();
+  return result;
+}
