@@ -35,7 +35,3 @@ export { sqliteStore } from './store/sqlite/sqlite-store.js';
 export { postgresStore } from './store/postgres/postgres-store.js';
 export type { PoolLike, PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type * from './types.js';
-export { createApp, createFetch } from './http/app.js';
-export type { AppOptions, HeedApp } from './http/app.js';
-export { serve } from './cli/serve.js';
-export type { RunningServer, ServeOptions } from './cli/serve.js';

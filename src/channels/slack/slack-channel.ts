@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { LogLevel, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
+import { importOptional, requireOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
@@ -17,7 +18,7 @@ export const SLACK_TEXT_LIMIT = 39_000;
 type Verify = (options: { signingSecret: string; body: string; headers: { 'x-slack-signature': string; 'x-slack-request-timestamp': number } }) => boolean;
 let verifier: Promise<Verify> | undefined;
 /** Bolt's own signature check, loaded on the first request (Bolt is large and only Slack needs it). */
-const slackVerifier = () => (verifier ??= import('@slack/bolt').then((bolt) => bolt.isValidSlackRequest as Verify));
+const slackVerifier = () => (verifier ??= importOptional<typeof import('@slack/bolt')>('@slack/bolt', 'The Slack channel').then((bolt) => bolt.isValidSlackRequest as Verify));
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -36,6 +37,9 @@ export class SlackChannel implements ChannelAdapter {
     attemptTimeoutMs: number,
   ) {
     const apiUrl = config.apiUrl ? (config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`) : undefined;
+    // Loaded when the config names Slack, not at `import 'heed'`; a missing one fails createHeed with its `npm i` line.
+    const { LogLevel, WebClient } = requireOptional<typeof import('@slack/web-api')>('@slack/web-api', 'The Slack channel');
+    requireOptional<unknown>('@slack/bolt', 'The Slack channel', { resolveOnly: true });
     // No retries inside the client: the outbox retries, with its own backoff, across restarts.
     this.client = new WebClient(config.botToken, {
       ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
