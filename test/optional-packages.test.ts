@@ -14,7 +14,7 @@ const optional = ['better-sqlite3', 'pg', '@slack/web-api', '@slack/bolt', 'node
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env = { ...process.env, HEED_HIDE_PACKAGES: hidden.join(','), HEED_DEMO_DELAY_MS: '0', OPENAI_API_KEY: '' };
+    const env: NodeJS.ProcessEnv = { ...process.env, HEED_HIDE_PACKAGES: hidden.join(','), HEED_DEMO_DELAY_MS: '0', OPENAI_API_KEY: '' };
     delete env.HEED_DATABASE_URL;
     const child = execFile(process.execPath, ['--import', 'tsx', '--import', hider, ...args], { cwd: root, env, timeout: 60_000 }, (_error, stdout, stderr) =>
       resolve({ code: child.exitCode, stdout, stderr }),
