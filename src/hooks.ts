@@ -1,3 +1,4 @@
+import type { Logger } from './logger.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
 import { newConversationRecord, type Engine } from './engine/engine.js';
@@ -30,6 +31,8 @@ export interface HeedHooks {
   onAnyChange(listener: (conversationId: string | undefined) => void): () => void;
   /** Runs a detached promise (a continuation after the response), so `close()` waits for it. */
   track<T>(promise: Promise<T>): Promise<T>;
+  /** The Heed's `logger` (createHeed's option). */
+  readonly logger: Logger;
 }
 
 export function httpHooks(engine: Engine): HeedHooks {
@@ -41,6 +44,7 @@ export function httpHooks(engine: Engine): HeedHooks {
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
     onAnyChange: (listener) => engine.bus.onAny(listener),
     track: (promise) => engine.track(promise),
+    logger: engine.logger,
   };
 }
 
@@ -57,5 +61,6 @@ export function channelHost(engine: Engine): ChannelHost {
       if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
     },
     track: (promise) => engine.track(promise),
+    logger: engine.logger,
   };
 }

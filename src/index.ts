@@ -21,6 +21,8 @@ export type {
 } from './mcp/types.js';
 export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome } from './tool.js';
 export { HeedError, errorStatus } from './errors.js';
+export { consoleLogger, jsonLogger, silentLogger } from './logger.js';
+export type { Logger, LogLevel } from './logger.js';
 export type { HeedErrorCode } from './errors.js';
 export type { Caller } from './caller.js';
 export type { TurnResult, TurnStatus } from './engine/turn/run-turn.js';

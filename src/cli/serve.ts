@@ -7,6 +7,7 @@ import type { HeedConfig } from '../config.js';
 import { checkConfig } from '../config-schema.js';
 import { seedDemo } from '../demo/seed.js';
 import { HeedError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { createHeed, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
 import { defaultConsoleDir, hasConsole } from '../http/console.js';
@@ -42,6 +43,8 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** Where progress lines go (default stdout). */
   log?: (line: string) => void;
+  /** What Heed logs in the background (the config's `logger` wins); `heed serve --log json` passes a jsonLogger. */
+  logger?: Logger;
   /** The web console at `/`: true (default) serves the built one in `dist/ui`, a string another build, false none. */
   console?: boolean | string;
   /**
@@ -106,7 +109,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
   }
   const { auth, allowedHosts, cors, ...heedOptions } = config;
-  const heed = createHeed({ ...heedOptions, store });
+  const heed = createHeed({ ...heedOptions, store, ...(options.logger && !heedOptions.logger ? { logger: options.logger } : {}) });
   // Each agent's model is looked at while the store migrates: a missing key or a provider nobody answers
   // for is said now, one line per agent, rather than at the first message.
   const modelWarnings = checkModels(config.agents).catch(() => [] as string[]);

@@ -1,3 +1,4 @@
+import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
@@ -38,6 +39,8 @@ export class Engine {
   private readonly busyPolicyDefault: BusyPolicy;
   readonly leaseMs: number;
   readonly clock: () => Date;
+  /** Where background failures are reported (the `logger` option). */
+  readonly logger: Logger;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
   readonly running = new Map<string, AbortController>();
   /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
@@ -72,6 +75,7 @@ export class Engine {
     this.busyPolicyDefault = options.busyPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = options.now ?? (() => new Date());
+    this.logger = options.logger ?? consoleLogger();
   }
 
   now(): string {

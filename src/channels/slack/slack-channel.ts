@@ -5,6 +5,7 @@ import { DuplicateMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
 import { HeedError } from '../../errors.js';
+import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
@@ -103,6 +104,7 @@ export class SlackChannel implements ChannelAdapter {
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
+      if (!HeedError.isInstance(error)) this.host.logger.error({ channel: place.channel, ...errorFields(error) }, 'Heed: a Slack message could not be handled');
       const code = HeedError.isInstance(error) ? error.code : 'internal_error';
       const why =
         code === 'action_pending'
@@ -151,7 +153,9 @@ export class SlackChannel implements ChannelAdapter {
 
   /** A note only one person sees (best effort: nobody else needs it, so it is not kept in the outbox). */
   ephemeral(place: SlackPlace, user: string, text: string): void {
-    const sent = this.client.chat.postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) }).catch(() => undefined);
+    const sent = this.client.chat
+      .postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) })
+      .catch((error: unknown) => this.host.logger.warn({ channel: place.channel, user, ...errorFields(error) }, 'Heed: a Slack note to one person could not be posted'));
     this.host.track(sent);
   }
 
