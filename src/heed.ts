@@ -198,7 +198,8 @@ export function createHeed(options: HeedOptions): Heed {
   if (interval > 0) {
     // sweep() logs its own failures; a failed start is reported by ready().
     ready.then(() => sweep()).catch(() => undefined);
-    timer = setInterval(sweep, interval);
+    // sweep() logs its own failures.
+    timer = setInterval(() => void sweep(), interval);
     timer.unref();
   }
 

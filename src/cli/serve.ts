@@ -99,7 +99,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (databaseUrl) {
     // Fail at start, with a readable message, when the database cannot be reached.
     await store.migrate().catch(async (thrown: unknown) => {
-      await store.close().catch(() => undefined);
+      await store.close().catch(() => undefined); // the start failed: that error is the one thrown below
       const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/\.$/, '');
       throw new HeedError(
         'invalid_config',
@@ -115,7 +115,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const modelWarnings = checkModels(config.agents).catch(() => [] as string[]);
   // The store migrated and every agent's MCP servers reached, or the start fails saying which.
   await heed.ready().catch(async (thrown: unknown) => {
-    await heed.close().catch(() => undefined);
+    await heed.close().catch(() => undefined); // the start failed: that error is the one thrown
     throw thrown;
   });
   for (const line of await modelWarnings) log(line);
@@ -158,7 +158,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     ) as Server;
     started.once('error', (thrown) => reject(listenProblem(thrown, hostname, options.port ?? 3000)));
   }).catch(async (thrown: unknown) => {
-    await heed.close().catch(() => undefined);
+    await heed.close().catch(() => undefined); // the start failed: that error is the one thrown
     throw thrown;
   });
   const busy = trackRequests(server);

@@ -36,7 +36,7 @@ export function startMcpServers(engine: Engine): McpServers {
   return {
     ready,
     async close() {
-      await ready.catch(() => undefined);
+      await ready.catch(() => undefined); // a failed start was reported by heed.ready(); closing goes on
       await Promise.allSettled(opened.map((connection) => connection.close()));
     },
   };

@@ -144,6 +144,7 @@ function readJson<T>(text: string): T | undefined {
   try {
     return JSON.parse(text) as T;
   } catch {
+    // Not JSON: the caller treats it like a body without the field.
     return undefined;
   }
 }

@@ -129,10 +129,15 @@ export class SlackChannel implements ChannelAdapter {
         done = true;
         resolve();
       });
-      this.host.track(
+      // track() only waits for it; the rejection is handled here: before the write was recorded it is the
+      // caller's, after it (the turn that runs once Slack has its answer) only the log can say it.
+      void this.host.track(
         work.then(
           () => resolve(),
-          (error) => (done ? undefined : reject(error)),
+          (error: unknown) => {
+            if (!done) return reject(error);
+            this.host.logger.error(errorFields(error), 'Heed: a turn started from Slack failed after its message was recorded');
+          },
         ),
       );
     });
@@ -156,7 +161,8 @@ export class SlackChannel implements ChannelAdapter {
     const sent = this.client.chat
       .postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) })
       .catch((error: unknown) => this.host.logger.warn({ channel: place.channel, user, ...errorFields(error) }, 'Heed: a Slack note to one person could not be posted'));
-    this.host.track(sent);
+    // Its failure is logged above; track() only lets close() wait for it.
+    void this.host.track(sent);
   }
 
   async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {

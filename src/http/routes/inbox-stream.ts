@@ -1,3 +1,4 @@
+import { errorFields } from '../../logger.js';
 import { createHash } from 'node:crypto';
 import type { ActionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
@@ -85,7 +86,8 @@ export const inboxStreamRoutes: Route[] = [
               return;
             }
             scanning = scan()
-              .catch(() => undefined)
+              // The stream stays open and the next change scans again; the log says why this one failed.
+              .catch((error: unknown) => hooksOf(heed).logger.warn(errorFields(error), 'Heed: the inbox stream could not read the pending actions'))
               .finally(() => {
                 scanning = undefined;
                 if (again) {

@@ -117,7 +117,7 @@ export const linkRoutes: Route[] = [
           onRecorded: () => recorded(),
         }),
       );
-      settling.catch(() => undefined);
+      settling.catch(() => undefined); // awaited in the race below: this only keeps a later rejection from being unhandled
       await Promise.race([whenRecorded, settling]);
       const { store } = hooksOf(heed);
       const settled = (await store.getAction(claims.conversationId, claims.actionId))!;

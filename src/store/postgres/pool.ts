@@ -78,6 +78,7 @@ export async function openPool(options: { connectionString: string; max: number;
       client.on('error', () => undefined);
       await client.connect();
       let closed: Promise<void> | undefined;
+      // Ending a connection that already broke fails; it is gone either way.
       return { client, close: () => (closed ??= client.end().catch(() => undefined)) };
     },
   };
