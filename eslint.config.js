@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 
 /*
  * Few rules on purpose: the layer rule of docs/architecture.md, no import cycles, and cheap correctness
- * checks. Formatting is Prettier's. No type-aware rules: they would make the lint several times slower.
+ * checks. Formatting is Prettier's. Two type-aware rules, on the library's sources only (where a promise
+ * nobody awaits loses an error): they need the type checker, which is most of the lint's time.
  */
 
 /** The layers of docs/architecture.md and the imports that break them today: one list, layers.json, also read by src/architecture.test.ts. */
@@ -67,6 +68,18 @@ export default [
       'prefer-const': 'error',
       // A leading underscore names what is left out on purpose (`{ id: _id, ...rest }`, an unused parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' }],
+    },
+  },
+  {
+    // A promise left floating, or passed where a callback's result is ignored, loses its rejection:
+    // await it, return it, or say why not with `void` and a comment.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/**/*.test.{ts,tsx}', 'src/store/store-contract.ts'],
+    // The build's program (src/ without tests) rather than tsconfig.json's (tests, bench, ui too): a smaller one is faster.
+    languageOptions: { parserOptions: { project: './tsconfig.build.json', tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   {

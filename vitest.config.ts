@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     // Tests import the package by its public names, straight from the sources.
     alias: [
+      { find: /^heed\/server$/, replacement: src('server.ts') },
       { find: /^heed\/testing$/, replacement: src('testing/index.ts') },
       { find: /^heed\/client$/, replacement: src('client/index.ts') },
       { find: /^heed\/react$/, replacement: src('react/index.ts') },

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { progress, type BenchRow, type WorkloadResult } from './report.js';
@@ -43,7 +43,10 @@ if (existsSync(w4Path)) {
 const rows = sections.flatMap((section) => section.result?.rows ?? []);
 printTable(rows);
 for (const section of sections) if (section.note) console.log(`${section.title}: ${section.note}`);
-writeFileSync(new URL('./RESULTS.md', import.meta.url), resultsMarkdown());
+// The import-cost section is written by bench/import-cost.ts (npm run bench:import): keep it.
+const resultsPath = new URL('./RESULTS.md', import.meta.url);
+const importCost = existsSync(resultsPath) ? /<!-- import-cost:start -->[\s\S]*?<!-- import-cost:end -->/.exec(readFileSync(resultsPath, 'utf8'))?.[0] : undefined;
+writeFileSync(resultsPath, resultsMarkdown() + (importCost ? `\n${importCost}\n` : ''));
 console.log('\nWrote bench/RESULTS.md');
 
 /** A PostgreSQL workload that found no server returns no rows, only the reason: show it as a note. */

@@ -216,6 +216,9 @@ const optionsShape = {
   now: fn('now()').optional(),
   notify: strict(notifyShape).optional(),
   channels: strict(channelsShape).optional(),
+  logger: z
+    .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), { error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())' })
+    .optional(),
 };
 
 const configShape = { ...optionsShape, auth: strict(authShape).optional(), allowedHosts: allowedHosts.optional(), cors: strict(corsShape).optional() };

@@ -1,3 +1,4 @@
+import type { Logger } from './logger.js';
 import type { AgentModel } from './engine/turn/model-spec.js';
 import type { Caller } from './caller.js';
 import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
@@ -182,6 +183,11 @@ export interface HeedOptions {
   notify?: NotifyConfig;
   /** Chat workspaces where conversations live, starting with Slack (docs/channels.md). */
   channels?: ChannelsConfig;
+  /**
+   * Where the sweep, the listener, the deliverer and channels report what fails in the background
+   * (pino's or a console's shape: `warn(fields, message)`). Default: `consoleLogger()`, warnings and errors on stderr.
+   */
+  logger?: Logger;
 }
 
 export interface HeedConfig extends Omit<HeedOptions, 'store'> {

@@ -28,6 +28,7 @@ export const errorStatus = {
   host_not_allowed: 421,
   rate_limited: 429,
   internal_error: 500,
+  missing_dependency: 500,
   store_unavailable: 503,
 } as const;
 

@@ -21,6 +21,7 @@ import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
+import { errorFields } from './logger.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
 import { notifyDefaults } from './notify/defaults.js';
@@ -165,9 +166,15 @@ export function createHeed(options: HeedOptions): Heed {
         (notice) => engine.bus.poke(notice.conversationId, notice.seq),
         () => engine.bus.pokeAll(),
       )
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        // Without the listener, followers here see other instances' events only when they read again.
+        engine.logger.error(errorFields(error), 'Heed: the store listener could not start; events of other instances reach followers here late');
+        return undefined;
+      });
   });
-  // Every use awaits `ready` and reports its failure (an MCP server that cannot be reached, say).
+  let started = false;
+  ready.then(() => (started = true)).catch(() => undefined); // the failure is reported by ready() (below)
+  // Not swallowed: every use awaits `ready` and reports its failure (an MCP server that cannot be reached, say).
   ready.catch(() => undefined);
   const whenReady = async <T>(work: () => Promise<T>): Promise<T> => {
     await ready;
@@ -179,13 +186,19 @@ export function createHeed(options: HeedOptions): Heed {
   let sweeping: Promise<unknown> | undefined;
   const sweep = () => {
     sweeping ??= whenReady(() => expireDue(engine))
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        // A failed start is reported by `ready()`; any other failure is the sweep's own, tried again next interval.
+        if (!started) return;
+        engine.logger.error(errorFields(error), 'Heed: the sweep failed; it runs again at the next interval');
+      })
       .finally(() => (sweeping = undefined));
     return sweeping;
   };
   if (interval > 0) {
+    // sweep() logs its own failures; a failed start is reported by ready().
     ready.then(() => sweep()).catch(() => undefined);
-    timer = setInterval(sweep, interval);
+    // sweep() logs its own failures.
+    timer = setInterval(() => void sweep(), interval);
     timer.unref();
   }
 
@@ -330,6 +343,7 @@ export function createHeed(options: HeedOptions): Heed {
       await sweeping;
       // A turn that ends may start the one queued behind it: wait for those too.
       while (engine.inFlight.size > 0) await Promise.allSettled([...engine.inFlight]);
+      // A failed start was reported by ready() and every use; closing goes on regardless.
       await ready.catch(() => undefined);
       await notifier.close();
       await unlisten?.();

@@ -1,4 +1,5 @@
 import { commitWrite } from './engine/transact.js';
+import type { Logger } from './logger.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
 import { newConversationRecord, type Engine } from './engine/engine.js';
@@ -35,6 +36,8 @@ export interface HeedHooks {
   track<T>(promise: Promise<T>): Promise<T>;
   /** Webhooks, mail, answer links and channels (docs/notifications.md): link tokens, operators, a channel's adapter. */
   readonly notifier: Notifier;
+  /** The Heed's `logger` (createHeed's option). */
+  readonly logger: Logger;
 }
 
 export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
@@ -47,6 +50,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
     onAnyChange: (listener) => engine.bus.onAny(listener),
     track: (promise) => engine.track(promise),
+    logger: engine.logger,
   };
 }
 
@@ -63,5 +67,6 @@ export function channelHost(engine: Engine): ChannelHost {
       if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
     },
     track: (promise) => engine.track(promise),
+    logger: engine.logger,
   };
 }

@@ -21,6 +21,8 @@ export type {
 } from './mcp/types.js';
 export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome } from './tool.js';
 export { HeedError, errorStatus } from './errors.js';
+export { consoleLogger, jsonLogger, silentLogger } from './logger.js';
+export type { Logger, LogLevel } from './logger.js';
 export type { HeedErrorCode } from './errors.js';
 export type { Caller } from './caller.js';
 export type { TurnResult, TurnStatus } from './engine/turn/run-turn.js';
@@ -35,7 +37,3 @@ export { sqliteStore } from './store/sqlite/sqlite-store.js';
 export { postgresStore } from './store/postgres/postgres-store.js';
 export type { PoolLike, PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export type * from './types.js';
-export { createApp, createFetch } from './http/app.js';
-export type { AppOptions, HeedApp } from './http/app.js';
-export { serve } from './cli/serve.js';
-export type { RunningServer, ServeOptions } from './cli/serve.js';

@@ -1,3 +1,4 @@
+import type { Logger } from '../logger.js';
 import type { Caller } from '../caller.js';
 import type { SendOptions } from '../engine/send.js';
 import type { SettleOptions } from '../engine/settle.js';
@@ -45,6 +46,8 @@ export interface ChannelHost {
   createConversation(input: Pick<ConversationRecord, 'id' | 'agent' | 'channel' | 'metadata'>): Promise<void>;
   /** Runs a detached promise (a turn after the workspace has its answer), so `close()` waits for it. */
   track<T>(promise: Promise<T>): Promise<T>;
+  /** The Heed's `logger`, for what fails where no one waits for the answer. */
+  readonly logger: Logger;
 }
 
 /** Thrown by `deliver` when trying again cannot help (the thing to post is gone): the delivery is dropped. */

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { HeedError } from '../errors.js';
+import { errorFields, jsonLogger } from '../logger.js';
 import { EXIT, databaseUrlProblem, heedVersion, startProblem } from './problems.js';
 import { serve } from './serve.js';
 import { stopWhenParentEnds } from './parent-watch.js';
 
-const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1]
+const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1] [--log json]
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
        heed --version
 
@@ -21,6 +22,8 @@ const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --d
   --mail-capture <dir>
                     keep the mail the config's notify.email would send as .eml files in <dir>
                     instead of sending it (the demo keeps its mail in heed-mail beside the database)
+  --log <format>    text (default): lines for people; json: one JSON object per line and event
+                    ({ level, time, msg, ... }) on stdout, for a log collector
 
 Exit codes: 0 stopped cleanly, 1 did not start or failed (the line printed says why), 2 the command line is wrong.`;
 
@@ -51,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
         'mail-capture': { type: 'string' },
+        log: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -85,7 +89,16 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
 
+  if (values.log !== undefined && values.log !== 'text' && values.log !== 'json') {
+    console.error(`heed serve: --log takes text or json; got "${values.log}".`);
+    return EXIT.usage;
+  }
+  // With --log json every line is a JSON object: the server's own lines and what Heed logs alike.
+  const logger = values.log === 'json' ? jsonLogger() : undefined;
+  const say = logger ? (line: string) => (line.startsWith('Warning: ') ? logger.warn({}, line.slice(9)) : logger.info({}, line)) : (line: string) => console.log(line);
   const server = await serve({
+    log: say,
+    logger,
     config: values.config,
     db: values.db,
     databaseUrl: values['database-url'],
@@ -97,18 +110,19 @@ export async function main(argv: string[]): Promise<number> {
   const stop = (why: string, again: 'stop at once' | 'ignore' = 'stop at once') => {
     if (stopping) {
       if (again === 'ignore') return;
-      console.log('Stopping now.');
+      say('Stopping now.');
       process.exit(EXIT.failed);
     }
     stopping = true;
-    console.log(`${why}: finishing requests under way, then stopping (again to stop at once).`);
+    say(`${why}: finishing requests under way, then stopping (again to stop at once).`);
     server.close().then(
       () => {
-        console.log('Heed stopped.');
+        say('Heed stopped.');
         process.exit(EXIT.ok);
       },
       (thrown: unknown) => {
-        console.error(`Heed could not stop cleanly: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
+        if (logger) logger.error(errorFields(thrown), 'Heed could not stop cleanly');
+        else console.error(`Heed could not stop cleanly: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
         process.exit(EXIT.failed);
       },
     );

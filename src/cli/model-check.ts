@@ -69,6 +69,7 @@ function modelsUrl(settings: ProviderSettings, modelId: string): string | undefi
           : undefined;
     return url && /^https?:\/\//.test(url) ? url : undefined;
   } catch {
+    // A provider whose settings cannot be read is not checked; its first message says what is wrong.
     return undefined;
   }
 }
@@ -80,6 +81,7 @@ async function probe(url: string, headers: Record<string, string | undefined>, f
   const base = url.replace(/\/models$/, '');
   try {
     const response = await fetcher(url, { headers: sent, signal: AbortSignal.timeout(CHECK_MS) });
+    // Only the status matters; a body that cannot be cancelled is dropped with the response.
     await response.body?.cancel().catch(() => undefined);
     if (response.status === 401 || response.status === 403) {
       return `the provider at ${base} refused its API key (${response.status}). Check the key (OPENAI_API_KEY for OpenAI).`;

@@ -7,6 +7,7 @@ import type { HeedConfig } from '../config.js';
 import { checkConfig } from '../config-schema.js';
 import { seedDemo } from '../demo/seed.js';
 import { HeedError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { createHeed, hooksOf, type Heed } from '../heed.js';
 import { createApp } from '../http/app.js';
 import { defaultConsoleDir, hasConsole } from '../http/console.js';
@@ -42,6 +43,8 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** Where progress lines go (default stdout). */
   log?: (line: string) => void;
+  /** What Heed logs in the background (the config's `logger` wins); `heed serve --log json` passes a jsonLogger. */
+  logger?: Logger;
   /** The web console at `/`: true (default) serves the built one in `dist/ui`, a string another build, false none. */
   console?: boolean | string;
   /**
@@ -96,7 +99,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (databaseUrl) {
     // Fail at start, with a readable message, when the database cannot be reached.
     await store.migrate().catch(async (thrown: unknown) => {
-      await store.close().catch(() => undefined);
+      await store.close().catch(() => undefined); // the start failed: that error is the one thrown below
       const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/\.$/, '');
       throw new HeedError(
         'invalid_config',
@@ -106,13 +109,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
   }
   const { auth, allowedHosts, cors, ...heedOptions } = config;
-  const heed = createHeed({ ...heedOptions, store });
+  const heed = createHeed({ ...heedOptions, store, ...(options.logger && !heedOptions.logger ? { logger: options.logger } : {}) });
   // Each agent's model is looked at while the store migrates: a missing key or a provider nobody answers
   // for is said now, one line per agent, rather than at the first message.
   const modelWarnings = checkModels(config.agents).catch(() => [] as string[]);
   // The store migrated and every agent's MCP servers reached, or the start fails saying which.
   await heed.ready().catch(async (thrown: unknown) => {
-    await heed.close().catch(() => undefined);
+    await heed.close().catch(() => undefined); // the start failed: that error is the one thrown
     throw thrown;
   });
   for (const line of await modelWarnings) log(line);
@@ -155,7 +158,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     ) as Server;
     started.once('error', (thrown) => reject(listenProblem(thrown, hostname, options.port ?? 3000)));
   }).catch(async (thrown: unknown) => {
-    await heed.close().catch(() => undefined);
+    await heed.close().catch(() => undefined); // the start failed: that error is the one thrown
     throw thrown;
   });
   const busy = trackRequests(server);

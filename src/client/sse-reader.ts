@@ -16,6 +16,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
   let event = 'message';
   let id: string | undefined;
   let data: string[] = [];
+  // The caller aborted: the read loop ends on its own; a cancel that fails has nothing left to stop.
   const onAbort = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {

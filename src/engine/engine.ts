@@ -1,3 +1,4 @@
+import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
@@ -53,6 +54,8 @@ export class Engine {
   private readonly busyPolicyDefault: BusyPolicy;
   readonly leaseMs: number;
   readonly clock: () => Date;
+  /** Where background failures are reported (the `logger` option). */
+  readonly logger: Logger;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
   readonly running = new Map<string, AbortController>();
   /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
@@ -87,7 +90,8 @@ export class Engine {
     this.busyPolicyDefault = options.busyPolicy ?? 'reject';
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = parts.clock ?? options.now ?? (() => new Date());
-    // Last: the outbox is built over the finished engine (it reads its agents and clock).
+    this.logger = options.logger ?? consoleLogger();
+    // Last: the outbox is built over the finished engine (it reads its agents, clock and logger).
     this.outbox = parts.outbox?.(this);
   }
 

@@ -90,6 +90,7 @@ function loadFiles(root: string): Map<string, Asset> {
     try {
       entries = readdirSync(folder, { withFileTypes: true });
     } catch {
+      // A folder that cannot be read serves nothing from it; the console answers 404 for those paths.
       return;
     }
     for (const entry of entries) {

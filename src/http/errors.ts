@@ -137,7 +137,7 @@ async function readCapped(request: Request, maxBytes: number, tooLarge: () => He
     if (done) return text + decoder.decode();
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined); // the body is refused either way: the 413 below is the answer
       throw tooLarge();
     }
     text += decoder.decode(value, { stream: true });

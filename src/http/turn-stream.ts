@@ -95,7 +95,7 @@ export async function untilRecorded<R>(run: (onRecorded: (info: R) => void) => P
   let markRecorded!: (info: R) => void;
   const recorded = new Promise<R>((resolve) => (markRecorded = resolve));
   const running = run((info) => markRecorded(info));
-  running.catch(() => undefined);
+  running.catch(() => undefined); // awaited below (the race, then the stream): this only keeps it from being unhandled meanwhile
   const first = await Promise.race([recorded, running.then(() => undefined)]);
   return { running, first };
 }

@@ -11,6 +11,7 @@ export function isAllowedUrl(value: string): boolean {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
+    // Not a URL: that is the answer.
     return false;
   }
 }

@@ -121,7 +121,7 @@ export class McpConnection {
   /** Calls a tool once the calls before it on this connection are done. */
   call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<JsonValue | ToolContent> {
     const run = this.queue.then(() => this.run(tool, args, ctx));
-    this.queue = run.catch(() => undefined);
+    this.queue = run.catch(() => undefined); // the caller gets `run` and its failure; the queue only orders calls
     return run;
   }
 

@@ -2,7 +2,8 @@ import type { AgentConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import { HeedError } from '../errors.js';
 import type { ToolContext } from '../tool.js';
-import { McpConnection } from './connection.js';
+import { importOptional } from '../optional-dependency.js';
+import type { McpConnection } from './connection.js';
 import { McpPool } from './pool.js';
 import { mcpTools, needsTask, offeredName } from './tools.js';
 import type { McpServerConfig } from './types.js';
@@ -24,23 +25,30 @@ export interface McpServers {
 export function startMcpServers(engine: Engine): McpServers {
   const opened: McpPool[] = [];
   const agents = [...engine.agents.values()].filter((agent) => agent.mcpServers && Object.keys(agent.mcpServers).length > 0);
-  const ready = Promise.all(agents.map((agent) => connectAgent(engine, agent, opened))).then(() => undefined);
+  // The MCP SDK loads only when an agent names a server; a missing SDK fails the start with its `npm i` line.
+  const ready =
+    agents.length === 0
+      ? Promise.resolve()
+      : importOptional<unknown>('@modelcontextprotocol/sdk', 'An agent with mcpServers', '@modelcontextprotocol/sdk/client/index.js')
+          .then(() => import('./connection.js'))
+          .then(({ McpConnection: connection }) => Promise.all(agents.map((agent) => connectAgent(engine, agent, opened, connection))))
+          .then(() => undefined);
   return {
     ready,
     async close() {
-      await ready.catch(() => undefined);
+      await ready.catch(() => undefined); // a failed start was reported by heed.ready(); closing goes on
       await Promise.allSettled(opened.map((connection) => connection.close()));
     },
   };
 }
 
-async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[]): Promise<void> {
+async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[], Connection: typeof McpConnection): Promise<void> {
   const entries = Object.entries(agent.mcpServers ?? {});
   const connected = await Promise.all(
     entries.map(async ([name, config]) => {
       checkEntry(agent, name, config);
       const open = () =>
-        McpConnection.open({
+        Connection.open({
           name,
           config,
           agentHook: agent.beforeInputRequest,

@@ -4,6 +4,7 @@ import type { Engine } from '../engine/engine.js';
 import { newEvent, type EventData } from '../protocol/events.js';
 import { channelName, DeliveryDropped } from '../channels/channel.js';
 import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
+import { errorFields } from '../logger.js';
 import { actionView } from '../views.js';
 import { composeActionMail, sendMail } from './email.js';
 import { notifyDefaults } from './defaults.js';
@@ -93,12 +94,18 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       // Closing: leave the claim to run out rather than count this as a failed attempt.
       if (stopping.signal.aborted) return;
       const reason = (error as Error).message ?? String(error);
-      if (error instanceof Drop || error instanceof DeliveryDropped) return store.finishDelivery(delivery.id, { status: 'dropped', at: at(), error: reason });
+      const fields = { deliveryId: delivery.id, event: delivery.event, target: targetOf(delivery), attempts: delivery.attempts, ...errorFields(error) };
+      if (error instanceof Drop || error instanceof DeliveryDropped) {
+        engine.logger.info(fields, `Heed: a delivery was dropped (${reason})`);
+        return store.finishDelivery(delivery.id, { status: 'dropped', at: at(), error: reason });
+      }
       const now = engine.clock().getTime();
       const wait = backoff(delivery.attempts, retry.firstDelayMs, retry.maxDelayMs);
       if (now + wait - Date.parse(delivery.createdAt) <= retry.giveUpAfterMs) {
+        engine.logger.warn({ ...fields, retryInMs: wait }, 'Heed: a delivery attempt failed; it is tried again');
         return store.finishDelivery(delivery.id, { status: 'pending', dueAt: new Date(now + wait).toISOString(), error: reason });
       }
+      engine.logger.error(fields, 'Heed: a delivery failed for good (notify.retry.giveUpAfterMs passed)');
       await store.finishDelivery(delivery.id, { status: 'failed', at: at(), error: reason });
       await announceFailure(engine, delivery, reason);
     }
@@ -118,7 +125,15 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       }
       await Promise.all(
         [...byTarget.values()].map(async (queue) => {
-          for (const delivery of queue) await deliver(delivery).catch(() => undefined);
+          for (const delivery of queue) {
+            // deliver() records every failure of the send itself; what lands here is the store failing to record it.
+            await deliver(delivery).catch((error: unknown) =>
+              engine.logger.error(
+                { deliveryId: delivery.id, target: targetOf(delivery), ...errorFields(error) },
+                'Heed: a delivery could not be recorded; its claim runs out and it is sent again',
+              ),
+            );
+          }
         }),
       );
       if (claimed.length === BATCH) again = true;
@@ -132,7 +147,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       return;
     }
     running = round()
-      .catch(() => undefined)
+      .catch((error: unknown) => engine.logger.error(errorFields(error), 'Heed: the deliverer could not claim deliveries; it tries again at the next poll'))
       .finally(() => (running = undefined));
   };
   const timer = setInterval(run, config.pollIntervalMs ?? notifyDefaults.pollIntervalMs);
@@ -148,6 +163,18 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       await running;
     },
   };
+}
+
+/** The delivery's target for a log line: the webhook's URL, the mail's address or the channel (the operator's own log, unlike the event log). */
+function targetOf(delivery: DeliveryRecord): string {
+  const target = delivery.target;
+  return target.type === 'webhook' ? withoutQuery(target.url) : target.type === 'channel' ? `channel ${target.channel}` : `email ${target.to}`;
+}
+
+/** A URL's query may carry a token: the log gets the rest. */
+function withoutQuery(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed ? `${parsed.origin}${parsed.pathname}` : 'a webhook';
 }
 
 /** Appends `delivery.failed` to the conversation's log (retrying while other writes move its version). */

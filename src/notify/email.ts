@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
+import { requireOptional } from '../optional-dependency.js';
 import type { EmailConfig } from '../config.js';
 import { byKind, summaryOf, titleOf, type ByKind } from '../kinds/index.js';
 import { channelPlatform } from '../protocol/conversation.js';
@@ -147,6 +148,12 @@ export function askerOf(conversation: { agent: string; ownerId?: string | null; 
 }
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
+
+/** nodemailer, loaded when an email is configured (not at `import 'heed'`). */
+export function mailer(): typeof nodemailer {
+  return requireOptional<typeof nodemailer>('nodemailer', 'Email notifications (notify.email)');
+}
+
 const transports = new WeakMap<EmailConfig, Transport>();
 
 /** Sends one mail through the config's transport (made once per config). */
@@ -155,7 +162,7 @@ export async function sendMail(config: EmailConfig, to: string, mail: ActionMail
   if (!transport) {
     const options =
       typeof config.transport === 'string' ? config.transport : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...config.transport };
-    transport = nodemailer.createTransport(options as Parameters<typeof nodemailer.createTransport>[0]);
+    transport = mailer().createTransport(options as Parameters<typeof nodemailer.createTransport>[0]);
     transports.set(config, transport);
   }
   try {

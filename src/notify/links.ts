@@ -55,6 +55,7 @@ export class LinkSigner {
       if (parsed.e <= now) return undefined;
       return { conversationId: parsed.c, actionId: parsed.a, recipient: parsed.r, expiresAt: parsed.e };
     } catch {
+      // A token that does not decode is one this server did not sign: no claims.
       return undefined;
     }
   }

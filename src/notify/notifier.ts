@@ -4,6 +4,7 @@ import type { Change, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
 import { notifyDefaults } from './defaults.js';
+import { mailer } from './email.js';
 import { startDeliverer, type Deliverer } from './deliverer.js';
 import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
@@ -32,7 +33,10 @@ export class Notifier implements Outbox {
   ) {
     this.config = config ?? {};
     for (const adapter of channels) this.channels.set(adapter.name, adapter);
-    this.notifying = [undefined, ...engine.agents.values()].some((agent) => hasTargets(targetsFor(this.config, agent)));
+    const targets = [undefined, ...engine.agents.values()].map((agent) => targetsFor(this.config, agent));
+    this.notifying = targets.some(hasTargets);
+    // nodemailer loads only when an email is configured; a missing one fails createHeed with its `npm i` line.
+    if (targets.some((target) => target.email !== undefined)) mailer();
     this.active = this.notifying || this.channels.size > 0;
   }
 

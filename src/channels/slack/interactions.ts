@@ -1,3 +1,4 @@
+import { errorFields } from '../../logger.js';
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
@@ -126,7 +127,10 @@ async function settle(
     );
     return undefined;
   } catch (error) {
-    if (!HeedError.isInstance(error)) return { text: 'Something went wrong; please try again.', fields: [] };
+    if (!HeedError.isInstance(error)) {
+      slack.host.logger.error({ conversationId: conversation.id, actionId: action.id, ...errorFields(error) }, 'Heed: a Slack answer could not be settled');
+      return { text: 'Something went wrong; please try again.', fields: [] };
+    }
     if (error.code === 'action_not_pending' || error.code === 'action_expired') {
       const now = await slack.host.store.getAction(conversation.id, action.id);
       return { text: `This request was already settled. ${now ? outcomeText(now) : ''}`.trim(), fields: [] };
@@ -140,6 +144,7 @@ function readJson<T>(text: string): T | undefined {
   try {
     return JSON.parse(text) as T;
   } catch {
+    // Not JSON: the caller treats it like a body without the field.
     return undefined;
   }
 }

@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { LogLevel, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
+import { importOptional, requireOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
 import { HeedError } from '../../errors.js';
+import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
@@ -17,7 +19,7 @@ export const SLACK_TEXT_LIMIT = 39_000;
 type Verify = (options: { signingSecret: string; body: string; headers: { 'x-slack-signature': string; 'x-slack-request-timestamp': number } }) => boolean;
 let verifier: Promise<Verify> | undefined;
 /** Bolt's own signature check, loaded on the first request (Bolt is large and only Slack needs it). */
-const slackVerifier = () => (verifier ??= import('@slack/bolt').then((bolt) => bolt.isValidSlackRequest as Verify));
+const slackVerifier = () => (verifier ??= importOptional<typeof import('@slack/bolt')>('@slack/bolt', 'The Slack channel').then((bolt) => bolt.isValidSlackRequest as Verify));
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -36,6 +38,9 @@ export class SlackChannel implements ChannelAdapter {
     attemptTimeoutMs: number,
   ) {
     const apiUrl = config.apiUrl ? (config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`) : undefined;
+    // Loaded when the config names Slack, not at `import 'heed'`; a missing one fails createHeed with its `npm i` line.
+    const { LogLevel, WebClient } = requireOptional<typeof import('@slack/web-api')>('@slack/web-api', 'The Slack channel');
+    requireOptional<unknown>('@slack/bolt', 'The Slack channel', { resolveOnly: true });
     // No retries inside the client: the outbox retries, with its own backoff, across restarts.
     this.client = new WebClient(config.botToken, {
       ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
@@ -99,6 +104,7 @@ export class SlackChannel implements ChannelAdapter {
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
+      if (!HeedError.isInstance(error)) this.host.logger.error({ channel: place.channel, ...errorFields(error) }, 'Heed: a Slack message could not be handled');
       const code = HeedError.isInstance(error) ? error.code : 'internal_error';
       const why =
         code === 'action_pending'
@@ -123,10 +129,15 @@ export class SlackChannel implements ChannelAdapter {
         done = true;
         resolve();
       });
-      this.host.track(
+      // track() only waits for it; the rejection is handled here: before the write was recorded it is the
+      // caller's, after it (the turn that runs once Slack has its answer) only the log can say it.
+      void this.host.track(
         work.then(
           () => resolve(),
-          (error) => (done ? undefined : reject(error)),
+          (error: unknown) => {
+            if (!done) return reject(error);
+            this.host.logger.error(errorFields(error), 'Heed: a turn started from Slack failed after its message was recorded');
+          },
         ),
       );
     });
@@ -147,8 +158,11 @@ export class SlackChannel implements ChannelAdapter {
 
   /** A note only one person sees (best effort: nobody else needs it, so it is not kept in the outbox). */
   ephemeral(place: SlackPlace, user: string, text: string): void {
-    const sent = this.client.chat.postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) }).catch(() => undefined);
-    this.host.track(sent);
+    const sent = this.client.chat
+      .postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) })
+      .catch((error: unknown) => this.host.logger.warn({ channel: place.channel, user, ...errorFields(error) }, 'Heed: a Slack note to one person could not be posted'));
+    // Its failure is logged above; track() only lets close() wait for it.
+    void this.host.track(sent);
   }
 
   async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {

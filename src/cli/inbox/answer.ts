@@ -12,7 +12,7 @@ export async function sendAnswer(client: HeedClient, action: ActionView, resolut
     await stream.next();
   } finally {
     controller.abort();
-    await stream.return(undefined).catch(() => undefined);
+    await stream.return(undefined).catch(() => undefined); // closing a stream already aborted: nothing left to report
   }
   const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find((candidate) => candidate.id === action.id);
   return stored ?? { ...action, status: 'resolved' };

@@ -79,6 +79,7 @@ export function InboxApp(props: InboxAppProps) {
     }
     // Older conversations than the list holds: asked one by one, a few per refresh.
     for (const id of missing().slice(0, 20)) {
+      // Only for the agent's name in the list: a conversation that cannot be read shows without one.
       const snapshot = await client.getConversation(id, { limit: 1 }).catch(() => undefined);
       agents.current.set(id, snapshot?.conversation.agent ?? '');
     }

@@ -60,6 +60,7 @@ export async function runInbox(args: string[]): Promise<number> {
   // No token, and the server runs the demo: its first user's inbox (anyone who reaches the demo may use its tokens).
   let who: string | undefined;
   if (!token) {
+    // No demo there (or no server): the next lines say a token is needed.
     const demo = await createClient({ baseUrl: server })
       .demo()
       .catch(() => undefined);
@@ -130,6 +131,7 @@ async function agentNames(client: HeedClient, actions: ActionView[]): Promise<Ma
   for (const conversation of await client.listConversations({ limit: 200 }).catch(() => [])) names.set(conversation.id, conversation.agent);
   for (const id of new Set(actions.map((action) => action.conversationId))) {
     if (names.has(id)) continue;
+    // Only for the agent's name: a conversation that cannot be read is listed without one.
     const snapshot = await client.getConversation(id, { limit: 1 }).catch(() => undefined);
     if (snapshot) names.set(id, snapshot.conversation.agent);
   }

@@ -1,3 +1,4 @@
+import { errorFields } from '../../logger.js';
 import { createHash } from 'node:crypto';
 import type { ActionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
@@ -84,7 +85,8 @@ export const inboxStreamRoutes: Route[] = [
               return;
             }
             scanning = scan()
-              .catch(() => undefined)
+              // The stream stays open and the next change scans again; the log says why this one failed.
+              .catch((error: unknown) => host.logger.warn(errorFields(error), 'Heed: the inbox stream could not read the pending actions'))
               .finally(() => {
                 scanning = undefined;
                 if (again) {

@@ -116,7 +116,7 @@ export const linkRoutes: Route[] = [
           onRecorded: () => recorded(),
         }),
       );
-      settling.catch(() => undefined);
+      settling.catch(() => undefined); // awaited in the race below: this only keeps a later rejection from being unhandled
       await Promise.race([whenRecorded, settling]);
       const { store } = host;
       const settled = (await store.getAction(claims.conversationId, claims.actionId))!;

@@ -127,6 +127,7 @@ function isWebAddress(value: string): boolean {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
+    // Not a URL: that is the answer.
     return false;
   }
 }

@@ -216,6 +216,7 @@ export function isBacktrackSafe(pattern: string): boolean {
     wholeValueRegExp(pattern);
     return true;
   } catch {
+    // The engine refuses the pattern: that is the answer.
     return false;
   }
 }

@@ -121,6 +121,7 @@ function startedConversationIds(storage: Storage): string[] {
     const value = JSON.parse(storage.getItem(STARTED_KEY) ?? '[]') as unknown;
     return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
   } catch {
+    // Storage written by something else: start over with no conversations.
     return [];
   }
 }

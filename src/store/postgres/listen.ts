@@ -28,6 +28,7 @@ export async function listenForEvents(
       if (dropped) return;
       dropped = true;
       if (current === connection) current = undefined;
+      // Dropped already and replaced below; a close that fails has nothing left to close.
       connection.close(error ?? new Error('The LISTEN connection ended.')).catch(() => undefined);
       schedule(true);
     };

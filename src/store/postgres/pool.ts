@@ -1,3 +1,5 @@
+import { importOptional } from '../../optional-dependency.js';
+
 // The few methods of a PostgreSQL client the store calls, so `pg` (or a compatible client) stays swappable.
 
 /** A query; with `name` the client prepares it once per connection and reuses the plan. */
@@ -49,7 +51,7 @@ export async function openPool(options: { connectionString: string; max: number;
   /** A dedicated connection outside the pool, for LISTEN. */
   listenConnection: () => Promise<ListenConnection>;
 }> {
-  const { default: pg } = await import('pg');
+  const { default: pg } = await importOptional<typeof import('pg')>('pg', 'The PostgreSQL store');
   // Without timeouts a query sent into a network that swallows it, or a connection the server never
   // answers, waits for ever, and so does the request behind it. A query that timed out destroys its
   // connection (the pool does not reuse a connection a query failed on). Keep-alive probes start after
@@ -76,6 +78,7 @@ export async function openPool(options: { connectionString: string; max: number;
       client.on('error', () => undefined);
       await client.connect();
       let closed: Promise<void> | undefined;
+      // Ending a connection that already broke fails; it is gone either way.
       return { client, close: () => (closed ??= client.end().catch(() => undefined)) };
     },
   };

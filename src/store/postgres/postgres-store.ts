@@ -166,6 +166,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
         await run('COMMIT');
         client.release();
       } catch (error) {
+        // The error below is what the caller gets; a ROLLBACK on a broken connection fails too, and the release destroys it.
         await run('ROLLBACK').catch(() => undefined);
         client.release(error as Error);
         throw error;

@@ -8,10 +8,12 @@ const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: 5000 });
 const timer = setInterval(() => {
+  // A checkpoint that fails (the file busy, say) is tried again in everyMs; commits never wait for it.
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
 }, workerData.everyMs);
 parentPort.once('message', () => {
   clearInterval(timer);
+  // Best effort on the way out: what is left in the WAL is checkpointed by the next open.
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
   db.close();
   parentPort.postMessage('closed');

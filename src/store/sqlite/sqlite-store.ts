@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { requireOptional } from '../../optional-dependency.js';
 import { storedEvent } from '../../protocol/events.js';
 import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
@@ -41,7 +42,9 @@ export interface SqliteStoreOptions {
 /** Opens the file the way the store needs it: WAL, the chosen `synchronous`, a 5 s busy timeout. */
 export function openDatabase(options: SqliteStoreOptions): Database.Database {
   // The busy timeout lets a second instance on the same file (a restart, a second createHeed) wait its turn.
-  const db = new Database(options.path, { timeout: 5000 });
+  // Loaded here, not at `import 'heed'`: a process that never opens SQLite never loads the driver.
+  const Driver = requireOptional<typeof Database>('better-sqlite3', 'The SQLite store');
+  const db = new Driver(options.path, { timeout: 5000 });
   db.pragma('busy_timeout = 5000');
   // Half the default: each commit writes whole pages to the WAL, and Heed's rows are small. Only a new
   // file takes it; an existing one keeps its page size.
