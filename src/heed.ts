@@ -22,7 +22,6 @@ import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
-import { notifyDefaults } from './notify/defaults.js';
 import type { ChannelAdapter } from './channels/channel.js';
 import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
@@ -370,7 +369,7 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
       `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`,
     );
   }
-  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
+  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs)];
 }
 
 /** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */
