@@ -1,6 +1,6 @@
 import { render } from 'ink';
 import { parseArgs } from 'node:util';
-import { createClient, HeedApiError, type ActionView, type HeedClient } from '../../client/index.js';
+import { createClient, HeedClientError, type ActionView, type HeedClient } from '../../client/index.js';
 import { InboxApp, readInbox } from './app.js';
 import { ageOf, kindWord, summaryOf, timeLeftOf } from './format.js';
 import { connectionSentence } from './inbox-state.js';
@@ -138,7 +138,7 @@ async function agentNames(client: HeedClient, actions: ActionView[]): Promise<Ma
 
 /** Why the first read failed, as one sentence naming the server. */
 export function firstReadSentence(thrown: unknown, server: string, hasToken: boolean): string {
-  if (thrown instanceof HeedApiError) {
+  if (HeedClientError.isInstance(thrown)) {
     if (thrown.status === 401) {
       return hasToken
         ? `The server at ${server} does not know that token (401 ${thrown.code}). Check --token or HEED_TOKEN.`
