@@ -107,7 +107,15 @@ export interface AuthConfig {
   required?: boolean;
 }
 
-/** Identity helper that types a config file's default export. */
+/**
+ * Identity helper that types a config file's default export.
+ *
+ * @example
+ * ```ts
+ * // heed.config.ts, run with `heed serve --config heed.config.ts`
+ * export default defineConfig({ agents: [{ name: 'support', model: openai('gpt-4.1-mini') }], auth: { tokens: { 'tok-a': 'alice' } } });
+ * ```
+ */
 export function defineConfig(config: HeedConfig): HeedConfig {
   return config;
 }

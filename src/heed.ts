@@ -146,7 +146,16 @@ export function hooksOf(heed: Heed): HeedHooks {
   return found;
 }
 
-/** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
+/**
+ * Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep.
+ *
+ * @example
+ * ```ts
+ * const heed = createHeed({ agents: [{ name: 'support', model: openai('gpt-4.1-mini'), ask: true }] });
+ * const { id } = await heed.createConversation({ agent: 'support', ownerId: 'alice' });
+ * const turn = await heed.conversation(id).send('Please refund order 42.');
+ * ```
+ */
 export function createHeed(options: HeedOptions): Heed {
   checkOptions(options);
   // Outage errors of any store become `store_unavailable` (503), wherever they are met.

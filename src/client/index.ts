@@ -179,7 +179,16 @@ export async function readWholeInbox(client: Pick<HeedClient, 'inbox'>, max: num
   return actions;
 }
 
-/** Creates a client of the Heed server at `baseUrl`. */
+/**
+ * Creates a client of the Heed server at `baseUrl`.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:3000', token: 'tok-a' });
+ * const { id } = await client.createConversation({ agent: 'support' });
+ * const turn = await client.send(id, 'Please refund order 42.');
+ * ```
+ */
 export function createClient(options: HeedClientOptions): HeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetcher = options.fetch ?? fetch;

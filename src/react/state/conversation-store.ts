@@ -160,6 +160,13 @@ export function loadingState(conversationId: string): ConversationState {
   };
 }
 
+/**
+ * @example
+ * ```tsx
+ * const store = createConversationStore(client, conversationId);
+ * const stop = store.subscribe(() => render(store.getState()));
+ * ```
+ */
 export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
   const clientTools = options.clientTools ?? defaultClientTools;
   const runTools = options.runClientTools ?? true;
