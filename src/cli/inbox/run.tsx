@@ -2,7 +2,8 @@ import { render } from 'ink';
 import { parseArgs } from 'node:util';
 import { createClient, HeedClientError, type ActionView, type HeedClient } from '../../client/index.js';
 import { InboxApp, readInbox } from './app.js';
-import { ageOf, kindWord, summaryOf, timeLeftOf } from './format.js';
+import { ageOf, kindWord, timeLeftOf } from './format.js';
+import { headlineOf } from '../../kinds/index.js';
 import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
 import { EXIT } from '../problems.js';
@@ -91,7 +92,7 @@ export async function runInbox(args: string[]): Promise<number> {
     const agents = await agentNames(client, first);
     const now = Date.now();
     for (const action of first) {
-      console.log([kindWord(action), agents.get(action.conversationId) ?? '', summaryOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
+      console.log([kindWord(action), agents.get(action.conversationId) ?? '', headlineOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
     }
     return 0;
   }
