@@ -22,7 +22,6 @@ const stillNamed = new Map<string, number>([
   ['channels/slack/blocks.ts', 5],
   ['cli/inbox/format.ts', 5],
   ['react/components/settled-card.tsx', 5],
-  ['cli/inbox/app.tsx', 4],
   ['cli/inbox/detail-pane.tsx', 4],
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
   ['cli/inbox/inbox-state.ts', 3],
