@@ -9,22 +9,10 @@
 import { approvalPolicyProblems } from './kinds/approval-policy.js';
 import { clip } from './kinds/clip.js';
 import { z } from 'zod';
-import type {
-  AgentConfig,
-  AuthConfig,
-  ChannelsConfig,
-  CorsConfig,
-  EmailConfig,
-  HeedConfig,
-  HeedOptions,
-  HitlConfig,
-  IntakeConfig,
-  Limits,
-  NotifyConfig,
-  RetryConfig,
-  SlackChannelConfig,
-  WebhookConfig,
-} from './config.js';
+import type { AgentConfig, AuthConfig, ChannelsConfig, HeedConfig, HeedOptions, IntakeConfig } from './config.js';
+import type { Caller } from './caller.js';
+import type { ActionRecord, ConversationRecord } from './types.js';
+import type { ActionView } from './views.js';
 import { HeedError } from './errors.js';
 
 /** An object that refuses keys it does not know, naming the ones it does. */
@@ -33,42 +21,80 @@ function strict<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key (expected one of: ${known})` : undefined) });
 }
 
-const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { error: `expected ${what} (a function)` });
+const fn = <F extends (...args: never[]) => unknown = (...args: never[]) => unknown>(what: string) =>
+  z.custom<F>((value) => typeof value === 'function', { error: `expected ${what} (a function)` });
 const hasMethods = (value: unknown, ...methods: string[]) =>
   typeof value === 'object' && value !== null && methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
 
 const wholeCount = (minimum: number) => z.number({ error: 'expected a number' }).int('expected a whole number').min(minimum, `expected at least ${minimum}`);
 const duration = z.number({ error: 'expected a number' }).min(0, 'expected 0 or more');
 
+// Each option carries its doc line (`.describe`) and, when it has one, its default (`.default`): the engine
+// reads its defaults from here (`defaults` below) and docs/http.md's config tables are made from here
+// (`npm run docs:config`, checked by config-docs.test.ts).
+
 const limitsShape = {
-  maxStateBytes: wholeCount(1).optional(),
-  clientToolOutputBytes: wholeCount(1).optional(),
-  maxTokensPerConversation: wholeCount(1).optional(),
-  maxMetadataBytes: wholeCount(0).optional(),
-  maxMessagesPerConversation: wholeCount(1).optional(),
-  conversationsPerMinute: wholeCount(0).optional(),
-  maxQueuedMessages: wholeCount(1).optional(),
-  streamsPerCaller: wholeCount(1).optional(),
-  streamQueueBytes: wholeCount(1024).optional(),
+  maxStateBytes: wholeCount(1)
+    .default(1024 * 1024)
+    .describe('A paused state bigger than this is not paused (warning `pause_state_too_large`).'),
+  clientToolOutputBytes: wholeCount(1)
+    .default(64 * 1024)
+    .describe('Largest client tool output accepted, in bytes of JSON.'),
+  maxTokensPerConversation: wholeCount(1).optional().describe('Tokens a conversation may spend; past it, messages and answers get 402 `budget_reached`.'),
+  maxMetadataBytes: wholeCount(0)
+    .default(16 * 1024)
+    .describe('Largest conversation `metadata`, in bytes of JSON; past it 413 `metadata_too_large`.'),
+  maxMessagesPerConversation: wholeCount(1)
+    .default(5000)
+    .describe(
+      'Stored messages (every role) a conversation may hold; past it, a new message gets 400 `message_limit_reached` (start a new conversation or branch from an earlier message).',
+    ),
+  conversationsPerMinute: wholeCount(0)
+    .default(30)
+    .describe(
+      'Conversations one caller may start per minute over HTTP (`POST /api/conversations`, a branch, a new AI SDK chat), by user id or client address; 0 = no limit; past it 429 `rate_limited` with `Retry-After`.',
+    ),
+  maxQueuedMessages: wholeCount(1)
+    .default(10)
+    .describe("Messages that may wait in one conversation for its running turn (`busyPolicy: 'queue'`); past it 409 `queue_full`, nothing recorded."),
+  streamsPerCaller: wholeCount(1).default(16).describe('Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited` with `Retry-After`.'),
+  streamQueueBytes: wholeCount(1024)
+    .default(1024 * 1024)
+    .describe('Bytes one stream may have sent and its client not yet read; past it the stream is dropped (resume with `Last-Event-ID`).'),
 };
 
+const booleanOption = z.boolean({ error: 'expected true or false' });
 const hitlShape = {
-  timeoutMinutes: duration.optional(),
-  onTimeout: z.enum(['deny', 'cancel'], { error: 'expected "deny" or "cancel"' }).optional(),
-  resolveWaitMs: duration.optional(),
-  authorizeResolve: fn('authorizeResolve(caller, target)').optional(),
-  validateApprovedArgs: z.boolean({ error: 'expected true or false' }).optional(),
-  allowRememberApproval: z.boolean({ error: 'expected true or false' }).optional(),
+  timeoutMinutes: duration.default(1440).describe('Minutes before an action lapses; fractions allowed; 0 = never.'),
+  onTimeout: z
+    .enum(['deny', 'cancel'], { error: 'expected "deny" or "cancel"' })
+    .default('deny')
+    .describe('What a lapse does, frozen at pause time: `deny` answers for the person, `cancel` ends the turn.'),
+  resolveWaitMs: duration.default(3000).describe('How long an answer that meets another being recorded retries before giving up.'),
+  authorizeResolve: fn<(caller: Caller | null, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>>(
+    'authorizeResolve(caller, target)',
+  )
+    .optional()
+    .describe('When set, decides for everyone (the owner too) who may answer; false means 403 `action_forbidden`.'),
+  validateApprovedArgs: booleanOption
+    .default(true)
+    .describe("Check edited arguments (`approvedArgs`) against the tool's schema (400 `invalid_approved_args` naming the field); false takes them as sent."),
+  allowRememberApproval: booleanOption
+    .default(true)
+    .describe('Let an approval be remembered for later calls of its tool (`remember: true`); false also stops earlier ones from applying.'),
 };
 
 const intakeShape = {
-  when: z.enum(['thread-start', 'every-turn'], { error: 'expected "thread-start" or "every-turn"' }).optional(),
+  when: z
+    .enum(['thread-start', 'every-turn'], { error: 'expected "thread-start" or "every-turn"' })
+    .default('thread-start')
+    .describe('`thread-start` asks once per conversation; `every-turn` before each turn.'),
   preamble: z.string({ error: 'expected a string' }).optional(),
   // Each question is checked in full when the agent is set up (with the rules of asked questions).
   questions: z.array(z.record(z.string(), z.unknown(), { error: 'expected a question { id, prompt, ... }' }), {
     error: 'expected a list of questions',
   }),
-  timeoutMinutes: duration.optional(),
+  timeoutMinutes: duration.optional().describe('Intake questions never lapse unless this is set.'),
 };
 
 const needsApproval = z.union([z.boolean(), z.record(z.string(), z.boolean())], { error: 'expected true/false, or true/false by tool name' });
@@ -96,42 +122,81 @@ const mcpServer = z.union(
 
 const httpUrl = z.string({ error: 'expected a URL' }).refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
 const webhookShape = {
-  url: httpUrl,
-  secret: z.string({ error: 'expected a string' }).startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)'),
+  url: httpUrl.describe('Where the webhook is posted.'),
+  secret: z
+    .string({ error: 'expected a string' })
+    .startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)')
+    .describe('Signs each delivery per Standard Webhooks (`whsec_…`).'),
   events: z
     .array(
       z.enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled'], {
         error: 'expected action.required, action.resolved, action.expired or action.cancelled',
       }),
     )
-    .optional(),
-  agents: z.array(z.string({ error: 'expected an agent name' })).optional(),
+    .optional()
+    .describe('Only these event types (default: all four).'),
+  agents: z
+    .array(z.string({ error: 'expected an agent name' }))
+    .optional()
+    .describe('Only actions of these agents (default: every agent).'),
 };
+type EmailRecipients = (target: { action: ActionView; conversation: { id: string; agent: string; ownerId: string | null } }) => string | string[] | null | undefined;
 const emailShape = {
-  transport: z.union([z.string().min(1), z.record(z.string(), z.unknown())], { error: 'expected an smtp:// URL or nodemailer SMTP options' }),
-  from: z.string({ error: 'expected a string' }).min(3, 'expected a sender address'),
-  to: fn('to({ action, conversation })'),
+  transport: z
+    .union([z.string().min(1), z.record(z.string(), z.unknown())], { error: 'expected an smtp:// URL or nodemailer SMTP options' })
+    .describe("A nodemailer transport: an `smtp://` / `smtps://` URL, or nodemailer's SMTP options."),
+  from: z.string({ error: 'expected a string' }).min(3, 'expected a sender address').describe('The sender, e.g. `Heed <heed@example.com>`.'),
+  to: fn<EmailRecipients>('to({ action, conversation })').describe('The recipients of an action that waits: addresses, or null for none.'),
 };
-const retryShape = { firstDelayMs: duration.optional(), maxDelayMs: duration.optional(), giveUpAfterMs: duration.optional() };
+const retryShape = {
+  firstDelayMs: duration.default(5_000).describe('Wait before the second attempt; each further wait doubles.'),
+  maxDelayMs: duration.default(3_600_000).describe('Longest wait between attempts (an hour).'),
+  giveUpAfterMs: duration.default(86_400_000).describe('A delivery not sent this long after it was written fails for good (a day).'),
+};
 const notifyShape = {
-  publicUrl: httpUrl.optional(),
-  webhooks: z.array(strict(webhookShape), { error: 'expected a list of webhooks' }).optional(),
-  email: strict(emailShape).optional(),
-  linkSecret: z.string({ error: 'expected a string' }).min(32, 'expected at least 32 characters').optional(),
-  linkTtlMinutes: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
-  operators: z.array(z.string({ error: 'expected a user id' }).min(1)).optional(),
-  retry: strict(retryShape).optional(),
-  attemptTimeoutMs: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
-  pollIntervalMs: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
+  publicUrl: httpUrl.optional().describe('Base of every answer link, e.g. `https://heed.example.com`. Without it, notifications carry no links.'),
+  webhooks: z.array(strict(webhookShape), { error: 'expected a list of webhooks' }).optional().describe('Webhooks signed per Standard Webhooks (docs/notifications.md).'),
+  email: strict(emailShape).optional().describe('Who is mailed about an action that waits, and how (docs/notifications.md).'),
+  linkSecret: z
+    .string({ error: 'expected a string' })
+    .min(32, 'expected at least 32 characters')
+    .optional()
+    .describe('Signs answer links (at least 32 characters). Default: a random secret made once and kept in the store.'),
+  linkTtlMinutes: z
+    .number({ error: 'expected a number' })
+    .positive('expected more than 0')
+    .default(7 * 24 * 60)
+    .describe('How long an answer link lasts when its action never lapses (never longer than the action); a week.'),
+  operators: z
+    .array(z.string({ error: 'expected a user id' }).min(1))
+    .optional()
+    .describe('User ids that may list deliveries (`GET /api/deliveries`). Nobody else may, anonymous callers never.'),
+  retry: strict(retryShape).optional().describe('When failed deliveries are tried again.'),
+  attemptTimeoutMs: z
+    .number({ error: 'expected a number' })
+    .positive('expected more than 0')
+    .default(30_000)
+    .describe('How long one attempt may take before it counts as failed; a claim lasts twice this.'),
+  pollIntervalMs: z
+    .number({ error: 'expected a number' })
+    .positive('expected more than 0')
+    .default(1_000)
+    .describe('How often the deliverer looks for due deliveries (besides right after each commit).'),
 };
+type SlackAccess = (slackUserId: string, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
 const slackShape = {
-  botToken: z.string({ error: 'expected a string' }).min(1, 'expected the bot token (xoxb-…)'),
-  signingSecret: z.string({ error: 'expected a string' }).min(1, "expected the app's signing secret"),
-  agent: z.string({ error: 'expected an agent name' }).min(1, 'expected an agent name'),
-  apiUrl: httpUrl.optional(),
-  access: fn('access(slackUserId, { conversation, action })').optional(),
+  botToken: z.string({ error: 'expected a string' }).min(1, 'expected the bot token (xoxb-…)').describe("The bot's token (`xoxb-…`), for posting and updating messages."),
+  signingSecret: z
+    .string({ error: 'expected a string' })
+    .min(1, "expected the app's signing secret")
+    .describe("The app's signing secret: every request to `POST /api/channels/slack/events` must be signed with it."),
+  agent: z.string({ error: 'expected an agent name' }).min(1, 'expected an agent name').describe('The agent that answers in Slack.'),
+  apiUrl: httpUrl.default('https://slack.com/api/').describe('The Web API base (tests point it at a local server).'),
+  access: fn<SlackAccess>('access(slackUserId, { conversation, action })')
+    .optional()
+    .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
 };
-const channelsShape = { slack: strict(slackShape).optional() };
+const channelsShape = { slack: strict(slackShape).optional().describe('A Slack workspace where one agent talks in threads (docs/channels.md).') };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
 const toolsSchema = z
@@ -153,6 +218,9 @@ const toolsSchema = z
     }
   });
 
+// An agent's own settings win over the server's, so they have no default of their own.
+const busyPolicy = z.enum(['reject', 'queue'], { error: 'expected "reject" or "queue"' });
+const ask = booleanOption;
 const agentShape = {
   name: z.string({ error: 'expected a string' }).min(1, 'expected a name'),
   description: z.string({ error: 'expected a string' }).optional(),
@@ -160,18 +228,18 @@ const agentShape = {
   instructions: z.string({ error: 'expected a string' }).optional(),
   tools: toolsSchema.optional(),
   intake: strict(intakeShape).optional(),
-  ask: z.boolean({ error: 'expected true or false' }).optional(),
+  ask: ask.optional(),
   hitl: strict({
-    timeoutMinutes: hitlShape.timeoutMinutes,
-    onTimeout: hitlShape.onTimeout,
-    validateApprovedArgs: hitlShape.validateApprovedArgs,
-    allowRememberApproval: hitlShape.allowRememberApproval,
+    timeoutMinutes: hitlShape.timeoutMinutes.unwrap().optional(),
+    onTimeout: hitlShape.onTimeout.unwrap().optional(),
+    validateApprovedArgs: hitlShape.validateApprovedArgs.unwrap().optional(),
+    allowRememberApproval: hitlShape.allowRememberApproval.unwrap().optional(),
   }).optional(),
-  maxSteps: wholeCount(1).optional(),
+  maxSteps: wholeCount(1).default(20).describe('Model calls per turn before it stops (warning `max_steps`).'),
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
   beforeInputRequest: fn('beforeInputRequest(request)').optional(),
   notify: strict(agentNotifyShape).optional(),
-  busyPolicy: z.enum(['reject', 'queue'], { error: 'expected "reject" or "queue"' }).optional(),
+  busyPolicy: busyPolicy.optional(),
 };
 
 const userShape = {
@@ -194,38 +262,110 @@ const allowedHosts = z.union([z.literal(true), z.array(z.string({ error: 'expect
 });
 
 const corsShape = {
-  origins: z.array(
-    z
-      .string({ error: 'expected an origin' })
-      .regex(/^https?:\/\/[^/\s?#*]+$/, 'expected an origin: a scheme and a host, with the port if any, and nothing after (https://app.example.com)'),
-    { error: 'expected a list of origins' },
-  ),
+  origins: z
+    .array(
+      z
+        .string({ error: 'expected an origin' })
+        .regex(/^https?:\/\/[^/\s?#*]+$/, 'expected an origin: a scheme and a host, with the port if any, and nothing after (https://app.example.com)'),
+      { error: 'expected a list of origins' },
+    )
+    .describe('Exact origins (`https://app.example.com`, `http://localhost:5173`) whose pages may call the API, the AI SDK chat endpoint and the streams.'),
 };
 
 const optionsShape = {
-  agents: z.array(strict(agentShape), { error: 'expected a list of agents' }),
-  tools: toolsSchema.optional(),
-  ask: agentShape.ask,
-  store: z.custom((value) => hasMethods(value, 'migrate', 'commit'), { error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))' }).optional(),
-  hitl: strict(hitlShape).optional(),
-  limits: strict(limitsShape).optional(),
-  pendingActionPolicy: z.enum(['reject', 'cancel'], { error: 'expected "reject" or "cancel"' }).optional(),
-  busyPolicy: agentShape.busyPolicy,
-  sweepIntervalMs: duration.optional(),
-  leaseMs: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
-  now: fn('now()').optional(),
-  notify: strict(notifyShape).optional(),
-  channels: strict(channelsShape).optional(),
+  agents: z.array(strict(agentShape), { error: 'expected a list of agents' }).describe('The agents (docs/concepts.md).'),
+  tools: toolsSchema.optional().describe("Tools offered to every agent, beside its own; an agent's own tool of the same name wins."),
+  ask: ask.optional().describe("Offer every agent the built-in `ask` tool. An agent's own `ask` (true or false) wins."),
+  store: z
+    .custom((value) => hasMethods(value, 'migrate', 'commit'), { error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))' })
+    .optional()
+    .describe('Where conversations are kept. Default: in memory (a pause does not survive a restart); `heed serve` uses SQLite.'),
+  hitl: strict(hitlShape)
+    .optional()
+    .describe('How actions wait for people; an agent may set its own `timeoutMinutes`, `onTimeout`, `validateApprovedArgs`, `allowRememberApproval`.'),
+  limits: strict(limitsShape).optional().describe('Limits (docs/http.md#limits).'),
+  pendingActionPolicy: z
+    .enum(['reject', 'cancel'], { error: 'expected "reject" or "cancel"' })
+    .default('reject')
+    .describe('A message sent while a pause is open: `reject` (409 `action_pending`) or `cancel` the pause.'),
+  busyPolicy: busyPolicy.default('reject').describe("A message sent while a turn runs: `reject` (409 `conversation_busy`) or `queue`; an agent's own `busyPolicy` wins."),
+  sweepIntervalMs: duration.default(60_000).describe('How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself).'),
+  leaseMs: z
+    .number({ error: 'expected a number' })
+    .positive('expected more than 0')
+    .default(30_000)
+    .describe("How long a running turn's claim lasts before another instance may take it over."),
+  now: fn<() => Date>('now()').optional().describe('The clock (tests move it).'),
+  notify: strict(notifyShape).optional().describe('Webhooks, email and answer links (docs/notifications.md).'),
+  channels: strict(channelsShape).optional().describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
   logger: z
     .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), { error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())' })
-    .optional(),
+    .optional()
+    .describe(
+      'Where the sweep, the listener, the deliverer and channels report what went wrong: `debug/info/warn/error(fields, message)`, as pino. Default: warnings and errors on stderr.',
+    ),
 };
 
-const configShape = { ...optionsShape, auth: strict(authShape).optional(), allowedHosts: allowedHosts.optional(), cors: strict(corsShape).optional() };
+const appShape = {
+  auth: strict(authShape).optional().describe('Bearer tokens mapped to users, or a function that resolves the caller (docs/http.md#auth).'),
+  allowedHosts: allowedHosts.optional().describe('`Host` names accepted besides the loopback ones; a leading `.` allows the name and its subdomains; `true` allows any.'),
+  cors: strict(corsShape).optional().describe('Pages on other origins allowed to call the API from a browser (CORS); off unless listed.'),
+};
+const configShape = { ...optionsShape, ...appShape };
 
 const optionsSchema = strict(optionsShape);
 const configSchema = strict(configShape);
-const appOptionsSchema = z.object({ auth: strict(authShape).optional(), allowedHosts: allowedHosts.optional(), cors: strict(corsShape).optional() });
+const appOptionsSchema = z.object(appShape);
+
+/** The groups of options with shapes of their own, by their path in the config: docs/http.md's tables are made from them. */
+export const configGroups = {
+  '': configShape,
+  limits: limitsShape,
+  hitl: hitlShape,
+  'agents[]': agentShape,
+  'agents[].intake': intakeShape,
+  notify: notifyShape,
+  'notify.retry': retryShape,
+  'notify.webhooks[]': webhookShape,
+  'notify.email': emailShape,
+  'channels.slack': slackShape,
+  cors: corsShape,
+} satisfies Record<string, z.ZodRawShape>;
+
+/** An option's default, when its shape has one. */
+export function defaultOf(schema: z.ZodType): unknown {
+  return schema instanceof z.ZodDefault ? schema.parse(undefined) : undefined;
+}
+
+/**
+ * The default of every option that has one, read from the shapes above (their one source). Nested
+ * groups are flattened: their names do not collide.
+ */
+export const defaults = {
+  ...strict(limitsShape).parse({}),
+  ...strict(hitlShape).parse({}),
+  ...strict(retryShape).parse({}),
+  linkTtlMinutes: notifyShape.linkTtlMinutes.parse(undefined),
+  attemptTimeoutMs: notifyShape.attemptTimeoutMs.parse(undefined),
+  pollIntervalMs: notifyShape.pollIntervalMs.parse(undefined),
+  pendingActionPolicy: optionsShape.pendingActionPolicy.parse(undefined),
+  busyPolicy: optionsShape.busyPolicy.parse(undefined),
+  sweepIntervalMs: optionsShape.sweepIntervalMs.parse(undefined),
+  leaseMs: optionsShape.leaseMs.parse(undefined),
+  maxSteps: agentShape.maxSteps.parse(undefined),
+  intakeWhen: intakeShape.when.parse(undefined),
+  slackApiUrl: slackShape.apiUrl.parse(undefined),
+};
+
+// The types of the options that are plain data (or functions of known shape), derived from their shapes.
+export type Limits = z.input<ReturnType<typeof strict<typeof limitsShape>>>;
+export type HitlConfig = z.input<ReturnType<typeof strict<typeof hitlShape>>>;
+export type RetryConfig = z.input<ReturnType<typeof strict<typeof retryShape>>>;
+export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape>>>;
+export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
+export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
+export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
+export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 
 /** `agents[0].tools.search`, `auth.tokens["tok-a"]`. */
 export function configPath(path: readonly PropertyKey[]): string {
@@ -292,18 +432,10 @@ export function checkAppOptions(options: unknown): void {
 // Each shape has exactly the keys of its interface: a key added to one and not the other fails to compile.
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 export const shapesMatch: [
-  SameKeys<Limits, typeof limitsShape>,
-  SameKeys<HitlConfig, typeof hitlShape>,
   SameKeys<IntakeConfig, typeof intakeShape>,
   SameKeys<AgentConfig, typeof agentShape>,
   SameKeys<AuthConfig, typeof authShape>,
-  SameKeys<CorsConfig, typeof corsShape>,
   SameKeys<HeedOptions, typeof optionsShape>,
   SameKeys<HeedConfig, typeof configShape>,
-  SameKeys<NotifyConfig, typeof notifyShape>,
-  SameKeys<WebhookConfig, typeof webhookShape>,
-  SameKeys<EmailConfig, typeof emailShape>,
-  SameKeys<RetryConfig, typeof retryShape>,
   SameKeys<ChannelsConfig, typeof channelsShape>,
-  SameKeys<SlackChannelConfig, typeof slackShape>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true];

@@ -1,3 +1,5 @@
+import type { ErrorBody, ErrorDetails } from './protocol/error-body.js';
+
 /**
  * Every error a user of Heed can meet carries a stable `code` (what clients match on), the HTTP
  * `status` it maps to, a sentence a person can read, and optional `details`.
@@ -40,9 +42,9 @@ export class HeedError extends Error {
   readonly [marker] = true;
   readonly code: HeedErrorCode;
   readonly status: number;
-  readonly details?: Record<string, unknown>;
+  readonly details?: ErrorDetails;
 
-  constructor(code: HeedErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(code: HeedErrorCode, message: string, options: { details?: ErrorDetails; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'HeedError';
     this.code = code;
@@ -56,7 +58,7 @@ export class HeedError extends Error {
   }
 
   /** The wire form: `{ error: { code, message, details? } }`. */
-  toJSON(): { error: { code: string; message: string; details?: Record<string, unknown> } } {
+  toJSON(): ErrorBody {
     return {
       error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) },
     };

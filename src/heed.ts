@@ -24,7 +24,6 @@ import { newId } from './ids.js';
 import { errorFields } from './logger.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
-import { notifyDefaults } from './notify/defaults.js';
 import type { ChannelAdapter } from './channels/channel.js';
 import { SlackChannel } from './channels/slack/slack-channel.js';
 import { memoryStore } from './store/memory/memory-store.js';
@@ -147,7 +146,16 @@ export function hooksOf(heed: Heed): HeedHooks {
   return found;
 }
 
-/** Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep. */
+/**
+ * Creates a Heed: agents that can pause to ask, a store that keeps the pauses, and the sweep.
+ *
+ * @example
+ * ```ts
+ * const heed = createHeed({ agents: [{ name: 'support', model: openai('gpt-4.1-mini'), ask: true }] });
+ * const { id } = await heed.createConversation({ agent: 'support', ownerId: 'alice' });
+ * const turn = await heed.conversation(id).send('Please refund order 42.');
+ * ```
+ */
 export function createHeed(options: HeedOptions): Heed {
   checkOptions(options);
   // Outage errors of any store become `store_unavailable` (503), wherever they are met.
@@ -382,7 +390,7 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
       `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`,
     );
   }
-  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs)];
+  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs)];
 }
 
 /** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */

@@ -143,7 +143,19 @@ export interface ToolDefinition<Input = any, Output = any> {
 
 export type HeedTool<Input = any, Output = any> = ToolDefinition<Input, Output> & { readonly __heedTool: true };
 
-/** Defines a tool. A client tool has `client` and `outputSchema` and no `execute`. */
+/**
+ * Defines a tool. A client tool has `client` and `outputSchema` and no `execute`.
+ *
+ * @example
+ * ```ts
+ * const refund = tool({
+ *   description: 'Refund an order.',
+ *   inputSchema: z.object({ orderId: z.number().int() }),
+ *   needsApproval: true,
+ *   execute: async ({ orderId }, ctx) => payments.refund({ orderId, idempotencyKey: ctx.idempotencyKey }),
+ * });
+ * ```
+ */
 export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, Output>): HeedTool<Input, Output> {
   if (definition.client) {
     if (definition.execute) {
@@ -179,6 +191,11 @@ const schemaCache = new WeakMap<object, Record<string, unknown>>();
  * A tool input given as JSON Schema (an MCP server's tool, say): the model is offered the schema as
  * given, and calls are checked with a zod schema built from it. A schema zod cannot read (such as one
  * with `definitions` references) still goes to the model as given; calls then only need to be objects.
+ *
+ * @example
+ * ```ts
+ * const lookup = tool({ description: 'Look a user up.', inputSchema: jsonSchemaInput({ type: 'object', properties: { email: { type: 'string' } } }), execute: findUser });
+ * ```
  */
 export function jsonSchemaInput(schema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
   let validator: z.ZodType<Record<string, unknown>>;

@@ -71,7 +71,16 @@ export interface RunningServer {
 /** How long `close()` lets requests under way run before it cuts their connections. */
 const DRAIN_MS = 10_000;
 
-/** Starts Heed's HTTP server. */
+/**
+ * Starts Heed's HTTP server.
+ *
+ * @example
+ * ```ts
+ * const server = await serve({ config: './heed.config.ts', port: 3000 });
+ * console.log(server.url);
+ * await server.close();
+ * ```
+ */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   const env = options.env ?? process.env;

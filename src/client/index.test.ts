@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, HeedApiError } from 'heed/client';
+import { createClient, HeedApiError, HeedClientError, type ErrorBody } from 'heed/client';
+import { errorBody } from '../protocol/responses.js';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 
 describe('heed/client', () => {
@@ -32,6 +33,22 @@ describe('heed/client', () => {
     expect(error).toBeInstanceOf(HeedApiError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
     await expect(createClient({ baseUrl: server.url, token: 'wrong' }).agents()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
+  it('reads the one error schema of the server: isInstance, a known code, typed details', async () => {
+    const client = createClient({ baseUrl: server.url, token: 'ada' });
+    const refused = await client.createConversation({ agent: 'nobody' }).catch((thrown: unknown) => thrown);
+    expect(HeedClientError.isInstance(refused)).toBe(true);
+    expect(HeedClientError.isInstance(new Error('not ours'))).toBe(false);
+    if (!HeedClientError.isInstance(refused)) return;
+    // The code is one of the codes the server lists (a type error if it were not); the body parses with the server's schema.
+    const known: ErrorBody['error']['code'] | 'http_error' | 'stream_error' = refused.code;
+    expect(errorBody.parse({ error: { code: known, message: refused.message, ...(refused.details ? { details: refused.details } : {}) } }).error.code).toBe(refused.code);
+    expect(refused).toBeInstanceOf(HeedApiError);
+
+    const response = await fetch(`${server.url}/api/conversations/c_missing`, { headers: { authorization: 'Bearer ada' } });
+    const body: ErrorBody = errorBody.parse(await response.json());
+    expect(body.error).toMatchObject({ code: 'not_found' });
   });
 
   it('streams a turn and follows the log live', async () => {

@@ -1,3 +1,5 @@
+import type { HeedErrorCode } from '../errors.js';
+import type { ErrorBody, ErrorDetails } from '../protocol/error-body.js';
 import type { ResolutionInput } from '../protocol/resolution-input.js';
 import type { AgentInfo, ConversationSnapshot, DemoInfo, TurnResult } from '../protocol/responses.js';
 import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, QuestionActionView, UrlActionView } from '../protocol/views.js';
@@ -27,6 +29,9 @@ export type { Question, QuestionInput, QuestionOption } from '../types.js';
 export type {
   ActionView,
   AgentInfo,
+  ErrorBody,
+  ErrorDetails,
+  HeedErrorCode,
   ApprovalActionView,
   ClientToolActionView,
   ConversationSnapshot,
@@ -39,20 +44,50 @@ export type {
   UrlActionView,
 };
 
-/** An error answer of the server: `{ error: { code, message, details? } }` with its status. */
-export class HeedApiError extends Error {
-  readonly code: string;
-  readonly status: number;
-  readonly details?: Record<string, unknown>;
+/** Codes the client gives errors that did not come from Heed: a proxy's page (`http_error`), a stream cut by garbage (`stream_error`). */
+export type ClientErrorCode = 'http_error' | 'stream_error';
 
-  constructor(status: number, body: { code: string; message: string; details?: Record<string, unknown> }) {
+const clientErrorMarker = Symbol.for('heed.client-error');
+
+/**
+ * An error answer of the server (`{ error: { code, message, details? } }`, the schema `errorBody` of
+ * src/protocol/error-body.ts) with its HTTP status; `status` is 0 for an error sent inside a stream.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.answer(conversationId, actionId, { type: 'approval', decision: 'allow' });
+ * } catch (error) {
+ *   if (HeedClientError.isInstance(error) && error.code === 'action_not_pending') refresh();
+ *   else throw error;
+ * }
+ * ```
+ */
+export class HeedClientError extends Error {
+  readonly [clientErrorMarker] = true;
+  /** The stable code to match on (docs/http.md#errors); a newer server may send one this version does not list. */
+  readonly code: HeedErrorCode | ClientErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetails;
+
+  constructor(status: number, body: ErrorBody['error'] | { code: ClientErrorCode; message: string; details?: ErrorDetails }) {
     super(body.message);
-    this.name = 'HeedApiError';
+    this.name = 'HeedClientError';
     this.status = status;
     this.code = body.code;
     this.details = body.details;
   }
+
+  /** True for any HeedClientError, even one from another copy of the package. */
+  static isInstance(error: unknown): error is HeedClientError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[clientErrorMarker] === true;
+  }
 }
+
+/** The former name of `HeedClientError`, kept for code written against it. */
+export const HeedApiError = HeedClientError;
+/** The former name of `HeedClientError`. */
+export type HeedApiError = HeedClientError;
 
 export interface HeedClientOptions {
   /** Where the server listens, e.g. `http://127.0.0.1:3000`. */
@@ -89,7 +124,7 @@ export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
   /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous. */
   me(): Promise<{ userId: string | null }>;
-  /** One agent, as `agents()` lists it; a `HeedApiError` with code `not_found` when no agent has that name. */
+  /** One agent, as `agents()` lists it; a `HeedClientError` with code `not_found` when no agent has that name. */
   agent(name: string): Promise<AgentInfo>;
   /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
   demo(): Promise<DemoInfo | undefined>;
@@ -144,7 +179,16 @@ export async function readWholeInbox(client: Pick<HeedClient, 'inbox'>, max: num
   return actions;
 }
 
-/** Creates a client of the Heed server at `baseUrl`. */
+/**
+ * Creates a client of the Heed server at `baseUrl`.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:3000', token: 'tok-a' });
+ * const { id } = await client.createConversation({ agent: 'support' });
+ * const turn = await client.send(id, 'Please refund order 42.');
+ * ```
+ */
 export function createClient(options: HeedClientOptions): HeedClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetcher = options.fetch ?? fetch;
@@ -191,7 +235,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
       try {
         return await json<DemoInfo>('GET', '/api/demo');
       } catch (thrown) {
-        if (thrown instanceof HeedApiError && thrown.status === 404) return undefined;
+        if (HeedClientError.isInstance(thrown) && thrown.status === 404) return undefined;
         throw thrown;
       }
     },
@@ -281,7 +325,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
         } catch (thrown) {
           // A refusal (404, 401…) is final; a dropped connection, or a proxy's 5xx while the server is away, is retried below.
           if (signal?.aborted) return;
-          if (thrown instanceof HeedApiError && !(thrown.status >= 500)) throw thrown;
+          if (HeedClientError.isInstance(thrown) && !(thrown.status >= 500)) throw thrown;
         } finally {
           clearTimeout(idle);
           signal?.removeEventListener('abort', stop);
@@ -301,22 +345,22 @@ export function createClient(options: HeedClientOptions): HeedClient {
   };
 }
 
-async function apiError(response: Response): Promise<HeedApiError> {
+async function apiError(response: Response): Promise<HeedClientError> {
   const text = await response.text();
   try {
-    const body = JSON.parse(text) as { error?: { code: string; message: string; details?: Record<string, unknown> } };
-    if (body.error?.code) return new HeedApiError(response.status, body.error);
+    const body = JSON.parse(text) as Partial<ErrorBody> | null;
+    if (typeof body?.error?.code === 'string') return new HeedClientError(response.status, body.error);
   } catch {
     // Not one of ours (a proxy's page, say): reported below.
   }
-  return new HeedApiError(response.status, { code: 'http_error', message: `The server answered ${response.status}: ${text.slice(0, 200)}` });
+  return new HeedClientError(response.status, { code: 'http_error', message: `The server answered ${response.status}: ${text.slice(0, 200)}` });
 }
 
-function errorFromData(data: string): HeedApiError {
+function errorFromData(data: string): HeedClientError {
   try {
-    const body = JSON.parse(data) as { error: { code: string; message: string; details?: Record<string, unknown> } };
-    return new HeedApiError(0, body.error);
+    const body = JSON.parse(data) as ErrorBody;
+    return new HeedClientError(0, body.error);
   } catch {
-    return new HeedApiError(0, { code: 'stream_error', message: data });
+    return new HeedClientError(0, { code: 'stream_error', message: data });
   }
 }

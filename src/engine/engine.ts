@@ -2,6 +2,7 @@ import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
+import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
 import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
@@ -9,19 +10,7 @@ import type { LiveCall } from './turn/live-call.js';
 import type { Change, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
 
-export const defaults = {
-  timeoutMinutes: 1440,
-  resolveWaitMs: 3000,
-  maxStateBytes: 1024 * 1024,
-  clientToolOutputBytes: 64 * 1024,
-  sweepIntervalMs: 60_000,
-  leaseMs: 30_000,
-  maxSteps: 20,
-  maxMetadataBytes: 16 * 1024,
-  maxMessagesPerConversation: 5000,
-  conversationsPerMinute: 30,
-  maxQueuedMessages: 10,
-};
+export { defaults } from '../config-schema.js';
 
 /** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
 export interface Outbox {
@@ -86,8 +75,8 @@ export class Engine {
       conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
       maxQueuedMessages: options.limits?.maxQueuedMessages ?? defaults.maxQueuedMessages,
     };
-    this.pendingActionPolicy = options.pendingActionPolicy ?? 'reject';
-    this.busyPolicyDefault = options.busyPolicy ?? 'reject';
+    this.pendingActionPolicy = options.pendingActionPolicy ?? defaults.pendingActionPolicy;
+    this.busyPolicyDefault = options.busyPolicy ?? defaults.busyPolicy;
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = parts.clock ?? options.now ?? (() => new Date());
     this.logger = options.logger ?? consoleLogger();
@@ -116,17 +105,17 @@ export class Engine {
   }
 
   onTimeout(agent: AgentConfig): TimeoutPolicy {
-    return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? 'deny';
+    return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? defaults.onTimeout;
   }
 
   /** Whether edited arguments are checked against the tool's schema (`hitl.validateApprovedArgs`, the agent's over the server's; default true). */
   validateApprovedArgs(agent: AgentConfig | undefined): boolean {
-    return agent?.hitl?.validateApprovedArgs ?? this.hitl.validateApprovedArgs ?? true;
+    return agent?.hitl?.validateApprovedArgs ?? this.hitl.validateApprovedArgs ?? defaults.validateApprovedArgs;
   }
 
   /** Whether an approval may be remembered for later calls (`hitl.allowRememberApproval`, the agent's over the server's; default true). */
   allowRememberApproval(agent: AgentConfig): boolean {
-    return agent.hitl?.allowRememberApproval ?? this.hitl.allowRememberApproval ?? true;
+    return agent.hitl?.allowRememberApproval ?? this.hitl.allowRememberApproval ?? defaults.allowRememberApproval;
   }
 
   expiresAfterMinutes(minutes: number | undefined): string | null {

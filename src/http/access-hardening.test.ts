@@ -58,7 +58,7 @@ function chat(on: TestServer, id: string, text: string, token?: string): Promise
 }
 
 describe('with hitl.authorizeResolve set, someone who may neither see nor answer learns nothing (issue 11, item 8)', () => {
-  it('gets the 404 of a conversation that does not exist, never a stored answer, while the owner keeps DESIGN §3 order', async () => {
+  it('gets the 404 of a conversation that does not exist, never a stored answer, while the owner keeps the order of docs/http.md#errors', async () => {
     const target = await paused(hooked, 'refund', 'ada');
     const missing = await hooked.api('POST', `/api/conversations/c_doesnotexist/actions/${target.actionId}`, { token: 'carol', body: approve });
     expect(shape(missing)).toEqual({ status: 404, code: 'not_found', message: 'There is no conversation with that id.', details: {} });

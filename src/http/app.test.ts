@@ -15,7 +15,7 @@ import {
 } from '../protocol/responses.js';
 import { conversationView } from '../protocol/views.js';
 
-// Every route of DESIGN §9, driven over real loopback HTTP. Each JSON answer is also parsed with the
+// Every route of docs/http.md#routes, driven over real loopback HTTP. Each JSON answer is also parsed with the
 // protocol schema its route documents (strict objects): a field the schema leaves out, or gets wrong, fails here.
 describe('HTTP API routes', () => {
   let server: TestServer;

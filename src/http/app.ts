@@ -74,7 +74,15 @@ export function apiRoutes(): Route[] {
   return routes;
 }
 
-/** The HTTP API of a Heed as a Hono app: `app.fetch(request)` answers any `Request`. */
+/**
+ * The HTTP API of a Heed as a Hono app: `app.fetch(request)` answers any `Request`.
+ *
+ * @example
+ * ```ts
+ * const app = createApp(heed, { auth: { tokens: { 'tok-a': 'alice' } } });
+ * const response = await app.fetch(new Request('http://localhost/api/agents', { headers: { authorization: 'Bearer tok-a' } }));
+ * ```
+ */
 export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   checkAppOptions(options);
   const app = new Hono<AppEnv>();
@@ -121,7 +129,14 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   return app;
 }
 
-/** `createApp(...).fetch` as a plain function, for runtimes that take one. */
+/**
+ * `createApp(...).fetch` as a plain function, for runtimes that take one.
+ *
+ * @example
+ * ```ts
+ * export default { fetch: createFetch(heed) }; // a runtime that takes a fetch handler
+ * ```
+ */
 export function createFetch(heed: Heed, options: AppOptions = {}): (request: Request) => Promise<Response> {
   const app = createApp(heed, options);
   return async (request) => app.fetch(request);

@@ -7,7 +7,7 @@ import { scriptedModel } from '../testing/scripted-model.js';
 import { tool } from '../tool.js';
 import { z } from 'zod';
 
-/** Approvals decided by votes (DESIGN §14), over real HTTP on loopback. */
+/** Approvals decided by votes (docs/approvals.md#votes), over real HTTP on loopback. */
 
 const servers: TestServer[] = [];
 afterEach(async () => {

@@ -1,4 +1,5 @@
 import type { HeedError } from '../errors.js';
+import type { ErrorBody } from '../protocol/error-body.js';
 
 /** Largest error body, in bytes of JSON: what docs/guarantees.md promises whatever was sent or stored. */
 export const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -7,7 +8,7 @@ export const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const CLIPPED_TEXT = 500;
 const CLIPPED_LIST = 20;
 
-type Body = { error: { code: string; message: string; details?: Record<string, unknown> } };
+type Body = ErrorBody;
 
 function byteLength(body: Body): number {
   return Buffer.byteLength(JSON.stringify(body));

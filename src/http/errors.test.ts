@@ -6,7 +6,7 @@ import { sendMessage } from '../engine/send.js';
 import { engineOf } from '../heed.js';
 import { errorBody } from '../protocol/responses.js';
 
-// Every error of DESIGN §3 (and the HTTP layer's own) over real HTTP: status, code, body shape (parsed with the protocol's `errorBody`).
+// Every error of docs/http.md#errors (and the HTTP layer's own) over real HTTP: status, code, body shape (parsed with the protocol's `errorBody`).
 describe('HTTP errors', () => {
   const servers: TestServer[] = [];
   const start = async (...args: Parameters<typeof startServer>) => {

@@ -3,10 +3,8 @@ import { HeedError } from '../errors.js';
 import { boundedErrorBody } from './error-body.js';
 import { clip } from '../kinds/clip.js';
 
-/** The wire form of every error: `{ error: { code, message, details? } }`. */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+export type { ErrorBody } from '../protocol/error-body.js';
+import type { ErrorBody } from '../protocol/error-body.js';
 
 /** Turns anything thrown by a route into a HeedError; internals of unknown errors never reach the client. */
 export function toHeedError(thrown: unknown): HeedError {

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { HeedError } from '../errors.js';
+import { defaults } from '../config-schema.js';
 import { toHeedError } from './errors.js';
 
 /** One Server-Sent Event. */
@@ -50,7 +51,7 @@ export interface SseOptions {
   onDrop?: () => void;
 }
 
-export const streamDefaults = { highWaterMarkBytes: 64 * 1024, maxQueuedBytes: 1024 * 1024 };
+export const streamDefaults = { highWaterMarkBytes: 64 * 1024, maxQueuedBytes: defaults.streamQueueBytes };
 
 const encoder = new TextEncoder();
 const lineBreak = /[\r\n]/;

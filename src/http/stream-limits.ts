@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Caller } from '../caller.js';
 import { HeedError } from '../errors.js';
+import { defaults } from '../config-schema.js';
 import { errorResponse } from './errors.js';
 import type { AppEnv } from './route.js';
 import { streamDefaults, type SseOptions } from './sse.js';
@@ -19,7 +20,7 @@ export interface StreamLimits {
   maxQueuedBytes?: number;
 }
 
-export const streamLimitDefaults = { maxPerCaller: 16, maxQueuedBytes: streamDefaults.maxQueuedBytes, retryAfterSeconds: 5 };
+export const streamLimitDefaults = { maxPerCaller: defaults.streamsPerCaller, maxQueuedBytes: streamDefaults.maxQueuedBytes, retryAfterSeconds: 5 };
 
 /** Counts the open streams of each caller against the limits. */
 export class StreamGate {

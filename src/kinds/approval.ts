@@ -144,6 +144,8 @@ export const approval = defineKind({
   presentation: {
     title: (action) => action.title || action.toolName,
     summary: (action) => `Approve? ${oneLine(action.title ?? action.toolName)}`,
+    noun: 'Approval',
+    headline: (action) => action.title || `Run ${action.toolName}?`,
     outcome: (resolution) => (resolution.decision === 'allow' ? (resolution.approvedArgs !== undefined ? 'Allowed with changes' : 'Allowed') : 'Denied'),
     answeredByLink: true,
     oneClickLinks: (_request, page) => ({ allow: `${page}?choice=allow`, deny: `${page}?choice=deny` }),

@@ -125,6 +125,8 @@ export const clientTool = defineKind({
   presentation: {
     title: (action) => action.toolName,
     summary: (action) => `The page runs ${oneLine(action.toolName)}`,
+    noun: 'Page tool',
+    headline: (action) => `${action.toolName} (answered by the page)`,
     outcome: (resolution) => ('error' in resolution ? 'The page could not answer' : 'Answered by the page'),
     // Answered by the page that embeds the chat, not by a person following a link.
     answeredByLink: false,

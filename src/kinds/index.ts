@@ -100,6 +100,17 @@ export function summaryOf(action: ActionView): string {
   return kindOf(action.kind).presentation.summary(action);
 }
 
+/** What the action's kind is called on screen (its kind's `noun`, else its name). */
+export function nounOf(action: ActionView): string {
+  return kindOf(action.kind).presentation.noun ?? action.kind;
+}
+
+/** What the action asks in one line where its kind is shown beside it (its kind's `headline`, else its `summary`). */
+export function headlineOf(action: ActionView): string {
+  const presentation = kindOf(action.kind).presentation;
+  return presentation.headline ? presentation.headline(action) : presentation.summary(action);
+}
+
 /** The title of the action's AI SDK tool part, if it has one (its kind's `aiSdkTitle`). */
 export function aiSdkTitleOf(action: ActionView): string | undefined {
   return kindOf(action.kind).presentation.aiSdkTitle(action);

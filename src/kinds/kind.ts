@@ -153,6 +153,13 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   title(action: T['view']): string;
   /** What is asked, in one line, for a notification's subject (after the agent's name). */
   summary(action: T['view']): string;
+  /** What the kind is called on screen (`Approval`, `Open URL`). Absent: its name. */
+  readonly noun?: string;
+  /**
+   * What is asked, in one line, where the kind is already shown beside it (the terminal inbox's list):
+   * the approval's title, the first question. Absent: its `summary`.
+   */
+  headline?(action: T['view']): string;
   /** How a settled request ended, in a few words (`Allowed`, `Skipped`…). */
   outcome(resolution: T['stored']): string;
   /** Whether a person answers it through an answer link (src/notify/links.ts) and so gets it by mail. */

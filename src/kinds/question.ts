@@ -159,6 +159,12 @@ export const question = defineKind({
       const more = action.questions.length > 1 ? ` (+${action.questions.length - 1} more)` : '';
       return `Question: ${oneLine(action.questions[0]?.prompt ?? 'an answer is needed')}${more}`;
     },
+    noun: 'Question',
+    headline(action) {
+      const questions = action.questions ?? [];
+      const first = questions[0]?.prompt ?? 'A question';
+      return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
+    },
     outcome: (resolution) => ('dismiss' in resolution ? 'Dismissed' : 'skip' in resolution ? 'Skipped' : 'Answered'),
     answeredByLink: true,
     oneClickLinks(request, page) {

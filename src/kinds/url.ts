@@ -58,6 +58,8 @@ export const url = defineKind({
   presentation: {
     title: (action) => action.title || 'Open a page',
     summary: (action) => `Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`,
+    noun: 'Open URL',
+    headline: (action) => action.title || action.url || 'Open a page',
     outcome: (resolution) => (resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now'),
     answeredByLink: true,
     oneClickLinks: () => ({}),

@@ -7,7 +7,7 @@ import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
 import { errorFields } from '../logger.js';
 import { actionView } from '../views.js';
 import { composeActionMail, sendMail } from './email.js';
-import { notifyDefaults } from './defaults.js';
+import { defaults } from '../config-schema.js';
 import type { Notifier } from './notifier.js';
 import { targetsFor } from './outbox.js';
 import { postWebhook } from './webhook.js';
@@ -34,8 +34,8 @@ class Drop extends Error {}
  */
 export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
   const config = notifier.config;
-  const retry = { ...notifyDefaults, ...config.retry };
-  const attemptTimeoutMs = config.attemptTimeoutMs ?? notifyDefaults.attemptTimeoutMs;
+  const retry = { ...defaults, ...config.retry };
+  const attemptTimeoutMs = config.attemptTimeoutMs ?? defaults.attemptTimeoutMs;
   let stopped = false;
   // Aborts webhook requests under way when Heed closes: their claims run out and they are sent again.
   const stopping = new AbortController();
@@ -150,7 +150,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       .catch((error: unknown) => engine.logger.error(errorFields(error), 'Heed: the deliverer could not claim deliveries; it tries again at the next poll'))
       .finally(() => (running = undefined));
   };
-  const timer = setInterval(run, config.pollIntervalMs ?? notifyDefaults.pollIntervalMs);
+  const timer = setInterval(run, config.pollIntervalMs ?? defaults.pollIntervalMs);
   timer.unref();
   setImmediate(run);
 

@@ -3,7 +3,7 @@ import type { Engine, Outbox } from '../engine/engine.js';
 import type { Change, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
-import { notifyDefaults } from './defaults.js';
+import { defaults } from '../config-schema.js';
 import { mailer } from './email.js';
 import { startDeliverer, type Deliverer } from './deliverer.js';
 import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
@@ -92,7 +92,7 @@ export class Notifier implements Outbox {
     const base = this.config.publicUrl ?? this.fallbackUrl;
     if (!base || action.status !== 'pending' || !answerableByLink(action)) return undefined;
     const now = this.engine.clock().getTime();
-    const expiresAt = linkExpiry(action, now, this.config.linkTtlMinutes ?? notifyDefaults.linkTtlMinutes);
+    const expiresAt = linkExpiry(action, now, this.config.linkTtlMinutes ?? defaults.linkTtlMinutes);
     if (expiresAt <= now) return undefined;
     const token = (await this.linkSigner()).sign({ conversationId: conversation.id, actionId: action.id, recipient, expiresAt });
     return actionLinks(base, token, action);

@@ -1,25 +1,10 @@
 import { z } from 'zod';
-import { errorStatus } from '../errors.js';
 import { eventRecord } from './events.js';
-import { actionView, conversationStatus, conversationView, isoTime, json, messageView, warning } from './views.js';
+import { actionView, conversationStatus, conversationView, isoTime, messageView, warning } from './views.js';
 
 /* The bodies the HTTP routes answer with (src/http/routes/), beside the views they are made of. */
 
-/**
- * Every error of the API: `code` is what clients match on (src/errors.ts lists them). A plain string, not
- * an enum, so a client keeps reading the errors of a newer server that added one.
- */
-export const errorBody = z.strictObject({
-  error: z.strictObject({
-    code: z.string().describe(
-      `Stable code clients match on: ${Object.keys(errorStatus)
-        .map((code) => `\`${code}\``)
-        .join(', ')}. A 503 \`store_unavailable\` (the database is out of reach or full) carries \`Retry-After\` and \`details.retryAfterSeconds\`.`,
-    ),
-    message: z.string().describe('A sentence a person can read.'),
-    details: z.record(z.string(), json).optional(),
-  }),
-});
+export { errorBody, type ErrorBody } from './error-body.js';
 
 export const agentInfo = z.strictObject({
   name: z.string(),
@@ -99,7 +84,6 @@ export const rememberedToolsResponse = z.strictObject({ tools: z.array(remembere
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
 export const meResponse = z.strictObject({ userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.') });
 
-export type ErrorBody = z.output<typeof errorBody>;
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;
 

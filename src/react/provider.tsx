@@ -35,7 +35,16 @@ export interface HeedProviderProps {
   children?: ReactNode;
 }
 
-/** Gives the components and hooks below it a Heed server to talk to. */
+/**
+ * Gives the components and hooks below it a Heed server to talk to.
+ *
+ * @example
+ * ```tsx
+ * <HeedProvider baseUrl="/" token={token}>
+ *   <Chat conversationId={id} />
+ * </HeedProvider>
+ * ```
+ */
 export function HeedProvider({ client, baseUrl, token, me = null, clientTools, toolCards, children }: HeedProviderProps) {
   const value = useMemo<HeedContextValue>(() => {
     const resolved = client ?? createClient({ baseUrl: baseUrl ?? globalThis.location?.origin ?? '', ...(token ? { token } : {}) });
@@ -76,6 +85,11 @@ const idle = () => () => undefined;
 /**
  * A conversation, live: its messages, what is being streamed, the requests waiting on a person, and
  * functions to send, answer and cancel. A thin hook over `createConversationStore`.
+ *
+ * @example
+ * ```tsx
+ * const { messages, pendingActions, send, answer } = useConversation(conversationId);
+ * ```
  */
 export function useConversation(
   conversationId: string,
@@ -116,6 +130,12 @@ export function useConversation(
 /**
  * Everything waiting on the signed-in person, across conversations, kept live by the inbox stream (read
  * again every `intervalMs` only where the server has no stream) and read again on focus.
+ *
+ * @example
+ * ```tsx
+ * const { actions } = useInbox();
+ * return <p>{actions.length} waiting on you</p>;
+ * ```
  */
 export function useInbox(options: { intervalMs?: number } = {}): InboxState & { refresh: () => Promise<void> } {
   const { client } = useHeedContext();
@@ -137,7 +157,14 @@ export function useInbox(options: { intervalMs?: number } = {}): InboxState & { 
 
 const loadingInbox: InboxState = { status: 'loading', actions: [] };
 
-/** Registers a client tool handler while the component is mounted. */
+/**
+ * Registers a client tool handler while the component is mounted.
+ *
+ * @example
+ * ```tsx
+ * useClientTool('getLocation', async () => ({ city: await askBrowserForCity() }));
+ * ```
+ */
 export function useClientTool(name: string, handler: ClientToolHandler): void {
   const { clientTools } = useHeedContext();
   useEffect(() => clientTools.register(name, handler), [clientTools, name, handler]);

@@ -73,6 +73,12 @@ export type ScriptedModel<V extends ScriptedVersion = 'v3'> = ModelOf<V> & {
  * build agents with it; `model.calls` shows exactly what the model was sent in its latest calls.
  * `{ specificationVersion: 'v4' }` makes it an AI SDK 7 model, otherwise it is an AI SDK 6 one; the
  * stream parts it sends (text, tool calls, finish) have one shape in both specifications.
+ *
+ * @example
+ * ```ts
+ * const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'refund', input: { orderId: 42 } }] } : { text: 'Refunded.' }));
+ * const heed = createHeed({ agents: [{ name: 'support', model, tools: { refund } }] });
+ * ```
  */
 export function scriptedModel<V extends ScriptedVersion = 'v3'>(respond: ScriptedRespond<V>, options: ScriptedModelOptions<V> = {}): ScriptedModel<V> {
   const calls: ScriptedCall<V>[] = [];

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { createClient, HeedApiError, type AgentInfo, type ConversationView } from 'heed/client';
+import { createClient, HeedClientError, type AgentInfo, type ConversationView } from 'heed/client';
 import { HeedProvider, rememberStartedConversation } from 'heed/react';
 import { ConsoleContext } from './console.js';
 import { Sidebar, TopBar } from './layout.js';
@@ -58,7 +58,7 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
             try {
               return (await client.getConversation(id)).conversation;
             } catch (thrown) {
-              if (thrown instanceof HeedApiError && thrown.status === 404) forgetAnonymousConversation(id);
+              if (HeedClientError.isInstance(thrown) && thrown.status === 404) forgetAnonymousConversation(id);
               return null;
             }
           }),
@@ -67,7 +67,7 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
       }
       setLoadError(undefined);
     } catch (thrown) {
-      if (thrown instanceof HeedApiError && thrown.status === 401) return signOut();
+      if (HeedClientError.isInstance(thrown) && thrown.status === 401) return signOut();
       setLoadError(thrown instanceof Error ? thrown.message : String(thrown));
     }
   }, [client, session, onSession, signOut]);

@@ -1,7 +1,7 @@
 import type { ActionRecord, Question } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
 import { commentText } from '../../kinds/comment-text.js';
-import { presentationOf, summaryOf, titleOf } from '../../kinds/index.js';
+import { presentationOf, summaryOf, titleOf, type KindName, type KindRequest, type TypesFor } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 
 /**
@@ -59,59 +59,112 @@ export function answersByClick(questions: Question[]): boolean {
   return questions.length === 1 && Boolean(questions[0].options?.length) && !questions[0].multiple && questions[0].options!.length <= 20;
 }
 
-/** The blocks of a request as asked, with its buttons (or, once settled, as it ended). */
-export function requestBlocks(action: ActionRecord): Block[] {
-  if (action.status !== 'pending') return settledBlocks(action);
-  const value = { c: action.conversationId, a: action.id };
-  const request = action.request;
-  if (request.kind === 'approval') {
-    return [
+/**
+ * How a request of one kind shows in Slack. Each kind with a Slack card of its own is one entry of
+ * `slackCards`, keyed by its name; a kind without one (a kind added since, say) gets the generic card from
+ * its kind's presentation. No function here switches on the kind.
+ */
+interface SlackCard<K extends KindName> {
+  /** The blocks of the pending request, with its buttons. */
+  pending(request: KindRequest<K>, value: ButtonValue, action: ActionRecord): Block[];
+  /** What was asked, without buttons, once settled. */
+  asked(request: KindRequest<K>): Block[];
+  /** How it ended, in one line: who answered what. */
+  outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>): string;
+  /** The notification text of the pending request (what a phone shows). */
+  text(request: KindRequest<K>): string;
+}
+
+const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
+  approval: {
+    pending: (request, value, action) => [
       section(`*Approval needed:* ${escape(request.title)}\n${escape(request.summary)}`),
       argsBlock(request.args),
       { type: 'actions', block_id: 'heed_decide', elements: [button('Allow', ACTION.allow, value, 'primary'), button('Deny', ACTION.deny, value, 'danger')] },
       ...deadline(action),
-    ];
-  }
-  if (request.kind === 'question') {
-    const blocks: Block[] = [];
-    if (request.preamble) blocks.push(section(escape(request.preamble)));
-    for (const question of request.questions) {
-      const lines = [`*${escape(question.header)}* ${escape(question.prompt)}`];
-      if (question.description) lines.push(`_${escape(question.description)}_`);
-      blocks.push(section(lines.join('\n')));
-    }
-    const elements: Block[] = [];
-    if (answersByClick(request.questions)) {
-      request.questions[0].options!.forEach((option, index) => elements.push(button(option.label, ACTION.option, { ...value, o: index })));
-      if (request.questions[0].custom !== false) elements.push(button('Other…', ACTION.modal, value));
-    } else {
-      elements.push(button('Answer…', ACTION.modal, value, 'primary'));
-    }
-    elements.push(button('Skip', ACTION.skip, value));
-    blocks.push({ type: 'actions', block_id: 'heed_answer', elements }, ...deadline(action));
-    return blocks;
-  }
-  if (request.kind === 'url') {
-    const lines = [`*${escape(request.title ?? 'Please open this page')}*`];
-    if (request.message) lines.push(escape(request.message));
-    // The whole address, so a person sees where the link goes before opening it.
-    lines.push(`<${request.url}|${escape(request.url)}>`);
-    return [
-      section(lines.join('\n')),
-      {
-        type: 'actions',
-        block_id: 'heed_url',
-        elements: [
-          { type: 'button', text: plain('Open', 75), action_id: ACTION.open, url: request.url, value: JSON.stringify(value) },
-          button('Done', ACTION.accept, value, 'primary'),
-          button('Decline', ACTION.decline, value),
-        ],
-      },
-      ...deadline(action),
-    ];
-  }
-  if (request.kind === 'client_tool') return [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)];
-  return genericRequestBlocks(action);
+    ],
+    asked: (request) => [section(`*Approval:* ${escape(request.title)}\n${escape(request.summary)}`), argsBlock(request.args)],
+    outcome(resolution, by) {
+      const comment = resolution.comment ? `: “${escape(commentText(resolution.comment))}”` : '';
+      return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
+    },
+    text: (request) => `Approval needed: ${request.title}`,
+  },
+  question: {
+    pending(request, value, action) {
+      const blocks: Block[] = [];
+      if (request.preamble) blocks.push(section(escape(request.preamble)));
+      for (const question of request.questions) {
+        const lines = [`*${escape(question.header)}* ${escape(question.prompt)}`];
+        if (question.description) lines.push(`_${escape(question.description)}_`);
+        blocks.push(section(lines.join('\n')));
+      }
+      const elements: Block[] = [];
+      if (answersByClick(request.questions)) {
+        request.questions[0].options!.forEach((option, index) => elements.push(button(option.label, ACTION.option, { ...value, o: index })));
+        if (request.questions[0].custom !== false) elements.push(button('Other…', ACTION.modal, value));
+      } else {
+        elements.push(button('Answer…', ACTION.modal, value, 'primary'));
+      }
+      elements.push(button('Skip', ACTION.skip, value));
+      blocks.push({ type: 'actions', block_id: 'heed_answer', elements }, ...deadline(action));
+      return blocks;
+    },
+    asked: (request) => [section(request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'))],
+    outcome(resolution, by, request) {
+      if ('dismiss' in resolution) return `Dismissed by ${by}.`;
+      if ('skip' in resolution) return `Skipped by ${by}.`;
+      const parts = request.questions
+        .filter((question) => resolution.answers[question.id]?.length)
+        .map((question) => `*${escape(question.header)}:* ${escape(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`);
+      return `:speech_balloon: Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
+    },
+    text: (request) => `A question: ${request.questions[0]?.prompt ?? ''}`,
+  },
+  url: {
+    pending(request, value, action) {
+      const lines = [`*${escape(request.title ?? 'Please open this page')}*`];
+      if (request.message) lines.push(escape(request.message));
+      // The whole address, so a person sees where the link goes before opening it.
+      lines.push(`<${request.url}|${escape(request.url)}>`);
+      return [
+        section(lines.join('\n')),
+        {
+          type: 'actions',
+          block_id: 'heed_url',
+          elements: [
+            { type: 'button', text: plain('Open', 75), action_id: ACTION.open, url: request.url, value: JSON.stringify(value) },
+            button('Done', ACTION.accept, value, 'primary'),
+            button('Decline', ACTION.decline, value),
+          ],
+        },
+        ...deadline(action),
+      ];
+    },
+    asked: (request) => [section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`)],
+    outcome: (resolution, by) =>
+      resolution.decision === 'accept' ? `:white_check_mark: Done, says ${by}.` : resolution.decision === 'decline' ? `:x: Declined by ${by}.` : `Cancelled by ${by}.`,
+    text: (request) => `Please open ${request.url}`,
+  },
+  client_tool: {
+    pending: (request) => [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)],
+    asked: (request) => [section(`\`${escape(request.clientKind)}\``)],
+    outcome: (_resolution, by) => `Answered by ${by}.`,
+    text: () => 'A request for the web page',
+  },
+};
+
+/** The Slack card of the action's kind, if it has one. */
+function cardOf(action: ActionRecord): SlackCard<KindName> | undefined {
+  // The entry for `action.kind` takes that kind's request and answers, which the action's are; TypeScript cannot follow the two together.
+  return slackCards[action.kind] as SlackCard<KindName> | undefined;
+}
+
+/** The blocks of a request as asked, with its buttons (or, once settled, as it ended). */
+export function requestBlocks(action: ActionRecord): Block[] {
+  if (action.status !== 'pending') return settledBlocks(action);
+  const card = cardOf(action);
+  return card ? card.pending(action.request, { c: action.conversationId, a: action.id }, action) : genericRequestBlocks(action);
 }
 
 /** A pending request of a kind with no blocks of its own: what it asks, and that it is answered in the app. */
@@ -138,23 +191,8 @@ export function outcomeText(action: ActionRecord): string {
   if (action.status === 'expired' || action.channel === 'timeout') return ':hourglass: Lapsed: nobody answered in time.';
   if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
   if (!resolution || resolution.type === 'cancelled') return 'Settled.';
-  if (resolution.type === 'approval') {
-    const comment = resolution.comment ? `: “${escape(commentText(resolution.comment))}”` : '';
-    return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
-  }
-  if (resolution.type === 'question') {
-    if ('dismiss' in resolution) return `Dismissed by ${by}.`;
-    if ('skip' in resolution) return `Skipped by ${by}.`;
-    const questions = action.request.kind === 'question' ? action.request.questions : [];
-    const parts = questions
-      .filter((question) => resolution.answers[question.id]?.length)
-      .map((question) => `*${escape(question.header)}:* ${escape(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`);
-    return `:speech_balloon: Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
-  }
-  if (resolution.type === 'url') {
-    return resolution.decision === 'accept' ? `:white_check_mark: Done, says ${by}.` : resolution.decision === 'decline' ? `:x: Declined by ${by}.` : `Cancelled by ${by}.`;
-  }
-  if (resolution.type === 'client_tool') return `Answered by ${by}.`;
+  const card = cardOf(action);
+  if (card) return card.outcome(resolution, by, action.request);
   // A kind with nothing of its own here: how its kind says it ended.
   return `${presentationOf(action.kind).outcome(resolution)}, by ${by}.`;
 }
@@ -165,29 +203,15 @@ function labelOf(question: Question, value: string): string {
 
 /** The request as it ended: what was asked (without buttons), then who answered what. */
 export function settledBlocks(action: ActionRecord): Block[] {
-  const request = action.request;
-  const asked =
-    request.kind === 'approval'
-      ? [section(`*Approval:* ${escape(request.title)}\n${escape(request.summary)}`), argsBlock(request.args)]
-      : request.kind === 'question'
-        ? [section(request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'))]
-        : request.kind === 'url'
-          ? [section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`)]
-          : request.kind === 'client_tool'
-            ? [section(`\`${escape(request.clientKind)}\``)]
-            : askedBlocks(action);
-  return [...asked, section(outcomeText(action))];
+  const card = cardOf(action);
+  return [...(card ? card.asked(action.request) : askedBlocks(action)), section(outcomeText(action))];
 }
 
 /** The notification text of a posted request (what a phone shows). */
 export function requestText(action: ActionRecord): string {
-  const request = action.request;
   if (action.status !== 'pending') return outcomeText(action);
-  if (request.kind === 'approval') return `Approval needed: ${request.title}`;
-  if (request.kind === 'question') return `A question: ${request.questions[0]?.prompt ?? ''}`;
-  if (request.kind === 'url') return `Please open ${request.url}`;
-  if (request.kind === 'client_tool') return 'A request for the web page';
-  return summaryOf(actionView(undefined, action));
+  const card = cardOf(action);
+  return card ? card.text(action.request) : summaryOf(actionView(undefined, action));
 }
 
 // ---------------------------------------------------------------- the modal

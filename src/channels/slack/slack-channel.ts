@@ -12,6 +12,7 @@ import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../chann
 import { requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
 import { answerInteraction, ok } from './interactions.js';
 import { placeOf, type SlackPlace } from './place.js';
+import { defaults } from '../../config-schema.js';
 
 /** Slack refuses a message text longer than 40,000 characters. */
 export const SLACK_TEXT_LIMIT = 39_000;
@@ -37,13 +38,14 @@ export class SlackChannel implements ChannelAdapter {
     readonly config: SlackChannelConfig,
     attemptTimeoutMs: number,
   ) {
-    const apiUrl = config.apiUrl ? (config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`) : undefined;
+    const base = config.apiUrl ?? defaults.slackApiUrl;
+    const apiUrl = base.endsWith('/') ? base : `${base}/`;
     // Loaded when the config names Slack, not at `import 'heed'`; a missing one fails createHeed with its `npm i` line.
     const { LogLevel, WebClient } = requireOptional<typeof import('@slack/web-api')>('@slack/web-api', 'The Slack channel');
     requireOptional<unknown>('@slack/bolt', 'The Slack channel', { resolveOnly: true });
     // No retries inside the client: the outbox retries, with its own backoff, across restarts.
     this.client = new WebClient(config.botToken, {
-      ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+      slackApiUrl: apiUrl,
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
       timeout: attemptTimeoutMs,

@@ -1,6 +1,7 @@
 import { Box, useApp } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactElement } from 'react';
 import { readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
+import type { KindName } from '../../kinds/index.js';
 import { sendAnswer } from './answer.js';
 import { ApprovalView } from './approval-view.js';
 import { ClientToolView } from './client-tool-view.js';
@@ -264,19 +265,17 @@ export function InboxApp(props: InboxAppProps) {
   );
 }
 
+/** The terminal view of each kind with one of its own, keyed by the kind's name; another kind gets the generic view. */
+const requestViews: { readonly [K in KindName]?: (props: RequestViewProps<Extract<ActionView, { kind: K }>>) => ReactElement } = {
+  approval: ApprovalView,
+  question: QuestionView,
+  url: UrlView,
+  client_tool: ClientToolView,
+};
+
 /** The view of one request, by its kind. */
 function RequestView(props: RequestViewProps) {
-  const { action } = props;
-  switch (action.kind) {
-    case 'approval':
-      return <ApprovalView {...props} action={action} />;
-    case 'question':
-      return <QuestionView {...props} action={action} />;
-    case 'url':
-      return <UrlView {...props} action={action} />;
-    case 'client_tool':
-      return <ClientToolView {...props} action={action} />;
-    default:
-      return <GenericView {...props} />;
-  }
+  // The entry for `action.kind` takes that kind's view, which `action` is; TypeScript cannot follow the two together.
+  const View = requestViews[props.action.kind] as ((props: RequestViewProps) => ReactElement) | undefined;
+  return View ? <View {...props} /> : <GenericView {...props} />;
 }

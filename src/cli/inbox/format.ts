@@ -1,31 +1,10 @@
 import type { ActionView } from '../../client/index.js';
-import { presentationOf, summaryOf as kindSummary } from '../../kinds/index.js';
+import { nounOf, presentationOf } from '../../kinds/index.js';
 import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 
-/** What each kind is called on screen; a kind left out is called by its name. */
-const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = {
-  approval: 'Approval',
-  question: 'Question',
-  client_tool: 'Page tool',
-  url: 'Open URL',
-};
-
-/** What the action's kind is called on screen. */
-export function kindWord(action: ActionView): string {
-  return KIND_WORDS[action.kind] ?? action.kind;
-}
-
-/** One line saying what the action asks: the approval's title, the first question, the URL's title (another kind's own summary). */
-export function summaryOf(action: ActionView): string {
-  if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
-  if (action.kind === 'url') return action.title || action.url || 'Open a page';
-  if (action.kind === 'client_tool') return `${action.toolName} (answered by the page)`;
-  if (action.kind !== 'question') return kindSummary(action);
-  const questions = action.questions ?? [];
-  const first = questions[0]?.prompt ?? 'A question';
-  return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
-}
+/** What the action's kind is called on screen: its kind's `noun`. */
+export const kindWord = nounOf;
 
 /** A short span of time: `45s`, `12m`, `3h`, `2d`. */
 export function shortSpan(milliseconds: number): string {

@@ -1,4 +1,4 @@
-import { HeedApiError, type ActionView } from '../../client/index.js';
+import { HeedClientError, type ActionView } from '../../client/index.js';
 import type { ResolutionChannel, StoredResolution } from '../../types.js';
 
 /**
@@ -105,7 +105,7 @@ export type AnswerProblem =
   | { type: 'failed'; message: string };
 
 export function answerProblem(thrown: unknown): AnswerProblem {
-  if (thrown instanceof HeedApiError) {
+  if (HeedClientError.isInstance(thrown)) {
     const details = thrown.details ?? {};
     if (thrown.status === 409 && thrown.code === 'action_not_pending') {
       return {

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
-import { ageOf, column, fit, kindWord, summaryOf, timeLeftOf } from './format.js';
+import { ageOf, column, fit, kindWord, timeLeftOf } from './format.js';
+import { headlineOf } from '../../kinds/index.js';
 import { visibleWindow, type InboxEntry } from './inbox-state.js';
 import { settledShort } from './outcome.js';
 import { Field, Keys, Say } from './theme.js';
@@ -69,7 +70,7 @@ export function ListView(props: ListViewProps) {
           return (
             <Text key={action.id}>
               {head}
-              <Say tone="dim">{fit(`${mark} — ${summaryOf(action)}`, columns - head.length)}</Say>
+              <Say tone="dim">{fit(`${mark} — ${headlineOf(action)}`, columns - head.length)}</Say>
             </Text>
           );
         }
@@ -77,7 +78,7 @@ export function ListView(props: ListViewProps) {
         return (
           <Text key={action.id}>
             {head}
-            {here ? <Say tone="accent">{column(summaryOf(action), summaryWidth)}</Say> : column(summaryOf(action), summaryWidth)}{' '}
+            {here ? <Say tone="accent">{column(headlineOf(action), summaryWidth)}</Say> : column(headlineOf(action), summaryWidth)}{' '}
             <Say tone={action.expiresAt && Date.parse(action.expiresAt) - now < 60_000 ? 'warn' : 'dim'}>{fit(tail, tailWidth)}</Say>
           </Text>
         );

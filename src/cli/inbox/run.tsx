@@ -1,8 +1,9 @@
 import { render } from 'ink';
 import { parseArgs } from 'node:util';
-import { createClient, HeedApiError, type ActionView, type HeedClient } from '../../client/index.js';
+import { createClient, HeedClientError, type ActionView, type HeedClient } from '../../client/index.js';
 import { InboxApp, readInbox } from './app.js';
-import { ageOf, kindWord, summaryOf, timeLeftOf } from './format.js';
+import { ageOf, kindWord, timeLeftOf } from './format.js';
+import { headlineOf } from '../../kinds/index.js';
 import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
 import { EXIT } from '../problems.js';
@@ -92,7 +93,7 @@ export async function runInbox(args: string[]): Promise<number> {
     const agents = await agentNames(client, first);
     const now = Date.now();
     for (const action of first) {
-      console.log([kindWord(action), agents.get(action.conversationId) ?? '', summaryOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
+      console.log([kindWord(action), agents.get(action.conversationId) ?? '', headlineOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
     }
     return 0;
   }
@@ -140,7 +141,7 @@ async function agentNames(client: HeedClient, actions: ActionView[]): Promise<Ma
 
 /** Why the first read failed, as one sentence naming the server. */
 export function firstReadSentence(thrown: unknown, server: string, hasToken: boolean): string {
-  if (thrown instanceof HeedApiError) {
+  if (HeedClientError.isInstance(thrown)) {
     if (thrown.status === 401) {
       return hasToken
         ? `The server at ${server} does not know that token (401 ${thrown.code}). Check --token or HEED_TOKEN.`

@@ -7,7 +7,7 @@ export interface RequestViewProps<View extends ActionView = ActionView> {
   action: View;
   /** The agent of its conversation, when known. */
   agent?: string;
-  /** Sends an answer; resolves with the action as stored, or throws the server's refusal (`HeedApiError`). */
+  /** Sends an answer; resolves with the action as stored, or throws the server's refusal (`HeedClientError`). */
   send(resolution: ResolutionInput): Promise<ActionView>;
   system: InboxSystem;
   /** Set once it stopped waiting while open here (someone else answered, it lapsed): the view turns read-only. */

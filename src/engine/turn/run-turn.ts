@@ -1,5 +1,6 @@
 import { newAction } from '../new-action.js';
 import { HeedError } from '../../errors.js';
+import { defaults } from '../../config-schema.js';
 import { newId } from '../../ids.js';
 import type { TurnResult } from '../../protocol/responses.js';
 import type { MessagePart } from '../../types.js';
@@ -29,7 +30,7 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
   turn.startLeaseRenewal();
   try {
     if (options.askIntake && (await askIntake(turn))) return await result(turn, 'requires_action');
-    const maxSteps = turn.agent.maxSteps ?? 20;
+    const maxSteps = turn.agent.maxSteps ?? defaults.maxSteps;
     let steps = 0;
     for (;;) {
       if (turn.abort.signal.aborted) throw new TurnInterrupted();
@@ -102,7 +103,7 @@ async function runStep(turn: Turn): Promise<void> {
 async function askIntake(turn: Turn): Promise<boolean> {
   const intake = turn.agent.intake;
   if (!intake) return false;
-  if ((intake.when ?? 'thread-start') === 'thread-start' && turn.conversation.intakeDone) return false;
+  if ((intake.when ?? defaults.intakeWhen) === 'thread-start' && turn.conversation.intakeDone) return false;
   const messageId = newId('m');
   const toolCallId = newId('call');
   const message = turn.addMessage('assistant', [{ type: 'tool-call', toolCallId, toolName: INTAKE_TOOL_NAME, input: {} }], { intake: true }, messageId);

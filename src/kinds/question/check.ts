@@ -162,7 +162,7 @@ function checkHeader(raw: Record<string, unknown>, say: Say): string | undefined
 
 /**
  * Whether free text is allowed besides the options: `custom`, or seed 003's name for it, `allowFreeText`.
- * Left out, it is allowed (DESIGN §2), unlike seed 003 where it is off unless asked for.
+ * Left out, it is allowed (docs/concepts.md#questions-as-they-are-written), unlike seed 003 where it is off unless asked for.
  */
 function checkFreeText(raw: Record<string, unknown>, say: Say): { value: boolean | undefined; key: string } {
   const custom = optionalBoolean(raw, 'custom', say);

@@ -40,6 +40,11 @@ export function BuiltInCard(props: ActionCardProps) {
 /**
  * The card for a pending action, whatever its kind: the card registered for its tool name or client
  * kind (`registerToolCard`, `HeedProvider`'s `toolCards`), else the built-in one.
+ *
+ * @example
+ * ```tsx
+ * {pendingActions.map((action) => <ActionCard key={action.id} action={action} onSubmit={(resolution) => answer(action.id, resolution)} />)}
+ * ```
  */
 export function ActionCard(props: ActionCardProps) {
   const Registered = useRegisteredCard(props.action);

@@ -25,6 +25,11 @@ export interface ApprovalCardProps {
  * Asks whether a tool may run: its name, title, summary and arguments. The arguments can be edited
  * (checked against the tool's schema before anything is sent), with a comment, and an approval can
  * be remembered for the rest of the conversation.
+ *
+ * @example
+ * ```tsx
+ * <ApprovalCard action={action} onSubmit={(resolution) => answer(action.id, resolution)} />
+ * ```
  */
 export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false, chosen }: ApprovalCardProps) {
   const base = useId();

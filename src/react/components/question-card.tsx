@@ -22,6 +22,11 @@ export interface QuestionCardProps {
  * Asks one or more questions, one at a time ("Question 2 of 3"), with the defaults pre-picked so
  * Enter confirms. A lone single-choice question is answered by picking an option. Each field is
  * checked with the server's own rules and shows the server's sentence beside it.
+ *
+ * @example
+ * ```tsx
+ * <QuestionCard action={action} onSubmit={(resolution) => answer(action.id, resolution)} />
+ * ```
  */
 export function QuestionCard(props: QuestionCardProps) {
   if (!props.action.questions?.length) return null;

@@ -1,4 +1,4 @@
-import { HeedApiError, type HeedClient } from '../../client/index.js';
+import { HeedClientError, type HeedClient } from '../../client/index.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { QueuedMessageView } from '../../protocol/responses.js';
 import type { EventRecord } from '../../types.js';
@@ -135,7 +135,7 @@ const RELOAD_ON = new Set<string>([
 ]);
 
 export function toChatError(thrown: unknown): ChatError {
-  if (thrown instanceof HeedApiError) {
+  if (HeedClientError.isInstance(thrown)) {
     return { code: thrown.code, message: thrown.message, status: thrown.status, ...(thrown.details ? { details: thrown.details } : {}) };
   }
   if (thrown instanceof Error) return { code: 'network_error', message: `The server could not be reached: ${thrown.message}` };
@@ -160,6 +160,13 @@ export function loadingState(conversationId: string): ConversationState {
   };
 }
 
+/**
+ * @example
+ * ```tsx
+ * const store = createConversationStore(client, conversationId);
+ * const stop = store.subscribe(() => render(store.getState()));
+ * ```
+ */
 export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
   const clientTools = options.clientTools ?? defaultClientTools;
   const runTools = options.runClientTools ?? true;

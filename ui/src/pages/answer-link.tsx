@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { ActionView } from 'heed/client';
+import type { ActionView, ErrorBody } from 'heed/client';
 import { ActionCard, ApprovalCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
 
 /** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
@@ -96,7 +96,7 @@ export function AnswerLinkPage({ token }: { token: string }) {
           headers: { 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify({ resolution }),
         });
-        const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string; details?: Record<string, unknown> } };
+        const body = (await response.json().catch(() => ({}))) as Partial<ErrorBody>;
         if (response.ok) {
           setNotice('Thank you: your answer was recorded.');
           await load();

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { createClient, HeedApiError, type DemoInfo } from 'heed/client';
+import { createClient, HeedClientError, type DemoInfo } from 'heed/client';
 import type { Session } from '../session.js';
 
 /**
@@ -29,7 +29,7 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
       const owner = listed[0]?.ownerId ?? undefined;
       onSignIn(owner ? { ...next, userId: owner } : next);
     } catch (thrown) {
-      if (thrown instanceof HeedApiError && thrown.status === 401) {
+      if (HeedClientError.isInstance(thrown) && thrown.status === 401) {
         setError(next.token ? 'That token is not recognised by this server.' : 'This server needs a token: sign in with one.');
       } else {
         setError(thrown instanceof Error ? thrown.message : String(thrown));
