@@ -68,6 +68,7 @@ export function followEvents(
         }
       }
     })()
+      // A read that failed (the store is away) is not the follower's end: the next poke or event drains again from `last`.
       .catch(() => undefined)
       .finally(() => {
         draining = null;

@@ -2,6 +2,7 @@ import { commitWrite } from './transact.js';
 import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { newId } from '../ids.js';
+import { errorFields } from '../logger.js';
 import { newEvent } from '../protocol/events.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
@@ -57,7 +58,7 @@ export function runTurnUnderLease(
             askIntake: true,
             messages: next.messages,
             actions: [],
-          }).catch(() => undefined);
+          }).catch((thrown: unknown) => engine.logger.error(errorFields(thrown), 'Heed: a queued message could not start its turn'));
         }
         return result;
       } catch (thrown) {
@@ -112,7 +113,9 @@ function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string
       if (!conversation || conversation.status !== 'running' || conversation.leaseOwner !== leaseOwner) return;
       const claimed = await claimRunning(engine, conversation);
       if (!claimed) return schedule();
-      runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, options).catch(() => undefined);
+      runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, options).catch((thrown: unknown) =>
+        engine.logger.error(errorFields(thrown), 'Heed: a turn carried on after a store outage failed'),
+      );
     } catch (thrown) {
       // Still out: look again later. Anything else is left to the sweep, once the lease lapses.
       if (isStoreUnavailable(thrown)) schedule();

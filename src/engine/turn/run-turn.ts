@@ -76,6 +76,7 @@ async function runStep(turn: Turn): Promise<void> {
     turn.event('text.delta', { messageId, delta });
     timer ??= setTimeout(() => {
       timer = undefined;
+      // Ignored here on purpose: a failed flush stops the turn, and the step's own awaited flush throws the same error.
       turn.flush().catch(() => undefined);
     }, DELTA_FLUSH_MS);
   };

@@ -59,6 +59,7 @@ export class Turn {
     const every = Math.max(50, Math.floor(this.engine.leaseMs / 3));
     this.leaseTimer = setInterval(() => {
       this.set({ leaseExpiresAt: this.engine.leaseUntil() });
+      // Ignored here on purpose: a failed flush stops the turn, and the turn's next awaited flush throws the same error.
       this.flush().catch(() => undefined);
     }, every);
     this.leaseTimer.unref();
@@ -149,6 +150,7 @@ export class Turn {
    */
   flush(): Promise<void> {
     const run = this.writing.then(() => this.commitPending());
+    // The chain goes on past a failure: `run` carries it to this caller, and commitPending refuses every later write.
     this.writing = run.catch(() => undefined);
     return run;
   }
