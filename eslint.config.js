@@ -22,7 +22,9 @@ const layerZones = layers.slice(0, -1).flatMap((paths, index) => {
     const folderOf = (to) => above.find((path) => path.endsWith('/') && to.startsWith(path));
     const excepted = new Set(allowed.map((exception) => folderOf(exception.to)));
     const message = `src/${target} may import only its own layer and the layers below it (docs/architecture.md).`;
-    const zones = [{ target: srcPath(target), from: above.filter((path) => !excepted.has(path)).map(srcPath), message }];
+    const zones = [
+      { target: srcPath(target), from: above.filter((path) => !excepted.has(path)).map(srcPath), message },
+    ];
     for (const folder of excepted) {
       const except = allowed.map((exception) => `./${exception.to.slice(folder.length)}`);
       zones.push({ target: srcPath(target), from: srcPath(folder), except, message });
@@ -67,7 +69,10 @@ export default [
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'prefer-const': 'error',
       // A leading underscore names what is left out on purpose (`{ id: _id, ...rest }`, an unused parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' },
+      ],
     },
   },
   {

@@ -18,7 +18,10 @@ export interface CycleProfile {
  * so the timers never touch the headline figures. What the store does not account for is the engine's
  * own JavaScript, the scripted model and the promise hops between them.
  */
-export async function profileCycles(store: Store, options: { warmup: number; cycles: number; cycle: (heed: Heed) => Promise<void> }): Promise<CycleProfile> {
+export async function profileCycles(
+  store: Store,
+  options: { warmup: number; cycles: number; cycle: (heed: Heed) => Promise<void> },
+): Promise<CycleProfile> {
   const totals = new Map<string, { calls: number; ms: number }>();
   let eventRows = 0;
   let measuring = false;
@@ -26,7 +29,8 @@ export async function profileCycles(store: Store, options: { warmup: number; cyc
   const timed = new Proxy(store, {
     get(target, method, receiver) {
       const fn: unknown = Reflect.get(target, method, receiver);
-      if (typeof fn !== 'function' || typeof method !== 'string' || method === 'close' || method === 'migrate') return fn;
+      if (typeof fn !== 'function' || typeof method !== 'string' || method === 'close' || method === 'migrate')
+        return fn;
       if (!wrappers.has(method))
         wrappers.set(
           method,
@@ -65,7 +69,11 @@ export async function profileCycles(store: Store, options: { warmup: number; cyc
     }
     const elapsed = performance.now() - started;
     measuring = false;
-    const calls = [...totals].map(([method, entry]) => ({ method, perCycle: entry.calls / options.cycles, msPerCycle: entry.ms / options.cycles }));
+    const calls = [...totals].map(([method, entry]) => ({
+      method,
+      perCycle: entry.calls / options.cycles,
+      msPerCycle: entry.ms / options.cycles,
+    }));
     return { cycles: options.cycles, cycleMs: elapsed / options.cycles, calls, eventRows: eventRows / options.cycles };
   } finally {
     await heed.close();
@@ -78,7 +86,10 @@ export function describeProfile(name: string, profile: CycleProfile): string {
   const share = (ms: number) => `${Math.round((100 * ms) / profile.cycleMs)}%`;
   const parts = profile.calls
     .sort((a, b) => b.msPerCycle - a.msPerCycle)
-    .map((entry) => `${entry.method} ×${+entry.perCycle.toFixed(2)} ${(entry.msPerCycle * 1000).toFixed(0)} µs (${share(entry.msPerCycle)})`);
+    .map(
+      (entry) =>
+        `${entry.method} ×${+entry.perCycle.toFixed(2)} ${(entry.msPerCycle * 1000).toFixed(0)} µs (${share(entry.msPerCycle)})`,
+    );
   return (
     `Where the time goes now (${name}, ${profile.cycles} cycles on a second Heed whose store calls are timed; mean cycle ${(profile.cycleMs * 1000).toFixed(0)} µs): ` +
     `${parts.join(', ')}; ${+profile.eventRows.toFixed(2)} event rows per cycle. ` +

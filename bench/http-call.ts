@@ -1,11 +1,21 @@
 import { request, type Agent } from 'node:http';
 
 /** One HTTP request over a keep-alive agent, body as text: the benches' own client, kept minimal. */
-export function httpCall(base: string, agent: Agent, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+export function httpCall(
+  base: string,
+  agent: Agent,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       `${base}${path}`,
-      { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
+      {
+        method,
+        agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');

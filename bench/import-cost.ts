@@ -16,10 +16,23 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const runs = Number(process.env.HEED_BENCH_IMPORT_RUNS ?? 21);
 const current = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const baselineDir = flag('--baseline');
-const baseline = baselineDir ? fileURLToPath(new URL('index.js', pathToFileURL(`${baselineDir.replace(/\/$/, '')}/`))) : undefined;
+const baseline = baselineDir
+  ? fileURLToPath(new URL('index.js', pathToFileURL(`${baselineDir.replace(/\/$/, '')}/`)))
+  : undefined;
 
 /** The libraries a user may not need; loading any of them at `import 'heed'` is what this measures. */
-const optional = ['better-sqlite3', 'pg', '@slack/web-api', '@slack/bolt', 'nodemailer', '@modelcontextprotocol/sdk', 'hono', '@hono/node-server', 'ink', 're2'];
+const optional = [
+  'better-sqlite3',
+  'pg',
+  '@slack/web-api',
+  '@slack/bolt',
+  'nodemailer',
+  '@modelcontextprotocol/sdk',
+  'hono',
+  '@hono/node-server',
+  'ink',
+  're2',
+];
 
 const HOOKS = `
 let port;
@@ -47,7 +60,9 @@ await new Promise((resolve) => setTimeout(resolve, 100));
 for (const path of Object.keys(createRequire(import.meta.url).cache)) seen.add(path);
 port1.close();
 process.stdout.write(JSON.stringify([...seen]));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+  ) as string[];
 }
 
 function packageOf(path: string): string | undefined {
@@ -70,11 +85,17 @@ function median(values: number[]): number {
 function measure(entries: string[]): Figures[] {
   const times = entries.map(() => [] as number[]);
   timeOnce(entries[0]); // warms the file cache for every side alike
-  for (let run = 0; run < runs; run++) for (const [index, entry] of entries.entries()) times[index].push(timeOnce(entry));
+  for (let run = 0; run < runs; run++)
+    for (const [index, entry] of entries.entries()) times[index].push(timeOnce(entry));
   return entries.map((entry, index) => {
     const files = modulesLoaded(entry);
     const packages = new Set(files.map(packageOf).filter((name): name is string => name !== undefined));
-    return { medianMs: median(times[index]), modules: files.length, packages: packages.size, optionalLoaded: optional.filter((name) => packages.has(name)) };
+    return {
+      medianMs: median(times[index]),
+      modules: files.length,
+      packages: packages.size,
+      optionalLoaded: optional.filter((name) => packages.has(name)),
+    };
   });
 }
 
@@ -99,9 +120,12 @@ const lines = [
   '',
   '| figure | now | ' + (before ? 'before (same run) | ratio |' : ''),
   '|---|---:|' + (before ? '---:|---:|' : ''),
-  `| time to \`import('heed')\`, median | ${fmt(now.medianMs)} | ` + (before ? `${fmt(before.medianMs)} | ${ratio(now.medianMs, before.medianMs)} |` : ''),
-  `| modules loaded | ${now.modules} | ` + (before ? `${before.modules} | ${ratio(now.modules, before.modules)} |` : ''),
-  `| packages loaded (node_modules) | ${now.packages} | ` + (before ? `${before.packages} | ${ratio(now.packages, before.packages)} |` : ''),
+  `| time to \`import('heed')\`, median | ${fmt(now.medianMs)} | ` +
+    (before ? `${fmt(before.medianMs)} | ${ratio(now.medianMs, before.medianMs)} |` : ''),
+  `| modules loaded | ${now.modules} | ` +
+    (before ? `${before.modules} | ${ratio(now.modules, before.modules)} |` : ''),
+  `| packages loaded (node_modules) | ${now.packages} | ` +
+    (before ? `${before.packages} | ${ratio(now.packages, before.packages)} |` : ''),
   `| optional libraries loaded | ${list(now.optionalLoaded)} | ` + (before ? `${list(before.optionalLoaded)} | |` : ''),
   '',
 ];
@@ -112,5 +136,8 @@ console.log(lines.join('\n'));
 const resultsPath = new URL('./RESULTS.md', import.meta.url);
 const results = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# Benchmark results\n';
 const marked = /<!-- import-cost:start -->[\s\S]*?<!-- import-cost:end -->/;
-writeFileSync(resultsPath, marked.test(results) ? results.replace(marked, section) : `${results.trimEnd()}\n\n${section}\n`);
+writeFileSync(
+  resultsPath,
+  marked.test(results) ? results.replace(marked, section) : `${results.trimEnd()}\n\n${section}\n`,
+);
 console.log('Wrote the import-cost section of bench/RESULTS.md');

@@ -7,9 +7,16 @@ import { scriptedModel, type ScriptedModel } from '../src/testing/index.js';
  * the vitest alias resolves): the model calls issue_refund {orderId: 42, amount: 5}, which needs
  * approval, then says "Refunded.". Nothing is kept per call: the bench empties `model.calls` itself.
  */
-export function benchRefundAgent(name = 'support', hitl?: AgentConfig['hitl']): { agent: AgentConfig; model: ScriptedModel; refunds: { count: number } } {
+export function benchRefundAgent(
+  name = 'support',
+  hitl?: AgentConfig['hitl'],
+): { agent: AgentConfig; model: ScriptedModel; refunds: { count: number } } {
   const refunds = { count: 0 };
-  const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Refunded.' }));
+  const model = scriptedModel(({ stepIndex }) =>
+    stepIndex === 0
+      ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] }
+      : { text: 'Refunded.' },
+  );
   const agent: AgentConfig = {
     name,
     model,

@@ -38,10 +38,15 @@ export function sortedCopy(values: ArrayLike<number>): Float64Array {
   return Float64Array.from(values as ArrayLike<number>).sort();
 }
 
-export const fmtMs = (ms: number) => (ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(3)} ms`);
+export const fmtMs = (ms: number) =>
+  ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(3)} ms`;
 export const fmtRate = (perSecond: number) => `${Math.round(perSecond).toLocaleString('en-US')}/s`;
 export const fmtBytes = (bytes: number) =>
-  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(2)} KiB` : `${Math.round(bytes)} B`;
+  bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(2)} KiB`
+      : `${Math.round(bytes)} B`;
 export const fmtRatio = (ratio: number) => `${ratio.toFixed(2)}×`;
 
 /** A gc() that works with or without `--expose-gc`. */

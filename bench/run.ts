@@ -22,7 +22,12 @@ const started = new Date();
 const sections: Array<{ title: string; result?: WorkloadResult; note?: string }> = [];
 
 sections.push({ title: 'W1 approval round trip', result: await runW1({ warmup: 300, cycles: w1Cycles }) });
-sections.push(postgresSection('W1 approval round trip on PostgreSQL', await runW1Postgres({ warmup: 200, cycles: Number(process.env.HEED_BENCH_W1_PG_CYCLES ?? 1000) })));
+sections.push(
+  postgresSection(
+    'W1 approval round trip on PostgreSQL',
+    await runW1Postgres({ warmup: 200, cycles: Number(process.env.HEED_BENCH_W1_PG_CYCLES ?? 1000) }),
+  ),
+);
 // Before W2: its large file's writeback would otherwise land on PostgreSQL's commit flushes.
 sections.push(postgresSection('W3 contention', await runW3()));
 sections.push({ title: 'W2 parked footprint', result: await runW2({ parked }) });
@@ -45,12 +50,17 @@ printTable(rows);
 for (const section of sections) if (section.note) console.log(`${section.title}: ${section.note}`);
 // The import-cost section is written by bench/import-cost.ts (npm run bench:import): keep it.
 const resultsPath = new URL('./RESULTS.md', import.meta.url);
-const importCost = existsSync(resultsPath) ? /<!-- import-cost:start -->[\s\S]*?<!-- import-cost:end -->/.exec(readFileSync(resultsPath, 'utf8'))?.[0] : undefined;
+const importCost = existsSync(resultsPath)
+  ? /<!-- import-cost:start -->[\s\S]*?<!-- import-cost:end -->/.exec(readFileSync(resultsPath, 'utf8'))?.[0]
+  : undefined;
 writeFileSync(resultsPath, resultsMarkdown() + (importCost ? `\n${importCost}\n` : ''));
 console.log('\nWrote bench/RESULTS.md');
 
 /** A PostgreSQL workload that found no server returns no rows, only the reason: show it as a note. */
-function postgresSection(title: string, result: WorkloadResult): { title: string; result?: WorkloadResult; note?: string } {
+function postgresSection(
+  title: string,
+  result: WorkloadResult,
+): { title: string; result?: WorkloadResult; note?: string } {
   return result.rows.length > 0 ? { title, result } : { title, note: result.details.join(' ') };
 }
 
@@ -65,7 +75,18 @@ function asSection(value: unknown): { result?: WorkloadResult; note?: string } {
 
 function printTable(table: BenchRow[]): void {
   const header = ['', 'figure', 'Heed', 'baseline (same run)', 'ratio', 'target', ''];
-  const lines = [header, ...table.map((r) => [r.workload, r.figure, r.value, r.baseline, r.ratio, r.target, r.verdict === 'info' ? '' : r.verdict])];
+  const lines = [
+    header,
+    ...table.map((r) => [
+      r.workload,
+      r.figure,
+      r.value,
+      r.baseline,
+      r.ratio,
+      r.target,
+      r.verdict === 'info' ? '' : r.verdict,
+    ]),
+  ];
   const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column].length)));
   console.log('');
   for (const [index, line] of lines.entries()) {

@@ -79,7 +79,9 @@ function agents(): { list: AgentConfig[]; models: ScriptedModel[] } {
   const respond = ({ messages }: { messages: Array<{ role: string; content: unknown }> }) => {
     const last = messages.at(-1)!;
     if (last.role === 'tool') return { text: 'Done.' };
-    const text = Array.isArray(last.content) ? last.content.map((part: { text?: string }) => part.text ?? '').join('') : '';
+    const text = Array.isArray(last.content)
+      ? last.content.map((part: { text?: string }) => part.text ?? '').join('')
+      : '';
     if (text === 'two')
       return {
         toolCalls: [
@@ -103,8 +105,16 @@ function agents(): { list: AgentConfig[]; models: ScriptedModel[] } {
     return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
   };
   const tools = {
-    issue_refund: tool({ inputSchema: z.object({ orderId: z.number(), amount: z.number() }), needsApproval: true, execute: async (input) => ({ refunded: input.amount }) }),
-    get_selection: tool({ inputSchema: z.object({}), outputSchema: z.object({ text: z.string() }), client: { kind: 'page' } }),
+    issue_refund: tool({
+      inputSchema: z.object({ orderId: z.number(), amount: z.number() }),
+      needsApproval: true,
+      execute: async (input) => ({ refunded: input.amount }),
+    }),
+    get_selection: tool({
+      inputSchema: z.object({}),
+      outputSchema: z.object({ text: z.string() }),
+      client: { kind: 'page' },
+    }),
   };
   const models = [scriptedModel(respond), scriptedModel(respond)];
   return {
@@ -156,28 +166,56 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const agent = flow === 'lapse' ? 'lapsing' : 'support';
     const { id } = expectStatus('create', await api('POST', '/api/conversations', { agent }), 201);
     conversations++;
-    const text = { approve: 'refund', questions: 'questions', cancel: 'refund', 'client-tool': 'page', 'two-at-once': 'two', lapse: 'refund' }[flow];
-    const paused = expectStatus('send', await api('POST', `/api/conversations/${id}/messages`, { content: text }), 200, 'requires_action');
+    const text = {
+      approve: 'refund',
+      questions: 'questions',
+      cancel: 'refund',
+      'client-tool': 'page',
+      'two-at-once': 'two',
+      lapse: 'refund',
+    }[flow];
+    const paused = expectStatus(
+      'send',
+      await api('POST', `/api/conversations/${id}/messages`, { content: text }),
+      200,
+      'requires_action',
+    );
     const [first, second] = paused.pendingActions as Array<{ id: string }>;
-    const answer = (actionId: string, resolution: unknown) => api('POST', `/api/conversations/${id}/actions/${actionId}`, { resolution });
+    const answer = (actionId: string, resolution: unknown) =>
+      api('POST', `/api/conversations/${id}/actions/${actionId}`, { resolution });
     switch (flow) {
       case 'approve':
         expectStatus('approve', await answer(first.id, { type: 'approval', decision: 'allow' }), 200, 'completed');
         break;
       case 'questions':
-        expectStatus('answer', await answer(first.id, { type: 'question', answers: { size: 'Large', qty: '3' } }), 200, 'completed');
+        expectStatus(
+          'answer',
+          await answer(first.id, { type: 'question', answers: { size: 'Large', qty: '3' } }),
+          200,
+          'completed',
+        );
         break;
       case 'cancel':
         expectStatus('cancel', await api('POST', `/api/conversations/${id}/cancel`), 200);
         break;
       case 'client-tool':
-        expectStatus('page', await answer(first.id, { type: 'client_tool', output: { text: 'selected' } }), 200, 'completed');
+        expectStatus(
+          'page',
+          await answer(first.id, { type: 'client_tool', output: { text: 'selected' } }),
+          200,
+          'completed',
+        );
         break;
       case 'two-at-once': {
-        const both = await Promise.all([answer(first.id, { type: 'approval', decision: 'allow' }), answer(second.id, { type: 'approval', decision: 'deny' })]);
+        const both = await Promise.all([
+          answer(first.id, { type: 'approval', decision: 'allow' }),
+          answer(second.id, { type: 'approval', decision: 'deny' }),
+        ]);
         const statuses = both.map((entry) => entry.body?.status).sort();
         if (both.some((entry) => entry.status !== 200) || statuses.join() !== 'completed,requires_action') {
-          errors.push(`two answers: ${JSON.stringify(both.map((entry) => [entry.status, entry.body?.status ?? entry.body]))}`);
+          errors.push(
+            `two answers: ${JSON.stringify(both.map((entry) => [entry.status, entry.body?.status ?? entry.body]))}`,
+          );
         }
         break;
       }
@@ -201,7 +239,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const model of models) (model.calls as unknown[]).length = 0;
     gc?.();
     const memory = process.memoryUsage();
-    const entry = { second: Math.round((performance.now() - started) / 1000), rss: memory.rss, heapUsed: memory.heapUsed, conversations };
+    const entry = {
+      second: Math.round((performance.now() - started) / 1000),
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      conversations,
+    };
     samples.push(entry);
     log(
       `  t=${String(entry.second).padStart(4)} s  conversations ${String(entry.conversations).padStart(7)}  rss ${fmtBytes(entry.rss).padStart(9)}  heap ${fmtBytes(entry.heapUsed).padStart(9)}`,
@@ -209,7 +252,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   };
   const sampler = setInterval(sample, options.sampleMs);
   const deadline = started + options.seconds * 1000;
-  log(`soak: ${options.seconds} s, ${options.concurrency} clients over loopback, SQLite file, gc ${gc ? 'forced before each sample' : 'not exposed (run with --expose-gc)'}`);
+  log(
+    `soak: ${options.seconds} s, ${options.concurrency} clients over loopback, SQLite file, gc ${gc ? 'forced before each sample' : 'not exposed (run with --expose-gc)'}`,
+  );
   sample();
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
@@ -232,7 +277,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const page = await store.listConversations({ limit: 500, before });
     for (const conversation of page) {
       checked++;
-      if (conversation.status === 'running' || (conversation.actionDueAt !== null && conversation.actionDueAt <= now)) stuck++;
+      if (conversation.status === 'running' || (conversation.actionDueAt !== null && conversation.actionDueAt <= now))
+        stuck++;
       const problems = await conversationProblems(store, conversation.id);
       if (problems.length > 0) {
         inconsistent++;
@@ -261,8 +307,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     flows,
     samples,
     heapSlopePerMinute: slope(steady.map((entry) => [entry.second / 60, entry.heapUsed])),
-    heapGrowth: steady.length >= 2 ? median(steady.slice(-quarter).map((entry) => entry.heapUsed)) - median(steady.slice(0, quarter).map((entry) => entry.heapUsed)) : 0,
-    rssGrowth: steady.length >= 2 ? median(steady.slice(-quarter).map((entry) => entry.rss)) - median(steady.slice(0, quarter).map((entry) => entry.rss)) : 0,
+    heapGrowth:
+      steady.length >= 2
+        ? median(steady.slice(-quarter).map((entry) => entry.heapUsed)) -
+          median(steady.slice(0, quarter).map((entry) => entry.heapUsed))
+        : 0,
+    rssGrowth:
+      steady.length >= 2
+        ? median(steady.slice(-quarter).map((entry) => entry.rss)) -
+          median(steady.slice(0, quarter).map((entry) => entry.rss))
+        : 0,
     stuck,
     inconsistent,
     errors,
@@ -299,18 +353,27 @@ function slope(points: Array<[number, number]>): number {
   return den === 0 ? 0 : num / den;
 }
 
-function send(base: string, agent: Agent, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+function send(
+  base: string,
+  agent: Agent,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
     const headers: Record<string, string | number> = { 'content-type': 'application/json' };
     if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -319,10 +382,15 @@ function send(base: string, agent: Agent, method: string, path: string, body?: s
 /** What the soak must show: the targets the command line checks. */
 export function soakVerdict(report: SoakReport, options: { maxHeapGrowth: number }): string[] {
   const failures: string[] = [];
-  if (report.errors.length > 0) failures.push(`${report.errors.length} unexpected answers or inconsistencies, first: ${report.errors[0]}`);
+  if (report.errors.length > 0)
+    failures.push(`${report.errors.length} unexpected answers or inconsistencies, first: ${report.errors[0]}`);
   if (report.stuck > 0) failures.push(`${report.stuck} stuck turns`);
-  if (report.inconsistent > 0) failures.push(`${report.inconsistent} conversations whose records do not match their events`);
-  if (report.heapGrowth > options.maxHeapGrowth) failures.push(`heap grew ${fmtBytes(report.heapGrowth)} after the warm-up (limit ${fmtBytes(options.maxHeapGrowth)})`);
+  if (report.inconsistent > 0)
+    failures.push(`${report.inconsistent} conversations whose records do not match their events`);
+  if (report.heapGrowth > options.maxHeapGrowth)
+    failures.push(
+      `heap grew ${fmtBytes(report.heapGrowth)} after the warm-up (limit ${fmtBytes(options.maxHeapGrowth)})`,
+    );
   return failures;
 }
 

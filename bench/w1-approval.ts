@@ -6,7 +6,17 @@ import { performance } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
 import { describeProfile, profileCycles } from './cycle-profile.js';
-import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
+import {
+  fmtMs,
+  fmtRate,
+  fmtRatio,
+  percentile,
+  progress,
+  sortedCopy,
+  benchRow,
+  type BenchRow,
+  type WorkloadResult,
+} from './report.js';
 
 export interface W1Options {
   warmup?: number;
@@ -38,7 +48,12 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       floor.cycle();
     }
     progress(`W1 measuring ${cycles} Heed cycles and ${floorCycles} floor cycles in ${blocks} alternating blocks`);
-    const heedTimes = { cycle: new Float64Array(cycles), pause: new Float64Array(cycles), resume: new Float64Array(cycles), elapsed: 0 };
+    const heedTimes = {
+      cycle: new Float64Array(cycles),
+      pause: new Float64Array(cycles),
+      resume: new Float64Array(cycles),
+      elapsed: 0,
+    };
     const floorTimes = { cycle: new Float64Array(floorCycles), elapsed: 0 };
     const refundsBefore = refunds.count;
     let h = 0;
@@ -67,7 +82,8 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       }
       floorTimes.elapsed += performance.now() - floorStart;
     }
-    if (refunds.count - refundsBefore !== cycles) throw new Error(`W1: the tool ran ${refunds.count - refundsBefore} times in ${cycles} cycles.`);
+    if (refunds.count - refundsBefore !== cycles)
+      throw new Error(`W1: the tool ran ${refunds.count - refundsBefore} times in ${cycles} cycles.`);
 
     const heedRate = (cycles * 1000) / heedTimes.elapsed;
     const floorRate = (floorCycles * 1000) / floorTimes.elapsed;
@@ -93,7 +109,10 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
         verdict: p99 < 2 ? 'PASS' : 'MISS',
       }),
       row('pause half (create + send) p50 / p99', `${fmtMs(percentile(pause, 50))} / ${fmtMs(percentile(pause, 99))}`),
-      row('resume half (load + approve) p50 / p99', `${fmtMs(percentile(resume, 50))} / ${fmtMs(percentile(resume, 99))}`),
+      row(
+        'resume half (load + approve) p50 / p99',
+        `${fmtMs(percentile(resume, 50))} / ${fmtMs(percentile(resume, 99))}`,
+      ),
     ];
     progress('W1 profile: 1000 more cycles on a second Heed whose store calls are timed');
     const profile = await profileCycles(sqliteStore({ path: join(dir, 'profile.db') }), {
@@ -128,7 +147,8 @@ export async function resumeHalf(heed: Heed, id: string): Promise<void> {
   const [pending] = await heed.conversation(id).pendingActions();
   if (!pending) throw new Error('W1: no pending action was stored.');
   const done = await pending.approve();
-  if (done.status !== 'completed') throw new Error(`W1: approve ended ${done.status}${done.error ? ` (${done.error.message})` : ''}.`);
+  if (done.status !== 'completed')
+    throw new Error(`W1: approve ended ${done.status}${done.error ? ` (${done.error.message})` : ''}.`);
 }
 
 /** One cycle, checked against what is stored: the bench measures the workload, not a shortcut. */
@@ -158,10 +178,16 @@ function openFloor(path: string): { cycle(): void; close(): void } {
     CREATE TABLE messages (id INTEGER PRIMARY KEY, conversation_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
       created_at INTEGER NOT NULL);
   `);
-  const insertPaused = db.prepare("INSERT INTO paused (id, conversation_id, status, request, created_at) VALUES (?, ?, 'pending', ?, ?)");
+  const insertPaused = db.prepare(
+    "INSERT INTO paused (id, conversation_id, status, request, created_at) VALUES (?, ?, 'pending', ?, ?)",
+  );
   const readPaused = db.prepare('SELECT * FROM paused WHERE id = ?');
-  const resolve = db.prepare("UPDATE paused SET status = 'resolved', resolution = ?, resolved_at = ? WHERE id = ? AND status = 'pending'");
-  const insertMessage = db.prepare("INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, 'assistant', ?, ?)");
+  const resolve = db.prepare(
+    "UPDATE paused SET status = 'resolved', resolution = ?, resolved_at = ? WHERE id = ? AND status = 'pending'",
+  );
+  const insertMessage = db.prepare(
+    "INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, 'assistant', ?, ?)",
+  );
   const request = JSON.stringify({ kind: 'approval', toolName: 'issue_refund', args: { orderId: 42, amount: 5 } });
   const resolution = JSON.stringify({ type: 'approval', decision: 'allow' });
   const final = JSON.stringify([{ type: 'text', text: 'Refunded.' }]);
@@ -174,7 +200,8 @@ function openFloor(path: string): { cycle(): void; close(): void } {
       insertPaused.run(id, conversationId, request, Date.now());
       const row = readPaused.get(id) as { status: string } | undefined;
       if (row?.status !== 'pending') throw new Error('W1 floor: the paused record was not read back.');
-      if (resolve.run(resolution, Date.now(), id).changes !== 1) throw new Error('W1 floor: the record was not resolved.');
+      if (resolve.run(resolution, Date.now(), id).changes !== 1)
+        throw new Error('W1 floor: the record was not resolved.');
       insertMessage.run(conversationId, final, Date.now());
     },
     close: () => db.close(),

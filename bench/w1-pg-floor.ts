@@ -42,22 +42,46 @@ export async function pgFloor(connectionString: string): Promise<PgFloor> {
       const id = randomUUID();
       const action = randomUUID();
       await inTransaction([
-        ['INSERT INTO floor_conversations (id, status, version, updated_at) VALUES ($1, $2, 1, now())', [id, 'requires_action']],
+        [
+          'INSERT INTO floor_conversations (id, status, version, updated_at) VALUES ($1, $2, 1, now())',
+          [id, 'requires_action'],
+        ],
         [
           'INSERT INTO floor_messages (conversation_id, position, role, parts) VALUES ($1, 0, $2, $3), ($1, 1, $4, $5)',
-          [id, 'user', JSON.stringify([{ type: 'text', text: 'refund order 42' }]), 'assistant', JSON.stringify([{ type: 'tool-call', toolName: 'refund' }])],
+          [
+            id,
+            'user',
+            JSON.stringify([{ type: 'text', text: 'refund order 42' }]),
+            'assistant',
+            JSON.stringify([{ type: 'tool-call', toolName: 'refund' }]),
+          ],
         ],
-        ['INSERT INTO floor_actions (id, conversation_id, status, request) VALUES ($1, $2, $3, $4)', [action, id, 'pending', JSON.stringify({ kind: 'approval' })]],
+        [
+          'INSERT INTO floor_actions (id, conversation_id, status, request) VALUES ($1, $2, $3, $4)',
+          [action, id, 'pending', JSON.stringify({ kind: 'approval' })],
+        ],
         events(id, 1, ['message.created', 'turn.started', 'message.created', 'action.required', 'turn.paused']),
       ]);
       await inTransaction([
-        ["UPDATE floor_actions SET status = 'resolved', resolution = $2 WHERE id = $1 AND status = 'pending'", [action, JSON.stringify({ type: 'approval', decision: 'allow' })]],
+        [
+          "UPDATE floor_actions SET status = 'resolved', resolution = $2 WHERE id = $1 AND status = 'pending'",
+          [action, JSON.stringify({ type: 'approval', decision: 'allow' })],
+        ],
         [
           'INSERT INTO floor_messages (conversation_id, position, role, parts) VALUES ($1, 2, $2, $3), ($1, 3, $4, $5)',
-          [id, 'tool', JSON.stringify([{ type: 'tool-result', output: { refunded: true } }]), 'assistant', JSON.stringify([{ type: 'text', text: 'Refunded.' }])],
+          [
+            id,
+            'tool',
+            JSON.stringify([{ type: 'tool-result', output: { refunded: true } }]),
+            'assistant',
+            JSON.stringify([{ type: 'text', text: 'Refunded.' }]),
+          ],
         ],
         events(id, 6, ['action.resolved', 'turn.started', 'tool.result', 'message.created', 'turn.completed']),
-        ["UPDATE floor_conversations SET status = 'idle', version = version + 1, updated_at = now() WHERE id = $1", [id]],
+        [
+          "UPDATE floor_conversations SET status = 'idle', version = version + 1, updated_at = now() WHERE id = $1",
+          [id],
+        ],
       ]);
     },
     close: () => pool.end(),

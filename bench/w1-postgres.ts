@@ -6,7 +6,17 @@ import { createHeed, postgresStore, sqliteStore, type Heed } from '../src/index.
 import { freshDatabase, pgServer, pgSkipReason } from '../test/pg.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
 import { describeProfile, profileCycles } from './cycle-profile.js';
-import { fmtMs, fmtRate, fmtRatio, percentile, progress, sortedCopy, benchRow, type BenchRow, type WorkloadResult } from './report.js';
+import {
+  fmtMs,
+  fmtRate,
+  fmtRatio,
+  percentile,
+  progress,
+  sortedCopy,
+  benchRow,
+  type BenchRow,
+  type WorkloadResult,
+} from './report.js';
 import { checkOneCycle, pauseHalf, resumeHalf } from './w1-approval.js';
 import { pgFloor } from './w1-pg-floor.js';
 
@@ -39,7 +49,9 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
   const everyone = [...Object.values(sides), floor];
   try {
     for (const entry of Object.values(sides)) await checkOneCycle(entry.heed);
-    progress(`W1 on PostgreSQL: ${warmup} warm-up cycles each, then ${cycles} cycles each on PostgreSQL and SQLite in ${blocks} alternating blocks`);
+    progress(
+      `W1 on PostgreSQL: ${warmup} warm-up cycles each, then ${cycles} cycles each on PostgreSQL and SQLite in ${blocks} alternating blocks`,
+    );
     for (let i = 0; i < warmup; i++) for (const entry of everyone) await entry.cycle(-1);
     for (let block = 1; block <= blocks; block++) {
       const end = Math.round((cycles * block) / blocks);
@@ -51,7 +63,8 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
       }
     }
     for (const [name, entry] of Object.entries(sides)) {
-      if (entry.refunds.count !== warmup + cycles + 1) throw new Error(`W1 ${name}: the tool ran ${entry.refunds.count} times in ${warmup + cycles + 1} cycles.`);
+      if (entry.refunds.count !== warmup + cycles + 1)
+        throw new Error(`W1 ${name}: the tool ran ${entry.refunds.count} times in ${warmup + cycles + 1} cycles.`);
     }
 
     const figures = (entry: Side) => ({
@@ -63,7 +76,8 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
     const pg = figures(sides.postgres);
     const unflushed = figures(sides.unflushed);
     const lite = figures(sides.sqlite);
-    const halves = (f: ReturnType<typeof figures>, half: 'pause' | 'resume') => `${fmtMs(percentile(f[half], 50))} / ${fmtMs(percentile(f[half], 99))}`;
+    const halves = (f: ReturnType<typeof figures>, half: 'pause' | 'resume') =>
+      `${fmtMs(percentile(f[half], 50))} / ${fmtMs(percentile(f[half], 99))}`;
     const row = (figure: string, value: string, baseline: string, extra: Partial<BenchRow> = {}) =>
       benchRow('W1 pg', figure, value, { baseline: `${baseline} (SQLite)`, ...extra });
     const floorRate = (cycles * 1000) / floor.elapsed;
@@ -79,7 +93,9 @@ export async function runW1Postgres(options: W1PostgresOptions = {}): Promise<Wo
       row('cycle p99', fmtMs(percentile(pg.cycle, 99)), fmtMs(percentile(lite.cycle, 99))),
       row('pause half p50 / p99', halves(pg, 'pause'), halves(lite, 'pause')),
       row('resume half p50 / p99', halves(pg, 'resume'), halves(lite, 'resume')),
-      row('cycles/s, synchronousCommit off (opt-in)', fmtRate(unflushed.rate), fmtRate(lite.rate), { ratio: fmtRatio(unflushed.rate / lite.rate) }),
+      row('cycles/s, synchronousCommit off (opt-in)', fmtRate(unflushed.rate), fmtRate(lite.rate), {
+        ratio: fmtRatio(unflushed.rate / lite.rate),
+      }),
       row(
         'cycle p50 / p99, synchronousCommit off',
         `${fmtMs(percentile(unflushed.cycle, 50))} / ${fmtMs(percentile(unflushed.cycle, 99))}`,

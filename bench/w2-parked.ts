@@ -5,7 +5,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
-import { fmtBytes, fmtMs, fmtRatio, gcFunction, percentile, progress, settledHeap, sortedCopy, type BenchRow, type WorkloadResult, benchRow } from './report.js';
+import {
+  fmtBytes,
+  fmtMs,
+  fmtRatio,
+  gcFunction,
+  percentile,
+  progress,
+  settledHeap,
+  sortedCopy,
+  type BenchRow,
+  type WorkloadResult,
+  benchRow,
+} from './report.js';
 
 export interface W2Options {
   /** Conversations parked at the end (default 10,000). */
@@ -50,7 +62,12 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
   let clock = Date.parse('2030-01-01T00:00:00.000Z');
   const long = benchRefundAgent('support', { timeoutMinutes: 1440 });
   const due = benchRefundAgent('support_due', { timeoutMinutes: 1 });
-  const heed = createHeed({ agents: [long.agent, due.agent], store: sqliteStore({ path }), sweepIntervalMs: 0, now: () => new Date(clock) });
+  const heed = createHeed({
+    agents: [long.agent, due.agent],
+    store: sqliteStore({ path }),
+    sweepIntervalMs: 0,
+    now: () => new Date(clock),
+  });
   const sample = new Reservoir(lookups);
   let longParked = 0;
   let dueParked = 0;
@@ -73,7 +90,15 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
 
     progress(`W2 parking ${small.toLocaleString('en-US')} conversations`);
     await parkUntil(Math.round(small * (1 - dueShare)), Math.round(small * dueShare));
-    const first = await checkpoint(heed, path, sample, gc, () => (clock += 2 * 60_000), small, Math.round(small * dueShare));
+    const first = await checkpoint(
+      heed,
+      path,
+      sample,
+      gc,
+      () => (clock += 2 * 60_000),
+      small,
+      Math.round(small * dueShare),
+    );
     const heedHeapAtFirst = first.heapUsed;
 
     progress(`W2 parking up to ${total.toLocaleString('en-US')} conversations`);
@@ -82,7 +107,15 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
     const parkedBetween = total - small;
     await parkUntil(Math.round(total * (1 - dueShare)), Math.round(total * dueShare));
     const heapAtN = await settledHeap(gc);
-    const second = await checkpoint(heed, path, sample, gc, () => (clock += 2 * 60_000), total, Math.round(total * dueShare));
+    const second = await checkpoint(
+      heed,
+      path,
+      sample,
+      gc,
+      () => (clock += 2 * 60_000),
+      total,
+      Math.round(total * dueShare),
+    );
     const elapsedS = (performance.now() - started) / 1000;
 
     const heapPerParked = (heapAtN - heedHeapAtFirst) / parkedBetween;
@@ -117,7 +150,9 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
         target: `flat (≤ ${GROWTH_TOLERANCE}× N/10)`,
         verdict: sweepRatio <= GROWTH_TOLERANCE ? 'PASS' : 'MISS',
       }),
-      row(`sweep ${pct} due, whole expireDue()`, fmtMs(second.sweepMs), { baseline: `${fmtMs(first.sweepMs)} at N/10` }),
+      row(`sweep ${pct} due, whole expireDue()`, fmtMs(second.sweepMs), {
+        baseline: `${fmtMs(first.sweepMs)} at N/10`,
+      }),
       row('process RSS growth / parked conversation', `${((second.rss - first.rss) / parkedBetween).toFixed(0)} B`, {
         baseline: 'includes SQLite’s page cache and allocator slack',
       }),
@@ -132,7 +167,10 @@ export async function runW2(options: W2Options = {}): Promise<WorkloadResult> {
       '',
       '| table / index | pages | bytes / parked | payload / parked | unused / parked |',
       '|---|---:|---:|---:|---:|',
-      ...second.tables.map((t) => `| ${t.name} | ${t.pages} | ${(t.bytes / total).toFixed(0)} | ${(t.payload / total).toFixed(0)} | ${(t.unused / total).toFixed(0)} |`),
+      ...second.tables.map(
+        (t) =>
+          `| ${t.name} | ${t.pages} | ${(t.bytes / total).toFixed(0)} | ${(t.payload / total).toFixed(0)} | ${(t.unused / total).toFixed(0)} |`,
+      ),
       `| **file** | | **${(second.fileBytes / total).toFixed(0)}** | | |`,
     ];
     return { rows, details };
@@ -149,7 +187,15 @@ async function park(heed: Heed, agent: string): Promise<string> {
   return conversation.id;
 }
 
-async function checkpoint(heed: Heed, path: string, sample: Reservoir, gc: () => void, moveClock: () => void, parked: number, expectDue: number): Promise<Checkpoint> {
+async function checkpoint(
+  heed: Heed,
+  path: string,
+  sample: Reservoir,
+  gc: () => void,
+  moveClock: () => void,
+  parked: number,
+  expectDue: number,
+): Promise<Checkpoint> {
   progress(`W2 checkpoint at ${parked.toLocaleString('en-US')} parked`);
   const { fileBytes, tables } = measureFile(path);
 
@@ -205,7 +251,9 @@ function measureFile(path: string): Pick<Checkpoint, 'fileBytes' | 'tables'> {
     let tables: Checkpoint['tables'] = [];
     try {
       tables = db
-        .prepare('SELECT name, COUNT(*) AS pages, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC')
+        .prepare(
+          'SELECT name, COUNT(*) AS pages, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC',
+        )
         .all() as Checkpoint['tables'];
     } catch {
       // This SQLite was built without the dbstat table.

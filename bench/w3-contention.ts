@@ -55,7 +55,9 @@ export async function runW3(options: W3Options = {}): Promise<WorkloadResult> {
     ];
     for (const topology of [1, 2]) {
       const serving = instances.slice(0, topology);
-      progress(`W3 contention: ${answers} answers × ${warmup + rounds} rounds against ${topology} heed serve process${topology > 1 ? 'es' : ''}`);
+      progress(
+        `W3 contention: ${answers} answers × ${warmup + rounds} rounds against ${topology} heed serve process${topology > 1 ? 'es' : ''}`,
+      );
       await warmSockets(serving, answers);
       const winners: number[] = [];
       const losers: number[] = [];
@@ -102,23 +104,41 @@ export async function runW3(options: W3Options = {}): Promise<WorkloadResult> {
       instance.agent.destroy();
       instance.child.kill('SIGTERM');
     }
-    await Promise.all(instances.map((instance) => new Promise((resolve) => (instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve)))));
+    await Promise.all(
+      instances.map(
+        (instance) =>
+          new Promise((resolve) =>
+            instance.child.exitCode !== null ? resolve(null) : instance.child.once('exit', resolve),
+          ),
+      ),
+    );
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function startServer(databaseUrl: string, toolLog: string, sockets: number): Promise<Instance> {
-  const served = await startServe(['--database-url', databaseUrl, '--config', 'bench/w3-server.config.ts'], { HEED_BENCH_TOOL_LOG: toolLog });
+  const served = await startServe(['--database-url', databaseUrl, '--config', 'bench/w3-server.config.ts'], {
+    HEED_BENCH_TOOL_LOG: toolLog,
+  });
   return { url: served.url, child: served.child, agent: new Agent({ keepAlive: true, maxSockets: sockets }) };
 }
 
 /** Parks a conversation, fires the answers at once, checks every outcome. Throws if anything is off. */
-async function oneRound(serving: Instance[], answers: number, toolLog: string): Promise<{ winnerMs: number; loserMs: number[]; lastMs: number }> {
+async function oneRound(
+  serving: Instance[],
+  answers: number,
+  toolLog: string,
+): Promise<{ winnerMs: number; loserMs: number[]; lastMs: number }> {
   const [first] = serving;
-  const conversation = JSON.parse((await call(first, 'POST', '/api/conversations', JSON.stringify({ agent: 'support' }))).body) as { id: string };
+  const conversation = JSON.parse(
+    (await call(first, 'POST', '/api/conversations', JSON.stringify({ agent: 'support' }))).body,
+  ) as { id: string };
   const id = conversation.id;
-  const paused = JSON.parse((await call(first, 'POST', `/api/conversations/${id}/messages`, JSON.stringify({ content: 'refund order 42' }))).body);
+  const paused = JSON.parse(
+    (await call(first, 'POST', `/api/conversations/${id}/messages`, JSON.stringify({ content: 'refund order 42' })))
+      .body,
+  );
   const actionId = paused.pendingActions[0].id as string;
   const runsBefore = toolRuns(toolLog);
   const started = performance.now();
@@ -127,28 +147,45 @@ async function oneRound(serving: Instance[], answers: number, toolLog: string): 
       const instance = serving[index % serving.length];
       const body = JSON.stringify({ resolution: { type: 'approval', decision: 'allow', comment: `answer ${index}` } });
       const response = await call(instance, 'POST', `/api/conversations/${id}/actions/${actionId}`, body);
-      return { index, ms: performance.now() - started, status: response.status, body: JSON.parse(response.body) as any };
+      return {
+        index,
+        ms: performance.now() - started,
+        status: response.status,
+        body: JSON.parse(response.body) as any,
+      };
     }),
   );
   const won = responses.filter((response) => response.status === 200);
-  const lost = responses.filter((response) => response.status === 409 && response.body.error?.code === 'action_not_pending');
+  const lost = responses.filter(
+    (response) => response.status === 409 && response.body.error?.code === 'action_not_pending',
+  );
   if (won.length !== 1 || lost.length !== answers - 1) {
-    const statuses = responses.map((response) => `${response.status} ${response.body.error?.code ?? response.body.status}`);
-    throw new Error(`W3: expected 1 × 200 and ${answers - 1} × 409 action_not_pending, got ${JSON.stringify(statuses)}`);
+    const statuses = responses.map(
+      (response) => `${response.status} ${response.body.error?.code ?? response.body.status}`,
+    );
+    throw new Error(
+      `W3: expected 1 × 200 and ${answers - 1} × 409 action_not_pending, got ${JSON.stringify(statuses)}`,
+    );
   }
   if (won[0].body.status !== 'completed') throw new Error(`W3: the winning answer ended ${won[0].body.status}.`);
   const [stored] = JSON.parse((await call(first, 'GET', `/api/conversations/${id}/actions`)).body).actions;
   const resolution = JSON.stringify(stored.resolution);
-  if (stored.resolution.comment !== `answer ${won[0].index}`) throw new Error("W3: the stored answer is not the winner's.");
+  if (stored.resolution.comment !== `answer ${won[0].index}`)
+    throw new Error("W3: the stored answer is not the winner's.");
   for (const response of lost) {
-    if (JSON.stringify(response.body.error.details?.resolution) !== resolution) throw new Error('W3: a 409 did not carry the stored answer.');
+    if (JSON.stringify(response.body.error.details?.resolution) !== resolution)
+      throw new Error('W3: a 409 did not carry the stored answer.');
   }
   const runs = toolRuns(toolLog) - runsBefore;
   if (runs !== 1) throw new Error(`W3: the tool ran ${runs} times.`);
-  const events = JSON.parse((await call(first, 'GET', `/api/conversations/${id}/events`)).body).events as Array<{ type: string; data: { trigger?: string } }>;
+  const events = JSON.parse((await call(first, 'GET', `/api/conversations/${id}/events`)).body).events as Array<{
+    type: string;
+    data: { trigger?: string };
+  }>;
   const resolved = events.filter((event) => event.type === 'action.resolved').length;
   const continued = events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'answer').length;
-  if (resolved !== 1 || continued !== 1) throw new Error(`W3: ${resolved} action.resolved and ${continued} continuations in the log.`);
+  if (resolved !== 1 || continued !== 1)
+    throw new Error(`W3: ${resolved} action.resolved and ${continued} continuations in the log.`);
   return {
     winnerMs: won[0].ms,
     loserMs: lost.map((response) => response.ms),
@@ -166,15 +203,23 @@ function toolRuns(toolLog: string): number {
 
 /** Opens the sockets the answers will use, so a round measures answers and not TCP handshakes. */
 async function warmSockets(serving: Instance[], answers: number): Promise<void> {
-  await Promise.all(Array.from({ length: answers }, (_, index) => call(serving[index % serving.length], 'GET', '/health')));
+  await Promise.all(
+    Array.from({ length: answers }, (_, index) => call(serving[index % serving.length], 'GET', '/health')),
+  );
 }
 
-function call(instance: Instance, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+function call(
+  instance: Instance,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return httpCall(instance.url, instance.agent, method, path, body);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await runW3();
-  for (const row of result.rows) console.log(`${row.workload} ${row.figure}: ${row.value} ${row.baseline} ${row.verdict}`);
+  for (const row of result.rows)
+    console.log(`${row.workload} ${row.figure}: ${row.value} ${row.baseline} ${row.verdict}`);
   console.log(result.details.join('\n'));
 }

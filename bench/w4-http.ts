@@ -42,7 +42,12 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
   const dir = mkdtempSync(join(tmpdir(), 'heed-bench-w4-'));
   const { agent, model, refunds } = benchRefundAgent();
   const server = await serve({
-    config: { agents: [agent], store: sqliteStore({ path: join(dir, 'heed.db') }), sweepIntervalMs: 0, limits: { conversationsPerMinute: 0 } },
+    config: {
+      agents: [agent],
+      store: sqliteStore({ path: join(dir, 'heed.db') }),
+      sweepIntervalMs: 0,
+      limits: { conversationsPerMinute: 0 },
+    },
     port: 0,
     log: () => undefined,
   });
@@ -65,7 +70,9 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
     const answerInProcess = async () => {
       const target = pool[next++];
       if (!target) return false;
-      const result = await server.heed.conversation(target.id).resolve(target.actionId, { type: 'approval', decision: 'allow' });
+      const result = await server.heed
+        .conversation(target.id)
+        .resolve(target.actionId, { type: 'approval', decision: 'allow' });
       if (result.status !== 'completed') throw new Error(`An answer ended ${result.status}.`);
       return true;
     };
@@ -93,7 +100,9 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
       forgetCalls(model);
     }
     if (refunds.count - refundsBefore !== totals.answers.count + totals.library.count) {
-      throw new Error(`${totals.answers.count + totals.library.count} answers ran the tool ${refunds.count - refundsBefore} times.`);
+      throw new Error(
+        `${totals.answers.count + totals.library.count} answers ran the tool ${refunds.count - refundsBefore} times.`,
+      );
     }
     const healthPerSec = (totals.health.count / totals.health.ms) * 1000;
     const answersPerSec = (totals.answers.count / totals.answers.ms) * 1000;
@@ -131,7 +140,10 @@ export async function runW4(options: W4Options = {}): Promise<W4Result> {
 const ANSWER = JSON.stringify({ resolution: { type: 'approval', decision: 'allow' } });
 
 /** Conversations paused on an approval, made through the library (setup is not what W4 measures). */
-async function parkConversations(server: RunningServer, count: number): Promise<Array<{ id: string; actionId: string }>> {
+async function parkConversations(
+  server: RunningServer,
+  count: number,
+): Promise<Array<{ id: string; actionId: string }>> {
   const pool: Array<{ id: string; actionId: string }> = [];
   const batch = 64;
   for (let start = 0; start < count; start += batch) {
@@ -148,7 +160,11 @@ async function parkConversations(server: RunningServer, count: number): Promise<
 }
 
 /** Runs `work` with `concurrency` loops for `seconds` (or until it returns false); counts completions. */
-async function drive(work: () => Promise<boolean>, concurrency: number, seconds: number): Promise<{ count: number; ms: number }> {
+async function drive(
+  work: () => Promise<boolean>,
+  concurrency: number,
+  seconds: number,
+): Promise<{ count: number; ms: number }> {
   const start = performance.now();
   const end = start + seconds * 1000;
   let count = 0;

@@ -33,7 +33,9 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
   });
 }
 
@@ -45,7 +47,9 @@ function imports(): Array<{ from: string; to: string }> {
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const target = resolve(dirname(file), fileName).replace(/\.js$/, '');
-      const known = ['.ts', '.tsx', '/index.ts'].map((ext) => target + ext).find((path) => sourceFiles(dirname(path)).includes(path));
+      const known = ['.ts', '.tsx', '/index.ts']
+        .map((ext) => target + ext)
+        .find((path) => sourceFiles(dirname(path)).includes(path));
       all.push({ from: relative(src, file), to: relative(src, known ?? target) });
     }
   }
@@ -105,12 +109,22 @@ describe('the one write path', () => {
   const files = sourceFiles(src).map((file) => ({ path: relative(src, file), text: readFileSync(file, 'utf8') }));
 
   it("no module outside the runner calls the store's commit", () => {
-    const callers = files.filter(({ path, text }) => path !== runner && !path.startsWith('store/') && /\.commit\(/.test(text)).map(({ path }) => path);
+    const callers = files
+      .filter(({ path, text }) => path !== runner && !path.startsWith('store/') && /\.commit\(/.test(text))
+      .map(({ path }) => path);
     expect(callers).toEqual([]);
   });
 
   it('only the known writers, not yet deciders, go around transact', () => {
-    const around = files.filter(({ path, text }) => path !== runner && /\bcommitWrite\(/.test(text)).map(({ path }) => path);
-    expect(around.sort()).toEqual(['engine/regenerate.ts', 'engine/start.ts', 'engine/turn/turn.ts', 'heed.ts', 'hooks.ts']);
+    const around = files
+      .filter(({ path, text }) => path !== runner && /\bcommitWrite\(/.test(text))
+      .map(({ path }) => path);
+    expect(around.sort()).toEqual([
+      'engine/regenerate.ts',
+      'engine/start.ts',
+      'engine/turn/turn.ts',
+      'heed.ts',
+      'hooks.ts',
+    ]);
   });
 });

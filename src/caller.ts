@@ -29,7 +29,13 @@ export interface ChannelWrite {
 }
 
 /** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
-export function refuseChannelWrite(conversation: { channel: string | null }, via: ChannelWrite['via'], sentence: string): void {
+export function refuseChannelWrite(
+  conversation: { channel: string | null },
+  via: ChannelWrite['via'],
+  sentence: string,
+): void {
   if (!conversation.channel || via === 'channel') return;
-  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, { details: { channel: conversation.channel } });
+  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, {
+    details: { channel: conversation.channel },
+  });
 }

@@ -14,6 +14,12 @@ describe('the config tables of docs/http.md', () => {
   it('show each default as the engine reads it', () => {
     expect(configTable('limits')).toContain('| `limits.maxMessagesPerConversation` | 5,000 |');
     expect(configTable('agents[]')).toContain(`| \`agents[].maxSteps\` | ${defaults.maxSteps} |`);
-    expect(defaults).toMatchObject({ maxSteps: 20, timeoutMinutes: 1440, leaseMs: 30_000, busyPolicy: 'reject', streamsPerCaller: 16 });
+    expect(defaults).toMatchObject({
+      maxSteps: 20,
+      timeoutMinutes: 1440,
+      leaseMs: 30_000,
+      busyPolicy: 'reject',
+      streamsPerCaller: 16,
+    });
   });
 });

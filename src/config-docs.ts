@@ -23,7 +23,10 @@ export function configTable(group: Group): string {
   const prefix = group ? `${group}.` : '';
   const rows = Object.entries(configGroups[group] as Record<string, z.ZodType>)
     .filter(([, schema]) => schema.description)
-    .map(([key, schema]) => `| \`${prefix}${key}\` | ${shownDefault(schema)} | ${schema.description?.replace(/\|/g, '\\|')} |`);
+    .map(
+      ([key, schema]) =>
+        `| \`${prefix}${key}\` | ${shownDefault(schema)} | ${schema.description?.replace(/\|/g, '\\|')} |`,
+    );
   return ['| option | default | what |', '| --- | --- | --- |', ...rows].join('\n') + '\n';
 }
 

@@ -18,15 +18,20 @@ import { HeedError } from './errors.js';
 /** An object that refuses keys it does not know, naming the ones it does. */
 function strict<Shape extends z.ZodRawShape>(shape: Shape) {
   const known = Object.keys(shape).join(', ');
-  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key (expected one of: ${known})` : undefined) });
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key (expected one of: ${known})` : undefined),
+  });
 }
 
 const fn = <F extends (...args: never[]) => unknown = (...args: never[]) => unknown>(what: string) =>
   z.custom<F>((value) => typeof value === 'function', { error: `expected ${what} (a function)` });
 const hasMethods = (value: unknown, ...methods: string[]) =>
-  typeof value === 'object' && value !== null && methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+  typeof value === 'object' &&
+  value !== null &&
+  methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
 
-const wholeCount = (minimum: number) => z.number({ error: 'expected a number' }).int('expected a whole number').min(minimum, `expected at least ${minimum}`);
+const wholeCount = (minimum: number) =>
+  z.number({ error: 'expected a number' }).int('expected a whole number').min(minimum, `expected at least ${minimum}`);
 const duration = z.number({ error: 'expected a number' }).min(0, 'expected 0 or more');
 
 // Each option carries its doc line (`.describe`) and, when it has one, its default (`.default`): the engine
@@ -40,7 +45,9 @@ const limitsShape = {
   clientToolOutputBytes: wholeCount(1)
     .default(64 * 1024)
     .describe('Largest client tool output accepted, in bytes of JSON.'),
-  maxTokensPerConversation: wholeCount(1).optional().describe('Tokens a conversation may spend; past it, messages and answers get 402 `budget_reached`.'),
+  maxTokensPerConversation: wholeCount(1)
+    .optional()
+    .describe('Tokens a conversation may spend; past it, messages and answers get 402 `budget_reached`.'),
   maxMetadataBytes: wholeCount(0)
     .default(16 * 1024)
     .describe('Largest conversation `metadata`, in bytes of JSON; past it 413 `metadata_too_large`.'),
@@ -56,11 +63,17 @@ const limitsShape = {
     ),
   maxQueuedMessages: wholeCount(1)
     .default(10)
-    .describe("Messages that may wait in one conversation for its running turn (`busyPolicy: 'queue'`); past it 409 `queue_full`, nothing recorded."),
-  streamsPerCaller: wholeCount(1).default(16).describe('Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited` with `Retry-After`.'),
+    .describe(
+      "Messages that may wait in one conversation for its running turn (`busyPolicy: 'queue'`); past it 409 `queue_full`, nothing recorded.",
+    ),
+  streamsPerCaller: wholeCount(1)
+    .default(16)
+    .describe('Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited` with `Retry-After`.'),
   streamQueueBytes: wholeCount(1024)
     .default(1024 * 1024)
-    .describe('Bytes one stream may have sent and its client not yet read; past it the stream is dropped (resume with `Last-Event-ID`).'),
+    .describe(
+      'Bytes one stream may have sent and its client not yet read; past it the stream is dropped (resume with `Last-Event-ID`).',
+    ),
 };
 
 const booleanOption = z.boolean({ error: 'expected true or false' });
@@ -70,18 +83,27 @@ const hitlShape = {
     .enum(['deny', 'cancel'], { error: 'expected "deny" or "cancel"' })
     .default('deny')
     .describe('What a lapse does, frozen at pause time: `deny` answers for the person, `cancel` ends the turn.'),
-  resolveWaitMs: duration.default(3000).describe('How long an answer that meets another being recorded retries before giving up.'),
-  authorizeResolve: fn<(caller: Caller | null, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>>(
-    'authorizeResolve(caller, target)',
-  )
+  resolveWaitMs: duration
+    .default(3000)
+    .describe('How long an answer that meets another being recorded retries before giving up.'),
+  authorizeResolve: fn<
+    (
+      caller: Caller | null,
+      target: { conversation: ConversationRecord; action: ActionRecord },
+    ) => boolean | Promise<boolean>
+  >('authorizeResolve(caller, target)')
     .optional()
     .describe('When set, decides for everyone (the owner too) who may answer; false means 403 `action_forbidden`.'),
   validateApprovedArgs: booleanOption
     .default(true)
-    .describe("Check edited arguments (`approvedArgs`) against the tool's schema (400 `invalid_approved_args` naming the field); false takes them as sent."),
+    .describe(
+      "Check edited arguments (`approvedArgs`) against the tool's schema (400 `invalid_approved_args` naming the field); false takes them as sent.",
+    ),
   allowRememberApproval: booleanOption
     .default(true)
-    .describe('Let an approval be remembered for later calls of its tool (`remember: true`); false also stops earlier ones from applying.'),
+    .describe(
+      'Let an approval be remembered for later calls of its tool (`remember: true`); false also stops earlier ones from applying.',
+    ),
 };
 
 const intakeShape = {
@@ -97,7 +119,9 @@ const intakeShape = {
   timeoutMinutes: duration.optional().describe('Intake questions never lapse unless this is set.'),
 };
 
-const needsApproval = z.union([z.boolean(), z.record(z.string(), z.boolean())], { error: 'expected true/false, or true/false by tool name' });
+const needsApproval = z.union([z.boolean(), z.record(z.string(), z.boolean())], {
+  error: 'expected true/false, or true/false by tool name',
+});
 const mcpCommon = {
   needsApproval: needsApproval.optional(),
   beforeInputRequest: fn('beforeInputRequest(request)').optional(),
@@ -105,13 +129,23 @@ const mcpCommon = {
   maxConnections: wholeCount(1).optional(),
   sampling: z.enum(['ask', 'remember', 'never'], { error: "expected 'ask', 'remember' or 'never'" }).optional(),
   roots: z
-    .array(strict({ uri: z.string().startsWith('file://', 'expected a file:// URI'), name: z.string().optional() }), { error: 'expected a list of { uri, name? }' })
+    .array(strict({ uri: z.string().startsWith('file://', 'expected a file:// URI'), name: z.string().optional() }), {
+      error: 'expected a list of { uri, name? }',
+    })
     .optional(),
 };
-const stringRecord = z.record(z.string(), z.string({ error: 'expected a string' }), { error: 'expected an object of strings' });
+const stringRecord = z.record(z.string(), z.string({ error: 'expected a string' }), {
+  error: 'expected an object of strings',
+});
 const mcpServer = z.union(
   [
-    strict({ ...mcpCommon, command: z.string().min(1), args: z.array(z.string()).optional(), env: stringRecord.optional(), cwd: z.string().optional() }),
+    strict({
+      ...mcpCommon,
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: stringRecord.optional(),
+      cwd: z.string().optional(),
+    }),
     strict({ ...mcpCommon, url: z.string().min(1), headers: stringRecord.optional() }),
   ],
   {
@@ -120,7 +154,9 @@ const mcpServer = z.union(
   },
 );
 
-const httpUrl = z.string({ error: 'expected a URL' }).refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
+const httpUrl = z
+  .string({ error: 'expected a URL' })
+  .refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
 const webhookShape = {
   url: httpUrl.describe('Where the webhook is posted.'),
   secret: z
@@ -140,23 +176,42 @@ const webhookShape = {
     .optional()
     .describe('Only actions of these agents (default: every agent).'),
 };
-type EmailRecipients = (target: { action: ActionView; conversation: { id: string; agent: string; ownerId: string | null } }) => string | string[] | null | undefined;
+type EmailRecipients = (target: {
+  action: ActionView;
+  conversation: { id: string; agent: string; ownerId: string | null };
+}) => string | string[] | null | undefined;
 const emailShape = {
   transport: z
-    .union([z.string().min(1), z.record(z.string(), z.unknown())], { error: 'expected an smtp:// URL or nodemailer SMTP options' })
+    .union([z.string().min(1), z.record(z.string(), z.unknown())], {
+      error: 'expected an smtp:// URL or nodemailer SMTP options',
+    })
     .describe("A nodemailer transport: an `smtp://` / `smtps://` URL, or nodemailer's SMTP options."),
-  from: z.string({ error: 'expected a string' }).min(3, 'expected a sender address').describe('The sender, e.g. `Heed <heed@example.com>`.'),
-  to: fn<EmailRecipients>('to({ action, conversation })').describe('The recipients of an action that waits: addresses, or null for none.'),
+  from: z
+    .string({ error: 'expected a string' })
+    .min(3, 'expected a sender address')
+    .describe('The sender, e.g. `Heed <heed@example.com>`.'),
+  to: fn<EmailRecipients>('to({ action, conversation })').describe(
+    'The recipients of an action that waits: addresses, or null for none.',
+  ),
 };
 const retryShape = {
   firstDelayMs: duration.default(5_000).describe('Wait before the second attempt; each further wait doubles.'),
   maxDelayMs: duration.default(3_600_000).describe('Longest wait between attempts (an hour).'),
-  giveUpAfterMs: duration.default(86_400_000).describe('A delivery not sent this long after it was written fails for good (a day).'),
+  giveUpAfterMs: duration
+    .default(86_400_000)
+    .describe('A delivery not sent this long after it was written fails for good (a day).'),
 };
 const notifyShape = {
-  publicUrl: httpUrl.optional().describe('Base of every answer link, e.g. `https://heed.example.com`. Without it, notifications carry no links.'),
-  webhooks: z.array(strict(webhookShape), { error: 'expected a list of webhooks' }).optional().describe('Webhooks signed per Standard Webhooks (docs/notifications.md).'),
-  email: strict(emailShape).optional().describe('Who is mailed about an action that waits, and how (docs/notifications.md).'),
+  publicUrl: httpUrl
+    .optional()
+    .describe('Base of every answer link, e.g. `https://heed.example.com`. Without it, notifications carry no links.'),
+  webhooks: z
+    .array(strict(webhookShape), { error: 'expected a list of webhooks' })
+    .optional()
+    .describe('Webhooks signed per Standard Webhooks (docs/notifications.md).'),
+  email: strict(emailShape)
+    .optional()
+    .describe('Who is mailed about an action that waits, and how (docs/notifications.md).'),
   linkSecret: z
     .string({ error: 'expected a string' })
     .min(32, 'expected at least 32 characters')
@@ -183,26 +238,41 @@ const notifyShape = {
     .default(1_000)
     .describe('How often the deliverer looks for due deliveries (besides right after each commit).'),
 };
-type SlackAccess = (slackUserId: string, target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
+type SlackAccess = (
+  slackUserId: string,
+  target: { conversation: ConversationRecord; action: ActionRecord },
+) => boolean | Promise<boolean>;
 const slackShape = {
-  botToken: z.string({ error: 'expected a string' }).min(1, 'expected the bot token (xoxb-…)').describe("The bot's token (`xoxb-…`), for posting and updating messages."),
+  botToken: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected the bot token (xoxb-…)')
+    .describe("The bot's token (`xoxb-…`), for posting and updating messages."),
   signingSecret: z
     .string({ error: 'expected a string' })
     .min(1, "expected the app's signing secret")
     .describe("The app's signing secret: every request to `POST /api/channels/slack/events` must be signed with it."),
-  agent: z.string({ error: 'expected an agent name' }).min(1, 'expected an agent name').describe('The agent that answers in Slack.'),
+  agent: z
+    .string({ error: 'expected an agent name' })
+    .min(1, 'expected an agent name')
+    .describe('The agent that answers in Slack.'),
   apiUrl: httpUrl.default('https://slack.com/api/').describe('The Web API base (tests point it at a local server).'),
   access: fn<SlackAccess>('access(slackUserId, { conversation, action })')
     .optional()
     .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
 };
-const channelsShape = { slack: strict(slackShape).optional().describe('A Slack workspace where one agent talks in threads (docs/channels.md).') };
+const channelsShape = {
+  slack: strict(slackShape)
+    .optional()
+    .describe('A Slack workspace where one agent talks in threads (docs/channels.md).'),
+};
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
 const toolsSchema = z
   .record(
     z.string(),
-    z.custom((value) => typeof value === 'object' && value !== null, { error: 'expected a tool made with tool({ ... })' }),
+    z.custom((value) => typeof value === 'object' && value !== null, {
+      error: 'expected a tool made with tool({ ... })',
+    }),
     {
       error: 'expected an object of tools by name',
     },
@@ -213,7 +283,11 @@ const toolsSchema = z
       const approval = (definition as { approval?: unknown }).approval;
       for (const problem of approvalPolicyProblems(approval, 'approval')) {
         const [field, ...rest] = problem.split(': ');
-        context.addIssue({ code: 'custom', path: [name, ...field.split('.')], message: rest.join(': ').replace(/\.$/, '') });
+        context.addIssue({
+          code: 'custom',
+          path: [name, ...field.split('.')],
+          message: rest.join(': ').replace(/\.$/, ''),
+        });
       }
     }
   });
@@ -249,47 +323,77 @@ const userShape = {
 
 const authShape = {
   tokens: z
-    .record(z.string().min(1, 'a token may not be empty'), z.union([z.string().min(1), strict(userShape)], { error: 'expected { userId } (or the user id alone as a string)' }), {
-      error: 'expected an object of users by token',
-    })
+    .record(
+      z.string().min(1, 'a token may not be empty'),
+      z.union([z.string().min(1), strict(userShape)], {
+        error: 'expected { userId } (or the user id alone as a string)',
+      }),
+      {
+        error: 'expected an object of users by token',
+      },
+    )
     .optional(),
   resolveContext: fn('resolveContext(request)').optional(),
   required: z.boolean({ error: 'expected true or false' }).optional(),
 };
 
-const allowedHosts = z.union([z.literal(true), z.array(z.string({ error: 'expected a host name' }).min(1, 'expected a host name'))], {
-  error: 'expected a list of host names, or true to allow any',
-});
+const allowedHosts = z.union(
+  [z.literal(true), z.array(z.string({ error: 'expected a host name' }).min(1, 'expected a host name'))],
+  {
+    error: 'expected a list of host names, or true to allow any',
+  },
+);
 
 const corsShape = {
   origins: z
     .array(
       z
         .string({ error: 'expected an origin' })
-        .regex(/^https?:\/\/[^/\s?#*]+$/, 'expected an origin: a scheme and a host, with the port if any, and nothing after (https://app.example.com)'),
+        .regex(
+          /^https?:\/\/[^/\s?#*]+$/,
+          'expected an origin: a scheme and a host, with the port if any, and nothing after (https://app.example.com)',
+        ),
       { error: 'expected a list of origins' },
     )
-    .describe('Exact origins (`https://app.example.com`, `http://localhost:5173`) whose pages may call the API, the AI SDK chat endpoint and the streams.'),
+    .describe(
+      'Exact origins (`https://app.example.com`, `http://localhost:5173`) whose pages may call the API, the AI SDK chat endpoint and the streams.',
+    ),
 };
 
 const optionsShape = {
-  agents: z.array(strict(agentShape), { error: 'expected a list of agents' }).describe('The agents (docs/concepts.md).'),
-  tools: toolsSchema.optional().describe("Tools offered to every agent, beside its own; an agent's own tool of the same name wins."),
+  agents: z
+    .array(strict(agentShape), { error: 'expected a list of agents' })
+    .describe('The agents (docs/concepts.md).'),
+  tools: toolsSchema
+    .optional()
+    .describe("Tools offered to every agent, beside its own; an agent's own tool of the same name wins."),
   ask: ask.optional().describe("Offer every agent the built-in `ask` tool. An agent's own `ask` (true or false) wins."),
   store: z
-    .custom((value) => hasMethods(value, 'migrate', 'commit'), { error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))' })
+    .custom((value) => hasMethods(value, 'migrate', 'commit'), {
+      error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))',
+    })
     .optional()
-    .describe('Where conversations are kept. Default: in memory (a pause does not survive a restart); `heed serve` uses SQLite.'),
+    .describe(
+      'Where conversations are kept. Default: in memory (a pause does not survive a restart); `heed serve` uses SQLite.',
+    ),
   hitl: strict(hitlShape)
     .optional()
-    .describe('How actions wait for people; an agent may set its own `timeoutMinutes`, `onTimeout`, `validateApprovedArgs`, `allowRememberApproval`.'),
+    .describe(
+      'How actions wait for people; an agent may set its own `timeoutMinutes`, `onTimeout`, `validateApprovedArgs`, `allowRememberApproval`.',
+    ),
   limits: strict(limitsShape).optional().describe('Limits (docs/http.md#limits).'),
   pendingActionPolicy: z
     .enum(['reject', 'cancel'], { error: 'expected "reject" or "cancel"' })
     .default('reject')
     .describe('A message sent while a pause is open: `reject` (409 `action_pending`) or `cancel` the pause.'),
-  busyPolicy: busyPolicy.default('reject').describe("A message sent while a turn runs: `reject` (409 `conversation_busy`) or `queue`; an agent's own `busyPolicy` wins."),
-  sweepIntervalMs: duration.default(60_000).describe('How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself).'),
+  busyPolicy: busyPolicy
+    .default('reject')
+    .describe(
+      "A message sent while a turn runs: `reject` (409 `conversation_busy`) or `queue`; an agent's own `busyPolicy` wins.",
+    ),
+  sweepIntervalMs: duration
+    .default(60_000)
+    .describe('How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself).'),
   leaseMs: z
     .number({ error: 'expected a number' })
     .positive('expected more than 0')
@@ -297,9 +401,13 @@ const optionsShape = {
     .describe("How long a running turn's claim lasts before another instance may take it over."),
   now: fn<() => Date>('now()').optional().describe('The clock (tests move it).'),
   notify: strict(notifyShape).optional().describe('Webhooks, email and answer links (docs/notifications.md).'),
-  channels: strict(channelsShape).optional().describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
+  channels: strict(channelsShape)
+    .optional()
+    .describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
   logger: z
-    .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), { error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())' })
+    .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), {
+      error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())',
+    })
     .optional()
     .describe(
       'Where the sweep, the listener, the deliverer and channels report what went wrong: `debug/info/warn/error(fields, message)`, as pino. Default: warnings and errors on stderr.',
@@ -307,9 +415,17 @@ const optionsShape = {
 };
 
 const appShape = {
-  auth: strict(authShape).optional().describe('Bearer tokens mapped to users, or a function that resolves the caller (docs/http.md#auth).'),
-  allowedHosts: allowedHosts.optional().describe('`Host` names accepted besides the loopback ones; a leading `.` allows the name and its subdomains; `true` allows any.'),
-  cors: strict(corsShape).optional().describe('Pages on other origins allowed to call the API from a browser (CORS); off unless listed.'),
+  auth: strict(authShape)
+    .optional()
+    .describe('Bearer tokens mapped to users, or a function that resolves the caller (docs/http.md#auth).'),
+  allowedHosts: allowedHosts
+    .optional()
+    .describe(
+      '`Host` names accepted besides the loopback ones; a leading `.` allows the name and its subdomains; `true` allows any.',
+    ),
+  cors: strict(corsShape)
+    .optional()
+    .describe('Pages on other origins allowed to call the API from a browser (CORS); off unless listed.'),
 };
 const configShape = { ...optionsShape, ...appShape };
 
@@ -391,7 +507,8 @@ function describe(value: unknown): string {
 function check(schema: z.ZodType, value: unknown, what: string): void {
   const result = schema.safeParse(value, {
     // Wrong kinds say what came instead; a missing key says it is missing.
-    error: (issue) => (issue.code === 'invalid_type' ? `expected ${article(issue.expected)}, got ${describe(issue.input)}` : undefined),
+    error: (issue) =>
+      issue.code === 'invalid_type' ? `expected ${article(issue.expected)}, got ${describe(issue.input)}` : undefined,
   });
   if (result.success) return;
   // An unknown key is reported at its own path (`agent`, not the object holding it), before the rest.
@@ -401,7 +518,10 @@ function check(schema: z.ZodType, value: unknown, what: string): void {
       : [
           {
             path: configPath(issue.path),
-            message: issue.code === 'invalid_type' && issue.input === undefined && !issue.message.includes('got') ? `${issue.message} (missing)` : issue.message,
+            message:
+              issue.code === 'invalid_type' && issue.input === undefined && !issue.message.includes('got')
+                ? `${issue.message} (missing)`
+                : issue.message,
             first: 1,
           },
         ],
@@ -409,9 +529,13 @@ function check(schema: z.ZodType, value: unknown, what: string): void {
   issues.sort((a, b) => a.first - b.first);
   const shown = issues.slice(0, 10).map(({ path, message }) => ({ path, message }));
   const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
-  throw new HeedError('invalid_config', `${what} is not valid: ${shown.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}${more}.`, {
-    details: { issues: shown },
-  });
+  throw new HeedError(
+    'invalid_config',
+    `${what} is not valid: ${shown.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}${more}.`,
+    {
+      details: { issues: shown },
+    },
+  );
 }
 
 /** Refuses a config file's export (`defineConfig(...)`) that has an unknown key or a value of the wrong shape. */

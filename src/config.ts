@@ -9,7 +9,16 @@ import type { CorsConfig, HitlConfig, Limits, NotifyConfig, SlackChannelConfig }
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
 // doc line (config-schema.ts); the rest hold functions and objects of libraries, typed here by hand.
-export type { CorsConfig, EmailConfig, HitlConfig, Limits, NotifyConfig, RetryConfig, SlackChannelConfig, WebhookConfig } from './config-schema.js';
+export type {
+  CorsConfig,
+  EmailConfig,
+  HitlConfig,
+  Limits,
+  NotifyConfig,
+  RetryConfig,
+  SlackChannelConfig,
+  WebhookConfig,
+} from './config-schema.js';
 
 export interface IntakeConfig {
   /** `thread-start` (the default) asks once per conversation; `every-turn` before each turn. */

@@ -43,7 +43,9 @@ describe('createHeed', () => {
 
   it('lists agents with their capabilities', async () => {
     const heed = testHeed([refundAgent().agent]);
-    expect(heed.agents()).toEqual([{ name: 'support', capabilities: { toolApproval: true, questions: false, intake: false, clientTools: false } }]);
+    expect(heed.agents()).toEqual([
+      { name: 'support', capabilities: { toolApproval: true, questions: false, intake: false, clientTools: false } },
+    ]);
     await heed.close();
   });
 

@@ -43,8 +43,13 @@ export type PendingAction = ActionView & {
    * asks several (`answer({ environment: 'staging', reason: 'Release 2.2' })`; left out = the default), or
    * nothing to confirm the defaults.
    */
-  answer(resolution?: Omit<ResolutionInput, 'type'> | Record<string, unknown> | QuestionValue, options?: SettleOptions): Promise<TurnResult>;
-  approve(options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions): Promise<TurnResult>;
+  answer(
+    resolution?: Omit<ResolutionInput, 'type'> | Record<string, unknown> | QuestionValue,
+    options?: SettleOptions,
+  ): Promise<TurnResult>;
+  approve(
+    options?: { remember?: boolean; approvedArgs?: Record<string, unknown>; comment?: string } & SettleOptions,
+  ): Promise<TurnResult>;
   /**
    * Declines with a note the model reads: an approval is denied (`comment`; an object is then the call's
    * whole result), a question skipped (`note`: the agent carries on without answers), a client tool
@@ -71,9 +76,18 @@ export interface Heed {
    * Starts a conversation. `id` lets a client pick it (1–128 of `A–Z a–z 0–9 _ -`, e.g. an AI SDK chat id);
    * a taken id is a 400 `invalid_request` naming the field. Without it Heed makes one.
    */
-  createConversation(input: { agent: string; id?: string; ownerId?: string | null; channel?: string | null; metadata?: JsonObject; caller?: Caller }): Promise<ConversationView>;
+  createConversation(input: {
+    agent: string;
+    id?: string;
+    ownerId?: string | null;
+    channel?: string | null;
+    metadata?: JsonObject;
+    caller?: Caller;
+  }): Promise<ConversationView>;
   /** Newest first; `q` keeps those whose title or agent name contains it, ignoring case. */
-  listConversations(filter?: { status?: ConversationRecord['status']; agent?: string; q?: string; limit?: number } & CallerOption): Promise<ConversationView[]>;
+  listConversations(
+    filter?: { status?: ConversationRecord['status']; agent?: string; q?: string; limit?: number } & CallerOption,
+  ): Promise<ConversationView[]>;
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
   inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
@@ -109,7 +123,10 @@ export interface ConversationHandle {
    * Follows the event log from `after` (default: from the start), stored backlog first, then live. With
    * `flow`, the backlog is read a page at a time as the receiver makes room, never all at once.
    */
-  follow(listener: (event: EventRecord) => void, options?: CallerOption & { after?: number; flow?: FollowFlow }): Promise<Follow>;
+  follow(
+    listener: (event: EventRecord) => void,
+    options?: CallerOption & { after?: number; flow?: FollowFlow },
+  ): Promise<Follow>;
   rememberedTools(options?: CallerOption): Promise<RememberedTool[]>;
   forgetTool(toolName: string, options?: CallerOption): Promise<void>;
   branch(options?: CallerOption & { fromMessageId?: string }): Promise<ConversationView>;
@@ -122,9 +139,13 @@ function checkMetadataSize(metadata: JsonObject | undefined, maxBytes: number): 
   if (metadata === undefined || metadata === null) return;
   const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (bytes > maxBytes) {
-    throw new HeedError('metadata_too_large', `The conversation metadata is ${bytes} bytes of JSON; at most ${maxBytes} are allowed (limits.maxMetadataBytes).`, {
-      details: { field: 'metadata', bytes, maxBytes },
-    });
+    throw new HeedError(
+      'metadata_too_large',
+      `The conversation metadata is ${bytes} bytes of JSON; at most ${maxBytes} are allowed (limits.maxMetadataBytes).`,
+      {
+        details: { field: 'metadata', bytes, maxBytes },
+      },
+    );
   }
 }
 
@@ -162,7 +183,9 @@ export function createHeed(options: HeedOptions): Heed {
   const store = guardStore(options.store ?? memoryStore());
   let notifier!: Notifier;
   // The outbox is one of the engine's parts, built over it (it reads its agents and clock).
-  const engine = new Engine(options, store, { outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))) });
+  const engine = new Engine(options, store, {
+    outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))),
+  });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   // A store shared by several processes announces their events: followers here then read them from the store.
   let unlisten: (() => Promise<void>) | undefined;
@@ -176,7 +199,10 @@ export function createHeed(options: HeedOptions): Heed {
       )
       .catch((error: unknown) => {
         // Without the listener, followers here see other instances' events only when they read again.
-        engine.logger.error(errorFields(error), 'Heed: the store listener could not start; events of other instances reach followers here late');
+        engine.logger.error(
+          errorFields(error),
+          'Heed: the store listener could not start; events of other instances reach followers here late',
+        );
         return undefined;
       });
   });
@@ -225,7 +251,9 @@ export function createHeed(options: HeedOptions): Heed {
       const read = whole.messages ?? (await store.listMessages(id, { before: page!.before, limit: page!.limit + 1 }));
       const earlier = page !== undefined && read.length > page.limit;
       const messages = earlier ? read.slice(1) : read;
-      const pending = actions.filter((action) => action.status === 'pending').map((action) => actionView(engine, action, record.agent));
+      const pending = actions
+        .filter((action) => action.status === 'pending')
+        .map((action) => actionView(engine, action, record.agent));
       const snapshot: ConversationSnapshot = {
         conversation: conversationView(record),
         messages: messageViews(engine, record, messages, actions),
@@ -242,15 +270,22 @@ export function createHeed(options: HeedOptions): Heed {
       const record = read.conversation;
       const actions = read.actions!;
       const order = (status: string) => (status === 'pending' ? 0 : 1);
-      return actions.sort((a, b) => order(a.status) - order(b.status)).map((action) => actionView(engine, action, record.agent));
+      return actions
+        .sort((a, b) => order(a.status) - order(b.status))
+        .map((action) => actionView(engine, action, record.agent));
     },
     async pendingActions(callerOption = {}) {
       const all = await this.actions(callerOption);
       return all
         .filter((action) => action.status === 'pending')
-        .map((view) => withShortcuts(view, (resolution, settleOptions) => this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions })));
+        .map((view) =>
+          withShortcuts(view, (resolution, settleOptions) =>
+            this.resolve(view.id, resolution, { caller: callerOption.caller, ...settleOptions }),
+          ),
+        );
     },
-    resolve: (actionId, resolution, settleOptions) => whenReady(() => settleAction(engine, id, actionId, resolution, libraryWrite(settleOptions))),
+    resolve: (actionId, resolution, settleOptions) =>
+      whenReady(() => settleAction(engine, id, actionId, resolution, libraryWrite(settleOptions))),
     cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, libraryWrite(cancelOptions))),
     async events(eventOptions = {}) {
       await ready;
@@ -271,10 +306,13 @@ export function createHeed(options: HeedOptions): Heed {
       await ready;
       await engine.visibleConversation(id, callerOption.caller);
       if (!(await store.forgetTool(id, toolName))) {
-        throw new HeedError('not_found', `"${toolName}" is not remembered in this conversation.`, { details: { toolName } });
+        throw new HeedError('not_found', `"${toolName}" is not remembered in this conversation.`, {
+          details: { toolName },
+        });
       }
     },
-    branch: (branchOptions = {}) => whenReady(async () => conversationView(await branchConversation(engine, id, branchOptions))),
+    branch: (branchOptions = {}) =>
+      whenReady(async () => conversationView(await branchConversation(engine, id, branchOptions))),
   });
 
   const heed: Heed = {
@@ -285,7 +323,9 @@ export function createHeed(options: HeedOptions): Heed {
       whenReady(async () => {
         engine.agent(input.agent);
         if (input.id !== undefined && !CONVERSATION_ID.test(input.id)) {
-          throw new HeedError('invalid_request', 'A conversation id is 1 to 128 letters, digits, "_" or "-".', { details: { field: 'id' } });
+          throw new HeedError('invalid_request', 'A conversation id is 1 to 128 letters, digits, "_" or "-".', {
+            details: { field: 'id' },
+          });
         }
         checkMetadataSize(input.metadata, engine.limits.maxMetadataBytes);
         const at = engine.now();
@@ -299,7 +339,9 @@ export function createHeed(options: HeedOptions): Heed {
         });
         const result = await commitWrite(engine, { conversationId: record.id, create: record });
         if (!result.ok && result.reason === 'exists' && input.id !== undefined) {
-          throw new HeedError('invalid_request', 'A conversation with that id already exists.', { details: { field: 'id', reason: 'exists' } });
+          throw new HeedError('invalid_request', 'A conversation with that id already exists.', {
+            details: { field: 'id', reason: 'exists' },
+          });
         }
         if (!result.ok) throw new HeedError('internal_error', 'The conversation could not be created.');
         return conversationView(result.conversation);
@@ -309,7 +351,13 @@ export function createHeed(options: HeedOptions): Heed {
         const ownerId = filter.caller ? filter.caller.userId : undefined;
         if (filter.caller && ownerId === null) return [];
         const search = filter.q?.trim() || undefined;
-        const records = await store.listConversations({ ownerId, status: filter.status, agent: filter.agent, search, limit: filter.limit });
+        const records = await store.listConversations({
+          ownerId,
+          status: filter.status,
+          agent: filter.agent,
+          search,
+          limit: filter.limit,
+        });
         return records.map(conversationView);
       }),
     conversation,
@@ -327,15 +375,25 @@ export function createHeed(options: HeedOptions): Heed {
         for (;;) {
           const actions = await store.listPendingActions({ ownerId, approver, limit, after });
           for (const action of actions) {
-            if (!conversations.has(action.conversationId)) conversations.set(action.conversationId, await store.getConversation(action.conversationId));
+            if (!conversations.has(action.conversationId))
+              conversations.set(action.conversationId, await store.getConversation(action.conversationId));
             const record = conversations.get(action.conversationId);
             if (inboxOptions.caller && isVoted(action.request)) {
               const userId = inboxOptions.caller.userId;
               const owns = record !== undefined && mayAccess(inboxOptions.caller, record);
-              if (!mayVote(action.request, userId, record?.ownerId ?? null, owns) || currentVote(action.request, userId!)) continue;
+              if (
+                !mayVote(action.request, userId, record?.ownerId ?? null, owns) ||
+                currentVote(action.request, userId!)
+              )
+                continue;
             }
-            const conversation = record ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId } : undefined;
-            views.push({ ...actionView(engine, action, record?.agent ?? ''), ...(conversation ? { conversation } : {}) });
+            const conversation = record
+              ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId }
+              : undefined;
+            views.push({
+              ...actionView(engine, action, record?.agent ?? ''),
+              ...(conversation ? { conversation } : {}),
+            });
             if (views.length === limit) return views;
           }
           const last = actions.at(-1);
@@ -371,7 +429,9 @@ function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
     name: agent.name,
     ...(agent.description ? { description: agent.description } : {}),
     capabilities: {
-      toolApproval: tools.some((entry) => entry.needsApproval) || Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
+      toolApproval:
+        tools.some((entry) => entry.needsApproval) ||
+        Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
       questions: Boolean(agent.ask || agent.intake),
       intake: Boolean(agent.intake),
       clientTools: tools.some((entry) => entry.client),
@@ -398,16 +458,23 @@ function libraryWrite<T extends object>(options: T | undefined): T & ChannelWrit
   return { ...(options ?? ({} as T)), via: undefined };
 }
 
-function withShortcuts(view: ActionView, resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>): PendingAction {
+function withShortcuts(
+  view: ActionView,
+  resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>,
+): PendingAction {
   const type = view.kind;
   return {
     ...view,
     // Async, so a value that cannot answer it is a rejected promise like every other refusal.
     answer: async (resolution, options) =>
-      view.kind === 'question' ? resolve(questionResolutionFrom(view.questions ?? [], resolution), options) : resolve({ type, ...(resolution as object) }, options),
-    approve: ({ remember, approvedArgs, comment, ...options } = {}) => resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
+      view.kind === 'question'
+        ? resolve(questionResolutionFrom(view.questions ?? [], resolution), options)
+        : resolve({ type, ...(resolution as object) }, options),
+    approve: ({ remember, approvedArgs, comment, ...options } = {}) =>
+      resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
     // Each kind's own decline; a kind without one gets an approval's deny, which its check refuses by name.
-    decline: (note, options) => resolve(kindOf(type).decline?.(note) ?? { type, decision: 'deny', comment: note }, options),
+    decline: (note, options) =>
+      resolve(kindOf(type).decline?.(note) ?? { type, decision: 'deny', comment: note }, options),
     skip: (options) => resolve({ type, skip: true }, options),
     dismiss: (options) => resolve({ type, dismiss: true }, options),
   };

@@ -27,7 +27,12 @@ export interface HeedHooks {
   /** Reads with no access check: for a caller checked already, a signed link's action, the operators' deliveries. */
   readonly store: Pick<Store, 'getConversation' | 'getAction' | 'listActions' | 'listMessages' | 'listDeliveries'>;
   /** Follows a conversation's events after `after` (stored backlog, then live), with no access check. */
-  follow(conversationId: string, after: number, listener: (event: EventRecord) => void, options: { flow?: FollowFlow }): Follow;
+  follow(
+    conversationId: string,
+    after: number,
+    listener: (event: EventRecord) => void,
+    options: { flow?: FollowFlow },
+  ): Follow;
   /** A page of a conversation's stored events after `after`, with their actions, with no access check. */
   events(conversationId: string, options: { after: number; limit: number }): Promise<EventRecord[]>;
   /** Calls `listener` whenever any conversation may have changed (undefined: notices may have been missed). */
@@ -46,7 +51,8 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     agents: engine.agents,
     conversationsPerMinute: engine.limits.conversationsPerMinute,
     store: engine.store,
-    follow: (conversationId, after, listener, options) => followEvents(engine.store, engine.bus, conversationId, after, listener, options),
+    follow: (conversationId, after, listener, options) =>
+      followEvents(engine.store, engine.bus, conversationId, after, listener, options),
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
     onAnyChange: (listener) => engine.bus.onAny(listener),
     track: (promise) => engine.track(promise),
@@ -59,12 +65,15 @@ export function channelHost(engine: Engine): ChannelHost {
   return {
     store: engine.store,
     // A thread shows a message at once, and dedupes by what is stored: a message while a turn runs is refused there (busyPolicy is for the API).
-    send: (conversationId, content, options) => sendMessage(engine, conversationId, content, { ...options, busyPolicy: 'reject', via: 'channel' }),
-    settle: (conversationId, actionId, resolution, options) => settleAction(engine, conversationId, actionId, resolution, { ...options, via: 'channel' }),
+    send: (conversationId, content, options) =>
+      sendMessage(engine, conversationId, content, { ...options, busyPolicy: 'reject', via: 'channel' }),
+    settle: (conversationId, actionId, resolution, options) =>
+      settleAction(engine, conversationId, actionId, resolution, { ...options, via: 'channel' }),
     async createConversation(input) {
       const record = newConversationRecord({ ...input, ownerId: null, createdAt: engine.now() });
       const result = await commitWrite(engine, { conversationId: record.id, create: record });
-      if (!result.ok && result.reason !== 'exists') throw new HeedError('internal_error', 'The conversation could not be created.');
+      if (!result.ok && result.reason !== 'exists')
+        throw new HeedError('internal_error', 'The conversation could not be created.');
     },
     track: (promise) => engine.track(promise),
     logger: engine.logger,

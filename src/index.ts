@@ -1,8 +1,24 @@
 export { createHeed } from './heed.js';
-export type { Heed, ConversationHandle, ConversationSnapshot, PendingAction, QuestionValue, AgentInfo } from './heed.js';
+export type {
+  Heed,
+  ConversationHandle,
+  ConversationSnapshot,
+  PendingAction,
+  QuestionValue,
+  AgentInfo,
+} from './heed.js';
 export { defineConfig } from './config.js';
 export type { AgentModel } from './engine/turn/model-spec.js';
-export type { AgentConfig, BusyPolicy, HeedConfig, HeedOptions, HitlConfig, IntakeConfig, Limits, AuthConfig } from './config.js';
+export type {
+  AgentConfig,
+  BusyPolicy,
+  HeedConfig,
+  HeedOptions,
+  HitlConfig,
+  IntakeConfig,
+  Limits,
+  AuthConfig,
+} from './config.js';
 export type { AgentNotifyConfig, EmailConfig, NotifyConfig, RetryConfig, WebhookConfig } from './config.js';
 export type { WebhookBody } from './notify/webhook.js';
 export type { ActionLinks } from './notify/links.js';

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
  */
 
 const src = dirname(fileURLToPath(import.meta.url));
-const testsAKindName = /(kind|type) *[!=]== *'(approval|question|client_tool|url)'|case '(approval|question|client_tool|url)'/g;
+const testsAKindName =
+  /(kind|type) *[!=]== *'(approval|question|client_tool|url)'|case '(approval|question|client_tool|url)'/g;
 
 const stillNamed = new Map<string, number>([
   ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts vs tool output)
@@ -64,12 +65,16 @@ describe('kind names outside src/kinds/', () => {
   }
 
   it('are tested by no new module, and no more often than before', () => {
-    const grown = [...found].filter(([name, count]) => count > (stillNamed.get(name) ?? 0)).map(([name, count]) => `${name}: ${count} (allowed ${stillNamed.get(name) ?? 0})`);
+    const grown = [...found]
+      .filter(([name, count]) => count > (stillNamed.get(name) ?? 0))
+      .map(([name, count]) => `${name}: ${count} (allowed ${stillNamed.get(name) ?? 0})`);
     expect(grown).toEqual([]);
   });
 
   it('the list only shrinks: a module that names kinds less often lowers its count here', () => {
-    const shrunk = [...stillNamed].filter(([name, count]) => (found.get(name) ?? 0) < count).map(([name]) => `${name}: ${found.get(name) ?? 0}`);
+    const shrunk = [...stillNamed]
+      .filter(([name, count]) => (found.get(name) ?? 0) < count)
+      .map(([name]) => `${name}: ${found.get(name) ?? 0}`);
     expect(shrunk).toEqual([]);
   });
 });

@@ -11,7 +11,8 @@ type Line = { level: string; fields: Record<string, unknown>; message?: string }
 
 function recorder(): Logger & { lines: Line[] } {
   const lines: Line[] = [];
-  const at = (level: string) => (fields: object, message?: string) => void lines.push({ level, fields: fields as Record<string, unknown>, message });
+  const at = (level: string) => (fields: object, message?: string) =>
+    void lines.push({ level, fields: fields as Record<string, unknown>, message });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -23,8 +24,15 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-const refund = tool({ description: 'Refund', inputSchema: z.object({ orderId: z.number() }), needsApproval: true, execute: async () => 'ok' });
-const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'refund', input: { orderId: 42 } }] } : { text: 'Done.' }));
+const refund = tool({
+  description: 'Refund',
+  inputSchema: z.object({ orderId: z.number() }),
+  needsApproval: true,
+  execute: async () => 'ok',
+});
+const model = scriptedModel(({ stepIndex }) =>
+  stepIndex === 0 ? { toolCalls: [{ toolName: 'refund', input: { orderId: 42 } }] } : { text: 'Done.' },
+);
 
 let heed: Heed | undefined;
 afterEach(async () => {
@@ -40,7 +48,12 @@ describe('the logger option', () => {
       sweepIntervalMs: 0,
       logger,
       notify: {
-        webhooks: [{ url: 'http://127.0.0.1:9/hooks?token=secret', secret: `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}` }],
+        webhooks: [
+          {
+            url: 'http://127.0.0.1:9/hooks?token=secret',
+            secret: `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`,
+          },
+        ],
         retry: { firstDelayMs: 20, maxDelayMs: 40 },
         pollIntervalMs: 20,
       },
@@ -51,7 +64,12 @@ describe('the logger option', () => {
     const warn = logger.lines.find((line) => line.level === 'warn')!;
     expect(warn.message).toBe('Heed: a delivery attempt failed; it is tried again');
     // The target without its query (a token may sit there), the event, and the reason.
-    expect(warn.fields).toMatchObject({ target: 'http://127.0.0.1:9/hooks', event: 'action.required', deliveryId: expect.any(String), retryInMs: expect.any(Number) });
+    expect(warn.fields).toMatchObject({
+      target: 'http://127.0.0.1:9/hooks',
+      event: 'action.required',
+      deliveryId: expect.any(String),
+      retryInMs: expect.any(Number),
+    });
     expect(warn.fields.err).toMatchObject({ message: expect.any(String) });
   });
 
@@ -63,12 +81,19 @@ describe('the logger option', () => {
       get(target, key, receiver) {
         if (key === 'listDue') {
           return (...args: unknown[]) =>
-            failures-- > 0 ? Promise.reject(new Error('disk on fire')) : (Reflect.get(target, key, receiver) as (...a: unknown[]) => unknown).apply(target, args);
+            failures-- > 0
+              ? Promise.reject(new Error('disk on fire'))
+              : (Reflect.get(target, key, receiver) as (...a: unknown[]) => unknown).apply(target, args);
         }
         return Reflect.get(target, key, receiver);
       },
     });
-    heed = createHeed({ agents: [{ name: 'support', model, tools: { refund } }], store: failing, sweepIntervalMs: 30, logger });
+    heed = createHeed({
+      agents: [{ name: 'support', model, tools: { refund } }],
+      store: failing,
+      sweepIntervalMs: 30,
+      logger,
+    });
     await until(() => logger.lines.some((line) => line.level === 'error'));
     expect(logger.lines.find((line) => line.level === 'error')).toMatchObject({
       message: 'Heed: the sweep failed; it runs again at the next interval',
@@ -83,7 +108,12 @@ describe('the logger option', () => {
     logger.warn({ target: 'http://x' }, 'failed');
     expect(written).toHaveLength(1);
     expect(written[0].endsWith('\n')).toBe(true);
-    expect(JSON.parse(written[0])).toEqual({ level: 'warn', time: expect.any(String), msg: 'failed', target: 'http://x' });
+    expect(JSON.parse(written[0])).toEqual({
+      level: 'warn',
+      time: expect.any(String),
+      msg: 'failed',
+      target: 'http://x',
+    });
   });
 
   it('a logger of the wrong shape is refused at createHeed', () => {

@@ -18,7 +18,9 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** An error as log fields: `{ err: { name, message, code? } }` (pino's key), with no stack unless HEED_DEBUG is set. */
-export function errorFields(error: unknown): { err: { name: string; message: string; code?: unknown; stack?: string } } {
+export function errorFields(error: unknown): {
+  err: { name: string; message: string; code?: unknown; stack?: string };
+} {
   if (!(error instanceof Error)) return { err: { name: typeof error, message: String(error) } };
   const code = (error as { code?: unknown }).code;
   return {
@@ -62,7 +64,9 @@ export function jsonLogger(options: { level?: LogLevel; write?: (line: string) =
   const write = options.write ?? ((line: string) => process.stdout.write(line));
   const line = (level: Exclude<LogLevel, 'silent'>) => (fields: object, message?: string) => {
     if (rank[level] < threshold) return;
-    write(`${JSON.stringify({ level, time: new Date().toISOString(), ...(message !== undefined ? { msg: message } : {}), ...fields })}\n`);
+    write(
+      `${JSON.stringify({ level, time: new Date().toISOString(), ...(message !== undefined ? { msg: message } : {}), ...fields })}\n`,
+    );
   };
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }

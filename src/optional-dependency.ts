@@ -18,10 +18,14 @@ function isMissing(error: unknown, name: string): boolean {
 /** The error a start fails with when `name` is not installed; `feature` says what needed it. */
 export function missingDependency(name: string, feature: string, cause?: unknown): HeedError {
   const install = `npm i ${name}`;
-  return new HeedError('missing_dependency', `${feature} needs the package ${name}, which is not installed. Run: ${install}`, {
-    details: { package: name, install },
-    cause,
-  });
+  return new HeedError(
+    'missing_dependency',
+    `${feature} needs the package ${name}, which is not installed. Run: ${install}`,
+    {
+      details: { package: name, install },
+      cause,
+    },
+  );
 }
 
 /**

@@ -13,8 +13,11 @@ const travel: AgentConfig = {
   model: scriptedModel(({ messages }) => {
     const last = messages.at(-1);
     if (last?.role === 'tool') return { text: 'Done.' };
-    const said = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
-    return said.includes('release') ? { toolCalls: [{ toolName: 'release', input: {} }] } : { toolCalls: [{ toolName: 'book_seat', input: {} }] };
+    const said =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    return said.includes('release')
+      ? { toolCalls: [{ toolName: 'release', input: {} }] }
+      : { toolCalls: [{ toolName: 'book_seat', input: {} }] };
   }),
   tools: {
     book_seat: tool({
@@ -43,7 +46,13 @@ const travel: AgentConfig = {
       execute: async (_input, ctx) => {
         const { answers, defaulted } = await ctx.ask({
           questions: [
-            { id: 'environment', prompt: 'Where to?', input: { type: 'select' }, options: [{ label: 'staging' }, { label: 'production' }], defaults: ['staging'] },
+            {
+              id: 'environment',
+              prompt: 'Where to?',
+              input: { type: 'select' },
+              options: [{ label: 'staging' }, { label: 'production' }],
+              defaults: ['staging'],
+            },
             { id: 'reason', prompt: 'Why?', input: { type: 'text', required: true } },
             { id: 'notify', prompt: 'Tell the team?', input: { type: 'boolean' }, defaults: ['true'] },
           ],
@@ -61,7 +70,10 @@ it("pending.answer('window') answers a one-question request; several questions a
   const chat = heed.conversation(id);
   await chat.send('book me a seat');
   const [seat] = await chat.pendingActions();
-  expect(seat).toMatchObject({ kind: 'question', questions: [{ id: 'seat', header: 'Seat', prompt: 'Window or aisle?' }] });
+  expect(seat).toMatchObject({
+    kind: 'question',
+    questions: [{ id: 'seat', header: 'Seat', prompt: 'Window or aisle?' }],
+  });
   const done = await seat.answer('window');
   expect(done.status).toBe('completed');
   expect(booked.at(-1)).toEqual({ seat: 'window' });
@@ -72,14 +84,22 @@ it("pending.answer('window') answers a one-question request; several questions a
   const refused = await release.answer('staging').catch((thrown: unknown) => thrown);
   expect(refused).toMatchObject({
     code: 'invalid_resolution',
-    message: 'This request asks 3 questions ("environment", "reason", "notify"), so one value cannot answer it; answer them by id, like answer({ "environment": … }).',
+    message:
+      'This request asks 3 questions ("environment", "reason", "notify"), so one value cannot answer it; answer them by id, like answer({ "environment": … }).',
   });
   // A value the question does not take is refused by the server's own rules.
-  await expect(release.answer({ reason: 'Release 2.2', environment: 'qa' })).rejects.toMatchObject({ code: 'invalid_resolution' });
+  await expect(release.answer({ reason: 'Release 2.2', environment: 'qa' })).rejects.toMatchObject({
+    code: 'invalid_resolution',
+  });
   expect((await chat.pendingActions()).map((action) => action.id)).toEqual([release.id]);
 
   await release.answer({ reason: 'Release 2.2', notify: false });
-  expect(booked.at(-1)).toEqual({ environment: ['staging'], reason: ['Release 2.2'], notify: ['false'], defaulted: ['environment'] });
+  expect(booked.at(-1)).toEqual({
+    environment: ['staging'],
+    reason: ['Release 2.2'],
+    notify: ['false'],
+    defaulted: ['environment'],
+  });
   await heed.close();
 });
 
@@ -95,7 +115,10 @@ it('the resolution itself still works, and nothing confirms the defaults', async
   await chat.send('release it');
   const [release] = await chat.pendingActions();
   // Nothing given: the defaults stand, and a required question without one is refused.
-  await expect(release.answer()).rejects.toMatchObject({ code: 'invalid_resolution', message: '"Reason" needs an answer.' });
+  await expect(release.answer()).rejects.toMatchObject({
+    code: 'invalid_resolution',
+    message: '"Reason" needs an answer.',
+  });
   await release.answer({ skip: true });
   expect(booked.at(-1)).toMatchObject({ environment: ['staging'], notify: ['true'] });
   await heed.close();

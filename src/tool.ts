@@ -93,7 +93,12 @@ export interface ToolContext {
    */
   askLive(request: LiveRequest): Promise<LiveAnswer>;
   /** Ask the person to open an http(s) address and say how it went. */
-  openUrl(request: { url: string; title?: string; message?: string; expiresInMinutes?: number }): Promise<'accept' | 'decline' | 'cancel'>;
+  openUrl(request: {
+    url: string;
+    title?: string;
+    message?: string;
+    expiresInMinutes?: number;
+  }): Promise<'accept' | 'decline' | 'cancel'>;
   /**
    * Ask for an action of any kind a tool may raise (src/kinds/), written as that kind's request: like
    * `ask`, the turn pauses and the tool runs again once it is settled, when this returns how it ended.
@@ -159,7 +164,10 @@ export type HeedTool<Input = any, Output = any> = ToolDefinition<Input, Output> 
 export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, Output>): HeedTool<Input, Output> {
   if (definition.client) {
     if (definition.execute) {
-      throw new HeedError('invalid_config', 'A client tool has no execute: the page that embeds the chat produces its output.');
+      throw new HeedError(
+        'invalid_config',
+        'A client tool has no execute: the page that embeds the chat produces its output.',
+      );
     }
     if (!definition.outputSchema) {
       throw new HeedError('invalid_config', 'A client tool needs an outputSchema to check what the page sends back.');
@@ -171,7 +179,10 @@ export function tool<Input, Output = unknown>(definition: ToolDefinition<Input, 
   // tool() does not know the name its tool gets: its description says which one is meant.
   const which = definition.description ? `The tool "${clip(definition.description, 60)}"` : 'A tool';
   const problems = approvalPolicyProblems(definition.approval, 'approval');
-  if (problems.length) throw new HeedError('invalid_config', `${which} has a malformed approval policy: ${problems.join(' ')}`, { details: { path: 'approval' } });
+  if (problems.length)
+    throw new HeedError('invalid_config', `${which} has a malformed approval policy: ${problems.join(' ')}`, {
+      details: { path: 'approval' },
+    });
   if (definition.approval && !definition.needsApproval) {
     throw new HeedError(
       'invalid_config',
@@ -200,7 +211,9 @@ const schemaCache = new WeakMap<object, Record<string, unknown>>();
 export function jsonSchemaInput(schema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
   let validator: z.ZodType<Record<string, unknown>>;
   try {
-    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>;
+    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<
+      Record<string, unknown>
+    >;
   } catch {
     validator = z.record(z.string(), z.unknown());
   }

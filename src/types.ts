@@ -5,8 +5,21 @@ import type { ActionRecord, KindName, KindRequest, StoredResolution } from './ki
 import type { JsonObject, JsonValue, ToolContentPart, ToolOutput } from './protocol/values.js';
 
 export type { JsonObject, JsonValue, ToolContentPart, ToolOutput };
-export type { ActionOrigin, ActionStatus, CancelledResolution, ResolutionChannel, TimeoutPolicy } from './protocol/action-base.js';
-export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption, QuestionRequest } from './kinds/question.js';
+export type {
+  ActionOrigin,
+  ActionStatus,
+  CancelledResolution,
+  ResolutionChannel,
+  TimeoutPolicy,
+} from './protocol/action-base.js';
+export type {
+  AskedQuestion,
+  InputType,
+  Question,
+  QuestionInput,
+  QuestionOption,
+  QuestionRequest,
+} from './kinds/question.js';
 export type { ActionRecord, ApprovalRequest, ApprovalResolution, ApprovalVote, StoredResolution };
 
 export type ConversationStatus = 'idle' | 'running' | 'requires_action';

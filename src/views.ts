@@ -1,14 +1,37 @@
 import { inputJsonSchema, type AgentDirectory } from './tool.js';
 import { kindOf } from './kinds/index.js';
 import { conversationTitle } from './protocol/conversation.js';
-import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, MessageView, QuestionActionView, UrlActionView } from './protocol/views.js';
+import type {
+  ActionView,
+  ApprovalActionView,
+  ClientToolActionView,
+  ConversationView,
+  MessageView,
+  QuestionActionView,
+  UrlActionView,
+} from './protocol/views.js';
 import type { ActionRecord, ConversationRecord, MessageRecord } from './types.js';
 
 /** The views' types come from their zod schemas (src/protocol/views.ts), which the HTTP API documents and tests parse with. */
-export type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, MessageView, QuestionActionView, UrlActionView };
+export type {
+  ActionView,
+  ApprovalActionView,
+  ClientToolActionView,
+  ConversationView,
+  MessageView,
+  QuestionActionView,
+  UrlActionView,
+};
 
-export function actionView(directory: AgentDirectory | undefined, action: ActionRecord, agentName?: string): ActionView {
-  const definition = kindOf(action.kind).viewsToolArgs && action.origin === 'tool' && agentName ? directory?.agents.get(agentName)?.tools?.[action.toolName] : undefined;
+export function actionView(
+  directory: AgentDirectory | undefined,
+  action: ActionRecord,
+  agentName?: string,
+): ActionView {
+  const definition =
+    kindOf(action.kind).viewsToolArgs && action.origin === 'tool' && agentName
+      ? directory?.agents.get(agentName)?.tools?.[action.toolName]
+      : undefined;
   const resolution = action.resolution;
   return {
     id: action.id,
@@ -51,7 +74,12 @@ export function conversationView(conversation: ConversationRecord): Conversation
  * Messages as clients see them. The assistant message that asked carries, in `metadata.actions`,
  * every request it made and how each ended; `requiresAction` while any is open.
  */
-export function messageViews(directory: AgentDirectory, conversation: ConversationRecord, messages: MessageRecord[], actions: ActionRecord[]): MessageView[] {
+export function messageViews(
+  directory: AgentDirectory,
+  conversation: ConversationRecord,
+  messages: MessageRecord[],
+  actions: ActionRecord[],
+): MessageView[] {
   const byMessage = new Map<string, ActionView[]>();
   for (const action of actions) {
     const list = byMessage.get(action.messageId) ?? [];

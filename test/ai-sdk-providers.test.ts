@@ -38,18 +38,26 @@ async function modelServer(wire: Wire) {
       const body = JSON.parse(raw) as Body;
       received.push(body);
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const answered = wire === 'chat-completions' ? body.messages.some((m: Body) => m.role === 'tool') : hasToolResult(body);
-      for (const event of wire === 'chat-completions' ? chatCompletion(answered) : anthropicMessage(answered)) response.write(event);
+      const answered =
+        wire === 'chat-completions' ? body.messages.some((m: Body) => m.role === 'tool') : hasToolResult(body);
+      for (const event of wire === 'chat-completions' ? chatCompletion(answered) : anthropicMessage(answered))
+        response.write(event);
       response.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 function hasToolResult(body: Body): boolean {
-  return body.messages.some((m: Body) => Array.isArray(m.content) && m.content.some((part: Body) => part.type === 'tool_result'));
+  return body.messages.some(
+    (m: Body) => Array.isArray(m.content) && m.content.some((part: Body) => part.type === 'tool_result'),
+  );
 }
 
 const REFUND_ARGS = ['{"order', 'Id": 42, "am', 'ount": 5', '}'];
@@ -60,7 +68,11 @@ function chatCompletion(answered: boolean): string[] {
     `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-test', choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
   const events = [chunk({ role: 'assistant', content: '' })];
   if (!answered) {
-    events.push(chunk({ tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'issue_refund', arguments: '' } }] }));
+    events.push(
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'issue_refund', arguments: '' } }],
+      }),
+    );
     for (const piece of REFUND_ARGS) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     events.push(chunk({}, 'tool_calls'));
     events.push(chunk(null, null, { prompt_tokens: 40, completion_tokens: 12, total_tokens: 52 }));
@@ -91,23 +103,55 @@ function anthropicMessage(answered: boolean): string[] {
     }),
   ];
   if (!answered) {
-    events.push(event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_abc', name: 'issue_refund', input: {} } }));
-    for (const piece of REFUND_ARGS) events.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }));
+    events.push(
+      event('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_abc', name: 'issue_refund', input: {} },
+      }),
+    );
+    for (const piece of REFUND_ARGS)
+      events.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }));
   } else {
     events.push(event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
-    for (const piece of ['Refunded ', 'the ', 'order.']) events.push(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }));
+    for (const piece of ['Refunded ', 'the ', 'order.'])
+      events.push(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }));
   }
   events.push(event('content_block_stop', { index: 0 }));
-  events.push(event('message_delta', { delta: { stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }));
+  events.push(
+    event('message_delta', {
+      delta: { stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null },
+      usage: { output_tokens: 12 },
+    }),
+  );
   events.push(event('message_stop', {}));
   return events;
 }
 
 const providers: Array<{ name: string; wire: Wire; spec: 'v3' | 'v4'; model(baseURL: string): AgentModel }> = [
-  { name: '@ai-sdk/openai 4 (AI SDK 7)', wire: 'chat-completions', spec: 'v4', model: (baseURL) => createOpenAI7({ baseURL, apiKey: 'sk-test' }).chat('gpt-test') },
-  { name: '@ai-sdk/openai 3 (AI SDK 6)', wire: 'chat-completions', spec: 'v3', model: (baseURL) => createOpenAI6({ baseURL, apiKey: 'sk-test' }).chat('gpt-test') },
-  { name: '@ai-sdk/anthropic 4 (AI SDK 7)', wire: 'messages', spec: 'v4', model: (baseURL) => createAnthropic7({ baseURL, apiKey: 'sk-test' })('claude-test') },
-  { name: '@ai-sdk/anthropic 3 (AI SDK 6)', wire: 'messages', spec: 'v3', model: (baseURL) => createAnthropic6({ baseURL, apiKey: 'sk-test' })('claude-test') },
+  {
+    name: '@ai-sdk/openai 4 (AI SDK 7)',
+    wire: 'chat-completions',
+    spec: 'v4',
+    model: (baseURL) => createOpenAI7({ baseURL, apiKey: 'sk-test' }).chat('gpt-test'),
+  },
+  {
+    name: '@ai-sdk/openai 3 (AI SDK 6)',
+    wire: 'chat-completions',
+    spec: 'v3',
+    model: (baseURL) => createOpenAI6({ baseURL, apiKey: 'sk-test' }).chat('gpt-test'),
+  },
+  {
+    name: '@ai-sdk/anthropic 4 (AI SDK 7)',
+    wire: 'messages',
+    spec: 'v4',
+    model: (baseURL) => createAnthropic7({ baseURL, apiKey: 'sk-test' })('claude-test'),
+  },
+  {
+    name: '@ai-sdk/anthropic 3 (AI SDK 6)',
+    wire: 'messages',
+    spec: 'v3',
+    model: (baseURL) => createAnthropic6({ baseURL, apiKey: 'sk-test' })('claude-test'),
+  },
 ];
 
 describe.each(providers)('$name over a loopback model server', (provider) => {
@@ -147,7 +191,10 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
-    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Refund order 42, please.' } });
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'Refund order 42, please.' },
+    });
     expect(paused.status).toBe(200);
     expect(paused.body.status).toBe('requires_action');
     const [action] = paused.body.pendingActions;
@@ -178,9 +225,13 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
       expect(result.tool_call_id).toBe('call_abc');
       expect(JSON.parse(result.content)).toEqual({ refunded: 3 });
     } else {
-      const use = second.messages.flatMap((m: Body) => (Array.isArray(m.content) ? m.content : [])).find((part: Body) => part.type === 'tool_use');
+      const use = second.messages
+        .flatMap((m: Body) => (Array.isArray(m.content) ? m.content : []))
+        .find((part: Body) => part.type === 'tool_use');
       expect(use).toMatchObject({ id: 'toolu_abc', name: 'issue_refund' });
-      const result = second.messages.flatMap((m: Body) => (Array.isArray(m.content) ? m.content : [])).find((part: Body) => part.type === 'tool_result');
+      const result = second.messages
+        .flatMap((m: Body) => (Array.isArray(m.content) ? m.content : []))
+        .find((part: Body) => part.type === 'tool_result');
       expect(result.tool_use_id).toBe('toolu_abc');
       expect(JSON.stringify(result.content)).toContain('{\\"refunded\\":3}');
     }
@@ -193,7 +244,10 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
 
   it('sends the model the call as approved: the edited arguments, in the turn that runs it and in every later one', async () => {
     const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
-    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Refund order 42, please.' } });
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'Refund order 42, please.' },
+    });
     const [action] = paused.body.pendingActions;
     const from = models.received.length;
     const done = await server.api('POST', `/api/conversations/${id}/actions/${action.id}`, {
@@ -201,7 +255,10 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
       body: { resolution: { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 2 } } },
     });
     expect(done.body.status).toBe('completed');
-    const later = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Thanks!' } });
+    const later = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'Thanks!' },
+    });
     expect(later.body.status).toBe('completed');
 
     const sent = models.received.slice(from);
@@ -214,7 +271,9 @@ describe.each(providers)('$name over a loopback model server', (provider) => {
       } else {
         const parts = body.messages.flatMap((m: Body) => (Array.isArray(m.content) ? m.content : []));
         expect(parts.find((part: Body) => part.type === 'tool_use').input).toEqual({ orderId: 42, amount: 2 });
-        expect(JSON.stringify(parts.find((part: Body) => part.type === 'tool_result').content)).toContain('{\\"refunded\\":2}');
+        expect(JSON.stringify(parts.find((part: Body) => part.type === 'tool_result').content)).toContain(
+          '{\\"refunded\\":2}',
+        );
       }
       // The model asked for 5; once the person approved 2, it never reads 5 again.
       expect(JSON.stringify(body)).not.toMatch(/"amount\\?":\s*5\b/);

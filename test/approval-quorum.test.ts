@@ -18,7 +18,10 @@ let b: ServeProcess;
 describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer ? '' : ` (${pgSkipReason})`}`, () => {
   beforeAll(async () => {
     database = await freshDatabase();
-    const start = () => startServe(['--config', 'test/fixtures/heed.quorum.config.ts', '--database-url', database!.url], { HEED_TEST_TOOL_LOG: toolLog });
+    const start = () =>
+      startServe(['--config', 'test/fixtures/heed.quorum.config.ts', '--database-url', database!.url], {
+        HEED_TEST_TOOL_LOG: toolLog,
+      });
     [a, b] = await Promise.all([start(), start()]);
   }, 30_000);
 
@@ -32,7 +35,8 @@ describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer
   it('two deciding votes at once on two instances: one 200 that continues, one 409 with every vote; the tool runs once', async () => {
     for (let round = 0; round < 5; round++) {
       const { id } = (await call(a.url, 'POST', '/api/conversations', { agent: 'payments' }, 'ada')).body;
-      const sent = (await call(a.url, 'POST', `/api/conversations/${id}/messages`, { content: 'pay acme' }, 'ada')).body;
+      const sent = (await call(a.url, 'POST', `/api/conversations/${id}/messages`, { content: 'pay acme' }, 'ada'))
+        .body;
       const actionId = sent.pendingActions[0].id;
       const path = `/api/conversations/${id}/actions/${actionId}`;
       const allow = { resolution: { type: 'approval', decision: 'allow' } };
@@ -42,7 +46,10 @@ describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer
       expect([first.status, first.body.status]).toEqual([200, 'requires_action']);
       expect((await call(a.url, 'POST', path, allow, 'bob')).body.error.code).toBe('already_voted');
 
-      const both = await Promise.all([call(a.url, 'POST', path, allow, 'cat'), call(b.url, 'POST', path, allow, 'dan')]);
+      const both = await Promise.all([
+        call(a.url, 'POST', path, allow, 'cat'),
+        call(b.url, 'POST', path, allow, 'dan'),
+      ]);
       const statuses = both.map((entry) => entry.status).sort();
       expect(statuses).toEqual([200, 409]);
       const winner = both.find((entry) => entry.status === 200)!;
@@ -52,7 +59,8 @@ describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer
       expect(loser.body.error.details.resolution.votes).toHaveLength(2);
       expect(loser.body.error.details.resolution.votes[0].by).toBe('bob');
 
-      const events = (await call(b.url, 'GET', `/api/conversations/${id}/events`, undefined, 'ada')).body.events as Array<{ type: string }>;
+      const events = (await call(b.url, 'GET', `/api/conversations/${id}/events`, undefined, 'ada')).body
+        .events as Array<{ type: string }>;
       expect(events.filter((event) => event.type === 'action.voted')).toHaveLength(2);
       expect(events.filter((event) => event.type === 'turn.started')).toHaveLength(2);
       expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(1);

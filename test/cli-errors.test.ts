@@ -15,7 +15,9 @@ const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-cli-'));
 // The configs written here import packages as a project's config would.
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-const version = (JSON.parse((await import('node:fs')).readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse((await import('node:fs')).readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+).version;
 const closers: Array<() => void> = [];
 
 afterAll(() => {
@@ -27,15 +29,22 @@ afterAll(() => {
 /** The environment of a person who set no model key. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HEED_DEMO_DELAY_MS: '0', ...extra };
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HEED_DATABASE_URL', 'npm_lifecycle_event', 'npm_command']) if (!(name in extra)) delete env[name];
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HEED_DATABASE_URL', 'npm_lifecycle_event', 'npm_command'])
+    if (!(name in extra)) delete env[name];
   return env;
 }
 
 /** Runs `heed …` to its end: exit code, stdout and stderr. */
-function heed(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function heed(
+  args: string[],
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, timeout: 30_000 }, (_error, stdout, stderr) =>
-      resolve({ code: child.exitCode, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { cwd: root, env, timeout: 30_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }
@@ -59,7 +68,9 @@ describe('heed serve: one line and a clear exit code when it cannot start', { ti
     const port = await listen(createServer());
     const { code, stderr } = await heed(['serve', '--port', String(port), '--db', join(dir, 'port.db')]);
     expect(code).toBe(1);
-    expect(stderr).toBe(`heed: Port ${port} on 127.0.0.1 is already in use (another heed serve?). Stop what uses it, or pick another port with --port (0 picks a free one).\n`);
+    expect(stderr).toBe(
+      `heed: Port ${port} on 127.0.0.1 is already in use (another heed serve?). Stop what uses it, or pick another port with --port (0 picks a free one).\n`,
+    );
   });
 
   it('--database-url given a file name: says it wants a PostgreSQL URL and points at --db; exit 2', async () => {
@@ -108,20 +119,25 @@ export default defineConfig({ agents: [{ name: 'payments', model: scriptedModel(
     expect(option.code).toBe(2);
     expect(option.stderr).toBe(`heed serve: Unknown option '--prot' (heed serve --help lists the options).\n`);
     expect(command.code).toBe(2);
-    expect(command.stderr).toBe('heed: there is no command "srve"; the commands are serve and inbox (heed --help shows them).\n');
+    expect(command.stderr).toBe(
+      'heed: there is no command "srve"; the commands are serve and inbox (heed --help shows them).\n',
+    );
   });
 
   it('--version prints the version and exits 0', async () => {
     const runs = [['--version'], ['-v'], ['serve', '--version']];
     const results = await Promise.all(runs.map((args) => heed(args)));
-    for (const [index, { code, stdout, stderr }] of results.entries()) expect([runs[index], code, stdout, stderr]).toEqual([runs[index], 0, `heed ${version}\n`, '']);
+    for (const [index, { code, stdout, stderr }] of results.entries())
+      expect([runs[index], code, stdout, stderr]).toEqual([runs[index], 0, `heed ${version}\n`, '']);
   });
 });
 
 describe('heed serve: what would fail later is said at start, one line per agent', { timeout: 90_000 }, () => {
   it('a model with no API key, a provider nothing answers for, a key the provider refuses; a config with no agents', async () => {
     const refusing = createServer((request, response) => {
-      response.writeHead(request.url === '/v1/models' ? 401 : 404, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key"}}');
+      response
+        .writeHead(request.url === '/v1/models' ? 401 : 404, { 'content-type': 'application/json' })
+        .end('{"error":{"message":"Incorrect API key"}}');
     });
     const refusingPort = await listen(refusing);
     const closed = await listen(createServer());
@@ -141,7 +157,9 @@ export default defineConfig({
 });
 `,
     );
-    const server = await startServe(['--db', join(dir, 'models.db'), '--config', file], { OPENAI_API_KEY: undefined } as unknown as Record<string, string>);
+    const server = await startServe(['--db', join(dir, 'models.db'), '--config', file], {
+      OPENAI_API_KEY: undefined,
+    } as unknown as Record<string, string>);
     const warnings = server
       .output()
       .split('\n')
@@ -158,7 +176,9 @@ export default defineConfig({
 
     const empty = config('empty.config.mjs', `export default { agents: [] };\n`);
     const none = await startServe(['--db', join(dir, 'empty.db'), '--config', empty]);
-    expect(none.output()).toContain('Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].\n');
+    expect(none.output()).toContain(
+      'Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].\n',
+    );
     expect(await none.stop()).toBe(0);
   });
 });
@@ -166,11 +186,18 @@ export default defineConfig({
 describe('heed serve under npm: stopping npm stops the server', { timeout: 90_000 }, () => {
   it('npm passes a signal to its shell, which ends without passing it on: the server sees npm go and stops', async () => {
     // npx runs a package's command as `sh -c '<command>'` below npm; the shell here stands for both.
-    const child = spawn('sh', ['-c', `"${process.execPath}" --import tsx src/cli/main.ts serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`], {
-      cwd: root,
-      env: cleanEnv({ npm_lifecycle_event: 'npx', npm_command: 'exec', EDITOR: 'vi' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        `"${process.execPath}" --import tsx src/cli/main.ts serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`,
+      ],
+      {
+        cwd: root,
+        env: cleanEnv({ npm_lifecycle_event: 'npx', npm_command: 'exec', EDITOR: 'vi' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -191,6 +218,8 @@ describe('heed serve under npm: stopping npm stops the server', { timeout: 90_00
     }
     expect(alive).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(output).toContain('npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n');
+    expect(output).toContain(
+      'npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n',
+    );
   });
 });

@@ -31,11 +31,18 @@ function failedStart(config: string, db: string): Promise<{ code: number | null;
 // (bob read alice's conversations), and a typo such as `agent:` was ignored.
 describe('the config is checked when heed serve starts', () => {
   it('tokens written as plain user ids (the shorthand) work as those users: bob cannot read alice’s conversation', async () => {
-    const server = await startServe(['--db', join(dir, 'tokens.db'), '--config', 'test/fixtures/heed.string-tokens.config.mjs']);
+    const server = await startServe([
+      '--db',
+      join(dir, 'tokens.db'),
+      '--config',
+      'test/fixtures/heed.string-tokens.config.mjs',
+    ]);
     const created = await call(server.url, 'POST', '/api/conversations', { agent: 'echo' }, 'tok-a');
     expect(created.status).toBe(201);
     expect(created.body.ownerId).toBe('alice');
-    expect((await call(server.url, 'GET', `/api/conversations/${created.body.id}`, undefined, 'tok-a')).status).toBe(200);
+    expect((await call(server.url, 'GET', `/api/conversations/${created.body.id}`, undefined, 'tok-a')).status).toBe(
+      200,
+    );
     const asBob = await call(server.url, 'GET', `/api/conversations/${created.body.id}`, undefined, 'tok-b');
     expect(asBob.status).toBe(404);
     expect((await call(server.url, 'GET', '/api/conversations', undefined, 'tok-b')).body.conversations).toEqual([]);
@@ -76,13 +83,21 @@ describe('createHeed checks its options the same way', () => {
 
   it('names the path of each problem', () => {
     expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, limit: {} })).toContain('limit: unknown key');
-    expect(attempt({ agents: [{ name: 'a', model: 'gpt-4o' }], sweepIntervalMs: 0 })).toContain('agents[0].model: expected an AI SDK language model');
-    expect(attempt({ agents: [{ name: 'a', model, tols: {} }], sweepIntervalMs: 0 })).toContain('agents[0].tols: unknown key');
-    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, hitl: { timeoutMinutes: '5' } })).toContain('hitl.timeoutMinutes: expected a number');
-    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, limits: { conversationsPerMinute: 1.5 } })).toContain(
-      'limits.conversationsPerMinute: expected a whole number',
+    expect(attempt({ agents: [{ name: 'a', model: 'gpt-4o' }], sweepIntervalMs: 0 })).toContain(
+      'agents[0].model: expected an AI SDK language model',
     );
-    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, pendingActionPolicy: 'queue' })).toContain('pendingActionPolicy: expected "reject" or "cancel"');
+    expect(attempt({ agents: [{ name: 'a', model, tols: {} }], sweepIntervalMs: 0 })).toContain(
+      'agents[0].tols: unknown key',
+    );
+    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, hitl: { timeoutMinutes: '5' } })).toContain(
+      'hitl.timeoutMinutes: expected a number',
+    );
+    expect(
+      attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, limits: { conversationsPerMinute: 1.5 } }),
+    ).toContain('limits.conversationsPerMinute: expected a whole number');
+    expect(attempt({ agents: [{ name: 'a', model }], sweepIntervalMs: 0, pendingActionPolicy: 'queue' })).toContain(
+      'pendingActionPolicy: expected "reject" or "cancel"',
+    );
   });
 
   it('takes a well-formed config, functions checked for their kind only', async () => {

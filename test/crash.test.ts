@@ -18,7 +18,8 @@ import { call, killAll, startServe, type ServeProcess } from './serve-process.js
 const dir = mkdtempSync(join(tmpdir(), 'heed-crash-'));
 const config = ['--config', 'test/fixtures/crash.config.ts'];
 const env = { HEED_CRASH_DIR: dir };
-const lines = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean) : []);
+const lines = (name: string) =>
+  existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean) : [];
 const count = (name: string, key: string) => lines(name).filter((line) => line.split(' ')[0] === key).length;
 
 interface Scenario {
@@ -82,7 +83,13 @@ async function settled(server: ServeProcess, id: string) {
 }
 
 /** The answer as a stream: true once the 200 arrived (the answer is then recorded), false if the connection died first. */
-async function answer(url: string, id: string, actionId: string, resolution: unknown, onStatus: () => void): Promise<boolean> {
+async function answer(
+  url: string,
+  id: string,
+  actionId: string,
+  resolution: unknown,
+  onStatus: () => void,
+): Promise<boolean> {
   try {
     const response = await fetch(`${url}/api/conversations/${id}/actions/${actionId}`, {
       method: 'POST',
@@ -99,7 +106,8 @@ async function answer(url: string, id: string, actionId: string, resolution: unk
   }
 }
 
-const resolutionFor = (ask: Scenario['ask']) => (ask === 'book' ? { type: 'question', answers: { Day: '2031-01-02' } } : { type: 'approval', decision: 'allow' });
+const resolutionFor = (ask: Scenario['ask']) =>
+  ask === 'book' ? { type: 'question', answers: { Day: '2031-01-02' } } : { type: 'approval', decision: 'allow' };
 
 afterAll(() => {
   killAll();
@@ -107,95 +115,131 @@ afterAll(() => {
 });
 
 describe('crash safety: SIGKILL at each step of a turn, then a restart on the same SQLite file', () => {
-  it('every scenario ends as if the crash had not happened, with each side effect once', { timeout: 120_000 }, async () => {
-    let server = await startServe(config, env);
-    const done: string[] = [];
-    const report: string[] = [];
-    for (const scenario of scenarios) {
-      const label = `${scenario.ask} / ${scenario.crash}`;
-      const { id } = (await call(server.url, 'POST', '/api/conversations', { agent: 'refunds', metadata: { crash: scenario.crash, gated: scenario.answered2xx === true } })).body;
-      const content = `${scenario.ask} {${id}}`;
-      let pausedOn: string[] = [];
-      let got2xx = false;
-      const died = server.exited;
+  it(
+    'every scenario ends as if the crash had not happened, with each side effect once',
+    { timeout: 120_000 },
+    async () => {
+      let server = await startServe(config, env);
+      const done: string[] = [];
+      const report: string[] = [];
+      for (const scenario of scenarios) {
+        const label = `${scenario.ask} / ${scenario.crash}`;
+        const { id } = (
+          await call(server.url, 'POST', '/api/conversations', {
+            agent: 'refunds',
+            metadata: { crash: scenario.crash, gated: scenario.answered2xx === true },
+          })
+        ).body;
+        const content = `${scenario.ask} {${id}}`;
+        let pausedOn: string[] = [];
+        let got2xx = false;
+        const died = server.exited;
 
-      if (scenario.during === 'message') {
-        const sent = await call(server.url, 'POST', `/api/conversations/${id}/messages`, { content }).catch(() => 'connection lost');
-        expect([label, sent]).toEqual([label, 'connection lost']);
-      } else {
-        const paused = (await call(server.url, 'POST', `/api/conversations/${id}/messages`, { content })).body;
-        expect([label, paused.status]).toEqual([label, 'requires_action']);
-        pausedOn = paused.pendingActions.map((action: { id: string }) => action.id);
-        const [first, second] = pausedOn;
-        if (second) {
-          // The first of two answers gets its 2xx; the process dies while recording the second.
-          const kept = await call(server.url, 'POST', `/api/conversations/${id}/actions/${first}`, { resolution: resolutionFor(scenario.ask) });
-          expect([label, kept.status, kept.body.status]).toEqual([label, 200, 'requires_action']);
+        if (scenario.during === 'message') {
+          const sent = await call(server.url, 'POST', `/api/conversations/${id}/messages`, { content }).catch(
+            () => 'connection lost',
+          );
+          expect([label, sent]).toEqual([label, 'connection lost']);
+        } else {
+          const paused = (await call(server.url, 'POST', `/api/conversations/${id}/messages`, { content })).body;
+          expect([label, paused.status]).toEqual([label, 'requires_action']);
+          pausedOn = paused.pendingActions.map((action: { id: string }) => action.id);
+          const [first, second] = pausedOn;
+          if (second) {
+            // The first of two answers gets its 2xx; the process dies while recording the second.
+            const kept = await call(server.url, 'POST', `/api/conversations/${id}/actions/${first}`, {
+              resolution: resolutionFor(scenario.ask),
+            });
+            expect([label, kept.status, kept.body.status]).toEqual([label, 200, 'requires_action']);
+          }
+          got2xx = await answer(server.url, id, second ?? first, resolutionFor(scenario.ask), () =>
+            writeFileSync(join(dir, `release.${id}`), ''),
+          );
+          expect([label, got2xx]).toEqual([label, scenario.answered2xx === true]);
         }
-        got2xx = await answer(server.url, id, second ?? first, resolutionFor(scenario.ask), () => writeFileSync(join(dir, `release.${id}`), ''));
-        expect([label, got2xx]).toEqual([label, scenario.answered2xx === true]);
-      }
-      expect([label, await died]).toEqual([label, 'SIGKILL']);
-      expect([label, integrity()]).toEqual([label, 'ok']);
-      const atDeath = await storedNow(id);
-      const openAtDeath = atDeath!.actions.filter((action) => action.status === 'pending').map((action) => action.id);
-      if (scenario.crash === 'after:text.delta') {
-        // It died with the first words of the reply in the log and the reply itself not stored.
-        const cut = atDeath!.events.filter((event) => event.type === 'text.delta' && !atDeath!.messages.some((message) => message.id === event.data.messageId));
-        expect(cut.map((event) => event.data.delta)).toEqual(['Refunded. ']);
-      }
-
-      server = await startServe(config, env);
-      let snapshot = await settled(server, id);
-      if (snapshot.runtime.status === 'requires_action') {
-        // Paused: on the very actions that were open when it died (or, if it died before the pause was
-        // stored, on the one the taken-over turn asked again).
-        if (openAtDeath.length > 0) expect([label, snapshot.runtime.pendingActionIds]).toEqual([label, openAtDeath]);
-        else expect([label, atDeath!.conversation.status, snapshot.runtime.pendingActionIds.length]).toEqual([label, 'running', 1]);
-        for (const actionId of snapshot.runtime.pendingActionIds) {
-          const answered = await call(server.url, 'POST', `/api/conversations/${id}/actions/${actionId}`, { resolution: resolutionFor(scenario.ask) });
-          expect([label, answered.status]).toEqual([label, 200]);
+        expect([label, await died]).toEqual([label, 'SIGKILL']);
+        expect([label, integrity()]).toEqual([label, 'ok']);
+        const atDeath = await storedNow(id);
+        const openAtDeath = atDeath!.actions.filter((action) => action.status === 'pending').map((action) => action.id);
+        if (scenario.crash === 'after:text.delta') {
+          // It died with the first words of the reply in the log and the reply itself not stored.
+          const cut = atDeath!.events.filter(
+            (event) =>
+              event.type === 'text.delta' && !atDeath!.messages.some((message) => message.id === event.data.messageId),
+          );
+          expect(cut.map((event) => event.data.delta)).toEqual(['Refunded. ']);
         }
-        snapshot = await settled(server, id);
-      }
-      expect([label, snapshot.runtime.status]).toEqual([label, 'idle']);
-      // Whole replies only: a reply cut short by the kill was produced again, never shown in part.
-      expect([label, snapshot.messages.at(-1).parts]).toEqual([label, [{ type: 'text', text: scenario.ask === 'book' ? 'Booked. Anything else?' : 'Refunded. Anything else?' }]]);
 
-      // No answer that got a 2xx was lost: the first of two, and a streamed one, are still the recorded ones.
-      const actions = (await call(server.url, 'GET', `/api/conversations/${id}/actions`)).body.actions as Array<{
-        id: string;
-        status: string;
-        resolvedAt: string;
-        toolCallId: string;
-      }>;
-      for (const kept of atDeath!.actions.filter((action) => action.status === 'resolved')) {
-        expect([label, actions.find((action) => action.id === kept.id)]).toMatchObject([label, { status: 'resolved', resolvedAt: kept.resolvedAt }]);
-      }
-      if (got2xx) expect([label, actions.every((action) => action.status === 'resolved')]).toEqual([label, true]);
+        server = await startServe(config, env);
+        let snapshot = await settled(server, id);
+        if (snapshot.runtime.status === 'requires_action') {
+          // Paused: on the very actions that were open when it died (or, if it died before the pause was
+          // stored, on the one the taken-over turn asked again).
+          if (openAtDeath.length > 0) expect([label, snapshot.runtime.pendingActionIds]).toEqual([label, openAtDeath]);
+          else
+            expect([label, atDeath!.conversation.status, snapshot.runtime.pendingActionIds.length]).toEqual([
+              label,
+              'running',
+              1,
+            ]);
+          for (const actionId of snapshot.runtime.pendingActionIds) {
+            const answered = await call(server.url, 'POST', `/api/conversations/${id}/actions/${actionId}`, {
+              resolution: resolutionFor(scenario.ask),
+            });
+            expect([label, answered.status]).toEqual([label, 200]);
+          }
+          snapshot = await settled(server, id);
+        }
+        expect([label, snapshot.runtime.status]).toEqual([label, 'idle']);
+        // Whole replies only: a reply cut short by the kill was produced again, never shown in part.
+        expect([label, snapshot.messages.at(-1).parts]).toEqual([
+          label,
+          [{ type: 'text', text: scenario.ask === 'book' ? 'Booked. Anything else?' : 'Refunded. Anything else?' }],
+        ]);
 
-      // Each tool call ran as often as expected and had its effect exactly once.
-      const calls = [...new Set(actions.map((action) => action.toolCallId))];
-      expect(calls.length).toBe(scenario.ask === 'refund twice' ? 2 : 1);
-      for (const toolCallId of calls) {
-        expect([label, toolCallId, count('effects.log', toolCallId)]).toEqual([label, toolCallId, 1]);
-        expect([label, toolCallId, count('runs.log', toolCallId)]).toEqual([label, toolCallId, scenario.runs]);
+        // No answer that got a 2xx was lost: the first of two, and a streamed one, are still the recorded ones.
+        const actions = (await call(server.url, 'GET', `/api/conversations/${id}/actions`)).body.actions as Array<{
+          id: string;
+          status: string;
+          resolvedAt: string;
+          toolCallId: string;
+        }>;
+        for (const kept of atDeath!.actions.filter((action) => action.status === 'resolved')) {
+          expect([label, actions.find((action) => action.id === kept.id)]).toMatchObject([
+            label,
+            { status: 'resolved', resolvedAt: kept.resolvedAt },
+          ]);
+        }
+        if (got2xx) expect([label, actions.every((action) => action.status === 'resolved')]).toEqual([label, true]);
+
+        // Each tool call ran as often as expected and had its effect exactly once.
+        const calls = [...new Set(actions.map((action) => action.toolCallId))];
+        expect(calls.length).toBe(scenario.ask === 'refund twice' ? 2 : 1);
+        for (const toolCallId of calls) {
+          expect([label, toolCallId, count('effects.log', toolCallId)]).toEqual([label, toolCallId, 1]);
+          expect([label, toolCallId, count('runs.log', toolCallId)]).toEqual([label, toolCallId, scenario.runs]);
+        }
+        if (scenario.ask === 'book')
+          expect(lines('effects.log').find((line) => line.startsWith(calls[0]))).toBe(
+            `${calls[0]} book:room:2031-01-02`,
+          );
+        done.push(id);
+        report.push(
+          `${label}: died during the ${scenario.during}${got2xx ? ' after its 200' : ''}; after restart ${openAtDeath.length ? 'paused on the same actions' : 'carried on'}; runs ${scenario.runs}, effects 1`,
+        );
       }
-      if (scenario.ask === 'book') expect(lines('effects.log').find((line) => line.startsWith(calls[0]))).toBe(`${calls[0]} book:room:2031-01-02`);
-      done.push(id);
-      report.push(
-        `${label}: died during the ${scenario.during}${got2xx ? ' after its 200' : ''}; after restart ${openAtDeath.length ? 'paused on the same actions' : 'carried on'}; runs ${scenario.runs}, effects 1`,
+
+      // Every conversation so far is whole, after all those restarts; no side effect happened twice.
+      const store = sqliteStore({ path: join(dir, 'heed.db') });
+      for (const id of done) expect(await conversationProblems(store, id)).toEqual([]);
+      await store.close();
+      const keys = lines('effects.log').map((line) => line.split(' ')[0]);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(lines('fired.log')).toHaveLength(scenarios.length);
+      expect(await server.stop('SIGTERM')).toBe(0);
+      console.log(
+        `crash points (${scenarios.length} kills, ${scenarios.length + 1} starts):\n  ${report.join('\n  ')}`,
       );
-    }
-
-    // Every conversation so far is whole, after all those restarts; no side effect happened twice.
-    const store = sqliteStore({ path: join(dir, 'heed.db') });
-    for (const id of done) expect(await conversationProblems(store, id)).toEqual([]);
-    await store.close();
-    const keys = lines('effects.log').map((line) => line.split(' ')[0]);
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(lines('fired.log')).toHaveLength(scenarios.length);
-    expect(await server.stop('SIGTERM')).toBe(0);
-    console.log(`crash points (${scenarios.length} kills, ${scenarios.length + 1} starts):\n  ${report.join('\n  ')}`);
-  });
+    },
+  );
 });

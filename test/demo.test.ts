@@ -38,10 +38,19 @@ async function startDemo(db: string, options: { host?: string; config?: ServeOpt
   return { server, lines };
 }
 
-async function call(url: string, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -75,15 +84,25 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
       ],
     });
     expect(demo.server.demo?.users.map((user) => user.userId)).toEqual(['ada', 'grace']);
-    expect(demo.lines).toContain(`Demo: sign in as ada or grace at ${demo.server.url}/ ("Try as Ada"); \`npx heed inbox\` answers as ada.`);
+    expect(demo.lines).toContain(
+      `Demo: sign in as ada or grace at ${demo.server.url}/ ("Try as Ada"); \`npx heed inbox\` answers as ada.`,
+    );
     // The agents include the four-eyes one.
-    const agents = (await call(demo.server.url, 'GET', '/api/agents', { token: 'demo-ada' })).body.agents.map((agent: { name: string }) => agent.name);
+    const agents = (await call(demo.server.url, 'GET', '/api/agents', { token: 'demo-ada' })).body.agents.map(
+      (agent: { name: string }) => agent.name,
+    );
     expect(agents).toEqual(['helpdesk', 'trip-planner', 'page-helper', 'finance']);
   });
 
   it("the inbox is filled at the first start: ada's refund, the four-eyes refund and a trip question; grace's share of them", async () => {
     const ada = (await call(demo.server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).body.actions;
-    expect(ada.map((action: Record<string, unknown>) => [action.conversationId, action.kind, action.title ?? action.toolName])).toEqual([
+    expect(
+      ada.map((action: Record<string, unknown>) => [
+        action.conversationId,
+        action.kind,
+        action.title ?? action.toolName,
+      ]),
+    ).toEqual([
       ['demo-helpdesk-ada', 'approval', 'Refund $30 on order 42?'],
       ['demo-finance-grace', 'approval', 'Refund $80 on order 1042?'],
       ['demo-trip-ada', 'question', 'ask'],
@@ -94,17 +113,19 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
       ['demo-helpdesk-grace', 'question'],
     ]);
     // Each sees their own conversations only; an anonymous caller none.
-    expect((await call(demo.server.url, 'GET', '/api/conversations', { token: 'demo-grace' })).body.conversations.map((c: { id: string }) => c.id).sort()).toEqual([
-      'demo-finance-grace',
-      'demo-helpdesk-grace',
-    ]);
+    expect(
+      (await call(demo.server.url, 'GET', '/api/conversations', { token: 'demo-grace' })).body.conversations
+        .map((c: { id: string }) => c.id)
+        .sort(),
+    ).toEqual(['demo-finance-grace', 'demo-helpdesk-grace']);
     expect((await call(demo.server.url, 'GET', '/api/inbox')).body.actions).toEqual([]);
     expect((await call(demo.server.url, 'GET', '/api/inbox', { token: 'demo-nobody' })).status).toBe(401);
   });
 
   it('the finance refund runs only once ada and grace have both allowed it; nobody votes twice or for someone else', async () => {
     const id = 'demo-finance-grace';
-    const [action] = (await call(demo.server.url, 'GET', `/api/conversations/${id}/actions`, { token: 'demo-grace' })).body.actions;
+    const [action] = (await call(demo.server.url, 'GET', `/api/conversations/${id}/actions`, { token: 'demo-grace' }))
+      .body.actions;
     expect(action).toMatchObject({ kind: 'approval', required: 2, approvers: ['ada', 'grace'], votes: [] });
     const path = `/api/conversations/${id}/actions/${action.id}`;
     const allow = { resolution: { type: 'approval', decision: 'allow' } };
@@ -115,20 +136,32 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
     expect(first.status).toBe(200);
     expect(first.body.status).toBe('requires_action');
     expect(first.body.pendingActions[0].votes).toMatchObject([{ by: 'ada', decision: 'allow' }]);
-    expect((await call(demo.server.url, 'POST', path, { token: 'demo-ada', body: allow })).body.error.code).toBe('already_voted');
+    expect((await call(demo.server.url, 'POST', path, { token: 'demo-ada', body: allow })).body.error.code).toBe(
+      'already_voted',
+    );
     // Ada, an approver but not the owner, may read the conversation but not write to it.
-    expect((await call(demo.server.url, 'POST', `/api/conversations/${id}/messages`, { token: 'demo-ada', body: { content: 'refund order 1 for $1' } })).status).toBe(404);
+    expect(
+      (
+        await call(demo.server.url, 'POST', `/api/conversations/${id}/messages`, {
+          token: 'demo-ada',
+          body: { content: 'refund order 1 for $1' },
+        })
+      ).status,
+    ).toBe(404);
 
     const second = await call(demo.server.url, 'POST', path, { token: 'demo-grace', body: allow });
     expect(second.status).toBe(200);
     expect(second.body.status).toBe('completed');
-    expect(second.body.messages.at(-1).parts[0].text).toMatch(/^Both allowed it: \$80 refunded on order 1042 \(reference rf_/);
-    const settled = (await call(demo.server.url, 'GET', `/api/conversations/${id}/actions`, { token: 'demo-grace' })).body.actions[0];
+    expect(second.body.messages.at(-1).parts[0].text).toMatch(
+      /^Both allowed it: \$80 refunded on order 1042 \(reference rf_/,
+    );
+    const settled = (await call(demo.server.url, 'GET', `/api/conversations/${id}/actions`, { token: 'demo-grace' }))
+      .body.actions[0];
     expect(settled).toMatchObject({ status: 'resolved', resolvedBy: 'grace', resolution: { decision: 'allow' } });
     expect(settled.resolution.votes.map((vote: { by: string }) => vote.by)).toEqual(['ada', 'grace']);
-    const results = (await call(demo.server.url, 'GET', `/api/conversations/${id}`, { token: 'demo-grace' })).body.messages.filter(
-      (message: { role: string }) => message.role === 'tool',
-    );
+    const results = (
+      await call(demo.server.url, 'GET', `/api/conversations/${id}`, { token: 'demo-grace' })
+    ).body.messages.filter((message: { role: string }) => message.role === 'tool');
     expect(results).toHaveLength(1);
   });
 
@@ -151,7 +184,9 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
     expect(files).toHaveLength(4);
     // The mail holds links that answer as its recipient: only the owner may read it.
     expect(statSync(mailDir).mode & 0o777).toBe(0o700);
-    const adaRefund = files.map((name) => join(mailDir, name)).find((file) => readFileSync(file, 'utf8').includes('Subject: [helpdesk] Approve? Refund $30'))!;
+    const adaRefund = files
+      .map((name) => join(mailDir, name))
+      .find((file) => readFileSync(file, 'utf8').includes('Subject: [helpdesk] Approve? Refund $30'))!;
     expect(statSync(adaRefund).mode & 0o777).toBe(0o600);
     expect(readFileSync(adaRefund, 'utf8')).toMatch(/^To: ada\r?\n/);
 
@@ -162,30 +197,47 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
       body: { resolution: { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 20 } } },
     });
     expect(answered.status).toBe(200);
-    const actions = (await call(demo.server.url, 'GET', '/api/conversations/demo-helpdesk-ada/actions', { token: 'demo-ada' })).body.actions;
+    const actions = (
+      await call(demo.server.url, 'GET', '/api/conversations/demo-helpdesk-ada/actions', { token: 'demo-ada' })
+    ).body.actions;
     const refund = actions.find((action: { kind: string }) => action.kind === 'approval');
-    expect(refund).toMatchObject({ status: 'resolved', resolvedBy: 'ada', channel: 'link', resolution: { approvedArgs: { orderId: 42, amount: 20 } } });
+    expect(refund).toMatchObject({
+      status: 'resolved',
+      resolvedBy: 'ada',
+      channel: 'link',
+      resolution: { approvedArgs: { orderId: 42, amount: 20 } },
+    });
   });
 
   it('seeds once: a restart on the same database starts nothing new and sends no mail again', async () => {
-    const before = (await call(demo.server.url, 'GET', '/api/conversations', { token: 'demo-ada' })).body.conversations.length;
+    const before = (await call(demo.server.url, 'GET', '/api/conversations', { token: 'demo-ada' })).body.conversations
+      .length;
     await demo.server.close();
     const again = await startDemo(db);
-    expect((await call(again.server.url, 'GET', '/api/conversations', { token: 'demo-ada' })).body.conversations.length).toBe(before);
+    expect(
+      (await call(again.server.url, 'GET', '/api/conversations', { token: 'demo-ada' })).body.conversations.length,
+    ).toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(again.lines.filter((line) => line.startsWith('Mail for '))).toEqual([]);
     expect(readdirSync(join(dir, 'demo', 'heed-mail'))).toHaveLength(4);
     // ada's inbox is what was left: the trip question (her refund was answered by link, the finance one by votes).
-    expect((await call(again.server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).body.actions.map((action: { conversationId: string }) => action.conversationId)).toEqual([
-      'demo-trip-ada',
-    ]);
+    expect(
+      (await call(again.server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).body.actions.map(
+        (action: { conversationId: string }) => action.conversationId,
+      ),
+    ).toEqual(['demo-trip-ada']);
   });
 });
 
 describe('what the demo tokens do not open', () => {
   it('a server with a config is not the demo, even one built from heed/demo: GET /api/demo is 404 and demo-ada is refused', async () => {
-    const { server, lines } = await startDemo(join(dir, 'configured.db'), { config: { agents: demoAgentsFromCli({ chunkDelayMs: 0 }), auth: { tokens: { 'tok-ada': 'ada' } } } });
-    expect(await call(server.url, 'GET', '/api/demo')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    const { server, lines } = await startDemo(join(dir, 'configured.db'), {
+      config: { agents: demoAgentsFromCli({ chunkDelayMs: 0 }), auth: { tokens: { 'tok-ada': 'ada' } } },
+    });
+    expect(await call(server.url, 'GET', '/api/demo')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
     expect((await call(server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).status).toBe(401);
     expect((await call(server.url, 'GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toEqual([]);
     expect(lines.some((line) => line.startsWith('Demo:'))).toBe(false);
@@ -214,13 +266,17 @@ describe('what the demo tokens do not open', () => {
           `Warning: agent "${name}" (openai.chat gpt-4o-mini) will fail at its first message: the provider at http://127.0.0.1:${closed}/v1 cannot be reached: nothing answers there (connection refused). Check its address (baseURL, or OPENAI_BASE_URL for OpenAI) and that it runs.`,
       ),
     );
-    expect(lines).toContain('No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.');
+    expect(lines).toContain(
+      'No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.',
+    );
     expect((await call(server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).body.actions).toEqual([]);
   });
 
   it('the demo beyond loopback has no users: no tokens handed out, none accepted, nothing seeded', async () => {
     const { server, lines } = await startDemo(join(dir, 'wide.db'), { host: '0.0.0.0' });
-    expect(lines).toContain('Demo users are off: this server listens beyond loopback, where anyone could sign in as them. Write a config with auth.tokens to have users.');
+    expect(lines).toContain(
+      'Demo users are off: this server listens beyond loopback, where anyone could sign in as them. Write a config with auth.tokens to have users.',
+    );
     expect((await call(server.url, 'GET', '/api/demo')).status).toBe(404);
     expect((await call(server.url, 'GET', '/api/inbox', { token: 'demo-ada' })).status).toBe(401);
     // Anonymous use of the demo agents still works, as before.
@@ -233,10 +289,18 @@ describe('what the demo tokens do not open', () => {
     // fetch will not send another Host header: node:http will, as a rebinding page's browser does.
     const rebound = await new Promise<number>((resolve, reject) => {
       const target = new URL(server.url);
-      request({ host: target.hostname, port: target.port, path: '/api/demo', headers: { host: `evil.example:${target.port}` } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      })
+      request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: '/api/demo',
+          headers: { host: `evil.example:${target.port}` },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      )
         .once('error', reject)
         .end();
     });
@@ -256,14 +320,27 @@ describe('heed/demo: a config that starts from the demo agents', () => {
     });
     expect(config.agents.map((agent) => agent.name)).toEqual(['helpdesk', 'trip-planner', 'page-helper', 'finance']);
     const { server } = await startDemo(join(dir, 'from-demo.db'), { config });
-    const { id } = (await call(server.url, 'POST', '/api/conversations', { token: 'tok-cy', body: { agent: 'finance' } })).body;
-    const sent = await call(server.url, 'POST', `/api/conversations/${id}/messages`, { token: 'tok-cy', body: { content: 'refund order 7 for $12' } });
-    expect(sent.body.pendingActions[0]).toMatchObject({ title: 'Refund $12 on order 7?', approvers: ['ana', 'ben'], required: 2 });
+    const { id } = (
+      await call(server.url, 'POST', '/api/conversations', { token: 'tok-cy', body: { agent: 'finance' } })
+    ).body;
+    const sent = await call(server.url, 'POST', `/api/conversations/${id}/messages`, {
+      token: 'tok-cy',
+      body: { content: 'refund order 7 for $12' },
+    });
+    expect(sent.body.pendingActions[0]).toMatchObject({
+      title: 'Refund $12 on order 7?',
+      approvers: ['ana', 'ben'],
+      required: 2,
+    });
     const path = `/api/conversations/${id}/actions/${sent.body.pendingActions[0].id}`;
     const allow = { resolution: { type: 'approval', decision: 'allow' } };
     // The requester is not an approver.
-    expect((await call(server.url, 'POST', path, { token: 'tok-cy', body: allow })).body.error.code).toBe('action_forbidden');
-    expect((await call(server.url, 'POST', path, { token: 'tok-ana', body: allow })).body.status).toBe('requires_action');
+    expect((await call(server.url, 'POST', path, { token: 'tok-cy', body: allow })).body.error.code).toBe(
+      'action_forbidden',
+    );
+    expect((await call(server.url, 'POST', path, { token: 'tok-ana', body: allow })).body.status).toBe(
+      'requires_action',
+    );
     const done = await call(server.url, 'POST', path, { token: 'tok-ben', body: allow });
     expect(done.body.status).toBe('completed');
     expect(done.body.messages.at(-1).parts[0].text).toMatch(/^Both allowed it: \$12 refunded on order 7/);
@@ -279,7 +356,9 @@ describe("--mail-capture: a config's mail kept in a folder instead of sent", () 
         agents: demoAgentsFromCli({ chunkDelayMs: 0 }),
         auth: { tokens: { 'tok-ada': 'ada' } },
         // Nothing listens on port 1: a mail that were sent would fail.
-        notify: { email: { transport: 'smtp://127.0.0.1:1', from: 'Heed <heed@example.com>', to: () => 'ops@example.com' } },
+        notify: {
+          email: { transport: 'smtp://127.0.0.1:1', from: 'Heed <heed@example.com>', to: () => 'ops@example.com' },
+        },
       },
       db: join(dir, 'capture.db'),
       port: 0,
@@ -290,10 +369,19 @@ describe("--mail-capture: a config's mail kept in a folder instead of sent", () 
     });
     servers.push(server);
     expect(lines).toContain(`Mail is kept in ${mailDir}, one .eml file each, and listed here; nothing is sent.`);
-    const { id } = (await call(server.url, 'POST', '/api/conversations', { token: 'tok-ada', body: { agent: 'finance' } })).body;
-    await call(server.url, 'POST', `/api/conversations/${id}/messages`, { token: 'tok-ada', body: { content: 'refund order 5 for $9' } });
+    const { id } = (
+      await call(server.url, 'POST', '/api/conversations', { token: 'tok-ada', body: { agent: 'finance' } })
+    ).body;
+    await call(server.url, 'POST', `/api/conversations/${id}/messages`, {
+      token: 'tok-ada',
+      body: { content: 'refund order 5 for $9' },
+    });
     const line = await until(() => lines.find((entry) => entry.startsWith('Mail for ')));
-    expect(line).toMatch(new RegExp(`^Mail for ops@example\\.com: \\[finance\\] Approve\\? Refund \\$9 on order 5\\? → ${server.url}/a/[A-Za-z0-9_-]+$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^Mail for ops@example\\.com: \\[finance\\] Approve\\? Refund \\$9 on order 5\\? → ${server.url}/a/[A-Za-z0-9_-]+$`,
+      ),
+    );
     const files = readdirSync(mailDir);
     expect(files).toHaveLength(1);
     expect(readFileSync(join(mailDir, files[0]), 'utf8')).toContain('To: ops@example.com');

@@ -27,15 +27,21 @@ function addTheKind(): void {
   // Its "type": "module" makes the compiler (module NodeNext) read the copy's .ts files as ES modules.
   writeFileSync(join(copy, 'package.json'), readFileSync(join(root, 'package.json')));
   // The fixture's imports, written from test/fixtures/fifth-kind/, as they read from src/kinds/.
-  const kind = readFileSync(join(root, 'test/fixtures/fifth-kind/rating.ts'), 'utf8').replaceAll("'../../../src/kinds/", "'./").replaceAll("'../../../src/", "'../");
+  const kind = readFileSync(join(root, 'test/fixtures/fifth-kind/rating.ts'), 'utf8')
+    .replaceAll("'../../../src/kinds/", "'./")
+    .replaceAll("'../../../src/", "'../");
   writeFileSync(join(copy, 'src/kinds/rating.ts'), kind);
   const registryPath = join(copy, 'src/kinds/index.ts');
   const registry = readFileSync(registryPath, 'utf8');
-  if (!registry.includes(REGISTRY)) throw new Error(`src/kinds/index.ts no longer reads "${REGISTRY}": update this test's registration.`);
+  if (!registry.includes(REGISTRY))
+    throw new Error(`src/kinds/index.ts no longer reads "${REGISTRY}": update this test's registration.`);
   writeFileSync(
     registryPath,
     registry
-      .replace("import { url } from './url.js';", "import { url } from './url.js';\nimport { rating } from './rating.js';")
+      .replace(
+        "import { url } from './url.js';",
+        "import { url } from './url.js';\nimport { rating } from './rating.js';",
+      )
       .replace(REGISTRY, REGISTRY.replace('url }', 'url, rating }')),
   );
 }
@@ -44,13 +50,20 @@ function addTheKind(): void {
 function compile(): { files: string[]; errors: string[] } {
   const { config } = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(
-    { ...config, include: ['src', 'ui/src'], exclude: ['src/store/store-contract.ts'], compilerOptions: { ...config.compilerOptions, noEmit: true } },
+    {
+      ...config,
+      include: ['src', 'ui/src'],
+      exclude: ['src/store/store-contract.ts'],
+      compilerOptions: { ...config.compilerOptions, noEmit: true },
+    },
     ts.sys,
     copy,
   );
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const errors = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${relative(copy, diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : '';
+    const where = diagnostic.file
+      ? `${relative(copy, diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+      : '';
     return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
   });
   return { files: parsed.fileNames.map((file) => relative(copy, file)), errors };
@@ -77,7 +90,12 @@ function reviewer() {
   const rateReply = heed.tool.tool({
     inputSchema: z.object({ quick: z.boolean() }),
     execute: async ({ quick }: { quick: boolean }, ctx: any) => {
-      const outcome = await ctx.request({ kind: 'rating', prompt: 'How helpful was the last reply?', scale: 5, ...(quick ? { expiresInMinutes: 1 } : {}) });
+      const outcome = await ctx.request({
+        kind: 'rating',
+        prompt: 'How helpful was the last reply?',
+        scale: 5,
+        ...(quick ? { expiresInMinutes: 1 } : {}),
+      });
       finished.push(outcome.resolution);
       return { status: outcome.status, resolution: outcome.resolution };
     },
@@ -87,7 +105,12 @@ function reviewer() {
 
 async function start() {
   server = await heed.serve.serve({
-    config: { agents: [reviewer()], auth: { tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } } }, sweepIntervalMs: 0, now: () => new Date(clock) },
+    config: {
+      agents: [reviewer()],
+      auth: { tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } } },
+      sweepIntervalMs: 0,
+      now: () => new Date(clock),
+    },
     db,
     port: 0,
     log: () => undefined,
@@ -98,7 +121,10 @@ async function start() {
 async function api(method: string, path: string, body?: unknown, token = 'ada') {
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -125,7 +151,15 @@ afterAll(async () => {
 describe('a fifth kind of action, added as one file and its registration', () => {
   it('compiles: the library, the console and the cards need nothing else', { timeout: 120_000 }, () => {
     const { files, errors } = compile();
-    expect(files).toEqual(expect.arrayContaining(['src/kinds/rating.ts', 'src/kinds/index.ts', 'src/index.ts', 'src/react/index.ts', 'ui/src/main.tsx']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'src/kinds/rating.ts',
+        'src/kinds/index.ts',
+        'src/index.ts',
+        'src/react/index.ts',
+        'ui/src/main.tsx',
+      ]),
+    );
     expect(errors).toEqual([]);
   });
 
@@ -135,7 +169,13 @@ describe('a fifth kind of action, added as one file and its registration', () =>
     expect(paused.status).toBe(200);
     heed.responses.turnResult.parse(paused.body);
     const [asked] = paused.body.pendingActions;
-    expect(asked).toMatchObject({ kind: 'rating', prompt: 'How helpful was the last reply?', scale: 5, status: 'pending', toolName: 'rate_reply' });
+    expect(asked).toMatchObject({
+      kind: 'rating',
+      prompt: 'How helpful was the last reply?',
+      scale: 5,
+      status: 'pending',
+      toolName: 'rate_reply',
+    });
 
     // Stored, not held in memory: a new process on the same file has it.
     await server.close();
@@ -147,9 +187,15 @@ describe('a fifth kind of action, added as one file and its registration', () =>
     const path = `/api/conversations/${created.body.id}/actions/${asked.id}`;
     const outOfRange = await api('POST', path, { resolution: { type: 'rating', score: 9 } });
     expect(outOfRange.status).toBe(400);
-    expect(heed.responses.errorBody.parse(outOfRange.body).error).toMatchObject({ code: 'invalid_resolution', message: 'Give a whole number from 1 to 5.' });
+    expect(heed.responses.errorBody.parse(outOfRange.body).error).toMatchObject({
+      code: 'invalid_resolution',
+      message: 'Give a whole number from 1 to 5.',
+    });
     const otherKind = await api('POST', path, { resolution: { type: 'approval', decision: 'allow' } });
-    expect(otherKind.body.error).toMatchObject({ code: 'invalid_resolution', message: 'This action\'s kind is "rating"; the resolution\'s type is "approval".' });
+    expect(otherKind.body.error).toMatchObject({
+      code: 'invalid_resolution',
+      message: 'This action\'s kind is "rating"; the resolution\'s type is "approval".',
+    });
     const foreign = await api('POST', path, { resolution: { type: 'rating', score: 4 } }, 'bob');
     expect(foreign.status).toBe(404);
     expect(finished).toEqual([]);
@@ -158,18 +204,30 @@ describe('a fifth kind of action, added as one file and its registration', () =>
     expect(answered.status).toBe(200);
     heed.responses.turnResult.parse(answered.body);
     expect(answered.body.status).toBe('completed');
-    expect(answered.body.messages.at(-1).parts[0].text).toBe('Noted: {"status":"resolved","resolution":{"type":"rating","score":4,"note":"Clear enough."}}');
+    expect(answered.body.messages.at(-1).parts[0].text).toBe(
+      'Noted: {"status":"resolved","resolution":{"type":"rating","score":4,"note":"Clear enough."}}',
+    );
     expect(finished).toEqual([{ type: 'rating', score: 4, note: 'Clear enough.' }]);
 
     const again = await api('POST', path, { resolution: { type: 'rating', score: 1 } });
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ code: 'action_not_pending', details: { resolution: { type: 'rating', score: 4, note: 'Clear enough.' } } });
+    expect(again.body.error).toMatchObject({
+      code: 'action_not_pending',
+      details: { resolution: { type: 'rating', score: 4, note: 'Clear enough.' } },
+    });
     expect(finished).toHaveLength(1);
 
     const log = await api('GET', `/api/conversations/${created.body.id}/events`);
     const events = heed.responses.eventsResponse.parse(log.body).events;
-    expect(events.find((event: { type: string }) => event.type === 'action.required')?.data).toMatchObject({ kind: 'rating', action: { kind: 'rating', scale: 5 } });
-    expect(events.find((event: { type: string }) => event.type === 'action.resolved')?.data).toMatchObject({ kind: 'rating', status: 'answered', resolvedBy: 'ada' });
+    expect(events.find((event: { type: string }) => event.type === 'action.required')?.data).toMatchObject({
+      kind: 'rating',
+      action: { kind: 'rating', scale: 5 },
+    });
+    expect(events.find((event: { type: string }) => event.type === 'action.resolved')?.data).toMatchObject({
+      kind: 'rating',
+      status: 'answered',
+      resolvedBy: 'ada',
+    });
   });
 
   it('it waits in the inbox and lapses by its own rule', async () => {
@@ -179,7 +237,9 @@ describe('a fifth kind of action, added as one file and its registration', () =>
     expect(asked.expiresAt).toBe('2030-01-01T09:01:00.000Z');
     const inbox = await api('GET', '/api/inbox');
     heed.responses.inboxResponse.parse(inbox.body);
-    expect(inbox.body.actions.map((action: { id: string; kind: string }) => [action.id, action.kind])).toEqual([[asked.id, 'rating']]);
+    expect(inbox.body.actions.map((action: { id: string; kind: string }) => [action.id, action.kind])).toEqual([
+      [asked.id, 'rating'],
+    ]);
 
     clock += 2 * 60_000;
     await server.heed.expireDue();
@@ -193,14 +253,18 @@ describe('a fifth kind of action, added as one file and its registration', () =>
       expired: true,
     });
     const snapshot = await api('GET', `/api/conversations/${created.body.id}`);
-    expect(snapshot.body.messages.at(-1).parts[0].text).toBe('Noted: {"status":"expired","resolution":{"type":"rating","skipped":true}}');
+    expect(snapshot.body.messages.at(-1).parts[0].text).toBe(
+      'Noted: {"status":"expired","resolution":{"type":"rating","skipped":true}}',
+    );
     expect((await api('GET', '/api/inbox')).body.actions).toEqual([]);
   });
 
   it('the OpenAPI document describes its view and its answer', async () => {
     const { body } = await api('GET', '/api/openapi.json');
     const schemas = body.components.schemas;
-    expect(Object.keys(schemas.RatingAction.properties)).toEqual(expect.arrayContaining(['kind', 'id', 'status', 'prompt', 'scale', 'resolution']));
+    expect(Object.keys(schemas.RatingAction.properties)).toEqual(
+      expect.arrayContaining(['kind', 'id', 'status', 'prompt', 'scale', 'resolution']),
+    );
     expect(schemas.RatingResolution.properties.type).toMatchObject({ const: 'rating' });
     expect(JSON.stringify(schemas)).toContain('#/components/schemas/RatingAction');
   });
@@ -224,7 +288,9 @@ describe('a fifth kind of action, added as one file and its registration', () =>
         },
       ],
     }).actions[0];
-    const html = renderToString(createElement(heed.react.ActionCard, { action: view, onSubmit: async () => ({ ok: true }) }));
+    const html = renderToString(
+      createElement(heed.react.ActionCard, { action: view, onSubmit: async () => ({ ok: true }) }),
+    );
     expect(html).toContain('How helpful was the last reply?');
     expect(html).toContain('Rate from 1 to 3: How helpful was the last reply?');
     const buttons = [...html.matchAll(/<button[^>]*class="([^"]*)"[^>]*>([^<]*)<\/button>/g)].map(

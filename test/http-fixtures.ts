@@ -11,7 +11,11 @@ import { tool } from '../src/tool.js';
 import { sizeQuestions } from './fixtures/size-questions.js';
 
 export interface TestServer extends RunningServer {
-  api(method: string, path: string, options?: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+  api(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
   /** Times each tool ran, by name. */
   ran: Map<string, number>;
 }
@@ -47,7 +51,8 @@ export function supportAgent(ran: Map<string, number>, slow?: { opened: Promise<
   const model = scriptedModel(async ({ messages }) => {
     const last = messages.at(-1);
     if (last?.role === 'tool') return { text: 'Done.' };
-    const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const text =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     if (text.includes('twice')) {
       return {
         toolCalls: [
@@ -56,7 +61,8 @@ export function supportAgent(ran: Map<string, number>, slow?: { opened: Promise<
         ],
       };
     }
-    if (text.includes('refund')) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
+    if (text.includes('refund'))
+      return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
     if (text.includes('ask')) {
       return {
         toolCalls: [
@@ -106,7 +112,11 @@ export function supportAgent(ran: Map<string, number>, slow?: { opened: Promise<
 }
 
 /** Starts a real server on 127.0.0.1 with a free port. */
-export async function startServer(config: Partial<HeedConfig> = {}, slow?: { opened: Promise<void> }, maxBodyBytes?: number): Promise<TestServer> {
+export async function startServer(
+  config: Partial<HeedConfig> = {},
+  slow?: { opened: Promise<void> },
+  maxBodyBytes?: number,
+): Promise<TestServer> {
   const ran = new Map<string, number>();
   const full: HeedConfig = {
     agents: [supportAgent(ran, slow)],
@@ -141,7 +151,8 @@ export function parseSse(text: string): Array<{ event: string; id?: string; data
     .map((block) => block.split('\n').filter((line) => line && !line.startsWith(':')))
     .filter((lines) => lines.length > 0)
     .map((lines) => {
-      const field = (name: string) => lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
+      const field = (name: string) =>
+        lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
       return { event: field('event')[0] ?? 'message', id: field('id')[0], data: field('data').join('\n') };
     });
 }

@@ -27,7 +27,13 @@ import { sizeQuestions } from './fixtures/size-questions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'heed-interleave-'));
 /** What the runs did, printed at the end: proof that they raced rather than idled. */
-const stats = { runs: 0, operations: 0, accepted: 0, refused: new Map<string, number>(), events: new Map<string, number>() };
+const stats = {
+  runs: 0,
+  operations: 0,
+  accepted: 0,
+  refused: new Map<string, number>(),
+  events: new Map<string, number>(),
+};
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   const list = (map: Map<string, number>) => [...map].map(([key, count]) => `${key}×${count}`).join(' ');
@@ -66,10 +72,30 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     weight: 5,
-    arbitrary: fc.record({ kind: fc.constant('answer' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1), pick: fc.nat(3), variant: fc.nat(2) }),
+    arbitrary: fc.record({
+      kind: fc.constant('answer' as const),
+      conversation: fc.nat(CONVERSATIONS - 1),
+      instance: fc.nat(INSTANCES - 1),
+      pick: fc.nat(3),
+      variant: fc.nat(2),
+    }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), conversation: fc.nat(CONVERSATIONS - 1), instance: fc.nat(INSTANCES - 1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('lapse' as const), instance: fc.nat(INSTANCES - 1), minutes: fc.constantFrom(1, 11, 61) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('cancel' as const),
+      conversation: fc.nat(CONVERSATIONS - 1),
+      instance: fc.nat(INSTANCES - 1),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('lapse' as const),
+      instance: fc.nat(INSTANCES - 1),
+      minutes: fc.constantFrom(1, 11, 61),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sweep' as const), instance: fc.nat(INSTANCES - 1) }) },
 );
 const plan: fc.Arbitrary<Plan> = fc.record({
@@ -94,7 +120,13 @@ function scheduled(store: Store, s: fc.Scheduler, name: string): Store {
 }
 
 /** Whoever answers or lapses what: the codes an operation may be refused with when it loses a race. */
-const raceCodes = new Set(['action_not_pending', 'action_expired', 'conversation_busy', 'action_pending', 'already_voted']);
+const raceCodes = new Set([
+  'action_not_pending',
+  'action_expired',
+  'conversation_busy',
+  'action_pending',
+  'already_voted',
+]);
 /** Who votes on the `quorum` approval (2 of 3, majority deny, escalating to dan). */
 const voters = ['ann', 'ben', 'cy', 'dan'];
 
@@ -110,7 +142,8 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
     await s.schedule(Promise.resolve(), 'model');
     const last = messages.at(-1)!;
     if (last.role === 'tool') return { text: 'Done.' };
-    const text = last.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const text =
+      last.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     if (text === 'refund twice') {
       return {
         toolCalls: [
@@ -161,7 +194,12 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
       pay: tool({
         inputSchema: z.object({ orderId: z.number(), amount: z.number() }),
         needsApproval: true,
-        approval: { approvers: voters.slice(0, 3), required: 2, deny: 'majority', escalate: { afterMinutes: 1, to: ['dan'] } },
+        approval: {
+          approvers: voters.slice(0, 3),
+          required: 2,
+          deny: 'majority',
+          escalate: { afterMinutes: 1, to: ['dan'] },
+        },
         execute: async (input, ctx) => {
           ledger.runs.set(ctx.idempotencyKey, (ledger.runs.get(ctx.idempotencyKey) ?? 0) + 1);
           await s.schedule(Promise.resolve(), 'tool');
@@ -169,7 +207,11 @@ function agent(s: fc.Scheduler, ledger: Ledger): AgentConfig {
           return { paid: input.amount };
         },
       }),
-      get_selection: tool({ inputSchema: z.object({}), outputSchema: z.object({ text: z.string() }), client: { kind: 'page' } }),
+      get_selection: tool({
+        inputSchema: z.object({}),
+        outputSchema: z.object({ text: z.string() }),
+        client: { kind: 'page' },
+      }),
       connect: tool({
         inputSchema: z.object({}),
         execute: async (_input, ctx) => ({ outcome: await ctx.openUrl({ url: 'https://example.com/connect' }) }),
@@ -249,7 +291,8 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
     );
   }
   const ids: string[] = [];
-  for (let index = 0; index < p.conversations; index++) ids.push((await s.waitFor(heeds[0].createConversation({ agent: 'support' }))).id);
+  for (let index = 0; index < p.conversations; index++)
+    ids.push((await s.waitFor(heeds[0].createConversation({ agent: 'support' }))).id);
 
   /** Successful answers per action id: each action may be settled by an answer at most once. */
   const accepted = new Map<string, number>();
@@ -274,9 +317,15 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
           if (action.request.kind === 'approval' && action.request.required !== undefined) {
             // A vote, as one of the voters (dan counts only once escalated); edited arguments now and then.
             const voter = voters[(o.pick + o.variant) % voters.length];
-            const vote = [{ decision: 'allow' }, { decision: 'deny' }, { decision: 'allow', approvedArgs: { orderId: 9, amount: o.pick } }][o.variant];
+            const vote = [
+              { decision: 'allow' },
+              { decision: 'deny' },
+              { decision: 'allow', approvedArgs: { orderId: 9, amount: o.pick } },
+            ][o.variant];
             try {
-              await heed.conversation(id).resolve(action.id, { type: 'approval', ...vote }, { caller: { userId: voter } });
+              await heed
+                .conversation(id)
+                .resolve(action.id, { type: 'approval', ...vote }, { caller: { userId: voter } });
             } catch (thrown) {
               // dan is an approver only once the escalation happened.
               if (voter === 'dan' && HeedError.isInstance(thrown) && thrown.code === 'action_forbidden') return;
@@ -307,7 +356,8 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
       }
     } catch (thrown) {
       if (HeedError.isInstance(thrown)) stats.refused.set(thrown.code, (stats.refused.get(thrown.code) ?? 0) + 1);
-      if (!(HeedError.isInstance(thrown) && raceCodes.has(thrown.code))) unexpected.push(`${JSON.stringify(o)} threw ${thrown instanceof Error ? thrown.stack : String(thrown)}`);
+      if (!(HeedError.isInstance(thrown) && raceCodes.has(thrown.code)))
+        unexpected.push(`${JSON.stringify(o)} threw ${thrown instanceof Error ? thrown.stack : String(thrown)}`);
     }
   };
 
@@ -328,17 +378,27 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
       const events = await stores.raw.listEvents(id, { limit: 10_000 });
       for (const event of events) {
         const name = event.type === 'turn.started' ? `turn.started(${String(event.data.trigger)})` : event.type;
-        if (name.startsWith('turn.') || event.type === 'action.resolved' || event.type === 'action.voted' || event.type === 'action.escalated')
+        if (
+          name.startsWith('turn.') ||
+          event.type === 'action.resolved' ||
+          event.type === 'action.voted' ||
+          event.type === 'action.escalated'
+        )
           stats.events.set(name, (stats.events.get(name) ?? 0) + 1);
       }
-      const recoveries = events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'recovery').length;
+      const recoveries = events.filter(
+        (event) => event.type === 'turn.started' && event.data.trigger === 'recovery',
+      ).length;
       for (const action of await stores.raw.listActions(id)) {
         const answers = accepted.get(action.id) ?? 0;
         expect([action.id, answers <= 1]).toEqual([action.id, true]);
         // An accepted answer is the one on record: nothing overwrote or dropped it.
         if (answers === 1) expect([action.id, action.status]).toEqual([action.id, 'resolved']);
         if (action.request.kind === 'approval' && action.request.required !== undefined) {
-          const kept = (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ?? action.request.votes ?? [];
+          const kept =
+            (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ??
+            action.request.votes ??
+            [];
           for (const [key, count] of votesAccepted) {
             const [actionId, voter] = key.split(' ');
             if (actionId !== action.id) continue;
@@ -354,7 +414,8 @@ async function runPlanned(s: fc.Scheduler, p: Plan, open: Open): Promise<void> {
       // A refund whose result is stored ran its effect (once: the ledger is a set keyed by the call).
       for (const message of await stores.raw.listMessages(id)) {
         for (const part of message.parts) {
-          if (part.type === 'tool-result' && part.toolName === 'issue_refund' && part.output.type === 'json') expect(ledger.effects.has(part.toolCallId)).toBe(true);
+          if (part.type === 'tool-result' && part.toolName === 'issue_refund' && part.output.type === 'json')
+            expect(ledger.effects.has(part.toolCallId)).toBe(true);
         }
       }
     }
@@ -371,7 +432,10 @@ describe('interleavings of answers, cancels, messages, lapses and sweeps across 
         const raw = memoryStore();
         await runPlan(s, p, () => ({ raw, perInstance: () => raw, close: async () => undefined }));
       }),
-      { numRuns: Number(process.env.INTERLEAVE_RUNS ?? 150), seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined },
+      {
+        numRuns: Number(process.env.INTERLEAVE_RUNS ?? 150),
+        seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined,
+      },
     );
   });
 
@@ -397,7 +461,10 @@ describe('interleavings of answers, cancels, messages, lapses and sweeps across 
           };
         });
       }),
-      { numRuns: Number(process.env.INTERLEAVE_RUNS ?? 40), seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined },
+      {
+        numRuns: Number(process.env.INTERLEAVE_RUNS ?? 40),
+        seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined,
+      },
     );
   });
 });

@@ -48,7 +48,8 @@ function checkEventNumbers({ conversation, events }: StoredConversation, say: (p
   events.forEach((event, index) => {
     if (event.seq !== index + 1) say(`event #${index + 1} is numbered ${event.seq}`);
   });
-  if (events.length !== conversation.lastEventSeq) say(`lastEventSeq is ${conversation.lastEventSeq} but ${events.length} events are stored`);
+  if (events.length !== conversation.lastEventSeq)
+    say(`lastEventSeq is ${conversation.lastEventSeq} but ${events.length} events are stored`);
 }
 
 /**
@@ -71,7 +72,8 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
       } else if (part.type === 'tool-result') {
         if (message.role !== 'tool') say(`a tool result in a ${message.role} message`);
         const called = calls.get(part.toolCallId);
-        if (called === undefined || called > message.position) say(`tool result ${part.toolCallId} answers no earlier call`);
+        if (called === undefined || called > message.position)
+          say(`tool result ${part.toolCallId} answers no earlier call`);
         results.set(part.toolCallId, (results.get(part.toolCallId) ?? 0) + 1);
       }
     }
@@ -90,15 +92,20 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
     const count = created.get(message.id) ?? 0;
     if (count !== 1) say(`${message.role} message ${message.id} has ${count} message.created events`);
   }
-  for (const messageId of created.keys()) if (!ids.has(messageId)) say(`message.created for ${messageId}, which is not stored`);
+  for (const messageId of created.keys())
+    if (!ids.has(messageId)) say(`message.created for ${messageId}, which is not stored`);
   const resultEvents = countBy(
     events.filter((event) => event.type === 'tool.result'),
     (event) => String(event.data.toolCallId),
   );
   for (const [toolCallId, count] of results) {
-    if ((resultEvents.get(toolCallId) ?? 0) !== count) say(`tool result ${toolCallId} is stored ${count}× but has ${resultEvents.get(toolCallId) ?? 0} tool.result events`);
+    if ((resultEvents.get(toolCallId) ?? 0) !== count)
+      say(
+        `tool result ${toolCallId} is stored ${count}× but has ${resultEvents.get(toolCallId) ?? 0} tool.result events`,
+      );
   }
-  for (const toolCallId of resultEvents.keys()) if (!results.has(toolCallId)) say(`tool.result event for ${toolCallId}, whose result is not stored`);
+  for (const toolCallId of resultEvents.keys())
+    if (!results.has(toolCallId)) say(`tool.result event for ${toolCallId}, whose result is not stored`);
 
   // What a live follower read as text deltas is the stored text. Deltas of a reply that was never
   // stored (its turn was cancelled, failed, or its process died) must be followed by that ending.
@@ -112,14 +119,20 @@ function checkMessages({ conversation, messages, events }: StoredConversation, s
     if (message.role !== 'assistant') continue;
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
     const streamed = deltas.get(message.id)?.text ?? '';
-    if (streamed !== text) say(`message ${message.id} holds ${JSON.stringify(text)} but its deltas say ${JSON.stringify(streamed)}`);
+    if (streamed !== text)
+      say(`message ${message.id} holds ${JSON.stringify(text)} but its deltas say ${JSON.stringify(streamed)}`);
   }
   for (const [messageId, { lastSeq }] of deltas) {
     if (ids.has(messageId)) continue;
     const ended = events.some(
-      (event) => event.seq > lastSeq && (event.type === 'turn.cancelled' || event.type === 'turn.failed' || (event.type === 'turn.started' && event.data.trigger === 'recovery')),
+      (event) =>
+        event.seq > lastSeq &&
+        (event.type === 'turn.cancelled' ||
+          event.type === 'turn.failed' ||
+          (event.type === 'turn.started' && event.data.trigger === 'recovery')),
     );
-    if (!ended) say(`text deltas of ${messageId}, a reply that is not stored and whose turn did not end or get taken over`);
+    if (!ended)
+      say(`text deltas of ${messageId}, a reply that is not stored and whose turn did not end or get taken over`);
   }
 }
 
@@ -131,7 +144,10 @@ const settledStatuses: Record<ActionRecord['status'], string[]> = {
 };
 
 /** Each action was asked once, settled at most once, and its record says what its events say. */
-function checkActions({ conversation, messages, actions, events }: StoredConversation, say: (problem: string) => void): void {
+function checkActions(
+  { conversation, messages, actions, events }: StoredConversation,
+  say: (problem: string) => void,
+): void {
   const branched = Boolean(conversation.metadata && 'branchedFrom' in conversation.metadata);
   const required = countBy(
     events.filter((event) => event.type === 'action.required'),
@@ -151,28 +167,41 @@ function checkActions({ conversation, messages, actions, events }: StoredConvers
       say(`action ${action.id} refers to a call ${action.toolCallId} its message does not hold`);
     }
     if (branched) continue;
-    if ((required.get(action.id) ?? 0) !== 1) say(`action ${action.id} has ${required.get(action.id) ?? 0} action.required events`);
+    if ((required.get(action.id) ?? 0) !== 1)
+      say(`action ${action.id} has ${required.get(action.id) ?? 0} action.required events`);
     const settled = resolved.get(action.id) ?? [];
     if (action.status === 'pending') {
       if (settled.length > 0) say(`action ${action.id} is pending but has an action.resolved event`);
       if (action.resolution !== null) say(`action ${action.id} is pending but holds a resolution`);
     } else {
-      if (settled.length !== 1) say(`action ${action.id} (${action.status}) has ${settled.length} action.resolved events`);
+      if (settled.length !== 1)
+        say(`action ${action.id} (${action.status}) has ${settled.length} action.resolved events`);
       // resolvedBy is null for an anonymous caller, the system and a lapse; channel always says how.
-      if (action.resolution === null || action.channel === null || action.resolvedAt === null) say(`action ${action.id} is ${action.status} without how, when and what`);
-      if (settled[0] && (settled[0].data.channel !== action.channel || (settled[0].data.resolvedBy ?? null) !== action.resolvedBy)) {
-        say(`action ${action.id} records ${action.resolvedBy}/${action.channel} but its event says ${settled[0].data.resolvedBy}/${settled[0].data.channel}`);
+      if (action.resolution === null || action.channel === null || action.resolvedAt === null)
+        say(`action ${action.id} is ${action.status} without how, when and what`);
+      if (
+        settled[0] &&
+        (settled[0].data.channel !== action.channel || (settled[0].data.resolvedBy ?? null) !== action.resolvedBy)
+      ) {
+        say(
+          `action ${action.id} records ${action.resolvedBy}/${action.channel} but its event says ${settled[0].data.resolvedBy}/${settled[0].data.channel}`,
+        );
       }
       const status = String(settled[0]?.data.status);
-      if (settled[0] && !settledStatuses[action.status].includes(status)) say(`action ${action.id} is ${action.status} but its event says ${status}`);
+      if (settled[0] && !settledStatuses[action.status].includes(status))
+        say(`action ${action.id} is ${action.status} but its event says ${status}`);
     }
   }
   // An approval decided by votes keeps every vote its `action.voted` events announce, in order: none lost.
   for (const action of actions) {
     if (branched || action.request.kind !== 'approval' || action.request.required === undefined) continue;
-    const announced = events.filter((event) => event.type === 'action.voted' && event.data.actionId === action.id).map((event) => String(event.data.by));
-    const kept = (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ?? action.request.votes ?? [];
-    if (announced.join(',') !== kept.map((vote) => vote.by).join(',')) say(`action ${action.id} keeps votes ${kept.map((vote) => vote.by)} but its events say ${announced}`);
+    const announced = events
+      .filter((event) => event.type === 'action.voted' && event.data.actionId === action.id)
+      .map((event) => String(event.data.by));
+    const kept =
+      (action.resolution?.type === 'approval' ? action.resolution.votes : undefined) ?? action.request.votes ?? [];
+    if (announced.join(',') !== kept.map((vote) => vote.by).join(','))
+      say(`action ${action.id} keeps votes ${kept.map((vote) => vote.by)} but its events say ${announced}`);
   }
   for (const actionId of [...required.keys(), ...resolved.keys()]) {
     if (!byId.has(actionId)) say(`events refer to action ${actionId}, which is not stored`);
@@ -180,9 +209,12 @@ function checkActions({ conversation, messages, actions, events }: StoredConvers
 
   const pending = actions.filter((action) => action.status === 'pending');
   if (conversation.status === 'requires_action' && pending.length === 0) say('requires_action with nothing pending');
-  if (conversation.status !== 'requires_action' && pending.length > 0) say(`${conversation.status} with ${pending.length} pending actions`);
-  if (conversation.status === 'running' && (!conversation.leaseOwner || !conversation.leaseExpiresAt)) say('running without a lease');
-  if (conversation.status !== 'running' && conversation.leaseOwner !== null) say(`${conversation.status} but still leased`);
+  if (conversation.status !== 'requires_action' && pending.length > 0)
+    say(`${conversation.status} with ${pending.length} pending actions`);
+  if (conversation.status === 'running' && (!conversation.leaseOwner || !conversation.leaseExpiresAt))
+    say('running without a lease');
+  if (conversation.status !== 'running' && conversation.leaseOwner !== null)
+    say(`${conversation.status} but still leased`);
 }
 
 type TurnState = 'idle' | 'running' | 'paused';
@@ -195,14 +227,18 @@ type TurnState = 'idle' | 'running' | 'paused';
 function checkTurns({ conversation, events }: StoredConversation, say: (problem: string) => void): void {
   let state: TurnState = 'idle';
   const open = new Set<string>();
-  const wrong = (event: EventRecord) => say(`event ${event.seq} ${event.type}${event.data.trigger ? ` (${String(event.data.trigger)})` : ''} while ${state}`);
+  const wrong = (event: EventRecord) =>
+    say(
+      `event ${event.seq} ${event.type}${event.data.trigger ? ` (${String(event.data.trigger)})` : ''} while ${state}`,
+    );
   for (const event of events) {
     switch (event.type) {
       case 'turn.started': {
         const trigger = event.data.trigger;
         if (trigger === 'message') {
           if (state === 'running') wrong(event);
-          if (state === 'paused' && open.size > 0) say(`event ${event.seq}: a message turn started with ${open.size} actions open`);
+          if (state === 'paused' && open.size > 0)
+            say(`event ${event.seq}: a message turn started with ${open.size} actions open`);
         } else if (trigger === 'answer' || trigger === 'timeout') {
           if (state !== 'paused') wrong(event);
           if (open.size > 0) say(`event ${event.seq}: a continuation started with ${open.size} actions still open`);
@@ -251,7 +287,11 @@ function checkTurns({ conversation, events }: StoredConversation, say: (problem:
         break;
     }
   }
-  const expected: Record<ConversationRecord['status'], TurnState> = { idle: 'idle', running: 'running', requires_action: 'paused' };
+  const expected: Record<ConversationRecord['status'], TurnState> = {
+    idle: 'idle',
+    running: 'running',
+    requires_action: 'paused',
+  };
   if (expected[conversation.status] !== state) say(`status is ${conversation.status} but the log ends ${state}`);
 }
 

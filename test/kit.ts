@@ -30,7 +30,11 @@ export function refundAgent(
 ) {
   const runs: Array<{ orderId: number; amount: number; key: string }> = [];
   const model = scriptedModel(
-    extra.respond ?? (({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Refunded.' })),
+    extra.respond ??
+      (({ stepIndex }) =>
+        stepIndex === 0
+          ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] }
+          : { text: 'Refunded.' }),
     { specificationVersion: extra.specificationVersion ?? 'v3' },
   );
   const agent: AgentConfig = {

@@ -16,17 +16,26 @@ const fixture = fileURLToPath(new URL('./fixtures/mcp-server.mjs', import.meta.u
 
 function signUpAgent(mcp: McpServerConfig, spec: ScriptedVersion) {
   const model = scriptedModel(
-    ({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'You are signed up.' } : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] }),
+    ({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? { text: 'You are signed up.' }
+        : { toolCalls: [{ toolName: 'fixture_sign_up', input: { plan: 'pro' } }] },
     { specificationVersion: spec },
   );
   const agent: AgentConfig = { name: 'onboarding', model, mcpServers: { fixture: mcp } };
   return { agent, model };
 }
 
-const transports: Array<{ name: string; start(): Promise<{ config: McpServerConfig; received?: unknown[]; close(): Promise<void> }> }> = [
+const transports: Array<{
+  name: string;
+  start(): Promise<{ config: McpServerConfig; received?: unknown[]; close(): Promise<void> }>;
+}> = [
   {
     name: 'stdio',
-    start: async () => ({ config: { command: process.execPath, args: [fixture, '--stdio'] }, close: async () => undefined }),
+    start: async () => ({
+      config: { command: process.execPath, args: [fixture, '--stdio'] },
+      close: async () => undefined,
+    }),
   },
   {
     name: 'streamable HTTP',
@@ -63,7 +72,11 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
     const definition = engineOf(server.heed).agent('onboarding').tools!.fixture_sign_up;
     expect(definition.description).toContain('Sign the person up');
     const { inputJsonSchema } = await import('../src/tool.js');
-    expect(inputJsonSchema(definition)).toMatchObject({ type: 'object', properties: { plan: { type: 'string', enum: ['free', 'pro'] } }, required: ['plan'] });
+    expect(inputJsonSchema(definition)).toMatchObject({
+      type: 'object',
+      properties: { plan: { type: 'string', enum: ['free', 'pro'] } },
+      required: ['plan'],
+    });
   });
 
   it('asks the form as a question and the page as a url action, and sends the answers back typed', async () => {
@@ -71,20 +84,51 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
-    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Sign me up for pro.' } });
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'Sign me up for pro.' },
+    });
     expect(paused.status).toBe(200);
     expect(paused.body.status).toBe('requires_action');
     const form = paused.body.pendingActions[0];
-    expect(form).toMatchObject({ kind: 'question', toolName: 'fixture_sign_up', preamble: 'fixture asks: Tell us about yourself.' });
-    const byId = Object.fromEntries((form.questions as Array<{ id: string }>).map((question) => [question.id, question]));
-    expect(Object.keys(byId)).toEqual(['name', 'email', 'website', 'birthday', 'meeting', 'seats', 'budget', 'newsletter', 'size', 'color', 'tier', 'toppings', 'extras', 'note']);
-    expect(byId.name).toMatchObject({ header: 'Full name', prompt: 'Your name as it appears on your ID.', input: { type: 'text', min: 2, max: 40, required: true } });
+    expect(form).toMatchObject({
+      kind: 'question',
+      toolName: 'fixture_sign_up',
+      preamble: 'fixture asks: Tell us about yourself.',
+    });
+    const byId = Object.fromEntries(
+      (form.questions as Array<{ id: string }>).map((question) => [question.id, question]),
+    );
+    expect(Object.keys(byId)).toEqual([
+      'name',
+      'email',
+      'website',
+      'birthday',
+      'meeting',
+      'seats',
+      'budget',
+      'newsletter',
+      'size',
+      'color',
+      'tier',
+      'toppings',
+      'extras',
+      'note',
+    ]);
+    expect(byId.name).toMatchObject({
+      header: 'Full name',
+      prompt: 'Your name as it appears on your ID.',
+      input: { type: 'text', min: 2, max: 40, required: true },
+    });
     expect(byId.email).toMatchObject({ header: 'Email', input: { type: 'email', required: true } });
     expect(byId.website).toMatchObject({ input: { type: 'url' } });
     expect(byId.birthday).toMatchObject({ input: { type: 'date' } });
     expect(byId.meeting).toMatchObject({ input: { type: 'text', placeholder: '2025-03-31T14:30:00Z' } });
     expect(byId.seats).toMatchObject({ input: { type: 'number', min: 1, max: 9, required: true }, defaults: ['2'] });
-    expect(byId.budget).toMatchObject({ prompt: 'Monthly budget in euros.', input: { type: 'number', min: 0, max: 1000.5 } });
+    expect(byId.budget).toMatchObject({
+      prompt: 'Monthly budget in euros.',
+      input: { type: 'number', min: 0, max: 1000.5 },
+    });
     expect(byId.newsletter).toMatchObject({ input: { type: 'boolean' }, defaults: ['true'] });
     expect(byId.size).toMatchObject({
       multiple: false,
@@ -108,7 +152,11 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
         { value: 't2', label: 'Premium' },
       ],
     });
-    expect(byId.toppings).toMatchObject({ multiple: true, description: 'Pick 1 to 2.', input: { type: 'select', required: true } });
+    expect(byId.toppings).toMatchObject({
+      multiple: true,
+      description: 'Pick 1 to 2.',
+      input: { type: 'select', required: true },
+    });
     expect(byId.extras).toMatchObject({
       multiple: true,
       defaults: ['a'],
@@ -143,9 +191,17 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('requires_action');
     const page = answered.body.pendingActions[0];
-    expect(page).toMatchObject({ kind: 'url', url: 'https://example.com/verify?plan=pro', title: 'fixture asks you to open a page', message: 'Confirm your email address.' });
+    expect(page).toMatchObject({
+      kind: 'url',
+      url: 'https://example.com/verify?plan=pro',
+      title: 'fixture asks you to open a page',
+      message: 'Confirm your email address.',
+    });
 
-    const done = await server.api('POST', `/api/conversations/${id}/actions/${page.id}`, { token: 'ada', body: { resolution: { type: 'url', decision: 'accept' } } });
+    const done = await server.api('POST', `/api/conversations/${id}/actions/${page.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'url', decision: 'accept' } },
+    });
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('completed');
 
@@ -172,15 +228,21 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
       page: { action: 'accept' },
     };
     // What the server's tool received, as it reported it back, is what the model read.
-    const tool = (done.body.messages as Array<{ role: string; parts: Array<{ output?: { value: string } }> }>).find((message) => message.role === 'tool')!;
+    const tool = (done.body.messages as Array<{ role: string; parts: Array<{ output?: { value: string } }> }>).find(
+      (message) => message.role === 'tool',
+    )!;
     expect(JSON.parse(tool.parts[0].output!.value)).toEqual(expected);
     if (mcp.received) expect(mcp.received).toEqual([expected.form, expected.page]);
     expect(model.calls.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool' });
   });
 
   it('sends a skip back as decline and a dismiss as cancel, which ends the turn', async () => {
-    const id = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'onboarding' } })).body.id as string;
-    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'Sign me up.' } });
+    const id = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'onboarding' } })).body
+      .id as string;
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'Sign me up.' },
+    });
     const skipped = await server.api('POST', `/api/conversations/${id}/actions/${paused.body.pendingActions[0].id}`, {
       token: 'ada',
       body: { resolution: { type: 'question', skip: true } },
@@ -188,18 +250,37 @@ describe.each(cases)('an MCP server over $name, model $spec', (transport) => {
     const page = skipped.body.pendingActions[0];
     expect(page.kind).toBe('url');
     const calls = model.calls.length;
-    const dismissed = await server.api('POST', `/api/conversations/${id}/actions/${page.id}`, { token: 'ada', body: { resolution: { type: 'url', decision: 'cancel' } } });
+    const dismissed = await server.api('POST', `/api/conversations/${id}/actions/${page.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'url', decision: 'cancel' } },
+    });
     expect(dismissed.body.status).toBe('completed');
-    const tool = (dismissed.body.messages as Array<{ role: string; parts: Array<{ output?: { value: string } }> }>).find((message) => message.role === 'tool')!;
-    expect(JSON.parse(tool.parts[0].output!.value)).toMatchObject({ form: { action: 'decline' }, page: { action: 'cancel' } });
+    const tool = (
+      dismissed.body.messages as Array<{ role: string; parts: Array<{ output?: { value: string } }> }>
+    ).find((message) => message.role === 'tool')!;
+    expect(JSON.parse(tool.parts[0].output!.value)).toMatchObject({
+      form: { action: 'decline' },
+      page: { action: 'cancel' },
+    });
     expect(model.calls.length).toBe(calls + 1);
 
-    const again = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'onboarding' } })).body.id as string;
-    const form = (await server.api('POST', `/api/conversations/${again}/messages`, { token: 'ada', body: { content: 'Sign me up.' } })).body.pendingActions[0];
+    const again = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'onboarding' } })).body
+      .id as string;
+    const form = (
+      await server.api('POST', `/api/conversations/${again}/messages`, {
+        token: 'ada',
+        body: { content: 'Sign me up.' },
+      })
+    ).body.pendingActions[0];
     const before = model.calls.length;
-    const ended = await server.api('POST', `/api/conversations/${again}/actions/${form.id}`, { token: 'ada', body: { resolution: { type: 'question', dismiss: true } } });
+    const ended = await server.api('POST', `/api/conversations/${again}/actions/${form.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'question', dismiss: true } },
+    });
     expect(ended.body.status).toBe('completed');
-    const result = (ended.body.messages as Array<{ role: string; parts: Array<{ output?: unknown }> }>).find((message) => message.role === 'tool')!;
+    const result = (ended.body.messages as Array<{ role: string; parts: Array<{ output?: unknown }> }>).find(
+      (message) => message.role === 'tool',
+    )!;
     expect(result.parts[0].output).toEqual({ type: 'error-text', value: 'Dismissed by the user.' });
     // As with any dismissed question, the model is not called again.
     expect(model.calls.length).toBe(before);

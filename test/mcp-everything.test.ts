@@ -35,7 +35,12 @@ afterEach(async () => {
  * An agent whose model calls `toolName` with `input` on each user message and says "Done." after a
  * tool result. A call offered no tools is a sampling request: it answers `sampled`.
  */
-function agentCalling(toolName: string, input: unknown, server: Partial<McpServerConfig> = {}, version: ScriptedVersion = 'v3') {
+function agentCalling(
+  toolName: string,
+  input: unknown,
+  server: Partial<McpServerConfig> = {},
+  version: ScriptedVersion = 'v3',
+) {
   const model = scriptedModel(
     ({ messages, tools }) => {
       if (tools.length === 0) return { text: 'Hello from the model.' };
@@ -61,44 +66,54 @@ function readBack(model: ReturnType<typeof scriptedModel<ScriptedVersion>>): any
 }
 
 describe('media results (get-tiny-image)', () => {
-  it.each(['v3', 'v4'] as const)('reach a %s model as media parts, never as text; the event log keeps only their size', async (version) => {
-    const { agent, model } = agentCalling('everything_get-tiny-image', {}, {}, version);
-    const { chat } = await start(agent);
-    const done = await chat.send('show me the logo');
-    expect(done.status).toBe('completed');
+  it.each(['v3', 'v4'] as const)(
+    'reach a %s model as media parts, never as text; the event log keeps only their size',
+    async (version) => {
+      const { agent, model } = agentCalling('everything_get-tiny-image', {}, {}, version);
+      const { chat } = await start(agent);
+      const done = await chat.send('show me the logo');
+      expect(done.status).toBe('completed');
 
-    const image =
-      version === 'v3'
-        ? { type: 'image-data', mediaType: 'image/png', data: MCP_TINY_IMAGE }
-        : { type: 'file', mediaType: 'image/png', data: { type: 'data', data: MCP_TINY_IMAGE } };
-    expect(readBack(model)).toEqual({
-      type: 'content',
-      value: [{ type: 'text', text: "Here's the image you requested:" }, image, { type: 'text', text: 'The image above is the MCP logo.' }],
-    });
-    // No text part the model reads carries the image.
-    const texts = JSON.stringify(model.calls.at(-1)!.messages.filter((message) => message.role !== 'tool'));
-    expect(texts).not.toContain(MCP_TINY_IMAGE.slice(0, 40));
+      const image =
+        version === 'v3'
+          ? { type: 'image-data', mediaType: 'image/png', data: MCP_TINY_IMAGE }
+          : { type: 'file', mediaType: 'image/png', data: { type: 'data', data: MCP_TINY_IMAGE } };
+      expect(readBack(model)).toEqual({
+        type: 'content',
+        value: [
+          { type: 'text', text: "Here's the image you requested:" },
+          image,
+          { type: 'text', text: 'The image above is the MCP logo.' },
+        ],
+      });
+      // No text part the model reads carries the image.
+      const texts = JSON.stringify(model.calls.at(-1)!.messages.filter((message) => message.role !== 'tool'));
+      expect(texts).not.toContain(MCP_TINY_IMAGE.slice(0, 40));
 
-    // Stored once, in the tool result message; the event says what it was and how big.
-    const stored = (await chat.get()).messages.find((message) => message.role === 'tool')!;
-    expect(JSON.stringify(stored)).toContain(MCP_TINY_IMAGE);
-    const events = await chat.events();
-    expect(JSON.stringify(events)).not.toContain(MCP_TINY_IMAGE.slice(0, 40));
-    const result = events.find((event) => event.type === 'tool.result')!;
-    expect(result.data.output).toEqual({
-      type: 'content',
-      value: [
-        { type: 'text', text: "Here's the image you requested:" },
-        { type: 'media', mediaType: 'image/png', bytes: Buffer.from(MCP_TINY_IMAGE, 'base64').length },
-        { type: 'text', text: 'The image above is the MCP logo.' },
-      ],
-    });
-  });
+      // Stored once, in the tool result message; the event says what it was and how big.
+      const stored = (await chat.get()).messages.find((message) => message.role === 'tool')!;
+      expect(JSON.stringify(stored)).toContain(MCP_TINY_IMAGE);
+      const events = await chat.events();
+      expect(JSON.stringify(events)).not.toContain(MCP_TINY_IMAGE.slice(0, 40));
+      const result = events.find((event) => event.type === 'tool.result')!;
+      expect(result.data.output).toEqual({
+        type: 'content',
+        value: [
+          { type: 'text', text: "Here's the image you requested:" },
+          { type: 'media', mediaType: 'image/png', bytes: Buffer.from(MCP_TINY_IMAGE, 'base64').length },
+          { type: 'text', text: 'The image above is the MCP logo.' },
+        ],
+      });
+    },
+  );
 });
 
 describe('URL elicitation sent as error -32042', () => {
   it('offers each page as a url action and, once the person accepts, calls the tool again', async () => {
-    const { agent, model } = agentCalling('everything_trigger-url-elicitation', { url: 'https://example.com/accepted', errorPath: true });
+    const { agent, model } = agentCalling('everything_trigger-url-elicitation', {
+      url: 'https://example.com/accepted',
+      errorPath: true,
+    });
     const { chat } = await start(agent);
     const first = await chat.send('authorize');
     expect(first.status).toBe('requires_action');
@@ -120,7 +135,10 @@ describe('URL elicitation sent as error -32042', () => {
   });
 
   it('a declined page: the model reads that the person declined and the call did not run', async () => {
-    const { agent, model } = agentCalling('everything_trigger-url-elicitation', { url: 'https://example.com/declined', errorPath: true });
+    const { agent, model } = agentCalling('everything_trigger-url-elicitation', {
+      url: 'https://example.com/declined',
+      errorPath: true,
+    });
     const { chat } = await start(agent);
     const first = await chat.send('authorize');
     const done = await chat.resolve(first.pendingActions![0].id, { type: 'url', decision: 'decline' });
@@ -162,9 +180,17 @@ describe('sampling', () => {
       { role: 'user', content: [{ type: 'text', text: 'Say hello in one word.' }] },
     ]);
     const completion = review.pendingActions![0];
-    expect(completion).toMatchObject({ kind: 'approval', title: "Send the model's answer back to everything?", args: { completion: 'Hello from the model.' } });
+    expect(completion).toMatchObject({
+      kind: 'approval',
+      title: "Send the model's answer back to everything?",
+      args: { completion: 'Hello from the model.' },
+    });
 
-    const done = await chat.resolve(completion.id, { type: 'approval', decision: 'allow', approvedArgs: { completion: 'Hello (edited).' } });
+    const done = await chat.resolve(completion.id, {
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { completion: 'Hello (edited).' },
+    });
     expect(done.status).toBe('completed');
     const output = readBack(model);
     expect(output.value).toContain('"text": "Hello (edited)."');
@@ -180,7 +206,9 @@ describe('sampling', () => {
     expect(model.calls.some((call) => call.tools.length === 0)).toBe(false);
     expect(readBack(model)).toEqual({
       type: 'error-text',
-      value: expect.stringContaining("User rejected sampling request The person declined everything's request to use the model."),
+      value: expect.stringContaining(
+        "User rejected sampling request The person declined everything's request to use the model.",
+      ),
     });
   });
 
@@ -193,7 +221,10 @@ describe('sampling', () => {
     await chat.resolve(review.pendingActions![0].id, { type: 'approval', decision: 'allow' });
 
     const second = await chat.send('again');
-    expect(second.pendingActions![0]).toMatchObject({ kind: 'approval', title: "Send the model's answer back to everything?" });
+    expect(second.pendingActions![0]).toMatchObject({
+      kind: 'approval',
+      title: "Send the model's answer back to everything?",
+    });
     const done = await chat.resolve(second.pendingActions![0].id, { type: 'approval', decision: 'allow' });
     expect(done.status).toBe('completed');
     expect(readBack(model).value).toContain('Hello from the model.');
@@ -219,19 +250,29 @@ describe('sampling a server sends unannounced (fixture server)', () => {
   });
 
   it('is refused with a sentence naming the setting, not a bare "Method not found"', async () => {
-    const model = scriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName: 'fixture_sample_anyway', input: {} }] }));
+    const model = scriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool'
+        ? { text: 'Done.' }
+        : { toolCalls: [{ toolName: 'fixture_sample_anyway', input: {} }] },
+    );
     const { chat } = await start({ name: 'agent', model, mcpServers: { fixture: { url: fixture.url } } });
     await chat.send('sample');
     const output = readBack(model) as { value: string };
     const reported = JSON.parse(output.value) as { error: { code: number; message: string } };
     expect(reported.error.code).toBe(-32601);
-    expect(reported.error.message).toContain('Heed does not let the MCP server "fixture" use the model: its entry in mcpServers has no sampling setting');
+    expect(reported.error.message).toContain(
+      'Heed does not let the MCP server "fixture" use the model: its entry in mcpServers has no sampling setting',
+    );
   });
 });
 
 describe('roots', () => {
   it('are announced and listed only when the server entry sets them', async () => {
-    const { agent, model } = agentCalling('everything_get-roots-list', {}, { roots: [{ uri: 'file:///srv/project', name: 'project' }, { uri: 'file:///tmp/scratch' }] });
+    const { agent, model } = agentCalling(
+      'everything_get-roots-list',
+      {},
+      { roots: [{ uri: 'file:///srv/project', name: 'project' }, { uri: 'file:///tmp/scratch' }] },
+    );
     const { chat } = await start(agent);
     await chat.send('which roots?');
     const output = readBack(model) as { value: string };

@@ -25,14 +25,28 @@ afterAll(async () => {
 });
 
 /** An agent whose model calls `toolName` with `input` on each user message, then says "Done.". */
-function agentCalling(toolName: string, input: unknown = {}, extra: Partial<AgentConfig> & { server?: Partial<McpServerConfig> } = {}) {
+function agentCalling(
+  toolName: string,
+  input: unknown = {},
+  extra: Partial<AgentConfig> & { server?: Partial<McpServerConfig> } = {},
+) {
   const { server, ...rest } = extra;
-  const model = scriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName, input }] }));
-  const agent: AgentConfig = { name: 'agent', model, mcpServers: { fixture: { url: mcp.url, ...server } as McpServerConfig }, ...rest };
+  const model = scriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName, input }] },
+  );
+  const agent: AgentConfig = {
+    name: 'agent',
+    model,
+    mcpServers: { fixture: { url: mcp.url, ...server } as McpServerConfig },
+    ...rest,
+  };
   return { agent, model };
 }
 
-async function start(agent: AgentConfig, options: { store?: ReturnType<typeof memoryStore>; now?: () => Date; hitl?: { timeoutMinutes?: number } } = {}) {
+async function start(
+  agent: AgentConfig,
+  options: { store?: ReturnType<typeof memoryStore>; now?: () => Date; hitl?: { timeoutMinutes?: number } } = {},
+) {
   const heed = createHeed({ agents: [agent], sweepIntervalMs: 0, ...options });
   opened.push(heed);
   await heed.ready();
@@ -50,17 +64,30 @@ describe('needsApproval', () => {
     const { heed, chat } = await start(agent);
     expect(heed.agents()[0].capabilities.toolApproval).toBe(true);
     const paused = await chat.send('say hi');
-    expect(paused.pendingActions![0]).toMatchObject({ kind: 'approval', toolName: 'fixture_echo', args: { text: 'hi' }, title: 'Run echo on fixture?', canRemember: true });
-    expect(paused.pendingActions![0]).toMatchObject({ argsSchema: { properties: { text: { type: 'string', minLength: 1 } } } });
+    expect(paused.pendingActions![0]).toMatchObject({
+      kind: 'approval',
+      toolName: 'fixture_echo',
+      args: { text: 'hi' },
+      title: 'Run echo on fixture?',
+      canRemember: true,
+    });
+    expect(paused.pendingActions![0]).toMatchObject({
+      argsSchema: { properties: { text: { type: 'string', minLength: 1 } } },
+    });
     const done = await chat.resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' });
     expect(done.status).toBe('completed');
-    expect(done.messages.find((message) => message.role === 'tool')!.parts[0]).toMatchObject({ output: { type: 'json', value: 'echo: hi' } });
+    expect(done.messages.find((message) => message.role === 'tool')!.parts[0]).toMatchObject({
+      output: { type: 'json', value: 'echo: hi' },
+    });
   });
 
   it('by tool name gates only the tools it names', async () => {
     const gated = agentCalling('fixture_delete_all', {}, { server: { needsApproval: { delete_all: true } } });
     const first = await start(gated.agent);
-    expect((await first.chat.send('delete')).pendingActions![0]).toMatchObject({ kind: 'approval', toolName: 'fixture_delete_all' });
+    expect((await first.chat.send('delete')).pendingActions![0]).toMatchObject({
+      kind: 'approval',
+      toolName: 'fixture_delete_all',
+    });
 
     const free = agentCalling('fixture_echo', { text: 'hi' }, { server: { needsApproval: { delete_all: true } } });
     const second = await start(free.agent);
@@ -81,7 +108,10 @@ describe('calls', () => {
     const { agent, model } = agentCalling('fixture_echo', { text: '' });
     const { chat } = await start(agent);
     await chat.send('echo nothing');
-    expect(readBack(model)).toMatchObject({ type: 'error-text', value: expect.stringContaining('Invalid input for fixture_echo: text:') });
+    expect(readBack(model)).toMatchObject({
+      type: 'error-text',
+      value: expect.stringContaining('Invalid input for fixture_echo: text:'),
+    });
   });
 
   it('turns a result the server marks as an error into a tool error', async () => {
@@ -95,7 +125,10 @@ describe('calls', () => {
     const { agent, model } = agentCalling('fixture_slow', { ms: 500 }, { server: { timeoutSeconds: 0.05 } });
     const { chat } = await start(agent);
     await chat.send('take your time');
-    expect(readBack(model)).toEqual({ type: 'error-text', value: 'fixture_slow failed: fixture did not finish slow within 0.05 seconds.' });
+    expect(readBack(model)).toEqual({
+      type: 'error-text',
+      value: 'fixture_slow failed: fixture did not finish slow within 0.05 seconds.',
+    });
   });
 
   it('the time a person takes to answer does not count against timeoutSeconds', async () => {
@@ -103,7 +136,10 @@ describe('calls', () => {
     const { chat } = await start(agent);
     const paused = await chat.send('who am I?');
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const done = await chat.resolve(paused.pendingActions![0].id, { type: 'question', answers: { email: 'ada@example.com' } });
+    const done = await chat.resolve(paused.pendingActions![0].id, {
+      type: 'question',
+      answers: { email: 'ada@example.com' },
+    });
     expect(done.status).toBe('completed');
     expect(mcp.received).toEqual([{ action: 'accept', content: { email: 'ada@example.com' } }]);
     expect(readBack(model)).toMatchObject({ type: 'json' });
@@ -111,7 +147,10 @@ describe('calls', () => {
 
   it('a server that cannot be reached fails the start with its name', async () => {
     const model = scriptedModel(() => ({ text: 'hi' }));
-    const heed = createHeed({ agents: [{ name: 'agent', model, mcpServers: { gone: { url: 'http://127.0.0.1:9/mcp' } } }], sweepIntervalMs: 0 });
+    const heed = createHeed({
+      agents: [{ name: 'agent', model, mcpServers: { gone: { url: 'http://127.0.0.1:9/mcp' } } }],
+      sweepIntervalMs: 0,
+    });
     opened.push(heed);
     await expect(heed.ready()).rejects.toThrow(/The MCP server "gone" of agent "agent" could not be reached/);
     await expect(heed.createConversation({ agent: 'agent' })).rejects.toThrow(/could not be reached/);
@@ -127,7 +166,9 @@ describe('beforeInputRequest', () => {
       {
         beforeInputRequest: (request) => {
           seen.push(request);
-          return request.mode === 'form' && request.caller ? { action: 'accept', content: { email: `${request.caller.userId}@example.com` } } : undefined;
+          return request.mode === 'form' && request.caller
+            ? { action: 'accept', content: { email: `${request.caller.userId}@example.com` } }
+            : undefined;
         },
       },
     );
@@ -167,7 +208,11 @@ describe('beforeInputRequest', () => {
 
 describe('requests Heed refuses without asking', () => {
   it('a form field that looks like a secret: declined, and the model is told why', async () => {
-    const { agent, model } = agentCalling('fixture_connect_vault', {}, { beforeInputRequest: () => ({ action: 'accept', content: { apiKey: 'leaked' } }) });
+    const { agent, model } = agentCalling(
+      'fixture_connect_vault',
+      {},
+      { beforeInputRequest: () => ({ action: 'accept', content: { apiKey: 'leaked' } }) },
+    );
     const { chat } = await start(agent);
     const done = await chat.send('connect the vault');
     expect(done.status).toBe('completed');
@@ -183,7 +228,9 @@ describe('requests Heed refuses without asking', () => {
     const done = await chat.send('open the file');
     expect(done.pendingActions).toBeUndefined();
     expect(mcp.received).toEqual([{ action: 'decline' }]);
-    expect((readBack(model) as { value: { notes: string[] } }).value.notes[0]).toContain('"file:///etc/hosts", which is not an http or https address');
+    expect((readBack(model) as { value: { notes: string[] } }).value.notes[0]).toContain(
+      '"file:///etc/hosts", which is not an http or https address',
+    );
   });
 });
 
@@ -196,7 +243,11 @@ describe('a turn nobody can answer in', () => {
     expect(mcp.received).toEqual([{ action: 'decline' }]);
     expect((readBack(model) as { value: { notes: string[] } }).value.notes[0]).toContain('nobody can answer here');
 
-    const hooked = agentCalling('fixture_whoami', {}, { beforeInputRequest: () => ({ action: 'accept', content: { email: 'job@example.com' } }) });
+    const hooked = agentCalling(
+      'fixture_whoami',
+      {},
+      { beforeInputRequest: () => ({ action: 'accept', content: { email: 'job@example.com' } }) },
+    );
     const second = await start(hooked.agent);
     await second.chat.send('who am I?', { interactive: false });
     expect(mcp.received.at(-1)).toEqual({ action: 'accept', content: { email: 'job@example.com' } });
@@ -210,8 +261,14 @@ describe('answers', () => {
     const form = (await chat.send('sign up')).pendingActions![0];
     const answers = { name: 'Ada', email: 'ada@example.com', toppings: ['cheese', 'olives', 'ham'] };
     const again = await chat.resolve(form.id, { type: 'question', answers });
-    expect(again.pendingActions![0]).toMatchObject({ kind: 'question', preamble: expect.stringContaining('"Toppings" takes at most 2.') });
-    const page = await chat.resolve(again.pendingActions![0].id, { type: 'question', answers: { ...answers, toppings: ['ham'] } });
+    expect(again.pendingActions![0]).toMatchObject({
+      kind: 'question',
+      preamble: expect.stringContaining('"Toppings" takes at most 2.'),
+    });
+    const page = await chat.resolve(again.pendingActions![0].id, {
+      type: 'question',
+      answers: { ...answers, toppings: ['ham'] },
+    });
     expect(page.pendingActions![0].kind).toBe('url');
     expect(mcp.received[0]).toMatchObject({ action: 'accept', content: { toppings: ['ham'], seats: 2 } });
   });
@@ -248,14 +305,20 @@ describe('connections', () => {
     expect([first.pendingActions![0].kind, second.pendingActions![0].kind]).toEqual(['question', 'question']);
     await other.resolve(second.pendingActions![0].id, { type: 'question', answers: { email: 'bob@example.com' } });
     await chat.resolve(first.pendingActions![0].id, { type: 'question', answers: { email: 'ada@example.com' } });
-    expect(mcp.received.map((entry) => (entry as { content?: { email?: string } }).content?.email)).toEqual(['bob@example.com', 'ada@example.com']);
+    expect(mcp.received.map((entry) => (entry as { content?: { email?: string } }).content?.email)).toEqual([
+      'bob@example.com',
+      'ada@example.com',
+    ]);
   });
 
   it('maxConnections must be a whole number of at least 1', async () => {
     const { agent } = agentCalling('fixture_whoami', {}, { server: { maxConnections: 0 } });
     // Refused by the config check before anything starts.
     expect(() => createHeed({ agents: [agent], sweepIntervalMs: 0 })).toThrow(
-      expect.objectContaining({ code: 'invalid_config', message: expect.stringContaining('agents[0].mcpServers.fixture.maxConnections: expected at least 1') }),
+      expect.objectContaining({
+        code: 'invalid_config',
+        message: expect.stringContaining('agents[0].mcpServers.fixture.maxConnections: expected at least 1'),
+      }),
     );
   });
 });
@@ -274,9 +337,14 @@ describe('the honest limit: a request lives on its connection', () => {
       const after = agentCalling('fixture_whoami');
       const restarted = createHeed({ agents: [after.agent], store, sweepIntervalMs: 0 });
       opened.push(restarted);
-      const done = await restarted.conversation(chat.id).resolve(paused.pendingActions![0].id, { type: 'question', answers: { email: 'ada@example.com' } });
+      const done = await restarted
+        .conversation(chat.id)
+        .resolve(paused.pendingActions![0].id, { type: 'question', answers: { email: 'ada@example.com' } });
       expect(done.status).toBe('completed');
-      expect(readBack(after.model)).toMatchObject({ type: 'error-text', value: expect.stringContaining('waiting for an answer when the server restarted') });
+      expect(readBack(after.model)).toMatchObject({
+        type: 'error-text',
+        value: expect.stringContaining('waiting for an answer when the server restarted'),
+      });
 
       // The old process notices the call is over and tells the server, so its queue moves on.
       await expect.poll(() => mcp.received, { timeout: 2000 }).toEqual([{ action: 'cancel' }]);

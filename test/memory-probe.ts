@@ -30,7 +30,12 @@ export interface StalledClient {
 }
 
 /** Sends `method path` on a new connection, reads the response head, then stops reading. */
-export function stalledRequest(url: string, method: string, path: string, token: string | null): Promise<StalledClient> {
+export function stalledRequest(
+  url: string,
+  method: string,
+  path: string,
+  token: string | null,
+): Promise<StalledClient> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);

@@ -8,55 +8,58 @@ import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.j
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
 let database: TestDatabase | undefined;
 
-describe.skipIf(!pgServer)(`notifications from two instances on one PostgreSQL database${pgServer ? '' : ` (${pgSkipReason})`}`, () => {
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(async () => {
-    await database?.drop();
-  });
+describe.skipIf(!pgServer)(
+  `notifications from two instances on one PostgreSQL database${pgServer ? '' : ` (${pgSkipReason})`}`,
+  () => {
+    beforeAll(async () => {
+      database = await freshDatabase();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
 
-  it('each delivery is sent once between them (claimed with FOR UPDATE SKIP LOCKED)', async () => {
-    const receiver = await webhookReceiver();
-    const instances: Heed[] = [];
-    for (let i = 0; i < 2; i++) {
-      instances.push(
-        createHeed({
-          agents: [refundAgent().agent],
-          store: postgresStore({ connectionString: database!.url, schema: 'notify_two', max: 4 }),
-          sweepIntervalMs: 0,
-          notify: { webhooks: [{ url: receiver.url, secret }], pollIntervalMs: 10, retry: { firstDelayMs: 50 } },
+    it('each delivery is sent once between them (claimed with FOR UPDATE SKIP LOCKED)', async () => {
+      const receiver = await webhookReceiver();
+      const instances: Heed[] = [];
+      for (let i = 0; i < 2; i++) {
+        instances.push(
+          createHeed({
+            agents: [refundAgent().agent],
+            store: postgresStore({ connectionString: database!.url, schema: 'notify_two', max: 4 }),
+            sweepIntervalMs: 0,
+            notify: { webhooks: [{ url: receiver.url, secret }], pollIntervalMs: 10, retry: { firstDelayMs: 50 } },
+          }),
+        );
+      }
+      await Promise.all(instances.map((heed) => heed.ready()));
+      // Twenty pauses, half raised on each instance, answered on the other: 40 deliveries in all.
+      const pauses = await Promise.all(
+        Array.from({ length: 20 }, async (_, n) => {
+          const heed = instances[n % 2];
+          const conversation = await heed.createConversation({ agent: 'support', ownerId: 'ada' });
+          await heed.conversation(conversation.id).send('refund 42');
+          return conversation.id;
         }),
       );
-    }
-    await Promise.all(instances.map((heed) => heed.ready()));
-    // Twenty pauses, half raised on each instance, answered on the other: 40 deliveries in all.
-    const pauses = await Promise.all(
-      Array.from({ length: 20 }, async (_, n) => {
-        const heed = instances[n % 2];
-        const conversation = await heed.createConversation({ agent: 'support', ownerId: 'ada' });
-        await heed.conversation(conversation.id).send('refund 42');
-        return conversation.id;
-      }),
-    );
-    await Promise.all(
-      pauses.map(async (id, n) => {
-        const [pending] = await instances[(n + 1) % 2].conversation(id).pendingActions();
-        await pending.approve();
-      }),
-    );
-    const calls = await receiver.until((all) => all.length >= 40);
-    // Give a duplicate, if there were one, time to arrive.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.calls).toHaveLength(40);
-    expect(new Set(calls.map((call) => call.headers['webhook-id'])).size).toBe(40);
-    const types = calls.map((call) => JSON.parse(call.body).type as string);
-    expect(types.filter((type) => type === 'action.required')).toHaveLength(20);
-    expect(types.filter((type) => type === 'action.resolved')).toHaveLength(20);
-    const delivered = await engineOf(instances[0]).store.listDeliveries({ status: 'delivered', limit: 100 });
-    expect(delivered).toHaveLength(40);
-    expect(delivered.every((delivery) => delivery.attempts === 1)).toBe(true);
-    await Promise.all(instances.map((heed) => heed.close()));
-    await receiver.close();
-  }, 60_000);
-});
+      await Promise.all(
+        pauses.map(async (id, n) => {
+          const [pending] = await instances[(n + 1) % 2].conversation(id).pendingActions();
+          await pending.approve();
+        }),
+      );
+      const calls = await receiver.until((all) => all.length >= 40);
+      // Give a duplicate, if there were one, time to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.calls).toHaveLength(40);
+      expect(new Set(calls.map((call) => call.headers['webhook-id'])).size).toBe(40);
+      const types = calls.map((call) => JSON.parse(call.body).type as string);
+      expect(types.filter((type) => type === 'action.required')).toHaveLength(20);
+      expect(types.filter((type) => type === 'action.resolved')).toHaveLength(20);
+      const delivered = await engineOf(instances[0]).store.listDeliveries({ status: 'delivered', limit: 100 });
+      expect(delivered).toHaveLength(40);
+      expect(delivered.every((delivery) => delivery.attempts === 1)).toBe(true);
+      await Promise.all(instances.map((heed) => heed.close()));
+      await receiver.close();
+    }, 60_000);
+  },
+);

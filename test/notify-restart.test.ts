@@ -21,7 +21,9 @@ describe('the outbox survives a crash', () => {
     const args = ['--config', 'test/fixtures/notify.config.ts', '--db', join(dir, 'heed.db')];
     let server = await startServe(args, env);
     const created = await call(server.url, 'POST', '/api/conversations', { agent: 'support' });
-    const turn = await call(server.url, 'POST', `/api/conversations/${created.body.id}/messages`, { content: 'refund 42' });
+    const turn = await call(server.url, 'POST', `/api/conversations/${created.body.id}/messages`, {
+      content: 'refund 42',
+    });
     expect(turn.body.status).toBe('requires_action');
     const [first] = await receiver.until((calls) => calls.length === 1);
     expect(await server.stop('SIGKILL')).toBe('SIGKILL');
@@ -32,7 +34,10 @@ describe('the outbox survives a crash', () => {
     expect(calls.length).toBe(2);
     const delivered = calls.find((entry) => entry.status === 204)!;
     expect(delivered.headers['webhook-id']).toBe(first.headers['webhook-id']);
-    const body = new Webhook(secret).verify(delivered.body, delivered.headers as Record<string, string>) as { type: string; data: { action: { id: string } } };
+    const body = new Webhook(secret).verify(delivered.body, delivered.headers as Record<string, string>) as {
+      type: string;
+      data: { action: { id: string } };
+    };
     expect(body.type).toBe('action.required');
     expect(body.data.action.id).toBe(turn.body.pendingActions[0].id);
     await server.stop();

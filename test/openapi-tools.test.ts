@@ -102,7 +102,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'heed-openapi-'));
   // The program resolves openapi-fetch (and tsx runs it) from the repository's installed packages.
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  server = await serve({ db: join(dir, 'heed.db'), port: 0, host: '127.0.0.1', console: false, env: { HEED_DEMO_DELAY_MS: '0' }, log: () => undefined });
+  server = await serve({
+    db: join(dir, 'heed.db'),
+    port: 0,
+    host: '127.0.0.1',
+    console: false,
+    env: { HEED_DEMO_DELAY_MS: '0' },
+    log: () => undefined,
+  });
   const document = await (await fetch(`${server.url}/api/openapi.json`)).text();
   writeFileSync(join(dir, 'openapi.json'), document);
 });
@@ -114,11 +121,18 @@ afterAll(async () => {
 
 describe('the OpenAPI document with third-party tools', () => {
   it('passes redocly lint with the recommended rules: no errors, no warnings', async () => {
-    const linted = await run(bin('redocly'), ['lint', '--extends', 'recommended', '--format', 'json', join(dir, 'openapi.json')], {
-      cwd: dir,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    }).catch((failed: { stdout: string }) => failed);
-    const report = JSON.parse(linted.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+    const linted = await run(
+      bin('redocly'),
+      ['lint', '--extends', 'recommended', '--format', 'json', join(dir, 'openapi.json')],
+      {
+        cwd: dir,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    ).catch((failed: { stdout: string }) => failed);
+    const report = JSON.parse(linted.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; message: string }>;
+    };
     expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
@@ -145,7 +159,9 @@ describe('the OpenAPI document with third-party tools', () => {
     );
     // A package.json saying "module" lets the program use top-level await.
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    const compiled = await run(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: dir }).catch((failed: { stdout: string }) => failed);
+    const compiled = await run(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: dir }).catch(
+      (failed: { stdout: string }) => failed,
+    );
     expect(compiled.stdout).toBe('');
     expect(flow).not.toMatch(/\bas\b [A-Z{]|!\./);
 

@@ -14,16 +14,30 @@ const optional = ['better-sqlite3', 'pg', '@slack/web-api', '@slack/bolt', 'node
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, HEED_HIDE_PACKAGES: hidden.join(','), HEED_DEMO_DELAY_MS: '0', OPENAI_API_KEY: '' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HEED_HIDE_PACKAGES: hidden.join(','),
+      HEED_DEMO_DELAY_MS: '0',
+      OPENAI_API_KEY: '',
+    };
     delete env.HEED_DATABASE_URL;
-    const child = execFile(process.execPath, ['--import', 'tsx', '--import', hider, ...args], { cwd: root, env, timeout: 60_000 }, (_error, stdout, stderr) =>
-      resolve({ code: child.exitCode, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', '--import', hider, ...args],
+      { cwd: root, env, timeout: 60_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }
 
-async function probe(name: string, hidden: string[]): Promise<{ ok: boolean; code?: string; message?: string; details?: Record<string, unknown>; value?: unknown }> {
-  const { stdout, stderr } = await run([join(import.meta.dirname, 'fixtures/optional-packages-probe.ts'), name], hidden);
+async function probe(
+  name: string,
+  hidden: string[],
+): Promise<{ ok: boolean; code?: string; message?: string; details?: Record<string, unknown>; value?: unknown }> {
+  const { stdout, stderr } = await run(
+    [join(import.meta.dirname, 'fixtures/optional-packages-probe.ts'), name],
+    hidden,
+  );
   const line = stdout.trim().split('\n').at(-1) ?? '';
   try {
     return JSON.parse(line) as { ok: boolean };
@@ -34,7 +48,10 @@ async function probe(name: string, hidden: string[]): Promise<{ ok: boolean; cod
 
 describe('optional packages', { timeout: 90_000 }, () => {
   it("import 'heed' and a memory-store Heed load none of them (nor the HTTP server)", async () => {
-    expect(await probe('library', [...optional, 'hono', '@hono/node-server', 'ink'])).toEqual({ ok: true, value: { status: 'completed' } });
+    expect(await probe('library', [...optional, 'hono', '@hono/node-server', 'ink'])).toEqual({
+      ok: true,
+      value: { status: 'completed' },
+    });
   });
 
   it.each([
@@ -45,17 +62,30 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
   ])('%s without %s: the start fails with missing_dependency and the npm i line', async (name, pkg, feature) => {
     const result = await probe(name, [pkg]);
-    expect(result).toMatchObject({ ok: false, code: 'missing_dependency', details: { package: pkg, install: `npm i ${pkg}` } });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'missing_dependency',
+      details: { package: pkg, install: `npm i ${pkg}` },
+    });
     expect(result.message).toBe(`${feature} needs the package ${pkg}, which is not installed. Run: npm i ${pkg}`);
   });
 
   it('the Slack channel checks for @slack/bolt (its request signatures) at the start too', async () => {
-    expect(await probe('slack', ['@slack/bolt'])).toMatchObject({ ok: false, code: 'missing_dependency', details: { install: 'npm i @slack/bolt' } });
+    expect(await probe('slack', ['@slack/bolt'])).toMatchObject({
+      ok: false,
+      code: 'missing_dependency',
+      details: { install: 'npm i @slack/bolt' },
+    });
   });
 
   it('heed serve on its SQLite default, without better-sqlite3: one line naming npm i better-sqlite3, exit 1', async () => {
-    const { code, stderr } = await run(['src/cli/main.ts', 'serve', '--port', '0', '--db', ':memory:'], ['better-sqlite3']);
+    const { code, stderr } = await run(
+      ['src/cli/main.ts', 'serve', '--port', '0', '--db', ':memory:'],
+      ['better-sqlite3'],
+    );
     expect(code).toBe(1);
-    expect(stderr).toContain('The SQLite store needs the package better-sqlite3, which is not installed. Run: npm i better-sqlite3');
+    expect(stderr).toContain(
+      'The SQLite store needs the package better-sqlite3, which is not installed. Run: npm i better-sqlite3',
+    );
   });
 });

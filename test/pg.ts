@@ -11,7 +11,9 @@ import pg from 'pg';
 const url = process.env.HEED_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export const pgServer: string | undefined = await reachable(url);
-export const pgSkipReason = pgServer ? '' : (process.env.HEED_TEST_SKIP_PG ?? `no PostgreSQL server answered at ${redact(url)}`);
+export const pgSkipReason = pgServer
+  ? ''
+  : (process.env.HEED_TEST_SKIP_PG ?? `no PostgreSQL server answered at ${redact(url)}`);
 
 // Under `npm test` the set-up (test/setup) has already said why in one line, or failed the run under CI.
 if (!pgServer && process.env.CI === 'true') throw new Error(`CI=true but ${pgSkipReason}.`);

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHeed, HeedError, postgresStore, tool, type AgentConfig, type EventRecord, type Heed, type HeedOptions, type Store } from 'heed';
+import {
+  createHeed,
+  HeedError,
+  postgresStore,
+  tool,
+  type AgentConfig,
+  type EventRecord,
+  type Heed,
+  type HeedOptions,
+  type Store,
+} from 'heed';
 import { scriptedModel, type ScriptedRespond } from 'heed/testing';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
 
@@ -24,9 +34,15 @@ function twoInstances(agents: (instance: 'A' | 'B') => AgentConfig[], options: P
 }
 
 /** An agent whose model calls issue_refund once per order in `orders`, then says "Refunded.". */
-function refunds(orders: number[], runs: Array<{ orderId: number; key: string; instance: string }>, instance: string): AgentConfig {
+function refunds(
+  orders: number[],
+  runs: Array<{ orderId: number; key: string; instance: string }>,
+  instance: string,
+): AgentConfig {
   const respond: ScriptedRespond = ({ messages }) =>
-    messages.at(-1)?.role === 'tool' ? { text: 'Refunded.' } : { toolCalls: orders.map((orderId) => ({ toolName: 'issue_refund', input: { orderId, amount: 5 } })) };
+    messages.at(-1)?.role === 'tool'
+      ? { text: 'Refunded.' }
+      : { toolCalls: orders.map((orderId) => ({ toolName: 'issue_refund', input: { orderId, amount: 5 } })) };
   return {
     name: 'support',
     model: scriptedModel(respond),
@@ -64,7 +80,9 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
 
     const results = await Promise.all(
       paused.pendingActions!.map((action, index) =>
-        (index % 2 === 0 ? a : b).heed.conversation(id).resolve(action.id, { type: 'approval', decision: 'allow', comment: `answer ${index}` }),
+        (index % 2 === 0 ? a : b).heed
+          .conversation(id)
+          .resolve(action.id, { type: 'approval', decision: 'allow', comment: `answer ${index}` }),
       ),
     );
     expect(results.filter((result) => result.status === 'completed')).toHaveLength(1);
@@ -90,11 +108,15 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 50 }, (_, index) =>
-        (index % 2 === 0 ? a : b).heed.conversation(id).resolve(action.id, { type: 'approval', decision: 'allow', comment: `answer ${index}` }),
+        (index % 2 === 0 ? a : b).heed
+          .conversation(id)
+          .resolve(action.id, { type: 'approval', decision: 'allow', comment: `answer ${index}` }),
       ),
     );
     const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => outcome.reason);
+    const lost = outcomes
+      .filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+      .map((outcome) => outcome.reason);
     expect(won).toHaveLength(1);
     expect(won[0].status === 'fulfilled' && won[0].value.status).toBe('completed');
     expect(lost).toHaveLength(49);
@@ -102,7 +124,11 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     for (const error of lost) {
       expect(HeedError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ code: 'action_not_pending', status: 409 });
-      expect((error as HeedError).details).toMatchObject({ status: 'resolved', resolution: stored.resolution, channel: stored.channel });
+      expect((error as HeedError).details).toMatchObject({
+        status: 'resolved',
+        resolution: stored.resolution,
+        channel: stored.channel,
+      });
     }
     expect(runs).toHaveLength(1);
     const events = await a.heed.conversation(id).events();
@@ -121,7 +147,9 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     await expect.poll(() => seen.at(-1)?.type).toBe('turn.paused');
     const before = seen.length;
 
-    expect((await b.heed.conversation(id).resolve(action.id, { type: 'approval', decision: 'allow' })).status).toBe('completed');
+    expect((await b.heed.conversation(id).resolve(action.id, { type: 'approval', decision: 'allow' })).status).toBe(
+      'completed',
+    );
     expect(runs).toEqual([expect.objectContaining({ instance: 'B' })]);
     await expect.poll(() => seen.at(-1)?.type).toBe('turn.completed');
     follow.close();
@@ -144,7 +172,9 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
   it('the sweep runs on both instances and each due action lapses once', async () => {
     let clock = Date.parse('2026-03-01T09:00:00.000Z');
     const runs: Array<{ orderId: number; key: string; instance: string }> = [];
-    const { a, b } = twoInstances((instance) => [{ ...refunds([42], runs, instance), hitl: { timeoutMinutes: 10 } }], { now: () => new Date(clock) });
+    const { a, b } = twoInstances((instance) => [{ ...refunds([42], runs, instance), hitl: { timeoutMinutes: 10 } }], {
+      now: () => new Date(clock),
+    });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       const { id } = await (i % 2 ? a : b).heed.createConversation({ agent: 'support' });
@@ -154,11 +184,15 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
     clock += 11 * 60_000;
     const [fromA, fromB, again] = await Promise.all([a.heed.expireDue(), b.heed.expireDue(), a.heed.expireDue()]);
     expect(fromA.lapsed + fromB.lapsed + again.lapsed).toBe(12);
-    expect([...fromA.turns, ...fromB.turns, ...again.turns].map((turn) => turn.status)).toEqual(Array(12).fill('completed'));
+    expect([...fromA.turns, ...fromB.turns, ...again.turns].map((turn) => turn.status)).toEqual(
+      Array(12).fill('completed'),
+    );
     for (const id of ids) {
       const events = await a.heed.conversation(id).events();
       expect(events.filter((event) => event.type === 'action.resolved')).toHaveLength(1);
-      expect(events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'timeout')).toHaveLength(1);
+      expect(events.filter((event) => event.type === 'turn.started' && event.data.trigger === 'timeout')).toHaveLength(
+        1,
+      );
       expect((await b.heed.conversation(id).actions())[0]).toMatchObject({ status: 'expired', channel: 'timeout' });
     }
     expect(runs).toHaveLength(0);
@@ -174,7 +208,9 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
         const last = messages.at(-1);
         if (last?.role !== 'tool') return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42 } }] };
         const result = last.content.at(-1) as { toolName: string };
-        return result.toolName === 'issue_refund' ? { toolCalls: [{ toolName: 'send_receipt', input: { orderId: 42 } }] } : { text: 'Refunded; receipt sent.' };
+        return result.toolName === 'issue_refund'
+          ? { toolCalls: [{ toolName: 'send_receipt', input: { orderId: 42 } }] }
+          : { text: 'Refunded; receipt sent.' };
       }),
       tools: {
         issue_refund: tool({

@@ -32,14 +32,22 @@ export function release(dir: string, key: string): void {
 
 /** Polls `GET /api/conversations/:id` until `done` says so (10 s at most). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function waitForConversation(url: string, id: string, what: string, done: (snapshot: any) => boolean, output = () => ''): Promise<any> {
+export async function waitForConversation(
+  url: string,
+  id: string,
+  what: string,
+  done: (snapshot: any) => boolean,
+  output = () => '',
+): Promise<any> {
   for (let waited = 0; ; waited += 50) {
     const read = await call(url, 'GET', `/api/conversations/${id}`);
     if (read.status === 200 && done(read.body)) return read.body;
-    if (waited > 15_000) throw new Error(`conversation ${id}: still waiting for ${what}: ${JSON.stringify(read.body)}\n${output()}`);
+    if (waited > 15_000)
+      throw new Error(`conversation ${id}: still waiting for ${what}: ${JSON.stringify(read.body)}\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 /** No turn runs and nothing waits in the queue. */
-export const allRun = (snapshot: { runtime: { status: string }; queuedMessages?: unknown[] }) => snapshot.runtime.status !== 'running' && !snapshot.queuedMessages;
+export const allRun = (snapshot: { runtime: { status: string }; queuedMessages?: unknown[] }) =>
+  snapshot.runtime.status !== 'running' && !snapshot.queuedMessages;

@@ -9,7 +9,8 @@ import { call, killAll, startServe } from './serve-process.js';
 // `heed serve` on a SQLite file is killed (SIGKILL) while a turn runs and three messages wait behind it,
 // then started again on the same file: the turn is taken over, and the three run after it, in order, once.
 const dir = mkdtempSync(join(tmpdir(), 'heed-queue-'));
-const start = () => startServe(['--config', 'test/fixtures/queue.config.ts', '--db', join(dir, 'heed.db')], { HEED_QUEUE_DIR: dir });
+const start = () =>
+  startServe(['--config', 'test/fixtures/queue.config.ts', '--db', join(dir, 'heed.db')], { HEED_QUEUE_DIR: dir });
 
 afterAll(() => {
   killAll();
@@ -21,8 +22,16 @@ describe('queued messages across a restart', () => {
     const first = await start();
     const { id } = (await call(first.url, 'POST', '/api/conversations', { agent: 'desk' })).body;
     // Its answer never comes: the process dies first.
-    const holding = call(first.url, 'POST', `/api/conversations/${id}/messages`, { content: 'hold:a' }).catch(() => 'connection lost');
-    await waitForConversation(first.url, id, 'the turn to run', (snapshot) => snapshot.runtime.status === 'running', first.output);
+    const holding = call(first.url, 'POST', `/api/conversations/${id}/messages`, { content: 'hold:a' }).catch(
+      () => 'connection lost',
+    );
+    await waitForConversation(
+      first.url,
+      id,
+      'the turn to run',
+      (snapshot) => snapshot.runtime.status === 'running',
+      first.output,
+    );
     const queued = [];
     for (const content of ['second', 'third', 'fourth']) {
       const answer = await call(first.url, 'POST', `/api/conversations/${id}/messages`, { content });
@@ -48,15 +57,35 @@ describe('queued messages across a restart', () => {
 
     // The held message's model call ran again (its reply was never stored); every note ran once, in order, after the restart.
     const calls = logged(dir);
-    expect(calls.filter((entry) => entry.what === 'model').map((entry) => entry.text)).toEqual(['hold:a', 'hold:a', 'second', 'third', 'fourth']);
+    expect(calls.filter((entry) => entry.what === 'model').map((entry) => entry.text)).toEqual([
+      'hold:a',
+      'hold:a',
+      'second',
+      'third',
+      'fourth',
+    ]);
     expect(calls.filter((entry) => entry.what === 'note').map((entry) => [entry.text, entry.pid])).toEqual(
       ['hold:a', 'second', 'third', 'fourth'].map((text) => [text, second.pid]),
     );
     const users = after.messages.filter((message: { role: string }) => message.role === 'user');
-    expect(users.map((message: { parts: Array<{ text: string }> }) => message.parts[0].text)).toEqual(['hold:a', 'second', 'third', 'fourth']);
+    expect(users.map((message: { parts: Array<{ text: string }> }) => message.parts[0].text)).toEqual([
+      'hold:a',
+      'second',
+      'third',
+      'fourth',
+    ]);
     expect(users.slice(1).map((message: { id: string }) => message.id)).toEqual(queued.map((entry) => entry.messageId));
-    const events = (await call(second.url, 'GET', `/api/conversations/${id}/events?limit=500`)).body.events as Array<{ type: string; data: { trigger?: string } }>;
-    expect(events.filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual(['message', 'recovery', 'queue', 'queue', 'queue']);
+    const events = (await call(second.url, 'GET', `/api/conversations/${id}/events?limit=500`)).body.events as Array<{
+      type: string;
+      data: { trigger?: string };
+    }>;
+    expect(events.filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual([
+      'message',
+      'recovery',
+      'queue',
+      'queue',
+      'queue',
+    ]);
     expect(events.filter((event) => event.type === 'message.queued')).toHaveLength(3);
     expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(4);
     expect(await second.stop()).toBe(0);

@@ -16,20 +16,43 @@ describe('heed serve --log json', { timeout: 60_000 }, () => {
     delete env.HEED_DATABASE_URL;
     // The demo's mail goes to a folder of its own, not the checkout.
     const mail = mkdtempSync(join(tmpdir(), 'heed-serve-log-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--db', ':memory:', '--log', 'json', '--mail-capture', mail], {
-      cwd: root,
-      env,
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        ':memory:',
+        '--log',
+        'json',
+        '--mail-capture',
+        mail,
+      ],
+      {
+        cwd: root,
+        env,
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const deadline = Date.now() + 45_000;
-    while (!stdout.includes('Heed listening on') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!stdout.includes('Heed listening on') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     const objects = lines.map((line) => JSON.parse(line) as { level: string; time: string; msg: string });
-    for (const entry of objects) expect(entry).toMatchObject({ level: expect.stringMatching(/^(debug|info|warn|error)$/), time: expect.any(String), msg: expect.any(String) });
+    for (const entry of objects)
+      expect(entry).toMatchObject({
+        level: expect.stringMatching(/^(debug|info|warn|error)$/),
+        time: expect.any(String),
+        msg: expect.any(String),
+      });
     const messages = objects.map((entry) => entry.msg);
     expect(messages.some((msg) => /^Heed listening on http:\/\/127\.0\.0\.1:\d+$/.test(msg))).toBe(true);
     expect(messages.at(-1)).toBe('Heed stopped.');
@@ -37,7 +60,9 @@ describe('heed serve --log json', { timeout: 60_000 }, () => {
   });
 
   it('--log takes text or json', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--log', 'yaml'], { cwd: root });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--log', 'yaml'], {
+      cwd: root,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));

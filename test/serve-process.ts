@@ -78,10 +78,20 @@ export interface Called {
 }
 
 /** A JSON call as `token`'s user (null: anonymous); rejects when the connection is lost (the server died). */
-export async function call(url: string, method: string, path: string, body?: unknown, token: string | null = 'token-ada'): Promise<Called> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = 'token-ada',
+): Promise<Called> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

@@ -8,13 +8,15 @@ import { call as callServe, killAll, startServe } from './serve-process.js';
 const dir = mkdtempSync(join(tmpdir(), 'heed-serve-'));
 const start = startServe;
 /** Anonymous unless a token is given. */
-const call = (url: string, method: string, path: string, body?: unknown, token?: string) => callServe(url, method, path, body, token ?? null);
+const call = (url: string, method: string, path: string, body?: unknown, token?: string) =>
+  callServe(url, method, path, body, token ?? null);
 
 /** Waits until the answer to the conversation's action is recorded (its continuation is then running). */
 async function recorded(url: string, target: { id: string; actionId: string }): Promise<void> {
   for (;;) {
     const actions = await call(url, 'GET', `/api/conversations/${target.id}/actions`, undefined, 'token-ada');
-    if (actions.body.actions.find((action: { id: string }) => action.id === target.actionId)?.status === 'resolved') return;
+    if (actions.body.actions.find((action: { id: string }) => action.id === target.actionId)?.status === 'resolved')
+      return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -28,21 +30,31 @@ describe('heed serve (separate process)', () => {
   it('the installed `heed` command runs, as the README types it (npx heed …)', async () => {
     const { execFile } = await import('node:child_process');
     const output = await new Promise<string>((resolve, reject) =>
-      execFile('npx', ['--no-install', 'heed', '--help'], { cwd: join(import.meta.dirname, '..') }, (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        'npx',
+        ['--no-install', 'heed', '--help'],
+        { cwd: join(import.meta.dirname, '..') },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     expect(output).toContain('Usage: heed serve');
   });
 
   it('a config that cannot be loaded stops the start with a readable message', async () => {
-    const failed = await start(['--config', 'test/fixtures/no-such-config.ts']).catch((thrown: Error) => thrown.message);
+    const failed = await start(['--config', 'test/fixtures/no-such-config.ts']).catch(
+      (thrown: Error) => thrown.message,
+    );
     expect(failed).toContain('heed serve exited early');
     expect(failed).toContain('could not be loaded');
   });
 
   it('an MCP server that cannot be reached stops the start, naming it', async () => {
-    const failed = await start(['--db', join(dir, 'mcp.db'), '--config', 'test/fixtures/heed.unreachable-mcp.config.ts']).catch((thrown: Error) => thrown.message);
+    const failed = await start([
+      '--db',
+      join(dir, 'mcp.db'),
+      '--config',
+      'test/fixtures/heed.unreachable-mcp.config.ts',
+    ]).catch((thrown: Error) => thrown.message);
     expect(failed).toContain('heed serve exited early');
     expect(failed).toContain('The MCP server "contacts" of agent "crm" could not be reached');
   });
@@ -52,7 +64,9 @@ describe('heed serve (separate process)', () => {
     const agents = await call(server.url, 'GET', '/api/agents');
     expect(agents.body.agents.map((agent: { name: string }) => agent.name)).toEqual(['echo']);
     const conversation = await call(server.url, 'POST', '/api/conversations', { agent: 'echo' });
-    const sent = await call(server.url, 'POST', `/api/conversations/${conversation.body.id}/messages`, { content: 'hello' });
+    const sent = await call(server.url, 'POST', `/api/conversations/${conversation.body.id}/messages`, {
+      content: 'hello',
+    });
     expect(sent.body.messages.at(-1).parts[0].text).toBe('Echo.');
     expect(await server.stop()).toBe(0);
   });
@@ -61,18 +75,38 @@ describe('heed serve (separate process)', () => {
     const db = join(dir, 'demo.db');
     const first = await start(['--db', db]);
     const agents = await call(first.url, 'GET', '/api/agents');
-    expect(agents.body.agents.map((agent: { name: string }) => agent.name)).toEqual(['helpdesk', 'trip-planner', 'page-helper', 'finance']);
+    expect(agents.body.agents.map((agent: { name: string }) => agent.name)).toEqual([
+      'helpdesk',
+      'trip-planner',
+      'page-helper',
+      'finance',
+    ]);
     const conversation = await call(first.url, 'POST', '/api/conversations', { agent: 'trip-planner' });
-    const paused = await call(first.url, 'POST', `/api/conversations/${conversation.body.id}/messages`, { content: 'Plan a weekend away' });
+    const paused = await call(first.url, 'POST', `/api/conversations/${conversation.body.id}/messages`, {
+      content: 'Plan a weekend away',
+    });
     expect(paused.body.status).toBe('requires_action');
     const [question] = paused.body.pendingActions;
-    expect(question.questions.map((entry: { header: string }) => entry.header)).toEqual(['Destination', 'Start date', 'Travellers', 'Flexible']);
+    expect(question.questions.map((entry: { header: string }) => entry.header)).toEqual([
+      'Destination',
+      'Start date',
+      'Travellers',
+      'Flexible',
+    ]);
     expect(await first.stop()).toBe(0);
 
     const second = await start(['--db', db]);
-    const answered = await call(second.url, 'POST', `/api/conversations/${conversation.body.id}/actions/${question.id}`, {
-      resolution: { type: 'question', answers: { Destination: 'Kyoto', 'Start date': '2031-04-02', Travellers: '3' } },
-    });
+    const answered = await call(
+      second.url,
+      'POST',
+      `/api/conversations/${conversation.body.id}/actions/${question.id}`,
+      {
+        resolution: {
+          type: 'question',
+          answers: { Destination: 'Kyoto', 'Start date': '2031-04-02', Travellers: '3' },
+        },
+      },
+    );
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('completed');
     expect(answered.body.messages.at(-1).parts[0].text).toContain('Where would you like to go? → Kyoto');
@@ -95,7 +129,13 @@ describe('heed serve (separate process)', () => {
 
     const open = async (url: string) => {
       const conversation = await call(url, 'POST', '/api/conversations', { agent: 'refunds' }, 'token-ada');
-      const paused = await call(url, 'POST', `/api/conversations/${conversation.body.id}/messages`, { content: 'refund' }, 'token-ada');
+      const paused = await call(
+        url,
+        'POST',
+        `/api/conversations/${conversation.body.id}/messages`,
+        { content: 'refund' },
+        'token-ada',
+      );
       return { id: conversation.body.id as string, actionId: paused.body.pendingActions[0].id as string };
     };
     const graceful = await open(server.url);
@@ -116,7 +156,10 @@ describe('heed serve (separate process)', () => {
     expect(readFileSync(toolLog, 'utf8').trim().split('\n')).toHaveLength(1);
 
     // SIGKILL while the continuation runs: the recorded answer is not lost; the next start carries it through.
-    const crashing = await start(['--db', db, '--config', 'test/fixtures/heed.config.ts'], { ...env, HEED_TEST_TOOL_MS: '5000' });
+    const crashing = await start(['--db', db, '--config', 'test/fixtures/heed.config.ts'], {
+      ...env,
+      HEED_TEST_TOOL_MS: '5000',
+    });
     const lost = call(
       crashing.url,
       'POST',
@@ -129,7 +172,8 @@ describe('heed serve (separate process)', () => {
     expect(await lost).toBe('connection lost');
 
     const restarted = await start(['--db', db, '--config', 'test/fixtures/heed.config.ts'], env);
-    const snapshot = async () => (await call(restarted.url, 'GET', `/api/conversations/${killed.id}`, undefined, 'token-ada')).body;
+    const snapshot = async () =>
+      (await call(restarted.url, 'GET', `/api/conversations/${killed.id}`, undefined, 'token-ada')).body;
     await expect.poll(async () => (await snapshot()).runtime.status, { timeout: 5000 }).toBe('idle');
     expect((await snapshot()).messages.at(-1).parts[0].text).toBe('Refunded.');
     const actions = await call(restarted.url, 'GET', `/api/conversations/${killed.id}/actions`, undefined, 'token-ada');

@@ -20,7 +20,11 @@ describe('Slack posts survive a crash', () => {
     const env = { HEED_SLACK_API_URL: slack.apiUrl, HEED_SLACK_SECRET: secret };
     const args = ['--config', 'test/fixtures/slack.config.ts', '--db', join(dir, 'heed.db')];
     let server = await startServe(args, env);
-    const answered = await sendToHeed(server.url, secret, mention('refund order 42', { ts: '1700000000.000009', eventId: 'EvRestart' }));
+    const answered = await sendToHeed(
+      server.url,
+      secret,
+      mention('refund order 42', { ts: '1700000000.000009', eventId: 'EvRestart' }),
+    );
     expect(answered.status).toBe(200);
     await slack.until(() => slack.refused.includes('chat.postMessage'));
     expect(slack.calls).toEqual([]);
@@ -35,12 +39,35 @@ describe('Slack posts survive a crash', () => {
     expect(JSON.stringify(request.body.blocks)).toContain('Approval needed:');
 
     // Slack retries the mention after the outage: still one conversation, one request.
-    expect((await sendToHeed(server.url, secret, mention('refund order 42', { ts: '1700000000.000009', eventId: 'EvRestart' }))).status).toBe(200);
-    expect((await sendToHeed(server.url, secret, click({ ts: request.answer.ts, blocks: request.body.blocks }, 'Allow', 'U2'), { form: true })).status).toBe(200);
-    await slack.until((calls) => calls.some((call) => call.method === 'chat.postMessage' && call.body.text === 'Refunded.'), 10_000);
+    expect(
+      (
+        await sendToHeed(
+          server.url,
+          secret,
+          mention('refund order 42', { ts: '1700000000.000009', eventId: 'EvRestart' }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await sendToHeed(
+          server.url,
+          secret,
+          click({ ts: request.answer.ts, blocks: request.body.blocks }, 'Allow', 'U2'),
+          { form: true },
+        )
+      ).status,
+    ).toBe(200);
+    await slack.until(
+      (calls) => calls.some((call) => call.method === 'chat.postMessage' && call.body.text === 'Refunded.'),
+      10_000,
+    );
     await slack.until(() => slack.of('chat.update').length === 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(slack.of('chat.postMessage').map((call) => call.body.text)).toEqual(['Approval needed: Run issue_refund?', 'Refunded.']);
+    expect(slack.of('chat.postMessage').map((call) => call.body.text)).toEqual([
+      'Approval needed: Run issue_refund?',
+      'Refunded.',
+    ]);
     expect(slack.of('chat.update')).toHaveLength(1);
     await server.stop();
     await slack.close();

@@ -65,7 +65,11 @@ const settledEvent: Record<Exclude<ActionStatus, 'pending'>, ChannelDeliveryEven
  * the posted one). Written in the same commit as the change, like every other notification, so a
  * restart loses none and each is sent by one process.
  */
-export function channelDeliveries(change: Change, conversation: Pick<ConversationRecord, 'channel'>, at: string): NewDelivery[] {
+export function channelDeliveries(
+  change: Change,
+  conversation: Pick<ConversationRecord, 'channel'>,
+  at: string,
+): NewDelivery[] {
   if (!conversation.channel) return [];
   const target = { type: 'channel' as const, channel: conversation.channel };
   const out: NewDelivery[] = [];
@@ -76,9 +80,11 @@ export function channelDeliveries(change: Change, conversation: Pick<Conversatio
   }
   const settled = new Set((change.settle ?? []).map((x) => x.id));
   for (const action of change.actions ?? []) {
-    if (action.status === 'pending' && !settled.has(action.id)) out.push({ id: newId('msg'), event: 'action.required', actionId: action.id, target, createdAt: at });
+    if (action.status === 'pending' && !settled.has(action.id))
+      out.push({ id: newId('msg'), event: 'action.required', actionId: action.id, target, createdAt: at });
   }
-  for (const x of change.settle ?? []) out.push({ id: newId('msg'), event: settledEvent[x.status], actionId: x.id, target, createdAt: at });
+  for (const x of change.settle ?? [])
+    out.push({ id: newId('msg'), event: settledEvent[x.status], actionId: x.id, target, createdAt: at });
   return out;
 }
 

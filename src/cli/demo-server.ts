@@ -37,7 +37,10 @@ export async function demoServer(options: {
   let model: LanguageModelV3 | undefined;
   if (env.OPENAI_API_KEY) {
     const { createOpenAI } = await import('@ai-sdk/openai');
-    const provider = createOpenAI({ apiKey: env.OPENAI_API_KEY, ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}) });
+    const provider = createOpenAI({
+      apiKey: env.OPENAI_API_KEY,
+      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    });
     const modelId = env.OPENAI_MODEL ?? 'gpt-4o-mini';
     // Chat Completions is what OpenAI-compatible servers (Ollama, vLLM, …) speak too.
     model = provider.chat(modelId);
@@ -48,12 +51,19 @@ export async function demoServer(options: {
   const delay = env.HEED_DEMO_DELAY_MS === undefined ? undefined : Number(env.HEED_DEMO_DELAY_MS);
   const agents = demoAgents({ model, chunkDelayMs: delay });
   if (!options.loopback) {
-    log('Demo users are off: this server listens beyond loopback, where anyone could sign in as them. Write a config with auth.tokens to have users.');
+    log(
+      'Demo users are off: this server listens beyond loopback, where anyone could sign in as them. Write a config with auth.tokens to have users.',
+    );
     return { config: { agents }, seed: false };
   }
   const ids = new Set(demoUsers.map((user) => user.userId));
-  const demo: DemoInfo = { users: demoUsers.map((user) => ({ userId: user.userId, name: user.name, token: DEMO_TOKENS[user.userId] })) };
-  if (model) log('No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.');
+  const demo: DemoInfo = {
+    users: demoUsers.map((user) => ({ userId: user.userId, name: user.name, token: DEMO_TOKENS[user.userId] })),
+  };
+  if (model)
+    log(
+      'No requests are started for the demo users on a real model (each would cost model calls): ask helpdesk or finance for a refund.',
+    );
   return {
     demo,
     seed: !model,

@@ -78,14 +78,17 @@ export async function main(argv: string[]): Promise<number> {
     console.error('heed serve: give --db (a SQLite file) or --database-url (PostgreSQL), not both.');
     return EXIT.usage;
   }
-  const badUrl = values['database-url'] === undefined ? undefined : databaseUrlProblem(values['database-url'], '--database-url');
+  const badUrl =
+    values['database-url'] === undefined ? undefined : databaseUrlProblem(values['database-url'], '--database-url');
   if (badUrl) {
     console.error(`heed serve: ${badUrl}`);
     return EXIT.usage;
   }
   const port = values.port === undefined ? 3000 : Number(values.port);
   if (values.port?.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`heed serve: --port takes a whole number from 0 to 65535 (0 picks a free one); got "${values.port}".`);
+    console.error(
+      `heed serve: --port takes a whole number from 0 to 65535 (0 picks a free one); got "${values.port}".`,
+    );
     return EXIT.usage;
   }
 
@@ -95,7 +98,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   // With --log json every line is a JSON object: the server's own lines and what Heed logs alike.
   const logger = values.log === 'json' ? jsonLogger() : undefined;
-  const say = logger ? (line: string) => (line.startsWith('Warning: ') ? logger.warn({}, line.slice(9)) : logger.info({}, line)) : (line: string) => console.log(line);
+  const say = logger
+    ? (line: string) => (line.startsWith('Warning: ') ? logger.warn({}, line.slice(9)) : logger.info({}, line))
+    : (line: string) => console.log(line);
   const server = await serve({
     log: say,
     logger,
@@ -146,7 +151,9 @@ async function runInboxCommand(args: string[]): Promise<number> {
     inbox = await import('./inbox/run.js');
   } catch (thrown) {
     if ((thrown as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw thrown;
-    console.error(`heed inbox needs Ink and React 19 beside Heed (${(thrown as Error).message.split('\n')[0]}). Install them with: npm install ink react`);
+    console.error(
+      `heed inbox needs Ink and React 19 beside Heed (${(thrown as Error).message.split('\n')[0]}). Install them with: npm install ink react`,
+    );
     return EXIT.failed;
   } finally {
     // Give programs the inbox starts (an $EDITOR) the environment as it was.

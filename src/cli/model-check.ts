@@ -28,7 +28,11 @@ export async function checkModels(agents: readonly AgentConfig[]): Promise<strin
     agents.map(async (agent) => {
       const settings = settingsOf(agent.model);
       if (!settings) return undefined;
-      const label = `agent "${agent.name}" (${settings.provider ?? 'model'} ${(agent.model as { modelId?: string }).modelId ?? ''})`.replace(' )', ')');
+      const label =
+        `agent "${agent.name}" (${settings.provider ?? 'model'} ${(agent.model as { modelId?: string }).modelId ?? ''})`.replace(
+          ' )',
+          ')',
+        );
       let headers: Record<string, string | undefined>;
       try {
         headers = (await settings.headers?.()) ?? {};
@@ -55,7 +59,12 @@ function settingsOf(model: unknown): ProviderSettings | undefined {
   const config = (model as { config?: unknown } | null)?.config;
   if (typeof config !== 'object' || config === null) return undefined;
   const settings = config as ProviderSettings;
-  if (typeof settings.headers !== 'function' && typeof settings.url !== 'function' && typeof settings.baseURL !== 'string') return undefined;
+  if (
+    typeof settings.headers !== 'function' &&
+    typeof settings.url !== 'function' &&
+    typeof settings.baseURL !== 'string'
+  )
+    return undefined;
   return settings;
 }
 
@@ -75,7 +84,11 @@ function modelsUrl(settings: ProviderSettings, modelId: string): string | undefi
 }
 
 /** Asks the provider for its list of models: a sentence saying what is wrong, or undefined when it answered. */
-async function probe(url: string, headers: Record<string, string | undefined>, fetcher: typeof fetch): Promise<string | undefined> {
+async function probe(
+  url: string,
+  headers: Record<string, string | undefined>,
+  fetcher: typeof fetch,
+): Promise<string | undefined> {
   const sent: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') sent[name] = value;
   const base = url.replace(/\/models$/, '');
@@ -89,7 +102,8 @@ async function probe(url: string, headers: Record<string, string | undefined>, f
     return undefined;
   } catch (thrown) {
     const name = (thrown as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return `the provider at ${base} did not answer within ${CHECK_MS / 1000} s. Check that it runs and can be reached.`;
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return `the provider at ${base} did not answer within ${CHECK_MS / 1000} s. Check that it runs and can be reached.`;
     const cause = (thrown as { cause?: { code?: string; message?: string } }).cause;
     const why =
       cause?.code === 'ECONNREFUSED'

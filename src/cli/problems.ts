@@ -14,7 +14,9 @@ export const EXIT = {
 /** This package's version, read from its package.json (two folders up from src/cli and dist/cli alike). */
 export function heedVersion(): string {
   try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
     return typeof manifest.version === 'string' ? manifest.version : 'unknown';
   } catch {
     return 'unknown';
@@ -49,10 +51,14 @@ export function listenProblem(thrown: unknown, host: string, port: number): Heed
     );
   }
   if (code === 'EACCES') {
-    return new HeedError('invalid_config', `This user may not listen on ${where}: ports below 1024 need more privileges. Pick a port from 1024 up with --port.`, {
-      details: { port, host },
-      cause: thrown,
-    });
+    return new HeedError(
+      'invalid_config',
+      `This user may not listen on ${where}: ports below 1024 need more privileges. Pick a port from 1024 up with --port.`,
+      {
+        details: { port, host },
+        cause: thrown,
+      },
+    );
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new HeedError(
@@ -64,7 +70,11 @@ export function listenProblem(thrown: unknown, host: string, port: number): Heed
       },
     );
   }
-  return new HeedError('invalid_config', `Could not listen on ${where}: ${thrown instanceof Error ? thrown.message : String(thrown)}.`, { details: { port, host }, cause: thrown });
+  return new HeedError(
+    'invalid_config',
+    `Could not listen on ${where}: ${thrown instanceof Error ? thrown.message : String(thrown)}.`,
+    { details: { port, host }, cause: thrown },
+  );
 }
 
 /** What stopped the start, as the one line `heed` prints after `heed: `. */

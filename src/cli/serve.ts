@@ -86,8 +86,14 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const env = options.env ?? process.env;
   const hostname = options.host ?? '127.0.0.1';
   const databaseUrl = options.databaseUrl ?? (options.db ? undefined : env.HEED_DATABASE_URL || undefined);
-  const badUrl = databaseUrl === undefined ? undefined : databaseUrlProblem(databaseUrl, options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url');
-  if (badUrl) throw new HeedError('invalid_config', badUrl, { details: { field: options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url' } });
+  const badUrl =
+    databaseUrl === undefined
+      ? undefined
+      : databaseUrlProblem(databaseUrl, options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url');
+  if (badUrl)
+    throw new HeedError('invalid_config', badUrl, {
+      details: { field: options.databaseUrl === undefined ? 'HEED_DATABASE_URL' : '--database-url' },
+    });
   const sqlitePath = options.db === ':memory:' ? undefined : resolve(options.db ?? './heed.db');
   const isDemo = options.config === undefined;
   let demo: DemoInfo | undefined;
@@ -96,15 +102,22 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (typeof options.config === 'string') config = await loadConfig(options.config);
   else if (options.config) config = options.config;
   else {
-    const mailDir = resolve(options.mailCapture ?? join(databaseUrl || !sqlitePath ? '.' : dirname(sqlitePath), 'heed-mail'));
+    const mailDir = resolve(
+      options.mailCapture ?? join(databaseUrl || !sqlitePath ? '.' : dirname(sqlitePath), 'heed-mail'),
+    );
     ({ config, demo, seed } = await demoServer({ env, log, loopback: isLoopbackAddress(hostname), mailDir }));
     if (demo) log(`Demo mail is kept in ${mailDir}, one .eml file each, and listed here.`);
   }
   // Before anything is opened: a typo or a value of the wrong shape stops the start, naming its path.
   checkConfig(config, typeof options.config === 'string' ? `The config ${options.config}` : 'The config');
-  if (!isDemo && config.agents.length === 0) log('Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].');
+  if (!isDemo && config.agents.length === 0)
+    log('Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].');
   if (!isDemo && options.mailCapture) config = withMailCapture(config, resolve(options.mailCapture), log);
-  const store = databaseUrl ? postgresStore({ connectionString: databaseUrl }) : options.db || !config.store ? sqliteStore({ path: sqlitePath ?? ':memory:' }) : config.store;
+  const store = databaseUrl
+    ? postgresStore({ connectionString: databaseUrl })
+    : options.db || !config.store
+      ? sqliteStore({ path: sqlitePath ?? ':memory:' })
+      : config.store;
   if (databaseUrl) {
     // Fail at start, with a readable message, when the database cannot be reached.
     await store.migrate().catch(async (thrown: unknown) => {
@@ -118,7 +131,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
   }
   const { auth, allowedHosts, cors, ...heedOptions } = config;
-  const heed = createHeed({ ...heedOptions, store, ...(options.logger && !heedOptions.logger ? { logger: options.logger } : {}) });
+  const heed = createHeed({
+    ...heedOptions,
+    store,
+    ...(options.logger && !heedOptions.logger ? { logger: options.logger } : {}),
+  });
   // Each agent's model is looked at while the store migrates: a missing key or a provider nobody answers
   // for is said now, one line per agent, rather than at the first message.
   const modelWarnings = checkModels(config.agents).catch(() => [] as string[]);
@@ -131,7 +148,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   const shutdown = new AbortController();
   let closing = false;
-  const consoleDir = options.console === false ? undefined : typeof options.console === 'string' ? options.console : defaultConsoleDir();
+  const consoleDir =
+    options.console === false ? undefined : typeof options.console === 'string' ? options.console : defaultConsoleDir();
   const withConsole = consoleDir !== undefined && hasConsole(consoleDir);
   const app = createApp(heed, {
     demo,
@@ -178,7 +196,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // Answer links point at this server unless notify.publicUrl says where people reach it.
   const { notifier } = hooksOf(heed);
   notifier.fallbackUrl ??= url;
-  if (notifier.active && !notifier.config.publicUrl && !isDemo) log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
+  if (notifier.active && !notifier.config.publicUrl && !isDemo)
+    log(`Answer links point at ${url}; set notify.publicUrl to the address people reach.`);
   // The demo's waiting requests, made once per database: the inbox has something in it from the start.
   if (demo && seed) await seedDemo(heed);
   log(`Heed listening on ${url}`);
@@ -186,11 +205,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (withConsole) log(`Web console: ${url}/`);
   else if (options.console !== false) log('Web console not built (run `npm run build`); serving the API only.');
   if (!isLoopbackAddress(hostname) && !auth?.required) {
-    log('Warning: listening beyond loopback with anonymous access allowed; see "Security" in the README (auth.required, allowedHosts, TLS).');
+    log(
+      'Warning: listening beyond loopback with anonymous access allowed; see "Security" in the README (auth.required, allowedHosts, TLS).',
+    );
   }
   if (demo) {
     const names = demo.users.map((user) => user.userId).join(' or ');
-    log(`Demo: sign in as ${names} at ${url}/ ("Try as ${demo.users[0].name}"); \`npx heed inbox\` answers as ${demo.users[0].userId}.`);
+    log(
+      `Demo: sign in as ${names} at ${url}/ ("Try as ${demo.users[0].name}"); \`npx heed inbox\` answers as ${demo.users[0].userId}.`,
+    );
   }
 
   let closed: Promise<void> | undefined;
@@ -270,10 +293,14 @@ export async function loadConfig(file: string): Promise<HeedConfig> {
     // A tool() or other check that throws while the file runs does not know where it was called from: the file's line does.
     const line = lineIn(thrown, path);
     const message = (thrown instanceof Error ? thrown.message : String(thrown)).split('\n')[0];
-    throw new HeedError('invalid_config', `The config ${file}${line ? `, line ${line},` : ''} could not be loaded: ${message}`, {
-      cause: thrown,
-      ...(HeedError.isInstance(thrown) && thrown.details ? { details: thrown.details } : {}),
-    });
+    throw new HeedError(
+      'invalid_config',
+      `The config ${file}${line ? `, line ${line},` : ''} could not be loaded: ${message}`,
+      {
+        cause: thrown,
+        ...(HeedError.isInstance(thrown) && thrown.details ? { details: thrown.details } : {}),
+      },
+    );
   }
   const value = typeof loaded.default === 'function' ? await (loaded.default as () => unknown)() : loaded.default;
   // What it holds is checked by `checkConfig`, which names the key at fault.
@@ -288,7 +315,11 @@ async function importTypeScript(url: string): Promise<{ default?: unknown }> {
   try {
     api = (await import('tsx/esm/api')) as typeof api;
   } catch {
-    throw new HeedError('invalid_config', 'A .ts config needs the tsx package (npm i -D tsx); or write the config as .js or .mjs.', { details: { path: 'tsx' } });
+    throw new HeedError(
+      'invalid_config',
+      'A .ts config needs the tsx package (npm i -D tsx); or write the config as .js or .mjs.',
+      { details: { path: 'tsx' } },
+    );
   }
   return (await api.tsImport(url, import.meta.url)) as { default?: unknown };
 }
@@ -317,7 +348,11 @@ function withMailCapture(config: HeedConfig, dir: string, log: (line: string) =>
   return {
     ...config,
     ...(config.notify?.email ? { notify: { ...config.notify, email: { ...config.notify.email, transport } } } : {}),
-    agents: config.agents.map((agent) => (agent.notify?.email ? { ...agent, notify: { ...agent.notify, email: { ...agent.notify.email, transport } } } : agent)),
+    agents: config.agents.map((agent) =>
+      agent.notify?.email
+        ? { ...agent, notify: { ...agent.notify, email: { ...agent.notify.email, transport } } }
+        : agent,
+    ),
   };
 }
 
@@ -325,7 +360,11 @@ function withMailCapture(config: HeedConfig, dir: string, log: (line: string) =>
  * The host of `notify.publicUrl` is one people reach this server by, so answer links must pass the Host
  * check. Beyond loopback with no `allowedHosts` there is no check to pass, and adding a name would start one.
  */
-function withPublicHost(allowedHosts: HeedConfig['allowedHosts'], publicUrl: string | undefined, loopback: boolean): HeedConfig['allowedHosts'] {
+function withPublicHost(
+  allowedHosts: HeedConfig['allowedHosts'],
+  publicUrl: string | undefined,
+  loopback: boolean,
+): HeedConfig['allowedHosts'] {
   if (allowedHosts === true || !publicUrl || (allowedHosts === undefined && !loopback)) return allowedHosts;
   const host = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : undefined;
   return host ? [...(allowedHosts ?? []), host] : allowedHosts;

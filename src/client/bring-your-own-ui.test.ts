@@ -36,8 +36,17 @@ describe('bring your own UI with heed/client', () => {
     const form = createQuestionForm(action.questions);
 
     // What a custom UI renders: each question with its value (the defaults entered) and error.
-    const rendered = () => form.getState().fields.map((field) => `${field.question.prompt} [${field.value ?? ''}]${field.error ? ` ! ${field.error}` : ''}`);
-    expect(rendered()).toEqual(['How many seats? [2]', 'Who should we email? [] ! "Contact" needs an answer.', 'Anything else? []']);
+    const rendered = () =>
+      form
+        .getState()
+        .fields.map(
+          (field) => `${field.question.prompt} [${field.value ?? ''}]${field.error ? ` ! ${field.error}` : ''}`,
+        );
+    expect(rendered()).toEqual([
+      'How many seats? [2]',
+      'Who should we email? [] ! "Contact" needs an answer.',
+      'Anything else? []',
+    ]);
     expect(form.field('seats')!.defaults).toEqual(['2']);
     expect(form.getState().isValid).toBe(false);
 
@@ -56,7 +65,10 @@ describe('bring your own UI with heed/client', () => {
     const done = await client.answer(conversation.id, action.id, form.resolution());
     expect(done.status).toBe('completed');
     const [stored] = await client.actions(conversation.id);
-    expect(stored).toMatchObject({ status: 'resolved', resolution: { answers: { seats: ['4'], contact: ['ada@example.com'] } } });
+    expect(stored).toMatchObject({
+      status: 'resolved',
+      resolution: { answers: { seats: ['4'], contact: ['ada@example.com'] } },
+    });
   });
 
   it("an answer only the server can check is refused over HTTP; the form shows the server's sentence beside the field", async () => {
@@ -67,7 +79,9 @@ describe('bring your own UI with heed/client', () => {
     form.setValue('code', 'abc');
     // The browser does not run this pattern, so the form finds nothing wrong...
     expect(form.getState().isValid).toBe(true);
-    const refused = await client.answer(conversation.id, action.id, form.resolution()).catch((thrown: unknown) => thrown);
+    const refused = await client
+      .answer(conversation.id, action.id, form.resolution())
+      .catch((thrown: unknown) => thrown);
     expect(refused).toBeInstanceOf(HeedApiError);
     // ...and shows what the server said, where it belongs.
     expect(form.showServerErrors((refused as HeedApiError).details)).toEqual(['code']);

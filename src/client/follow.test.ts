@@ -21,14 +21,24 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`Never happened: ${what}`);
 }
 
-function following(network: ReturnType<typeof cuttableFetch>, conversationId: string, options: { idleMs?: number } = {}) {
+function following(
+  network: ReturnType<typeof cuttableFetch>,
+  conversationId: string,
+  options: { idleMs?: number } = {},
+) {
   const client = createClient({ baseUrl: server!.url, token: 'ada', fetch: network.fetch });
   const stop = new AbortController();
   stops.push(stop);
   const seen: EventRecord[] = [];
   const connection: string[] = [];
   void (async () => {
-    for await (const event of client.follow(conversationId, { signal: stop.signal, retryMs: 50, onConnection: (state) => connection.push(state), ...options })) seen.push(event);
+    for await (const event of client.follow(conversationId, {
+      signal: stop.signal,
+      retryMs: 50,
+      onConnection: (state) => connection.push(state),
+      ...options,
+    }))
+      seen.push(event);
   })().catch((thrown: unknown) => connection.push(`failed: ${String(thrown)}`));
   return { seen, connection };
 }

@@ -32,7 +32,10 @@ describe('heed/client', () => {
     const error = await client.getConversation('c_missing').catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(HeedApiError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
-    await expect(createClient({ baseUrl: server.url, token: 'wrong' }).agents()).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+    await expect(createClient({ baseUrl: server.url, token: 'wrong' }).agents()).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
   });
 
   it('reads the one error schema of the server: isInstance, a known code, typed details', async () => {
@@ -43,10 +46,16 @@ describe('heed/client', () => {
     if (!HeedClientError.isInstance(refused)) return;
     // The code is one of the codes the server lists (a type error if it were not); the body parses with the server's schema.
     const known: ErrorBody['error']['code'] | 'http_error' | 'stream_error' = refused.code;
-    expect(errorBody.parse({ error: { code: known, message: refused.message, ...(refused.details ? { details: refused.details } : {}) } }).error.code).toBe(refused.code);
+    expect(
+      errorBody.parse({
+        error: { code: known, message: refused.message, ...(refused.details ? { details: refused.details } : {}) },
+      }).error.code,
+    ).toBe(refused.code);
     expect(refused).toBeInstanceOf(HeedApiError);
 
-    const response = await fetch(`${server.url}/api/conversations/c_missing`, { headers: { authorization: 'Bearer ada' } });
+    const response = await fetch(`${server.url}/api/conversations/c_missing`, {
+      headers: { authorization: 'Bearer ada' },
+    });
     const body: ErrorBody = errorBody.parse(await response.json());
     expect(body.error).toMatchObject({ code: 'not_found' });
   });
@@ -68,7 +77,8 @@ describe('heed/client', () => {
     expect(done.type).toBe('done');
     const [question] = done.type === 'done' ? done.result.pendingActions! : [];
     const answered = [];
-    for await (const part of client.answerStream(conversation.id, question.id, { type: 'question', skip: true })) answered.push(part);
+    for await (const part of client.answerStream(conversation.id, question.id, { type: 'question', skip: true }))
+      answered.push(part);
     expect(answered.at(-1)).toMatchObject({ type: 'done', result: { status: 'completed' } });
     await following;
     const total = (await client.events(conversation.id, { limit: 500 })).events.length;

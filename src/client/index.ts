@@ -2,7 +2,14 @@ import type { HeedErrorCode } from '../errors.js';
 import type { ErrorBody, ErrorDetails } from '../protocol/error-body.js';
 import type { ResolutionInput } from '../protocol/resolution-input.js';
 import type { AgentInfo, ConversationSnapshot, DemoInfo, TurnResult } from '../protocol/responses.js';
-import type { ActionView, ApprovalActionView, ClientToolActionView, ConversationView, QuestionActionView, UrlActionView } from '../protocol/views.js';
+import type {
+  ActionView,
+  ApprovalActionView,
+  ClientToolActionView,
+  ConversationView,
+  QuestionActionView,
+  UrlActionView,
+} from '../protocol/views.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import { readSse } from './sse-reader.js';
 
@@ -70,7 +77,10 @@ export class HeedClientError extends Error {
   readonly status: number;
   readonly details?: ErrorDetails;
 
-  constructor(status: number, body: ErrorBody['error'] | { code: ClientErrorCode; message: string; details?: ErrorDetails }) {
+  constructor(
+    status: number,
+    body: ErrorBody['error'] | { code: ClientErrorCode; message: string; details?: ErrorDetails },
+  ) {
     super(body.message);
     this.name = 'HeedClientError';
     this.status = status;
@@ -80,7 +90,9 @@ export class HeedClientError extends Error {
 
   /** True for any HeedClientError, even one from another copy of the package. */
   static isInstance(error: unknown): error is HeedClientError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[clientErrorMarker] === true;
+    return (
+      typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[clientErrorMarker] === true
+    );
   }
 }
 
@@ -130,7 +142,13 @@ export interface HeedClient {
   demo(): Promise<DemoInfo | undefined>;
   createConversation(input: { agent: string; metadata?: Record<string, unknown> }): Promise<ConversationView>;
   /** The caller's conversations, newest first; `q` keeps those whose title or agent name contains it. */
-  listConversations(filter?: { status?: ConversationStatus; agent?: string; q?: string; limit?: number; signal?: AbortSignal }): Promise<ConversationView[]>;
+  listConversations(filter?: {
+    status?: ConversationStatus;
+    agent?: string;
+    q?: string;
+    limit?: number;
+    signal?: AbortSignal;
+  }): Promise<ConversationView[]>;
   /**
    * The conversation with its newest messages (100 by default). `hasEarlierMessages` says older ones exist:
    * pass `before` (the id of the first message you have) to read them.
@@ -142,7 +160,11 @@ export interface HeedClient {
    */
   send(conversationId: string, content: string): Promise<TurnResult>;
   /** Sends a message and yields the turn's events as they happen, then its outcome (only a `done` with `status: 'queued'` when it was queued). */
-  sendStream(conversationId: string, content: string, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
+  sendStream(
+    conversationId: string,
+    content: string,
+    options?: { signal?: AbortSignal },
+  ): AsyncGenerator<TurnStreamPart>;
   /** Every action of the conversation, pending first. */
   actions(conversationId: string): Promise<ActionView[]>;
   /** The conversation's actions still waiting for an answer. */
@@ -157,9 +179,17 @@ export interface HeedClient {
   inboxEvents(options?: { signal?: AbortSignal; idleMs?: number }): AsyncGenerator<{ event: string; data: unknown }>;
   /** Answers an action; when it closes the pause, waits for the continued turn. */
   answer(conversationId: string, actionId: string, resolution: ResolutionInput): Promise<TurnResult>;
-  answerStream(conversationId: string, actionId: string, resolution: ResolutionInput, options?: { signal?: AbortSignal }): AsyncGenerator<TurnStreamPart>;
+  answerStream(
+    conversationId: string,
+    actionId: string,
+    resolution: ResolutionInput,
+    options?: { signal?: AbortSignal },
+  ): AsyncGenerator<TurnStreamPart>;
   cancel(conversationId: string): Promise<{ status: ConversationStatus; cancelled: boolean }>;
-  events(conversationId: string, options?: { after?: number; limit?: number }): Promise<{ events: EventRecord[]; hasMore: boolean }>;
+  events(
+    conversationId: string,
+    options?: { after?: number; limit?: number },
+  ): Promise<{ events: EventRecord[]; hasMore: boolean }>;
   /** Follows the event log live, from `after`, resuming after a dropped connection without gaps or repeats. */
   follow(conversationId: string, options?: FollowOptions): AsyncGenerator<EventRecord>;
   rememberedTools(conversationId: string): Promise<RememberedTool[]>;
@@ -195,7 +225,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
   const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
   const conversationPath = (id: string, ...rest: string[]) => `/api/conversations/${path(id, ...rest)}`;
 
-  async function request(method: string, url: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async function request(
+    method: string,
+    url: string,
+    init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -208,10 +242,19 @@ export function createClient(options: HeedClientOptions): HeedClient {
     if (!response.ok) throw await apiError(response);
     return response;
   }
-  const json = async <T>(method: string, url: string, body?: unknown): Promise<T> => (await request(method, url, { body })).json() as Promise<T>;
+  const json = async <T>(method: string, url: string, body?: unknown): Promise<T> =>
+    (await request(method, url, { body })).json() as Promise<T>;
 
-  async function* turnStream(url: string, body: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<TurnStreamPart> {
-    const response = await request('POST', url, { body: { ...body, stream: true }, headers: { accept: 'text/event-stream' }, signal });
+  async function* turnStream(
+    url: string,
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<TurnStreamPart> {
+    const response = await request('POST', url, {
+      body: { ...body, stream: true },
+      headers: { accept: 'text/event-stream' },
+      signal,
+    });
     // A message queued behind a running turn is answered 202 with JSON, not a stream: its outcome is that.
     if (response.status === 202) {
       yield { type: 'done', result: (await response.json()) as TurnResult };
@@ -244,7 +287,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
       const query = new URLSearchParams();
       for (const [key, value] of Object.entries(filter)) if (value !== undefined) query.set(key, String(value));
       const search = query.size ? `?${query}` : '';
-      return ((await (await request('GET', `/api/conversations${search}`, { signal })).json()) as { conversations: ConversationView[] }).conversations;
+      return (
+        (await (await request('GET', `/api/conversations${search}`, { signal })).json()) as {
+          conversations: ConversationView[];
+        }
+      ).conversations;
     },
     getConversation(id, page = {}) {
       const query = new URLSearchParams();
@@ -253,7 +300,8 @@ export function createClient(options: HeedClientOptions): HeedClient {
       return json('GET', `${conversationPath(id)}${query.size ? `?${query}` : ''}`);
     },
     send: (id, content) => json('POST', conversationPath(id, 'messages'), { content }),
-    sendStream: (id, content, streamOptions = {}) => turnStream(conversationPath(id, 'messages'), { content }, streamOptions.signal),
+    sendStream: (id, content, streamOptions = {}) =>
+      turnStream(conversationPath(id, 'messages'), { content }, streamOptions.signal),
     actions: async (id) => (await json<{ actions: ActionView[] }>('GET', conversationPath(id, 'actions'))).actions,
     async pending(id) {
       return (await this.actions(id)).filter((action) => action.status === 'pending');
@@ -276,7 +324,10 @@ export function createClient(options: HeedClientOptions): HeedClient {
       };
       try {
         alive();
-        const response = await request('GET', '/api/inbox/stream', { headers: { accept: 'text/event-stream' }, signal: connection.signal });
+        const response = await request('GET', '/api/inbox/stream', {
+          headers: { accept: 'text/event-stream' },
+          signal: connection.signal,
+        });
         for await (const message of readSse(response.body!, connection.signal, alive)) {
           if (message.event === 'error') throw errorFromData(message.data);
           yield { event: message.event, data: JSON.parse(message.data) as unknown };
@@ -287,9 +338,14 @@ export function createClient(options: HeedClientOptions): HeedClient {
       }
     },
     answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
-    answerStream: (id, actionId, resolution, streamOptions = {}) => turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
+    answerStream: (id, actionId, resolution, streamOptions = {}) =>
+      turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
     cancel: (id) => json('POST', conversationPath(id, 'cancel')),
-    events: (id, eventOptions = {}) => json('GET', `${conversationPath(id, 'events')}?after=${eventOptions.after ?? 0}${eventOptions.limit ? `&limit=${eventOptions.limit}` : ''}`),
+    events: (id, eventOptions = {}) =>
+      json(
+        'GET',
+        `${conversationPath(id, 'events')}?after=${eventOptions.after ?? 0}${eventOptions.limit ? `&limit=${eventOptions.limit}` : ''}`,
+      ),
     async *follow(id, followOptions = {}) {
       let last = followOptions.after ?? 0;
       const signal = followOptions.signal;
@@ -337,7 +393,8 @@ export function createClient(options: HeedClientOptions): HeedClient {
         failures++;
       }
     },
-    rememberedTools: async (id) => (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,
+    rememberedTools: async (id) =>
+      (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,
     async forgetTool(id, toolName) {
       await request('DELETE', conversationPath(id, 'remembered-tools', toolName));
     },
@@ -353,7 +410,10 @@ async function apiError(response: Response): Promise<HeedClientError> {
   } catch {
     // Not one of ours (a proxy's page, say): reported below.
   }
-  return new HeedClientError(response.status, { code: 'http_error', message: `The server answered ${response.status}: ${text.slice(0, 200)}` });
+  return new HeedClientError(response.status, {
+    code: 'http_error',
+    message: `The server answered ${response.status}: ${text.slice(0, 200)}`,
+  });
 }
 
 function errorFromData(data: string): HeedClientError {

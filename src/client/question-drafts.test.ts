@@ -37,9 +37,20 @@ const toppings: Question = {
   ],
   defaults: ['cheese', 'pineapple'],
 };
-const seats: Question = { id: 'seats', header: 'Seats', prompt: 'How many?', input: { type: 'number', min: 1, max: 9, required: true } };
+const seats: Question = {
+  id: 'seats',
+  header: 'Seats',
+  prompt: 'How many?',
+  input: { type: 'number', min: 1, max: 9, required: true },
+};
 const email: Question = { id: 'email', header: 'Email', prompt: 'Where?', input: { type: 'email' } };
-const flexible: Question = { id: 'flexible', header: 'Flexible', prompt: 'Flexible?', input: { type: 'boolean' }, defaults: ['true'] };
+const flexible: Question = {
+  id: 'flexible',
+  header: 'Flexible',
+  prompt: 'Flexible?',
+  input: { type: 'boolean' },
+  defaults: ['true'],
+};
 
 describe('question drafts', () => {
   it('pre-picks defaults: offered values as picks, others as free text, typed defaults as text', () => {
@@ -48,7 +59,11 @@ describe('question drafts', () => {
     expect(drafts.toppings).toEqual({ selected: ['cheese'], custom: 'pineapple', text: '' });
     expect(drafts.flexible.text).toBe('true');
     expect(drafts.seats.text).toBe('');
-    expect(buildAnswers([topic, toppings, flexible, seats], drafts)).toEqual({ topic: 'billing', toppings: ['cheese', 'pineapple'], flexible: 'true' });
+    expect(buildAnswers([topic, toppings, flexible, seats], drafts)).toEqual({
+      topic: 'billing',
+      toppings: ['cheese', 'pineapple'],
+      flexible: 'true',
+    });
   });
 
   it('gives the same sentence the server gives for the same answer', () => {
@@ -57,11 +72,21 @@ describe('question drafts', () => {
       [seats, 'abc'],
       [email, 'not-an-email'],
       // As the server stores it: marked safe for the browser's backtracking RegExp.
-      [{ id: 'code', header: 'Code', prompt: 'Code?', input: { type: 'text', pattern: '[A-Z]{3}', patternBacktrackSafe: true } }, 'abcd'],
+      [
+        {
+          id: 'code',
+          header: 'Code',
+          prompt: 'Code?',
+          input: { type: 'text', pattern: '[A-Z]{3}', patternBacktrackSafe: true },
+        },
+        'abcd',
+      ],
       [{ id: 'when', header: 'When', prompt: 'When?', input: { type: 'date', min: '2030-01-01' } }, '2029-12-31'],
     ];
     for (const [question, text] of cases) {
-      const draft = question.options ? setCustom(question, initialDrafts([question])[question.id], text) : { selected: [], custom: '', text };
+      const draft = question.options
+        ? setCustom(question, initialDrafts([question])[question.id], text)
+        : { selected: [], custom: '', text };
       const server = settleAnswers([question], { [question.id]: question.options ? text : text });
       expect(server.ok).toBe(false);
       const local = draftProblem(question, draft);
@@ -69,7 +94,9 @@ describe('question drafts', () => {
     }
     // A required question left empty, as the server says it.
     const server = settleAnswers([seats], {});
-    expect(draftProblems([seats], initialDrafts([seats]))).toEqual({ seats: server.ok ? '' : server.problems[0].message });
+    expect(draftProblems([seats], initialDrafts([seats]))).toEqual({
+      seats: server.ok ? '' : server.problems[0].message,
+    });
     expect(draftProblem(seats, { selected: [], custom: '', text: '4' })).toBeNull();
   });
 
@@ -81,13 +108,17 @@ describe('question drafts', () => {
       input: { type: 'text', pattern, ...(patternBacktrackSafe ? { patternBacktrackSafe } : {}) },
     });
     const typed = (text: string) => ({ selected: [], custom: '', text });
-    expect(draftProblem(code('[A-Z]{3}', true), typed('abcd'))).toBe('"Code" must match the pattern [A-Z]{3}; "abcd" does not.');
+    expect(draftProblem(code('[A-Z]{3}', true), typed('abcd'))).toBe(
+      '"Code" must match the pattern [A-Z]{3}; "abcd" does not.',
+    );
     // Not marked: left to the server, which shows its own sentence beside the field.
     expect(draftProblem(code('[A-Z]{3}'), typed('abcd'))).toBeNull();
     // Marked by someone else than the server (a forged view): still not run, since it could backtrack.
     expect(draftProblem(code('(a+)+', true), typed('a'.repeat(40) + '!'))).toBeNull();
     // Longer than a pattern may check: the length rule speaks, the pattern is not run.
-    expect(draftProblem(code('[a-z]+', true), typed('a'.repeat(1001)))).toBe('"Code" must be at most 1000 characters long, as it is checked against a pattern.');
+    expect(draftProblem(code('[a-z]+', true), typed('a'.repeat(1001)))).toBe(
+      '"Code" must be at most 1000 characters long, as it is checked against a pattern.',
+    );
   });
 
   it('picks replace on a single choice (and clear free text), toggle in offered order on a multiple choice', () => {
@@ -107,7 +138,13 @@ describe('question drafts', () => {
   });
 
   it('controls, labels and server problems by question', () => {
-    expect([topic, toppings, seats, email, flexible].map(questionControl)).toEqual(['single', 'multiple', 'number', 'email', 'boolean']);
+    expect([topic, toppings, seats, email, flexible].map(questionControl)).toEqual([
+      'single',
+      'multiple',
+      'number',
+      'email',
+      'boolean',
+    ]);
     expect(questionControl({ ...topic, input: { type: 'select' } })).toBe('select');
     expect(answerLabels(topic, ['tech', 'mine'])).toEqual(['Technical', 'mine']);
     expect(answerLabels(flexible, ['false'])).toEqual(['No']);

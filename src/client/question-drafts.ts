@@ -14,7 +14,8 @@ export interface QuestionDraft {
 export type QuestionDrafts = Record<string, QuestionDraft>;
 
 /** How a question is answered on screen. */
-export type QuestionControl = 'single' | 'multiple' | 'select' | 'text' | 'textarea' | 'number' | 'boolean' | 'date' | 'email' | 'url';
+export type QuestionControl =
+  'single' | 'multiple' | 'select' | 'text' | 'textarea' | 'number' | 'boolean' | 'date' | 'email' | 'url';
 
 export function questionControl(question: Question): QuestionControl {
   if (question.options && question.options.length > 0) {
@@ -34,7 +35,9 @@ export function optionHotkey(question: Question, index: number): string | undefi
   const option = question.options?.[index];
   if (!option) return undefined;
   if (option.hotkey) return option.hotkey.toLowerCase();
-  const taken = new Set((question.options ?? []).flatMap((other) => (other.hotkey ? [other.hotkey.toLowerCase()] : [])));
+  const taken = new Set(
+    (question.options ?? []).flatMap((other) => (other.hotkey ? [other.hotkey.toLowerCase()] : [])),
+  );
   const digit = index < 9 ? String(index + 1) : undefined;
   return digit && !taken.has(digit) ? digit : undefined;
 }
@@ -69,14 +72,18 @@ export function initialDrafts(questions: Question[]): QuestionDrafts {
  * a list for a multiple choice): picks for the offered options, the rest as free text or typed text.
  */
 export function draftFromValue(question: Question, raw: unknown): QuestionDraft {
-  const items = (Array.isArray(raw) ? raw : [raw]).filter((item) => item !== undefined && item !== null).map((item) => (typeof item === 'string' ? item : String(item)));
+  const items = (Array.isArray(raw) ? raw : [raw])
+    .filter((item) => item !== undefined && item !== null)
+    .map((item) => (typeof item === 'string' ? item : String(item)));
   if (question.options?.length) {
     const selected: string[] = [];
     const other: string[] = [];
     for (const item of items) {
       const text = item.trim();
       if (text === '') continue;
-      const option = question.options.find((candidate) => candidate.value === text) ?? question.options.find((candidate) => candidate.label === text);
+      const option =
+        question.options.find((candidate) => candidate.value === text) ??
+        question.options.find((candidate) => candidate.label === text);
       if (option && !selected.includes(option.value)) selected.push(option.value);
       else if (!option) other.push(item);
     }
@@ -142,7 +149,9 @@ export function buildAnswers(questions: Question[], drafts: QuestionDrafts): Rec
 /** Picks (or, for a multiple-choice question, toggles) an option; picking on a single choice clears the free text. */
 export function pickOption(question: Question, draft: QuestionDraft, value: string): QuestionDraft {
   if (question.multiple) {
-    const selected = draft.selected.includes(value) ? draft.selected.filter((item) => item !== value) : [...draft.selected, value];
+    const selected = draft.selected.includes(value)
+      ? draft.selected.filter((item) => item !== value)
+      : [...draft.selected, value];
     // Keep the offered order, so what is sent reads like the list.
     const order = (question.options ?? []).map((option) => option.value);
     selected.sort((a, b) => order.indexOf(a) - order.indexOf(b));
@@ -168,9 +177,14 @@ export function answerLabels(question: Question, values: string[]): string[] {
 }
 
 /** Server problems (`details.fields` of a 400) by question id. */
-export function problemsFromDetails(questions: Question[], details: Record<string, unknown> | undefined): Record<string, string> {
+export function problemsFromDetails(
+  questions: Question[],
+  details: Record<string, unknown> | undefined,
+): Record<string, string> {
   const problems: Record<string, string> = Object.create(null);
-  const fields = Array.isArray(details?.fields) ? (details!.fields as Array<{ field?: unknown; message?: unknown }>) : [];
+  const fields = Array.isArray(details?.fields)
+    ? (details!.fields as Array<{ field?: unknown; message?: unknown }>)
+    : [];
   for (const entry of fields) {
     if (typeof entry.field !== 'string' || typeof entry.message !== 'string') continue;
     const key = entry.field.replace(/^answers\./, '');

@@ -26,8 +26,19 @@ const tests: Question = {
   ],
   defaults: ['unit'],
 };
-const seats: Question = { id: 'seats', header: 'Seats', prompt: 'How many seats?', input: { type: 'number', min: 1, max: 9, required: true }, defaults: ['2'] };
-const contact: Question = { id: 'contact', header: 'Contact', prompt: 'Who should we email?', input: { type: 'email', required: true } };
+const seats: Question = {
+  id: 'seats',
+  header: 'Seats',
+  prompt: 'How many seats?',
+  input: { type: 'number', min: 1, max: 9, required: true },
+  defaults: ['2'],
+};
+const contact: Question = {
+  id: 'contact',
+  header: 'Contact',
+  prompt: 'Who should we email?',
+  input: { type: 'email', required: true },
+};
 
 describe('coerceAnswer (heed/client)', () => {
   it('coerces the way a form sends it and says what is wrong in the server’s words', () => {
@@ -65,13 +76,18 @@ describe('createQuestionForm', () => {
     expect(told).toBe(5);
     const state = form.getState();
     expect(state.isValid).toBe(true);
-    expect(form.resolution()).toEqual({ type: 'question', answers: { scope: 'file', tests: ['e2e', 'a flaky one'], seats: '4', contact: 'ada@example.com' } });
+    expect(form.resolution()).toEqual({
+      type: 'question',
+      answers: { scope: 'file', tests: ['e2e', 'a flaky one'], seats: '4', contact: 'ada@example.com' },
+    });
   });
 
   it('refuses free text where the question takes none, and two picks on a single choice', () => {
     const form = createQuestionForm([scope]);
     form.setValue('scope', 'Everything');
-    expect(form.field('scope')!.error).toBe('"Scope" must be one of the offered options (This file, The whole module); "Everything" is not.');
+    expect(form.field('scope')!.error).toBe(
+      '"Scope" must be one of the offered options (This file, The whole module); "Everything" is not.',
+    );
     form.setValue('scope', ['file', 'module']);
     expect(form.field('scope')!.error).toBe('"Scope" takes one answer only; 2 were given.');
     form.setValue('scope', '');

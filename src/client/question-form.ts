@@ -1,6 +1,15 @@
 import { coerceAnswer as coerceWith, type CoerceAnswerResult } from '../kinds/question/coerce.js';
 import type { Question } from '../types.js';
-import { buildAnswers, draftAnswer, draftFromValue, draftProblem, initialDrafts, problemsFromDetails, type QuestionDraft, type QuestionDrafts } from './question-drafts.js';
+import {
+  buildAnswers,
+  draftAnswer,
+  draftFromValue,
+  draftProblem,
+  initialDrafts,
+  problemsFromDetails,
+  type QuestionDraft,
+  type QuestionDrafts,
+} from './question-drafts.js';
 
 export type { CoerceAnswerResult };
 

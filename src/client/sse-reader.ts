@@ -9,7 +9,11 @@ export interface SseEvent {
  * Reads a `text/event-stream` body event by event (comments and `retry:` are skipped). `onBytes` is
  * called whenever bytes arrive, comments included: a server's heartbeats show the connection lives.
  */
-export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal, onBytes?: () => void): AsyncGenerator<SseEvent> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  onBytes?: () => void,
+): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

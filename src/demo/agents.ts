@@ -26,13 +26,19 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
   const scripted = (respond: (prompt: LanguageModelV3Prompt) => ScriptedResponse) =>
     options.model ??
     // A server runs for days: keep no prompts (each holds the whole conversation), nobody reads them.
-    scriptedModel(({ messages }) => respond(messages), { chunkText: 'word', chunkDelayMs: options.chunkDelayMs ?? 15, keepCalls: 0 });
+    scriptedModel(({ messages }) => respond(messages), {
+      chunkText: 'word',
+      chunkDelayMs: options.chunkDelayMs ?? 15,
+      keepCalls: 0,
+    });
 
   return [
     {
       name: 'helpdesk',
       description: 'Asks two intake questions, then issues refunds once a person approves (the amount can be edited).',
-      instructions: 'You are a helpdesk agent. When the user asks for a refund, call issue_refund with the order number and amount. ' + 'Keep answers short.',
+      instructions:
+        'You are a helpdesk agent. When the user asks for a refund, call issue_refund with the order number and amount. ' +
+        'Keep answers short.',
       model: scripted(helpdeskScript),
       intake: {
         preamble: 'Two quick questions before we start.',
@@ -48,7 +54,12 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
             ],
             defaults: ['billing'],
           },
-          { id: 'email', header: 'Email', prompt: 'Which email should we reply to?', input: { type: 'email', required: false, placeholder: 'you@example.com' } },
+          {
+            id: 'email',
+            header: 'Email',
+            prompt: 'Which email should we reply to?',
+            input: { type: 'email', required: false, placeholder: 'you@example.com' },
+          },
         ],
       },
       tools: {
@@ -62,7 +73,11 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
           needsApproval: true,
           approvalTitle: (input) => `Refund $${input.amount} on order ${input.orderId}?`,
           approvalSummary: 'Money goes back to the card used for the order. You may lower the amount before approving.',
-          execute: async (input, context) => ({ refunded: input.amount, orderId: input.orderId, reference: `rf_${context.idempotencyKey.slice(-8)}` }),
+          execute: async (input, context) => ({
+            refunded: input.amount,
+            orderId: input.orderId,
+            reference: `rf_${context.idempotencyKey.slice(-8)}`,
+          }),
         }),
       },
     },
@@ -78,7 +93,8 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
     {
       name: 'page-helper',
       description: 'Asks the web page that embeds the chat for the text the user selected (a client tool).',
-      instructions: 'When the user refers to what they selected on the page, call get_selection and work with its text.',
+      instructions:
+        'When the user refers to what they selected on the page, call get_selection and work with its text.',
       model: scripted(pageScript),
       tools: {
         get_selection: tool({
@@ -92,7 +108,8 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
     {
       name: 'finance',
       description: `Issues refunds that two people must allow (four eyes): ${approvers.join(' and ')}.`,
-      instructions: 'You issue refunds. When the user asks for one, call issue_refund with the order number and amount. Keep answers short.',
+      instructions:
+        'You issue refunds. When the user asks for one, call issue_refund with the order number and amount. Keep answers short.',
       model: scripted(financeScript),
       tools: {
         issue_refund: tool({
@@ -106,7 +123,11 @@ export function demoAgents(options: DemoAgentOptions = {}): AgentConfig[] {
           approval: { approvers, required: Math.min(2, approvers.length) },
           approvalTitle: (input) => `Refund $${input.amount} on order ${input.orderId}?`,
           approvalSummary: `Two people must allow this refund: ${approvers.join(' and ')}. A lowered amount asks again whoever allowed the old one.`,
-          execute: async (input, context) => ({ refunded: input.amount, orderId: input.orderId, reference: `rf_${context.idempotencyKey.slice(-8)}` }),
+          execute: async (input, context) => ({
+            refunded: input.amount,
+            orderId: input.orderId,
+            reference: `rf_${context.idempotencyKey.slice(-8)}`,
+          }),
         }),
       },
     },
@@ -119,13 +140,16 @@ type ToolResult = { toolName: string; output: LanguageModelV3ToolResultOutput };
 function lastResults(prompt: LanguageModelV3Prompt): ToolResult[] {
   const last = prompt.at(-1);
   if (!last || last.role !== 'tool') return [];
-  return last.content.flatMap((part) => (part.type === 'tool-result' ? [{ toolName: part.toolName, output: part.output }] : []));
+  return last.content.flatMap((part) =>
+    part.type === 'tool-result' ? [{ toolName: part.toolName, output: part.output }] : [],
+  );
 }
 
 function lastUserText(prompt: LanguageModelV3Prompt): string {
   for (let index = prompt.length - 1; index >= 0; index--) {
     const message = prompt[index];
-    if (message.role === 'user') return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+    if (message.role === 'user')
+      return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
   }
   return '';
 }
@@ -136,7 +160,8 @@ function outputText(output: LanguageModelV3ToolResultOutput): string {
   return '';
 }
 
-const failed = (output: LanguageModelV3ToolResultOutput) => output.type === 'error-text' || output.type === 'error-json';
+const failed = (output: LanguageModelV3ToolResultOutput) =>
+  output.type === 'error-text' || output.type === 'error-json';
 
 function helpdeskScript(prompt: LanguageModelV3Prompt): ScriptedResponse {
   const [result] = lastResults(prompt);
@@ -145,14 +170,21 @@ function helpdeskScript(prompt: LanguageModelV3Prompt): ScriptedResponse {
   }
   if (result?.toolName === 'issue_refund') {
     if (failed(result.output)) return { text: `I did not issue the refund. ${outputText(result.output)}` };
-    const value = (result.output.type === 'json' ? result.output.value : {}) as { refunded?: number; orderId?: number; reference?: string };
+    const value = (result.output.type === 'json' ? result.output.value : {}) as {
+      refunded?: number;
+      orderId?: number;
+      reference?: string;
+    };
     return { text: `Done: $${value.refunded} refunded on order ${value.orderId} (reference ${value.reference}).` };
   }
   const text = lastUserText(prompt);
   if (/refund/i.test(text)) {
     const orderId = Number(/order\D*(\d+)/i.exec(text)?.[1] ?? 42);
     const amount = Number(/\$\s*(\d+(?:\.\d+)?)/.exec(text)?.[1] ?? 5);
-    return { text: 'I can do that once you approve it.', toolCalls: [{ toolName: 'issue_refund', input: { orderId, amount, reason: 'customer request' } }] };
+    return {
+      text: 'I can do that once you approve it.',
+      toolCalls: [{ toolName: 'issue_refund', input: { orderId, amount, reason: 'customer request' } }],
+    };
   }
   return { text: 'I can issue refunds. Try: "refund order 42 for $5".' };
 }
@@ -161,14 +193,23 @@ function financeScript(prompt: LanguageModelV3Prompt): ScriptedResponse {
   const [result] = lastResults(prompt);
   if (result?.toolName === 'issue_refund') {
     if (failed(result.output)) return { text: `The refund was not issued. ${outputText(result.output)}` };
-    const value = (result.output.type === 'json' ? result.output.value : {}) as { refunded?: number; orderId?: number; reference?: string };
-    return { text: `Both allowed it: $${value.refunded} refunded on order ${value.orderId} (reference ${value.reference}).` };
+    const value = (result.output.type === 'json' ? result.output.value : {}) as {
+      refunded?: number;
+      orderId?: number;
+      reference?: string;
+    };
+    return {
+      text: `Both allowed it: $${value.refunded} refunded on order ${value.orderId} (reference ${value.reference}).`,
+    };
   }
   const text = lastUserText(prompt);
   if (/refund/i.test(text)) {
     const orderId = Number(/order\D*(\d+)/i.exec(text)?.[1] ?? 1042);
     const amount = Number(/\$\s*(\d+(?:\.\d+)?)/.exec(text)?.[1] ?? 80);
-    return { text: 'Two people must allow this one; I asked them.', toolCalls: [{ toolName: 'issue_refund', input: { orderId, amount, reason: 'customer request' } }] };
+    return {
+      text: 'Two people must allow this one; I asked them.',
+      toolCalls: [{ toolName: 'issue_refund', input: { orderId, amount, reason: 'customer request' } }],
+    };
   }
   return { text: 'I issue refunds that two people must allow. Try: "refund order 1042 for $80".' };
 }
@@ -197,9 +238,23 @@ function tripScript(prompt: LanguageModelV3Prompt): ScriptedResponse {
               ],
               defaults: ['lisbon'],
             },
-            { header: 'Start date', prompt: 'When do you want to leave?', input: { type: 'date', min: '2024-01-01', required: true } },
-            { header: 'Travellers', prompt: 'How many people are travelling?', input: { type: 'number', min: 1, max: 9 }, defaults: ['2'] },
-            { header: 'Flexible', prompt: 'Can the dates move by a day or two?', input: { type: 'boolean' }, defaults: ['true'] },
+            {
+              header: 'Start date',
+              prompt: 'When do you want to leave?',
+              input: { type: 'date', min: '2024-01-01', required: true },
+            },
+            {
+              header: 'Travellers',
+              prompt: 'How many people are travelling?',
+              input: { type: 'number', min: 1, max: 9 },
+              defaults: ['2'],
+            },
+            {
+              header: 'Flexible',
+              prompt: 'Can the dates move by a day or two?',
+              input: { type: 'boolean' },
+              defaults: ['true'],
+            },
           ],
         },
       },

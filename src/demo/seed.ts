@@ -41,7 +41,8 @@ export async function seedDemo(heed: Heed): Promise<number> {
       await heed.createConversation({ agent: seed.agent, id: seed.id, caller });
     } catch (thrown) {
       // Seeded before (by this database's first start, or by another instance at the same moment).
-      if (HeedError.isInstance(thrown) && thrown.code === 'invalid_request' && thrown.details?.reason === 'exists') continue;
+      if (HeedError.isInstance(thrown) && thrown.code === 'invalid_request' && thrown.details?.reason === 'exists')
+        continue;
       throw thrown;
     }
     started++;

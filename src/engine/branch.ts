@@ -9,7 +9,11 @@ import { branchParts, decideBranch } from './decide/branch.js';
  * caller, from one snapshot of it (the branch decider, src/engine/decide/branch.ts, under the runner).
  * Requests still open in the original arrive closed: nothing written in the branch reaches it.
  */
-export async function branchConversation(engine: Engine, conversationId: string, options: { caller?: Caller; fromMessageId?: string } = {}): Promise<ConversationRecord> {
+export async function branchConversation(
+  engine: Engine,
+  conversationId: string,
+  options: { caller?: Caller; fromMessageId?: string } = {},
+): Promise<ConversationRecord> {
   const done = await transact(engine, conversationId, branchParts, (read) => decideBranch(engine, options, read), {
     busy: 'The conversation kept changing while it was being branched; try again.',
   });

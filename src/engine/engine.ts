@@ -15,7 +15,10 @@ export { defaults } from '../config-schema.js';
 /** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
 export interface Outbox {
   /** The deliveries to write with `change`; `known` is what the runner already read (no second read then). */
-  deliveriesFor(change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] }): Promise<NewDelivery[]>;
+  deliveriesFor(
+    change: Change,
+    known: { conversation?: ConversationRecord; actions?: ActionRecord[] },
+  ): Promise<NewDelivery[]>;
   /** Deliveries were written: look for them now rather than at the next poll. */
   wake(): void;
 }
@@ -38,7 +41,8 @@ export class Engine {
   readonly sharedTools: Readonly<Record<string, HeedTool>>;
   readonly hitl: HitlConfig;
   /** The engine's limits; the stream limits belong to the HTTP layer (createApp's `streams`). */
-  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> & Pick<Limits, 'maxTokensPerConversation'>;
+  readonly limits: Required<Omit<Limits, 'maxTokensPerConversation' | 'streamsPerCaller' | 'streamQueueBytes'>> &
+    Pick<Limits, 'maxTokensPerConversation'>;
   readonly pendingActionPolicy: 'reject' | 'cancel';
   private readonly busyPolicyDefault: BusyPolicy;
   readonly leaseMs: number;
@@ -133,9 +137,13 @@ export class Engine {
   }
 
   budgetError(conversation: ConversationRecord): HeedError {
-    return new HeedError('budget_reached', 'This conversation has used up its token budget, so the agent cannot run again.', {
-      details: { tokensUsed: conversation.tokensUsed, maxTokens: this.limits.maxTokensPerConversation ?? null },
-    });
+    return new HeedError(
+      'budget_reached',
+      'This conversation has used up its token budget, so the agent cannot run again.',
+      {
+        details: { tokensUsed: conversation.tokensUsed, maxTokens: this.limits.maxTokensPerConversation ?? null },
+      },
+    );
   }
 
   /**
@@ -220,7 +228,9 @@ export function mayAccess(caller: Caller | undefined, conversation: Conversation
 
 /** A conversation as it starts: idle, version 0, nothing spent, asked or claimed yet. */
 export function newConversationRecord(
-  fields: Pick<ConversationRecord, 'id' | 'agent' | 'ownerId' | 'channel' | 'metadata' | 'createdAt'> & { intakeDone?: boolean },
+  fields: Pick<ConversationRecord, 'id' | 'agent' | 'ownerId' | 'channel' | 'metadata' | 'createdAt'> & {
+    intakeDone?: boolean;
+  },
 ): ConversationRecord {
   return {
     ...fields,

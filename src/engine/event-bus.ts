@@ -13,7 +13,8 @@ export class EventBus {
   private readonly anyListeners = new Set<(conversationId: string | undefined) => void>();
 
   publish(events: EventRecord[]): void {
-    if (this.anyListeners.size > 0) for (const id of new Set(events.map((event) => event.conversationId))) this.touched(id);
+    if (this.anyListeners.size > 0)
+      for (const id of new Set(events.map((event) => event.conversationId))) this.touched(id);
     for (const event of events) {
       const set = this.listeners.get(event.conversationId);
       if (!set) continue;
@@ -40,7 +41,8 @@ export class EventBus {
   /** Notices from other processes may have been missed: every follower reads the store. */
   pokeAll(): void {
     this.touched(undefined);
-    for (const set of [...this.pokeListeners.values()]) for (const listener of [...set]) listener(Number.MAX_SAFE_INTEGER);
+    for (const set of [...this.pokeListeners.values()])
+      for (const listener of [...set]) listener(Number.MAX_SAFE_INTEGER);
   }
 
   /**

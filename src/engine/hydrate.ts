@@ -17,7 +17,11 @@ export function hydrateEvents(events: EventRecord[], actions: ActionRecord[]): E
 }
 
 /** Reads a page of events and fills in the actions they refer to. */
-export async function readEventsWithActions(store: Store, conversationId: string, options: { after?: number; limit?: number }): Promise<EventRecord[]> {
+export async function readEventsWithActions(
+  store: Store,
+  conversationId: string,
+  options: { after?: number; limit?: number },
+): Promise<EventRecord[]> {
   const events = await store.listEvents(conversationId, options);
   return events.some(needsAction) ? hydrateEvents(events, await store.listActions(conversationId)) : events;
 }
@@ -28,5 +32,13 @@ function needsAction(event: EventRecord): boolean {
 
 /** The action as it was when asked: pending, with no answer yet. */
 function askedView(action: ActionRecord): ActionView {
-  return actionView(undefined, { ...action, status: 'pending', resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null });
+  return actionView(undefined, {
+    ...action,
+    status: 'pending',
+    resolution: null,
+    resolvedBy: null,
+    channel: null,
+    resolvedAt: null,
+    defaulted: null,
+  });
 }

@@ -11,7 +11,10 @@ export function intakeQuestions(agent: AgentConfig): Question[] {
   if (!questions) {
     const result = checkQuestions(agent.intake?.questions, { source: 'intake' });
     if (!result.ok) {
-      throw new HeedError('invalid_config', `The intake of agent "${agent.name}" is not valid: ${result.problems.join(' ')}`);
+      throw new HeedError(
+        'invalid_config',
+        `The intake of agent "${agent.name}" is not valid: ${result.problems.join(' ')}`,
+      );
     }
     questions = result.questions;
     checked.set(agent, questions);

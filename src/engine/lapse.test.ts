@@ -42,21 +42,32 @@ describe('lapsing', () => {
     expect((await heed.expireDue()).lapsed).toBe(0);
     clock.advanceMinutes(6);
     // Due but not yet swept: an answer is refused as lapsed.
-    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_expired', status: 410 });
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({
+      code: 'action_expired',
+      status: 410,
+    });
 
     const report = await heed.expireDue();
     expect(report.lapsed).toBe(1);
     expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
     expect(runs).toHaveLength(0);
-    expect((lastToolResult(model.calls[1].messages as never) as { value: string }).value).toMatch(/Nobody answered in time/);
+    expect((lastToolResult(model.calls[1].messages as never) as { value: string }).value).toMatch(
+      /Nobody answered in time/,
+    );
     const action = (await chat.actions())[0];
-    expect(action).toMatchObject({ status: 'expired', channel: 'timeout', resolution: { type: 'approval', decision: 'deny', comment: 'timed out' } });
+    expect(action).toMatchObject({
+      status: 'expired',
+      channel: 'timeout',
+      resolution: { type: 'approval', decision: 'deny', comment: 'timed out' },
+    });
     expect(action.resolvedBy).toBeUndefined();
     const resolved = (await chat.events()).find((event) => event.type === 'action.resolved')!;
     expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: null, channel: 'timeout', expired: true });
     // Swept once: a second sweep finds nothing, and answering now is still 410.
     expect((await heed.expireDue()).lapsed).toBe(0);
-    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_expired' });
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({
+      code: 'action_expired',
+    });
     await heed.close();
   });
 

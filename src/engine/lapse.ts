@@ -60,20 +60,33 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
   return report;
 }
 
-async function recover(engine: Engine, conversation: ConversationRecord): Promise<{ run: Promise<TurnResult> } | undefined> {
+async function recover(
+  engine: Engine,
+  conversation: ConversationRecord,
+): Promise<{ run: Promise<TurnResult> } | undefined> {
   if (!conversation.leaseExpiresAt || conversation.leaseExpiresAt > engine.now()) return undefined;
   if (conversation.leaseOwner && engine.running.has(conversation.id)) return undefined;
   const claimed = await claimRunning(engine, conversation);
   if (!claimed) return undefined;
-  return { run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, { caller: null, interactive: true }) };
+  return {
+    run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, { caller: null, interactive: true }),
+  };
 }
 
 /** The lapse decider (src/engine/decide/lapse.ts) once, under the runner: a lost race is the next sweep's. */
-async function lapse(engine: Engine, conversation: ConversationRecord): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
-  const done = await transact(engine, conversation.id, lapseParts, (read) => decideLapse(engine, conversation.version, read));
+async function lapse(
+  engine: Engine,
+  conversation: ConversationRecord,
+): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
+  const done = await transact(engine, conversation.id, lapseParts, (read) =>
+    decideLapse(engine, conversation.version, read),
+  );
   if (!done.committed) return { lapsed: 0 };
   releaseLiveCalls(engine, done.value.released);
   const { lapsed, leaseOwner } = done.value;
   if (leaseOwner === undefined) return { lapsed };
-  return { lapsed, run: runTurnUnderLease(engine, done.conversation, leaseOwner, { caller: systemCaller, interactive: true }) };
+  return {
+    lapsed,
+    run: runTurnUnderLease(engine, done.conversation, leaseOwner, { caller: systemCaller, interactive: true }),
+  };
 }

@@ -12,7 +12,8 @@ export function isFailureRecord(message: MessageRecord): boolean {
 
 /** The last message that is not a failure record. */
 export function lastMessage(messages: MessageRecord[]): MessageRecord | undefined {
-  for (let index = messages.length - 1; index >= 0; index--) if (!isFailureRecord(messages[index])) return messages[index];
+  for (let index = messages.length - 1; index >= 0; index--)
+    if (!isFailureRecord(messages[index])) return messages[index];
   return undefined;
 }
 
@@ -20,7 +21,9 @@ export function lastMessage(messages: MessageRecord[]): MessageRecord | undefine
  * The tool calls still waiting for a result: those of the last assistant message (only tool messages
  * may follow it) that no later tool message answers. Undefined when there is none.
  */
-export function openToolCalls(messages: MessageRecord[]): { assistant: MessageRecord; calls: ToolCallPart[] } | undefined {
+export function openToolCalls(
+  messages: MessageRecord[],
+): { assistant: MessageRecord; calls: ToolCallPart[] } | undefined {
   const answered = new Set<string>();
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
@@ -30,7 +33,9 @@ export function openToolCalls(messages: MessageRecord[]): { assistant: MessageRe
       continue;
     }
     if (message.role !== 'assistant') return undefined;
-    const calls = message.parts.filter((part): part is ToolCallPart => part.type === 'tool-call' && !answered.has(part.toolCallId));
+    const calls = message.parts.filter(
+      (part): part is ToolCallPart => part.type === 'tool-call' && !answered.has(part.toolCallId),
+    );
     return calls.length > 0 ? { assistant: message, calls } : undefined;
   }
   return undefined;

@@ -6,7 +6,14 @@ import { newId } from '../ids.js';
 import { newEvent, type NewEvent } from '../protocol/events.js';
 import type { TurnResult } from '../protocol/responses.js';
 import type { Change } from '../store/store.js';
-import type { ActionRecord, ConversationRecord, EventRecord, MessagePart, MessageRecord, QueuedMessage } from '../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  EventRecord,
+  MessagePart,
+  MessageRecord,
+  QueuedMessage,
+} from '../types.js';
 import { withdrawalWrites } from './withdraw.js';
 
 /*
@@ -49,20 +56,38 @@ export function queueWrite(
   const refusal = limitRefusal(engine, conversation, storedMessages + queue.length);
   if (refusal) throw refusal;
   const at = engine.now();
-  const entry: QueuedMessage = { id: newId('m'), seq: conversation.lastEventSeq + 1, by: callerId(caller ?? { userId: conversation.ownerId }), queuedAt: at };
+  const entry: QueuedMessage = {
+    id: newId('m'),
+    seq: conversation.lastEventSeq + 1,
+    by: callerId(caller ?? { userId: conversation.ownerId }),
+    queuedAt: at,
+  };
   const parts: MessagePart[] = [{ type: 'text', text: content }];
   const position = queue.length + 1;
   return {
-    write: { events: [newEvent('message.queued', at, { messageId: entry.id, parts, by: entry.by, position })], set: { queue: [...queue, entry], updatedAt: at } },
+    write: {
+      events: [newEvent('message.queued', at, { messageId: entry.id, parts, by: entry.by, position })],
+      set: { queue: [...queue, entry], updatedAt: at },
+    },
     entry,
     position,
   };
 }
 
 /** What `queueWrite` wrote, as the send's result; the event's number is known before the write because the write is compare-and-set on the version. */
-export function queuedResult(conversationId: string, queued: { entry: QueuedMessage; position: number }, events: EventRecord[]): TurnResult {
-  if (events[0]?.seq !== queued.entry.seq) throw new HeedError('internal_error', 'The queued message was numbered unexpectedly.');
-  return { status: 'queued', conversationId, messages: [], queued: { messageId: queued.entry.id, position: queued.position } };
+export function queuedResult(
+  conversationId: string,
+  queued: { entry: QueuedMessage; position: number },
+  events: EventRecord[],
+): TurnResult {
+  if (events[0]?.seq !== queued.entry.seq)
+    throw new HeedError('internal_error', 'The queued message was numbered unexpectedly.');
+  return {
+    status: 'queued',
+    conversationId,
+    messages: [],
+    queued: { messageId: queued.entry.id, position: queued.position },
+  };
 }
 
 /** What a turn's end started: the next queued message's turn, to run under `leaseOwner`. */
@@ -96,7 +121,11 @@ export async function endTurn(
   const status = change.set?.status;
   if (queue.length === 0 || (status !== 'idle' && status !== 'requires_action')) return { change, closed: [] };
   const drop = (refusal: Refusal): TurnEnd => ({
-    change: { ...change, events: [...(change.events ?? []), ...droppedEvents(engine, queue, refusal)], set: { ...change.set, queue: [] } },
+    change: {
+      ...change,
+      events: [...(change.events ?? []), ...droppedEvents(engine, queue, refusal)],
+      set: { ...change.set, queue: [] },
+    },
     closed: [],
   });
   // Checked in the order a new message is: the message limit, an open pause, the budget (as this change leaves it).
@@ -107,7 +136,8 @@ export async function endTurn(
   if (pausing && engine.pendingActionPolicy !== 'cancel') {
     return drop({
       code: 'action_pending',
-      message: 'The agent asked for an answer before this message could run; answer or cancel the request, then send the message again.',
+      message:
+        'The agent asked for an answer before this message could run; answer or cancel the request, then send the message again.',
     });
   }
   if (!engine.budgetLeft(after)) return drop(engine.budgetError(after));
@@ -126,19 +156,39 @@ export async function endTurn(
   if (pausing) {
     // The pause this change writes, and anything else still open, is closed as a new message closes it.
     const raised = (change.actions ?? []).filter((action) => action.status === 'pending');
-    const older = (await context.actions()).filter((action) => action.status === 'pending' && !raised.some((entry) => entry.id === action.id));
+    const older = (await context.actions()).filter(
+      (action) => action.status === 'pending' && !raised.some((entry) => entry.id === action.id),
+    );
     closed = [...raised, ...older];
-    const closing = withdrawalWrites(engine, messages, closed, { resolvedBy: null, channel: 'system', reason: 'new_message' });
+    const closing = withdrawalWrites(engine, messages, closed, {
+      resolvedBy: null,
+      channel: 'system',
+      reason: 'new_message',
+    });
     writes.settle.push(...closing.settle);
     writes.messages.push(...closing.messages);
     writes.events.push(...closing.events);
     messages.push(...closing.messages);
   }
-  const user: MessageRecord = { id: head.id, conversationId: conversation.id, position: messages.length, role: 'user', parts, metadata: null, createdAt: at };
+  const user: MessageRecord = {
+    id: head.id,
+    conversationId: conversation.id,
+    position: messages.length,
+    role: 'user',
+    parts,
+    metadata: null,
+    createdAt: at,
+  };
   messages.push(user);
   writes.messages.push(user);
   writes.events.push(
-    newEvent('message.created', at, { messageId: user.id, role: 'user', parts: user.parts, by: head.by, queuedAt: head.queuedAt }),
+    newEvent('message.created', at, {
+      messageId: user.id,
+      role: 'user',
+      parts: user.parts,
+      by: head.by,
+      queuedAt: head.queuedAt,
+    }),
     newEvent('turn.started', at, { trigger: 'queue' }),
   );
   const leaseOwner = newId('lease');
@@ -146,7 +196,14 @@ export async function endTurn(
     change: {
       ...change,
       ...writes,
-      set: { ...change.set, status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, queue: rest },
+      set: {
+        ...change.set,
+        status: 'running',
+        leaseOwner,
+        leaseExpiresAt: engine.leaseUntil(),
+        actionDueAt: null,
+        queue: rest,
+      },
     },
     next: { leaseOwner, caller: { userId: head.by }, messages },
     closed,
@@ -154,7 +211,11 @@ export async function endTurn(
 }
 
 /** The events and patch that drop every queued message (a cancel), saying why. */
-export function dropQueue(engine: Engine, conversation: ConversationRecord, refusal: Refusal): { events: NewEvent[]; set: Change['set'] } {
+export function dropQueue(
+  engine: Engine,
+  conversation: ConversationRecord,
+  refusal: Refusal,
+): { events: NewEvent[]; set: Change['set'] } {
   const queue = conversation.queue ?? [];
   if (queue.length === 0) return { events: [], set: {} };
   return { events: droppedEvents(engine, queue, refusal), set: { queue: [] } };
@@ -169,7 +230,10 @@ function droppedEvents(engine: Engine, queue: QueuedMessage[], refusal: Refusal)
 
 /** The refusal a new message would get now from the message limit or the token budget, if any. */
 function limitRefusal(engine: Engine, conversation: ConversationRecord, messages: number): HeedError | undefined {
-  return messageLimitRefusal(engine, messages) ?? (engine.budgetLeft(conversation) ? undefined : engine.budgetError(conversation));
+  return (
+    messageLimitRefusal(engine, messages) ??
+    (engine.budgetLeft(conversation) ? undefined : engine.budgetError(conversation))
+  );
 }
 
 function messageLimitRefusal(engine: Engine, messages: number): HeedError | undefined {
@@ -183,14 +247,21 @@ function messageLimitRefusal(engine: Engine, messages: number): HeedError | unde
 }
 
 /** The parts of a queued message, from its `message.queued` event. */
-async function queuedParts(engine: Engine, conversationId: string, entry: QueuedMessage): Promise<MessagePart[] | undefined> {
+async function queuedParts(
+  engine: Engine,
+  conversationId: string,
+  entry: QueuedMessage,
+): Promise<MessagePart[] | undefined> {
   const [event] = await engine.store.listEvents(conversationId, { after: entry.seq - 1, limit: 1 });
   if (event?.type !== 'message.queued' || event.data.messageId !== entry.id) return undefined;
   return event.data.parts as unknown as MessagePart[];
 }
 
 /** The texts of the queued messages, for a conversation's snapshot (each one event read). */
-export async function queuedTexts(engine: Engine, conversation: ConversationRecord): Promise<Array<{ id: string; text: string; by: string | null; queuedAt: string }>> {
+export async function queuedTexts(
+  engine: Engine,
+  conversation: ConversationRecord,
+): Promise<Array<{ id: string; text: string; by: string | null; queuedAt: string }>> {
   const out = [];
   for (const entry of conversation.queue ?? []) {
     const parts = await queuedParts(engine, conversation.id, entry);

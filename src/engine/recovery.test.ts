@@ -12,7 +12,9 @@ describe('a continuation whose process died', () => {
 
     const agent = (hang: boolean): AgentConfig => ({
       name: 'payments',
-      model: scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'charge', input: { cents: 500 } }] } : { text: 'Charged.' })),
+      model: scriptedModel(({ stepIndex }) =>
+        stepIndex === 0 ? { toolCalls: [{ toolName: 'charge', input: { cents: 500 } }] } : { text: 'Charged.' },
+      ),
       tools: {
         charge: tool({
           inputSchema: z.object({ cents: z.number() }),
@@ -35,7 +37,12 @@ describe('a continuation whose process died', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(keys).toHaveLength(1);
 
-    const b = createHeed({ agents: [agent(false)], store, sweepIntervalMs: 0, now: () => new Date('2026-05-01T11:00:00Z') });
+    const b = createHeed({
+      agents: [agent(false)],
+      store,
+      sweepIntervalMs: 0,
+      now: () => new Date('2026-05-01T11:00:00Z'),
+    });
     const report = await b.expireDue();
     expect(report.recovered).toBe(1);
     expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
@@ -51,7 +58,9 @@ describe('a continuation whose process died', () => {
     const messages = (await b.conversation(id).get()).messages;
     expect(messages.filter((message) => message.role === 'tool')).toHaveLength(1);
     expect(messages.at(-1)!.parts).toEqual([{ type: 'text', text: 'Charged.' }]);
-    const started = (await b.conversation(id).events()).filter((event) => event.type === 'turn.started').map((event) => event.data.trigger);
+    const started = (await b.conversation(id).events())
+      .filter((event) => event.type === 'turn.started')
+      .map((event) => event.data.trigger);
     expect(started).toEqual(['message', 'answer', 'recovery']);
     await a.close();
     await b.close();

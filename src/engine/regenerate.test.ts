@@ -25,7 +25,9 @@ it('regenerating twice, then branching: the model reads only the latest reply, i
   // The last call read "first", its reply, and "second" once; no earlier reply to "second".
   expect(said(model.calls.at(-1)!.messages)).toContain('Reply 1');
   expect(said(model.calls.at(-1)!.messages)).not.toMatch(/Reply [23]/);
-  expect((model.calls.at(-1)!.messages as Array<{ role: string }>).filter((message) => message.role === 'user')).toHaveLength(2);
+  expect(
+    (model.calls.at(-1)!.messages as Array<{ role: string }>).filter((message) => message.role === 'user'),
+  ).toHaveLength(2);
 
   const { conversation, messages } = await chat.get();
   expect(conversation.status).toBe('idle');
@@ -39,7 +41,9 @@ it('regenerating twice, then branching: the model reads only the latest reply, i
     { type: 'text', text: 'second' },
     { type: 'text', text: 'Reply 4' },
   ]);
-  const triggers = (await chat.events()).flatMap((event) => (event.type === 'turn.started' ? [event.data.trigger] : []));
+  const triggers = (await chat.events()).flatMap((event) =>
+    event.type === 'turn.started' ? [event.data.trigger] : [],
+  );
   expect(triggers).toEqual(['message', 'message', 'regenerate', 'regenerate']);
 
   // A branch copies the marks with the messages: it goes on from the latest reply too.

@@ -35,7 +35,11 @@ function textOf(message: MessageRecord): string {
  * the record and the event log but are no longer sent to the model), and a turn runs from it as from a
  * new message, with the `regenerate` trigger. The intake is not asked again; its answers stand.
  */
-export async function regenerateReply(engine: Engine, conversationId: string, options: RegenerateOptions & ChannelWrite = {}): Promise<TurnResult> {
+export async function regenerateReply(
+  engine: Engine,
+  conversationId: string,
+  options: RegenerateOptions & ChannelWrite = {},
+): Promise<TurnResult> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   for (;;) {
     const read = await engine.readVisible(conversationId, options.caller, { messages: true, remembered: true });
@@ -44,12 +48,19 @@ export async function regenerateReply(engine: Engine, conversationId: string, op
     refuseChannelWrite(conversation, options.via, 'write there, or branch it into a new conversation.');
     engine.agent(conversation.agent);
     if (conversation.status === 'running') {
-      throw new HeedError('conversation_busy', 'A turn is already running in this conversation; wait for it to finish.');
+      throw new HeedError(
+        'conversation_busy',
+        'A turn is already running in this conversation; wait for it to finish.',
+      );
     }
     const live = liveMessages(messages);
     const asked = [...live].reverse().find((message) => message.role === 'user');
     if (!asked) {
-      throw new HeedError('invalid_request', 'There is no message in this conversation to make the reply to again; send one first.', { details: { conversationId } });
+      throw new HeedError(
+        'invalid_request',
+        'There is no message in this conversation to make the reply to again; send one first.',
+        { details: { conversationId } },
+      );
     }
     if (options.content !== undefined && options.content !== textOf(asked)) {
       throw new HeedError(
@@ -72,11 +83,19 @@ export async function regenerateReply(engine: Engine, conversationId: string, op
     if (conversation.status === 'requires_action') {
       const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
       if (engine.pendingActionPolicy !== 'cancel') {
-        throw new HeedError('action_pending', 'This conversation is waiting for an answer; answer or cancel it before making the reply again.', {
-          details: { pendingActionIds: pending.map((action) => action.id) },
-        });
+        throw new HeedError(
+          'action_pending',
+          'This conversation is waiting for an answer; answer or cancel it before making the reply again.',
+          {
+            details: { pendingActionIds: pending.map((action) => action.id) },
+          },
+        );
       }
-      const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
+      const closing = withdrawalWrites(engine, messages, pending, {
+        resolvedBy: null,
+        channel: 'system',
+        reason: 'new_message',
+      });
       closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;
@@ -91,20 +110,37 @@ export async function regenerateReply(engine: Engine, conversationId: string, op
       position: messages.length,
       role: 'user',
       parts: asked.parts,
-      metadata: { ...(asked.metadata ?? {}), regenerates: { messageId: asked.id, count: messages.length - asked.position } },
+      metadata: {
+        ...(asked.metadata ?? {}),
+        regenerates: { messageId: asked.id, count: messages.length - asked.position },
+      },
       createdAt: at,
     };
     const leaseOwner = newId('lease');
     change.messages = [...(change.messages ?? []), again];
     change.events!.push(
-      newEvent('message.created', at, { messageId: again.id, role: 'user', parts: again.parts, by: callerId(options.caller ?? { userId: conversation.ownerId }) }),
+      newEvent('message.created', at, {
+        messageId: again.id,
+        role: 'user',
+        parts: again.parts,
+        by: callerId(options.caller ?? { userId: conversation.ownerId }),
+      }),
       newEvent('turn.started', at, { trigger: 'regenerate' }),
     );
-    change.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
+    change.set = {
+      status: 'running',
+      leaseOwner,
+      leaseExpiresAt: engine.leaseUntil(),
+      actionDueAt: null,
+      updatedAt: at,
+    };
     const result = await commitWrite(engine, change);
     if (!result.ok) {
       if (Date.now() < waitUntil) continue;
-      throw new HeedError('conversation_busy', 'The conversation kept changing while the reply was being made again; try again.');
+      throw new HeedError(
+        'conversation_busy',
+        'The conversation kept changing while the reply was being made again; try again.',
+      );
     }
     releaseLiveCalls(engine, closed);
     options.onRecorded?.({ eventSeq: result.events[0].seq });

@@ -4,14 +4,20 @@ import type { MessageMetadata } from '../types.js';
 export type RegenerateMark = NonNullable<MessageMetadata['regenerates']>;
 
 /** A stored message or its view: what the marks are read from. */
-type Listed = { role: string; parts: Array<{ type: string; toolCallId?: string }>; metadata?: { [key: string]: unknown } | null };
+type Listed = {
+  role: string;
+  parts: Array<{ type: string; toolCallId?: string }>;
+  metadata?: { [key: string]: unknown } | null;
+};
 
 /** The mark of a user message that ran a reply again, or undefined. */
 export function regenerateMark(message: Listed): RegenerateMark | undefined {
   const mark = message.role === 'user' ? message.metadata?.regenerates : undefined;
   if (typeof mark !== 'object' || mark === null || Array.isArray(mark)) return undefined;
   const { messageId, count } = mark as Record<string, unknown>;
-  return typeof messageId === 'string' && typeof count === 'number' && Number.isInteger(count) && count > 0 ? { messageId, count } : undefined;
+  return typeof messageId === 'string' && typeof count === 'number' && Number.isInteger(count) && count > 0
+    ? { messageId, count }
+    : undefined;
 }
 
 /** The intake's questions and their answers belong to the person, not to the reply: they are never replaced. */
@@ -20,7 +26,9 @@ function isIntake(message: Listed, intakeCalls: Set<string>): boolean {
   return (
     message.role === 'tool' &&
     message.parts.length > 0 &&
-    message.parts.every((part) => part.type === 'tool-result' && part.toolCallId !== undefined && intakeCalls.has(part.toolCallId))
+    message.parts.every(
+      (part) => part.type === 'tool-result' && part.toolCallId !== undefined && intakeCalls.has(part.toolCallId),
+    )
   );
 }
 
@@ -39,10 +47,15 @@ export function liveMessages<T extends Listed>(messages: T[]): T[] {
     replaced ??= new Set();
     intakeCalls ??= new Set(
       messages.flatMap((candidate) =>
-        candidate.metadata?.intake === true ? candidate.parts.flatMap((part) => (part.type === 'tool-call' && part.toolCallId !== undefined ? [part.toolCallId] : [])) : [],
+        candidate.metadata?.intake === true
+          ? candidate.parts.flatMap((part) =>
+              part.type === 'tool-call' && part.toolCallId !== undefined ? [part.toolCallId] : [],
+            )
+          : [],
       ),
     );
-    for (let at = Math.max(0, index - mark.count); at < index; at++) if (!isIntake(messages[at], intakeCalls)) replaced.add(at);
+    for (let at = Math.max(0, index - mark.count); at < index; at++)
+      if (!isIntake(messages[at], intakeCalls)) replaced.add(at);
   });
   return replaced ? messages.filter((_, index) => !replaced!.has(index)) : messages;
 }

@@ -45,12 +45,19 @@ export function checkMessageContent(content: unknown, field = 'content'): assert
     throw new HeedError('invalid_request', `A message needs some text in "${field}".`, { details: { field } });
   }
   if (content.length > MAX_MESSAGE_CHARS) {
-    throw new HeedError('invalid_request', `A message may hold at most ${MAX_MESSAGE_CHARS} characters.`, { details: { field } });
+    throw new HeedError('invalid_request', `A message may hold at most ${MAX_MESSAGE_CHARS} characters.`, {
+      details: { field },
+    });
   }
 }
 
 /** Records a user message (the send decider, src/engine/decide/send.ts, under the runner) and runs the turn it starts. */
-export async function sendMessage(engine: Engine, conversationId: string, content: unknown, options: SendOptions & ChannelWrite = {}): Promise<TurnResult> {
+export async function sendMessage(
+  engine: Engine,
+  conversationId: string,
+  content: unknown,
+  options: SendOptions & ChannelWrite = {},
+): Promise<TurnResult> {
   checkMessageContent(content);
   const done = await transact(engine, conversationId, sendParts, (read) => decideSend(engine, content, options, read), {
     busy: 'The conversation kept changing while the message was being recorded; send it again.',

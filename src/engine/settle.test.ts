@@ -87,9 +87,18 @@ describe('settling answers', () => {
     expect(runs).toEqual([1]);
     expect(model.calls).toHaveLength(2);
     const actions = await chat.actions();
-    expect(actions.find((action) => action.id === first.id)!.resolution).toEqual({ type: 'approval', decision: 'allow' });
-    expect(actions.find((action) => action.id === second.id)!.resolution).toEqual({ type: 'approval', decision: 'deny', comment: 'no' });
-    expect((await chat.events()).filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual(['message', 'answer']);
+    expect(actions.find((action) => action.id === first.id)!.resolution).toEqual({
+      type: 'approval',
+      decision: 'allow',
+    });
+    expect(actions.find((action) => action.id === second.id)!.resolution).toEqual({
+      type: 'approval',
+      decision: 'deny',
+      comment: 'no',
+    });
+    expect(
+      (await chat.events()).filter((event) => event.type === 'turn.started').map((event) => event.data.trigger),
+    ).toEqual(['message', 'answer']);
     await heed.close();
   });
 
@@ -101,7 +110,13 @@ describe('settling answers', () => {
     const paused = await chat.send('refund');
     const actionId = paused.pendingActions![0].id;
     const attempts = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, index) => chat.resolve(actionId, { type: 'approval', decision: index % 2 ? 'allow' : 'deny', comment: `answer ${index}` })),
+      Array.from({ length: 20 }, (_, index) =>
+        chat.resolve(actionId, {
+          type: 'approval',
+          decision: index % 2 ? 'allow' : 'deny',
+          comment: `answer ${index}`,
+        }),
+      ),
     );
     const won = attempts.filter((attempt) => attempt.status === 'fulfilled');
     const lost = attempts.filter((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
@@ -109,7 +124,11 @@ describe('settling answers', () => {
     expect(lost).toHaveLength(19);
     const stored = (await chat.actions())[0];
     for (const loser of lost) {
-      expect(loser.reason).toMatchObject({ code: 'action_not_pending', status: 409, details: { resolution: stored.resolution, channel: stored.channel } });
+      expect(loser.reason).toMatchObject({
+        code: 'action_not_pending',
+        status: 409,
+        details: { resolution: stored.resolution, channel: stored.channel },
+      });
     }
     expect(runs).toHaveLength((stored.resolution as { decision: string }).decision === 'allow' ? 1 : 0);
     expect(model.calls).toHaveLength(2);
@@ -129,13 +148,25 @@ describe('settling answers', () => {
     const alice = { caller: { userId: 'alice' } };
     const manager = { caller: { userId: 'manager' } };
 
-    await expect(heed.conversation('c_nope').resolve(actionId, {}, manager)).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(heed.conversation('c_nope').resolve(actionId, {}, manager)).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
     await expect(chat.resolve('a_nope', {}, manager)).rejects.toMatchObject({ code: 'not_found' });
     // 403 comes before 400: a malformed answer from someone who may not answer is refused as forbidden.
-    await expect(chat.resolve(actionId, { nonsense: true }, alice)).rejects.toMatchObject({ code: 'action_forbidden', status: 403 });
-    await expect(chat.resolve(actionId, { nonsense: true }, manager)).rejects.toMatchObject({ code: 'invalid_resolution', status: 400 });
+    await expect(chat.resolve(actionId, { nonsense: true }, alice)).rejects.toMatchObject({
+      code: 'action_forbidden',
+      status: 403,
+    });
+    await expect(chat.resolve(actionId, { nonsense: true }, manager)).rejects.toMatchObject({
+      code: 'invalid_resolution',
+      status: 400,
+    });
     // 402 last: the answer would let the agent run again, and the budget is spent; nothing is recorded.
-    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' }, manager)).rejects.toMatchObject({ code: 'budget_reached', status: 402 });
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' }, manager)).rejects.toMatchObject({
+      code: 'budget_reached',
+      status: 402,
+    });
     expect((await chat.pendingActions()).map((action) => action.id)).toEqual([actionId]);
     await heed.close();
   });
@@ -144,8 +175,12 @@ describe('settling answers', () => {
     const { agent } = refundAgent();
     const heed = testHeed([agent]);
     const mine = await heed.createConversation({ agent: 'support', ownerId: 'alice' });
-    await expect(heed.conversation(mine.id).get({ caller: { userId: 'eve' } })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(heed.conversation(mine.id).send('hi', { caller: { userId: 'eve' } })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(heed.conversation(mine.id).get({ caller: { userId: 'eve' } })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(heed.conversation(mine.id).send('hi', { caller: { userId: 'eve' } })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     const slack = await heed.createConversation({ agent: 'support', channel: 'slack' });
     await expect(heed.conversation(slack.id).send('hi')).rejects.toMatchObject({ code: 'channel_chat', status: 409 });
     await heed.close();
@@ -167,7 +202,9 @@ describe('settling answers', () => {
       respond: ({ stepIndex, messages }) => {
         const last = messages.at(-1)!;
         const text = last.role === 'user' ? (last.content[0] as { text: string }).text : '';
-        return stepIndex === 0 && text === 'refund' ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Sure.' };
+        return stepIndex === 0 && text === 'refund'
+          ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] }
+          : { text: 'Sure.' };
       },
     });
     const other = testHeed([lenient.agent], { pendingActionPolicy: 'cancel' });
@@ -192,10 +229,15 @@ describe('settling answers', () => {
     const chat = heed.conversation(id);
     const paused = await chat.send('refund');
     expect(await chat.cancel()).toEqual({ status: 'idle', cancelled: true });
-    await expect(chat.resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({ code: 'action_not_pending' });
+    await expect(
+      chat.resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' }),
+    ).rejects.toMatchObject({ code: 'action_not_pending' });
     const events = await chat.events();
     expect(events.at(-1)!.type).toBe('turn.cancelled');
-    expect(events.find((event) => event.type === 'action.resolved')!.data).toMatchObject({ status: 'cancelled', cancelled: true });
+    expect(events.find((event) => event.type === 'action.resolved')!.data).toMatchObject({
+      status: 'cancelled',
+      cancelled: true,
+    });
     expect(runs).toHaveLength(0);
     expect((await chat.get()).conversation.status).toBe('idle');
     await heed.close();

@@ -16,7 +16,10 @@ export interface SettleOptions {
    * An answer given in a chat workspace (docs/channels.md): recorded with this channel, after the adapter's
    * own rule of who may answer (`may`, checked in the 403 place of the order).
    */
-  fromChannel?: { name: Extract<ResolutionChannel, 'slack'>; may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean> };
+  fromChannel?: {
+    name: Extract<ResolutionChannel, 'slack'>;
+    may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
+  };
   /**
    * An answer through a signed answer link: the token already named this action, so the conversation's
    * access rule is not applied (`authorizeResolve` still is, with the recipient as caller); recorded with
@@ -35,10 +38,22 @@ export type SettleResult = TurnResult;
  * runner, which retries an answer that meets another one being recorded for up to `hitl.resolveWaitMs`.
  * The answer that closes the pause claims the continuation in the same write; its turn runs here.
  */
-export async function settleAction(engine: Engine, conversationId: string, actionId: string, raw: unknown, options: SettleOptions & ChannelWrite = {}): Promise<SettleResult> {
-  const done = await transact(engine, conversationId, settleParts, (read) => decideSettle(engine, actionId, raw, options, read), {
-    busy: 'The conversation kept changing while the answer was being recorded; send it again.',
-  });
+export async function settleAction(
+  engine: Engine,
+  conversationId: string,
+  actionId: string,
+  raw: unknown,
+  options: SettleOptions & ChannelWrite = {},
+): Promise<SettleResult> {
+  const done = await transact(
+    engine,
+    conversationId,
+    settleParts,
+    (read) => decideSettle(engine, actionId, raw, options, read),
+    {
+      busy: 'The conversation kept changing while the answer was being recorded; send it again.',
+    },
+  );
   const settled = done.value;
   // Every settle decision writes; the events name the first one's number.
   const eventSeq = done.committed ? done.events[0].seq : 0;
@@ -46,7 +61,12 @@ export async function settleAction(engine: Engine, conversationId: string, actio
   if (settled.type === 'voted' || !settled.closes) {
     options.onRecorded?.({ closesPause: false, eventSeq });
     const pending = settled.type === 'voted' ? settled.pending : settled.others;
-    return { status: 'requires_action', conversationId, messages: [], pendingActions: pending.map((entry) => actionView(engine, entry, agent)) };
+    return {
+      status: 'requires_action',
+      conversationId,
+      messages: [],
+      pendingActions: pending.map((entry) => actionView(engine, entry, agent)),
+    };
   }
   options.onRecorded?.({ closesPause: true, eventSeq });
   return runTurnUnderLease(engine, done.conversation, settled.leaseOwner, {

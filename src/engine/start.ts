@@ -58,13 +58,19 @@ export function runTurnUnderLease(
             askIntake: true,
             messages: next.messages,
             actions: [],
-          }).catch((thrown: unknown) => engine.logger.error(errorFields(thrown), 'Heed: a queued message could not start its turn'));
+          }).catch((thrown: unknown) =>
+            engine.logger.error(errorFields(thrown), 'Heed: a queued message could not start its turn'),
+          );
         }
         return result;
       } catch (thrown) {
         if (isStoreUnavailable(thrown)) {
           // Carried on as it began: a message's turn still asks the intake questions if none were stored.
-          carryOnLater(engine, conversation.id, leaseOwner, { caller: options.caller, interactive: options.interactive, askIntake: options.askIntake });
+          carryOnLater(engine, conversation.id, leaseOwner, {
+            caller: options.caller,
+            interactive: options.interactive,
+            askIntake: options.askIntake,
+          });
         }
         throw thrown;
       }
@@ -76,7 +82,10 @@ export function runTurnUnderLease(
  * Takes over a conversation left `running` (its claim lapsed, or its turn was cut off here): a new
  * lease and a `turn.started` (recovery) in one compare-and-set. Undefined when someone wrote first.
  */
-export async function claimRunning(engine: Engine, conversation: ConversationRecord): Promise<{ conversation: ConversationRecord; leaseOwner: string } | undefined> {
+export async function claimRunning(
+  engine: Engine,
+  conversation: ConversationRecord,
+): Promise<{ conversation: ConversationRecord; leaseOwner: string } | undefined> {
   const leaseOwner = newId('lease');
   const at = engine.now();
   const result = await commitWrite(engine, {
@@ -95,7 +104,12 @@ export async function claimRunning(engine: Engine, conversation: ConversationRec
  * idempotency key), without waiting for the lease to lapse and a sweep. If the conversation paused,
  * ended or moved meanwhile, there is nothing to do.
  */
-function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string, options: { caller: Caller | null; interactive: boolean; askIntake?: boolean }): void {
+function carryOnLater(
+  engine: Engine,
+  conversationId: string,
+  leaseOwner: string,
+  options: { caller: Caller | null; interactive: boolean; askIntake?: boolean },
+): void {
   if (engine.closed || engine.resumes.has(conversationId)) return;
   let wait = RESUME_FIRST_MS;
   const schedule = () => {
@@ -126,7 +140,8 @@ function carryOnLater(engine: Engine, conversationId: string, leaseOwner: string
 
 /** An agent removed from the config since the pause: its turn fails with a clear error. */
 function missingModel(name: string) {
-  const fail = () => Promise.reject(new Error(`The agent "${name}" is no longer configured, so the turn cannot go on.`));
+  const fail = () =>
+    Promise.reject(new Error(`The agent "${name}" is no longer configured, so the turn cannot go on.`));
   return {
     specificationVersion: 'v3' as const,
     provider: 'heed',

@@ -47,7 +47,11 @@ export function toolResultWrites(fields: {
 }
 
 /** What a tool message keeps besides its result: read back by the prompt (src/engine/turn/prompt.ts) and shown on reload. */
-function resultMetadata(fields: { approvedArgs?: JsonValue; notes?: string[]; warnings?: TurnWarning[] }): MessageMetadata | null {
+function resultMetadata(fields: {
+  approvedArgs?: JsonValue;
+  notes?: string[];
+  warnings?: TurnWarning[];
+}): MessageMetadata | null {
   const metadata: MessageMetadata = {};
   if (fields.approvedArgs !== undefined) metadata.approvedArgs = fields.approvedArgs;
   if (fields.notes?.length) metadata.notes = fields.notes;

@@ -11,7 +11,9 @@ import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, Reme
  */
 
 /** A conversation read in one statement, with exactly the parts the decider asked for (no optional parts to `!`). */
-export type Snapshot<P extends ConversationParts> = { conversation: ConversationRecord } & (P['messages'] extends true ? { messages: MessageRecord[] } : unknown) &
+export type Snapshot<P extends ConversationParts> = { conversation: ConversationRecord } & (P['messages'] extends true
+  ? { messages: MessageRecord[] }
+  : unknown) &
   (P['actions'] extends true ? { actions: ActionRecord[] } : unknown) &
   (P['remembered'] extends true ? { remembered: RememberedTool[] } : unknown);
 
@@ -24,7 +26,10 @@ export type Write = Omit<Change, 'conversationId' | 'expectVersion' | 'create'>;
  * thrown (a `HeedError`) and ends the transaction. `value` is what the caller gets back.
  */
 export type Decision<T> =
-  { type: 'read'; parts: ConversationParts } | { type: 'write'; write: Write; value: T } | { type: 'create'; create: CreateChange; value: T } | { type: 'none'; value: T };
+  | { type: 'read'; parts: ConversationParts }
+  | { type: 'write'; write: Write; value: T }
+  | { type: 'create'; create: CreateChange; value: T }
+  | { type: 'none'; value: T };
 
 /** A new conversation written from what the snapshot held (a branch): no compare-and-set, the id is new. */
 export type CreateChange = Omit<Change, 'expectVersion' | 'settle' | 'revise'> & { create: ConversationRecord };
@@ -73,7 +78,9 @@ export async function transact<const P extends ConversationParts, T>(
     if (decision.type === 'read') {
       // The decider needs more than it asked for first (an answer that closes a pause reads the messages):
       // read one fuller snapshot and decide again from it.
-      if (Object.entries(decision.parts).every(([part, wanted]) => !wanted || reading[part as keyof ConversationParts])) {
+      if (
+        Object.entries(decision.parts).every(([part, wanted]) => !wanted || reading[part as keyof ConversationParts])
+      ) {
         throw new HeedError('internal_error', 'A decider asked again for parts it was given.');
       }
       reading = { ...reading, ...decision.parts };
@@ -88,7 +95,8 @@ export async function transact<const P extends ConversationParts, T>(
     }
     const change: Change = { ...decision.write, conversationId, expectVersion: read.conversation.version };
     const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
-    if (result.ok) return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
+    if (result.ok)
+      return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
     if (options.busy === undefined) return { committed: false, lost: true };
     if (Date.now() >= waitUntil) throw new HeedError('conversation_busy', options.busy);
     // Another write won the race; look again (it may have settled the very action this one wanted).
@@ -101,9 +109,14 @@ export async function transact<const P extends ConversationParts, T>(
  * snapshot already read when there is one), and once applied its events reach live followers. Exported for
  * the writers not yet moved onto `transact` (the list in src/architecture.test.ts only shrinks).
  */
-export async function commitWrite(engine: Engine, change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {}): Promise<CommitResult> {
+export async function commitWrite(
+  engine: Engine,
+  change: Change,
+  known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {},
+): Promise<CommitResult> {
   const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
-  const written = deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+  const written =
+    deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
   const result = await engine.store.commit(written);
   if (result.ok && result.events.length > 0) engine.bus.publish(hydrateEvents(result.events, change.actions ?? []));
   if (result.ok && deliveries.length > 0) engine.outbox?.wake();

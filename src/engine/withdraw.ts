@@ -27,7 +27,14 @@ export function withdrawalWrites(
   const events: NewEvent[] = [];
   for (const action of pending) {
     const status: Exclude<ActionStatus, 'pending'> = options.lapsed?.has(action.id) ? 'expired' : 'cancelled';
-    settle.push({ id: action.id, status, resolution: { type: 'cancelled', reason: options.reason }, resolvedBy: options.resolvedBy, channel: options.channel, resolvedAt: at });
+    settle.push({
+      id: action.id,
+      status,
+      resolution: { type: 'cancelled', reason: options.reason },
+      resolvedBy: options.resolvedBy,
+      channel: options.channel,
+      resolvedAt: at,
+    });
     events.push(
       newEvent('action.resolved', at, {
         actionId: action.id,
@@ -42,10 +49,15 @@ export function withdrawalWrites(
     );
   }
   // A call that asked from inside its tool (an MCP server's form, say) had already started: say so.
-  const started = new Set(pending.filter((action) => action.origin === 'live' || action.origin === 'ctx').map((action) => action.toolCallId));
+  const started = new Set(
+    pending.filter((action) => action.origin === 'live' || action.origin === 'ctx').map((action) => action.toolCallId),
+  );
   const startedText = `${STARTED_REASON[options.reason] ?? STARTED_REASON.new_message} The tool had already started (an MCP tool's server had run up to its request), so it may have done part of its work.`;
-  const results = openCallResults(messages, at, 'Cancelled: this request was withdrawn before it was answered, and the call did not run.', (toolCallId) =>
-    started.has(toolCallId) ? startedText : undefined,
+  const results = openCallResults(
+    messages,
+    at,
+    'Cancelled: this request was withdrawn before it was answered, and the call did not run.',
+    (toolCallId) => (started.has(toolCallId) ? startedText : undefined),
   );
   events.push(...results.map((result) => result.event));
   return { settle, messages: results.map((result) => result.message), events };

@@ -26,7 +26,11 @@ beforeAll(async () => {
   const limits = { conversationsPerMinute: 0 };
   server = await startServer({ auth: { tokens: people }, limits });
   // Bob (role approver) may answer anyone's approvals; nobody else may answer through the hook.
-  hooked = await startServer({ auth: { tokens: people }, limits, hitl: { authorizeResolve: (caller) => caller?.data?.role === 'approver' } });
+  hooked = await startServer({
+    auth: { tokens: people },
+    limits,
+    hitl: { authorizeResolve: (caller) => caller?.data?.role === 'approver' },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -53,42 +57,83 @@ function shape(response: ApiResponse) {
 function chat(on: TestServer, id: string, text: string, token?: string): Promise<ApiResponse> {
   return on.api('POST', '/api/ai-sdk/chat/support', {
     token,
-    body: { id, trigger: 'submit-message', messages: [{ id: `u-${counter++}`, role: 'user', parts: [{ type: 'text', text }] }] },
+    body: {
+      id,
+      trigger: 'submit-message',
+      messages: [{ id: `u-${counter++}`, role: 'user', parts: [{ type: 'text', text }] }],
+    },
   });
 }
 
 describe('with hitl.authorizeResolve set, someone who may neither see nor answer learns nothing (issue 11, item 8)', () => {
   it('gets the 404 of a conversation that does not exist, never a stored answer, while the owner keeps the order of docs/http.md#errors', async () => {
     const target = await paused(hooked, 'refund', 'ada');
-    const missing = await hooked.api('POST', `/api/conversations/c_doesnotexist/actions/${target.actionId}`, { token: 'carol', body: approve });
-    expect(shape(missing)).toEqual({ status: 404, code: 'not_found', message: 'There is no conversation with that id.', details: {} });
+    const missing = await hooked.api('POST', `/api/conversations/c_doesnotexist/actions/${target.actionId}`, {
+      token: 'carol',
+      body: approve,
+    });
+    expect(shape(missing)).toEqual({
+      status: 404,
+      code: 'not_found',
+      message: 'There is no conversation with that id.',
+      details: {},
+    });
 
     // Pending, a wrong action id, then settled by bob: carol gets that same 404 every time.
-    const pending = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token: 'carol', body: approve });
+    const pending = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, {
+      token: 'carol',
+      body: approve,
+    });
     expect(shape(pending)).toEqual(shape(missing));
-    const wrongAction = await hooked.api('POST', `/api/conversations/${target.id}/actions/a_nope`, { token: 'carol', body: approve });
+    const wrongAction = await hooked.api('POST', `/api/conversations/${target.id}/actions/a_nope`, {
+      token: 'carol',
+      body: approve,
+    });
     expect(shape(wrongAction)).toEqual(shape(missing));
-    expect(shape(await hooked.api('POST', `/api/conversations/c_doesnotexist/actions/a_nope`, { token: 'carol', body: approve }))).toEqual(shape(missing));
+    expect(
+      shape(
+        await hooked.api('POST', `/api/conversations/c_doesnotexist/actions/a_nope`, { token: 'carol', body: approve }),
+      ),
+    ).toEqual(shape(missing));
 
     // The owner sees the conversation: the hook refuses her with 403 (after 404 → 409 → 410).
-    const owner = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token: 'ada', body: approve });
+    const owner = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, {
+      token: 'ada',
+      body: approve,
+    });
     expect(owner.body.error.code).toBe('action_forbidden');
 
-    const answered = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token: 'bob', body: approve });
+    const answered = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, {
+      token: 'bob',
+      body: approve,
+    });
     expect(answered.status).toBe(200);
-    const settled = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token: 'carol', body: approve });
+    const settled = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, {
+      token: 'carol',
+      body: approve,
+    });
     expect(shape(settled)).toEqual(shape(missing));
     expect(settled.text).not.toContain('bob');
     expect(settled.text).not.toContain('resolution');
 
     // Those who may see or answer get §3's 409 with the stored answer.
     for (const token of ['ada', 'bob']) {
-      const again = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token, body: approve });
+      const again = await hooked.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, {
+        token,
+        body: approve,
+      });
       expect(again.status).toBe(409);
-      expect(again.body.error.details).toMatchObject({ resolvedBy: 'bob', channel: 'api', resolution: { decision: 'allow' } });
+      expect(again.body.error.details).toMatchObject({
+        resolvedBy: 'bob',
+        channel: 'api',
+        resolution: { decision: 'allow' },
+      });
     }
     // Ada may see the conversation: a wrong action id is named as such.
-    const adaWrong = await hooked.api('POST', `/api/conversations/${target.id}/actions/a_nope`, { token: 'ada', body: approve });
+    const adaWrong = await hooked.api('POST', `/api/conversations/${target.id}/actions/a_nope`, {
+      token: 'ada',
+      body: approve,
+    });
     expect(adaWrong.body.error.message).toBe('There is no action with that id in this conversation.');
   });
 
@@ -116,11 +161,15 @@ describe('with hitl.authorizeResolve set, someone who may neither see nor answer
           const absent = await on.api(method, path('c_doesnotexist'), { token, body });
           expect(shape(hidden), `${method} ${path(':id')} as ${token ?? 'anonymous'}`).toEqual(shape(absent));
           // The AI SDK reads answer a chat that is not there as empty (`{ messages: [] }`, 204): so does someone else's.
-          expect(hidden.status).toBe(path('x').startsWith('/api/ai-sdk/') ? (path('x').endsWith('/stream') ? 204 : 200) : 404);
+          expect(hidden.status).toBe(
+            path('x').startsWith('/api/ai-sdk/') ? (path('x').endsWith('/stream') ? 204 : 200) : 404,
+          );
           if (path('x').startsWith('/api/ai-sdk/')) expect(hidden.text).toBe(absent.text);
         }
       }
-      expect((await on.api('GET', `/api/conversations/${target.id}`, { token: 'ada' })).body.runtime.pendingActionIds).toEqual([target.actionId]);
+      expect(
+        (await on.api('GET', `/api/conversations/${target.id}`, { token: 'ada' })).body.runtime.pendingActionIds,
+      ).toEqual([target.actionId]);
     }
   });
 });
@@ -133,7 +182,9 @@ describe('the AI SDK chat endpoint and client-chosen ids (issue 11, item 9)', ()
     const joined = await chat(server, id, 'my card number is 4242', 'ada');
     expect(joined.status).toBe(409);
     expect(joined.body.error).toMatchObject({ code: 'chat_id_taken', details: { conversationId: id } });
-    expect((await server.api('GET', `/api/ai-sdk/chat/support/${id}/messages`, { token: 'ada' })).body.error.code).toBe('chat_id_taken');
+    expect((await server.api('GET', `/api/ai-sdk/chat/support/${id}/messages`, { token: 'ada' })).body.error.code).toBe(
+      'chat_id_taken',
+    );
     // What the anonymous caller can read holds nothing ada wrote.
     const read = await server.api('GET', `/api/ai-sdk/chat/support/${id}/messages`);
     expect(read.status).toBe(200);
@@ -142,7 +193,9 @@ describe('the AI SDK chat endpoint and client-chosen ids (issue 11, item 9)', ()
     // A new id (what useChat makes per chat) works as before, and is ada's alone.
     const own = chatId();
     expect((await chat(server, own, 'hi', 'ada')).status).toBe(200);
-    expect((await server.api('GET', `/api/conversations/${own}`, { token: 'ada' })).body.conversation.ownerId).toBe('ada');
+    expect((await server.api('GET', `/api/conversations/${own}`, { token: 'ada' })).body.conversation.ownerId).toBe(
+      'ada',
+    );
     expect((await server.api('GET', `/api/ai-sdk/chat/support/${own}/messages`)).body).toEqual({ messages: [] });
   });
 });
@@ -150,7 +203,8 @@ describe('the AI SDK chat endpoint and client-chosen ids (issue 11, item 9)', ()
 describe('conversation ids (issue 11, item 11)', () => {
   it('carry at least 122 random bits after a time-ordered, readable prefix', async () => {
     const ids: string[] = [];
-    for (let index = 0; index < 5; index++) ids.push((await server.api('POST', '/api/conversations', { body: { agent: 'support' } })).body.id);
+    for (let index = 0; index < 5; index++)
+      ids.push((await server.api('POST', '/api/conversations', { body: { agent: 'support' } })).body.id);
     for (const id of ids) {
       const match = /^c_([0-9a-z]{11})([A-Za-z0-9_-]+)$/.exec(id);
       expect(match, id).not.toBeNull();
@@ -167,7 +221,11 @@ describe('a refused AI SDK message changes nothing (issue 11, item 13)', () => {
     const refused = await chat(server, id, 'x'.repeat(100_001), 'ada');
     expect(refused.status).toBe(400);
     expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).status).toBe(404);
-    expect((await server.api('GET', '/api/conversations', { token: 'ada' })).body.conversations.map((c: { id: string }) => c.id)).not.toContain(id);
+    expect(
+      (await server.api('GET', '/api/conversations', { token: 'ada' })).body.conversations.map(
+        (c: { id: string }) => c.id,
+      ),
+    ).not.toContain(id);
     expect(refused.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'body.messages' } });
     // The id is still free: the same chat starts once the message fits.
     expect((await chat(server, id, 'short', 'ada')).status).toBe(200);
@@ -178,14 +236,21 @@ describe('who answered and how are separate fields (issue 11, item 14)', () => {
   const settle = (on: TestServer, target: { id: string; actionId: string }, token?: string) =>
     on.api('POST', `/api/conversations/${target.id}/actions/${target.actionId}`, { token, body: approve });
   const resolvedEvent = async (id: string, token?: string) =>
-    (await server.api('GET', `/api/conversations/${id}/events`, { token })).body.events.find((event: { type: string }) => event.type === 'action.resolved');
+    (await server.api('GET', `/api/conversations/${id}/events`, { token })).body.events.find(
+      (event: { type: string }) => event.type === 'action.resolved',
+    );
 
   it('a user whose id is "system:timeout" answers as that user, over the api, never as a lapse', async () => {
     const target = await paused(server, 'refund', 'fakeTimeout');
     expect((await settle(server, target, 'fakeTimeout')).status).toBe(200);
-    const [action] = (await server.api('GET', `/api/conversations/${target.id}/actions`, { token: 'fakeTimeout' })).body.actions;
+    const [action] = (await server.api('GET', `/api/conversations/${target.id}/actions`, { token: 'fakeTimeout' })).body
+      .actions;
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'system:timeout', channel: 'api' });
-    expect((await resolvedEvent(target.id, 'fakeTimeout')).data).toMatchObject({ resolvedBy: 'system:timeout', channel: 'api', status: 'approved' });
+    expect((await resolvedEvent(target.id, 'fakeTimeout')).data).toMatchObject({
+      resolvedBy: 'system:timeout',
+      channel: 'api',
+      status: 'approved',
+    });
     const late = await settle(server, target, 'fakeTimeout');
     expect(late.body.error.details).toMatchObject({ resolvedBy: 'system:timeout', channel: 'api' });
   });
@@ -195,7 +260,8 @@ describe('who answered and how are separate fields (issue 11, item 14)', () => {
     await settle(server, named, 'fakeAnonymous');
     const anonymous = await paused(server, 'refund');
     await settle(server, anonymous);
-    const [byNamed] = (await server.api('GET', `/api/conversations/${named.id}/actions`, { token: 'fakeAnonymous' })).body.actions;
+    const [byNamed] = (await server.api('GET', `/api/conversations/${named.id}/actions`, { token: 'fakeAnonymous' }))
+      .body.actions;
     const [byAnonymous] = (await server.api('GET', `/api/conversations/${anonymous.id}/actions`)).body.actions;
     expect(byNamed).toMatchObject({ resolvedBy: 'anonymous', channel: 'api' });
     expect(byAnonymous.channel).toBe('api');
@@ -206,7 +272,9 @@ describe('who answered and how are separate fields (issue 11, item 14)', () => {
     await server.api('POST', `/api/conversations/${remembered.id}/actions/${remembered.actionId}`, {
       body: { resolution: { type: 'approval', decision: 'allow', remember: true } },
     });
-    expect((await server.api('GET', `/api/conversations/${remembered.id}/remembered-tools`)).body.tools).toMatchObject([{ toolName: 'issue_refund', rememberedBy: null }]);
+    expect((await server.api('GET', `/api/conversations/${remembered.id}/remembered-tools`)).body.tools).toMatchObject([
+      { toolName: 'issue_refund', rememberedBy: null },
+    ]);
   });
 
   it('a lapse and a cancel say so in channel, whoever the user ids are', async () => {
@@ -215,15 +283,23 @@ describe('who answered and how are separate fields (issue 11, item 14)', () => {
       const target = await paused(lapsing, 'refund', 'fakeTimeout');
       await new Promise((resolve) => setTimeout(resolve, 100));
       await lapsing.heed.expireDue();
-      const [action] = (await lapsing.api('GET', `/api/conversations/${target.id}/actions`, { token: 'fakeTimeout' })).body.actions;
+      const [action] = (await lapsing.api('GET', `/api/conversations/${target.id}/actions`, { token: 'fakeTimeout' }))
+        .body.actions;
       expect(action).toMatchObject({ status: 'expired', channel: 'timeout' });
       expect(action).not.toHaveProperty('resolvedBy');
       const cancelled = await paused(lapsing, 'refund', 'fakeTimeout');
-      expect((await lapsing.api('POST', `/api/conversations/${cancelled.id}/cancel`, { token: 'fakeTimeout', body: {} })).status).toBe(200);
-      const [closed] = (await lapsing.api('GET', `/api/conversations/${cancelled.id}/actions`, { token: 'fakeTimeout' })).body.actions;
+      expect(
+        (await lapsing.api('POST', `/api/conversations/${cancelled.id}/cancel`, { token: 'fakeTimeout', body: {} }))
+          .status,
+      ).toBe(200);
+      const [closed] = (
+        await lapsing.api('GET', `/api/conversations/${cancelled.id}/actions`, { token: 'fakeTimeout' })
+      ).body.actions;
       expect(closed).toMatchObject({ status: 'cancelled', resolvedBy: 'system:timeout', channel: 'api' });
       const stream = await lapsing.api('GET', `/api/conversations/${cancelled.id}/events`, { token: 'fakeTimeout' });
-      expect(stream.body.events.find((event: { type: string }) => event.type === 'action.resolved').data).toMatchObject({ channel: 'api', resolvedBy: 'system:timeout' });
+      expect(stream.body.events.find((event: { type: string }) => event.type === 'action.resolved').data).toMatchObject(
+        { channel: 'api', resolvedBy: 'system:timeout' },
+      );
     } finally {
       await lapsing.close();
     }

@@ -25,18 +25,33 @@ interface World {
   heed: Heed;
   app: HeedApp;
   dbPath: string;
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; text: string; body: any }>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; text: string; body: any }>;
 }
 
 async function world(auth: AuthConfig = { tokens }, hitl?: HitlConfig): Promise<World> {
   const dbPath = join(dir, `access-${counter++}.db`);
-  const heed = createHeed({ agents: [supportAgent(new Map())], store: sqliteStore({ path: dbPath }), sweepIntervalMs: 0, hitl });
+  const heed = createHeed({
+    agents: [supportAgent(new Map())],
+    store: sqliteStore({ path: dbPath }),
+    sweepIntervalMs: 0,
+    hitl,
+  });
   const app = createApp(heed, { auth });
   const call: World['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await app.request(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-    const text = response.headers.get('content-type')?.startsWith('text/event-stream') ? (await response.body?.cancel(), '') : await response.text();
+    const response = await app.request(path, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = response.headers.get('content-type')?.startsWith('text/event-stream')
+      ? (await response.body?.cancel(), '')
+      : await response.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -82,8 +97,13 @@ describe('access matrix: every route, every other caller', () => {
   afterAll(() => w.heed.close());
 
   const fill = (path: string, ids: { id: string; actionId: string; messageId: string }) =>
-    path.replace(':agent', 'support').replace(':id', ids.id).replace(':actionId', ids.actionId).replace(':tool', 'issue_refund');
-  const normalize = (text: string, ids: { id: string; actionId: string }) => text.replaceAll(ids.id, '<id>').replaceAll(ids.actionId, '<action>');
+    path
+      .replace(':agent', 'support')
+      .replace(':id', ids.id)
+      .replace(':actionId', ids.actionId)
+      .replace(':tool', 'issue_refund');
+  const normalize = (text: string, ids: { id: string; actionId: string }) =>
+    text.replaceAll(ids.id, '<id>').replaceAll(ids.actionId, '<action>');
 
   it("another user and an anonymous caller get, on each route naming ada's conversation, exactly what a made-up id gets: never a 2xx", async () => {
     const before = JSON.stringify(await readConversation(w.heed.store!, target.id));
@@ -96,7 +116,8 @@ describe('access matrix: every route, every other caller', () => {
     };
     for (const route of routes.filter((entry) => entry.spec.path.includes(':id'))) {
       const { method, path, operationId } = route.spec;
-      const bodies = method === 'get' ? [undefined] : [validBodies[operationId]?.({ actionKind: 'approval' }) ?? {}, {}];
+      const bodies =
+        method === 'get' ? [undefined] : [validBodies[operationId]?.({ actionKind: 'approval' }) ?? {}, {}];
       for (const token of ['bob', undefined]) {
         for (const body of bodies) {
           for (const headers of [{}, { 'last-event-id': '0' }] as Array<Record<string, string>>) {
@@ -107,7 +128,8 @@ describe('access matrix: every route, every other caller', () => {
             expect([label, normalize(real.text, target)]).toEqual([label, normalize(made.text, ghost)]);
             // The AI SDK reads answer a chat that is not there as empty (a new useChat page), so someone else's looks the same.
             const readsEmpty = operationId === 'aiSdkChatMessages' || operationId === 'aiSdkChatResume';
-            if (readsEmpty && real.status < 300) expect([label, real.text]).toEqual([label, operationId === 'aiSdkChatResume' ? '' : '{"messages":[]}']);
+            if (readsEmpty && real.status < 300)
+              expect([label, real.text]).toEqual([label, operationId === 'aiSdkChatResume' ? '' : '{"messages":[]}']);
             else expect([label, [400, 401, 403, 404].includes(real.status)]).toEqual([label, true]);
             tried++;
           }
@@ -118,9 +140,17 @@ describe('access matrix: every route, every other caller', () => {
 
     // A route that takes the conversation id in its body (the AI SDK chat: a new id starts a conversation)
     // must refuse someone else's id all the same.
-    for (const route of routes.filter((entry) => entry.spec.body && !entry.spec.path.includes(':id') && 'id' in ((entry.spec.body as { shape?: object }).shape ?? {}))) {
+    for (const route of routes.filter(
+      (entry) =>
+        entry.spec.body &&
+        !entry.spec.path.includes(':id') &&
+        'id' in ((entry.spec.body as { shape?: object }).shape ?? {}),
+    )) {
       for (const token of ['bob', undefined]) {
-        const body = { id: target.id, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] };
+        const body = {
+          id: target.id,
+          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+        };
         const response = await w.call('POST', fill(route.spec.path, target), { token, body });
         const label = `POST ${route.spec.path} as ${token ?? 'anonymous'}`;
         expect([label, response.status]).toEqual([label, 404]);
@@ -137,15 +167,18 @@ describe('access matrix: every route, every other caller', () => {
     const owned = await adaPaused(strict, 'refund');
     for (const { spec } of routes) {
       const path = fill(spec.path, owned);
-      const body = spec.method === 'get' ? undefined : (validBodies[spec.operationId]?.({ actionKind: 'approval' }) ?? {});
+      const body =
+        spec.method === 'get' ? undefined : (validBodies[spec.operationId]?.({ actionKind: 'approval' }) ?? {});
       for (const caller of [{ token: 'nope' }, {}, { headers: { authorization: 'Basic YWRhOmFkYQ==' } }]) {
         const response = await strict.call(spec.method.toUpperCase(), path, { ...caller, body });
         const label = `${spec.method.toUpperCase()} ${spec.path} ${JSON.stringify(caller)}`;
         if (publicPaths.has(spec.path)) expect([label, response.status]).toEqual([label, 200]);
         // Answer links need no sign-in (the token is the permission); a made-up one leads nowhere.
-        else if (spec.path.startsWith('/api/links/')) expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
+        else if (spec.path.startsWith('/api/links/'))
+          expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
         // Channels are signed by the workspace, not a bearer token: here unconfigured, so there is nothing there.
-        else if (spec.path.startsWith('/api/channels/')) expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
+        else if (spec.path.startsWith('/api/channels/'))
+          expect([label, response.status, response.body?.error?.code]).toEqual([label, 404, 'not_found']);
         else expect([label, response.status, response.body?.error?.code]).toEqual([label, 401, 'unauthorized']);
       }
     }
@@ -154,9 +187,19 @@ describe('access matrix: every route, every other caller', () => {
   });
 
   it("lists, the inbox and live streams hold only the caller's own", async () => {
-    const bobs = (await w.call('POST', '/api/conversations', { token: 'bob', body: { agent: 'support' } })).body.id as string;
-    const adasIds = new Set((await w.call('GET', '/api/conversations?limit=200', { token: 'ada' })).body.conversations.map((c: { id: string }) => c.id));
-    for (const path of ['/api/conversations?limit=200', '/api/conversations?status=requires_action', '/api/inbox?limit=200', '/api/agents']) {
+    const bobs = (await w.call('POST', '/api/conversations', { token: 'bob', body: { agent: 'support' } })).body
+      .id as string;
+    const adasIds = new Set(
+      (await w.call('GET', '/api/conversations?limit=200', { token: 'ada' })).body.conversations.map(
+        (c: { id: string }) => c.id,
+      ),
+    );
+    for (const path of [
+      '/api/conversations?limit=200',
+      '/api/conversations?status=requires_action',
+      '/api/inbox?limit=200',
+      '/api/agents',
+    ]) {
       for (const token of ['bob', undefined]) {
         const text = (await w.call('GET', path, { token })).text;
         for (const id of adasIds) expect(text).not.toContain(id);
@@ -167,10 +210,16 @@ describe('access matrix: every route, every other caller', () => {
 
     // Bob follows his own stream while ada's conversations write: he sees only his.
     const controller = new AbortController();
-    const response = await w.app.request(`/api/conversations/${bobs}/events/stream`, { headers: { authorization: 'Bearer bob' }, signal: controller.signal });
+    const response = await w.app.request(`/api/conversations/${bobs}/events/stream`, {
+      headers: { authorization: 'Bearer bob' },
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     const ada = await adaPaused(w, 'refund');
-    await w.call('POST', `/api/conversations/${ada.id}/actions/${ada.actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'deny' } } });
+    await w.call('POST', `/api/conversations/${ada.id}/actions/${ada.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'deny' } },
+    });
     await w.call('POST', `/api/conversations/${bobs}/messages`, { token: 'bob', body: { content: 'hello' } });
     let text = '';
     while (!text.includes('turn.completed')) text += new TextDecoder().decode((await reader.read()).value);
@@ -183,10 +232,16 @@ describe('access matrix: every route, every other caller', () => {
   });
 
   it('with authorizeResolve, the hook decides who answers (403 for the owner, 404 for who may not see it); every other route still hides the conversation', async () => {
-    const hooked = await world({ tokens: { ...tokens, carol: { userId: 'carol' } } }, { authorizeResolve: (caller) => caller?.data?.role === 'approver' });
+    const hooked = await world(
+      { tokens: { ...tokens, carol: { userId: 'carol' } } },
+      { authorizeResolve: (caller) => caller?.data?.role === 'approver' },
+    );
     const owned = await adaPaused(hooked, 'refund');
     const answer = (token: string) =>
-      hooked.call('POST', `/api/conversations/${owned.id}/actions/${owned.actionId}`, { token, body: { resolution: { type: 'approval', decision: 'allow' } } });
+      hooked.call('POST', `/api/conversations/${owned.id}/actions/${owned.actionId}`, {
+        token,
+        body: { resolution: { type: 'approval', decision: 'allow' } },
+      });
     // Carol may neither see nor answer: the same 404 as for a conversation that does not exist.
     expect((await answer('carol')).body.error.code).toBe('not_found');
     expect((await answer('ada')).body.error.code).toBe('action_forbidden');
@@ -195,7 +250,8 @@ describe('access matrix: every route, every other caller', () => {
     const approved = await answer('bob');
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('completed');
-    const [action] = (await hooked.call('GET', `/api/conversations/${owned.id}/actions`, { token: 'ada' })).body.actions;
+    const [action] = (await hooked.call('GET', `/api/conversations/${owned.id}/actions`, { token: 'ada' })).body
+      .actions;
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'bob' });
     await hooked.heed.close();
   });
@@ -207,7 +263,9 @@ describe('access matrix: every route, every other caller', () => {
       body: { resolution: { type: 'client_tool', output: { text: 'x' } } },
     });
     expect(refused.body.error.code).toBe('action_forbidden');
-    expect((await w.call('GET', `/api/conversations/${page.id}`, { token: 'ada' })).body.runtime.pendingActionIds).toEqual([page.actionId]);
+    expect(
+      (await w.call('GET', `/api/conversations/${page.id}`, { token: 'ada' })).body.runtime.pendingActionIds,
+    ).toEqual([page.actionId]);
   });
 });
 
@@ -217,7 +275,10 @@ describe("a page's client tool output", () => {
     const secret = `s3cret-${Math.random().toString(36).slice(2)}`;
     const page = await adaPaused(w, 'page');
     const controller = new AbortController();
-    const live = await w.app.request(`/api/conversations/${page.id}/events/stream`, { headers: { authorization: 'Bearer ada' }, signal: controller.signal });
+    const live = await w.app.request(`/api/conversations/${page.id}/events/stream`, {
+      headers: { authorization: 'Bearer ada' },
+      signal: controller.signal,
+    });
     const reader = live.body!.getReader();
 
     const answered = await w.app.request(`/api/conversations/${page.id}/actions/${page.actionId}`, {
@@ -237,7 +298,10 @@ describe("a page's client tool output", () => {
     expect(toolMessages).toHaveLength(1);
     expect(toolMessages[0].parts[0].output).toEqual({ type: 'json', value: { text: secret } });
     const asker = snapshot.messages.find((message: { id: string }) => message.id === page.messageId);
-    expect(asker.metadata.actions[0].resolution).toEqual({ type: 'client_tool', outputBytes: JSON.stringify({ text: secret }).length });
+    expect(asker.metadata.actions[0].resolution).toEqual({
+      type: 'client_tool',
+      outputBytes: JSON.stringify({ text: secret }).length,
+    });
 
     const elsewhere = {
       answerStream: streamedEvents(streamed),
@@ -253,7 +317,8 @@ describe("a page's client tool output", () => {
         })
       ).text,
     };
-    for (const [where, text] of Object.entries(elsewhere)) expect([where, text.includes(secret)]).toEqual([where, false]);
+    for (const [where, text] of Object.entries(elsewhere))
+      expect([where, text.includes(secret)]).toEqual([where, false]);
     expect(elsewhere.replayedAnswer).toContain('action_not_pending');
 
     // The rows themselves: only the tool message holds it.
@@ -261,8 +326,12 @@ describe("a page's client tool output", () => {
     const db = new Database(w.dbPath, { readonly: true });
     const like = `%${secret}%`;
     expect(db.prepare('SELECT count(*) FROM events WHERE data LIKE ?').pluck().get(like)).toBe(0);
-    expect(db.prepare('SELECT count(*) FROM actions WHERE request LIKE ? OR resolution LIKE ?').pluck().get(like, like)).toBe(0);
-    expect(db.prepare('SELECT role FROM messages WHERE parts LIKE ? OR metadata LIKE ?').pluck().all(like, like)).toEqual(['tool']);
+    expect(
+      db.prepare('SELECT count(*) FROM actions WHERE request LIKE ? OR resolution LIKE ?').pluck().get(like, like),
+    ).toBe(0);
+    expect(
+      db.prepare('SELECT role FROM messages WHERE parts LIKE ? OR metadata LIKE ?').pluck().all(like, like),
+    ).toEqual(['tool']);
     db.close();
   });
 });

@@ -11,10 +11,15 @@ describe('GET /api/agents/:name', () => {
   const intakeAgent = {
     name: 'intake desk',
     model: scriptedModel(() => ({ text: 'Hi.' })),
-    intake: { questions: [{ header: 'Topic', prompt: 'What about?', options: [{ value: 'a', label: 'A' }], defaults: ['a'] }] },
+    intake: {
+      questions: [{ header: 'Topic', prompt: 'What about?', options: [{ value: 'a', label: 'A' }], defaults: ['a'] }],
+    },
   };
   beforeAll(async () => {
-    server = await startServer({ agents: [supportAgent(new Map()), intakeAgent], auth: { tokens: { 'tok-ada': 'ada' }, required: true } });
+    server = await startServer({
+      agents: [supportAgent(new Map()), intakeAgent],
+      auth: { tokens: { 'tok-ada': 'ada' }, required: true },
+    });
     open = await startServer({ agents: [supportAgent(new Map()), intakeAgent] });
   });
   afterAll(async () => {

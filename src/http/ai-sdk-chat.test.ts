@@ -4,7 +4,13 @@
  * client would hold is what these tests look at. (The hook itself: test/use-chat.)
  */
 import { safeValidateTypes } from '@ai-sdk/provider-utils';
-import { lastAssistantMessageIsCompleteWithToolCalls, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  lastAssistantMessageIsCompleteWithToolCalls,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSse, startServer, supportAgent, type TestServer } from '../../test/http-fixtures.js';
 import { scriptedModel } from '../testing/scripted-model.js';
@@ -18,7 +24,17 @@ beforeAll(async () => {
   const intake = {
     name: 'intake',
     model: scriptedModel(() => ({ text: 'Thanks.' })),
-    intake: { preamble: 'Before we start:', questions: [{ header: 'Team', prompt: 'Which team are you on?', options: [{ value: 'web', label: 'Web' }], defaults: ['web'] }] },
+    intake: {
+      preamble: 'Before we start:',
+      questions: [
+        {
+          header: 'Team',
+          prompt: 'Which team are you on?',
+          options: [{ value: 'web', label: 'Web' }],
+          defaults: ['web'],
+        },
+      ],
+    },
   };
   server = await startServer({ agents: [supportAgent(ran), intake] });
   server.ran = ran;
@@ -38,13 +54,27 @@ interface ChatReply {
 }
 
 /** Posts what `DefaultChatTransport` posts and reads the reply the way `useChat` does. */
-async function chat(agent: string, id: string, messages: UIMessage[], options: { token?: string; trigger?: string } = {}): Promise<ChatReply> {
+async function chat(
+  agent: string,
+  id: string,
+  messages: UIMessage[],
+  options: { token?: string; trigger?: string } = {},
+): Promise<ChatReply> {
   const response = await fetch(`${server.url}/api/ai-sdk/chat/${agent}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-    body: JSON.stringify({ id, messages, trigger: options.trigger ?? 'submit-message', messageId: messages.at(-1)?.id }),
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    },
+    body: JSON.stringify({
+      id,
+      messages,
+      trigger: options.trigger ?? 'submit-message',
+      messageId: messages.at(-1)?.id,
+    }),
   });
-  if (!response.ok) return { status: response.status, error: (await response.json()).error, headers: response.headers, chunks: [] };
+  if (!response.ok)
+    return { status: response.status, error: (await response.json()).error, headers: response.headers, chunks: [] };
   const text = await response.text();
   const data = parseSse(text).map((event) => event.data);
   expect(data.at(-1)).toBe('[DONE]');
@@ -62,32 +92,50 @@ async function chat(agent: string, id: string, messages: UIMessage[], options: {
     },
   });
   let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream({ message: last?.role === 'assistant' ? structuredClone(last) : undefined, stream, terminateOnError: true })) {
+  for await (const state of readUIMessageStream({
+    message: last?.role === 'assistant' ? structuredClone(last) : undefined,
+    stream,
+    terminateOnError: true,
+  })) {
     message = state;
   }
-  return { status: response.status, headers: response.headers, chunks, message: message && JSON.parse(JSON.stringify(message)) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    chunks,
+    message: message && JSON.parse(JSON.stringify(message)),
+  };
 }
 
 const user = (text: string): UIMessage => ({ id: `u-${counter++}`, role: 'user', parts: [{ type: 'text', text }] });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyPart = any;
-const toolParts = (message: UIMessage | undefined): AnyPart[] => (message?.parts ?? []).filter((part) => part.type.startsWith('tool-'));
+const toolParts = (message: UIMessage | undefined): AnyPart[] =>
+  (message?.parts ?? []).filter((part) => part.type.startsWith('tool-'));
 
 /** The browser's copy with `change` applied to each tool part (what `addToolOutput` / `addToolApprovalResponse` do). */
 function answered(message: UIMessage, change: (part: AnyPart, index: number) => AnyPart): UIMessage {
   let index = 0;
-  return { ...message, parts: message.parts.map((part) => (part.type.startsWith('tool-') ? change(part, index++) : part)) };
+  return {
+    ...message,
+    parts: message.parts.map((part) => (part.type.startsWith('tool-') ? change(part, index++) : part)),
+  };
 }
 
 /** A message without `toolMetadata` and empty metadata: the stream sends an action as asked, a reload as it is now. */
 function withoutMetadata(message: UIMessage): UIMessage {
   const { metadata: _metadata, ...rest } = message;
-  return { ...rest, parts: message.parts.map((part) => ({ ...part, toolMetadata: undefined }) as UIMessage['parts'][number]) };
+  return {
+    ...rest,
+    parts: message.parts.map((part) => ({ ...part, toolMetadata: undefined }) as UIMessage['parts'][number]),
+  };
 }
 
 async function reload(agent: string, id: string, token?: string) {
-  const response = await fetch(`${server.url}/api/ai-sdk/chat/${agent}/${id}/messages`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const response = await fetch(`${server.url}/api/ai-sdk/chat/${agent}/${id}/messages`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -122,7 +170,11 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     const loaded = await reload('support', id, 'ada');
     expect(loaded.status).toBe(200);
     expect(loaded.body.messages).toHaveLength(2);
-    expect(loaded.body.messages[0]).toEqual({ id: expect.any(String), role: 'user', parts: [{ type: 'text', text: 'refund order 42', state: 'done' }] });
+    expect(loaded.body.messages[0]).toEqual({
+      id: expect.any(String),
+      role: 'user',
+      parts: [{ type: 'text', text: 'refund order 42', state: 'done' }],
+    });
     expect(loaded.body.messages[1]).toEqual(reply.message);
   });
 
@@ -155,12 +207,16 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
   it('an answer that leaves another request open starts no turn; the next one (re-sending the first) continues', async () => {
     const id = newId();
     const first = await chat('support', id, [user('refund twice')]);
-    const one = answered(first.message!, (part, index) => (index === 0 ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } } : part));
+    const one = answered(first.message!, (part, index) =>
+      index === 0 ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } } : part,
+    );
     const partial = await chat('support', id, [one]);
     expect(partial.chunks).toEqual([{ type: 'start' }, { type: 'finish', finishReason: 'tool-calls' }]);
     expect((await server.api('GET', `/api/conversations/${id}`)).body.runtime.status).toBe('requires_action');
 
-    const both = answered(one, (part, index) => (index === 1 ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } } : part));
+    const both = answered(one, (part, index) =>
+      index === 1 ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } } : part,
+    );
     const rest = await chat('support', id, [both]);
     expect(rest.status).toBe(200);
     expect(toolParts(rest.message).map((part) => part.state)).toEqual(['output-available', 'output-available']);
@@ -170,12 +226,24 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     const id = newId();
     const first = await chat('support', id, [user('ask me')]);
     const [part] = toolParts(first.message);
-    expect(part).toMatchObject({ type: 'tool-ask', state: 'input-available', toolMetadata: { heed: { kind: 'question' } } });
+    expect(part).toMatchObject({
+      type: 'tool-ask',
+      state: 'input-available',
+      toolMetadata: { heed: { kind: 'question' } },
+    });
     expect(part.input.questions.map((question: { id: string }) => question.id)).toEqual(['size', 'qty']);
 
     // addToolOutput({ state: 'output-error', errorText }) dismisses.
-    const reply = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-error', errorText: 'Closed.' }))]);
-    expect(reply.chunks.map((chunk) => chunk.type)).toEqual(['start', 'tool-output-error', 'start-step', 'finish-step', 'finish']);
+    const reply = await chat('support', id, [
+      answered(first.message!, (call) => ({ ...call, state: 'output-error', errorText: 'Closed.' })),
+    ]);
+    expect(reply.chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'tool-output-error',
+      'start-step',
+      'finish-step',
+      'finish',
+    ]);
     expect(toolParts(reply.message)[0]).toMatchObject({ state: 'output-error', errorText: 'Dismissed by the user.' });
     // The finished reply is not one `sendAutomaticallyWhen` would send back.
     expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: [reply.message!] })).toBe(false);
@@ -187,10 +255,17 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
   it('questions: skip takes the defaults; the part then shows the stored answers and the summary the model read', async () => {
     const id = newId();
     const first = await chat('support', id, [user('ask me')]);
-    const reply = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { skip: true } }))]);
+    const reply = await chat('support', id, [
+      answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { skip: true } })),
+    ]);
     expect(toolParts(reply.message)[0]).toMatchObject({
       state: 'output-available',
-      output: { answers: { size: ['s'], qty: ['1'] }, skipped: true, defaulted: ['size', 'qty'], summary: expect.stringContaining('skipped') },
+      output: {
+        answers: { size: ['s'], qty: ['1'] },
+        skipped: true,
+        defaulted: ['size', 'qty'],
+        summary: expect.stringContaining('skipped'),
+      },
     });
   });
 
@@ -205,55 +280,89 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
       toolMetadata: { heed: { kind: 'client_tool', clientKind: 'page' } },
     });
 
-    const wrong = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { text: 1 } }))]);
+    const wrong = await chat('support', id, [
+      answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { text: 1 } })),
+    ]);
     expect(wrong.status).toBe(400);
     expect(wrong.error.code).toBe('invalid_client_tool_result');
 
-    const reply = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { text: 'selected words' } }))]);
+    const reply = await chat('support', id, [
+      answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { text: 'selected words' } })),
+    ]);
     expect(reply.chunks.some((chunk) => chunk.type === 'tool-output-available')).toBe(false);
     expect(reply.message!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Done.' });
-    expect(toolParts((await reload('support', id)).body.messages[1])[0]).toMatchObject({ state: 'output-available', output: { text: 'selected words' } });
+    expect(toolParts((await reload('support', id)).body.messages[1])[0]).toMatchObject({
+      state: 'output-available',
+      output: { text: 'selected words' },
+    });
 
     const second = await chat('support', id, [user('read the page again')]);
-    await chat('support', id, [answered(second.message!, (call) => ({ ...call, state: 'output-error', errorText: 'Nothing is selected.' }))]);
-    expect(toolParts((await reload('support', id)).body.messages[3])[0]).toMatchObject({ state: 'output-error', errorText: 'Nothing is selected.' });
+    await chat('support', id, [
+      answered(second.message!, (call) => ({ ...call, state: 'output-error', errorText: 'Nothing is selected.' })),
+    ]);
+    expect(toolParts((await reload('support', id)).body.messages[3])[0]).toMatchObject({
+      state: 'output-error',
+      errorText: 'Nothing is selected.',
+    });
   });
 
   it("a tool's own request (ctx.openUrl) waits on the tool's part, answered with addToolOutput; the tool then runs on", async () => {
     const id = newId();
     const first = await chat('support', id, [user('link my account')]);
     const [part] = toolParts(first.message);
-    expect(part).toMatchObject({ type: 'tool-connect', state: 'input-available', input: {}, toolMetadata: { heed: { kind: 'url', url: 'https://example.com/connect' } } });
-    const reply = await chat('support', id, [answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { decision: 'accept' } }))]);
+    expect(part).toMatchObject({
+      type: 'tool-connect',
+      state: 'input-available',
+      input: {},
+      toolMetadata: { heed: { kind: 'url', url: 'https://example.com/connect' } },
+    });
+    const reply = await chat('support', id, [
+      answered(first.message!, (call) => ({ ...call, state: 'output-available', output: { decision: 'accept' } })),
+    ]);
     expect(toolParts(reply.message)[0]).toMatchObject({ state: 'output-available', output: { outcome: 'accept' } });
   });
 
   it('intake questions show as an `intake` part whose input is the questions', async () => {
     const reply = await chat('intake', newId(), [user('hello')]);
     expect(toolParts(reply.message)).toMatchObject([
-      { type: 'tool-intake', state: 'input-available', input: { preamble: 'Before we start:', questions: [{ id: 'Team', prompt: 'Which team are you on?' }] } },
+      {
+        type: 'tool-intake',
+        state: 'input-available',
+        input: { preamble: 'Before we start:', questions: [{ id: 'Team', prompt: 'Which team are you on?' }] },
+      },
     ]);
   });
 
   it('refuses with the usual error bodies: stale answers, regenerate, a message while waiting, nothing answered, ids and owners', async () => {
     const id = newId();
     const first = await chat('support', id, [user('refund order 42')], { token: 'ada' });
-    const approve = answered(first.message!, (part) => ({ ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }));
+    const approve = answered(first.message!, (part) => ({
+      ...part,
+      state: 'approval-responded',
+      approval: { ...part.approval, approved: true },
+    }));
 
-    expect((await chat('support', id, [user('something else')], { token: 'ada' })).error).toMatchObject({ code: 'action_pending' });
+    expect((await chat('support', id, [user('something else')], { token: 'ada' })).error).toMatchObject({
+      code: 'action_pending',
+    });
     expect((await chat('support', id, [first.message!], { token: 'ada' })).error).toMatchObject({
       code: 'invalid_request',
       details: { pendingActionIds: [expect.any(String)] },
     });
     expect((await chat('support', id, [approve], { token: 'bob' })).status).toBe(404);
     expect((await chat('intake', id, [approve], { token: 'ada' })).status).toBe(404);
-    expect((await chat('support', id, [user('hi')], { token: 'ada', trigger: 'regenerate-message' })).error).toMatchObject({ code: 'invalid_request' });
+    expect(
+      (await chat('support', id, [user('hi')], { token: 'ada', trigger: 'regenerate-message' })).error,
+    ).toMatchObject({ code: 'invalid_request' });
 
     expect((await chat('support', id, [approve], { token: 'ada' })).status).toBe(200);
     // The same answer again (another tab, a stale page): the stored outcome comes back.
     const again = await chat('support', id, [approve], { token: 'ada' });
     expect(again.status).toBe(409);
-    expect(again.error).toMatchObject({ code: 'action_not_pending', details: { resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada' } });
+    expect(again.error).toMatchObject({
+      code: 'action_not_pending',
+      details: { resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'ada' },
+    });
 
     // Someone else's id is not taken over, and a bad id is refused.
     const taken = await chat('support', id, [user('hello')], { token: 'bob' });
@@ -269,9 +378,16 @@ describe('POST /api/ai-sdk/chat/:agent', () => {
     }
     await expect(server.heed.conversation('no-such-chat').get()).rejects.toMatchObject({ code: 'not_found' });
     expect((await fetch(`${server.url}/api/ai-sdk/chat/support/no-such-chat/stream`)).status).toBe(204);
-    await expect(server.heed.createConversation({ agent: 'support', id })).rejects.toMatchObject({ code: 'invalid_request', details: { field: 'id' } });
-    await expect(server.heed.createConversation({ agent: 'support', id: 'a b' })).rejects.toMatchObject({ code: 'invalid_request' });
-    const resume = await fetch(`${server.url}/api/ai-sdk/chat/support/${id}/stream`, { headers: { authorization: 'Bearer ada' } });
+    await expect(server.heed.createConversation({ agent: 'support', id })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { field: 'id' },
+    });
+    await expect(server.heed.createConversation({ agent: 'support', id: 'a b' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    const resume = await fetch(`${server.url}/api/ai-sdk/chat/support/${id}/stream`, {
+      headers: { authorization: 'Bearer ada' },
+    });
     expect(resume.status).toBe(204);
   });
 });

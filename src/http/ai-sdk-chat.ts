@@ -41,14 +41,23 @@ export const aiSdkChatBody = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,128}$/)
       .describe('The chat id, which is the Heed conversation id; a new one starts a conversation owned by the caller.'),
-    messages: z.array(sentMessage).min(1).describe('The chat as `useChat` holds it. Only the last message is read, so a client may send just that one.'),
+    messages: z
+      .array(sentMessage)
+      .min(1)
+      .describe('The chat as `useChat` holds it. Only the last message is read, so a client may send just that one.'),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().optional(),
   })
   .describe("`DefaultChatTransport`'s request body; other fields are ignored.");
 
 const uiMessagesResponse = z.object({
-  messages: z.array(z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']), parts: z.array(z.looseObject({ type: z.string() })) })),
+  messages: z.array(
+    z.looseObject({
+      id: z.string(),
+      role: z.enum(['user', 'assistant']),
+      parts: z.array(z.looseObject({ type: z.string() })),
+    }),
+  ),
 });
 
 const streamDescription =
@@ -95,12 +104,19 @@ export const aiSdkChatRoutes: Route[] = [
     },
     async ({ heed, host, caller, params, body, signal, countNewConversation }) => {
       const last = body.messages[body.messages.length - 1];
-      if (body.trigger === 'regenerate-message') return regenerate({ heed, host }, caller, params.agent, body.id, last, signal);
-      if (last.role === 'user') return sendMessage({ heed, host }, caller, params.agent, body.id, last.parts, signal, countNewConversation);
-      if (last.role === 'assistant') return sendAnswers({ heed, host }, caller, params.agent, body.id, last.parts, signal);
-      throw new HeedError('invalid_request', "The last message must be the user's (a new message) or the assistant's (answers).", {
-        details: { field: 'body.messages' },
-      });
+      if (body.trigger === 'regenerate-message')
+        return regenerate({ heed, host }, caller, params.agent, body.id, last, signal);
+      if (last.role === 'user')
+        return sendMessage({ heed, host }, caller, params.agent, body.id, last.parts, signal, countNewConversation);
+      if (last.role === 'assistant')
+        return sendAnswers({ heed, host }, caller, params.agent, body.id, last.parts, signal);
+      throw new HeedError(
+        'invalid_request',
+        "The last message must be the user's (a new message) or the assistant's (answers).",
+        {
+          details: { field: 'body.messages' },
+        },
+      );
     },
   ),
   defineRoute(
@@ -149,7 +165,13 @@ export const aiSdkChatRoutes: Route[] = [
  * The conversation the caller may see, for this agent; with `create`, a new one owned by the caller when the id
  * is free (`create` is called first: it counts the new conversation against the caller's limit).
  */
-async function openConversation(heed: Heed, caller: Caller, agent: string, id: string, create: false | (() => void)): Promise<ConversationSnapshot> {
+async function openConversation(
+  heed: Heed,
+  caller: Caller,
+  agent: string,
+  id: string,
+  create: false | (() => void),
+): Promise<ConversationSnapshot> {
   const handle = heed.conversation(id);
   let snapshot: ConversationSnapshot;
   try {
@@ -170,12 +192,18 @@ async function openConversation(heed: Heed, caller: Caller, agent: string, id: s
   // uses an ownerless conversation here; `useChat` makes a new random id per chat, so this refusal only
   // meets an id someone else picked.
   if (caller.userId !== null && snapshot.conversation.ownerId === null) {
-    throw new HeedError('chat_id_taken', 'This chat id belongs to a conversation started without signing in, which a signed-in user cannot join; start a new chat.', {
-      details: { conversationId: id },
-    });
+    throw new HeedError(
+      'chat_id_taken',
+      'This chat id belongs to a conversation started without signing in, which a signed-in user cannot join; start a new chat.',
+      {
+        details: { conversationId: id },
+      },
+    );
   }
   if (snapshot.conversation.agent !== agent) {
-    throw new HeedError('not_found', `There is no conversation with that id for the agent "${agent}".`, { details: { conversationId: id } });
+    throw new HeedError('not_found', `There is no conversation with that id for the agent "${agent}".`, {
+      details: { conversationId: id },
+    });
   }
   return snapshot;
 }
@@ -184,7 +212,12 @@ async function openConversation(heed: Heed, caller: Caller, agent: string, id: s
  * The conversation as `openConversation` opens it, or undefined when there is none the caller may see:
  * a chat not started yet, another agent's, and someone else's all look the same.
  */
-async function existingConversation(heed: Heed, caller: Caller, agent: string, id: string): Promise<ConversationSnapshot | undefined> {
+async function existingConversation(
+  heed: Heed,
+  caller: Caller,
+  agent: string,
+  id: string,
+): Promise<ConversationSnapshot | undefined> {
   try {
     return await openConversation(heed, caller, agent, id, false);
   } catch (thrown) {
@@ -211,11 +244,16 @@ async function sendMessage(
   await openConversation(heed, caller, agent, id, countNewConversation);
   const handle = heed.conversation(id);
   // useChat shows the reply to the message it sent: a message it could not follow is refused (409), never queued.
-  return streamTurn(host, id, (recorded) => handle.send(content, { caller, busyPolicy: 'reject', onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: host.agents.get(agent),
-    newMessage: true,
-    signal,
-  });
+  return streamTurn(
+    host,
+    id,
+    (recorded) => handle.send(content, { caller, busyPolicy: 'reject', onRecorded: (info) => recorded(info.eventSeq) }),
+    {
+      agent: host.agents.get(agent),
+      newMessage: true,
+      signal,
+    },
+  );
 }
 
 /**
@@ -223,18 +261,34 @@ async function sendMessage(
  * turn runs again from that message (recorded again, marked `regenerates`; the old reply stays in the
  * record), and streams like a new message's.
  */
-async function regenerate({ heed, host }: Served, caller: Caller, agent: string, id: string, last: z.output<typeof sentMessage>, signal: AbortSignal): Promise<Response> {
+async function regenerate(
+  { heed, host }: Served,
+  caller: Caller,
+  agent: string,
+  id: string,
+  last: z.output<typeof sentMessage>,
+  signal: AbortSignal,
+): Promise<Response> {
   if (last.role !== 'user') {
-    throw new HeedError('invalid_request', "To make a reply again, the chat's last message must be the user's message it answers.", { details: { field: 'body.messages' } });
+    throw new HeedError(
+      'invalid_request',
+      "To make a reply again, the chat's last message must be the user's message it answers.",
+      { details: { field: 'body.messages' } },
+    );
   }
   await openConversation(heed, caller, agent, id, false);
   const content = textOf(last.parts);
   const handle = heed.conversation(id);
-  return streamTurn(host, id, (recorded) => handle.regenerate({ caller, content, onRecorded: (info) => recorded(info.eventSeq) }), {
-    agent: host.agents.get(agent),
-    newMessage: true,
-    signal,
-  });
+  return streamTurn(
+    host,
+    id,
+    (recorded) => handle.regenerate({ caller, content, onRecorded: (info) => recorded(info.eventSeq) }),
+    {
+      agent: host.agents.get(agent),
+      newMessage: true,
+      signal,
+    },
+  );
 }
 
 /** The text of a sent message, its text parts joined by line breaks (as `sendMessage` records it). */
@@ -245,7 +299,14 @@ function textOf(parts: SentPart[]): string {
     .join('\n');
 }
 
-async function sendAnswers({ heed, host }: Served, caller: Caller, agent: string, id: string, parts: SentPart[], signal: AbortSignal): Promise<Response> {
+async function sendAnswers(
+  { heed, host }: Served,
+  caller: Caller,
+  agent: string,
+  id: string,
+  parts: SentPart[],
+  signal: AbortSignal,
+): Promise<Response> {
   const snapshot = await openConversation(heed, caller, agent, id, false);
   const actions = snapshot.messages.flatMap((message) => message.metadata?.actions ?? []);
   const found = findAnswers(parts, actions);
@@ -304,10 +365,17 @@ async function streamTurn(
 
   if (!options.newMessage) {
     // A continuation may come back to calls the client already shows: it needs how each was answered and its input.
-    const [records, messages] = await Promise.all([hooks.store.listActions(conversationId), hooks.store.listMessages(conversationId)]);
+    const [records, messages] = await Promise.all([
+      hooks.store.listActions(conversationId),
+      hooks.store.listMessages(conversationId),
+    ]);
     streamOptions.actions = records.map((record) => actionView(hooks, record, options.agent?.name));
     streamOptions.storedCalls = messages.flatMap((message) =>
-      message.parts.flatMap((part) => (part.type === 'tool-call' ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }] : [])),
+      message.parts.flatMap((part) =>
+        part.type === 'tool-call'
+          ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input as JsonValue }]
+          : [],
+      ),
     );
   }
   return uiStreamResponse(async (send, streamSignal, flow) => {
@@ -324,7 +392,10 @@ async function streamTurn(
 }
 
 /** A UI message stream response: SSE `data:` lines of JSON chunks, then `[DONE]`; a failure becomes an `error` chunk. */
-function uiStreamResponse(produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal, flow: FollowFlow) => Promise<void>, signal: AbortSignal): Response {
+function uiStreamResponse(
+  produce: (send: (chunk: UIMessageChunk) => void, signal: AbortSignal, flow: FollowFlow) => Promise<void>,
+  signal: AbortSignal,
+): Response {
   const response = sseResponse(
     async (writer) => {
       const send = (chunk: UIMessageChunk) => writer.send({ data: JSON.stringify(chunk) });

@@ -26,7 +26,10 @@ describe('HTTP API routes', () => {
     await server.close();
   });
 
-  const newConversation = async (token = 'ada') => conversationView.parse((await server.api('POST', '/api/conversations', { token, body: { agent: 'support' } })).body);
+  const newConversation = async (token = 'ada') =>
+    conversationView.parse(
+      (await server.api('POST', '/api/conversations', { token, body: { agent: 'support' } })).body,
+    );
 
   it('GET /health and GET /api/agents', async () => {
     expect(await server.api('GET', '/health')).toMatchObject({ status: 200, body: { ok: true } });
@@ -34,11 +37,20 @@ describe('HTTP API routes', () => {
     const agents = await server.api('GET', '/api/agents', { token: 'ada' });
     expect(agents.status).toBe(200);
     agentsResponse.parse(agents.body);
-    expect(agents.body.agents).toEqual([{ name: 'support', description: 'Test agent', capabilities: { toolApproval: true, questions: true, intake: false, clientTools: true } }]);
+    expect(agents.body.agents).toEqual([
+      {
+        name: 'support',
+        description: 'Test agent',
+        capabilities: { toolApproval: true, questions: true, intake: false, clientTools: true },
+      },
+    ]);
   });
 
   it('POST /api/conversations creates a conversation owned by the caller (201); GET lists and filters', async () => {
-    const created = await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support', metadata: { topic: 'x' } } });
+    const created = await server.api('POST', '/api/conversations', {
+      token: 'ada',
+      body: { agent: 'support', metadata: { topic: 'x' } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ agent: 'support', ownerId: 'ada', status: 'idle', metadata: { topic: 'x' } });
     conversationView.parse(created.body);
@@ -53,12 +65,20 @@ describe('HTTP API routes', () => {
 
   it('approval: message pauses, GET shows the pending action, the answer continues the turn once', async () => {
     const conversation = await newConversation();
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund please' } });
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund please' },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('requires_action');
     turnResult.parse(sent.body);
     const [action] = sent.body.pendingActions;
-    expect(action).toMatchObject({ kind: 'approval', toolName: 'issue_refund', status: 'pending', args: { orderId: 42, amount: 5 } });
+    expect(action).toMatchObject({
+      kind: 'approval',
+      toolName: 'issue_refund',
+      status: 'pending',
+      args: { orderId: 42, amount: 5 },
+    });
     expect(action.argsSchema.properties.amount).toMatchObject({ type: 'number', maximum: 500 });
 
     const snapshot = await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' });
@@ -66,7 +86,9 @@ describe('HTTP API routes', () => {
     snapshotSchema.parse(snapshot.body);
     expect(snapshot.body.runtime).toEqual({ status: 'requires_action', pendingActionIds: [action.id] });
     expect(snapshot.body.pendingActions.map((a: { id: string }) => a.id)).toEqual([action.id]);
-    const asking = snapshot.body.messages.find((m: { metadata?: { requiresAction?: boolean } }) => m.metadata?.requiresAction);
+    const asking = snapshot.body.messages.find(
+      (m: { metadata?: { requiresAction?: boolean } }) => m.metadata?.requiresAction,
+    );
     expect(asking.metadata.actions[0].id).toBe(action.id);
 
     const before = server.ran.get('issue_refund') ?? 0;
@@ -88,12 +110,20 @@ describe('HTTP API routes', () => {
 
     const actions = await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' });
     actionsResponse.parse(actions.body);
-    expect(actions.body.actions[0]).toMatchObject({ id: action.id, status: 'resolved', resolvedBy: 'ada', resolution: { decision: 'allow', approvedArgs: { amount: 3 } } });
+    expect(actions.body.actions[0]).toMatchObject({
+      id: action.id,
+      status: 'resolved',
+      resolvedBy: 'ada',
+      resolution: { decision: 'allow', approvedArgs: { amount: 3 } },
+    });
   });
 
   it('question: answers by label, defaults filled by the server, the model reads labels', async () => {
     const conversation = await newConversation();
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'ask me' } });
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'ask me' },
+    });
     turnResult.parse(sent.body);
     const [action] = sent.body.pendingActions;
     expect(action.kind).toBe('question');
@@ -106,13 +136,22 @@ describe('HTTP API routes', () => {
     expect(answered.body.status).toBe('completed');
     turnResult.parse(answered.body);
     expect(answered.body.messages[0].parts[0].output.value).toContain('Which size? → Large');
-    const [settled] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body).actions;
-    expect(settled).toMatchObject({ status: 'resolved', resolution: { answers: { size: ['l'], qty: ['1'] } }, defaulted: ['qty'] });
+    const [settled] = actionsResponse.parse(
+      (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body,
+    ).actions;
+    expect(settled).toMatchObject({
+      status: 'resolved',
+      resolution: { answers: { size: ['l'], qty: ['1'] } },
+      defaulted: ['qty'],
+    });
   });
 
   it('client tool: the page answers with output; the record keeps only its size', async () => {
     const conversation = await newConversation('adaPage');
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'adaPage', body: { content: 'read the page' } });
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'adaPage',
+      body: { content: 'read the page' },
+    });
     const [action] = turnResult.parse(sent.body).pendingActions!;
     expect(action).toMatchObject({ kind: 'client_tool', clientKind: 'page', args: { purpose: 'test' } });
     const answered = await server.api('POST', `/api/conversations/${conversation.id}/actions/${action.id}`, {
@@ -124,13 +163,21 @@ describe('HTTP API routes', () => {
     const events = await server.api('GET', `/api/conversations/${conversation.id}/events`, { token: 'adaPage' });
     expect(events.text).not.toContain('secret selection');
     eventsResponse.parse(events.body);
-    const [settled] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'adaPage' })).body).actions;
-    expect(settled.resolution).toEqual({ type: 'client_tool', outputBytes: JSON.stringify({ text: 'secret selection' }).length });
+    const [settled] = actionsResponse.parse(
+      (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'adaPage' })).body,
+    ).actions;
+    expect(settled.resolution).toEqual({
+      type: 'client_tool',
+      outputBytes: JSON.stringify({ text: 'secret selection' }).length,
+    });
   });
 
   it('url: a tool asks to open an address; accept lets it finish', async () => {
     const conversation = await newConversation();
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'link my account' } });
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'link my account' },
+    });
     const [action] = turnResult.parse(sent.body).pendingActions!;
     expect(action).toMatchObject({ kind: 'url', url: 'https://example.com/connect' });
     const answered = await server.api('POST', `/api/conversations/${conversation.id}/actions/${action.id}`, {
@@ -140,44 +187,67 @@ describe('HTTP API routes', () => {
     expect(answered.body.status).toBe('completed');
     turnResult.parse(answered.body);
     expect(answered.body.messages[0].parts[0].output).toEqual({ type: 'json', value: { outcome: 'accept' } });
-    actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body);
+    actionsResponse.parse(
+      (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body,
+    );
   });
 
   it('POST /cancel closes an open pause; on an idle conversation it changes nothing', async () => {
     const conversation = await newConversation();
-    await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+    await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund' },
+    });
     const cancelled = await server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'ada' });
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'idle', cancelled: true } });
     cancelResponse.parse(cancelled.body);
-    const [action] = actionsResponse.parse((await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body).actions;
+    const [action] = actionsResponse.parse(
+      (await server.api('GET', `/api/conversations/${conversation.id}/actions`, { token: 'ada' })).body,
+    ).actions;
     expect(action.status).toBe('cancelled');
-    expect((await server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'ada' })).body).toEqual({ status: 'idle', cancelled: false });
+    expect((await server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'ada' })).body).toEqual({
+      status: 'idle',
+      cancelled: false,
+    });
   });
 
   it('GET /events pages through the log', async () => {
     const conversation = await newConversation();
-    await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'hi' } });
+    await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'hi' },
+    });
     const all = await server.api('GET', `/api/conversations/${conversation.id}/events`, { token: 'ada' });
     eventsResponse.parse(all.body);
     expect(all.body.hasMore).toBe(false);
     const seqs = all.body.events.map((e: { seq: number }) => e.seq);
     expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
     expect(all.body.events.at(-1).type).toBe('turn.completed');
-    const first = await server.api('GET', `/api/conversations/${conversation.id}/events?after=0&limit=2`, { token: 'ada' });
+    const first = await server.api('GET', `/api/conversations/${conversation.id}/events?after=0&limit=2`, {
+      token: 'ada',
+    });
     expect(first.body).toMatchObject({ hasMore: true });
     expect(first.body.events.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
-    const next = await server.api('GET', `/api/conversations/${conversation.id}/events?after=2&limit=500`, { token: 'ada' });
+    const next = await server.api('GET', `/api/conversations/${conversation.id}/events?after=2&limit=500`, {
+      token: 'ada',
+    });
     expect(next.body.events[0].seq).toBe(3);
   });
 
   it('remembered tools: listed after remember, forgotten with DELETE (204), then 404', async () => {
     const conversation = await newConversation();
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund' },
+    });
     await server.api('POST', `/api/conversations/${conversation.id}/actions/${sent.body.pendingActions[0].id}`, {
       token: 'ada',
       body: { resolution: { type: 'approval', decision: 'allow', remember: true } },
     });
-    const again = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund again' } });
+    const again = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund again' },
+    });
     expect(again.body.status).toBe('completed');
     const listed = await server.api('GET', `/api/conversations/${conversation.id}/remembered-tools`, { token: 'ada' });
     rememberedToolsResponse.parse(listed.body);
@@ -187,18 +257,30 @@ describe('HTTP API routes', () => {
     const gone = await server.api('DELETE', path, { token: 'ada' });
     expect(gone).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     errorBody.parse(gone.body);
-    const third = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+    const third = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund' },
+    });
     expect(third.body.status).toBe('requires_action');
   });
 
   it('POST /branch copies into a new private conversation; open requests arrive closed', async () => {
     const conversation = await newConversation();
-    await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+    await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund' },
+    });
     const branched = await server.api('POST', `/api/conversations/${conversation.id}/branch`, { token: 'ada' });
     expect(branched.status).toBe(201);
     conversationView.parse(branched.body);
-    expect(branched.body).toMatchObject({ ownerId: 'ada', status: 'idle', metadata: { branchedFrom: conversation.id } });
-    const actions = actionsResponse.parse((await server.api('GET', `/api/conversations/${branched.body.id}/actions`, { token: 'ada' })).body).actions;
+    expect(branched.body).toMatchObject({
+      ownerId: 'ada',
+      status: 'idle',
+      metadata: { branchedFrom: conversation.id },
+    });
+    const actions = actionsResponse.parse(
+      (await server.api('GET', `/api/conversations/${branched.body.id}/actions`, { token: 'ada' })).body,
+    ).actions;
     expect(actions.map((a: { status: string }) => a.status)).toEqual(['cancelled']);
     const original = (await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' })).body;
     expect(original.runtime.status).toBe('requires_action');
@@ -209,8 +291,13 @@ describe('HTTP API routes', () => {
     try {
       const ids: string[] = [];
       for (let index = 0; index < 3; index++) {
-        const conversation = (await fresh.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
-        const sent = await fresh.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+        const conversation = (
+          await fresh.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })
+        ).body;
+        const sent = await fresh.api('POST', `/api/conversations/${conversation.id}/messages`, {
+          token: 'ada',
+          body: { content: 'refund' },
+        });
         ids.push(sent.body.pendingActions[0].id);
       }
       const bobs = (await fresh.api('POST', '/api/conversations', { token: 'bob', body: { agent: 'support' } })).body;

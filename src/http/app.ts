@@ -110,7 +110,12 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   app.use('/api/*', async (c, next) => {
     // Answer links: the signed token is the permission, so no sign-in is asked for (docs/notifications.md).
     // Channels' endpoints: the workspace's signature is the proof (docs/channels.md), checked by the adapter.
-    if (c.req.path === '/api/openapi.json' || c.req.path === '/api/docs' || c.req.path.startsWith('/api/links/') || c.req.path.startsWith('/api/channels/')) {
+    if (
+      c.req.path === '/api/openapi.json' ||
+      c.req.path === '/api/docs' ||
+      c.req.path.startsWith('/api/links/') ||
+      c.req.path.startsWith('/api/channels/')
+    ) {
       c.set('caller', { userId: null });
       return next();
     }

@@ -16,10 +16,17 @@ afterEach(async () => {
 
 async function start(now?: () => Date) {
   const runs: Array<{ tool: string; input: unknown }> = [];
-  const server = await startServer({ agents: [quorumAgent((name, input) => runs.push({ tool: name, input }))], auth: { tokens: quorumTokens }, now });
+  const server = await startServer({
+    agents: [quorumAgent((name, input) => runs.push({ tool: name, input }))],
+    auth: { tokens: quorumTokens },
+    now,
+  });
   servers.push(server);
   const vote = (id: string, actionId: string, token: string, resolution: Record<string, unknown>) =>
-    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token, body: { resolution: { type: 'approval', ...resolution } } });
+    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+      token,
+      body: { resolution: { type: 'approval', ...resolution } },
+    });
   /** ada asks for `content`; returns the conversation id and the pending approval. */
   const ask = async (content: string) => {
     const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'payments' } })).body;
@@ -27,7 +34,11 @@ async function start(now?: () => Date) {
     expect(sent.body.status).toBe('requires_action');
     return { id: id as string, action: sent.body.pendingActions[0] };
   };
-  const events = async (id: string) => (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{ type: string; data: any }>;
+  const events = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
+      type: string;
+      data: any;
+    }>;
   return { server, runs, vote, ask, events };
 }
 
@@ -35,7 +46,15 @@ describe('approval policies over HTTP', () => {
   it('a 2-of-3 quorum with four eyes: the requester is refused, a vote that does not decide, a repeated vote, the deciding vote, a late one', async () => {
     const { server, runs, vote, ask, events } = await start();
     const { id, action } = await ask('pay acme');
-    expect(action).toMatchObject({ kind: 'approval', required: 2, approvers: ['bob', 'cat', 'dan'], deny: 'any', excludeRequester: true, votes: [], canRemember: false });
+    expect(action).toMatchObject({
+      kind: 'approval',
+      required: 2,
+      approvers: ['bob', 'cat', 'dan'],
+      deny: 'any',
+      excludeRequester: true,
+      votes: [],
+      canRemember: false,
+    });
 
     const own = await vote(id, action.id, 'ada', { decision: 'allow' });
     expect(own.status).toBe(403);
@@ -51,7 +70,9 @@ describe('approval policies over HTTP', () => {
     expect(first.status).toBe(200);
     expect(first.body.status).toBe('requires_action');
     expect(first.body.pendingActions[0]).toMatchObject({ id: action.id, status: 'pending', required: 2 });
-    expect(first.body.pendingActions[0].votes).toEqual([{ by: 'bob', decision: 'allow', comment: 'Looks right.', at: expect.any(String) }]);
+    expect(first.body.pendingActions[0].votes).toEqual([
+      { by: 'bob', decision: 'allow', comment: 'Looks right.', at: expect.any(String) },
+    ]);
     expect(runs).toEqual([]);
 
     const again = await vote(id, action.id, 'bob', { decision: 'deny' });
@@ -90,7 +111,10 @@ describe('approval policies over HTTP', () => {
     expect(read.body.pendingActions[0]).toMatchObject({ id: action.id, approvers: ['bob', 'cat', 'dan'] });
     expect((await server.api('GET', `/api/conversations/${id}/events`, { token: 'dan' })).status).toBe(200);
 
-    const inbox = async (token: string) => ((await server.api('GET', '/api/inbox', { token })).body.actions as Array<{ id: string }>).map((entry) => entry.id);
+    const inbox = async (token: string) =>
+      ((await server.api('GET', '/api/inbox', { token })).body.actions as Array<{ id: string }>).map(
+        (entry) => entry.id,
+      );
     expect(await inbox('dan')).toEqual([action.id]);
     expect(await inbox('bob')).toEqual([action.id, other.action.id]);
     // ada asked for both; she may vote on the veto one (no four eyes there: she is simply not named, so neither).
@@ -98,14 +122,19 @@ describe('approval policies over HTTP', () => {
     expect(await inbox('eve')).toEqual([]);
 
     // dan may not write anything else in the conversation: not a message, a cancel, a branch, or another action.
-    expect((await server.api('POST', `/api/conversations/${id}/messages`, { token: 'dan', body: { content: 'hi' } })).status).toBe(404);
+    expect(
+      (await server.api('POST', `/api/conversations/${id}/messages`, { token: 'dan', body: { content: 'hi' } })).status,
+    ).toBe(404);
     expect((await server.api('POST', `/api/conversations/${id}/cancel`, { token: 'dan', body: {} })).status).toBe(404);
     expect((await server.api('POST', `/api/conversations/${id}/branch`, { token: 'dan', body: {} })).status).toBe(404);
     expect((await vote(other.id, other.action.id, 'dan', { decision: 'allow' })).status).toBe(404);
 
     // The inbox stream shows the approver the same action.
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/api/inbox/stream`, { headers: { authorization: 'Bearer dan' }, signal: controller.signal });
+    const response = await fetch(`${server.url}/api/inbox/stream`, {
+      headers: { authorization: 'Bearer dan' },
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes('inbox.synced')) text += new TextDecoder().decode((await reader.read()).value);
@@ -141,7 +170,10 @@ describe('approval policies over HTTP', () => {
     expect(one.body.status).toBe('requires_action');
     const allow = await vote(id, action.id, 'cat', { decision: 'allow' });
     expect(allow.body.status).toBe('requires_action');
-    expect(allow.body.pendingActions[0].votes.map((entry: { decision: string }) => entry.decision)).toEqual(['deny', 'allow']);
+    expect(allow.body.pendingActions[0].votes.map((entry: { decision: string }) => entry.decision)).toEqual([
+      'deny',
+      'allow',
+    ]);
     const two = await vote(id, action.id, 'dan', { decision: 'deny' });
     expect(two.body.status).toBe('completed');
     expect(runs).toEqual([]);
@@ -203,13 +235,23 @@ describe('approval policies over HTTP', () => {
 describe('approval policies in the config', () => {
   const model = scriptedModel(() => ({ text: 'Hi.' }));
   it('a malformed policy stops the start, naming the agent and tool', () => {
-    const bad = { inputSchema: z.object({}), needsApproval: true, approval: { approvers: ['bob'], required: 0, deny: 'some' } };
-    expect(() => createHeed({ agents: [{ name: 'a', model, tools: { pay: bad as never } }], store: memoryStore(), sweepIntervalMs: 0 })).toThrow(
+    const bad = {
+      inputSchema: z.object({}),
+      needsApproval: true,
+      approval: { approvers: ['bob'], required: 0, deny: 'some' },
+    };
+    expect(() =>
+      createHeed({
+        agents: [{ name: 'a', model, tools: { pay: bad as never } }],
+        store: memoryStore(),
+        sweepIntervalMs: 0,
+      }),
+    ).toThrow(
       /agents\[0\]\.tools\.pay\.approval\.required: must be a whole number of at least 1.*agents\[0\]\.tools\.pay\.approval\.deny/,
     );
-    expect(() => tool({ inputSchema: z.object({}), needsApproval: true, approval: { approvers: ['bob'], required: 2 } })).toThrow(
-      /approval\.required: asks for 2 allows but only 1 approvers are named/,
-    );
+    expect(() =>
+      tool({ inputSchema: z.object({}), needsApproval: true, approval: { approvers: ['bob'], required: 2 } }),
+    ).toThrow(/approval\.required: asks for 2 allows but only 1 approvers are named/);
     expect(() => tool({ inputSchema: z.object({}), approval: { approvers: ['bob'] } })).toThrow(/needs needsApproval/);
   });
 });

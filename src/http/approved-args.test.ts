@@ -19,7 +19,10 @@ type Any = any;
 const transferSchema = z.object({ account: z.string().min(3), amount: z.number().positive().max(1000) });
 const transferJsonSchema = {
   type: 'object',
-  properties: { account: { type: 'string', minLength: 3 }, amount: { type: 'number', exclusiveMinimum: 0, maximum: 1000 } },
+  properties: {
+    account: { type: 'string', minLength: 3 },
+    amount: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+  },
   required: ['account', 'amount'],
   additionalProperties: false,
 };
@@ -32,10 +35,13 @@ function argsAgent(name = 'edits', extra: Partial<AgentConfig> = {}) {
     ({ messages }) => {
       const last = messages.at(-1);
       if (last?.role === 'tool') return { text: 'Done.' };
-      const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
-      if (text.includes('transfer')) return { toolCalls: [{ toolName: 'transfer', input: { account: 'acme', amount: 300 } }] };
+      const text =
+        last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      if (text.includes('transfer'))
+        return { toolCalls: [{ toolName: 'transfer', input: { account: 'acme', amount: 300 } }] };
       if (text.includes('wire')) return { toolCalls: [{ toolName: 'wire', input: { account: 'acme', amount: 300 } }] };
-      if (text.includes('refund')) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] };
+      if (text.includes('refund'))
+        return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] };
       return { text: 'Hello.' };
     },
     { keepCalls: Infinity },
@@ -47,7 +53,11 @@ function argsAgent(name = 'edits', extra: Partial<AgentConfig> = {}) {
       transfer: tool({
         inputSchema: z.object({ account: z.string(), amount: z.number() }),
         execute: async (input, ctx) => {
-          const outcome = await ctx.approve({ title: `Send $${input.amount} to ${input.account}?`, args: input, argsSchema: transferSchema });
+          const outcome = await ctx.approve({
+            title: `Send $${input.amount} to ${input.account}?`,
+            args: input,
+            argsSchema: transferSchema,
+          });
           heard.push(outcome);
           return outcome.approved ? { sent: outcome.args } : { sent: null };
         },
@@ -90,8 +100,12 @@ async function start(config: Partial<HeedConfig> = {}, agentExtra: Partial<Agent
     return { id: id as string, action: sent.body.pendingActions[0] };
   };
   const approve = (id: string, actionId: string, fields: Record<string, unknown>) =>
-    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow', ...fields } } });
-  const actions = async (id: string) => (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
+    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow', ...fields } },
+    });
+  const actions = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
   return { ...kit, server, ask, approve, actions };
 }
 
@@ -104,7 +118,11 @@ describe('ctx.approve with an argsSchema', () => {
       const { ask, approve, actions, heard } = await start();
       const { id, action } = await ask(content);
       // The card can offer the arguments for editing, checked against the schema the tool gave.
-      expect(action).toMatchObject({ kind: 'approval', args: { account: 'acme', amount: 300 }, argsSchema: { type: 'object', properties: { amount: { type: 'number' } } } });
+      expect(action).toMatchObject({
+        kind: 'approval',
+        args: { account: 'acme', amount: 300 },
+        argsSchema: { type: 'object', properties: { amount: { type: 'number' } } },
+      });
 
       const wrong = await approve(id, action.id, { approvedArgs: { account: 'acme', amount: 'not-a-number' } });
       expect(wrong.status).toBe(400);
@@ -124,7 +142,11 @@ describe('ctx.approve with an argsSchema', () => {
       expect(done.status).toBe(200);
       expect(done.body.status).toBe('completed');
       expect(heard).toEqual([{ approved: true, args: { account: 'acme', amount: 20 } }]);
-      expect((await actions(id))[0].resolution).toEqual({ type: 'approval', decision: 'allow', approvedArgs: { account: 'acme', amount: 20 } });
+      expect((await actions(id))[0].resolution).toEqual({
+        type: 'approval',
+        decision: 'allow',
+        approvedArgs: { account: 'acme', amount: 20 },
+      });
     });
   }
 
@@ -143,7 +165,10 @@ describe('ctx.approve with an argsSchema', () => {
     ]);
     // The tool ran and returned after its own approval was denied: a useChat client shows its output, not a denied call.
     const chat = await server.api('GET', `/api/ai-sdk/chat/edits/${second.id}/messages`, { token: 'ada' });
-    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-transfer')).toMatchObject({ state: 'output-available', output: { sent: null } });
+    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-transfer')).toMatchObject({
+      state: 'output-available',
+      output: { sent: null },
+    });
   });
 });
 
@@ -173,13 +198,18 @@ describe('hitl.validateApprovedArgs', () => {
     expect(done.status).toBe(200);
     expect((await actions(id))[0].resolution).toMatchObject({ approvedArgs: { orderId: 42, amount: 'twenty' } });
     expect(refunds).toEqual([]);
-    const read = model.calls.at(-1)!.messages.flatMap((message) => (message.role === 'tool' ? message.content : [])) as Any[];
+    const read = model.calls
+      .at(-1)!
+      .messages.flatMap((message) => (message.role === 'tool' ? message.content : [])) as Any[];
     expect(read.at(-1).output.type).toBe('error-text');
     expect(read.at(-1).output.value).toMatch(/approved arguments/i);
   });
 
   it('an agent’s own true wins over the server’s false', async () => {
-    const { ask, approve } = await start({ hitl: { validateApprovedArgs: false } }, { hitl: { validateApprovedArgs: true } });
+    const { ask, approve } = await start(
+      { hitl: { validateApprovedArgs: false } },
+      { hitl: { validateApprovedArgs: true } },
+    );
     const { id, action } = await ask('refund');
     const wrong = await approve(id, action.id, { approvedArgs: { orderId: 42, amount: 'twenty' } });
     expect(wrong.status).toBe(400);
@@ -207,7 +237,10 @@ describe('hitl.allowRememberApproval', () => {
     servers.splice(servers.indexOf(before.server), 1);
 
     const after = await start({ store, hitl: { allowRememberApproval: false } });
-    const again = await after.server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund again' } });
+    const again = await after.server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund again' },
+    });
     expect(again.body.status).toBe('requires_action');
     expect(again.body.pendingActions[0]).toMatchObject({ kind: 'approval', canRemember: false });
     expect(after.refunds).toEqual([]);
@@ -222,7 +255,10 @@ describe('hitl.allowRememberApproval', () => {
     expect(action.canRemember).toBe(true);
     const done = await on.approve(id, action.id, { remember: true });
     expect(done.body.status).toBe('completed');
-    const again = await on.server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund again' } });
+    const again = await on.server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund again' },
+    });
     expect(again.body.status).toBe('completed');
     expect(on.refunds).toHaveLength(2);
   });

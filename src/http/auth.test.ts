@@ -11,8 +11,12 @@ describe('HTTP auth and ownership', () => {
         tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } },
       },
     });
-    const conversation = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'refund' } });
+    const conversation = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } }))
+      .body;
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund' },
+    });
     adas = { id: conversation.id, actionId: sent.body.pendingActions[0].id };
   });
   afterAll(async () => {
@@ -36,7 +40,13 @@ describe('HTTP auth and ownership', () => {
     for (const token of ['bob', undefined]) {
       for (const [method, path, body] of attempts) {
         const response = await server.api(method, path, { token, body });
-        expect([method, path, token, response.status, response.body?.error?.code]).toEqual([method, path, token, 404, 'not_found']);
+        expect([method, path, token, response.status, response.body?.error?.code]).toEqual([
+          method,
+          path,
+          token,
+          404,
+          'not_found',
+        ]);
       }
     }
     // Nothing changed for ada.
@@ -48,7 +58,9 @@ describe('HTTP auth and ownership', () => {
     const bobs = (await server.api('GET', '/api/conversations', { token: 'bob' })).body.conversations;
     expect(bobs.map((c: { id: string }) => c.id)).not.toContain(adas.id);
     expect((await server.api('GET', '/api/inbox', { token: 'bob' })).body.actions).toEqual([]);
-    expect((await server.api('GET', '/api/inbox', { token: 'ada' })).body.actions.map((a: { id: string }) => a.id)).toContain(adas.actionId);
+    expect(
+      (await server.api('GET', '/api/inbox', { token: 'ada' })).body.actions.map((a: { id: string }) => a.id),
+    ).toContain(adas.actionId);
     expect((await server.api('GET', '/api/conversations')).body.conversations).toEqual([]);
   });
 
@@ -56,18 +68,27 @@ describe('HTTP auth and ownership', () => {
     const created = await server.api('POST', '/api/conversations', { body: { agent: 'support' } });
     expect(created.status).toBe(201);
     expect(created.body.ownerId).toBeNull();
-    const sent = await server.api('POST', `/api/conversations/${created.body.id}/messages`, { body: { content: 'refund' } });
+    const sent = await server.api('POST', `/api/conversations/${created.body.id}/messages`, {
+      body: { content: 'refund' },
+    });
     expect(sent.body.status).toBe('requires_action');
     // A signed-in user who knows the id may answer too.
-    const answered = await server.api('POST', `/api/conversations/${created.body.id}/actions/${sent.body.pendingActions[0].id}`, {
-      token: 'bob',
-      body: { resolution: { type: 'approval', decision: 'allow' } },
-    });
+    const answered = await server.api(
+      'POST',
+      `/api/conversations/${created.body.id}/actions/${sent.body.pendingActions[0].id}`,
+      {
+        token: 'bob',
+        body: { resolution: { type: 'approval', decision: 'allow' } },
+      },
+    );
     expect(answered.body.status).toBe('completed');
     const events = await server.api('GET', `/api/conversations/${created.body.id}/events`);
     expect(events.body.events.find((e: { type: string }) => e.type === 'action.resolved').data.resolvedBy).toBe('bob');
     // Branching an ownerless conversation as bob makes a private copy.
-    const branched = await server.api('POST', `/api/conversations/${created.body.id}/branch`, { token: 'bob', body: {} });
+    const branched = await server.api('POST', `/api/conversations/${created.body.id}/branch`, {
+      token: 'bob',
+      body: {},
+    });
     expect(branched.body.ownerId).toBe('bob');
     expect((await server.api('GET', `/api/conversations/${branched.body.id}`)).status).toBe(404);
   });

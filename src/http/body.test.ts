@@ -5,7 +5,10 @@ import { createApp } from './app.js';
 
 // Bodies without a declared length (chunked) are counted as they arrive.
 describe('request bodies', () => {
-  const heed = createHeed({ agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }], sweepIntervalMs: 0 });
+  const heed = createHeed({
+    agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }],
+    sweepIntervalMs: 0,
+  });
   const app = createApp(heed, { maxBodyBytes: 1000 });
   const streamed = (text: string) =>
     new ReadableStream<Uint8Array>({
@@ -16,7 +19,12 @@ describe('request bodies', () => {
       },
     });
   const post = (text: string) =>
-    app.request('/api/conversations', { method: 'POST', body: streamed(text), headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    app.request('/api/conversations', {
+      method: 'POST',
+      body: streamed(text),
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
 
   it('accepts a streamed body under the limit and refuses one over it with 413', async () => {
     expect((await post(JSON.stringify({ agent: 'a', metadata: { pad: 'x'.repeat(500) } }))).status).toBe(201);
@@ -28,6 +36,8 @@ describe('request bodies', () => {
   it('reads an empty body as {} (zod then names what is missing)', async () => {
     const response = await app.request('/api/conversations', { method: 'POST' });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'invalid_request', details: { field: 'body.agent' } } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'invalid_request', details: { field: 'body.agent' } },
+    });
   });
 });

@@ -33,8 +33,10 @@ function pageAgent(extra: Partial<AgentConfig> = {}) {
     ({ messages }) => {
       const last = messages.at(-1);
       if (last?.role === 'tool') return { text: 'Done.' };
-      const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
-      if (text.includes('export')) return { toolCalls: [{ toolName: 'download_rows', input: { format: 'csv', max: 50 } }] };
+      const text =
+        last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      if (text.includes('export'))
+        return { toolCalls: [{ toolName: 'download_rows', input: { format: 'csv', max: 50 } }] };
       if (text.includes('rows')) return { toolCalls: [{ toolName: 'get_selected_rows', input: { max: 2 } }] };
       return { text: 'Hello.' };
     },
@@ -60,7 +62,10 @@ function pageAgent(extra: Partial<AgentConfig> = {}) {
     },
     ...extra,
   };
-  const lastToolOutputs = () => model.calls.at(-1)!.messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part: Any) => part.output) : []));
+  const lastToolOutputs = () =>
+    model.calls
+      .at(-1)!
+      .messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part: Any) => part.output) : []));
   return { agent, model, lastToolOutputs };
 }
 
@@ -78,9 +83,12 @@ async function start(config: Partial<HeedConfig> = {}, agentExtra: Partial<Agent
     const sent = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
     return { id: id as string, sent };
   };
-  const answer = (id: string, actionId: string, resolution: unknown) => server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution } });
-  const actions = async (id: string) => (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
-  const events = async (id: string) => (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Any[];
+  const answer = (id: string, actionId: string, resolution: unknown) =>
+    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution } });
+  const actions = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
+  const events = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Any[];
   return { ...kit, server, send, answer, actions, events };
 }
 
@@ -91,20 +99,37 @@ describe('a client tool with needsApproval', () => {
     expect(sent.body.status).toBe('requires_action');
     expect(sent.body.pendingActions).toHaveLength(1);
     const [approval] = sent.body.pendingActions;
-    expect(approval).toMatchObject({ kind: 'approval', toolName: 'download_rows', title: 'Download rows?', args: { format: 'csv', max: 50 } });
+    expect(approval).toMatchObject({
+      kind: 'approval',
+      toolName: 'download_rows',
+      title: 'Download rows?',
+      args: { format: 'csv', max: 50 },
+    });
     // The page has nothing to run yet.
     expect((await actions(id)).filter((action) => action.kind === 'client_tool')).toEqual([]);
 
-    const allowed = await answer(id, approval.id, { type: 'approval', decision: 'allow', approvedArgs: { format: 'csv', max: 10 } });
+    const allowed = await answer(id, approval.id, {
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { format: 'csv', max: 10 },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.body.status).toBe('requires_action');
     const [page] = allowed.body.pendingActions;
-    expect(page).toMatchObject({ kind: 'client_tool', toolName: 'download_rows', toolCallId: approval.toolCallId, clientKind: 'grid', args: { format: 'csv', max: 10 } });
+    expect(page).toMatchObject({
+      kind: 'client_tool',
+      toolName: 'download_rows',
+      toolCallId: approval.toolCallId,
+      clientKind: 'grid',
+      args: { format: 'csv', max: 10 },
+    });
 
     const done = await answer(id, page.id, { type: 'client_tool', output: { rows: 10 } });
     expect(done.body.status).toBe('completed');
     expect(lastToolOutputs()).toEqual([{ type: 'json', value: { rows: 10 } }]);
-    const required = (await events(id)).filter((event) => event.type === 'action.required').map((event) => event.data.kind);
+    const required = (await events(id))
+      .filter((event) => event.type === 'action.required')
+      .map((event) => event.data.kind);
     expect(required).toEqual(['approval', 'client_tool']);
   });
 
@@ -112,12 +137,18 @@ describe('a client tool with needsApproval', () => {
     const { send, answer, actions, events, server, lastToolOutputs } = await start();
     const { id, sent } = await send('export my rows');
     const [approval] = sent.body.pendingActions;
-    const denied = await answer(id, approval.id, { type: 'approval', decision: 'deny', comment: 'not from this screen' });
+    const denied = await answer(id, approval.id, {
+      type: 'approval',
+      decision: 'deny',
+      comment: 'not from this screen',
+    });
     expect(denied.body.status).toBe('completed');
     expect((await actions(id)).map((action) => action.kind)).toEqual(['approval']);
     expect((await events(id)).filter((event) => event.type === 'action.required')).toHaveLength(1);
     expect((await server.api('GET', '/api/inbox', { token: 'ada' })).body.actions).toEqual([]);
-    expect(lastToolOutputs()).toEqual([{ type: 'error-text', value: 'The user denied this call. Their comment: not from this screen' }]);
+    expect(lastToolOutputs()).toEqual([
+      { type: 'error-text', value: 'The user denied this call. Their comment: not from this screen' },
+    ]);
   });
 });
 
@@ -142,14 +173,25 @@ describe('a client tool with needsApproval, through the AI SDK chat endpoint (us
     const reloaded = await server.api('GET', `/api/ai-sdk/chat/grid/${id}/messages`, { token: 'ada' });
     const assistant = reloaded.body.messages.at(-1);
     const part = assistant.parts.find((entry: Any) => entry.type === 'tool-download_rows');
-    expect(part).toMatchObject({ state: 'input-available', input: { format: 'json', max: 10 }, toolMetadata: { heed: { kind: 'client_tool' } } });
+    expect(part).toMatchObject({
+      state: 'input-available',
+      input: { format: 'json', max: 10 },
+      toolMetadata: { heed: { kind: 'client_tool' } },
+    });
 
-    const answered = { ...assistant, parts: assistant.parts.map((entry: Any) => (entry === part ? { ...entry, state: 'output-available', output: { rows: 10 } } : entry)) };
+    const answered = {
+      ...assistant,
+      parts: assistant.parts.map((entry: Any) =>
+        entry === part ? { ...entry, state: 'output-available', output: { rows: 10 } } : entry,
+      ),
+    };
     const done = await post([userMessage, answered]);
     expect(done.status).toBe(200);
     await done.text();
     expect(lastToolOutputs()).toEqual([{ type: 'json', value: { rows: 10 } }]);
-    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.conversation.status).toBe('idle');
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.conversation.status).toBe(
+      'idle',
+    );
   });
 });
 
@@ -167,7 +209,11 @@ describe('a lapsed client tool', () => {
       expect(report.lapsed).toBe(1);
       expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
       expect(lastToolOutputs()).toEqual([{ type: 'error-text', value: 'The host page did not answer.' }]);
-      expect((await actions(id))[0]).toMatchObject({ status: 'expired', channel: 'timeout', resolution: { type: 'client_tool', error: 'The host page did not answer.' } });
+      expect((await actions(id))[0]).toMatchObject({
+        status: 'expired',
+        channel: 'timeout',
+        resolution: { type: 'client_tool', error: 'The host page did not answer.' },
+      });
       const types = (await events(id)).map((event) => event.type);
       expect(types).not.toContain('turn.cancelled');
       expect(types.at(-1)).toBe('turn.completed');
@@ -220,17 +266,39 @@ describe('action.resolved of a client tool', () => {
 
     const answered = await send('rows please');
     clock.advanceSeconds(4);
-    await answer(answered.id, answered.sent.body.pendingActions[0].id, { type: 'client_tool', output: { rows: ['a'] } });
-    expect(await resolvedOf(answered.id)).toMatchObject({ kind: 'client_tool', status: 'answered', ok: true, durationMs: 4000, outputBytes: 14 });
+    await answer(answered.id, answered.sent.body.pendingActions[0].id, {
+      type: 'client_tool',
+      output: { rows: ['a'] },
+    });
+    expect(await resolvedOf(answered.id)).toMatchObject({
+      kind: 'client_tool',
+      status: 'answered',
+      ok: true,
+      durationMs: 4000,
+      outputBytes: 14,
+    });
 
     const failed = await send('rows please');
     clock.advanceSeconds(2.5);
-    await answer(failed.id, failed.sent.body.pendingActions[0].id, { type: 'client_tool', error: 'No rows are selected.' });
-    expect(await resolvedOf(failed.id)).toMatchObject({ status: 'failed', ok: false, durationMs: 2500, error: 'No rows are selected.' });
+    await answer(failed.id, failed.sent.body.pendingActions[0].id, {
+      type: 'client_tool',
+      error: 'No rows are selected.',
+    });
+    expect(await resolvedOf(failed.id)).toMatchObject({
+      status: 'failed',
+      ok: false,
+      durationMs: 2500,
+      error: 'No rows are selected.',
+    });
 
     const lapsed = await send('rows please');
     clock.advanceSeconds(91);
     await server.heed.expireDue();
-    expect(await resolvedOf(lapsed.id)).toMatchObject({ status: 'failed', ok: false, durationMs: 91_000, expired: true });
+    expect(await resolvedOf(lapsed.id)).toMatchObject({
+      status: 'failed',
+      ok: false,
+      durationMs: 91_000,
+      expired: true,
+    });
   });
 });

@@ -21,7 +21,11 @@ describe('the console under a flood of unknown paths', () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Heed</title>');
     writeFileSync(join(dir, 'assets', 'app-1.js'), 'console.log(1)');
     server = await serve({
-      config: { agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }], store: memoryStore(), sweepIntervalMs: 0 },
+      config: {
+        agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }],
+        store: memoryStore(),
+        sweepIntervalMs: 0,
+      },
       port: 0,
       console: dir,
       log: () => undefined,

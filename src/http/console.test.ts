@@ -12,7 +12,10 @@ writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Heed</title>');
 writeFileSync(join(dir, 'assets', 'index-abc.js'), 'console.log(1)');
 writeFileSync(join(dir, '..', `${dir.split('/').pop()}-outside.txt`), 'outside the build');
 
-const heed = createHeed({ sweepIntervalMs: 0, agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }] });
+const heed = createHeed({
+  sweepIntervalMs: 0,
+  agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }],
+});
 const app = createApp(heed, { consoleDir: dir, auth: { required: true, tokens: { t: { userId: 'ada' } } } });
 
 afterAll(() => {
@@ -46,7 +49,11 @@ describe('the web console at /', () => {
     expect(api.status).toBe(404);
     expect(await api.json()).toMatchObject({ error: { code: 'not_found' } });
     expect((await app.request('/api/agents')).status).toBe(401);
-    for (const path of ['/assets/missing.js', `/..%2f${dir.split('/').pop()}-outside.txt`, `/%2e%2e/${dir.split('/').pop()}-outside.txt`]) {
+    for (const path of [
+      '/assets/missing.js',
+      `/..%2f${dir.split('/').pop()}-outside.txt`,
+      `/%2e%2e/${dir.split('/').pop()}-outside.txt`,
+    ]) {
       const response = await app.request(path);
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });

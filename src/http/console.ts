@@ -96,7 +96,11 @@ function loadFiles(root: string): Map<string, Asset> {
     for (const entry of entries) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path, `${prefix}${entry.name}/`);
-      else if (entry.isFile()) files.set(`${prefix}${entry.name}`, { body: readFileSync(path), type: TYPES[extname(entry.name)] ?? 'application/octet-stream' });
+      else if (entry.isFile())
+        files.set(`${prefix}${entry.name}`, {
+          body: readFileSync(path),
+          type: TYPES[extname(entry.name)] ?? 'application/octet-stream',
+        });
     }
   };
   walk(root, '/');

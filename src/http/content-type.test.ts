@@ -16,11 +16,17 @@ describe('request bodies must be sent as JSON', () => {
   });
   afterAll(() => server.close());
 
-  const plain = (path: string, body: unknown, type = 'text/plain;charset=UTF-8') => server.api('POST', path, { raw: JSON.stringify(body), headers: { 'content-type': type } });
+  const plain = (path: string, body: unknown, type = 'text/plain;charset=UTF-8') =>
+    server.api('POST', path, { raw: JSON.stringify(body), headers: { 'content-type': type } });
 
   it('a text/plain POST (as a cross-site page sends it) gets 415 and creates nothing', async () => {
     const before = (await engineOf(server.heed).store.listConversations({})).length;
-    for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+    for (const type of [
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+    ]) {
       const response = await plain('/api/conversations', { agent: 'support' }, type);
       expect(response.status, type).toBe(415);
       expect(response.body.error.code).toBe('unsupported_media_type');
@@ -49,7 +55,10 @@ describe('request bodies must be sent as JSON', () => {
   });
 
   it('a body with no Content-Type at all is refused as well', async () => {
-    const response = await fetch(`${server.url}/api/conversations`, { method: 'POST', body: new Blob([JSON.stringify({ agent: 'support' })]) });
+    const response = await fetch(`${server.url}/api/conversations`, {
+      method: 'POST',
+      body: new Blob([JSON.stringify({ agent: 'support' })]),
+    });
     expect(response.status).toBe(415);
     expect((await response.json()).error.details).toEqual({ contentType: null });
   });
@@ -66,15 +75,33 @@ describe('request bodies must be sent as JSON', () => {
   });
 
   it('a route marked `bodyType: "any"` takes other bodies (the later webhook exemption is one line)', async () => {
-    const heed = createHeed({ agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }], sweepIntervalMs: 0 });
+    const heed = createHeed({
+      agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }],
+      sweepIntervalMs: 0,
+    });
     const app = new Hono<AppEnv>();
     app.onError((error) => errorResponse(error));
     const route = (path: string, bodyType?: 'any') =>
-      defineRoute({ method: 'post', path, operationId: path, summary: '', tag: 't', body: z.object({ n: z.number() }), bodyType, responses: {}, errors: [] }, ({ body }) =>
-        Response.json(body),
+      defineRoute(
+        {
+          method: 'post',
+          path,
+          operationId: path,
+          summary: '',
+          tag: 't',
+          body: z.object({ n: z.number() }),
+          bodyType,
+          responses: {},
+          errors: [],
+        },
+        ({ body }) => Response.json(body),
       );
-    mountRoutes(app, heed, hooksOf(heed), [route('/strict'), route('/webhook', 'any')], { signal: new AbortController().signal, maxBodyBytes: 1000 });
-    const post = (path: string) => app.request(path, { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'text/plain' } });
+    mountRoutes(app, heed, hooksOf(heed), [route('/strict'), route('/webhook', 'any')], {
+      signal: new AbortController().signal,
+      maxBodyBytes: 1000,
+    });
+    const post = (path: string) =>
+      app.request(path, { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'text/plain' } });
     expect((await post('/strict')).status).toBe(415);
     expect(await (await post('/webhook')).json()).toEqual({ n: 1 });
     await heed.close();

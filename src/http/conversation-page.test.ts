@@ -31,7 +31,9 @@ describe('a conversation read a page of messages at a time', () => {
         metadata: null,
         createdAt: new Date().toISOString(),
       }));
-      expect((await engineOf(server.heed).store.commit({ conversationId: long, expectVersion: version, messages })).ok).toBe(true);
+      expect(
+        (await engineOf(server.heed).store.commit({ conversationId: long, expectVersion: version, messages })).ok,
+      ).toBe(true);
     }
   });
   afterAll(() => server.close());
@@ -39,7 +41,9 @@ describe('a conversation read a page of messages at a time', () => {
   it('answers with the newest 100 messages, oldest first, and says earlier ones exist', async () => {
     const response = await server.api('GET', `/api/conversations/${long}`, { token: 'ada' });
     expect(response.status).toBe(200);
-    expect(response.body.messages.map((message: { id: string }) => message.id)).toEqual(Array.from({ length: 100 }, (_, index) => `m_${String(300 + index).padStart(4, '0')}`));
+    expect(response.body.messages.map((message: { id: string }) => message.id)).toEqual(
+      Array.from({ length: 100 }, (_, index) => `m_${String(300 + index).padStart(4, '0')}`),
+    );
     expect(response.body.hasEarlierMessages).toBe(true);
     // A quarter of the conversation, not all of it.
     expect(response.text.length).toBeLessThan(1 * MB);
@@ -66,7 +70,9 @@ describe('a conversation read a page of messages at a time', () => {
   });
 
   it("the console's conversation store shows the newest page and reads earlier ones on request", async () => {
-    const store = createConversationStore(createClient({ baseUrl: server.url, token: 'ada' }), long, { runClientTools: false });
+    const store = createConversationStore(createClient({ baseUrl: server.url, token: 'ada' }), long, {
+      runClientTools: false,
+    });
     await store.refresh();
     expect(store.getState().messages).toHaveLength(100);
     expect(store.getState().hasEarlierMessages).toBe(true);
@@ -77,7 +83,9 @@ describe('a conversation read a page of messages at a time', () => {
     expect(store.getState().hasEarlierMessages).toBeFalsy();
     // A refresh keeps what was read: the newest page again, after the earlier ones.
     await store.refresh();
-    expect(store.getState().messages.map((message) => message.id)).toEqual(Array.from({ length: MESSAGES }, (_, index) => `m_${String(index).padStart(4, '0')}`));
+    expect(store.getState().messages.map((message) => message.id)).toEqual(
+      Array.from({ length: MESSAGES }, (_, index) => `m_${String(index).padStart(4, '0')}`),
+    );
     store.dispose();
   });
 

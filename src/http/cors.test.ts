@@ -25,30 +25,52 @@ afterAll(() => heed.close());
 const preflight = (app: typeof withCors, path: string, origin = page, method = 'POST') =>
   app.request(`http://127.0.0.1:3000${path}`, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization,content-type',
+    },
   });
 
 describe('cors: { origins }', () => {
   it('answers the preflight of a listed origin before sign-in and the routes: token, JSON bodies, and the headers a client reads', async () => {
-    for (const path of ['/api/conversations', '/api/ai-sdk/chat/support', '/api/conversations/c_x/events/stream', '/health']) {
+    for (const path of [
+      '/api/conversations',
+      '/api/ai-sdk/chat/support',
+      '/api/conversations/c_x/events/stream',
+      '/health',
+    ]) {
       const response = await preflight(withCors, path);
       expect([path, response.status]).toEqual([path, 204]);
       expect(response.headers.get('access-control-allow-origin')).toBe(page);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
-      expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'last-event-id']));
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'last-event-id']),
+      );
       expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     }
   });
 
   it("gives a listed origin's calls, their errors and their streams the headers; Retry-After is readable", async () => {
     const call = (path: string, init: RequestInit = {}) =>
-      withCors.request(`http://127.0.0.1:3000${path}`, { ...init, headers: { origin: page, authorization: 'Bearer tok-ada', ...init.headers } });
-    const created = await call('/api/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'support' }) });
+      withCors.request(`http://127.0.0.1:3000${path}`, {
+        ...init,
+        headers: { origin: page, authorization: 'Bearer tok-ada', ...init.headers },
+      });
+    const created = await call('/api/conversations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'support' }),
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('access-control-allow-origin')).toBe(page);
     const { id } = (await created.json()) as { id: string };
 
-    const limited = await call('/api/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'support' }) });
+    const limited = await call('/api/conversations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'support' }),
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.headers.get('access-control-allow-origin')).toBe(page);
@@ -69,7 +91,9 @@ describe('cors: { origins }', () => {
   it('gives any other origin no CORS headers, and without the setting a preflight is refused as before', async () => {
     const other = await preflight(withCors, '/api/conversations', 'http://evil.example');
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
-    const call = await withCors.request('http://127.0.0.1:3000/api/agents', { headers: { origin: 'http://evil.example', authorization: 'Bearer tok-ada' } });
+    const call = await withCors.request('http://127.0.0.1:3000/api/agents', {
+      headers: { origin: 'http://evil.example', authorization: 'Bearer tok-ada' },
+    });
     expect(call.headers.get('access-control-allow-origin')).toBeNull();
 
     const off = await preflight(without, '/api/conversations');
@@ -77,14 +101,27 @@ describe('cors: { origins }', () => {
     expect(off.status).toBe(401);
     expect(off.headers.get('access-control-allow-origin')).toBeNull();
     // A rebound name is still refused first, preflight or not.
-    const rebound = await withCors.request('http://evil.example/api/conversations', { method: 'OPTIONS', headers: { origin: page } });
+    const rebound = await withCors.request('http://evil.example/api/conversations', {
+      method: 'OPTIONS',
+      headers: { origin: page },
+    });
     expect(rebound.status).toBe(421);
   });
 
   it('takes exact origins only; anything else stops the start naming the entry', () => {
-    expect(() => checkConfig({ agents: [], cors: { origins: ['https://app.example.com', 'http://localhost:5173'] } })).not.toThrow();
-    for (const origin of ['https://app.example.com/', 'app.example.com', '*', 'https://*.example.com', 'https://app.example.com/path']) {
-      expect(() => checkConfig({ agents: [], cors: { origins: [origin] } })).toThrow(/cors\.origins\[0\]: expected an origin/);
+    expect(() =>
+      checkConfig({ agents: [], cors: { origins: ['https://app.example.com', 'http://localhost:5173'] } }),
+    ).not.toThrow();
+    for (const origin of [
+      'https://app.example.com/',
+      'app.example.com',
+      '*',
+      'https://*.example.com',
+      'https://app.example.com/path',
+    ]) {
+      expect(() => checkConfig({ agents: [], cors: { origins: [origin] } })).toThrow(
+        /cors\.origins\[0\]: expected an origin/,
+      );
     }
     expect(() => checkConfig({ agents: [], cors: { origin: ['https://app.example.com'] } })).toThrow(/cors\.origin/);
   });

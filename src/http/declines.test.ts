@@ -33,10 +33,12 @@ function declineAgent() {
     ({ messages }) => {
       const last = messages.at(-1);
       if (last?.role === 'tool') return { text: 'Done.' };
-      const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      const text =
+        last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
       if (text.includes('ask')) return { toolCalls: [{ toolName: 'ask', input: { questions: [colour] } }] };
       if (text.includes('stock')) return { toolCalls: [{ toolName: 'check_stock', input: { item: 'mug' } }] };
-      if (text.includes('refund')) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] };
+      if (text.includes('refund'))
+        return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] };
       if (text.includes('url')) return { toolCalls: [{ toolName: 'connect', input: {} }] };
       if (text.includes('page')) return { toolCalls: [{ toolName: 'get_selection', input: {} }] };
       return { text: 'Hello.' };
@@ -68,13 +70,19 @@ function declineAgent() {
         inputSchema: z.object({}),
         execute: async (_input, ctx) => ({ outcome: await ctx.openUrl({ url: 'https://example.com/connect' }) }),
       }),
-      get_selection: tool({ inputSchema: z.object({}), outputSchema: z.object({ text: z.string() }), client: { kind: 'page' } }),
+      get_selection: tool({
+        inputSchema: z.object({}),
+        outputSchema: z.object({ text: z.string() }),
+        client: { kind: 'page' },
+      }),
     },
   };
   /** The tool results the model was sent in its latest call, as their outputs. */
   const lastToolOutputs = () => {
     const call = model.calls.at(-1)!;
-    return call.messages.flatMap((message) => (message.role === 'tool' ? message.content.map((part: Any) => part.output) : []));
+    return call.messages.flatMap((message) =>
+      message.role === 'tool' ? message.content.map((part: Any) => part.output) : [],
+    );
   };
   return { agent, model, seen, lastToolOutputs };
 }
@@ -94,9 +102,12 @@ async function start() {
     expect(sent.body.status).toBe('requires_action');
     return { id: id as string, action: sent.body.pendingActions[0] };
   };
-  const answer = (id: string, actionId: string, resolution: unknown) => server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution } });
-  const actions = async (id: string) => (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
-  const events = async (id: string) => (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Any[];
+  const answer = (id: string, actionId: string, resolution: unknown) =>
+    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution } });
+  const actions = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Any[];
+  const events = async (id: string) =>
+    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Any[];
   return { ...kit, server, ask, answer, actions, events };
 }
 
@@ -138,8 +149,13 @@ describe('declining a question', () => {
     expect(done.body.status).toBe('completed');
 
     const [settled] = await actions(id);
-    expect(settled).toMatchObject({ status: 'resolved', resolution: { type: 'question', skip: true, note: 'not now, I am in a hurry' } });
-    expect((await events(id)).find((event) => event.type === 'action.resolved').data).toMatchObject({ status: 'skipped' });
+    expect(settled).toMatchObject({
+      status: 'resolved',
+      resolution: { type: 'question', skip: true, note: 'not now, I am in a hurry' },
+    });
+    expect((await events(id)).find((event) => event.type === 'action.resolved').data).toMatchObject({
+      status: 'skipped',
+    });
     const [read] = lastToolOutputs();
     expect(read.type).toBe('text');
     expect(read.value).toMatch(/^The user skipped these questions/);
@@ -175,8 +191,13 @@ describe('declining a question', () => {
     expect((await actions(id))[0].resolution).toEqual({ type: 'question', dismiss: true, note: 'wrong question' });
 
     await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'hello again' } });
-    const history = model.calls.at(-1)!.messages.flatMap((message) => (message.role === 'tool' ? message.content : [])) as Any[];
-    expect(history[0].output).toEqual({ type: 'error-text', value: 'Dismissed by the user. Their note: wrong question' });
+    const history = model.calls
+      .at(-1)!
+      .messages.flatMap((message) => (message.role === 'tool' ? message.content : [])) as Any[];
+    expect(history[0].output).toEqual({
+      type: 'error-text',
+      value: 'Dismissed by the user. Their note: wrong question',
+    });
   });
 
   it('a tool’s ctx.ask declined with a note: the tool hears it was skipped (and the note), and the model reads the note after the tool’s result', async () => {
@@ -184,7 +205,12 @@ describe('declining a question', () => {
     const { id, action } = await ask('stock please');
     const done = await answer(id, action.id, { type: 'question', skip: true, note: 'any colour is fine' });
     expect(done.body.status).toBe('completed');
-    expect(seen).toEqual([{ tool: 'check_stock', value: { answers: { colour: ['red'] }, skipped: true, defaulted: ['colour'], note: 'any colour is fine' } }]);
+    expect(seen).toEqual([
+      {
+        tool: 'check_stock',
+        value: { answers: { colour: ['red'] }, skipped: true, defaulted: ['colour'], note: 'any colour is fine' },
+      },
+    ]);
     const [read] = lastToolOutputs();
     expect(read.type).toBe('text');
     expect(read.value).toContain('{"item":"mug","colours":[]}');
@@ -225,9 +251,15 @@ describe('a structured deny comment (seed 004)', () => {
     expect((await actions(id))[0].resolution).toEqual({ type: 'approval', decision: 'deny', comment: note });
     expect(lastToolOutputs()).toEqual([{ type: 'json', value: note }]);
     // The call did not run: the log says so, and a useChat client shows it denied.
-    expect((await events(id)).find((event) => event.type === 'tool.result').data).toMatchObject({ isError: true, output: { type: 'json', value: note } });
+    expect((await events(id)).find((event) => event.type === 'tool.result').data).toMatchObject({
+      isError: true,
+      output: { type: 'json', value: note },
+    });
     const chat = await server.api('GET', `/api/ai-sdk/chat/decliner/${id}/messages`, { token: 'ada' });
-    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-issue_refund')).toMatchObject({ state: 'output-denied', approval: { approved: false } });
+    expect(chat.body.messages.at(-1).parts.find((part: Any) => part.type === 'tool-issue_refund')).toMatchObject({
+      state: 'output-denied',
+      approval: { approved: false },
+    });
   });
 
   it('a string comment still reads as the refusal with the comment; an object comment on an allow, or one too large, is refused', async () => {
@@ -236,14 +268,24 @@ describe('a structured deny comment (seed 004)', () => {
     const onAllow = await answer(id, action.id, { type: 'approval', decision: 'allow', comment: { why: 'ok' } });
     expect(onAllow.status).toBe(400);
     expect(onAllow.body.error).toMatchObject({ code: 'invalid_resolution', details: { field: 'comment' } });
-    const huge = await answer(id, action.id, { type: 'approval', decision: 'deny', comment: { text: 'x'.repeat(5000) } });
+    const huge = await answer(id, action.id, {
+      type: 'approval',
+      decision: 'deny',
+      comment: { text: 'x'.repeat(5000) },
+    });
     expect(huge.status).toBe(400);
     expect(huge.body.error).toMatchObject({ code: 'invalid_resolution', details: { field: 'comment' } });
     expect((await actions(id))[0].status).toBe('pending');
 
-    const done = await answer(id, action.id, { type: 'approval', decision: 'deny', comment: 'The order shipped already' });
+    const done = await answer(id, action.id, {
+      type: 'approval',
+      decision: 'deny',
+      comment: 'The order shipped already',
+    });
     expect(done.body.status).toBe('completed');
-    expect(lastToolOutputs()).toEqual([{ type: 'error-text', value: 'The user denied this call. Their comment: The order shipped already' }]);
+    expect(lastToolOutputs()).toEqual([
+      { type: 'error-text', value: 'The user denied this call. Their comment: The order shipped already' },
+    ]);
   });
 
   it('pending.decline({ … }) from the library records the object as the comment', async () => {
@@ -251,7 +293,11 @@ describe('a structured deny comment (seed 004)', () => {
     const { id } = await ask('refund');
     const [pending] = await server.heed.conversation(id).pendingActions();
     await pending.decline({ error: 'Denied', reason: 'Wrong account' });
-    expect((await actions(id))[0].resolution).toEqual({ type: 'approval', decision: 'deny', comment: { error: 'Denied', reason: 'Wrong account' } });
+    expect((await actions(id))[0].resolution).toEqual({
+      type: 'approval',
+      decision: 'deny',
+      comment: { error: 'Denied', reason: 'Wrong account' },
+    });
     expect(lastToolOutputs()).toEqual([{ type: 'json', value: { error: 'Denied', reason: 'Wrong account' } }]);
   });
 });

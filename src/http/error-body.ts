@@ -61,7 +61,14 @@ export function boundedErrorBody(error: HeedError): Body {
     error: {
       code: error.code,
       message,
-      ...(error.details ? { details: { truncated: 'The details of this error were left out: they would have made this answer larger than 16 KiB.' } } : {}),
+      ...(error.details
+        ? {
+            details: {
+              truncated:
+                'The details of this error were left out: they would have made this answer larger than 16 KiB.',
+            },
+          }
+        : {}),
     },
   };
 }

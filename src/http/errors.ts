@@ -10,7 +10,9 @@ import type { ErrorBody } from '../protocol/error-body.js';
 export function toHeedError(thrown: unknown): HeedError {
   if (HeedError.isInstance(thrown)) return thrown;
   if (thrown instanceof z.ZodError) return invalidRequest(thrown);
-  return new HeedError('internal_error', 'Something went wrong on the server; the request was not completed.', { cause: thrown });
+  return new HeedError('internal_error', 'Something went wrong on the server; the request was not completed.', {
+    cause: thrown,
+  });
 }
 
 /** A JSON response for an error, with the status its code maps to. */
@@ -34,14 +36,19 @@ function logOutage(cause: unknown): void {
   const now = Date.now();
   if (now - lastOutageLog < 10_000) return;
   lastOutageLog = now;
-  const reason = cause instanceof Error ? `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}` : String(cause);
-  console.error(`heed: the database cannot be reached or written (${reason}); answering 503 store_unavailable meanwhile`);
+  const reason =
+    cause instanceof Error ? `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}` : String(cause);
+  console.error(
+    `heed: the database cannot be reached or written (${reason}); answering 503 store_unavailable meanwhile`,
+  );
 }
 
 /** A zod failure as a 400 that names the field (and lists every problem in `details.issues`). */
 export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
   // The first issues, each cut short: a request with thousands of stray keys gets a short answer.
-  const issues = error.issues.slice(0, 20).map((issue) => ({ path: clip(issue.path.map(String).join('.')), message: clip(issue.message) }));
+  const issues = error.issues
+    .slice(0, 20)
+    .map((issue) => ({ path: clip(issue.path.map(String).join('.')), message: clip(issue.message) }));
   const first = issues[0];
   const field = first?.path ? `${where}.${first.path}` : where;
   return new HeedError('invalid_request', `The request is not valid: ${field}: ${first?.message ?? 'invalid'}.`, {
@@ -56,14 +63,16 @@ export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
  */
 /** A request's body as text, at most `maxBytes` (413 `payload_too_large` past it): for senders that sign the raw bytes. */
 export async function readText(request: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () => new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const tooLarge = () =>
+    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
   const declared = request.headers.get('content-length');
   if (declared !== null && !request.headers.has('transfer-encoding') && Number(declared) > maxBytes) throw tooLarge();
   return readCapped(request, maxBytes, tooLarge);
 }
 
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const tooLarge = () => new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const tooLarge = () =>
+    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
   const declared = request.headers.get('content-length');
   let text: string;
   if (declared !== null && !request.headers.has('transfer-encoding')) {
@@ -100,9 +109,13 @@ function checkShape(root: unknown): void {
     const { value, depth } = node;
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_BODY_DEPTH) {
-      throw new HeedError('invalid_request', `The request body nests objects and lists more than ${MAX_BODY_DEPTH} levels deep.`, {
-        details: { field: fieldOf(node), maxDepth: MAX_BODY_DEPTH },
-      });
+      throw new HeedError(
+        'invalid_request',
+        `The request body nests objects and lists more than ${MAX_BODY_DEPTH} levels deep.`,
+        {
+          details: { field: fieldOf(node), maxDepth: MAX_BODY_DEPTH },
+        },
+      );
     }
     if (Array.isArray(value)) {
       value.forEach((item, index) => stack.push({ value: item, depth: depth + 1, key: String(index), parent: node }));
@@ -111,7 +124,9 @@ function checkShape(root: unknown): void {
     for (const [key, item] of Object.entries(value)) {
       const child: Node = { value: item, depth: depth + 1, key, parent: node };
       if (key === '__proto__') {
-        throw new HeedError('invalid_request', 'The request body may not use "__proto__" as a key.', { details: { field: fieldOf(child) } });
+        throw new HeedError('invalid_request', 'The request body may not use "__proto__" as a key.', {
+          details: { field: fieldOf(child) },
+        });
       }
       stack.push(child);
     }

@@ -45,16 +45,27 @@ interface Sent {
 
 async function send(request: Sent): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...request.headers };
-  const response = await app.request(request.path, { method: request.method, headers, body: request.body as BodyInit | undefined });
+  const response = await app.request(request.path, {
+    method: request.method,
+    headers,
+    body: request.body as BodyInit | undefined,
+  });
   // A live stream never ends by itself: its status and headers are all there is to check.
-  const text = response.headers.get('content-type')?.startsWith('text/event-stream') ? (await response.body?.cancel(), '') : await response.text();
+  const text = response.headers.get('content-type')?.startsWith('text/event-stream')
+    ? (await response.body?.cancel(), '')
+    : await response.text();
   tally.requests++;
   tally.byStatus.set(response.status, (tally.byStatus.get(response.status) ?? 0) + 1);
   return { status: response.status, text };
 }
 
 async function snapshot(ids: string[]): Promise<string> {
-  const stored = await Promise.all(ids.map(async (id) => ({ stored: await readConversation(heed.store!, id), remembered: await heed.store!.listRememberedTools(id) })));
+  const stored = await Promise.all(
+    ids.map(async (id) => ({
+      stored: await readConversation(heed.store!, id),
+      remembered: await heed.store!.listRememberedTools(id),
+    })),
+  );
   return JSON.stringify(stored);
 }
 
@@ -79,7 +90,12 @@ async function makeFixtures(): Promise<Fixtures> {
   ] as const) {
     const { id } = await json('/api/conversations', { agent: 'support', metadata: { fixture: content } }, token);
     ids.push(id);
-    if (content) actionIds.push(...((await json(`/api/conversations/${id}/messages`, { content }, token)).pendingActions ?? []).map((action) => action.id));
+    if (content)
+      actionIds.push(
+        ...((await json(`/api/conversations/${id}/messages`, { content }, token)).pendingActions ?? []).map(
+          (action) => action.id,
+        ),
+      );
   }
   return { ids, actionIds, snapshot: await snapshot(ids) };
 }
@@ -124,13 +140,23 @@ afterAll(async () => {
     .sort(([a], [b]) => a - b)
     .map(([status, count]) => `${status}×${count}`)
     .join(' ');
-  console.log(`fuzz: ${tally.requests} requests; ${statuses}; codes ${[...tally.byCode].map(([code, count]) => `${code}×${count}`).join(' ')}`);
+  console.log(
+    `fuzz: ${tally.requests} requests; ${statuses}; codes ${[...tally.byCode].map(([code, count]) => `${code}×${count}`).join(' ')}`,
+  );
 });
 
 // ------------------------------------------------------------------ what is sent
 
 const deep = (levels: number, inner = '0') => '['.repeat(levels) + inner + ']'.repeat(levels);
-const protoKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf'];
+const protoKeys = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'valueOf',
+];
 
 /** Path segments: real ids, and ids no server hands out (invalid percent-encodings, CR/LF, huge, dots). */
 const hostileSegment = fc.oneof(
@@ -159,18 +185,43 @@ const hostileSegment = fc.oneof(
   ),
   fc.integer({ min: 150, max: 8000 }).map((length) => 'x'.repeat(length)),
 );
-const segment = (real: () => string[]) => fc.oneof({ weight: 3, arbitrary: fc.nat().map((index) => real()[index % real().length]) }, { weight: 4, arbitrary: hostileSegment });
+const segment = (real: () => string[]) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.nat().map((index) => real()[index % real().length]) },
+    { weight: 4, arbitrary: hostileSegment },
+  );
 
 const queryValue = fc.oneof(
   fc.string({ maxLength: 20 }),
-  fc.constantFrom('', '-1', '0', '1e400', 'NaN', 'Infinity', '0x10', '9007199254740993', '1.5', 'true', '[]', '{}', '%ff', '%0D%0A', 'requires_action', 'idle'),
+  fc.constantFrom(
+    '',
+    '-1',
+    '0',
+    '1e400',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '9007199254740993',
+    '1.5',
+    'true',
+    '[]',
+    '{}',
+    '%ff',
+    '%0D%0A',
+    'requires_action',
+    'idle',
+  ),
   fc.integer({ min: 300, max: 20_000 }).map((length) => 'y'.repeat(length)),
   fc.jsonValue().map((value) => Buffer.from(JSON.stringify(value) ?? 'null').toString('base64url')),
 );
 const queryKey = fc.constantFrom('status', 'agent', 'limit', 'after', 'cursor', 'stream', ...protoKeys, 'x');
 const query = fc
   .array(fc.tuple(queryKey, queryValue), { maxLength: 4 })
-  .map((pairs) => (pairs.length ? `?${pairs.map(([key, value]) => `${key}=${/%/.test(value) ? value : encodeURIComponent(value)}`).join('&')}` : ''));
+  .map((pairs) =>
+    pairs.length
+      ? `?${pairs.map(([key, value]) => `${key}=${/%/.test(value) ? value : encodeURIComponent(value)}`).join('&')}`
+      : '',
+  );
 
 /**
  * A JSON value that may be replaced, once written out, by one nested 65 to 120,000 levels deep or by
@@ -197,7 +248,13 @@ const resolution = fc.record(
     comment: fc.oneof(fc.string(), fc.constant('c'.repeat(5000)), fc.jsonValue()),
     approvedArgs: fc.oneof(value, fc.dictionary(fc.constantFrom('orderId', 'amount', ...protoKeys), value)),
     remember: fc.jsonValue(),
-    answers: fc.oneof(value, fc.dictionary(fc.oneof(fc.constantFrom('size', 'qty', 'Size', 'Quantity', ...protoKeys), fc.string()), fc.oneof(value, fc.array(fc.string())))),
+    answers: fc.oneof(
+      value,
+      fc.dictionary(
+        fc.oneof(fc.constantFrom('size', 'qty', 'Size', 'Quantity', ...protoKeys), fc.string()),
+        fc.oneof(value, fc.array(fc.string())),
+      ),
+    ),
     skip: fc.jsonValue(),
     dismiss: fc.jsonValue(),
     output: value,
@@ -207,11 +264,20 @@ const resolution = fc.record(
 );
 const nearValid: Record<string, fc.Arbitrary<unknown>> = {
   createConversation: fc.record(
-    { agent: fc.oneof(fc.constantFrom('support', '', 'nope', ...protoKeys), fc.jsonValue()), metadata: fc.oneof(value, fc.dictionary(fc.string(), value)) },
+    {
+      agent: fc.oneof(fc.constantFrom('support', '', 'nope', ...protoKeys), fc.jsonValue()),
+      metadata: fc.oneof(value, fc.dictionary(fc.string(), value)),
+    },
     { requiredKeys: [] },
   ),
-  sendMessage: fc.record({ content: fc.oneof(fc.string(), fc.constant(''), fc.constant(' \n\t '), fc.jsonValue()), stream: fc.jsonValue() }, { requiredKeys: [] }),
-  resolveAction: fc.record({ resolution: fc.oneof(resolution, fc.jsonValue()), stream: fc.jsonValue() }, { requiredKeys: [] }),
+  sendMessage: fc.record(
+    { content: fc.oneof(fc.string(), fc.constant(''), fc.constant(' \n\t '), fc.jsonValue()), stream: fc.jsonValue() },
+    { requiredKeys: [] },
+  ),
+  resolveAction: fc.record(
+    { resolution: fc.oneof(resolution, fc.jsonValue()), stream: fc.jsonValue() },
+    { requiredKeys: [] },
+  ),
   branchConversation: fc.record({ fromMessageId: fc.oneof(fc.string(), fc.jsonValue()) }, { requiredKeys: [] }),
 };
 
@@ -227,7 +293,9 @@ const body = (operationId: string) =>
     fc.jsonValue().map((value) => JSON.stringify(value)),
     fc.string({ unit: 'binary', maxLength: 200 }),
     fc.uint8Array({ maxLength: 200 }),
-    fc.tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.integer({ min: 65, max: 120_000 })).map(([json, levels]) => embed(json, deep(levels))),
+    fc
+      .tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.integer({ min: 65, max: 120_000 }))
+      .map(([json, levels]) => embed(json, deep(levels))),
     fc
       .tuple((nearValid[operationId] ?? fc.constant({})).map(render), fc.constantFrom(...protoKeys), fc.jsonValue())
       .map(([json, key, extra]) => embed(json, `{"${key}":${JSON.stringify(extra)},"__proto__":{"polluted":true}}`)),
@@ -246,7 +314,13 @@ const caller = fc.oneof(
 );
 const extraHeaders = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+      '',
+    ),
     'last-event-id': fc.oneof(
       fc.constantFrom('', '-1', '1e400', 'abc', '9007199254740993', '3'),
       fc.string({ maxLength: 20 }).filter((text) => /^[\x20-\x7e]*$/.test(text)),
@@ -258,7 +332,11 @@ const extraHeaders = fc.record(
 const request = fc.constantFrom(...routes).chain((route) => {
   const { method, path, operationId } = route.spec;
   const names = [...path.matchAll(/:(\w+)/g)].map((match) => match[1]);
-  const real: Record<string, () => string[]> = { id: () => fixtures.ids, actionId: () => fixtures.actionIds, tool: () => ['issue_refund', 'nope'] };
+  const real: Record<string, () => string[]> = {
+    id: () => fixtures.ids,
+    actionId: () => fixtures.actionIds,
+    tool: () => ['issue_refund', 'nope'],
+  };
   return fc
     .record({
       params: fc.tuple(...names.map((name) => segment(real[name] ?? (() => ['x'])))),
@@ -277,14 +355,22 @@ const request = fc.constantFrom(...routes).chain((route) => {
 // ------------------------------------------------------------------ the tests
 
 describe('hostile input on every route', () => {
-  it('random paths, queries, headers and bodies: never a 500, always a coded 4xx, no record changed', { timeout: 300_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(request, async (sent) => {
-        await check(sent, await send(sent));
-      }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 600), seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined, verbose: 1 },
-    );
-  });
+  it(
+    'random paths, queries, headers and bodies: never a 500, always a coded 4xx, no record changed',
+    { timeout: 300_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(request, async (sent) => {
+          await check(sent, await send(sent));
+        }),
+        {
+          numRuns: Number(process.env.FUZZ_RUNS ?? 600),
+          seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined,
+          verbose: 1,
+        },
+      );
+    },
+  );
 
   it('each route, each kind of hostile body and path, named one by one', async () => {
     // Each body with the status it must get on a route that takes a body (any 4xx where the route decides).
@@ -306,10 +392,37 @@ describe('hostile input on every route', () => {
       ['constructor keys', '{"constructor":{"prototype":{"polluted":true}},"agent":"support"}'],
       ['wrong types', '{"agent":42,"content":["hi"],"stream":"yes","resolution":"allow","fromMessageId":{}}', 400],
       ['1 MiB and one byte', JSON.stringify({ content: 'x'.repeat(1024 * 1024) }), 413],
-      ['60,000 stray keys', JSON.stringify(Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`k${index}`, 1]))), 400],
-      ['60,000 answers', JSON.stringify({ resolution: { type: 'question', answers: Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`k${index}`, 'v'])) } })],
-      ['a 100,000-item answer', JSON.stringify({ resolution: { type: 'question', answers: { size: Array.from({ length: 100_000 }, (_, index) => `v${index}`) } } })],
-      ['CR/LF in values', JSON.stringify({ agent: 'support\r\nX: y', content: 'a\r\n\r\nevent: turn.done\r\ndata: {}', fromMessageId: 'm\r\n' })],
+      [
+        '60,000 stray keys',
+        JSON.stringify(Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`k${index}`, 1]))),
+        400,
+      ],
+      [
+        '60,000 answers',
+        JSON.stringify({
+          resolution: {
+            type: 'question',
+            answers: Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`k${index}`, 'v'])),
+          },
+        }),
+      ],
+      [
+        'a 100,000-item answer',
+        JSON.stringify({
+          resolution: {
+            type: 'question',
+            answers: { size: Array.from({ length: 100_000 }, (_, index) => `v${index}`) },
+          },
+        }),
+      ],
+      [
+        'CR/LF in values',
+        JSON.stringify({
+          agent: 'support\r\nX: y',
+          content: 'a\r\n\r\nevent: turn.done\r\ndata: {}',
+          fromMessageId: 'm\r\n',
+        }),
+      ],
     ];
     const [paused, asked] = fixtures.ids;
     const paths = [
@@ -326,18 +439,29 @@ describe('hostile input on every route', () => {
       `/api/conversations?limit=0&status=running%0D%0A`,
     ];
     // The first fixture pauses on an approval; a write that succeeds swaps the fixtures, so ids are read each time.
-    const filled = (path: string) => path.replace(':id', fixtures.ids[0]).replace(':actionId', fixtures.actionIds[0]).replace(':tool', 'issue_refund');
+    const filled = (path: string) =>
+      path.replace(':id', fixtures.ids[0]).replace(':actionId', fixtures.actionIds[0]).replace(':tool', 'issue_refund');
     for (const route of routes) {
       const { method, path } = route.spec;
       if (method !== 'get') {
         for (const [what, sent, status] of bodies) {
-          const request: Sent = { method: method.toUpperCase(), path: filled(path), body: sent, headers: { authorization: 'Bearer ada' } };
+          const request: Sent = {
+            method: method.toUpperCase(),
+            path: filled(path),
+            body: sent,
+            headers: { authorization: 'Bearer ada' },
+          };
           const response = await send(request);
           await check(request, response);
-          if (route.spec.body && status) expect([what, route.spec.operationId, response.status]).toEqual([what, route.spec.operationId, status]);
+          if (route.spec.body && status)
+            expect([what, route.spec.operationId, response.status]).toEqual([what, route.spec.operationId, status]);
         }
       }
-      const request: Sent = { method: method.toUpperCase(), path: `${filled(path)}?__proto__[polluted]=1&constructor=x`, headers: { authorization: 'Bearer ada' } };
+      const request: Sent = {
+        method: method.toUpperCase(),
+        path: `${filled(path)}?__proto__[polluted]=1&constructor=x`,
+        headers: { authorization: 'Bearer ada' },
+      };
       await check(request, await send(request));
     }
     for (const path of paths) {
@@ -350,7 +474,8 @@ describe('hostile input on every route', () => {
 
   it('where a route takes any JSON (metadata, edited arguments, page output), a value nested too deep is a 400, not a 500', async () => {
     const [approval, , page] = fixtures.ids;
-    const actionOf = async (id: string) => (await heed.store!.listActions(id)).find((action) => action.status === 'pending')!.id;
+    const actionOf = async (id: string) =>
+      (await heed.store!.listActions(id)).find((action) => action.status === 'pending')!.id;
     const cases: Sent[] = [
       { method: 'POST', path: '/api/conversations', body: `{"agent":"support","metadata":{"x":${deep(100_000)}}}` },
       { method: 'POST', path: '/api/conversations', body: `{"agent":"support","metadata":{"x":${deep(3000)}}}` },
@@ -373,7 +498,12 @@ describe('hostile input on every route', () => {
       expect(JSON.parse(response.text).error).toMatchObject({ code: 'invalid_request', details: { maxDepth: 64 } });
     }
     // 64 levels is fine.
-    const ok = await send({ method: 'POST', path: '/api/conversations', body: `{"agent":"support","metadata":{"x":${deep(62)}}}`, headers: { authorization: 'Bearer ada' } });
+    const ok = await send({
+      method: 'POST',
+      path: '/api/conversations',
+      body: `{"agent":"support","metadata":{"x":${deep(62)}}}`,
+      headers: { authorization: 'Bearer ada' },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -389,7 +519,10 @@ describe('hostile input on every route', () => {
     };
     const response = await send(request);
     await check(request, response);
-    expect(JSON.parse(response.text).error).toMatchObject({ code: 'invalid_request', details: { field: 'body.resolution.approvedArgs.__proto__' } });
+    expect(JSON.parse(response.text).error).toMatchObject({
+      code: 'invalid_request',
+      details: { field: 'body.resolution.approvedArgs.__proto__' },
+    });
     // The same for an answer: the key is refused, not silently dropped (which would have taken every default).
     const [, asked] = fixtures.ids;
     const questionId = (await heed.store!.listActions(asked)).find((action) => action.status === 'pending')!.id;
@@ -406,41 +539,96 @@ describe('hostile input on every route', () => {
 
   it('each limit, one by one: the first value over it is refused with a sentence, the last one under it is not', async () => {
     const [approval, asked, page] = fixtures.ids;
-    const pendingOf = async (id: string) => (await heed.store!.listActions(id)).find((action) => action.status === 'pending')!.id;
+    const pendingOf = async (id: string) =>
+      (await heed.store!.listActions(id)).find((action) => action.status === 'pending')!.id;
     const post = async (path: string, body: unknown, token = 'ada') => {
-      const request: Sent = { method: 'POST', path, body: JSON.stringify(body), headers: { authorization: `Bearer ${token}` } };
+      const request: Sent = {
+        method: 'POST',
+        path,
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${token}` },
+      };
       const response = await send(request);
       await check(request, response);
-      return { status: response.status, error: response.status >= 400 ? (JSON.parse(response.text).error as { code: string; message: string }) : undefined };
+      return {
+        status: response.status,
+        error:
+          response.status >= 400 ? (JSON.parse(response.text).error as { code: string; message: string }) : undefined,
+      };
     };
     const idle = fixtures.ids[4];
-    expect(await post(`/api/conversations/${idle}/messages`, { content: 'x'.repeat(100_001) })).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
-    expect((await send({ method: 'GET', path: `/api/conversations/${'c'.repeat(201)}`, headers: { authorization: 'Bearer ada' } })).status).toBe(400);
-    expect((await send({ method: 'GET', path: `/api/conversations/${'c'.repeat(200)}`, headers: { authorization: 'Bearer ada' } })).status).toBe(404);
+    expect(await post(`/api/conversations/${idle}/messages`, { content: 'x'.repeat(100_001) })).toMatchObject({
+      status: 400,
+      error: { code: 'invalid_request' },
+    });
+    expect(
+      (
+        await send({
+          method: 'GET',
+          path: `/api/conversations/${'c'.repeat(201)}`,
+          headers: { authorization: 'Bearer ada' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await send({
+          method: 'GET',
+          path: `/api/conversations/${'c'.repeat(200)}`,
+          headers: { authorization: 'Bearer ada' },
+        })
+      ).status,
+    ).toBe(404);
 
     const question = `/api/conversations/${asked}/actions/${await pendingOf(asked)}`;
-    const flood = await post(question, { resolution: { type: 'question', answers: { size: 'Large', qty: '2', extra: 'x' } } });
+    const flood = await post(question, {
+      resolution: { type: 'question', answers: { size: 'Large', qty: '2', extra: 'x' } },
+    });
     expect(flood).toMatchObject({
       status: 400,
-      error: { code: 'invalid_resolution', message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.' },
+      error: {
+        code: 'invalid_resolution',
+        message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.',
+      },
     });
 
     const approve = `/api/conversations/${approval}/actions/${await pendingOf(approval)}`;
-    expect(await post(approve, { resolution: { type: 'approval', decision: 'deny', comment: 'c'.repeat(4001) } })).toMatchObject({
+    expect(
+      await post(approve, { resolution: { type: 'approval', decision: 'deny', comment: 'c'.repeat(4001) } }),
+    ).toMatchObject({
       status: 400,
       error: { code: 'invalid_resolution' },
     });
 
     const answerPage = `/api/conversations/${page}/actions/${await pendingOf(page)}`;
-    const tooBig = await post(answerPage, { resolution: { type: 'client_tool', output: { text: 'x'.repeat(64 * 1024) } } }, 'adaPage');
+    const tooBig = await post(
+      answerPage,
+      { resolution: { type: 'client_tool', output: { text: 'x'.repeat(64 * 1024) } } },
+      'adaPage',
+    );
     expect(tooBig).toMatchObject({ status: 400, error: { code: 'invalid_client_tool_result' } });
-    expect(await post(answerPage, { resolution: { type: 'client_tool', error: 'e'.repeat(4001) } }, 'adaPage')).toMatchObject({ status: 400 });
+    expect(
+      await post(answerPage, { resolution: { type: 'client_tool', error: 'e'.repeat(4001) } }, 'adaPage'),
+    ).toMatchObject({ status: 400 });
     // Under every limit, the same answers go through.
-    expect((await post(answerPage, { resolution: { type: 'client_tool', output: { text: 'x'.repeat(60 * 1024) } } }, 'adaPage')).status).toBe(200);
+    expect(
+      (
+        await post(
+          answerPage,
+          { resolution: { type: 'client_tool', output: { text: 'x'.repeat(60 * 1024) } } },
+          'adaPage',
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('a bearer header cannot smuggle a second header, and a huge one is just an unknown token', async () => {
-    for (const authorization of [`Bearer ${'a'.repeat(100_000)}`, 'Bearer ada extra', 'bearer   ada', 'Bearer ada,bob']) {
+    for (const authorization of [
+      `Bearer ${'a'.repeat(100_000)}`,
+      'Bearer ada extra',
+      'bearer   ada',
+      'Bearer ada,bob',
+    ]) {
       const request: Sent = { method: 'GET', path: '/api/conversations', headers: { authorization } };
       const response = await send(request);
       await check(request, response);
@@ -449,7 +637,11 @@ describe('hostile input on every route', () => {
   });
 
   it('over a raw socket, CR/LF, NUL and huge heads never reach a route, and the server stays up', async () => {
-    const server = await serve({ config: { agents: [supportAgent(new Map())], store: memoryStore(), sweepIntervalMs: 0, auth: { tokens } }, port: 0, log: () => undefined });
+    const server = await serve({
+      config: { agents: [supportAgent(new Map())], store: memoryStore(), sweepIntervalMs: 0, auth: { tokens } },
+      port: 0,
+      log: () => undefined,
+    });
     const { port } = new URL(server.url);
     const raw = (text: string) =>
       new Promise<string>((resolve) => {

@@ -11,7 +11,13 @@ import { scriptedModel } from '../testing/index.js';
 import { createApp } from './app.js';
 
 /** A request with a chosen `Host` header (fetch does not let one set it), as a rebound DNS name sends it. */
-function withHost(url: string, host: string, method = 'GET', path = '/api/agents', body?: unknown): Promise<{ status: number; body: string }> {
+function withHost(
+  url: string,
+  host: string,
+  method = 'GET',
+  path = '/api/agents',
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -21,7 +27,10 @@ function withHost(url: string, host: string, method = 'GET', path = '/api/agents
         port: target.port,
         method,
         path,
-        headers: { host, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          host,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (response) => {
         let text = '';
@@ -74,10 +83,26 @@ describe('Host check on a server listening on loopback', () => {
 
   it('answers to loopback names and addresses, with any port', async () => {
     const port = new URL(server.url).port;
-    for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'LOCALHOST', `app.localhost:${port}`, '127.1.2.3', `[::1]:${port}`, 'localhost.']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      '127.0.0.1',
+      `localhost:${port}`,
+      'LOCALHOST',
+      `app.localhost:${port}`,
+      '127.1.2.3',
+      `[::1]:${port}`,
+      'localhost.',
+    ]) {
       expect((await withHost(server.url, host)).status, host).toBe(200);
     }
-    for (const host of ['localhost.evil.example', '128.0.0.1', 'evil.localhost.example', '127.0.0.1.evil.example', '[::2]', '10.0.0.1']) {
+    for (const host of [
+      'localhost.evil.example',
+      '128.0.0.1',
+      'evil.localhost.example',
+      '127.0.0.1.evil.example',
+      '[::2]',
+      '10.0.0.1',
+    ]) {
       expect((await withHost(server.url, host)).status, host).toBe(421);
     }
   });
@@ -86,7 +111,12 @@ describe('Host check on a server listening on loopback', () => {
 describe('allowedHosts', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await serve({ config: config({ allowedHosts: ['heed.example.com', '.corp.example'] }), port: 0, log: () => undefined, console: false });
+    server = await serve({
+      config: config({ allowedHosts: ['heed.example.com', '.corp.example'] }),
+      port: 0,
+      log: () => undefined,
+      console: false,
+    });
   });
   afterAll(() => server.close());
 
@@ -111,7 +141,9 @@ describe('allowedHosts', () => {
   it('a malformed allowedHosts stops the start, naming it', async () => {
     // A JavaScript config can hold what the type refuses.
     const malformed = Object.assign(config(), { allowedHosts: 'heed.example.com' });
-    const failed = await serve({ config: malformed, port: 0, log: () => undefined }).catch((thrown: Error) => thrown.message);
+    const failed = await serve({ config: malformed, port: 0, log: () => undefined }).catch(
+      (thrown: Error) => thrown.message,
+    );
     expect(failed).toContain('allowedHosts: expected a list of host names, or true to allow any');
   });
 });
@@ -119,7 +151,13 @@ describe('allowedHosts', () => {
 describe('listening beyond loopback', () => {
   it('warns at start when anonymous callers are let in, and checks Host only against a listed allowedHosts', async () => {
     const lines: string[] = [];
-    const open = await serve({ config: config(), port: 0, host: '0.0.0.0', log: (line) => lines.push(line), console: false });
+    const open = await serve({
+      config: config(),
+      port: 0,
+      host: '0.0.0.0',
+      log: (line) => lines.push(line),
+      console: false,
+    });
     try {
       expect(lines.join('\n')).toContain('Warning: listening beyond loopback with anonymous access allowed');
       expect((await withHost(open.url, 'heed.example.com')).status).toBe(200);
@@ -145,7 +183,10 @@ describe('listening beyond loopback', () => {
 });
 
 describe('Host check of createApp', () => {
-  const heed = createHeed({ agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }], sweepIntervalMs: 0 });
+  const heed = createHeed({
+    agents: [{ name: 'echo', model: scriptedModel(() => ({ text: 'hi' })) }],
+    sweepIntervalMs: 0,
+  });
   afterAll(() => heed.close());
   const get = (app: ReturnType<typeof createApp>, host: string) => app.request('/health', { headers: { host } });
 

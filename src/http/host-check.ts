@@ -37,7 +37,10 @@ function isAddress(name: string): boolean {
  * do IP addresses when the server listens beyond loopback (a page cannot rebind an address). `true`
  * turns the check off. Undefined when there is nothing to check.
  */
-export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?: string }): MiddlewareHandler<AppEnv> | undefined {
+export function hostCheck(options: {
+  allowedHosts?: AllowedHosts;
+  listenAddress?: string;
+}): MiddlewareHandler<AppEnv> | undefined {
   const { allowedHosts, listenAddress } = options;
   if (allowedHosts === true) return undefined;
   const loopback = listenAddress !== undefined && isLoopbackAddress(listenAddress);
@@ -50,7 +53,10 @@ export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?
     else exact.add(name);
   }
   const allowed = (name: string) =>
-    isLoopbackName(name) || exact.has(name) || suffixes.some((suffix) => name === suffix.slice(1) || name.endsWith(suffix)) || (!loopback && isAddress(name));
+    isLoopbackName(name) ||
+    exact.has(name) ||
+    suffixes.some((suffix) => name === suffix.slice(1) || name.endsWith(suffix)) ||
+    (!loopback && isAddress(name));
   return async (c, next) => {
     // A channel's endpoint is called by the workspace's servers, under whatever public name (a tunnel's,
     // say) points here, and each request is signed with a secret a rebinding page cannot have.
@@ -59,9 +65,13 @@ export function hostCheck(options: { allowedHosts?: AllowedHosts; listenAddress?
     const name = hostName(header);
     if (!allowed(name)) {
       const shown = clip(name, 100);
-      throw new HeedError('host_not_allowed', `This server does not answer to the host "${shown}"; if that name is yours, add it to allowedHosts in the config.`, {
-        details: { host: shown },
-      });
+      throw new HeedError(
+        'host_not_allowed',
+        `This server does not answer to the host "${shown}"; if that name is yours, add it to allowedHosts in the config.`,
+        {
+          details: { host: shown },
+        },
+      );
     }
     await next();
   };

@@ -21,7 +21,9 @@ async function follow(server: TestServer, token?: string, lastEventId?: string) 
   cleanup.push(async () => abort.abort());
   return {
     async next(): Promise<SseEvent & { json: { id?: string; count?: number; conversationId?: string } }> {
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no inbox event within 5 s')), 5000));
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('no inbox event within 5 s')), 5000),
+      );
       const { value } = await Promise.race([events.next(), timeout]);
       return { ...value, json: JSON.parse(value.data) };
     },
@@ -31,7 +33,10 @@ async function follow(server: TestServer, token?: string, lastEventId?: string) 
 
 async function pause(server: TestServer, token: string) {
   const { body } = await server.api('POST', '/api/conversations', { token, body: { agent: 'support' } });
-  const turn = await server.api('POST', `/api/conversations/${body.id}/messages`, { token, body: { content: 'refund' } });
+  const turn = await server.api('POST', `/api/conversations/${body.id}/messages`, {
+    token,
+    body: { content: 'refund' },
+  });
   return { conversationId: body.id as string, actionId: turn.body.pendingActions[0].id as string };
 }
 
@@ -47,13 +52,19 @@ describe('GET /api/inbox/stream', () => {
 
     await pause(server, 'bob');
     const second = await pause(server, 'ada');
-    expect(await stream.next()).toMatchObject({ event: 'inbox.added', json: { id: second.actionId, kind: 'approval', status: 'pending' } });
+    expect(await stream.next()).toMatchObject({
+      event: 'inbox.added',
+      json: { id: second.actionId, kind: 'approval', status: 'pending' },
+    });
     await server.api('POST', `/api/conversations/${first.conversationId}/actions/${first.actionId}`, {
       token: 'ada',
       body: { resolution: { type: 'approval', decision: 'allow' } },
     });
     const removed = await stream.next();
-    expect(removed).toMatchObject({ event: 'inbox.removed', json: { id: first.actionId, conversationId: first.conversationId } });
+    expect(removed).toMatchObject({
+      event: 'inbox.removed',
+      json: { id: first.actionId, conversationId: first.conversationId },
+    });
 
     // Back with the last id: nothing is sent again, only what changes next.
     stream.close();

@@ -42,12 +42,19 @@ describe('quotas', () => {
 
   it('metadata over 16 KiB of JSON gets 413 metadata_too_large and creates nothing', async () => {
     server = await startServer();
-    const refused = await server.api('POST', '/api/conversations', { body: { agent: 'support', metadata: { pad: 'x'.repeat(16 * 1024) } } });
+    const refused = await server.api('POST', '/api/conversations', {
+      body: { agent: 'support', metadata: { pad: 'x'.repeat(16 * 1024) } },
+    });
     expect(refused.status).toBe(413);
-    expect(refused.body.error).toMatchObject({ code: 'metadata_too_large', details: { field: 'metadata', maxBytes: 16384 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'metadata_too_large',
+      details: { field: 'metadata', maxBytes: 16384 },
+    });
     expect(refused.body.error.message).toContain('limits.maxMetadataBytes');
     expect(await conversationCount(server)).toBe(0);
-    const fits = await server.api('POST', '/api/conversations', { body: { agent: 'support', metadata: { pad: 'x'.repeat(16 * 1024 - 20) } } });
+    const fits = await server.api('POST', '/api/conversations', {
+      body: { agent: 'support', metadata: { pad: 'x'.repeat(16 * 1024 - 20) } },
+    });
     expect(fits.status).toBe(201);
   });
 
@@ -78,11 +85,17 @@ describe('quotas', () => {
     const [first] = await engineOf(server.heed).store.listConversations({});
     expect((await server.api('POST', `/api/conversations/${first.id}/branch`, { body: {} })).status).toBe(429);
     const chat = await server.api('POST', '/api/ai-sdk/chat/support', {
-      body: { id: 'chat_limited', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }], trigger: 'submit-message' },
+      body: {
+        id: 'chat_limited',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+        trigger: 'submit-message',
+      },
     });
     expect(chat.status).toBe(429);
     await expect(engineOf(server.heed).store.getConversation('chat_limited')).resolves.toBeUndefined();
-    expect((await server.api('POST', `/api/conversations/${first.id}/messages`, { body: { content: 'hello' } })).status).toBe(200);
+    expect(
+      (await server.api('POST', `/api/conversations/${first.id}/messages`, { body: { content: 'hello' } })).status,
+    ).toBe(200);
   });
 
   it('counts each user on their own, and is configurable under limits (0 turns it off)', async () => {
@@ -95,7 +108,8 @@ describe('quotas', () => {
     await server.close();
 
     server = await startServer({ limits: { conversationsPerMinute: 0 } });
-    for (let index = 0; index < 40; index++) expect((await server.api('POST', '/api/conversations', { body: { agent: 'support' } })).status).toBe(201);
+    for (let index = 0; index < 40; index++)
+      expect((await server.api('POST', '/api/conversations', { body: { agent: 'support' } })).status).toBe(201);
   });
 
   it('a conversation holds at most limits.maxMessagesPerConversation messages: past it 400 message_limit_reached and no model call', async () => {
@@ -110,7 +124,10 @@ describe('quotas', () => {
     expect((await send()).status).toBe(200);
     const refused = await send();
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'message_limit_reached', details: { messages: 4, maxMessages: 4 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'message_limit_reached',
+      details: { messages: 4, maxMessages: 4 },
+    });
     expect(calls).toBe(2);
     expect(await engineOf(server.heed).store.listMessages(created.id)).toHaveLength(4);
   });
@@ -137,7 +154,10 @@ describe('what a refused answer costs', () => {
     server = await startServer({ store: counted });
     const created = await server.api('POST', '/api/conversations', { body: { agent: 'support' }, token: 'ada' });
     const id = created.body.id;
-    const paused = await server.api('POST', `/api/conversations/${id}/messages`, { body: { content: 'refund please' }, token: 'ada' });
+    const paused = await server.api('POST', `/api/conversations/${id}/messages`, {
+      body: { content: 'refund please' },
+      token: 'ada',
+    });
     const path = `/api/conversations/${id}/actions/${paused.body.pendingActions[0].id}`;
     const answer = { resolution: { type: 'approval', decision: 'allow' } };
     expect((await server.api('POST', path, { body: answer, token: 'ada' })).body.status).toBe('completed');

@@ -12,14 +12,20 @@ describe('OpenAPI document', () => {
       string,
       Record<
         string,
-        { requestBody?: { content: Record<string, { schema: { $ref: string } }> }; responses: Record<string, unknown>; parameters?: Array<{ name: string; in: string }> }
+        {
+          requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+          responses: Record<string, unknown>;
+          parameters?: Array<{ name: string; in: string }>;
+        }
       >
     >;
     components: { schemas: Record<string, Record<string, unknown>> };
   };
 
   it('lists every route of docs/http.md#routes', () => {
-    const routes = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(routes.sort()).toEqual(
       [
         'GET /api/agents',
@@ -58,14 +64,35 @@ describe('OpenAPI document', () => {
 
   it('documents bodies from the zod schemas the routes validate with, and every $ref resolves', () => {
     const resolve = document.paths['/api/conversations/{id}/actions/{actionId}'].post;
-    expect(resolve.requestBody!.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ResolveActionRequest' });
+    expect(resolve.requestBody!.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ResolveActionRequest',
+    });
     const body = document.components.schemas.ResolveActionRequest as { properties: { resolution: unknown } };
     expect(body.properties.resolution).toMatchObject({ $ref: '#/components/schemas/Resolution' });
     expect(JSON.stringify(document.components.schemas.ApprovalResolution)).toContain('approvedArgs');
-    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '409', '410', '413', '415', '421', '429', '500', '503']);
-    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
+    expect(Object.keys(resolve.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '409',
+      '410',
+      '413',
+      '415',
+      '421',
+      '429',
+      '500',
+      '503',
+    ]);
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (match) => match[1],
+    );
     for (const ref of refs) expect(document.components.schemas[ref], ref).toBeDefined();
-    expect(document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:after', 'header:Last-Event-ID']);
+    expect(
+      document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`),
+    ).toEqual(['path:id', 'query:after', 'header:Last-Event-ID']);
   });
 
   it('describes actions, resolutions and events as unions discriminated by kind or type, with typed answers and event data', () => {
@@ -83,16 +110,26 @@ describe('OpenAPI document', () => {
     });
     expect((schemas.Action.oneOf as unknown[]).length).toBe(registered.length);
     expect(schemas.QuestionAction).toMatchObject({ required: expect.arrayContaining(['kind', 'questions']) });
-    expect(schemas.ApprovalAction).toMatchObject({ required: expect.arrayContaining(['kind', 'title', 'summary', 'canRemember']) });
+    expect(schemas.ApprovalAction).toMatchObject({
+      required: expect.arrayContaining(['kind', 'title', 'summary', 'canRemember']),
+    });
     expect(schemas.Resolution.discriminator).toMatchObject({ propertyName: 'type' });
-    const answers = (schemas.QuestionResolution as { properties: { answers: { additionalProperties: unknown } } }).properties.answers;
+    const answers = (schemas.QuestionResolution as { properties: { answers: { additionalProperties: unknown } } })
+      .properties.answers;
     expect(answers.additionalProperties).toEqual({
-      anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }],
+      anyOf: [
+        { type: ['string', 'number', 'boolean'] },
+        { type: 'array', items: { type: ['string', 'number', 'boolean'] } },
+      ],
     });
     expect(schemas.Event.discriminator).toMatchObject({ propertyName: 'type' });
     expect(Object.keys((schemas.Event.discriminator as { mapping: object }).mapping)).toEqual(Object.keys(eventData));
     expect(schemas.ActionResolvedEvent).toMatchObject({
-      properties: { data: { properties: { channel: { enum: expect.arrayContaining(['api', 'system', 'timeout', 'remembered', 'link']) } } } },
+      properties: {
+        data: {
+          properties: { channel: { enum: expect.arrayContaining(['api', 'system', 'timeout', 'remembered', 'link']) } },
+        },
+      },
     });
   });
 
@@ -100,9 +137,15 @@ describe('OpenAPI document', () => {
     type Responses = Record<string, { content?: Record<string, unknown> }>;
     const responses = (path: string) => document.paths[path].post.responses as Responses;
     expect(Object.keys(responses('/api/conversations/{id}/messages')['200'].content!)).toEqual(['application/json']);
-    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}')['200'].content!)).toEqual(['application/json']);
-    expect(Object.keys(responses('/api/conversations/{id}/messages/stream')['200'].content!)).toEqual(['text/event-stream']);
-    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}/stream')['200'].content!)).toEqual(['text/event-stream']);
+    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}')['200'].content!)).toEqual([
+      'application/json',
+    ]);
+    expect(Object.keys(responses('/api/conversations/{id}/messages/stream')['200'].content!)).toEqual([
+      'text/event-stream',
+    ]);
+    expect(Object.keys(responses('/api/conversations/{id}/actions/{actionId}/stream')['200'].content!)).toEqual([
+      'text/event-stream',
+    ]);
     // Every route with a body can be too large; every route answers a Host it does not serve with 421.
     expect(responses('/api/conversations')).toHaveProperty('413');
     expect(responses('/api/conversations/{id}/branch')).toHaveProperty('413');
@@ -110,7 +153,10 @@ describe('OpenAPI document', () => {
   });
 
   it('is served at /api/openapi.json', async () => {
-    const heed = createHeed({ agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }], sweepIntervalMs: 0 });
+    const heed = createHeed({
+      agents: [{ name: 'a', model: scriptedModel(() => ({ text: 'hi' })) }],
+      sweepIntervalMs: 0,
+    });
     const response = await createApp(heed).request('/api/openapi.json');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(JSON.parse(JSON.stringify(document)));

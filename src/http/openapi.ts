@@ -40,7 +40,13 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
     };
     const parameters = [...parametersOf(spec.params, 'path'), ...parametersOf(spec.query, 'query')];
     if (spec.operationId === 'followEvents') {
-      parameters.push({ name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Resume after this event.' });
+      parameters.push({
+        name: 'Last-Event-ID',
+        in: 'header',
+        required: false,
+        schema: { type: 'integer', minimum: 0 },
+        description: 'Resume after this event.',
+      });
     }
     if (parameters.length) operation.parameters = parameters;
     const body = spec.documentedBody ?? spec.body;
@@ -56,11 +62,19 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
     }
     const byStatus = new Map<number, HeedErrorCode[]>();
     // Every body may be too large, and a JSON body is refused when sent as anything else.
-    const bodyErrors: HeedErrorCode[] = body ? ['payload_too_large', ...(spec.bodyType !== 'any' ? (['unsupported_media_type'] as const) : [])] : [];
+    const bodyErrors: HeedErrorCode[] = body
+      ? ['payload_too_large', ...(spec.bodyType !== 'any' ? (['unsupported_media_type'] as const) : [])]
+      : [];
     // Any route, /health included, answers 421 to a Host it does not serve (when the Host check is on);
     // any route that reads or writes the store answers 503 while the database is out of reach or full.
     const storeErrors: HeedErrorCode[] = STORELESS.has(spec.operationId) ? [] : ['store_unavailable'];
-    for (const code of new Set<HeedErrorCode>([...spec.errors, ...bodyErrors, 'host_not_allowed', 'internal_error', ...storeErrors])) {
+    for (const code of new Set<HeedErrorCode>([
+      ...spec.errors,
+      ...bodyErrors,
+      'host_not_allowed',
+      'internal_error',
+      ...storeErrors,
+    ])) {
       const status = errorStatus[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -89,7 +103,9 @@ export function openApiDocument(routes: Route[], info: { title?: string; version
     servers: [{ url: '/', description: 'The server that serves this document.' }],
     components: {
       schemas,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token mapped to a user in the server config.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token mapped to a user in the server config.' },
+      },
     },
     // No token is allowed too (anonymous) unless the server sets `auth.required`.
     security: [{ bearer: [] }, {}],
@@ -106,7 +122,8 @@ function nameSchemas(routes: Route[]): Map<z.ZodType, string> {
     const body = spec.documentedBody ?? spec.body;
     if (body && !names.has(body)) names.set(body, `${pascal(spec.operationId)}Request`);
     for (const [status, response] of Object.entries(spec.responses)) {
-      if (response.schema && !names.has(response.schema)) names.set(response.schema, `${pascal(spec.operationId)}Response${status === '200' ? '' : status}`);
+      if (response.schema && !names.has(response.schema))
+        names.set(response.schema, `${pascal(spec.operationId)}Response${status === '200' ? '' : status}`);
     }
   }
   return names;

@@ -18,7 +18,10 @@ describe('pause_state_too_large', () => {
     const first = await startServer({ store, limits: { maxStateBytes: 200 } });
     servers.push(first);
     const { id } = (await first.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
-    const sent = await first.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund please' } });
+    const sent = await first.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'refund please' },
+    });
     expect(sent.body.status).toBe('completed');
     expect(sent.body.warnings).toMatchObject([{ code: 'pause_state_too_large' }]);
     expect(first.ran.get('issue_refund')).toBeUndefined();
@@ -29,12 +32,22 @@ describe('pause_state_too_large', () => {
     servers.push(second);
     const reloaded = await second.api('GET', `/api/conversations/${id}`, { token: 'ada' });
     expect(reloaded.body.pendingActions).toBeUndefined();
-    const warned = reloaded.body.messages.filter((message: { metadata?: { warnings?: unknown[] } }) => message.metadata?.warnings);
+    const warned = reloaded.body.messages.filter(
+      (message: { metadata?: { warnings?: unknown[] } }) => message.metadata?.warnings,
+    );
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({
       role: 'tool',
-      parts: [{ type: 'tool-result', toolName: 'issue_refund', output: { type: 'error-text', value: 'Not run: the request was too large to store.' } }],
-      metadata: { warnings: [{ code: 'pause_state_too_large', message: sent.body.warnings[0].message, details: { limit: 200 } }] },
+      parts: [
+        {
+          type: 'tool-result',
+          toolName: 'issue_refund',
+          output: { type: 'error-text', value: 'Not run: the request was too large to store.' },
+        },
+      ],
+      metadata: {
+        warnings: [{ code: 'pause_state_too_large', message: sent.body.warnings[0].message, details: { limit: 200 } }],
+      },
     });
   });
 });

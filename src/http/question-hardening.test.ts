@@ -24,13 +24,19 @@ const asker: AgentConfig = {
       toolResults.push(JSON.stringify(last.content));
       return { text: 'Done.' };
     }
-    const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const text =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     if (text.startsWith('ask ')) return { toolCalls: [{ toolName: 'ask', input: JSON.parse(text.slice(4)) }] };
     return { text: 'Hello.' };
   }),
 };
 
-const textQuestion = (id: string, input: Record<string, unknown>) => ({ id, header: id, prompt: `What is the ${id}?`, input: { type: 'text', ...input } });
+const textQuestion = (id: string, input: Record<string, unknown>) => ({
+  id,
+  header: id,
+  prompt: `What is the ${id}?`,
+  input: { type: 'text', ...input },
+});
 
 describe('question patterns and answer sizes, attacked over HTTP', () => {
   let server: TestServer;
@@ -43,13 +49,20 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
 
   /** Starts a conversation and sends "ask <input>"; returns the turn's answer. */
   const ask = async (input: unknown) => {
-    const conversation = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'asker' } })).body;
-    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: `ask ${JSON.stringify(input)}` } });
+    const conversation = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'asker' } }))
+      .body;
+    const sent = await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+      token: 'ada',
+      body: { content: `ask ${JSON.stringify(input)}` },
+    });
     expect(sent.status).toBe(200);
     return { conversationId: conversation.id as string, sent };
   };
   const answer = (conversationId: string, actionId: string, answers: Record<string, unknown>) =>
-    server.api('POST', `/api/conversations/${conversationId}/actions/${actionId}`, { token: 'ada', body: { resolution: { type: 'question', answers } } });
+    server.api('POST', `/api/conversations/${conversationId}/actions/${actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'question', answers } },
+    });
 
   it('^(a+)+$ is matched by RE2: answers that would backtrack for minutes are refused at once, and the event loop never stalls', async () => {
     const { conversationId, sent } = await ask({ questions: [textQuestion('code', { pattern: '^(a+)+$' })] });
@@ -60,7 +73,9 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
 
     // With a backtracking engine one of these takes about 40 s (and doubles with each extra "a"), so the
     // run would outlast the test's time limit; no clock is read here, so load on the machine cannot fail it.
-    const attacks = Array.from({ length: 10 }, (_, index) => answer(conversationId, action.id, { code: `${'a'.repeat(30 + index)}!` }));
+    const attacks = Array.from({ length: 10 }, (_, index) =>
+      answer(conversationId, action.id, { code: `${'a'.repeat(30 + index)}!` }),
+    );
     const health = server.api('GET', '/health');
     const [results, healthy] = await Promise.all([Promise.all(attacks), health]);
 
@@ -80,7 +95,11 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
   it('a pattern RE2 cannot run (lookaround, backreference, a huge repeat) goes back to the model as a tool error; nobody is parked', async () => {
     const before = toolResults.length;
     const { conversationId, sent } = await ask({
-      questions: [textQuestion('first', { pattern: '(?=a)a+' }), textQuestion('second', { pattern: '(a)\\1' }), textQuestion('third', { pattern: '[a-z]{0,1000}'.repeat(30) })],
+      questions: [
+        textQuestion('first', { pattern: '(?=a)a+' }),
+        textQuestion('second', { pattern: '(a)\\1' }),
+        textQuestion('third', { pattern: '[a-z]{0,1000}'.repeat(30) }),
+      ],
     });
     expect(sent.body.status).toBe('completed');
     expect(sent.body.pendingActions).toBeUndefined();
@@ -94,7 +113,12 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
   });
 
   it('marks in the view the patterns a browser may run as the person types', async () => {
-    const { sent } = await ask({ questions: [textQuestion('code', { pattern: '[A-Z]{3}-\\d{4}' }), textQuestion('pair', { pattern: '\\d+\\d+\\d+' })] });
+    const { sent } = await ask({
+      questions: [
+        textQuestion('code', { pattern: '[A-Z]{3}-\\d{4}' }),
+        textQuestion('pair', { pattern: '\\d+\\d+\\d+' }),
+      ],
+    });
     const [action] = sent.body.pendingActions;
     expect(action.questions[0].input).toEqual({ type: 'text', pattern: '[A-Z]{3}-\\d{4}', patternBacktrackSafe: true });
     // Three open repeats in a row: about 400 ms in V8 on 1,000 digits, so left to the server.
@@ -117,13 +141,18 @@ describe('question patterns and answer sizes, attacked over HTTP', () => {
 
     // Free text besides options is capped the same way, and an answer checked against a pattern at 1,000.
     const more = await ask({
-      questions: [{ id: 'size', header: 'size', prompt: 'Which size?', options: [{ label: 'Small' }], defaults: ['Small'] }, textQuestion('code', { pattern: '[a-z]+' })],
+      questions: [
+        { id: 'size', header: 'size', prompt: 'Which size?', options: [{ label: 'Small' }], defaults: ['Small'] },
+        textQuestion('code', { pattern: '[a-z]+' }),
+      ],
     });
     const [second] = more.sent.body.pendingActions;
     const custom = await answer(more.conversationId, second.id, { size: 'y'.repeat(10_001) });
     expect(custom.body.error.message).toBe('"size" must be at most 10000 characters long.');
     const coded = await answer(more.conversationId, second.id, { code: 'a'.repeat(1001) });
-    expect(coded.body.error.message).toBe('"code" must be at most 1000 characters long, as it is checked against a pattern.');
+    expect(coded.body.error.message).toBe(
+      '"code" must be at most 1000 characters long, as it is checked against a pattern.',
+    );
   });
 
   it('a 409 that repeats a long stored answer stays under 16 KiB and says what it shortened', async () => {
@@ -147,7 +176,9 @@ describe('intake questions with a pattern RE2 cannot run', () => {
     const agent: AgentConfig = {
       name: 'intake',
       model: scriptedModel(() => ({ text: 'Hi.' })),
-      intake: { questions: [{ id: 'code', header: 'code', prompt: 'Code?', input: { type: 'text', pattern: '(?<!x)y' } }] },
+      intake: {
+        questions: [{ id: 'code', header: 'code', prompt: 'Code?', input: { type: 'text', pattern: '(?<!x)y' } }],
+      },
     };
     expect(() => createHeed({ agents: [agent], store: memoryStore(), sweepIntervalMs: 0 })).toThrow(/lookaround/);
   });

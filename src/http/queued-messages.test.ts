@@ -37,8 +37,15 @@ function notingAgent(hold: { opened: Promise<void> }, extra: Partial<AgentConfig
     model,
     busyPolicy: 'queue',
     tools: {
-      note: tool({ inputSchema: z.object({ text: z.string() }), execute: async ({ text }) => (noted.push(text), { ok: true }) }),
-      refund: tool({ inputSchema: z.object({ text: z.string() }), needsApproval: true, execute: async ({ text }) => (noted.push(`refund ${text}`), { ok: true }) }),
+      note: tool({
+        inputSchema: z.object({ text: z.string() }),
+        execute: async ({ text }) => (noted.push(text), { ok: true }),
+      }),
+      refund: tool({
+        inputSchema: z.object({ text: z.string() }),
+        needsApproval: true,
+        execute: async ({ text }) => (noted.push(`refund ${text}`), { ok: true }),
+      }),
     },
     ...extra,
   };
@@ -61,15 +68,24 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T)
 }
 
 function client(server: TestServer, token?: string) {
-  const get = async (id: string) => snapshotSchema.parse((await server.api('GET', `/api/conversations/${id}`, { token })).body);
+  const get = async (id: string) =>
+    snapshotSchema.parse((await server.api('GET', `/api/conversations/${id}`, { token })).body);
   return {
     async start() {
       return (await server.api('POST', '/api/conversations', { token, body: { agent: 'desk' } })).body.id as string;
     },
-    send: (id: string, content: string, stream?: boolean) => server.api('POST', `/api/conversations/${id}/messages`, { token, body: { content, ...(stream ? { stream } : {}) } }),
+    send: (id: string, content: string, stream?: boolean) =>
+      server.api('POST', `/api/conversations/${id}/messages`, {
+        token,
+        body: { content, ...(stream ? { stream } : {}) },
+      }),
     get,
     events: async (id: string) =>
-      (await server.api('GET', `/api/conversations/${id}/events?limit=500`, { token })).body.events as Array<{ type: string; seq: number; data: Record<string, unknown> }>,
+      (await server.api('GET', `/api/conversations/${id}/events?limit=500`, { token })).body.events as Array<{
+        type: string;
+        seq: number;
+        data: Record<string, unknown>;
+      }>,
     running: (id: string) =>
       waitFor(
         'the turn to run',
@@ -121,11 +137,15 @@ describe('busyPolicy: queue', () => {
     expect(modelSaw).toEqual(['hold: first', 'second', 'third', 'fourth']);
     expect(noted).toEqual(['hold: first', 'second', 'third', 'fourth']);
     const users = after.messages.filter((message) => message.role === 'user');
-    expect(users.map((message) => message.parts)).toEqual(['hold: first', 'second', 'third', 'fourth'].map((text) => [{ type: 'text', text }]));
-    expect(users.slice(1).map((message) => message.id)).toEqual(queued.map((answer) => answer.queued.messageId));
-    expect(after.messages.filter((message) => message.role === 'assistant' && message.parts.some((part) => part.type === 'text')).map((message) => message.parts.at(-1))).toEqual(
-      ['hold: first', 'second', 'third', 'fourth'].map((text) => ({ type: 'text', text: `Noted ${text}.` })),
+    expect(users.map((message) => message.parts)).toEqual(
+      ['hold: first', 'second', 'third', 'fourth'].map((text) => [{ type: 'text', text }]),
     );
+    expect(users.slice(1).map((message) => message.id)).toEqual(queued.map((answer) => answer.queued.messageId));
+    expect(
+      after.messages
+        .filter((message) => message.role === 'assistant' && message.parts.some((part) => part.type === 'text'))
+        .map((message) => message.parts.at(-1)),
+    ).toEqual(['hold: first', 'second', 'third', 'fourth'].map((text) => ({ type: 'text', text: `Noted ${text}.` })));
 
     // The log: one message.queued per message (with its place), then for each its message.created and turn.started.
     const events = await api.events(id);
@@ -137,7 +157,9 @@ describe('busyPolicy: queue', () => {
     expect(starts).toEqual(['message', 'queue', 'queue', 'queue']);
     expect(events.filter((event) => event.type === 'turn.completed')).toHaveLength(4);
     for (const answer of queued) {
-      const created = events.find((event) => event.type === 'message.created' && event.data.messageId === answer.queued.messageId)!;
+      const created = events.find(
+        (event) => event.type === 'message.created' && event.data.messageId === answer.queued.messageId,
+      )!;
       expect(created.data.queuedAt).toEqual(expect.any(String));
       // Each queued message starts right after the turn before it completed, in the same write.
       const index = events.indexOf(created);
@@ -160,7 +182,10 @@ describe('busyPolicy: queue', () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const refused = await api.send(id, `more ${attempt}`);
       expect(refused.status).toBe(409);
-      expect(errorBody.parse(refused.body).error).toMatchObject({ code: 'queue_full', details: { queued: 2, maxQueuedMessages: 2 } });
+      expect(errorBody.parse(refused.body).error).toMatchObject({
+        code: 'queue_full',
+        details: { queued: 2, maxQueuedMessages: 2 },
+      });
       expect(refused.body.error.message).toContain('limits.maxQueuedMessages');
     }
     expect(await api.events(id)).toHaveLength(before);
@@ -227,7 +252,10 @@ describe('busyPolicy: queue', () => {
     expect(paused.pendingActions).toHaveLength(1);
     const dropped = (await api.events(id)).filter((event) => event.type === 'message.dropped');
     expect(dropped.map((event) => event.data)).toEqual([
-      { messageId: queued.queued.messageId, error: { code: 'action_pending', message: expect.stringContaining('answer or cancel') } },
+      {
+        messageId: queued.queued.messageId,
+        error: { code: 'action_pending', message: expect.stringContaining('answer or cancel') },
+      },
     ]);
     expect(modelSaw).toEqual(['hold then refund']);
     expect(noted).toEqual([]);
@@ -250,9 +278,16 @@ describe('busyPolicy: queue', () => {
     expect(after.runtime.status).toBe('idle');
     expect(after.pendingActions).toBeUndefined();
     const [action] = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions;
-    expect(action).toMatchObject({ kind: 'approval', status: 'cancelled', resolution: { type: 'cancelled', reason: 'new_message' } });
+    expect(action).toMatchObject({
+      kind: 'approval',
+      status: 'cancelled',
+      resolution: { type: 'cancelled', reason: 'new_message' },
+    });
     // An answer to it now finds it closed.
-    const late = await server.api('POST', `/api/conversations/${id}/actions/${action.id}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow' } } });
+    const late = await server.api('POST', `/api/conversations/${id}/actions/${action.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
     expect(late.status).toBe(409);
     expect(modelSaw).toEqual(['hold then refund', 'never mind, note this']);
     expect(noted).toEqual(['never mind, note this']);
@@ -310,7 +345,9 @@ describe('busyPolicy: queue', () => {
     expect(after.runtime.status).toBe('idle');
     expect(modelSaw).toEqual(['after the failure']);
     expect(noted).toEqual(['after the failure']);
-    const kinds = (await api.events(id)).filter((event) => event.type.startsWith('turn.')).map((event) => `${event.type}${event.data.trigger ? `:${event.data.trigger}` : ''}`);
+    const kinds = (await api.events(id))
+      .filter((event) => event.type.startsWith('turn.'))
+      .map((event) => `${event.type}${event.data.trigger ? `:${event.data.trigger}` : ''}`);
     expect(kinds).toEqual(['turn.started:message', 'turn.failed', 'turn.started:queue', 'turn.completed']);
   });
 
@@ -322,7 +359,10 @@ describe('busyPolicy: queue', () => {
     const id = await api.start();
     const first = api.send(id, 'hold');
     await api.running(id);
-    const asBob = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'bob', body: { content: 'mine now' } });
+    const asBob = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'bob',
+      body: { content: 'mine now' },
+    });
     expect(asBob.status).toBe(404);
     const anonymous = await server.api('POST', `/api/conversations/${id}/messages`, { body: { content: 'mine now' } });
     expect(anonymous.status).toBe(404);
@@ -337,14 +377,18 @@ describe('busyPolicy: queue', () => {
     const document = (await server.api('GET', '/api/openapi.json')).body;
     for (const path of ['/api/conversations/{id}/messages', '/api/conversations/{id}/messages/stream']) {
       const responses = document.paths[path].post.responses;
-      expect(responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueuedResult' });
+      expect(responses['202'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/QueuedResult',
+      });
       expect(responses['409'].description).toContain('`queue_full`');
       expect(responses['409'].description).toContain('`conversation_busy`');
     }
     const schemas = document.components.schemas;
     expect(schemas.QueuedResult.properties.status).toMatchObject({ const: 'queued' });
     expect(schemas.QueuedResult.required).toEqual(expect.arrayContaining(['status', 'conversationId', 'queued']));
-    expect(JSON.stringify(schemas.ConversationSnapshot.properties.queuedMessages)).toContain('#/components/schemas/QueuedMessage');
+    expect(JSON.stringify(schemas.ConversationSnapshot.properties.queuedMessages)).toContain(
+      '#/components/schemas/QueuedMessage',
+    );
     expect(schemas.Agent.properties.busyPolicy).toBeDefined();
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['MessageQueuedEvent', 'MessageDroppedEvent']));
   });

@@ -31,7 +31,8 @@ export class RateLimiter {
   take(key: string): { ok: true } | { ok: false; retryAfterSeconds: number } {
     const now = this.now();
     const bucket = this.refilled(key, now);
-    if (bucket.tokens < 1) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)) };
+    if (bucket.tokens < 1)
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)) };
     bucket.tokens -= 1;
     // Re-inserted so the map stays in order of last use (the oldest are dropped first).
     this.buckets.delete(key);
@@ -93,7 +94,8 @@ function ipv6Prefix(address: string): string {
   const [head, tail] = plain.split('::');
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
   return groups
     .slice(0, 4)
     .map((group) => group.padStart(4, '0'))

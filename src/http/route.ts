@@ -76,10 +76,11 @@ export interface Route {
 }
 
 /** Declares a route; the same spec drives validation and the OpenAPI document. */
-export function defineRoute<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown, B extends z.ZodType = z.ZodUnknown>(
-  spec: RouteSpec<P, Q, B>,
-  handle: (input: RouteInput<P, Q, B>) => Response | Promise<Response>,
-): Route {
+export function defineRoute<
+  P extends z.ZodType = z.ZodUnknown,
+  Q extends z.ZodType = z.ZodUnknown,
+  B extends z.ZodType = z.ZodUnknown,
+>(spec: RouteSpec<P, Q, B>, handle: (input: RouteInput<P, Q, B>) => Response | Promise<Response>): Route {
   return { spec, handle };
 }
 
@@ -115,9 +116,13 @@ async function readRouteBody(request: Request, maxBodyBytes: number, requireJson
 
 function unsupportedType(request: Request): HeedError {
   const type = request.headers.get('content-type');
-  return new HeedError('unsupported_media_type', `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type, 100)})` : ''}.`, {
-    details: { contentType: type === null ? null : clip(type, 100) },
-  });
+  return new HeedError(
+    'unsupported_media_type',
+    `This route takes a JSON body: send it with Content-Type: application/json${type ? ` (got ${clip(type, 100)})` : ''}.`,
+    {
+      details: { contentType: type === null ? null : clip(type, 100) },
+    },
+  );
 }
 
 /** The address the request came from, when it came through `@hono/node-server`. */
@@ -132,7 +137,12 @@ export function mountRoutes(
   heed: Heed,
   host: HeedHooks,
   routes: Route[],
-  options: { signal: AbortSignal; maxBodyBytes: number; newConversations?: RateLimiter; conversationsPerMinute?: number },
+  options: {
+    signal: AbortSignal;
+    maxBodyBytes: number;
+    newConversations?: RateLimiter;
+    conversationsPerMinute?: number;
+  },
 ): void {
   const { signal, maxBodyBytes, newConversations } = options;
   for (const route of routes) {
@@ -140,7 +150,9 @@ export function mountRoutes(
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       const params = parse(spec.params, c.req.param(), 'path');
       const query = parse(spec.query, c.req.query(), 'query');
-      const body = spec.body ? parse(spec.body, await readRouteBody(c.req.raw, maxBodyBytes, spec.bodyType !== 'any'), 'body') : undefined;
+      const body = spec.body
+        ? parse(spec.body, await readRouteBody(c.req.raw, maxBodyBytes, spec.bodyType !== 'any'), 'body')
+        : undefined;
       const caller = c.get('caller');
       const countNewConversation = () => {
         if (!newConversations) return;

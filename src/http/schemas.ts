@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { allKinds, nonEmpty } from '../kinds/index.js';
 import { eventRecord, eventSchemas } from '../protocol/events.js';
-import { actionView, conversationStatus, conversationView, json, kindViews, messageView, question } from '../protocol/views.js';
+import {
+  actionView,
+  conversationStatus,
+  conversationView,
+  json,
+  kindViews,
+  messageView,
+  question,
+} from '../protocol/views.js';
 import {
   actionsResponse,
   agentInfo,
@@ -50,7 +58,9 @@ export {
 // ------------------------------------------------------------------ requests
 
 export const conversationIdParams = z.object({ id: z.string().min(1).max(200) });
-export const agentParams = z.object({ name: z.string().min(1).max(200).describe("The agent's name, as `GET /api/agents` lists it.") });
+export const agentParams = z.object({
+  name: z.string().min(1).max(200).describe("The agent's name, as `GET /api/agents` lists it."),
+});
 export const actionParams = conversationIdParams.extend({ actionId: z.string().min(1).max(200) });
 export const toolParams = conversationIdParams.extend({ tool: z.string().min(1).max(200) });
 
@@ -64,13 +74,22 @@ const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).
 export const listConversationsQuery = z.object({
   status: conversationStatus.optional(),
   agent: z.string().min(1).optional(),
-  q: z.string().trim().min(1).max(100).optional().describe('Only conversations whose title or agent name contains this text (1 to 100 characters), ignoring case.'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Only conversations whose title or agent name contains this text (1 to 100 characters), ignoring case.'),
   limit: limit(200, 50),
 });
 
 export const messageBody = z.strictObject({
   content: z.string().min(1).max(100_000).describe('What the user says.'),
-  stream: z.boolean().optional().describe('Answer with Server-Sent Events of the turn instead of JSON, as `POST …/messages/stream` does.'),
+  stream: z
+    .boolean()
+    .optional()
+    .describe('Answer with Server-Sent Events of the turn instead of JSON, as `POST …/messages/stream` does.'),
 });
 
 /** `POST …/messages/stream`: the stream is the route, so there is no flag. */
@@ -81,12 +100,19 @@ export const streamMessageBody = messageBody.omit({ stream: true });
  * value; a list for a multiple choice). The kinds check the answers themselves, with messages that say
  * which question is wrong. By the name the OpenAPI document gives each (`ApprovalResolution`…).
  */
-const kindResolutions = Object.fromEntries(allKinds().map((kind) => [`${kind.wire.docName}Resolution`, kind.wire.documentedAnswer ?? kind.wire.answer]));
+const kindResolutions = Object.fromEntries(
+  allKinds().map((kind) => [`${kind.wire.docName}Resolution`, kind.wire.documentedAnswer ?? kind.wire.answer]),
+);
 export const documentedResolution = z.discriminatedUnion('type', nonEmpty(Object.values(kindResolutions)));
 
 export const actionBody = z.strictObject({
   resolution: documentedResolution.describe("The answer; `type` must equal the action's kind."),
-  stream: z.boolean().optional().describe('Answer with Server-Sent Events of the continuation instead of JSON, as `POST …/actions/{actionId}/stream` does.'),
+  stream: z
+    .boolean()
+    .optional()
+    .describe(
+      'Answer with Server-Sent Events of the continuation instead of JSON, as `POST …/actions/{actionId}/stream` does.',
+    ),
 });
 
 /**
@@ -101,7 +127,11 @@ export const streamActionEnvelope = actionEnvelope.omit({ stream: true });
 export const streamActionBody = actionBody.omit({ stream: true });
 
 export const branchBody = z.strictObject({
-  fromMessageId: z.string().min(1).optional().describe('Copy up to and including this message; default the whole conversation.'),
+  fromMessageId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Copy up to and including this message; default the whole conversation.'),
 });
 
 export const eventsQuery = z.object({
@@ -110,11 +140,21 @@ export const eventsQuery = z.object({
 });
 
 export const streamQuery = z.object({
-  after: z.coerce.number().int().min(0).optional().describe('Start after this event number (`Last-Event-ID` wins when both are sent).'),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Start after this event number (`Last-Event-ID` wins when both are sent).'),
 });
 
 export const conversationQuery = z.object({
-  before: z.string().min(1).max(200).optional().describe('Only messages before this message id (to read earlier pages).'),
+  before: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only messages before this message id (to read earlier pages).'),
   limit: limit(500, 100).describe('How many messages, newest of the page; default 100.'),
 });
 

@@ -17,10 +17,15 @@ describe("seed 003's intake config, over HTTP", () => {
     await server.close();
   });
 
-  const start = async (agent: string) => (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent } })).body.id as string;
-  const send = (id: string, content: string) => server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
+  const start = async (agent: string) =>
+    (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent } })).body.id as string;
+  const send = (id: string, content: string) =>
+    server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
   const resolve = (id: string, actionId: string, resolution: Record<string, unknown>) =>
-    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token: 'ada', body: { resolution: { type: 'question', ...resolution } } });
+    server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'question', ...resolution } },
+    });
 
   it('is accepted as written: the questions arrive with headers made from their ids, hotkeys and defaults; an empty answer confirms the defaults', async () => {
     // The config check `heed serve` runs passes it as it stands.
@@ -30,7 +35,10 @@ describe("seed 003's intake config, over HTTP", () => {
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('requires_action');
     const [action] = sent.body.pendingActions;
-    expect(action).toMatchObject({ kind: 'question', preamble: 'Three questions before I start. I have pre-picked what I would choose, so confirming is enough.' });
+    expect(action).toMatchObject({
+      kind: 'question',
+      preamble: 'Three questions before I start. I have pre-picked what I would choose, so confirming is enough.',
+    });
     expect(action.questions).toEqual([
       {
         id: 'scope',
@@ -63,9 +71,15 @@ describe("seed 003's intake config, over HTTP", () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.status).toBe('completed');
     const settled = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
-    expect(settled).toMatchObject({ status: 'resolved', resolution: { type: 'question', answers: { scope: ['module'], tests: ['unit'] } }, defaulted: ['scope', 'tests'] });
+    expect(settled).toMatchObject({
+      status: 'resolved',
+      resolution: { type: 'question', answers: { scope: ['module'], tests: ['unit'] } },
+      defaulted: ['scope', 'tests'],
+    });
     // The model reads the answers by label.
-    expect(confirmed.body.messages.at(-1).parts[0].text).toBe('Starting. The user answered:\nHow much should I cover? → The whole module\nWhich tests should I touch? → Unit');
+    expect(confirmed.body.messages.at(-1).parts[0].text).toBe(
+      'Starting. The user answered:\nHow much should I cover? → The whole module\nWhich tests should I touch? → Unit',
+    );
 
     // `when: 'thread-start'` (the default): the next message is not asked again.
     const again = await send(id, 'And the tests too');
@@ -77,7 +91,9 @@ describe("seed 003's intake config, over HTTP", () => {
     const [action] = (await send(id, 'go')).body.pendingActions;
     const answered = await resolve(id, action.id, { answers: { scope: ['file'] } });
     expect(answered.body.status).toBe('completed');
-    expect((await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0]).toMatchObject({
+    expect(
+      (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0],
+    ).toMatchObject({
       resolution: { answers: { scope: ['file'], tests: ['unit'] } },
       defaulted: ['tests'],
     });
@@ -86,7 +102,9 @@ describe("seed 003's intake config, over HTTP", () => {
     const [second] = (await send(other, 'go')).body.pendingActions;
     const skipped = await resolve(other, second.id, { skip: true });
     expect(skipped.body.status).toBe('completed');
-    expect((await server.api('GET', `/api/conversations/${other}/actions`, { token: 'ada' })).body.actions[0]).toMatchObject({
+    expect(
+      (await server.api('GET', `/api/conversations/${other}/actions`, { token: 'ada' })).body.actions[0],
+    ).toMatchObject({
       resolution: { type: 'question', skip: true, answers: { scope: ['module'], tests: ['unit'] } },
     });
   });
@@ -125,10 +143,16 @@ describe("seed 003's intake config, over HTTP", () => {
     const id = await start('layouts');
     const [action] = (await send(id, 'Design the settings page')).body.pendingActions;
     expect(action.questions[0]).toMatchObject({ custom: false, defaults: ['sidebar'] });
-    expect(action.questions[0].options[1]).toMatchObject({ value: 'sidebar', hotkey: 's', preview: expect.stringContaining('│ General <│') });
+    expect(action.questions[0].options[1]).toMatchObject({
+      value: 'sidebar',
+      hotkey: 's',
+      preview: expect.stringContaining('│ General <│'),
+    });
     const refused = await resolve(id, action.id, { answers: { layout: 'A wizard' } });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toBe('"Layout" must be one of the offered options (Tabs, Sidebar, One long page); "A wizard" is not.');
+    expect(refused.body.error.message).toBe(
+      '"Layout" must be one of the offered options (Tabs, Sidebar, One long page); "A wizard" is not.',
+    );
     expect((await resolve(id, action.id, { answers: { layout: 'Tabs' } })).body.status).toBe('completed');
   });
 });

@@ -23,10 +23,20 @@ describe('server-wide tools and ask', () => {
       offered.set(agent, [...(offered.get(agent) ?? []), tools]);
       const last = messages.at(-1);
       if (last?.role === 'tool') return { text: 'Done.' };
-      const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+      const text =
+        last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
       const named = /call (\w+)/.exec(text)?.[1];
       if (named === 'ask')
-        return { toolCalls: [{ toolName: 'ask', input: { questions: [{ header: 'Colour', prompt: 'Which?', options: [{ label: 'Red' }], defaults: ['Red'] }] } }] };
+        return {
+          toolCalls: [
+            {
+              toolName: 'ask',
+              input: {
+                questions: [{ header: 'Colour', prompt: 'Which?', options: [{ label: 'Red' }], defaults: ['Red'] }],
+              },
+            },
+          ],
+        };
       return named ? { toolCalls: [{ toolName: named, input: { orderId: 7 } }] } : { text: 'Hello.' };
     });
 
@@ -65,8 +75,10 @@ describe('server-wide tools and ask', () => {
     await server.close();
   });
 
-  const start = async (agent: string) => (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent } })).body.id as string;
-  const send = (id: string, content: string) => server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
+  const start = async (agent: string) =>
+    (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent } })).body.id as string;
+  const send = (id: string, content: string) =>
+    server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
 
   it('GET /api/agents counts the server-wide tools and ask in each agent’s capabilities', async () => {
     const agents = (await server.api('GET', '/api/agents', { token: 'ada' })).body.agents;
@@ -93,7 +105,10 @@ describe('server-wide tools and ask', () => {
     const [approval] = paused.body.pendingActions;
     expect(approval).toMatchObject({ kind: 'approval', toolName: 'close_account', args: { orderId: 7 } });
     expect(runs).not.toContain('shared close_account 7');
-    const allowed = await server.api('POST', `/api/conversations/${id}/actions/${approval.id}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'allow' } } });
+    const allowed = await server.api('POST', `/api/conversations/${id}/actions/${approval.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
     expect(allowed.body.status).toBe('completed');
     expect(runs.filter((run) => run === 'shared close_account 7')).toHaveLength(1);
 
@@ -131,10 +146,17 @@ describe('server-wide tools and ask', () => {
       return 'accepted';
     };
     expect(refused({ agents, tools: sharedTools, ask: true })).toBe('accepted');
-    expect(refused({ agents, tools: [sharedTools.lookup_order] })).toContain('tools: expected an object of tools by name');
-    expect(refused({ agents, tools: { lookup_order: 'x' } })).toContain('tools.lookup_order: expected a tool made with tool({ ... })');
+    expect(refused({ agents, tools: [sharedTools.lookup_order] })).toContain(
+      'tools: expected an object of tools by name',
+    );
+    expect(refused({ agents, tools: { lookup_order: 'x' } })).toContain(
+      'tools.lookup_order: expected a tool made with tool({ ... })',
+    );
     expect(refused({ agents, ask: 'yes' })).toContain('ask: expected true or false');
-    const policy = refused({ agents, tools: { close_account: { ...sharedTools.close_account, approval: { required: 0 } } } });
+    const policy = refused({
+      agents,
+      tools: { close_account: { ...sharedTools.close_account, approval: { required: 0 } } },
+    });
     expect(policy).toContain('tools.close_account.approval.required');
     // createHeed checks the same.
     expect(() => createHeed({ agents, ask: 1 as unknown as boolean })).toThrow(/ask: expected true or false/);
@@ -144,10 +166,19 @@ describe('server-wide tools and ask', () => {
     const mcp = await startHttpServer();
     try {
       const echoModel = scriptedModel(({ messages }) =>
-        messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName: 'fixture_echo', input: { text: 'hi' } }] },
+        messages.at(-1)?.role === 'tool'
+          ? { text: 'Done.' }
+          : { toolCalls: [{ toolName: 'fixture_echo', input: { text: 'hi' } }] },
       );
-      const shadow = tool({ inputSchema: z.object({ text: z.string() }), execute: async () => (runs.push('shared fixture_echo'), 'shared') });
-      const heed = createHeed({ agents: [{ name: 'mcp', model: echoModel, mcpServers: { fixture: { url: mcp.url } } }], tools: { fixture_echo: shadow }, sweepIntervalMs: 0 });
+      const shadow = tool({
+        inputSchema: z.object({ text: z.string() }),
+        execute: async () => (runs.push('shared fixture_echo'), 'shared'),
+      });
+      const heed = createHeed({
+        agents: [{ name: 'mcp', model: echoModel, mcpServers: { fixture: { url: mcp.url } } }],
+        tools: { fixture_echo: shadow },
+        sweepIntervalMs: 0,
+      });
       await heed.ready();
       const { id } = await heed.createConversation({ agent: 'mcp' });
       expect((await heed.conversation(id).send('echo')).status).toBe('completed');
@@ -156,7 +187,12 @@ describe('server-wide tools and ask', () => {
       expect(JSON.stringify(result)).toContain('echo: hi');
       await heed.close();
 
-      const clash = createHeed({ agents: [{ name: 'mcp', model: echoModel, tools: { fixture_echo: shadow }, mcpServers: { fixture: { url: mcp.url } } }], sweepIntervalMs: 0 });
+      const clash = createHeed({
+        agents: [
+          { name: 'mcp', model: echoModel, tools: { fixture_echo: shadow }, mcpServers: { fixture: { url: mcp.url } } },
+        ],
+        sweepIntervalMs: 0,
+      });
       await expect(clash.ready()).rejects.toThrow('has two tools named "fixture_echo"');
       await clash.close();
     } finally {

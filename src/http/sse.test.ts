@@ -4,7 +4,9 @@ import { formatSse, sseResponse } from './sse.js';
 
 describe('SSE writer', () => {
   it('formats events and splits multi-line data', () => {
-    expect(formatSse({ event: 'turn.done', id: 3, data: 'a\nb' })).toBe('event: turn.done\nid: 3\ndata: a\ndata: b\n\n');
+    expect(formatSse({ event: 'turn.done', id: 3, data: 'a\nb' })).toBe(
+      'event: turn.done\nid: 3\ndata: a\ndata: b\n\n',
+    );
   });
 
   it('refuses CR or LF in event and id', () => {
@@ -46,10 +48,13 @@ describe('SSE writer', () => {
 
   it('ends when the signal aborts', async () => {
     const controller = new AbortController();
-    const response = sseResponse((writer) => new Promise<void>((resolve) => writer.signal.addEventListener('abort', () => resolve())), {
-      signal: controller.signal,
-      heartbeatMs: 0,
-    });
+    const response = sseResponse(
+      (writer) => new Promise<void>((resolve) => writer.signal.addEventListener('abort', () => resolve())),
+      {
+        signal: controller.signal,
+        heartbeatMs: 0,
+      },
+    );
     const reading = response.text();
     controller.abort();
     expect(await reading).toBe(': stream open\n\n');

@@ -101,7 +101,9 @@ export function sseResponse(produce: (writer: SseWriter) => Promise<void>, optio
     waiters = [];
     for (const resolve of woken) resolve();
   };
-  const outside = [options.signal, options.request?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const outside = [options.signal, options.request?.signal].filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
   // The server's shutdown signal is shared by every open stream: more than ten is expected, not a leak.
   if (options.signal) setMaxListeners(0, options.signal);
   const finish = () => {
@@ -138,7 +140,8 @@ export function sseResponse(produce: (writer: SseWriter) => Promise<void>, optio
     send: (message) => write(formatSse(message)),
     signal: done.signal,
     hasRoom,
-    ready: () => (hasRoom() || done.signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    ready: () =>
+      hasRoom() || done.signal.aborted ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
   };
 
   const body = new ReadableStream<Uint8Array>(

@@ -20,7 +20,11 @@ export interface StreamLimits {
   maxQueuedBytes?: number;
 }
 
-export const streamLimitDefaults = { maxPerCaller: defaults.streamsPerCaller, maxQueuedBytes: streamDefaults.maxQueuedBytes, retryAfterSeconds: 5 };
+export const streamLimitDefaults = {
+  maxPerCaller: defaults.streamsPerCaller,
+  maxQueuedBytes: streamDefaults.maxQueuedBytes,
+  retryAfterSeconds: 5,
+};
 
 /** Counts the open streams of each caller against the limits. */
 export class StreamGate {
@@ -78,9 +82,13 @@ export function openStream(c: Context<AppEnv>, caller: Caller): SseOptions | Res
   const release = gate.take(streamKey(c, caller));
   if (!release) {
     const response = errorResponse(
-      new HeedError('rate_limited', `You already have ${gate.maxPerCaller} live streams open; close one before opening another.`, {
-        details: { limit: 'streamsPerCaller', max: gate.maxPerCaller },
-      }),
+      new HeedError(
+        'rate_limited',
+        `You already have ${gate.maxPerCaller} live streams open; close one before opening another.`,
+        {
+          details: { limit: 'streamsPerCaller', max: gate.maxPerCaller },
+        },
+      ),
     );
     response.headers.set('retry-after', String(streamLimitDefaults.retryAfterSeconds));
     return response;

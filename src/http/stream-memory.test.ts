@@ -29,7 +29,11 @@ describe('event streams hold bounded memory', () => {
     const text = 'x'.repeat(4000);
     for (let written = 0; written < BACKLOG_BYTES;) {
       const { version } = (await engineOf(server.heed).store.getConversation(id))!;
-      const events = Array.from({ length: 100 }, () => ({ type: 'text.delta' as const, data: { text }, at: new Date().toISOString() }));
+      const events = Array.from({ length: 100 }, () => ({
+        type: 'text.delta' as const,
+        data: { text },
+        at: new Date().toISOString(),
+      }));
       const result = await engineOf(server.heed).store.commit({ conversationId: id, expectVersion: version, events });
       expect(result.ok).toBe(true);
       written += 100 * text.length;
@@ -48,7 +52,10 @@ describe('event streams hold bounded memory', () => {
   it('a HEAD on the event stream starts no follower and pins nothing', async () => {
     const before = await settledMemory();
     for (let i = 0; i < 10; i++) {
-      const response = await fetch(`${server.url}${streamPath()}`, { method: 'HEAD', headers: { authorization: 'Bearer ada' } });
+      const response = await fetch(`${server.url}${streamPath()}`, {
+        method: 'HEAD',
+        headers: { authorization: 'Bearer ada' },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/event-stream');
     }
@@ -58,7 +65,11 @@ describe('event streams hold bounded memory', () => {
     // Before the fix each HEAD kept the whole backlog queued: 10 × 8 MB and more.
     expect(grown).toBeLessThan(4 * MB);
     // The HEADs took no stream slots for good: the caller can still open a full set.
-    const opened = await Promise.all(Array.from({ length: streamLimitDefaults.maxPerCaller }, () => stalledRequest(server.url, 'GET', streamPath(), 'ada')));
+    const opened = await Promise.all(
+      Array.from({ length: streamLimitDefaults.maxPerCaller }, () =>
+        stalledRequest(server.url, 'GET', streamPath(), 'ada'),
+      ),
+    );
     clients.push(...opened);
     expect(opened.map((client) => client.status)).toEqual(opened.map(() => 200));
     await closeClients();
@@ -82,9 +93,14 @@ describe('event streams hold bounded memory', () => {
 
     const refusedBody = await fetch(`${server.url}${streamPath()}`, { headers: { authorization: 'Bearer ada' } });
     expect(refusedBody.status).toBe(429);
-    expect(await refusedBody.json()).toMatchObject({ error: { code: 'rate_limited', details: { limit: 'streamsPerCaller', max: streamLimitDefaults.maxPerCaller } } });
+    expect(await refusedBody.json()).toMatchObject({
+      error: { code: 'rate_limited', details: { limit: 'streamsPerCaller', max: streamLimitDefaults.maxPerCaller } },
+    });
     // A stream POST counts too, and is refused before anything is recorded.
-    const turn = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'hi', stream: true } });
+    const turn = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'hi', stream: true },
+    });
     expect(turn.status).toBe(429);
     expect((await engineOf(server.heed).store.listMessages(id)).length).toBe(0);
     // The limit is per caller: someone else still gets a stream. (on a conversation of his own)
@@ -102,7 +118,9 @@ describe('event streams hold bounded memory', () => {
   });
 
   it('a client that reads slowly still gets every event once, in order', async () => {
-    const response = await fetch(`${server.url}${streamPath()}?after=1900`, { headers: { authorization: 'Bearer ada' } });
+    const response = await fetch(`${server.url}${streamPath()}?after=1900`, {
+      headers: { authorization: 'Bearer ada' },
+    });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';

@@ -28,10 +28,21 @@ const namer: AgentConfig = {
     const last = messages.at(-1);
     if (last?.role === 'tool') {
       const part = last.content[0];
-      return { text: part?.type === 'tool-result' && part.output.type === 'error-text' ? `Failed: ${part.output.value}` : 'Named.' };
+      return {
+        text:
+          part?.type === 'tool-result' && part.output.type === 'error-text' ? `Failed: ${part.output.value}` : 'Named.',
+      };
     }
-    const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
-    return { toolCalls: [{ toolName: 'name_it', input: { title: text.startsWith('blank') ? '   ' : `Order 1042:\n  refund   $80 ${'x'.repeat(200)}` } }] };
+    const text =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    return {
+      toolCalls: [
+        {
+          toolName: 'name_it',
+          input: { title: text.startsWith('blank') ? '   ' : `Order 1042:\n  refund   $80 ${'x'.repeat(200)}` },
+        },
+      ],
+    };
   }),
   tools: {
     name_it: tool({
@@ -45,15 +56,23 @@ const namer: AgentConfig = {
 };
 
 async function start(db?: string) {
-  const server = await startServer({ agents: [supportAgent(new Map()), namer], ...(db ? { store: sqliteStore({ path: db }) } : {}) });
+  const server = await startServer({
+    agents: [supportAgent(new Map()), namer],
+    ...(db ? { store: sqliteStore({ path: db }) } : {}),
+  });
   servers.push(server);
   return server;
 }
 
-const create = async (server: TestServer, token: string | undefined, body: Record<string, unknown> = { agent: 'support' }) =>
-  conversationView.parse((await server.api('POST', '/api/conversations', { token, body })).body);
-const send = (server: TestServer, id: string, content: string, token = 'ada') => server.api('POST', `/api/conversations/${id}/messages`, { token, body: { content } });
-const titleOf = async (server: TestServer, id: string, token = 'ada') => (await server.api('GET', `/api/conversations/${id}`, { token })).body.conversation.title;
+const create = async (
+  server: TestServer,
+  token: string | undefined,
+  body: Record<string, unknown> = { agent: 'support' },
+) => conversationView.parse((await server.api('POST', '/api/conversations', { token, body })).body);
+const send = (server: TestServer, id: string, content: string, token = 'ada') =>
+  server.api('POST', `/api/conversations/${id}/messages`, { token, body: { content } });
+const titleOf = async (server: TestServer, id: string, token = 'ada') =>
+  (await server.api('GET', `/api/conversations/${id}`, { token })).body.conversation.title;
 const listed = async (server: TestServer, query: string, token = 'ada') => {
   const response = await server.api('GET', `/api/conversations${query}`, { token });
   expect(response.status).toBe(200);
@@ -88,7 +107,10 @@ describe('conversation titles', () => {
 
   it("keep the title their creator gave in metadata, and a tool's ctx.setTitle replaces it", async () => {
     const server = await start();
-    const given = await create(server, 'ada', { agent: 'support', metadata: { title: '  Damaged parcel\n(order 7) ', source: 'crm' } });
+    const given = await create(server, 'ada', {
+      agent: 'support',
+      metadata: { title: '  Damaged parcel\n(order 7) ', source: 'crm' },
+    });
     expect(given.title).toBe('Damaged parcel (order 7)');
     await send(server, given.id, 'hi');
     expect(await titleOf(server, given.id)).toBe('Damaged parcel (order 7)');
@@ -104,7 +126,9 @@ describe('conversation titles', () => {
 
     // A blank title is refused: the tool fails with a sentence the model reads, and the title stays.
     const blank = await send(server, named.id, 'blank it');
-    expect(blank.body.messages.at(-1).parts[0].text).toBe('Failed: name_it failed: ctx.setTitle needs a title with some text.');
+    expect(blank.body.messages.at(-1).parts[0].text).toBe(
+      'Failed: name_it failed: ctx.setTitle needs a title with some text.',
+    );
     expect(await titleOf(server, named.id)).toBe(title);
   });
 
@@ -159,7 +183,10 @@ describe('GET /api/conversations?q=', () => {
 describe('the inbox names the conversation each request waits in', () => {
   it('gives the agent, the title and the requester, also to an approver who does not own the conversation', async () => {
     const runs: unknown[] = [];
-    const server = await startServer({ agents: [quorumAgent((name, input) => runs.push({ name, input }))], auth: { tokens: { ...quorumTokens, ...tokens } } });
+    const server = await startServer({
+      agents: [quorumAgent((name, input) => runs.push({ name, input }))],
+      auth: { tokens: { ...quorumTokens, ...tokens } },
+    });
     servers.push(server);
     const { id } = await create(server, 'ada', { agent: 'payments' });
     const sent = await send(server, id, 'pay acme');
@@ -169,7 +196,10 @@ describe('the inbox names the conversation each request waits in', () => {
     const inbox = await server.api('GET', '/api/inbox', { token: 'bob' });
     inboxResponse.parse(inbox.body);
     expect(inbox.body.actions).toHaveLength(1);
-    expect(inbox.body.actions[0]).toMatchObject({ conversationId: id, conversation: { agent: 'payments', title: 'pay acme', ownerId: 'ada' } });
+    expect(inbox.body.actions[0]).toMatchObject({
+      conversationId: id,
+      conversation: { agent: 'payments', title: 'pay acme', ownerId: 'ada' },
+    });
     // The conversation's own views of the action do not repeat it.
     const actions = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
     expect(actions.body.actions[0].conversation).toBeUndefined();

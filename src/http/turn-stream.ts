@@ -50,7 +50,11 @@ export async function turnResponse(
     return turnJson(result);
   }
   const streamOptions: SseOptions = { ...stream, signal: options.signal };
-  if (!first) return sseResponse(async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }), streamOptions);
+  if (!first)
+    return sseResponse(
+      async (writer) => writer.send({ event: 'turn.done', data: JSON.stringify(result) }),
+      streamOptions,
+    );
 
   const answerOnly = first.closesPause === false;
   let ended = false;
@@ -60,7 +64,8 @@ export async function turnResponse(
   const accept = (event: EventRecord): boolean => {
     if (ended) return false;
     if (answerOnly) {
-      if (event.seq === first.eventSeq) answeredCall = typeof event.data.toolCallId === 'string' ? event.data.toolCallId : undefined;
+      if (event.seq === first.eventSeq)
+        answeredCall = typeof event.data.toolCallId === 'string' ? event.data.toolCallId : undefined;
       else if (!(event.type === 'tool.result' && event.data.toolCallId === answeredCall)) return !(ended = true);
       return true;
     }
@@ -91,7 +96,9 @@ function turnJson(result: TurnResult): Response {
  * when it records nothing, until it ends (`first` undefined). A refusal before anything is recorded
  * rejects. The turn goes on detached: `running` is its outcome.
  */
-export async function untilRecorded<R>(run: (onRecorded: (info: R) => void) => Promise<TurnResult>): Promise<{ running: Promise<TurnResult>; first: R | undefined }> {
+export async function untilRecorded<R>(
+  run: (onRecorded: (info: R) => void) => Promise<TurnResult>,
+): Promise<{ running: Promise<TurnResult>; first: R | undefined }> {
   let markRecorded!: (info: R) => void;
   const recorded = new Promise<R>((resolve) => (markRecorded = resolve));
   const running = run((info) => markRecorded(info));

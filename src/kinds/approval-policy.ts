@@ -6,7 +6,8 @@ import type { ConversationView } from '../protocol/conversation.js';
 import type { ActionRecord } from './index.js';
 
 /** Who decides an approval, given as a list of user ids or worked out from the call. */
-export type ApproverList<Input = any> = string[] | ((input: Input, context: { conversation: ConversationView }) => string[] | Promise<string[]>);
+export type ApproverList<Input = any> =
+  string[] | ((input: Input, context: { conversation: ConversationView }) => string[] | Promise<string[]>);
 
 /**
  * An approval decided by votes (docs/approvals.md). Without it, one answer from whoever may answer the
@@ -32,7 +33,8 @@ export function approvalPolicyProblems(policy: unknown, path: string): string[] 
   const problems: string[] = [];
   const p = policy as Record<string, unknown>;
   for (const key of Object.keys(p)) {
-    if (!['approvers', 'required', 'deny', 'excludeRequester', 'escalate'].includes(key)) problems.push(`${path}.${key}: is not a setting of approval.`);
+    if (!['approvers', 'required', 'deny', 'excludeRequester', 'escalate'].includes(key))
+      problems.push(`${path}.${key}: is not a setting of approval.`);
   }
   const list = (value: unknown, at: string) => {
     if (typeof value === 'function') return;
@@ -43,16 +45,29 @@ export function approvalPolicyProblems(policy: unknown, path: string): string[] 
   if (p.approvers !== undefined) list(p.approvers, `${path}.approvers`);
   if (p.required !== undefined && (!Number.isInteger(p.required) || (p.required as number) < 1)) {
     problems.push(`${path}.required: must be a whole number of at least 1.`);
-  } else if (Array.isArray(p.approvers) && p.escalate === undefined && ((p.required ?? 1) as number) > p.approvers.length) {
-    problems.push(`${path}.required: asks for ${p.required} allows but only ${p.approvers.length} approvers are named.`);
+  } else if (
+    Array.isArray(p.approvers) &&
+    p.escalate === undefined &&
+    ((p.required ?? 1) as number) > p.approvers.length
+  ) {
+    problems.push(
+      `${path}.required: asks for ${p.required} allows but only ${p.approvers.length} approvers are named.`,
+    );
   }
-  if (p.deny !== undefined && p.deny !== 'any' && p.deny !== 'majority') problems.push(`${path}.deny: must be "any" or "majority".`);
-  if (p.excludeRequester !== undefined && typeof p.excludeRequester !== 'boolean') problems.push(`${path}.excludeRequester: must be true or false.`);
+  if (p.deny !== undefined && p.deny !== 'any' && p.deny !== 'majority')
+    problems.push(`${path}.deny: must be "any" or "majority".`);
+  if (p.excludeRequester !== undefined && typeof p.excludeRequester !== 'boolean')
+    problems.push(`${path}.excludeRequester: must be true or false.`);
   if (p.escalate !== undefined) {
     const escalate = p.escalate as Record<string, unknown> | null;
-    if (typeof escalate !== 'object' || escalate === null) problems.push(`${path}.escalate: must be { afterMinutes, to }.`);
+    if (typeof escalate !== 'object' || escalate === null)
+      problems.push(`${path}.escalate: must be { afterMinutes, to }.`);
     else {
-      if (typeof escalate.afterMinutes !== 'number' || !(escalate.afterMinutes > 0) || !Number.isFinite(escalate.afterMinutes)) {
+      if (
+        typeof escalate.afterMinutes !== 'number' ||
+        !(escalate.afterMinutes > 0) ||
+        !Number.isFinite(escalate.afterMinutes)
+      ) {
         problems.push(`${path}.escalate.afterMinutes: must be a number of minutes above 0.`);
       }
       list(escalate.to, `${path}.escalate.to`);
@@ -68,7 +83,12 @@ export function checkApprovalPolicy(policy: unknown, path: string): void {
 }
 
 /** The request fields a policy adds when the approval is asked: lists worked out now and kept with the action. */
-export async function policyFields(policy: ApprovalPolicy, input: unknown, conversation: ConversationView, now: Date): Promise<Partial<ApprovalRequest>> {
+export async function policyFields(
+  policy: ApprovalPolicy,
+  input: unknown,
+  conversation: ConversationView,
+  now: Date,
+): Promise<Partial<ApprovalRequest>> {
   const resolve = async (list: ApproverList, what: string): Promise<string[]> => {
     const ids = typeof list === 'function' ? await list(input, { conversation }) : list;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0)) {
@@ -76,7 +96,12 @@ export async function policyFields(policy: ApprovalPolicy, input: unknown, conve
     }
     return [...new Set(ids)].filter((id) => !(policy.excludeRequester && id === conversation.ownerId));
   };
-  const fields: Partial<ApprovalRequest> = { required: policy.required ?? 1, deny: policy.deny ?? 'any', votes: [], canRemember: false };
+  const fields: Partial<ApprovalRequest> = {
+    required: policy.required ?? 1,
+    deny: policy.deny ?? 'any',
+    votes: [],
+    canRemember: false,
+  };
   if (policy.approvers !== undefined) fields.approvers = await resolve(policy.approvers, 'approvers');
   if (policy.excludeRequester) fields.excludeRequester = true;
   if (policy.escalate) {
@@ -100,7 +125,12 @@ export function namesApprover(action: ActionRecord, userId: string | null | unde
  * Whether this user may vote now. `sees`: they may answer the conversation under the usual rule (docs/concepts.md, "Who may answer"),
  * which is who votes when the policy names nobody.
  */
-export function mayVote(request: ApprovalRequest, userId: string | null, ownerId: string | null, sees: boolean): boolean {
+export function mayVote(
+  request: ApprovalRequest,
+  userId: string | null,
+  ownerId: string | null,
+  sees: boolean,
+): boolean {
   if (userId === null) return false;
   if (request.excludeRequester && userId === ownerId) return false;
   return request.approvers ? request.approvers.includes(userId) : sees;
@@ -130,13 +160,28 @@ export function castVote(
   answer: { decision: 'allow' | 'deny'; comment?: string | JsonObject; approvedArgs?: JsonValue },
   at: string,
 ): VoteOutcome {
-  const vote: ApprovalVote = { by: voter, decision: answer.decision, at, ...(answer.comment ? { comment: answer.comment } : {}) };
+  const vote: ApprovalVote = {
+    by: voter,
+    decision: answer.decision,
+    at,
+    ...(answer.comment ? { comment: answer.comment } : {}),
+  };
   let votes = [...(request.votes ?? [])];
   let next: ApprovalRequest = { ...request };
-  if (answer.decision === 'allow' && answer.approvedArgs !== undefined && JSON.stringify(answer.approvedArgs) !== JSON.stringify(request.args)) {
-    votes = votes.map((entry) => (entry.decision === 'allow' && !entry.outdated ? { ...entry, outdated: true as const } : entry));
+  if (
+    answer.decision === 'allow' &&
+    answer.approvedArgs !== undefined &&
+    JSON.stringify(answer.approvedArgs) !== JSON.stringify(request.args)
+  ) {
+    votes = votes.map((entry) =>
+      entry.decision === 'allow' && !entry.outdated ? { ...entry, outdated: true as const } : entry,
+    );
     vote.args = answer.approvedArgs;
-    next = { ...next, args: answer.approvedArgs, originalArgs: request.originalArgs !== undefined ? request.originalArgs : request.args };
+    next = {
+      ...next,
+      args: answer.approvedArgs,
+      originalArgs: request.originalArgs !== undefined ? request.originalArgs : request.args,
+    };
   }
   votes.push(vote);
   next.votes = votes;
@@ -152,7 +197,8 @@ export function castVote(
     const comments = votes.filter((entry) => entry.decision === 'deny' && entry.comment).map((entry) => entry.comment!);
     const resolution: ApprovalResolution = { type: 'approval', decision: 'deny', votes };
     // One comment stands as given (an object is then the call's whole result); several are joined as text.
-    if (comments.length) resolution.comment = comments.length === 1 ? comments[0] : comments.map(commentText).join(' / ');
+    if (comments.length)
+      resolution.comment = comments.length === 1 ? comments[0] : comments.map(commentText).join(' / ');
     return { request: next, vote, decided: { resolution, eventStatus: 'rejected' } };
   }
   return { request: next, vote };
@@ -179,10 +225,17 @@ export function escalationDue(action: ActionRecord): string | null {
 }
 
 /** The request once escalated: the escalation's people join the approvers (never the requester when excluded). */
-export function escalatedRequest(request: ApprovalRequest, ownerId: string | null, at: string): { request: ApprovalRequest; added: string[] } {
+export function escalatedRequest(
+  request: ApprovalRequest,
+  ownerId: string | null,
+  at: string,
+): { request: ApprovalRequest; added: string[] } {
   const escalate = request.escalate!;
   // Nobody named: the owner was deciding; from now on the owner and the escalation's people are named.
   const before = request.approvers ?? (ownerId !== null && !request.excludeRequester ? [ownerId] : []);
   const added = escalate.to.filter((id) => !before.includes(id) && !(request.excludeRequester && id === ownerId));
-  return { request: { ...request, approvers: [...before, ...added], escalate: { ...escalate, escalatedAt: at } }, added };
+  return {
+    request: { ...request, approvers: [...before, ...added], escalate: { ...escalate, escalatedAt: at } },
+    added,
+  };
 }

@@ -17,7 +17,9 @@ const decision = z.enum(['allow', 'deny']);
 const MAX_COMMENT_CHARS = 4000;
 
 /** A comment: text, or (on a deny) a JSON object that is the call's whole result as the model reads it (seed 004). */
-const comment = z.union([z.string(), z.record(z.string(), jsonValue)]).describe('Text; on a deny also a JSON object, which is then the whole result the model reads for the call.');
+const comment = z
+  .union([z.string(), z.record(z.string(), jsonValue)])
+  .describe('Text; on a deny also a JSON object, which is then the whole result the model reads for the call.');
 
 /** One approver's answer to an approval decided by votes. */
 const vote = z.strictObject({
@@ -25,8 +27,13 @@ const vote = z.strictObject({
   decision,
   comment: comment.optional(),
   at: isoTime,
-  args: jsonValue.optional().describe('Arguments this vote proposed (an allow with `approvedArgs`): it cleared the allows given before.'),
-  outdated: z.literal(true).optional().describe('An allow given for arguments a later vote replaced: it no longer counts.'),
+  args: jsonValue
+    .optional()
+    .describe('Arguments this vote proposed (an allow with `approvedArgs`): it cleared the allows given before.'),
+  outdated: z
+    .literal(true)
+    .optional()
+    .describe('An allow given for arguments a later vote replaced: it no longer counts.'),
 });
 
 const request = z.strictObject({
@@ -36,17 +43,31 @@ const request = z.strictObject({
   summary: z.string(),
   canRemember: z.boolean().describe('False for a tool gated by a predicate: such approvals are never remembered.'),
   // An approval decided by votes (the tool's `approval` policy; docs/approvals.md). `args` is then what is under vote.
-  approvers: z.array(z.string()).optional().describe('User ids who may vote (escalation adds to it). Absent: whoever may answer the conversation.'),
-  required: z.number().int().optional().describe('Distinct allows needed. Its presence marks an approval decided by votes.'),
+  approvers: z
+    .array(z.string())
+    .optional()
+    .describe('User ids who may vote (escalation adds to it). Absent: whoever may answer the conversation.'),
+  required: z
+    .number()
+    .int()
+    .optional()
+    .describe('Distinct allows needed. Its presence marks an approval decided by votes.'),
   deny: z.enum(['any', 'majority']).optional().describe('`any`: one deny refuses; `majority`: see docs/approvals.md.'),
   excludeRequester: z.boolean().optional().describe("The conversation's owner may not vote (four eyes)."),
   escalate: z
     .strictObject({ at: isoTime, to: z.array(z.string()), escalatedAt: isoTime.optional() })
     .optional()
-    .describe('When `to` join the approvers if no decision came; `escalatedAt` once they did. The lapse time does not move.'),
-  votes: z.array(vote).optional().describe('Votes so far, oldest first (once decided, those of the resolution, the deciding one last).'),
+    .describe(
+      'When `to` join the approvers if no decision came; `escalatedAt` once they did. The lapse time does not move.',
+    ),
+  votes: z
+    .array(vote)
+    .optional()
+    .describe('Votes so far, oldest first (once decided, those of the resolution, the deciding one last).'),
   originalArgs: jsonValue.optional().describe('The arguments first asked about, once a vote proposed others.'),
-  argsSchema: argsSchemaField.describe('JSON Schema of the arguments, given by a tool asking with `ctx.approve({ argsSchema })`; edits are checked against it.'),
+  argsSchema: argsSchemaField.describe(
+    'JSON Schema of the arguments, given by a tool asking with `ctx.approve({ argsSchema })`; edits are checked against it.',
+  ),
 });
 
 const stored = z.strictObject({
@@ -88,9 +109,13 @@ export const approval = defineKind({
       try {
         z.fromJSONSchema(request.argsSchema as Parameters<typeof z.fromJSONSchema>[0]);
       } catch (error) {
-        throw new HeedError('invalid_request', `argsSchema is not a JSON Schema Heed can check edits against: ${error instanceof Error ? error.message : String(error)}`, {
-          details: { field: 'argsSchema' },
-        });
+        throw new HeedError(
+          'invalid_request',
+          `argsSchema is not a JSON Schema Heed can check edits against: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            details: { field: 'argsSchema' },
+          },
+        );
       }
     }
     // The approvers and votes are checked where they are worked out (approval-policy.ts), which is async.
@@ -99,31 +124,48 @@ export const approval = defineKind({
 
   checkAnswer(answer, action, context) {
     if (answer.remember && !action.request.canRemember) {
-      throw new HeedError('invalid_resolution', 'This approval cannot be remembered: its tool decides per call whether it needs one, or remembering approvals is turned off.', {
-        details: { field: 'remember' },
-      });
+      throw new HeedError(
+        'invalid_resolution',
+        'This approval cannot be remembered: its tool decides per call whether it needs one, or remembering approvals is turned off.',
+        {
+          details: { field: 'remember' },
+        },
+      );
     }
     const resolution: ApprovalResolution = { type: 'approval', decision: answer.decision };
     if (answer.comment) resolution.comment = checkComment(answer.comment, answer.decision);
     if (answer.decision === 'allow') {
       if (answer.approvedArgs !== undefined) {
         // Arguments that are the very ones asked about are not an edit, and are not checked (seed 002).
-        const schemas = context.validateApprovedArgs && !sameJson(answer.approvedArgs, action.request.args) ? argsSchemas(action, context) : undefined;
+        const schemas =
+          context.validateApprovedArgs && !sameJson(answer.approvedArgs, action.request.args)
+            ? argsSchemas(action, context)
+            : undefined;
         if (schemas) checkApprovedArgs(answer.approvedArgs, schemas, action.toolName);
         resolution.approvedArgs = answer.approvedArgs as JsonValue;
       }
       if (answer.remember) resolution.remember = true;
     }
-    return { stored: resolution, eventStatus: answer.decision === 'allow' ? 'approved' : 'rejected', defaulted: null, remember: answer.decision === 'allow' && answer.remember };
+    return {
+      stored: resolution,
+      eventStatus: answer.decision === 'allow' ? 'approved' : 'rejected',
+      defaulted: null,
+      remember: answer.decision === 'allow' && answer.remember,
+    };
   },
 
   modelReads(action) {
     const resolution = action.resolution;
-    if (action.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow') return refusal(action);
+    if (action.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow')
+      return refusal(action);
     return undefined;
   },
 
-  lapse: () => ({ resolution: { type: 'approval', decision: 'deny', comment: 'timed out' }, status: 'rejected', defaulted: null }),
+  lapse: () => ({
+    resolution: { type: 'approval', decision: 'deny', comment: 'timed out' },
+    status: 'rejected',
+    defaulted: null,
+  }),
 
   resolvedDetails: (resolution) => ({
     decision: resolution.decision,
@@ -146,7 +188,12 @@ export const approval = defineKind({
     summary: (action) => `Approve? ${oneLine(action.title ?? action.toolName)}`,
     noun: 'Approval',
     headline: (action) => action.title || `Run ${action.toolName}?`,
-    outcome: (resolution) => (resolution.decision === 'allow' ? (resolution.approvedArgs !== undefined ? 'Allowed with changes' : 'Allowed') : 'Denied'),
+    outcome: (resolution) =>
+      resolution.decision === 'allow'
+        ? resolution.approvedArgs !== undefined
+          ? 'Allowed with changes'
+          : 'Allowed'
+        : 'Denied',
     answeredByLink: true,
     oneClickLinks: (_request, page) => ({ allow: `${page}?choice=allow`, deny: `${page}?choice=deny` }),
     aiSdkApproval: true,
@@ -158,21 +205,32 @@ export const approval = defineKind({
 function checkComment(comment: string | JsonObject, decision: 'allow' | 'deny'): string | JsonObject {
   if (typeof comment === 'string') return comment;
   if (decision !== 'deny') {
-    throw new HeedError('invalid_resolution', 'A comment may be a JSON object only on a deny (it is then what the model reads for the call); on an allow, send text.', {
-      details: { field: 'comment' },
-    });
+    throw new HeedError(
+      'invalid_resolution',
+      'A comment may be a JSON object only on a deny (it is then what the model reads for the call); on an allow, send text.',
+      {
+        details: { field: 'comment' },
+      },
+    );
   }
   const chars = JSON.stringify(comment).length;
   if (chars > MAX_COMMENT_CHARS) {
-    throw new HeedError('invalid_resolution', `The comment is ${chars} characters of JSON; at most ${MAX_COMMENT_CHARS} are accepted.`, {
-      details: { field: 'comment', chars, maxChars: MAX_COMMENT_CHARS },
-    });
+    throw new HeedError(
+      'invalid_resolution',
+      `The comment is ${chars} characters of JSON; at most ${MAX_COMMENT_CHARS} are accepted.`,
+      {
+        details: { field: 'comment', chars, maxChars: MAX_COMMENT_CHARS },
+      },
+    );
   }
   return comment;
 }
 
 /** What an edit is checked against: the tool's own schema, or the one a tool gave `ctx.approve`; none, nothing to check. */
-function argsSchemas(action: ActionRecordOf<string, ApprovalRequest, unknown>, context: AnswerContext): ArgsSchemas | undefined {
+function argsSchemas(
+  action: ActionRecordOf<string, ApprovalRequest, unknown>,
+  context: AnswerContext,
+): ArgsSchemas | undefined {
   if (action.origin === 'tool') {
     const definition = context.agent?.tools?.[action.toolName];
     return definition ? { validator: definition.inputSchema, jsonSchema: inputJsonSchema(definition) } : undefined;

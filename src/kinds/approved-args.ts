@@ -39,17 +39,25 @@ export function checkApprovedArgs(args: unknown, schemas: ArgsSchemas, toolName:
   const stray = strayKey(args, schemas.jsonSchema, []);
   if (stray) {
     const field = stray.join('.');
-    throw new HeedError('invalid_approved_args', `The edited arguments have ${JSON.stringify(clip(field, 100))}, which ${toolName} does not take.`, {
-      details: { field, issues: [{ path: field, message: 'Not an argument of this tool.' }] },
-    });
+    throw new HeedError(
+      'invalid_approved_args',
+      `The edited arguments have ${JSON.stringify(clip(field, 100))}, which ${toolName} does not take.`,
+      {
+        details: { field, issues: [{ path: field, message: 'Not an argument of this tool.' }] },
+      },
+    );
   }
   const result = schemas.validator.safeParse(args);
   if (!result.success) {
     const first = result.error.issues[0];
     const field = first.path.length ? first.path.join('.') : '(the arguments)';
-    throw new HeedError('invalid_approved_args', `The edited arguments are not accepted by ${toolName}: ${field}: ${first.message}.`, {
-      details: { field, issues: issueList(result.error.issues) },
-    });
+    throw new HeedError(
+      'invalid_approved_args',
+      `The edited arguments are not accepted by ${toolName}: ${field}: ${first.message}.`,
+      {
+        details: { field, issues: issueList(result.error.issues) },
+      },
+    );
   }
 }
 
@@ -69,7 +77,9 @@ function strayKey(value: unknown, schema: unknown, path: string[]): string[] | u
   }
   if (!isPlainObject(value) || !isPlainObject(schema.properties)) return undefined;
   const properties = schema.properties;
-  const open = (schema.additionalProperties !== undefined && schema.additionalProperties !== false) || schema.patternProperties !== undefined;
+  const open =
+    (schema.additionalProperties !== undefined && schema.additionalProperties !== false) ||
+    schema.patternProperties !== undefined;
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(properties, key)) {
       const found = strayKey(value[key], properties[key], [...path, key]);

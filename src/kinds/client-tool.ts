@@ -21,11 +21,20 @@ export const clientTool = defineKind({
     args: jsonValue.describe('The arguments of the call.'),
     clientKind: z.string(),
     timeoutSeconds: z.number().optional(),
-    originalArgs: jsonValue.optional().describe('The arguments the model called it with, when a person approved the call with others (`args`).'),
+    originalArgs: jsonValue
+      .optional()
+      .describe('The arguments the model called it with, when a person approved the call with others (`args`).'),
   }),
-  answer: z.strictObject({ type: z.literal('client_tool'), output: z.unknown().optional(), error: z.string().max(4000).optional() }),
+  answer: z.strictObject({
+    type: z.literal('client_tool'),
+    output: z.unknown().optional(),
+    error: z.string().max(4000).optional(),
+  }),
   // As stored: the page's output itself is never kept on the record, only its size.
-  stored: [z.strictObject({ type: z.literal('client_tool'), outputBytes: z.number().int() }), z.strictObject({ type: z.literal('client_tool'), error: z.string() })],
+  stored: [
+    z.strictObject({ type: z.literal('client_tool'), outputBytes: z.number().int() }),
+    z.strictObject({ type: z.literal('client_tool'), error: z.string() }),
+  ],
   viewExtras: { argsSchema: argsSchemaField },
 }).rules({
   raisedByTools: false,
@@ -44,7 +53,10 @@ export const clientTool = defineKind({
     const hasOutput = answer.output !== undefined;
     const hasError = answer.error !== undefined;
     if (hasOutput === hasError) {
-      throw new HeedError('invalid_client_tool_result', 'Send either output (what the page produced) or error (why it could not), not both and not neither.');
+      throw new HeedError(
+        'invalid_client_tool_result',
+        'Send either output (what the page produced) or error (why it could not), not both and not neither.',
+      );
     }
     if (hasError) {
       return {
@@ -58,25 +70,36 @@ export const clientTool = defineKind({
     const text = JSON.stringify(answer.output);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > maxBytes) {
-      throw new HeedError('invalid_client_tool_result', `The output is ${bytes} bytes; at most ${maxBytes} are accepted.`, {
-        details: { bytes, maxBytes },
-      });
+      throw new HeedError(
+        'invalid_client_tool_result',
+        `The output is ${bytes} bytes; at most ${maxBytes} are accepted.`,
+        {
+          details: { bytes, maxBytes },
+        },
+      );
     }
     const definition = agent?.tools?.[action.toolName];
     let output: unknown = answer.output;
     if (definition?.outputSchema) {
       const result = (definition.outputSchema as z.ZodType).safeParse(answer.output);
       if (!result.success) {
-        throw new HeedError('invalid_client_tool_result', `The output does not match what ${action.toolName} returns: ${describeIssues(result.error.issues)}.`, {
-          details: { issues: issueList(result.error.issues) },
-        });
+        throw new HeedError(
+          'invalid_client_tool_result',
+          `The output does not match what ${action.toolName} returns: ${describeIssues(result.error.issues)}.`,
+          {
+            details: { issues: issueList(result.error.issues) },
+          },
+        );
       }
       output = result.data;
     }
     if (definition?.client?.validate) {
       const verdict = definition.client.validate({ input: action.request.args, output });
       if (verdict !== true) {
-        throw new HeedError('invalid_client_tool_result', typeof verdict === 'string' ? verdict : 'The output was refused by the tool.');
+        throw new HeedError(
+          'invalid_client_tool_result',
+          typeof verdict === 'string' ? verdict : 'The output was refused by the tool.',
+        );
       }
     }
     return {
@@ -89,7 +112,12 @@ export const clientTool = defineKind({
   },
 
   // An answered call got its result when it was answered; one still without a result was never answered.
-  modelReads: (action) => ({ output: { type: 'error-text', value: action.status === 'cancelled' ? 'Cancelled before the page answered.' : NO_ANSWER } }),
+  modelReads: (action) => ({
+    output: {
+      type: 'error-text',
+      value: action.status === 'cancelled' ? 'Cancelled before the page answered.' : NO_ANSWER,
+    },
+  }),
 
   // Whatever the agent's onTimeout: the model reads that the page did not answer, and the agent carries on (seed 002).
   onTimeout: 'deny',
@@ -117,7 +145,10 @@ export const clientTool = defineKind({
 
   answerFromUiPart(part) {
     if (part.state === 'output-error') {
-      return { type: 'client_tool', error: typeof part.errorText === 'string' ? part.errorText : 'The page could not run the tool.' };
+      return {
+        type: 'client_tool',
+        error: typeof part.errorText === 'string' ? part.errorText : 'The page could not run the tool.',
+      };
     }
     return part.state === 'output-available' ? { type: 'client_tool', output: part.output } : undefined;
   },

@@ -73,7 +73,9 @@ export function nonEmpty<T>(list: T[]): [T, ...T[]] {
 }
 
 /** What a client sends to settle an action, every kind's answer: `type` must equal the action's kind. */
-export const answerSchema = joined<KindAnswer>(z.discriminatedUnion('type', nonEmpty(allKinds().map((kind) => kind.wire.answer))));
+export const answerSchema = joined<KindAnswer>(
+  z.discriminatedUnion('type', nonEmpty(allKinds().map((kind) => kind.wire.answer))),
+);
 
 /** A union built from the kinds at run time, typed as the union of their types (which TypeScript cannot follow through the list). */
 export function joined<T>(schema: z.ZodType): z.ZodType<T> {
@@ -124,7 +126,12 @@ export type ByKind<R, A extends unknown[]> = { readonly [K in KindName]?: (actio
  * `fallback` for a kind the table leaves out (a kind added since, say): mail bodies and cards by kind
  * need not switch on it.
  */
-export function byKind<R, A extends unknown[]>(table: ByKind<R, A>, fallback: (action: ActionView, ...args: A) => R, action: ActionView, ...args: A): R {
+export function byKind<R, A extends unknown[]>(
+  table: ByKind<R, A>,
+  fallback: (action: ActionView, ...args: A) => R,
+  action: ActionView,
+  ...args: A
+): R {
   // The table's entry for `action.kind` takes that kind's view, which `action` is; TypeScript cannot follow the two together.
   const own = table[action.kind] as ((action: ActionView, ...args: A) => R) | undefined;
   return own ? own(action, ...args) : fallback(action, ...args);

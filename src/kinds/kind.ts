@@ -38,7 +38,9 @@ export interface KindWire<
  * The view of an action whose request is `Request`, with extra view fields `Extra`, as its kind's
  * presentation reads it; the view clients get also has the `resolution` (src/kinds/index.ts).
  */
-export type KindView<Request, Extra extends z.ZodRawShape = Record<never, never>> = z.output<z.ZodObject<typeof actionViewBase>> &
+export type KindView<Request, Extra extends z.ZodRawShape = Record<never, never>> = z.output<
+  z.ZodObject<typeof actionViewBase>
+> &
   Request &
   // An object with no fields outputs `Record<string, never>`, which no view is.
   (keyof Extra extends never ? unknown : z.output<z.ZodObject<Extra>>);
@@ -58,7 +60,8 @@ export interface KindTypes {
 export type KindAction<T extends KindTypes = KindTypes> = ActionRecordOf<T['name'], T['request'], T['stored']>;
 
 /** How an answer reads in `action.resolved` events. */
-export type ResolvedStatus = 'approved' | 'rejected' | 'answered' | 'skipped' | 'dismissed' | 'failed' | 'cancelled' | 'expired';
+export type ResolvedStatus =
+  'approved' | 'rejected' | 'answered' | 'skipped' | 'dismissed' | 'failed' | 'cancelled' | 'expired';
 
 /** An answer once checked: what is stored, how the event reads it, and what the model will read if not the record. */
 export interface CheckedResolution<T extends KindTypes = KindTypes> {
@@ -245,7 +248,13 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
 }
 
 /** The types a kind's wire shapes give. */
-export interface TypesOf<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape, Raised> extends KindTypes {
+export interface TypesOf<
+  Req extends ObjectSchema,
+  Ans extends ObjectSchema,
+  Sto extends StoredShapes,
+  Extra extends z.ZodRawShape,
+  Raised,
+> extends KindTypes {
   name: z.output<Req>['kind'] & string;
   request: z.output<Req> & { kind: string };
   raised: Raised & { kind: string };
@@ -260,9 +269,13 @@ export type KindRules<T extends KindTypes> = Omit<ActionKind<T>, 'wire' | 'kind'
 };
 
 /** A kind made by `defineKind`: its rules, with its wire shapes typed. */
-export type DefinedKind<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape, Raised> = ActionKind<
-  TypesOf<Req, Ans, Sto, Extra, Raised>
-> & { readonly wire: KindWire<Req, Ans, Sto, Extra> };
+export type DefinedKind<
+  Req extends ObjectSchema,
+  Ans extends ObjectSchema,
+  Sto extends StoredShapes,
+  Extra extends z.ZodRawShape,
+  Raised,
+> = ActionKind<TypesOf<Req, Ans, Sto, Extra, Raised>> & { readonly wire: KindWire<Req, Ans, Sto, Extra> };
 
 /**
  * Makes a kind: `defineKind(wire).rules({ … })`, registered in `kinds` (src/kinds/index.ts). In two steps
@@ -270,9 +283,12 @@ export type DefinedKind<Req extends ObjectSchema, Ans extends ObjectSchema, Sto 
  * running tools raise requests in a looser shape than it stores (a question's questions, checked by
  * `checkRequest`) writes that shape as `checkRequest`'s parameter type.
  */
-export function defineKind<Req extends ObjectSchema, Ans extends ObjectSchema, Sto extends StoredShapes, Extra extends z.ZodRawShape = Record<never, never>>(
-  wire: KindWire<Req, Ans, Sto, Extra>,
-) {
+export function defineKind<
+  Req extends ObjectSchema,
+  Ans extends ObjectSchema,
+  Sto extends StoredShapes,
+  Extra extends z.ZodRawShape = Record<never, never>,
+>(wire: KindWire<Req, Ans, Sto, Extra>) {
   // The request's `kind` is a literal (KindWire), the kind's name.
   const kind = (wire.request.shape.kind as z.ZodLiteral<string>).value;
   return {

@@ -27,7 +27,11 @@ import { question as questionSchema, type Question } from './question/wire.js';
 
 export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
 
-const request = z.strictObject({ kind: z.literal('question'), preamble: z.string().optional(), questions: z.array(questionSchema) });
+const request = z.strictObject({
+  kind: z.literal('question'),
+  preamble: z.string().optional(),
+  questions: z.array(questionSchema),
+});
 const answers = z.record(z.string(), z.array(z.string())).describe('By question id: the canonical answers.');
 /** The most a decline's note may hold. */
 const MAX_NOTE_CHARS = 4000;
@@ -37,7 +41,10 @@ const answer = z.strictObject({
   answers: z.record(z.string(), z.unknown()).optional(),
   skip: z.literal(true).optional(),
   dismiss: z.literal(true).optional(),
-  note: note.max(MAX_NOTE_CHARS).optional().describe('With skip or dismiss: why the person declined; the model reads it.'),
+  note: note
+    .max(MAX_NOTE_CHARS)
+    .optional()
+    .describe('With skip or dismiss: why the person declined; the model reads it.'),
 });
 
 // As documented: each question's answer typed (an option's value or label, or the typed value; a list for a
@@ -70,7 +77,9 @@ export const question = defineKind({
     answers: z
       .record(z.string(), z.union([answerValue, z.array(answerValue)]))
       .optional()
-      .describe('By question id (or header): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.'),
+      .describe(
+        'By question id (or header): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.',
+      ),
   }),
   stored: [
     z.strictObject({ type: z.literal('question'), answers }),
@@ -84,7 +93,8 @@ export const question = defineKind({
   // The ask tool checks its questions too, but tells the model the problems instead of throwing (tool-calls.ts).
   checkRequest(request: RaisedQuestions) {
     const checked = checkQuestions(request.questions, { source: 'ctx' });
-    if (!checked.ok) throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
+    if (!checked.ok)
+      throw new HeedError('invalid_request', `The tool asked malformed questions: ${checked.problems.join(' ')}`);
     return { ...request, questions: checked.questions };
   },
 
@@ -95,12 +105,21 @@ export const question = defineKind({
     }
     // A note says why the person declined; the model reads it. Blank is no note.
     const note = answer.note?.trim() ? answer.note : undefined;
-    if (answer.dismiss) return { stored: { type: 'question', dismiss: true, ...(note ? { note } : {}) }, eventStatus: 'dismissed', defaulted: null };
+    if (answer.dismiss)
+      return {
+        stored: { type: 'question', dismiss: true, ...(note ? { note } : {}) },
+        eventStatus: 'dismissed',
+        defaulted: null,
+      };
     const questions = action.request.questions;
     if (answer.skip) {
       // Skipping never fails on a required question: the agent goes on with the pre-picked answers and its own assumptions.
       const { answers, defaulted } = skipAnswers(questions);
-      return { stored: { type: 'question', skip: true, answers, ...(note ? { note } : {}) }, eventStatus: 'skipped', defaulted };
+      return {
+        stored: { type: 'question', skip: true, answers, ...(note ? { note } : {}) },
+        eventStatus: 'skipped',
+        defaulted,
+      };
     }
     if (answer.note !== undefined) {
       // A note alone declines nothing: taken as an answer it would stand for the pre-picked defaults, which nobody chose.
@@ -115,15 +134,29 @@ export const question = defineKind({
       const message = outcome.problems.map((problem) => problem.message).join(' ');
       throw new HeedError('invalid_resolution', message, { details: { fields: outcome.problems } });
     }
-    return { stored: { type: 'question', answers: outcome.answers }, eventStatus: 'answered', defaulted: outcome.defaulted };
+    return {
+      stored: { type: 'question', answers: outcome.answers },
+      eventStatus: 'answered',
+      defaulted: outcome.defaulted,
+    };
   },
 
   modelReads(action) {
     const resolution = action.resolution;
     if (!resolution || resolution.type !== 'question') return refusal(action);
-    if ('dismiss' in resolution) return { output: { type: 'error-text', value: dismissal(resolution.note) }, stop: true };
+    if ('dismiss' in resolution)
+      return { output: { type: 'error-text', value: dismissal(resolution.note) }, stop: true };
     const skipped = 'skip' in resolution;
-    return { output: { type: 'text', value: summarizeAnswers(action.request.questions, { answers: resolution.answers, skipped, note: skipped ? resolution.note : undefined }) } };
+    return {
+      output: {
+        type: 'text',
+        value: summarizeAnswers(action.request.questions, {
+          answers: resolution.answers,
+          skipped,
+          note: skipped ? resolution.note : undefined,
+        }),
+      },
+    };
   },
 
   // Seed 004's decline: the agent carries on without answers (a skip), and reads why.
@@ -138,7 +171,11 @@ export const question = defineKind({
 
   lapse(action) {
     const { answers } = skipAnswers(action.request.questions);
-    return { resolution: { type: 'question', skip: true, answers }, status: 'skipped', defaulted: Object.keys(answers) };
+    return {
+      resolution: { type: 'question', skip: true, answers },
+      status: 'skipped',
+      defaulted: Object.keys(answers),
+    };
   },
 
   answerFromUiPart(part) {
@@ -154,7 +191,10 @@ export const question = defineKind({
   },
 
   presentation: {
-    title: (action) => (action.questions.length > 1 ? `${action.questions.length} questions` : (action.questions[0]?.prompt ?? 'Question')),
+    title: (action) =>
+      action.questions.length > 1
+        ? `${action.questions.length} questions`
+        : (action.questions[0]?.prompt ?? 'Question'),
     summary(action) {
       const more = action.questions.length > 1 ? ` (+${action.questions.length - 1} more)` : '';
       return `Question: ${oneLine(action.questions[0]?.prompt ?? 'an answer is needed')}${more}`;
@@ -171,7 +211,12 @@ export const question = defineKind({
       const options: Record<string, Record<string, string>> = {};
       for (const asked of request.questions) {
         if (!asked.options?.length) continue;
-        options[asked.id] = Object.fromEntries(asked.options.map((option) => [option.value, `${page}?${new URLSearchParams({ q: asked.id, v: option.value })}`]));
+        options[asked.id] = Object.fromEntries(
+          asked.options.map((option) => [
+            option.value,
+            `${page}?${new URLSearchParams({ q: asked.id, v: option.value })}`,
+          ]),
+        );
       }
       return Object.keys(options).length > 0 ? { options } : {};
     },

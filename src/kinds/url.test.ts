@@ -45,17 +45,38 @@ const refused = [
 describe('URL actions: only http and https', () => {
   it('refuses every other scheme, however it is dressed up', () => {
     for (const text of refused) expect([text, isAllowedUrl(text)]).toEqual([text, false]);
-    for (const text of ['https://example.com/connect?x=1#y', 'http://127.0.0.1:3000/', 'HTTPS://EXAMPLE.COM', ' https://example.com ']) {
+    for (const text of [
+      'https://example.com/connect?x=1#y',
+      'http://127.0.0.1:3000/',
+      'HTTPS://EXAMPLE.COM',
+      ' https://example.com ',
+    ]) {
       expect([text, isAllowedUrl(text)]).toEqual([text, true]);
     }
   });
 
   it('for any text, allowed exactly when a URL parser reads it as http or https', () => {
-    const schemes = fc.constantFrom('http', 'https', 'javascript', 'data', 'file', 'ftp', 'ws', 'vbscript', 'blob', 'about', 'HtTpS', 'jav\tascript', '');
+    const schemes = fc.constantFrom(
+      'http',
+      'https',
+      'javascript',
+      'data',
+      'file',
+      'ftp',
+      'ws',
+      'vbscript',
+      'blob',
+      'about',
+      'HtTpS',
+      'jav\tascript',
+      '',
+    );
     const text = fc.oneof(
       fc.string({ unit: 'binary' }),
       fc.webUrl({ withQueryParameters: true, withFragments: true }),
-      fc.tuple(fc.string({ maxLength: 3 }), schemes, fc.constantFrom(':', '://', ':/', ':\\\\'), fc.string()).map((parts) => parts.join('')),
+      fc
+        .tuple(fc.string({ maxLength: 3 }), schemes, fc.constantFrom(':', '://', ':/', ':\\\\'), fc.string())
+        .map((parts) => parts.join('')),
     );
     fc.assert(
       fc.property(text, (candidate) => {
@@ -99,11 +120,15 @@ describe('URL actions: only http and https', () => {
       const actions = await heed.conversation(id).actions();
       if (isAllowedUrl(url)) {
         expect(result.status).toBe('requires_action');
-        expect(actions.map((action) => ({ kind: action.kind, url: action.kind === 'url' ? action.url : undefined }))).toEqual([{ kind: 'url', url }]);
+        expect(
+          actions.map((action) => ({ kind: action.kind, url: action.kind === 'url' ? action.url : undefined })),
+        ).toEqual([{ kind: 'url', url }]);
       } else {
         expect([url, result.status, actions]).toEqual([url, 'completed', []]);
         const toolResult = result.messages.find((message) => message.role === 'tool')!.parts[0];
-        expect(toolResult).toMatchObject({ output: { type: 'error-text', value: expect.stringContaining('Only http and https addresses') } });
+        expect(toolResult).toMatchObject({
+          output: { type: 'error-text', value: expect.stringContaining('Only http and https addresses') },
+        });
       }
     }
     expect(offered).toEqual(urls);

@@ -21,14 +21,20 @@ const decision = z.enum(['accept', 'decline', 'cancel']);
 /** URL requests: a person is asked to open a page and says whether they did (accept, decline or cancel). */
 export const url = defineKind({
   docName: 'Url',
-  request: z.strictObject({ kind: z.literal('url'), url: z.string(), title: z.string().optional(), message: z.string().optional() }),
+  request: z.strictObject({
+    kind: z.literal('url'),
+    url: z.string(),
+    title: z.string().optional(),
+    message: z.string().optional(),
+  }),
   answer: z.strictObject({ type: z.literal('url'), decision }),
   stored: [z.strictObject({ type: z.literal('url'), decision })],
 }).rules({
   raisedByTools: true,
   viewsToolArgs: false,
   checkRequest(request) {
-    if (!isAllowedUrl(request.url)) throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
+    if (!isAllowedUrl(request.url))
+      throw new HeedError('invalid_request', 'Only http and https addresses can be offered to a person.');
     return request;
   },
 
@@ -60,7 +66,8 @@ export const url = defineKind({
     summary: (action) => `Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`,
     noun: 'Open URL',
     headline: (action) => action.title || action.url || 'Open a page',
-    outcome: (resolution) => (resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now'),
+    outcome: (resolution) =>
+      resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now',
     answeredByLink: true,
     oneClickLinks: () => ({}),
     aiSdkApproval: false,

@@ -23,16 +23,27 @@ export function checkResolution(
   if (!parsed.success) {
     const unknown = unknownKey(raw, parsed.error.issues);
     if (unknown) throw unknown;
-    const kindHint = raw && typeof raw === 'object' && 'type' in raw ? '' : ` It needs a "type" equal to the action's kind ("${action.kind}").`;
-    throw new HeedError('invalid_resolution', `The resolution is not well formed: ${describeIssues(parsed.error.issues)}.${kindHint}`, {
-      details: { issues: issueList(parsed.error.issues) },
-    });
+    const kindHint =
+      raw && typeof raw === 'object' && 'type' in raw
+        ? ''
+        : ` It needs a "type" equal to the action's kind ("${action.kind}").`;
+    throw new HeedError(
+      'invalid_resolution',
+      `The resolution is not well formed: ${describeIssues(parsed.error.issues)}.${kindHint}`,
+      {
+        details: { issues: issueList(parsed.error.issues) },
+      },
+    );
   }
   const input = parsed.data;
   if (input.type !== action.kind) {
-    throw new HeedError('invalid_resolution', `This action's kind is "${action.kind}"; the resolution's type is "${input.type}".`, {
-      details: { expected: action.kind, got: input.type },
-    });
+    throw new HeedError(
+      'invalid_resolution',
+      `This action's kind is "${action.kind}"; the resolution's type is "${input.type}".`,
+      {
+        details: { expected: action.kind, got: input.type },
+      },
+    );
   }
   return kindOf(action.kind).checkAnswer(input, action, { agent, ...context });
 }
@@ -49,11 +60,17 @@ function unknownKey(raw: unknown, issues: z.core.$ZodIssue[]): HeedError | undef
   const type = (raw as { type?: unknown }).type;
   const kind = typeof type === 'string' && Object.hasOwn(kinds, type) ? kindOf(type as KindName) : undefined;
   const takes = kind ? Object.keys(kind.wire.answer.shape) : [];
-  const declined = kind?.decline ? ` To decline, send ${JSON.stringify(declineExample(kind.decline, kind.wire.answer))}.` : '';
+  const declined = kind?.decline
+    ? ` To decline, send ${JSON.stringify(declineExample(kind.decline, kind.wire.answer))}.`
+    : '';
   const what = kind ? `an answer to a "${kind.kind}" request` : 'this answer';
-  return new HeedError('invalid_resolution', `The resolution has "${field}", which ${what} does not take; it takes ${takes.map((key) => `"${key}"`).join(', ')}.${declined}`, {
-    details: { field, takes },
-  });
+  return new HeedError(
+    'invalid_resolution',
+    `The resolution has "${field}", which ${what} does not take; it takes ${takes.map((key) => `"${key}"`).join(', ')}.${declined}`,
+    {
+      details: { field, takes },
+    },
+  );
 }
 
 /** The kind's decline with a note, where its answer takes one; else without. */

@@ -79,13 +79,19 @@ export class McpConnection {
       const setup = { policy: sampling, model: options.model, allowedBefore: options.samplingAllowedBefore };
       client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
         const call = connection.current;
-        if (!call) throw mcpRefusal(-1, 'Heed answers sampling requests only during one of this server’s tool calls, where a person can review them.');
+        if (!call)
+          throw mcpRefusal(
+            -1,
+            'Heed answers sampling requests only during one of this server’s tool calls, where a person can review them.',
+          );
         return answerSampling(request.params, call, setup);
       });
     }
     const roots = config.roots;
     if (roots) {
-      client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) })) }));
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({
+        roots: roots.map((root) => ({ uri: root.uri, ...(root.name ? { name: root.name } : {}) })),
+      }));
     }
     // What Heed does not answer is refused with a sentence rather than a bare "Method not found".
     client.fallbackRequestHandler = async (request) => {
@@ -95,12 +101,22 @@ export class McpConnection {
           `Heed does not let the MCP server "${name}" use the model: its entry in mcpServers has no sampling setting ('ask' or 'remember' lets a person review each request).`,
         );
       }
-      if (request.method === 'roots/list') throw mcpRefusal(ErrorCode.MethodNotFound, `Heed offers no roots to the MCP server "${name}" (its entry has no roots).`);
+      if (request.method === 'roots/list')
+        throw mcpRefusal(
+          ErrorCode.MethodNotFound,
+          `Heed offers no roots to the MCP server "${name}" (its entry has no roots).`,
+        );
       throw mcpRefusal(ErrorCode.MethodNotFound, 'Method not found');
     };
     const transport =
       'command' in config
-        ? new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' })
+        ? new StdioClientTransport({
+            command: config.command,
+            args: config.args,
+            env: config.env,
+            cwd: config.cwd,
+            stderr: 'inherit',
+          })
         : new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     await client.connect(transport);
     return connection;
@@ -134,7 +150,10 @@ export class McpConnection {
     const stop = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const startClock = () => {
-      timer = setTimeout(() => stop.abort(new Error(`${this.options.name} did not finish ${tool} within ${seconds} seconds.`)), seconds * 1000);
+      timer = setTimeout(
+        () => stop.abort(new Error(`${this.options.name} did not finish ${tool} within ${seconds} seconds.`)),
+        seconds * 1000,
+      );
     };
     const onTurnStopped = () => stop.abort(new Error('The turn was stopped.'));
     ctx.abortSignal.addEventListener('abort', onTurnStopped, { once: true });
@@ -155,7 +174,9 @@ export class McpConnection {
       server: this.options.name,
       tool,
       ctx,
-      hooks: [this.options.config.beforeInputRequest, this.options.agentHook].filter((hook): hook is BeforeInputRequest => Boolean(hook)),
+      hooks: [this.options.config.beforeInputRequest, this.options.agentHook].filter(
+        (hook): hook is BeforeInputRequest => Boolean(hook),
+      ),
       notes: [],
       dismissed: false,
       abandoned,
@@ -193,20 +214,33 @@ export class McpConnection {
    * again, as the specification describes. A declined or cancelled page ends the call with an error
    * the model reads.
    */
-  private async callOpeningPages(tool: string, args: Record<string, unknown>, call: ElicitingCall, signal: AbortSignal): Promise<CallToolResult> {
+  private async callOpeningPages(
+    tool: string,
+    args: Record<string, unknown>,
+    call: ElicitingCall,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     for (let retry = 0; ; retry++) {
       try {
-        return (await this.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: NO_SDK_TIMEOUT })) as CallToolResult;
+        return (await this.client.callTool({ name: tool, arguments: args }, undefined, {
+          signal,
+          timeout: NO_SDK_TIMEOUT,
+        })) as CallToolResult;
       } catch (error) {
-        if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired || signal.aborted) throw error;
+        if (!(error instanceof McpError) || error.code !== ErrorCode.UrlElicitationRequired || signal.aborted)
+          throw error;
         const server = this.options.name;
         if (retry >= MAX_URL_RETRIES) {
-          throw new Error(`${server} still asked for pages to be opened after ${MAX_URL_RETRIES} retries, so the call was given up.`);
+          throw new Error(
+            `${server} still asked for pages to be opened after ${MAX_URL_RETRIES} retries, so the call was given up.`,
+          );
         }
         const listed = (error.data as { elicitations?: unknown } | undefined)?.elicitations;
         const pages = Array.isArray(listed) ? listed.map((entry) => ElicitRequestURLParamsSchema.safeParse(entry)) : [];
         if (pages.length === 0 || pages.some((page) => !page.success)) {
-          throw new Error(`${server} answered that a page must be opened first (${error.message}), but did not say which in a form Heed can read.`);
+          throw new Error(
+            `${server} answered that a page must be opened first (${error.message}), but did not say which in a form Heed can read.`,
+          );
         }
         for (const page of pages) {
           const params = page.data!;
@@ -214,7 +248,10 @@ export class McpConnection {
           if (answer.action !== 'accept') {
             const how = answer.action === 'decline' ? 'declined' : 'did not confirm it';
             throw new Error(
-              [`${tool} needs the person to open ${params.url} first (${server}: "${params.message}"); the person ${how}, so the call did not run.`, ...call.notes].join(' '),
+              [
+                `${tool} needs the person to open ${params.url} first (${server}: "${params.message}"); the person ${how}, so the call did not run.`,
+                ...call.notes,
+              ].join(' '),
             );
           }
         }

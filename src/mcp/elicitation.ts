@@ -34,7 +34,10 @@ export interface ElicitingCall {
 const DECLINE: ElicitResult = { action: 'decline' };
 const CANCEL: ElicitResult = { action: 'cancel' };
 
-export async function answerElicitation(params: ElicitRequestFormParams | ElicitRequestURLParams, call: ElicitingCall): Promise<ElicitResult> {
+export async function answerElicitation(
+  params: ElicitRequestFormParams | ElicitRequestURLParams,
+  call: ElicitingCall,
+): Promise<ElicitResult> {
   // After a dismiss the person wants this call stopped: what else it asks is cancelled unseen.
   if (call.dismissed) return CANCEL;
   call.pauseClock();
@@ -57,7 +60,9 @@ async function answerForm(params: ElicitRequestFormParams, call: ElicitingCall):
   }
   const plan = formQuestions(schema, params.message);
   if (!plan.ok) {
-    call.notes.push(`${call.server} asked for a form Heed cannot show (${plan.problem}), so it was declined without asking.`);
+    call.notes.push(
+      `${call.server} asked for a form Heed cannot show (${plan.problem}), so it was declined without asking.`,
+    );
     return DECLINE;
   }
   const hooked = await runHooks(call, { mode: 'form', message: params.message, requestedSchema: schema });
@@ -67,7 +72,8 @@ async function answerForm(params: ElicitRequestFormParams, call: ElicitingCall):
   const intro = `${call.server} asks: ${params.message}`;
   let problems: string[] = [];
   for (let attempt = 0; attempt < MAX_ASKS; attempt++) {
-    const preamble = problems.length > 0 ? `${intro}\n\nThe last answer could not be sent: ${problems.join(' ')}` : intro;
+    const preamble =
+      problems.length > 0 ? `${intro}\n\nThe last answer could not be sent: ${problems.join(' ')}` : intro;
     const answer = await waitFor(call, call.ctx.askLive({ kind: 'question', preamble, questions: plan.questions }));
     if (!answer || answer.status !== 'resolved' || answer.resolution?.type !== 'question') return CANCEL;
     const resolution = answer.resolution;
@@ -80,42 +86,69 @@ async function answerForm(params: ElicitRequestFormParams, call: ElicitingCall):
     if (typed.ok) return { action: 'accept', content: typed.content };
     problems = typed.problems;
   }
-  call.notes.push(`The person's answers to ${call.server}'s form kept breaking its rules (${problems.join(' ')}), so it was declined.`);
+  call.notes.push(
+    `The person's answers to ${call.server}'s form kept breaking its rules (${problems.join(' ')}), so it was declined.`,
+  );
   return DECLINE;
 }
 
 async function answerUrl(params: ElicitRequestURLParams, call: ElicitingCall): Promise<ElicitResult> {
   if (!isAllowedUrl(params.url)) {
-    call.notes.push(`${call.server} asked the person to open ${JSON.stringify(params.url)}, which is not an http or https address, so Heed declined without asking.`);
+    call.notes.push(
+      `${call.server} asked the person to open ${JSON.stringify(params.url)}, which is not an http or https address, so Heed declined without asking.`,
+    );
     return DECLINE;
   }
   const hooked = await runHooks(call, { mode: 'url', message: params.message, url: params.url });
   if (hooked) return { action: hooked.action };
   if (!call.ctx.interactive) return nobodyToAsk(call);
-  const answer = await waitFor(call, call.ctx.askLive({ kind: 'url', url: params.url, title: `${call.server} asks you to open a page`, message: params.message }));
+  const answer = await waitFor(
+    call,
+    call.ctx.askLive({
+      kind: 'url',
+      url: params.url,
+      title: `${call.server} asks you to open a page`,
+      message: params.message,
+    }),
+  );
   if (!answer || answer.status !== 'resolved' || answer.resolution?.type !== 'url') return CANCEL;
   return { action: answer.resolution.decision };
 }
 
 function nobodyToAsk(call: ElicitingCall): ElicitResult {
-  call.notes.push(`${call.server} wanted to ask the person something, but nobody can answer here, so Heed declined. Go on without it.`);
+  call.notes.push(
+    `${call.server} wanted to ask the person something, but nobody can answer here, so Heed declined. Go on without it.`,
+  );
   return DECLINE;
 }
 
-type RequestBody = { message: string } & ({ mode: 'form'; requestedSchema: ElicitationFormSchema } | { mode: 'url'; url: string });
+type RequestBody = { message: string } & (
+  { mode: 'form'; requestedSchema: ElicitationFormSchema } | { mode: 'url'; url: string }
+);
 
 async function runHooks(call: ElicitingCall, body: RequestBody): Promise<ElicitResult | undefined> {
-  const request = { server: call.server, tool: call.tool, conversationId: call.ctx.conversationId, caller: call.ctx.caller, ...body } as InputRequest;
+  const request = {
+    server: call.server,
+    tool: call.tool,
+    conversationId: call.ctx.conversationId,
+    caller: call.ctx.caller,
+    ...body,
+  } as InputRequest;
   for (const hook of call.hooks) {
     let reply;
     try {
       reply = await hook(request);
     } catch (error) {
-      call.notes.push(`A beforeInputRequest hook failed on ${call.server}'s request (${error instanceof Error ? error.message : String(error)}), so it was cancelled.`);
+      call.notes.push(
+        `A beforeInputRequest hook failed on ${call.server}'s request (${error instanceof Error ? error.message : String(error)}), so it was cancelled.`,
+      );
       return CANCEL;
     }
     if (!reply) continue;
-    if (reply.action === 'accept') return reply.content && body.mode === 'form' ? { action: 'accept', content: reply.content } : { action: 'accept' };
+    if (reply.action === 'accept')
+      return reply.content && body.mode === 'form'
+        ? { action: 'accept', content: reply.content }
+        : { action: 'accept' };
     return { action: reply.action };
   }
   return undefined;

@@ -15,7 +15,10 @@ describe('formQuestions', () => {
       a: { type: 'string', title: 'The name of the company you work for today' },
       b: { type: 'string', title: 'The name of the company you work for today' },
     });
-    expect(questions.map((question) => question.header)).toEqual(['The name of the company you w…', 'The name of the company you 2']);
+    expect(questions.map((question) => question.header)).toEqual([
+      'The name of the company you w…',
+      'The name of the company you 2',
+    ]);
     expect(questions[0].prompt).toBe('The name of the company you work for today');
     expect(questions.every((question) => [...question.header].length <= 30)).toBe(true);
   });
@@ -32,7 +35,9 @@ describe('formQuestions', () => {
   it('asks a form without fields as one "go ahead?" question', () => {
     const { questions, fields } = plan({});
     expect(fields).toEqual([]);
-    expect(questions).toMatchObject([{ id: CONFIRM_ID, prompt: 'Tell us.', options: [{ value: 'accept', label: 'Go ahead' }] }]);
+    expect(questions).toMatchObject([
+      { id: CONFIRM_ID, prompt: 'Tell us.', options: [{ value: 'accept', label: 'Go ahead' }] },
+    ]);
   });
 
   it('refuses a field of a type a form cannot ask for', () => {
@@ -41,7 +46,10 @@ describe('formQuestions', () => {
   });
 
   it('marks required fields, options included', () => {
-    const { questions } = plan({ name: { type: 'string' }, size: { type: 'string', enum: ['s', 'l'] }, ok: { type: 'boolean' } }, ['name', 'size', 'ok']);
+    const { questions } = plan(
+      { name: { type: 'string' }, size: { type: 'string', enum: ['s', 'l'] }, ok: { type: 'boolean' } },
+      ['name', 'size', 'ok'],
+    );
     expect(questions.map((question) => question.input?.required)).toEqual([true, true, true]);
   });
 
@@ -64,7 +72,9 @@ describe('formContent', () => {
   });
 
   it('types each answer as the schema asks and leaves out what was not answered', () => {
-    expect(formContent(fields, { words: ['hi'], count: ['3'], ratio: ['0.5'], flag: ['false'], picks: ['x', 'z'] })).toEqual({
+    expect(
+      formContent(fields, { words: ['hi'], count: ['3'], ratio: ['0.5'], flag: ['false'], picks: ['x', 'z'] }),
+    ).toEqual({
       ok: true,
       content: { words: 'hi', count: 3, ratio: 0.5, flag: false, picks: ['x', 'z'] },
     });
@@ -80,7 +90,20 @@ describe('formContent', () => {
 
 describe('secrets', () => {
   it('recognizes secret-looking names in any casing', () => {
-    for (const name of ['password', 'userPassword', 'api_key', 'apiKey', 'API key', 'apikey', 'access-token', 'clientSecret', 'otp', 'PIN', 'credentials', 'passwd']) {
+    for (const name of [
+      'password',
+      'userPassword',
+      'api_key',
+      'apiKey',
+      'API key',
+      'apikey',
+      'access-token',
+      'clientSecret',
+      'otp',
+      'PIN',
+      'credentials',
+      'passwd',
+    ]) {
       expect(looksSecret(name), name).toBe(true);
     }
     for (const name of ['email', 'keyboard_layout', 'spinach', 'topping', 'name', 'monkey']) {
@@ -89,6 +112,8 @@ describe('secrets', () => {
   });
 
   it('looks at titles too', () => {
-    expect(secretFields({ code: { type: 'string', title: 'Your PIN' }, city: { type: 'string', title: 'City' } })).toEqual(['code']);
+    expect(
+      secretFields({ code: { type: 'string', title: 'Your PIN' }, city: { type: 'string', title: 'City' } }),
+    ).toEqual(['code']);
   });
 });

@@ -60,7 +60,9 @@ function enumOptions(field: Record<string, unknown>): QuestionOption[] | undefin
     Array.isArray(list)
       ? list.flatMap((item) => {
           const entry = item as { const?: unknown; title?: unknown };
-          return typeof entry?.const === 'string' ? [{ value: entry.const, label: text(entry.title) ?? entry.const }] : [];
+          return typeof entry?.const === 'string'
+            ? [{ value: entry.const, label: text(entry.title) ?? entry.const }]
+            : [];
         })
       : undefined;
   if (field.type === 'array') {
@@ -88,7 +90,11 @@ function count(value: unknown): number | undefined {
 }
 
 /** One field as a question draft, or a sentence saying why it cannot be asked. */
-function fieldQuestion(name: string, field: Record<string, unknown>, required: boolean): { draft: Draft; field: Omit<FormField, 'header'> } | string {
+function fieldQuestion(
+  name: string,
+  field: Record<string, unknown>,
+  required: boolean,
+): { draft: Draft; field: Omit<FormField, 'header'> } | string {
   const title = text(field.title);
   const description = text(field.description);
   const draft: Draft = { id: name, header: title ?? name, prompt: description ?? title ?? name };
@@ -158,10 +164,20 @@ export function formQuestions(schema: ElicitationFormSchema, message: string): F
   const names = Object.keys(properties);
   if (names.length === 0) {
     const checked = checkQuestions(
-      [{ id: CONFIRM_ID, header: 'Go ahead?', prompt: message, options: [{ value: 'accept', label: 'Go ahead' }], input: { type: 'select', required: true } }],
+      [
+        {
+          id: CONFIRM_ID,
+          header: 'Go ahead?',
+          prompt: message,
+          options: [{ value: 'accept', label: 'Go ahead' }],
+          input: { type: 'select', required: true },
+        },
+      ],
       { source: 'ctx' },
     );
-    return checked.ok ? { ok: true, questions: checked.questions, fields: [] } : { ok: false, problem: checked.problems.join(' ') };
+    return checked.ok
+      ? { ok: true, questions: checked.questions, fields: [] }
+      : { ok: false, problem: checked.problems.join(' ') };
   }
 
   const drafts: Draft[] = [];
@@ -204,7 +220,8 @@ export function formContent(fields: FormField[], answers: Record<string, string[
       case 'number':
       case 'integer': {
         const number = Number(values[0]);
-        if (field.kind === 'integer' && !Number.isInteger(number)) problems.push(`"${field.header}" must be a whole number; ${values[0]} is not.`);
+        if (field.kind === 'integer' && !Number.isInteger(number))
+          problems.push(`"${field.header}" must be a whole number; ${values[0]} is not.`);
         content[field.id] = number;
         break;
       }
@@ -212,8 +229,10 @@ export function formContent(fields: FormField[], answers: Record<string, string[
         content[field.id] = values[0] === 'true';
         break;
       case 'multiple':
-        if (field.minItems !== undefined && values.length < field.minItems) problems.push(`"${field.header}" needs at least ${field.minItems} picked.`);
-        if (field.maxItems !== undefined && values.length > field.maxItems) problems.push(`"${field.header}" takes at most ${field.maxItems}.`);
+        if (field.minItems !== undefined && values.length < field.minItems)
+          problems.push(`"${field.header}" needs at least ${field.minItems} picked.`);
+        if (field.maxItems !== undefined && values.length > field.maxItems)
+          problems.push(`"${field.header}" takes at most ${field.maxItems}.`);
         content[field.id] = [...values];
         break;
       default:

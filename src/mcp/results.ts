@@ -33,7 +33,8 @@ export function toolOutput(result: CallToolResult, notes: string[]): JsonValue |
   const output: Record<string, JsonValue> = {};
   if (text) output.text = text;
   if (others.length > 0) output.content = JSON.parse(JSON.stringify(others)) as JsonValue;
-  if (result.structuredContent !== undefined) output.structuredContent = JSON.parse(JSON.stringify(result.structuredContent)) as JsonValue;
+  if (result.structuredContent !== undefined)
+    output.structuredContent = JSON.parse(JSON.stringify(result.structuredContent)) as JsonValue;
   if (notes.length > 0) output.notes = notes;
   return output;
 }
@@ -68,11 +69,19 @@ function mediaOutput(blocks: Block[], structured: CallToolResult['structuredCont
         media(block.mimeType, block.data, 'An audio clip');
         break;
       case 'resource':
-        if ('blob' in block.resource) media(block.resource.mimeType ?? 'application/octet-stream', block.resource.blob, `The resource ${block.resource.uri}`);
+        if ('blob' in block.resource)
+          media(
+            block.resource.mimeType ?? 'application/octet-stream',
+            block.resource.blob,
+            `The resource ${block.resource.uri}`,
+          );
         else parts.push({ type: 'text', text: `Resource ${block.resource.uri}:\n${block.resource.text}` });
         break;
       case 'resource_link':
-        parts.push({ type: 'text', text: `Resource link: ${block.uri}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}` });
+        parts.push({
+          type: 'text',
+          text: `Resource link: ${block.uri}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}`,
+        });
         break;
     }
   }

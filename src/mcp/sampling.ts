@@ -37,9 +37,16 @@ interface ShownPrompt {
 
 type Params = CreateMessageRequest['params'];
 
-export async function answerSampling(params: Params, call: ElicitingCall, setup: SamplingSetup): Promise<CreateMessageResult> {
+export async function answerSampling(
+  params: Params,
+  call: ElicitingCall,
+  setup: SamplingSetup,
+): Promise<CreateMessageResult> {
   if (params.tools && params.tools.length > 0) {
-    throw mcpRefusal(INVALID_PARAMS, 'Heed does not offer tools to the model in a sampling request (it does not announce sampling.tools).');
+    throw mcpRefusal(
+      INVALID_PARAMS,
+      'Heed does not offer tools to the model in a sampling request (it does not announce sampling.tools).',
+    );
   }
   const messages: ShownPrompt['messages'] = [];
   for (const message of params.messages) {
@@ -49,7 +56,12 @@ export async function answerSampling(params: Params, call: ElicitingCall, setup:
     }
     messages.push({ role: message.role, text: blocks.map((block) => (block as { text: string }).text).join('\n') });
   }
-  const asked: ShownPrompt = { server: call.server, ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}), messages, maxTokens: params.maxTokens };
+  const asked: ShownPrompt = {
+    server: call.server,
+    ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
+    messages,
+    maxTokens: params.maxTokens,
+  };
 
   if (!call.ctx.interactive) {
     call.notes.push(`${call.server} asked to use the model, but nobody can review that here, so Heed refused.`);
@@ -69,7 +81,10 @@ export async function answerSampling(params: Params, call: ElicitingCall, setup:
           args: asked as never,
         }),
       );
-      const approved = answer?.status === 'resolved' && answer.resolution?.type === 'approval' && answer.resolution.decision === 'allow';
+      const approved =
+        answer?.status === 'resolved' &&
+        answer.resolution?.type === 'approval' &&
+        answer.resolution.decision === 'allow';
       if (!approved || answer.resolution?.type !== 'approval') {
         call.notes.push(`The person declined ${call.server}'s request to use the model.`);
         throw mcpRefusal(USER_REJECTED, 'User rejected sampling request');
@@ -77,8 +92,13 @@ export async function answerSampling(params: Params, call: ElicitingCall, setup:
       if (answer.resolution.approvedArgs !== undefined && answer.resolution.approvedArgs !== null) {
         const edited = editedPrompt(answer.resolution.approvedArgs, asked);
         if (!edited) {
-          call.notes.push(`The person's edit of ${call.server}'s sampling prompt was not in the shape shown, so nothing was sent to the model.`);
-          throw mcpRefusal(USER_REJECTED, 'The edited prompt was not in the shape shown, so the sampling request was not run.');
+          call.notes.push(
+            `The person's edit of ${call.server}'s sampling prompt was not in the shape shown, so nothing was sent to the model.`,
+          );
+          throw mcpRefusal(
+            USER_REJECTED,
+            'The edited prompt was not in the shape shown, so the sampling request was not run.',
+          );
         }
         prompt = edited;
       }
@@ -95,12 +115,17 @@ export async function answerSampling(params: Params, call: ElicitingCall, setup:
         args: { completion: text },
       }),
     );
-    if (review?.status !== 'resolved' || review.resolution?.type !== 'approval' || review.resolution.decision !== 'allow') {
+    if (
+      review?.status !== 'resolved' ||
+      review.resolution?.type !== 'approval' ||
+      review.resolution.decision !== 'allow'
+    ) {
       call.notes.push(`The person kept the model's answer to ${call.server}'s sampling request from going back to it.`);
       throw mcpRefusal(USER_REJECTED, 'User rejected sampling response');
     }
     const edited = review.resolution.approvedArgs as { completion?: unknown } | undefined | null;
-    const completion = edited && typeof edited === 'object' && typeof edited.completion === 'string' ? edited.completion : text;
+    const completion =
+      edited && typeof edited === 'object' && typeof edited.completion === 'string' ? edited.completion : text;
     return { role: 'assistant', content: { type: 'text', text: completion }, model: setup.model.modelId, stopReason };
   } finally {
     call.resumeClock();
@@ -120,14 +145,27 @@ function editedPrompt(value: unknown, asked: ShownPrompt): ShownPrompt | undefin
   }
   const systemPrompt = edit.systemPrompt === undefined ? asked.systemPrompt : edit.systemPrompt;
   if (systemPrompt !== undefined && typeof systemPrompt !== 'string') return undefined;
-  return { server: asked.server, ...(systemPrompt ? { systemPrompt } : {}), messages: checked, maxTokens: asked.maxTokens };
+  return {
+    server: asked.server,
+    ...(systemPrompt ? { systemPrompt } : {}),
+    messages: checked,
+    maxTokens: asked.maxTokens,
+  };
 }
 
-async function generate(model: AgentModel, prompt: ShownPrompt, params: Params, abortSignal: AbortSignal): Promise<{ text: string; stopReason: string }> {
+async function generate(
+  model: AgentModel,
+  prompt: ShownPrompt,
+  params: Params,
+  abortSignal: AbortSignal,
+): Promise<{ text: string; stopReason: string }> {
   const options = {
     prompt: [
       ...(prompt.systemPrompt ? [{ role: 'system' as const, content: prompt.systemPrompt }] : []),
-      ...prompt.messages.map((message) => ({ role: message.role, content: [{ type: 'text' as const, text: message.text }] })),
+      ...prompt.messages.map((message) => ({
+        role: message.role,
+        content: [{ type: 'text' as const, text: message.text }],
+      })),
     ],
     maxOutputTokens: prompt.maxTokens,
     temperature: params.temperature,

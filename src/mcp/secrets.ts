@@ -28,7 +28,19 @@ const SECRET_WORDS = new Set([
 ]);
 
 /** Pieces that name a secret even inside one run-together word (`userpassword`, `clientsecret`). */
-const SECRET_PIECES = ['password', 'passwd', 'passphrase', 'apikey', 'accesstoken', 'authtoken', 'refreshtoken', 'clientsecret', 'secretkey', 'privatekey', 'credential'];
+const SECRET_PIECES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'apikey',
+  'accesstoken',
+  'authtoken',
+  'refreshtoken',
+  'clientsecret',
+  'secretkey',
+  'privatekey',
+  'credential',
+];
 
 function words(text: string): string[] {
   return text

@@ -24,14 +24,22 @@ export interface McpServers {
  */
 export function startMcpServers(engine: Engine): McpServers {
   const opened: McpPool[] = [];
-  const agents = [...engine.agents.values()].filter((agent) => agent.mcpServers && Object.keys(agent.mcpServers).length > 0);
+  const agents = [...engine.agents.values()].filter(
+    (agent) => agent.mcpServers && Object.keys(agent.mcpServers).length > 0,
+  );
   // The MCP SDK loads only when an agent names a server; a missing SDK fails the start with its `npm i` line.
   const ready =
     agents.length === 0
       ? Promise.resolve()
-      : importOptional<unknown>('@modelcontextprotocol/sdk', 'An agent with mcpServers', '@modelcontextprotocol/sdk/client/index.js')
+      : importOptional<unknown>(
+          '@modelcontextprotocol/sdk',
+          'An agent with mcpServers',
+          '@modelcontextprotocol/sdk/client/index.js',
+        )
           .then(() => import('./connection.js'))
-          .then(({ McpConnection: connection }) => Promise.all(agents.map((agent) => connectAgent(engine, agent, opened, connection))))
+          .then(({ McpConnection: connection }) =>
+            Promise.all(agents.map((agent) => connectAgent(engine, agent, opened, connection))),
+          )
           .then(() => undefined);
   return {
     ready,
@@ -42,7 +50,12 @@ export function startMcpServers(engine: Engine): McpServers {
   };
 }
 
-async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[], Connection: typeof McpConnection): Promise<void> {
+async function connectAgent(
+  engine: Engine,
+  agent: AgentConfig,
+  opened: McpPool[],
+  Connection: typeof McpConnection,
+): Promise<void> {
   const entries = Object.entries(agent.mcpServers ?? {});
   const connected = await Promise.all(
     entries.map(async ([name, config]) => {
@@ -82,8 +95,14 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
   for (const serverTools of connected) {
     for (const [name, definition] of Object.entries(serverTools)) {
       // A server-wide tool of the same name gives way: the server is the agent's own.
-      if (Object.hasOwn(tools, name) && !(Object.hasOwn(engine.sharedTools, name) && tools[name] === engine.sharedTools[name])) {
-        throw new HeedError('invalid_config', `Agent "${agent.name}" has two tools named "${name}" (an MCP server's tools are named <server>_<tool>).`);
+      if (
+        Object.hasOwn(tools, name) &&
+        !(Object.hasOwn(engine.sharedTools, name) && tools[name] === engine.sharedTools[name])
+      ) {
+        throw new HeedError(
+          'invalid_config',
+          `Agent "${agent.name}" has two tools named "${name}" (an MCP server's tools are named <server>_<tool>).`,
+        );
       }
       tools[name] = definition;
     }
@@ -92,16 +111,21 @@ async function connectAgent(engine: Engine, agent: AgentConfig, opened: McpPool[
 }
 
 function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): void {
-  const bad = (problem: string) => new HeedError('invalid_config', `The MCP server "${name}" of agent "${agent.name}" ${problem}`);
+  const bad = (problem: string) =>
+    new HeedError('invalid_config', `The MCP server "${name}" of agent "${agent.name}" ${problem}`);
   if (!config || typeof config !== 'object') throw bad('must be { command, args?, env? } or { url, headers? }.');
   const hasCommand = 'command' in config && typeof config.command === 'string' && config.command !== '';
   const hasUrl = 'url' in config && typeof config.url === 'string';
-  if (hasCommand === hasUrl) throw bad('needs exactly one of command (a program that speaks MCP on stdio) or url (a streamable HTTP endpoint).');
+  if (hasCommand === hasUrl)
+    throw bad('needs exactly one of command (a program that speaks MCP on stdio) or url (a streamable HTTP endpoint).');
   if (hasUrl) {
-    const protocol = URL.canParse((config as { url: string }).url) ? new URL((config as { url: string }).url).protocol : '';
+    const protocol = URL.canParse((config as { url: string }).url)
+      ? new URL((config as { url: string }).url).protocol
+      : '';
     if (protocol !== 'http:' && protocol !== 'https:') throw bad('needs an http or https url.');
   }
-  if (offeredName(name, 'x') !== `${name}_x`) throw bad('must be named with letters, digits, _ or - only, since its tools are offered as <server>_<tool>.');
+  if (offeredName(name, 'x') !== `${name}_x`)
+    throw bad('must be named with letters, digits, _ or - only, since its tools are offered as <server>_<tool>.');
   if (config.timeoutSeconds !== undefined && !(config.timeoutSeconds > 0)) throw bad('needs a timeoutSeconds above 0.');
   if (config.maxConnections !== undefined && !(Number.isInteger(config.maxConnections) && config.maxConnections >= 1)) {
     throw bad('needs a maxConnections of 1 or more.');
@@ -113,7 +137,12 @@ function checkEntry(agent: AgentConfig, name: string, config: McpServerConfig): 
     const fine =
       Array.isArray(config.roots) &&
       config.roots.every(
-        (root) => root && typeof root.uri === 'string' && root.uri.startsWith('file://') && URL.canParse(root.uri) && (root.name === undefined || typeof root.name === 'string'),
+        (root) =>
+          root &&
+          typeof root.uri === 'string' &&
+          root.uri.startsWith('file://') &&
+          URL.canParse(root.uri) &&
+          (root.name === undefined || typeof root.name === 'string'),
       );
     if (!fine) throw bad('needs roots as a list of { uri, name? } with file:// URIs.');
   }
@@ -126,14 +155,21 @@ async function samplingAllowedBefore(engine: Engine, ctx: ToolContext, server: s
     if (action.origin !== 'live' || action.request.kind !== 'approval' || action.status !== 'resolved') return false;
     const args = action.request.args as { server?: unknown; messages?: unknown } | null;
     const resolution = action.resolution;
-    return args?.server === server && Array.isArray(args.messages) && resolution?.type === 'approval' && resolution.decision === 'allow';
+    return (
+      args?.server === server &&
+      Array.isArray(args.messages) &&
+      resolution?.type === 'approval' &&
+      resolution.decision === 'allow'
+    );
   });
 }
 
 /** A call is over elsewhere once its conversation holds a result for it. */
 async function callIsOver(engine: Engine, ctx: ToolContext): Promise<boolean> {
   const messages = await engine.store.listMessages(ctx.conversationId);
-  const over = messages.some((message) => message.parts.some((part) => part.type === 'tool-result' && part.toolCallId === ctx.toolCallId));
+  const over = messages.some((message) =>
+    message.parts.some((part) => part.type === 'tool-result' && part.toolCallId === ctx.toolCallId),
+  );
   // Nothing here will hand it an answer any more.
   if (over) engine.liveCalls.delete(ctx.toolCallId);
   return over;

@@ -18,15 +18,28 @@ describe('a tool input given as JSON Schema', () => {
     const definition = tool({ description: 'Weather.', inputSchema: jsonSchemaInput(schema), execute: () => 'sunny' });
     const { $schema: _dialect, ...offered } = schema;
     expect(inputJsonSchema(definition)).toEqual(offered);
-    const agent: AgentConfig = { name: 'a', model: scriptedModel(() => ({ text: '' })), tools: { weather: definition } };
-    expect(offeredTools(agent, true)[0]).toEqual({ type: 'function', name: 'weather', description: 'Weather.', inputSchema: offered });
+    const agent: AgentConfig = {
+      name: 'a',
+      model: scriptedModel(() => ({ text: '' })),
+      tools: { weather: definition },
+    };
+    expect(offeredTools(agent, true)[0]).toEqual({
+      type: 'function',
+      name: 'weather',
+      description: 'Weather.',
+      inputSchema: offered,
+    });
     expect(definition.inputSchema.safeParse({ city: 'Oslo', days: 2 }).success).toBe(true);
     expect(definition.inputSchema.safeParse({ city: 'O', days: 1.5 }).success).toBe(false);
     expect(definition.inputSchema.safeParse({ city: 'Oslo', extra: true }).success).toBe(false);
   });
 
   it('a schema zod cannot read is still offered as given; calls then only need to be objects', () => {
-    const odd = { type: 'object', properties: { r: { $ref: '#/definitions/R' } }, definitions: { R: { type: 'string' } } };
+    const odd = {
+      type: 'object',
+      properties: { r: { $ref: '#/definitions/R' } },
+      definitions: { R: { type: 'string' } },
+    };
     const input = jsonSchemaInput(odd);
     expect(inputJsonSchema(tool({ inputSchema: input }))).toEqual(odd);
     expect(input.safeParse({ r: 1 }).success).toBe(true);

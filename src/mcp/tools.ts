@@ -28,7 +28,12 @@ export function needsTask(listed: McpTool): boolean {
 }
 
 /** The server's tools as Heed tools, by the name the model sees (tools that need tasks left out). */
-export function mcpTools(server: string, config: McpServerConfig, listed: McpTool[], connection: Pick<McpPool, 'call'>): Record<string, HeedTool> {
+export function mcpTools(
+  server: string,
+  config: McpServerConfig,
+  listed: McpTool[],
+  connection: Pick<McpPool, 'call'>,
+): Record<string, HeedTool> {
   const tools: Record<string, HeedTool> = Object.create(null);
   const rule = config.needsApproval;
   if (rule !== undefined && typeof rule !== 'boolean') {
@@ -43,7 +48,8 @@ export function mcpTools(server: string, config: McpServerConfig, listed: McpToo
   for (const listedTool of listed) {
     if (needsTask(listedTool)) continue;
     const name = offeredName(server, listedTool.name);
-    if (tools[name]) throw new HeedError('invalid_config', `Two tools of the MCP server "${server}" are both offered as "${name}".`);
+    if (tools[name])
+      throw new HeedError('invalid_config', `Two tools of the MCP server "${server}" are both offered as "${name}".`);
     const description = listedTool.description ?? listedTool.title ?? listedTool.annotations?.title;
     tools[name] = tool({
       description,

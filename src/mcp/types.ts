@@ -27,7 +27,8 @@ export type InputRequest = {
  * A hook's reply: undefined asks the person; `accept` answers for them (`content` holds the form's
  * values; none for a URL); `decline` or `cancel` refuses without asking.
  */
-export type InputReply = undefined | { action: 'accept'; content?: Record<string, ElicitationValue> } | { action: 'decline' | 'cancel' };
+export type InputReply =
+  undefined | { action: 'accept'; content?: Record<string, ElicitationValue> } | { action: 'decline' | 'cancel' };
 
 /** Runs before a person is asked: may answer the request, refuse it, or leave it to the person. */
 export type BeforeInputRequest = (request: InputRequest) => InputReply | Promise<InputReply>;

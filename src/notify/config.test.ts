@@ -31,12 +31,22 @@ describe('the notify config is checked at start', () => {
   });
 
   it('refuses a secret that is not a Standard Webhooks one, an unknown event, a bad URL and a typo, naming the path', () => {
-    expect(problem({ agents, notify: { webhooks: [{ url: 'https://h.example', secret: 'plain' }] } })).toContain('notify.webhooks[0].secret: expected a Standard Webhooks secret');
-    expect(problem({ agents, notify: { webhooks: [{ url: 'https://h.example', secret, events: ['action.done'] }] } })).toContain('notify.webhooks[0].events[0]');
-    expect(problem({ agents, notify: { publicUrl: 'heed.example.com' } })).toContain('notify.publicUrl: expected an http:// or https:// URL');
+    expect(problem({ agents, notify: { webhooks: [{ url: 'https://h.example', secret: 'plain' }] } })).toContain(
+      'notify.webhooks[0].secret: expected a Standard Webhooks secret',
+    );
+    expect(
+      problem({ agents, notify: { webhooks: [{ url: 'https://h.example', secret, events: ['action.done'] }] } }),
+    ).toContain('notify.webhooks[0].events[0]');
+    expect(problem({ agents, notify: { publicUrl: 'heed.example.com' } })).toContain(
+      'notify.publicUrl: expected an http:// or https:// URL',
+    );
     expect(problem({ agents, notify: { webhook: [] } })).toContain('notify.webhook: unknown key');
-    expect(problem({ agents, notify: { linkSecret: 'short' } })).toContain('notify.linkSecret: expected at least 32 characters');
-    expect(problem({ agents, notify: { email: { transport: 'smtp://x', from: 'a@b.c' } } })).toContain('notify.email.to');
+    expect(problem({ agents, notify: { linkSecret: 'short' } })).toContain(
+      'notify.linkSecret: expected at least 32 characters',
+    );
+    expect(problem({ agents, notify: { email: { transport: 'smtp://x', from: 'a@b.c' } } })).toContain(
+      'notify.email.to',
+    );
   });
 
   it('createHeed checks it too', () => {

@@ -63,7 +63,15 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       // itself never changes, so every attempt sends the same action (only the links are left out once it is settled).
       const asRaised =
         delivery.event === 'action.required'
-          ? { ...action, status: 'pending' as const, resolution: null, resolvedBy: null, channel: null, resolvedAt: null, defaulted: null }
+          ? {
+              ...action,
+              status: 'pending' as const,
+              resolution: null,
+              resolvedBy: null,
+              channel: null,
+              resolvedAt: null,
+              defaulted: null,
+            }
           : action;
       const view = actionView(engine, asRaised, conversation.agent);
       const about = { id: conversation.id, agent: conversation.agent, ownerId: conversation.ownerId };
@@ -72,9 +80,18 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         const hook = targets.webhooks.find((entry) => entry.url === target.url);
         if (!hook) throw new Drop('the webhook is no longer configured');
         // Links answer as the conversation's owner: whoever the webhook's receiver hands them to acts for the owner.
-        const links = delivery.event === 'action.required' ? await notifier.links(action, conversation, conversation.ownerId) : undefined;
+        const links =
+          delivery.event === 'action.required'
+            ? await notifier.links(action, conversation, conversation.ownerId)
+            : undefined;
         const data = { action: view, conversation: about, ...(links ? { links } : {}) };
-        await postWebhook(hook, delivery.id, { type: event, timestamp: delivery.createdAt, data }, attemptTimeoutMs, stopping.signal);
+        await postWebhook(
+          hook,
+          delivery.id,
+          { type: event, timestamp: delivery.createdAt, data },
+          attemptTimeoutMs,
+          stopping.signal,
+        );
       } else {
         if (!targets.email) throw new Drop('email is no longer configured');
         // No stale reminders: a request answered, lapsed or cancelled meanwhile is not mailed.
@@ -94,7 +111,13 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       // Closing: leave the claim to run out rather than count this as a failed attempt.
       if (stopping.signal.aborted) return;
       const reason = (error as Error).message ?? String(error);
-      const fields = { deliveryId: delivery.id, event: delivery.event, target: targetOf(delivery), attempts: delivery.attempts, ...errorFields(error) };
+      const fields = {
+        deliveryId: delivery.id,
+        event: delivery.event,
+        target: targetOf(delivery),
+        attempts: delivery.attempts,
+        ...errorFields(error),
+      };
       if (error instanceof Drop || error instanceof DeliveryDropped) {
         engine.logger.info(fields, `Heed: a delivery was dropped (${reason})`);
         return store.finishDelivery(delivery.id, { status: 'dropped', at: at(), error: reason });
@@ -103,7 +126,11 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       const wait = backoff(delivery.attempts, retry.firstDelayMs, retry.maxDelayMs);
       if (now + wait - Date.parse(delivery.createdAt) <= retry.giveUpAfterMs) {
         engine.logger.warn({ ...fields, retryInMs: wait }, 'Heed: a delivery attempt failed; it is tried again');
-        return store.finishDelivery(delivery.id, { status: 'pending', dueAt: new Date(now + wait).toISOString(), error: reason });
+        return store.finishDelivery(delivery.id, {
+          status: 'pending',
+          dueAt: new Date(now + wait).toISOString(),
+          error: reason,
+        });
       }
       engine.logger.error(fields, 'Heed: a delivery failed for good (notify.retry.giveUpAfterMs passed)');
       await store.finishDelivery(delivery.id, { status: 'failed', at: at(), error: reason });
@@ -115,7 +142,11 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
     do {
       again = false;
       const now = engine.clock().getTime();
-      const claimed = await engine.store.claimDeliveries(new Date(now).toISOString(), new Date(now + 2 * attemptTimeoutMs).toISOString(), BATCH);
+      const claimed = await engine.store.claimDeliveries(
+        new Date(now).toISOString(),
+        new Date(now + 2 * attemptTimeoutMs).toISOString(),
+        BATCH,
+      );
       // One target's deliveries go one after another, in the order they were written; targets in parallel.
       const byTarget = new Map<string, DeliveryRecord[]>();
       claimed.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -147,7 +178,12 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       return;
     }
     running = round()
-      .catch((error: unknown) => engine.logger.error(errorFields(error), 'Heed: the deliverer could not claim deliveries; it tries again at the next poll'))
+      .catch((error: unknown) =>
+        engine.logger.error(
+          errorFields(error),
+          'Heed: the deliverer could not claim deliveries; it tries again at the next poll',
+        ),
+      )
       .finally(() => (running = undefined));
   };
   const timer = setInterval(run, config.pollIntervalMs ?? defaults.pollIntervalMs);
@@ -168,7 +204,11 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
 /** The delivery's target for a log line: the webhook's URL, the mail's address or the channel (the operator's own log, unlike the event log). */
 function targetOf(delivery: DeliveryRecord): string {
   const target = delivery.target;
-  return target.type === 'webhook' ? withoutQuery(target.url) : target.type === 'channel' ? `channel ${target.channel}` : `email ${target.to}`;
+  return target.type === 'webhook'
+    ? withoutQuery(target.url)
+    : target.type === 'channel'
+      ? `channel ${target.channel}`
+      : `email ${target.to}`;
 }
 
 /** A URL's query may carry a token: the log gets the rest. */
@@ -190,11 +230,18 @@ async function announceFailure(engine: Engine, delivery: DeliveryRecord, reason:
   };
   const at = engine.now();
   try {
-    await transact(engine, delivery.conversationId, {}, () => ({ type: 'write', write: { events: [newEvent('delivery.failed', at, data)] }, value: null }), {
-      busy: 'The conversation kept changing while a failed delivery was being logged.',
-    });
+    await transact(
+      engine,
+      delivery.conversationId,
+      {},
+      () => ({ type: 'write', write: { events: [newEvent('delivery.failed', at, data)] }, value: null }),
+      {
+        busy: 'The conversation kept changing while a failed delivery was being logged.',
+      },
+    );
   } catch (thrown) {
     // A conversation deleted meanwhile, or one that kept changing: the delivery row itself still says it failed.
-    if (!HeedError.isInstance(thrown) || (thrown.code !== 'not_found' && thrown.code !== 'conversation_busy')) throw thrown;
+    if (!HeedError.isInstance(thrown) || (thrown.code !== 'not_found' && thrown.code !== 'conversation_busy'))
+      throw thrown;
   }
 }

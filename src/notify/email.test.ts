@@ -7,9 +7,20 @@ import { composeActionMail, genericMailBody } from './email.js';
 describe('the generic mail body', () => {
   it("a mail's generic body says what is asked, who asked, through which agent, and links to the answer page", () => {
     const out = { html: [] as string[], text: [] as string[] };
-    genericMailBody(urlView, { page: 'https://heed.example/answer/t0k3n' }, { agent: 'scheduler', requester: 'ada' }, out);
+    genericMailBody(
+      urlView,
+      { page: 'https://heed.example/answer/t0k3n' },
+      { agent: 'scheduler', requester: 'ada' },
+      out,
+    );
     expect(out.text.join('\n')).toBe(
-      ['Connect your calendar', 'Please open: Connect your calendar', 'Requested by ada, through the agent scheduler.', '', 'Answer: https://heed.example/answer/t0k3n'].join('\n'),
+      [
+        'Connect your calendar',
+        'Please open: Connect your calendar',
+        'Requested by ada, through the agent scheduler.',
+        '',
+        'Answer: https://heed.example/answer/t0k3n',
+      ].join('\n'),
     );
     expect(out.html.join('')).toContain('href="https://heed.example/answer/t0k3n"');
   });
@@ -32,7 +43,12 @@ const approval: ApprovalActionView = {
 
 describe('who asked, in every mail', () => {
   const mail = (conversation: { ownerId: string | null; channel?: string | null }) =>
-    composeActionMail({ deliveryId: 'd1', action: approval, conversation: { id: 'c1', agent: 'refunds', ...conversation }, from: 'Heed <heed@example.com>' });
+    composeActionMail({
+      deliveryId: 'd1',
+      action: approval,
+      conversation: { id: 'c1', agent: 'refunds', ...conversation },
+      from: 'Heed <heed@example.com>',
+    });
 
   it('names the requester and the agent, in the text and the HTML (escaped)', () => {
     const sent = mail({ ownerId: 'ada' });
@@ -45,6 +61,8 @@ describe('who asked, in every mail', () => {
 
   it('says so when nobody signed in asked, or where a channel conversation lives', () => {
     expect(mail({ ownerId: null }).text).toContain('Requested through the agent refunds, by someone not signed in.');
-    expect(mail({ ownerId: null, channel: 'slack:T1:C1:1700000000.000001' }).text).toContain('Requested through the agent refunds, in a Slack thread.');
+    expect(mail({ ownerId: null, channel: 'slack:T1:C1:1700000000.000001' }).text).toContain(
+      'Requested through the agent refunds, in a Slack thread.',
+    );
   });
 });

@@ -17,7 +17,8 @@ export interface ActionMail {
   references: string;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+const escape = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 function domainOf(from: string): string {
   const match = /@([A-Za-z0-9.-]+)/.exec(from);
@@ -60,10 +61,14 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, asker: Asker, out: W
     if (action.summary) (html.push(`<p>${escape(action.summary)}</p>`), text.push('', action.summary));
     html.push(`<p style="color:#555">It wants to run <code>${escape(action.toolName)}</code> with:</p>`);
     const args = JSON.stringify(action.args ?? {}, null, 2);
-    html.push(`<pre style="background:#f6f7f9;padding:12px;border-radius:6px;white-space:pre-wrap">${escape(args)}</pre>`);
+    html.push(
+      `<pre style="background:#f6f7f9;padding:12px;border-radius:6px;white-space:pre-wrap">${escape(args)}</pre>`,
+    );
     text.push('', `Tool: ${action.toolName}`, `Arguments:`, args, '');
     if (links?.allow && links.deny) {
-      html.push(`<p>${button(links.allow, 'Approve…', true)}${button(links.deny, 'Deny…')}${button(links.page, 'Review or edit')}</p>`);
+      html.push(
+        `<p>${button(links.allow, 'Approve…', true)}${button(links.deny, 'Deny…')}${button(links.page, 'Review or edit')}</p>`,
+      );
       text.push(`Approve: ${links.allow}`, `Deny: ${links.deny}`, `Review or edit: ${links.page}`);
     }
   },
@@ -74,11 +79,15 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, asker: Asker, out: W
     for (const question of action.questions ?? []) {
       html.push(`<h3 style="margin:16px 0 4px">${escape(question.prompt)}</h3>`);
       text.push(question.prompt);
-      if (question.description) (html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description));
+      if (question.description)
+        (html.push(`<p style="color:#555">${escape(question.description)}</p>`), text.push(question.description));
       const choices = links?.options?.[question.id];
       if (question.options?.length) {
-        html.push(`<p>${question.options.map((option) => (choices?.[option.value] ? button(choices[option.value], option.label) : escape(option.label))).join(' ')}</p>`);
-        for (const option of question.options) text.push(`- ${option.label}${choices?.[option.value] ? `: ${choices[option.value]}` : ''}`);
+        html.push(
+          `<p>${question.options.map((option) => (choices?.[option.value] ? button(choices[option.value], option.label) : escape(option.label))).join(' ')}</p>`,
+        );
+        for (const option of question.options)
+          text.push(`- ${option.label}${choices?.[option.value] ? `: ${choices[option.value]}` : ''}`);
       }
       text.push('');
     }
@@ -91,14 +100,21 @@ const bodies: ByKind<void, [links: ActionLinks | undefined, asker: Asker, out: W
     if (action.message) html.push(`<p>${escape(action.message)}</p>`);
     html.push(`<p><code>${escape(action.url ?? '')}</code></p>`);
     text.push(action.message ?? '', action.url ?? '', '');
-    if (links) (html.push(`<p>${button(links.page, 'Open the request', true)}</p>`), text.push(`Open the request: ${links.page}`));
+    if (links)
+      (html.push(`<p>${button(links.page, 'Open the request', true)}</p>`),
+        text.push(`Open the request: ${links.page}`));
   },
   // Answered by the page, never mailed (its presentation's `answeredByLink` is false): nothing to write.
   client_tool: () => {},
 };
 
 /** A request of a kind with no body of its own: what its kind says it is, and the page to answer it on. */
-export function genericMailBody(action: ActionView, links: ActionLinks | undefined, asker: Asker, { html, text }: Written) {
+export function genericMailBody(
+  action: ActionView,
+  links: ActionLinks | undefined,
+  asker: Asker,
+  { html, text }: Written,
+) {
   const title = titleOf(action);
   html.push(`<h2 style="margin:0 0 8px">${escape(title)}</h2>`, `<p>${escape(summaryOf(action))}</p>`);
   text.push(title, summaryOf(action));
@@ -161,7 +177,9 @@ export async function sendMail(config: EmailConfig, to: string, mail: ActionMail
   let transport = transports.get(config);
   if (!transport) {
     const options =
-      typeof config.transport === 'string' ? config.transport : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...config.transport };
+      typeof config.transport === 'string'
+        ? config.transport
+        : { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs, ...config.transport };
     transport = mailer().createTransport(options as Parameters<typeof nodemailer.createTransport>[0]);
     transports.set(config, transport);
   }

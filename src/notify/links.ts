@@ -35,7 +35,12 @@ export class LinkSigner {
   sign(claims: LinkClaims): string {
     const iv = randomBytes(IV);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = JSON.stringify({ c: claims.conversationId, a: claims.actionId, r: claims.recipient, e: claims.expiresAt });
+    const body = JSON.stringify({
+      c: claims.conversationId,
+      a: claims.actionId,
+      r: claims.recipient,
+      e: claims.expiresAt,
+    });
     const sealed = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
     return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
   }
@@ -48,9 +53,12 @@ export class LinkSigner {
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG));
-      const body = Buffer.concat([decipher.update(bytes.subarray(IV, bytes.length - TAG)), decipher.final()]).toString('utf8');
+      const body = Buffer.concat([decipher.update(bytes.subarray(IV, bytes.length - TAG)), decipher.final()]).toString(
+        'utf8',
+      );
       const parsed = JSON.parse(body) as { c: unknown; a: unknown; r: unknown; e: unknown };
-      if (typeof parsed.c !== 'string' || typeof parsed.a !== 'string' || typeof parsed.e !== 'number') return undefined;
+      if (typeof parsed.c !== 'string' || typeof parsed.a !== 'string' || typeof parsed.e !== 'number')
+        return undefined;
       if (parsed.r !== null && typeof parsed.r !== 'string') return undefined;
       if (parsed.e <= now) return undefined;
       return { conversationId: parsed.c, actionId: parsed.a, recipient: parsed.r, expiresAt: parsed.e };

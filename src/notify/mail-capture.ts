@@ -42,7 +42,9 @@ export function mailCapture(options: { dir: string; onMail?: (mail: CapturedMail
           const file = join(options.dir, `${stamp}-${String(++count).padStart(3, '0')}-${safe(to)}.eml`);
           // nodemailer leaves out a recipient that is not an address (the demo mails user ids): say who it was for.
           const text = raw.toString('utf8');
-          const headed = /^To:/im.test(text.split(/\r?\n\r?\n/)[0]) ? text : `To: ${to.replace(/[\r\n]/g, ' ')}\r\n${text}`;
+          const headed = /^To:/im.test(text.split(/\r?\n\r?\n/)[0])
+            ? text
+            : `To: ${to.replace(/[\r\n]/g, ' ')}\r\n${text}`;
           writeFileSync(file, headed, { mode: 0o600 });
           const page = /(https?:\/\/\S+\/a\/[A-Za-z0-9_-]+)(?=\s|$)/m.exec(String(mail.data.text ?? ''))?.[1];
           options.onMail?.({ to, subject, ...(page ? { page } : {}), file });

@@ -44,27 +44,45 @@ export class Notifier implements Outbox {
   readonly active: boolean;
 
   /** The notifications a change causes; read once per change that raises or settles an action (or, with channels, writes a message). */
-  async deliveriesFor(change: Change, known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {}): Promise<NewDelivery[]> {
+  async deliveriesFor(
+    change: Change,
+    known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {},
+  ): Promise<NewDelivery[]> {
     const escalations = (change.revise ?? []).filter((x) => x.reason === 'escalation');
     const aboutActions = Boolean(change.actions?.length || change.settle?.length || escalations.length);
     const replies = this.channels.size > 0 && (change.messages ?? []).some((message) => message.role === 'assistant');
     if (!aboutActions && !replies) return [];
     if (!this.active) return [];
     // The runner's snapshot, when it holds one: the conversation as this change found it.
-    const conversation = change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
+    const conversation =
+      change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
     if (!conversation) return [];
     const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
-    const posts = conversation.channel && this.channels.has(channelName(conversation.channel)) ? channelDeliveries(change, conversation, at) : [];
+    const posts =
+      conversation.channel && this.channels.has(channelName(conversation.channel))
+        ? channelDeliveries(change, conversation, at)
+        : [];
     if (!aboutActions || !this.notifying) return posts;
     const targets = targetsFor(this.config, this.engine.agents.get(conversation.agent));
     if (!hasTargets(targets)) return posts;
     // An escalated approval is announced again, as asked now (with its new approvers).
     const escalated: ActionRecord[] = [];
     for (const x of escalations) {
-      const action = known.actions ? known.actions.find((entry) => entry.id === x.id) : await this.engine.store.getAction(change.conversationId, x.id);
+      const action = known.actions
+        ? known.actions.find((entry) => entry.id === x.id)
+        : await this.engine.store.getAction(change.conversationId, x.id);
       if (action) escalated.push({ ...action, request: x.request });
     }
-    return [...posts, ...deliveriesFor(change, { conversation, targets, at, escalated, view: (action) => actionView(this.engine, action, conversation.agent) })];
+    return [
+      ...posts,
+      ...deliveriesFor(change, {
+        conversation,
+        targets,
+        at,
+        escalated,
+        view: (action) => actionView(this.engine, action, conversation.agent),
+      }),
+    ];
   }
 
   /** Starts the deliverer (when anything is configured to be sent to). */
@@ -82,19 +100,29 @@ export class Notifier implements Outbox {
   }
 
   linkSigner(): Promise<LinkSigner> {
-    this.signer ??= (async () => new LinkSigner(this.config.linkSecret ?? (await this.engine.store.secret('answer-links'))))();
+    this.signer ??= (async () =>
+      new LinkSigner(this.config.linkSecret ?? (await this.engine.store.secret('answer-links'))))();
     this.signer.catch(() => (this.signer = undefined));
     return this.signer;
   }
 
   /** The answer links for one recipient of an action, or undefined when there is no `publicUrl` or nothing to answer. */
-  async links(action: ActionRecord, conversation: ConversationRecord, recipient: string | null): Promise<ActionLinks | undefined> {
+  async links(
+    action: ActionRecord,
+    conversation: ConversationRecord,
+    recipient: string | null,
+  ): Promise<ActionLinks | undefined> {
     const base = this.config.publicUrl ?? this.fallbackUrl;
     if (!base || action.status !== 'pending' || !answerableByLink(action)) return undefined;
     const now = this.engine.clock().getTime();
     const expiresAt = linkExpiry(action, now, this.config.linkTtlMinutes ?? defaults.linkTtlMinutes);
     if (expiresAt <= now) return undefined;
-    const token = (await this.linkSigner()).sign({ conversationId: conversation.id, actionId: action.id, recipient, expiresAt });
+    const token = (await this.linkSigner()).sign({
+      conversationId: conversation.id,
+      actionId: action.id,
+      recipient,
+      expiresAt,
+    });
     return actionLinks(base, token, action);
   }
 

@@ -24,7 +24,12 @@ async function receiver() {
     ...hook,
     types: () =>
       hook.calls.map(
-        (call) => JSON.parse(call.body) as { type: string; timestamp: string; data: { action: { id: string; status: string; channel?: string }; conversation: { agent: string } } },
+        (call) =>
+          JSON.parse(call.body) as {
+            type: string;
+            timestamp: string;
+            data: { action: { id: string; status: string; channel?: string }; conversation: { agent: string } };
+          },
       ),
   };
 }
@@ -88,13 +93,19 @@ describe('the outbox: which changes notify whom', () => {
       const paused = await heed.conversation(id).send('refund');
       await heed.conversation(id).resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'deny' });
     }
-    await Promise.all([all.until((calls) => calls.length === 2), requiredOnly.until((calls) => calls.length === 1), otherOwn.until((calls) => calls.length === 2)]);
+    await Promise.all([
+      all.until((calls) => calls.length === 2),
+      requiredOnly.until((calls) => calls.length === 1),
+      otherOwn.until((calls) => calls.length === 2),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(all.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([
       ['action.required', 'support'],
       ['action.resolved', 'support'],
     ]);
-    expect(requiredOnly.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([['action.required', 'support']]);
+    expect(requiredOnly.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([
+      ['action.required', 'support'],
+    ]);
     expect(otherOwn.types().map((body) => [body.type, body.data.conversation.agent])).toEqual([
       ['action.required', 'other'],
       ['action.resolved', 'other'],
@@ -103,7 +114,11 @@ describe('the outbox: which changes notify whom', () => {
 
   it('a link never outlives its action, and is refused once expired', async () => {
     const clock = manualClock();
-    const heed = testHeed([refundAgent().agent], { now: clock.now, hitl: { timeoutMinutes: 30 }, notify: { publicUrl: 'https://heed.example.com/', linkTtlMinutes: 60 } });
+    const heed = testHeed([refundAgent().agent], {
+      now: clock.now,
+      hitl: { timeoutMinutes: 30 },
+      notify: { publicUrl: 'https://heed.example.com/', linkTtlMinutes: 60 },
+    });
     cleanup.push(() => heed.close());
     const { id } = await heed.createConversation({ agent: 'support' });
     const actionId = (await heed.conversation(id).send('refund')).pendingActions![0].id;
@@ -113,7 +128,12 @@ describe('the outbox: which changes notify whom', () => {
     expect(links.page).toMatch(/^https:\/\/heed\.example\.com\/a\/[\w-]+$/);
     const token = links.page.split('/').at(-1)!;
     expect(token).not.toContain(id);
-    expect(await hooksOf(heed).notifier.readToken(token)).toEqual({ conversationId: id, actionId, recipient: 'ada', expiresAt: Date.parse('2026-03-01T09:30:00.000Z') });
+    expect(await hooksOf(heed).notifier.readToken(token)).toEqual({
+      conversationId: id,
+      actionId,
+      recipient: 'ada',
+      expiresAt: Date.parse('2026-03-01T09:30:00.000Z'),
+    });
     clock.advanceMinutes(29);
     expect(await hooksOf(heed).notifier.readToken(token)).toBeDefined();
     clock.advanceMinutes(1);

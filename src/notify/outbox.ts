@@ -15,7 +15,9 @@ export function targetsFor(notify: NotifyConfig | undefined, agent: AgentConfig 
   const merged = { ...notify, ...agent?.notify };
   const name = agent?.name;
   return {
-    webhooks: (merged.webhooks ?? []).filter((hook) => !hook.agents || (name !== undefined && hook.agents.includes(name))),
+    webhooks: (merged.webhooks ?? []).filter(
+      (hook) => !hook.agents || (name !== undefined && hook.agents.includes(name)),
+    ),
     email: merged.email,
   };
 }
@@ -55,7 +57,8 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
       happened.push({ event: 'action.required', action, actionId: action.id });
     }
   }
-  for (const action of context.escalated ?? []) happened.push({ event: 'action.required', action, actionId: action.id });
+  for (const action of context.escalated ?? [])
+    happened.push({ event: 'action.required', action, actionId: action.id });
   for (const x of change.settle ?? []) happened.push({ event: settledEvent[x.status], actionId: x.id });
 
   const out: NewDelivery[] = [];
@@ -65,9 +68,15 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
       out.push({ id: newId('msg'), event, actionId, target: { type: 'webhook', url: hook.url }, createdAt: at });
     }
     if (targets.email && event === 'action.required' && action && answerableByLink(action)) {
-      const conversation = { id: context.conversation.id, agent: context.conversation.agent, ownerId: context.conversation.ownerId };
+      const conversation = {
+        id: context.conversation.id,
+        agent: context.conversation.agent,
+        ownerId: context.conversation.ownerId,
+      };
       const to = targets.email.to({ action: context.view(action), conversation });
-      const recipients = [...new Set((Array.isArray(to) ? to : to ? [to] : []).map((address) => address.trim()).filter(Boolean))];
+      const recipients = [
+        ...new Set((Array.isArray(to) ? to : to ? [to] : []).map((address) => address.trim()).filter(Boolean)),
+      ];
       for (const address of recipients) {
         out.push({ id: newId('msg'), event, actionId, target: { type: 'email', to: address }, createdAt: at });
       }

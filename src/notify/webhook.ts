@@ -21,7 +21,13 @@ export interface WebhookBody {
  * retry), `webhook-timestamp` the time of this attempt. Resolves on a 2xx; anything else throws a short
  * reason (kept as the delivery's `lastError`, so it names no secret).
  */
-export async function postWebhook(hook: WebhookConfig, deliveryId: string, body: WebhookBody, timeoutMs: number, stop?: AbortSignal): Promise<void> {
+export async function postWebhook(
+  hook: WebhookConfig,
+  deliveryId: string,
+  body: WebhookBody,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<void> {
   const payload = JSON.stringify(body);
   const sentAt = new Date();
   const signature = new Webhook(hook.secret).sign(deliveryId, sentAt, payload);
@@ -43,7 +49,11 @@ export async function postWebhook(hook: WebhookConfig, deliveryId: string, body:
     });
   } catch (error) {
     const name = (error as Error).name;
-    throw new Error(name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `could not connect (${(error as { cause?: { code?: string } }).cause?.code ?? name})`);
+    throw new Error(
+      name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : `could not connect (${(error as { cause?: { code?: string } }).cause?.code ?? name})`,
+    );
   }
   // Read (and drop) the body so the connection can be reused.
   await response.arrayBuffer().catch(() => undefined);

@@ -70,18 +70,27 @@ export const actionViewBase = {
   status: z.enum(['pending', 'resolved', 'cancelled', 'expired']),
   createdAt: isoTime,
   expiresAt: isoTime.optional(),
-  resolvedBy: z.string().optional().describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
+  resolvedBy: z
+    .string()
+    .optional()
+    .describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
   channel: resolutionChannel.optional(),
   resolvedAt: isoTime.optional(),
   conversation: z
     .strictObject({
       agent: z.string(),
       title: z.string().nullable(),
-      ownerId: z.string().nullable().describe('Who the conversation belongs to: whoever asked for what the action waits on.'),
+      ownerId: z
+        .string()
+        .nullable()
+        .describe('Who the conversation belongs to: whoever asked for what the action waits on.'),
     })
     .optional()
     .describe('In the inbox (`GET /api/inbox` and its stream): the conversation the action waits in.'),
 };
 
 /** JSON Schema of a tool's arguments, in the view of a kind that shows them (an approval, a client tool). */
-export const argsSchemaField = z.record(z.string(), z.unknown()).optional().describe('JSON Schema of the arguments (a tool of the agent).');
+export const argsSchemaField = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe('JSON Schema of the arguments (a tool of the agent).');

@@ -11,12 +11,17 @@ export const conversationView = z.strictObject({
   channel: z.string().nullable(),
   status: conversationStatus,
   version: z.number().int(),
-  lastEventSeq: z.number().int().describe('Number of the last event in the log: follow the stream from here to see only what comes next.'),
+  lastEventSeq: z
+    .number()
+    .int()
+    .describe('Number of the last event in the log: follow the stream from here to see only what comes next.'),
   metadata: z.record(z.string(), jsonValue).nullable(),
   title: z
     .string()
     .nullable()
-    .describe('What the conversation is about: `metadata.title` (set by its creator, or by a tool with `ctx.setTitle`), else null until its first message names it.'),
+    .describe(
+      'What the conversation is about: `metadata.title` (set by its creator, or by a tool with `ctx.setTitle`), else null until its first message names it.',
+    ),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

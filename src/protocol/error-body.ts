@@ -21,7 +21,10 @@ export const errorDetails = z.looseObject({
   limit: z.string().optional().describe('The limit reached, e.g. `streamsPerCaller`.'),
   max: z.number().optional(),
   retryAfterSeconds: z.number().optional().describe('When to try again (429 and 503).'),
-  truncated: z.string().optional().describe('Said when long texts or lists of these details were cut to keep the answer under 16 KiB.'),
+  truncated: z
+    .string()
+    .optional()
+    .describe('Said when long texts or lists of these details were cut to keep the answer under 16 KiB.'),
 });
 
 /**

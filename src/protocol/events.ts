@@ -17,10 +17,19 @@ const messageCreated = z.object({
   messageId: z.string(),
   role: z.enum(['user', 'assistant']),
   parts: z.array(z.record(z.string(), json)).optional().describe("A user's message: its parts as stored."),
-  by: z.string().nullable().optional().describe("A user's message: the user id of who sent it; null for an anonymous caller."),
+  by: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("A user's message: the user id of who sent it; null for an anonymous caller."),
   intake: z.literal(true).optional().describe("The assistant message that asks the agent's intake questions."),
-  queuedAt: isoTime.optional().describe('A message that waited for the turn before it (`message.queued`): when it was sent.'),
-  failed: z.literal(true).optional().describe('The assistant message that records a failed turn (no parts; its `metadata.failed` holds the error).'),
+  queuedAt: isoTime
+    .optional()
+    .describe('A message that waited for the turn before it (`message.queued`): when it was sent.'),
+  failed: z
+    .literal(true)
+    .optional()
+    .describe('The assistant message that records a failed turn (no parts; its `metadata.failed` holds the error).'),
 });
 
 const messageQueued = z.object({
@@ -34,7 +43,9 @@ const messageDropped = z.object({
   messageId: z.string(),
   error: z
     .object({ code: z.string(), message: z.string() })
-    .describe('Why it will not run, as a new message would have been refused then (`action_pending`, `budget_reached`, …), or `cancelled`.'),
+    .describe(
+      'Why it will not run, as a new message would have been refused then (`action_pending`, `budget_reached`, …), or `cancelled`.',
+    ),
 });
 
 const turnStarted = z.object({
@@ -54,7 +65,11 @@ const toolResult = z.object({
   toolName: z.string(),
   isError: z.boolean(),
   output: json.optional().describe('The result as the model reads it.'),
-  outputBytes: z.number().int().optional().describe("A client tool's answer: only its size (the output itself is never logged)."),
+  outputBytes: z
+    .number()
+    .int()
+    .optional()
+    .describe("A client tool's answer: only its size (the output itself is never logged)."),
 });
 
 const actionRequired = z.object({
@@ -62,11 +77,16 @@ const actionRequired = z.object({
   kind: actionKind,
   toolCallId: z.string(),
   toolName: z.string(),
-  action: actionView.optional().describe('The action as it was asked (filled in when the log is read; not stored twice).'),
+  action: actionView
+    .optional()
+    .describe('The action as it was asked (filled in when the log is read; not stored twice).'),
 });
 
 const actionResolved = z.object({
-  actionId: z.string().optional().describe('Absent when a remembered approval let the call through (no action was raised).'),
+  actionId: z
+    .string()
+    .optional()
+    .describe('Absent when a remembered approval let the call through (no action was raised).'),
   kind: actionKind,
   toolCallId: z.string(),
   toolName: z.string(),
@@ -79,7 +99,10 @@ const actionResolved = z.object({
   remembered: z.literal(true).optional(),
   outputBytes: z.number().int().optional(),
   error: z.string().optional().describe("A client tool's error text."),
-  ok: z.boolean().optional().describe('A client tool: whether the page produced an output (false for an error or a lapse).'),
+  ok: z
+    .boolean()
+    .optional()
+    .describe('A client tool: whether the page produced an output (false for an error or a lapse).'),
   durationMs: z.number().int().optional().describe('A client tool: milliseconds from the request to its answer.'),
   cancelled: z.literal(true).optional(),
   expired: z.literal(true).optional(),
@@ -117,7 +140,10 @@ const actionVoted = z.object({
     .union([z.string(), z.record(z.string(), json)])
     .optional()
     .describe('Text; a deny may carry a JSON object.'),
-  editedArgs: z.literal(true).optional().describe('The vote proposed new arguments: the allows before it stopped counting.'),
+  editedArgs: z
+    .literal(true)
+    .optional()
+    .describe('The vote proposed new arguments: the allows before it stopped counting.'),
   allows: z.number().int(),
   denies: z.number().int(),
   required: z.number().int(),
@@ -174,7 +200,13 @@ export function newEvent<T extends EventType>(type: T, at: string, data: EventDa
 }
 
 /** An event as read from the log, narrowed to one type: its data typed by that type's schema. */
-export type LogEvent<T extends EventType> = { conversationId: string; seq: number; type: T; data: EventData<T> & { [key: string]: unknown }; at: string };
+export type LogEvent<T extends EventType> = {
+  conversationId: string;
+  seq: number;
+  type: T;
+  data: EventData<T> & { [key: string]: unknown };
+  at: string;
+};
 
 /** An event of the log: a union discriminated by `type`, each with the data its type carries. */
 export type EventRecord = { [T in EventType]: LogEvent<T> }[EventType];
@@ -183,12 +215,21 @@ export type EventRecord = { [T in EventType]: LogEvent<T> }[EventType];
  * An event as a store reads it back. The log is written only through `newEvent`, so the data a stored
  * event holds is what its type carries; stores call this rather than cast.
  */
-export function storedEvent(fields: { conversationId: string; seq: number; type: EventType; data: JsonObject; at: string }): EventRecord {
+export function storedEvent(fields: {
+  conversationId: string;
+  seq: number;
+  type: EventType;
+  data: JsonObject;
+  at: string;
+}): EventRecord {
   return fields as EventRecord;
 }
 
 /** Whether an event read from the log is of `type`; narrows its data to what that type carries. */
-export function isEvent<T extends EventType>(event: { type: string; data: JsonObject }, type: T): event is LogEvent<T> & typeof event {
+export function isEvent<T extends EventType>(
+  event: { type: string; data: JsonObject },
+  type: T,
+): event is LogEvent<T> & typeof event {
   return event.type === type;
 }
 
@@ -212,7 +253,9 @@ const eventTypes = Object.keys(eventData) as EventType[];
 const [firstEvent, ...otherEvents] = eventTypes.map(eventOf);
 
 /** One schema per event type, named for the OpenAPI document (`MessageCreatedEvent`, …). */
-export const eventSchemas: Record<string, z.ZodObject> = Object.fromEntries([firstEvent, ...otherEvents].map((schema, index) => [`${pascal(eventTypes[index])}Event`, schema]));
+export const eventSchemas: Record<string, z.ZodObject> = Object.fromEntries(
+  [firstEvent, ...otherEvents].map((schema, index) => [`${pascal(eventTypes[index])}Event`, schema]),
+);
 
 /** An event of the log: a union discriminated by `type`. */
 export const eventRecord = z.discriminatedUnion('type', [firstEvent, ...otherEvents]);

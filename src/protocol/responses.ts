@@ -9,11 +9,18 @@ export { errorBody, type ErrorBody } from './error-body.js';
 export const agentInfo = z.strictObject({
   name: z.string(),
   description: z.string().optional(),
-  capabilities: z.strictObject({ toolApproval: z.boolean(), questions: z.boolean(), intake: z.boolean(), clientTools: z.boolean() }),
+  capabilities: z.strictObject({
+    toolApproval: z.boolean(),
+    questions: z.boolean(),
+    intake: z.boolean(),
+    clientTools: z.boolean(),
+  }),
   busyPolicy: z
     .literal('queue')
     .optional()
-    .describe('Present when a message sent while a turn runs is queued (202) and run after it; absent, such a message is refused (409 `conversation_busy`).'),
+    .describe(
+      'Present when a message sent while a turn runs is queued (202) and run after it; absent, such a message is refused (409 `conversation_busy`).',
+    ),
 });
 
 const queuedPlace = z.strictObject({
@@ -58,8 +65,16 @@ export const snapshot = z.strictObject({
   messages: z.array(messageView),
   pendingActions: z.array(actionView).optional(),
   runtime: z.strictObject({ status: conversationStatus, pendingActionIds: z.array(z.string()) }),
-  queuedMessages: z.array(queuedMessageView).optional().describe('Messages sent while the turn runs, in the order they will run (`busyPolicy: "queue"`); omitted when none waits.'),
-  hasEarlierMessages: z.literal(true).optional().describe('Present when older messages exist than the first one here: ask again with `?before=<its id>`.'),
+  queuedMessages: z
+    .array(queuedMessageView)
+    .optional()
+    .describe(
+      'Messages sent while the turn runs, in the order they will run (`busyPolicy: "queue"`); omitted when none waits.',
+    ),
+  hasEarlierMessages: z
+    .literal(true)
+    .optional()
+    .describe('Present when older messages exist than the first one here: ask again with `?before=<its id>`.'),
 });
 
 export const rememberedTool = z.strictObject({
@@ -82,7 +97,9 @@ export const eventsResponse = z.strictObject({
 export const cancelResponse = z.strictObject({ status: conversationStatus, cancelled: z.boolean() });
 export const rememberedToolsResponse = z.strictObject({ tools: z.array(rememberedTool) });
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
-export const meResponse = z.strictObject({ userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.') });
+export const meResponse = z.strictObject({
+  userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.'),
+});
 
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;
@@ -93,7 +110,9 @@ export const demoResponse = z.strictObject({
       z.strictObject({
         userId: z.string(),
         name: z.string().describe('How a sign-in page names them ("Try as Ada").'),
-        token: z.string().describe('A bearer token that signs in as this user: demo-only, handed to anyone who asks this server.'),
+        token: z
+          .string()
+          .describe('A bearer token that signs in as this user: demo-only, handed to anyone who asks this server.'),
       }),
     )
     .describe('The people the demo signs in as.'),

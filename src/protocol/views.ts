@@ -15,10 +15,16 @@ export { resolutionChannel } from './action-base.js';
 export { question } from '../kinds/question/wire.js';
 export { conversationStatus, conversationView, type ConversationView } from './conversation.js';
 
-export const warning = z.strictObject({ code: z.string(), message: z.string(), details: z.record(z.string(), jsonValue).optional() });
+export const warning = z.strictObject({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), jsonValue).optional(),
+});
 
 /** An answer as stored, of any kind (a client tool keeps only the size of its output), or a withdrawal. */
-export const storedResolution = z.union(nonEmpty([...allKinds().flatMap((kind) => kind.wire.stored), cancelledResolution]));
+export const storedResolution = z.union(
+  nonEmpty([...allKinds().flatMap((kind) => kind.wire.stored), cancelledResolution]),
+);
 
 /** The view of an action of one kind: the bookkeeping every action has, then the kind's request and view fields (src/kinds/<kind>.ts). */
 function kindView(kind: ActionKind) {
@@ -67,8 +73,13 @@ export const messageView = z.strictObject({
       intake: z.boolean().optional().describe("The assistant message that asks the agent's intake questions."),
       approvedArgs: jsonValue
         .optional()
-        .describe('A tool message: the arguments the call ran with, when a person approved other ones than the model asked for (the model is sent its call with these).'),
-      notes: z.array(z.string()).optional().describe("A tool message: what the model reads after the result (a declined question's note)."),
+        .describe(
+          'A tool message: the arguments the call ran with, when a person approved other ones than the model asked for (the model is sent its call with these).',
+        ),
+      notes: z
+        .array(z.string())
+        .optional()
+        .describe("A tool message: what the model reads after the result (a declined question's note)."),
       regenerates: z
         .strictObject({ messageId: z.string(), count: z.number().int() })
         .optional()
@@ -78,13 +89,17 @@ export const messageView = z.strictObject({
       failed: z
         .strictObject({ code: z.string(), message: z.string() })
         .optional()
-        .describe('On the assistant message (with no parts) that records a failed turn: why it failed, as the `turn.failed` event says.'),
+        .describe(
+          'On the assistant message (with no parts) that records a failed turn: why it failed, as the `turn.failed` event says.',
+        ),
       actions: z.array(actionView).optional(),
       requiresAction: z.boolean().optional(),
     })
     .catchall(json)
     .optional()
-    .describe('On the message that asked: every request it made and how each ended; `requiresAction` while any is open.'),
+    .describe(
+      'On the message that asked: every request it made and how each ended; `requiresAction` while any is open.',
+    ),
 });
 
 /** An action as clients see it: the request's fields flattened beside the bookkeeping (its type is joined from the kinds', src/kinds/index.ts). */

@@ -17,7 +17,14 @@ export { ActionCard, BuiltInCard } from './components/action-card.js';
 export type { ActionCardProps } from './components/action-card.js';
 export { SettledCard, settledHeadline } from './components/settled-card.js';
 export { GenericCard } from './components/generic-card.js';
-export { createToolCardRegistry, defaultToolCards, dismissalOf, registerToolCard, useToolCard, useToolCards } from './components/tool-cards.js';
+export {
+  createToolCardRegistry,
+  defaultToolCards,
+  dismissalOf,
+  registerToolCard,
+  useToolCard,
+  useToolCards,
+} from './components/tool-cards.js';
 export type { ToolCard, ToolCardProps, ToolCardRegistry } from './components/tool-cards.js';
 export { WaitingCard } from './components/waiting-card.js';
 export type { WaitingCardProps } from './components/waiting-card.js';
@@ -31,10 +38,30 @@ export type { GenericCardProps } from './components/generic-card.js';
 /** How Heed names an action of any kind: in a few words (`titleOf`), and what it asks in one line (`summaryOf`). */
 export { summaryOf, titleOf } from '../kinds/index.js';
 export type { SettledCardProps } from './components/settled-card.js';
-export { createClientToolRegistry, defaultClientTools, registerClientTool, rememberStartedConversation, runClientTool, wasStartedHere } from './state/client-tools.js';
-export type { ClientToolContext, ClientToolHandler, ClientToolOutcome, ClientToolRegistry } from './state/client-tools.js';
+export {
+  createClientToolRegistry,
+  defaultClientTools,
+  registerClientTool,
+  rememberStartedConversation,
+  runClientTool,
+  wasStartedHere,
+} from './state/client-tools.js';
+export type {
+  ClientToolContext,
+  ClientToolHandler,
+  ClientToolOutcome,
+  ClientToolRegistry,
+} from './state/client-tools.js';
 export { createConversationStore, ownsConversation, toChatError } from './state/conversation-store.js';
-export type { AlreadyAnswered, AnswerResult, ChatError, ClientToolRun, ConversationState, ConversationStore, ConversationStoreOptions } from './state/conversation-store.js';
+export type {
+  AlreadyAnswered,
+  AnswerResult,
+  ChatError,
+  ClientToolRun,
+  ConversationState,
+  ConversationStore,
+  ConversationStoreOptions,
+} from './state/conversation-store.js';
 export { createInboxStore } from './state/inbox-store.js';
 export type { InboxState, InboxStore } from './state/inbox-store.js';
 export { buildTranscript, byWhom, describeResolver } from './state/transcript.js';
@@ -57,7 +84,14 @@ export {
   questionControl,
   setCustom,
 } from '../client/index.js';
-export type { QuestionControl, QuestionDraft, QuestionDrafts, QuestionField, QuestionForm, QuestionFormState } from '../client/index.js';
+export type {
+  QuestionControl,
+  QuestionDraft,
+  QuestionDrafts,
+  QuestionField,
+  QuestionForm,
+  QuestionFormState,
+} from '../client/index.js';
 export { argumentFields, checkJsonSchema } from './state/json-schema-check.js';
 export type { ArgumentField, SchemaProblem } from './state/json-schema-check.js';
 export type { ActionView, ConversationView, MessageView } from '../views.js';

@@ -1,4 +1,13 @@
-import { createContext, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
 import { createClient, type HeedClient } from '../client/index.js';
 import { defaultClientTools, type ClientToolHandler, type ClientToolRegistry } from './state/client-tools.js';
 import {
@@ -45,9 +54,18 @@ export interface HeedProviderProps {
  * </HeedProvider>
  * ```
  */
-export function HeedProvider({ client, baseUrl, token, me = null, clientTools, toolCards, children }: HeedProviderProps) {
+export function HeedProvider({
+  client,
+  baseUrl,
+  token,
+  me = null,
+  clientTools,
+  toolCards,
+  children,
+}: HeedProviderProps) {
   const value = useMemo<HeedContextValue>(() => {
-    const resolved = client ?? createClient({ baseUrl: baseUrl ?? globalThis.location?.origin ?? '', ...(token ? { token } : {}) });
+    const resolved =
+      client ?? createClient({ baseUrl: baseUrl ?? globalThis.location?.origin ?? '', ...(token ? { token } : {}) });
     return { client: resolved, me, clientTools: clientTools ?? defaultClientTools };
   }, [client, baseUrl, token, me, clientTools]);
   const provided = <HeedContext.Provider value={value}>{children}</HeedContext.Provider>;
@@ -105,7 +123,8 @@ export function useConversation(
     const created = createConversationStore(client, conversationId, {
       clientTools,
       runClientTools,
-      trustClientTools: (conversation) => trust.current.check?.(conversation) ?? ownsConversation(conversation, trust.current.me),
+      trustClientTools: (conversation) =>
+        trust.current.check?.(conversation) ?? ownsConversation(conversation, trust.current.me),
     });
     created.start();
     setStore(created);
@@ -113,8 +132,15 @@ export function useConversation(
   }, [client, conversationId, clientTools, runClientTools]);
   const current = store && store.getState().conversationId === conversationId ? store : null;
   const fallback = useMemo(() => loadingState(conversationId), [conversationId]);
-  const state = useSyncExternalStore(current?.subscribe ?? idle, current?.getState ?? (() => fallback), current?.getState ?? (() => fallback));
-  const missing = async () => ({ ok: false as const, error: { code: 'not_ready', message: 'The conversation is still loading.' } });
+  const state = useSyncExternalStore(
+    current?.subscribe ?? idle,
+    current?.getState ?? (() => fallback),
+    current?.getState ?? (() => fallback),
+  );
+  const missing = async () => ({
+    ok: false as const,
+    error: { code: 'not_ready', message: 'The conversation is still loading.' },
+  });
   return {
     ...state,
     send: current?.send ?? missing,
@@ -151,7 +177,11 @@ export function useInbox(options: { intervalMs?: number } = {}): InboxState & { 
       created.dispose();
     };
   }, [client, options.intervalMs]);
-  const state = useSyncExternalStore(store?.subscribe ?? idle, store?.getState ?? (() => loadingInbox), store?.getState ?? (() => loadingInbox));
+  const state = useSyncExternalStore(
+    store?.subscribe ?? idle,
+    store?.getState ?? (() => loadingInbox),
+    store?.getState ?? (() => loadingInbox),
+  );
   return { ...state, refresh: store?.refresh ?? (async () => undefined) };
 }
 

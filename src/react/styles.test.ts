@@ -10,7 +10,8 @@ function classesUsed(): Map<string, string> {
   const used = new Map<string, string>();
   const folder = join(here, 'components');
   for (const file of readdirSync(folder).filter((name) => name.endsWith('.tsx'))) {
-    for (const match of readFileSync(join(folder, file), 'utf8').matchAll(/heed-[a-z0-9_-]+/g)) used.set(match[0], file);
+    for (const match of readFileSync(join(folder, file), 'utf8').matchAll(/heed-[a-z0-9_-]+/g))
+      used.set(match[0], file);
   }
   return used;
 }
@@ -23,7 +24,9 @@ describe('heed/react/styles.css', () => {
       .filter(([name]) => {
         const escaped = name.replace(/[-_]/g, (char) => `\\${char}`);
         // A prefix such as `heed-badge-` needs at least one class that starts with it; a name needs itself.
-        return !new RegExp(name.endsWith('-') ? `\\.${escaped}[a-z0-9_]` : `\\.${escaped}(?![a-z0-9_-])`).test(stylesheet);
+        return !new RegExp(name.endsWith('-') ? `\\.${escaped}[a-z0-9_]` : `\\.${escaped}(?![a-z0-9_-])`).test(
+          stylesheet,
+        );
       })
       .map(([name, file]) => `${name} (${file})`);
     expect(missing).toEqual([]);
@@ -31,7 +34,8 @@ describe('heed/react/styles.css', () => {
 
   it('takes its colours, radii and fonts from --heed-* variables that have defaults', () => {
     const declared = new Set([...stylesheet.matchAll(/(--heed-[a-z-]+)\s*:/g)].map((match) => match[1]));
-    for (const name of ['--heed-accent', '--heed-bg', '--heed-text', '--heed-border', '--heed-radius', '--heed-font']) expect(declared).toContain(name);
+    for (const name of ['--heed-accent', '--heed-bg', '--heed-text', '--heed-border', '--heed-radius', '--heed-font'])
+      expect(declared).toContain(name);
     // A variable used without a fallback must have a default, or the rule using it would be dropped.
     const bare = [...stylesheet.matchAll(/var\((--heed-[a-z-]+)\)/g)].map((match) => match[1]);
     expect(bare.filter((name) => !declared.has(name))).toEqual([]);
@@ -41,7 +45,10 @@ describe('heed/react/styles.css', () => {
   });
 
   it('is exported as heed/react/styles.css and copied into dist by the build', () => {
-    const manifest = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as { exports: Record<string, unknown>; scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(here, '../../package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+      scripts: Record<string, string>;
+    };
     expect(manifest.exports['./react/styles.css']).toBe('./dist/react/styles.css');
     expect(manifest.scripts.build).toContain("copyFileSync('src/react/styles.css', 'dist/react/styles.css')");
   });

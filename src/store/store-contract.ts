@@ -60,7 +60,13 @@ function action(conversationId: string, id: string, fields: Partial<ActionRecord
     origin: 'tool',
     journalIndex: 0,
     status: 'pending',
-    request: { kind: 'approval', args: { orderId: 42, amount: 5 }, title: 'Refund', summary: 'Refund 5 on order 42', canRemember: true },
+    request: {
+      kind: 'approval',
+      args: { orderId: 42, amount: 5 },
+      title: 'Refund',
+      summary: 'Refund 5 on order 42',
+      canRemember: true,
+    },
     createdAt: at(10),
     expiresAt: at(86_400),
     onTimeout: 'deny',
@@ -73,7 +79,11 @@ function action(conversationId: string, id: string, fields: Partial<ActionRecord
   };
 }
 
-const event = (type: NewEvent['type'], seconds: number, data: NewEvent['data'] = {}): NewEvent => ({ type, data, at: at(seconds) });
+const event = (type: NewEvent['type'], seconds: number, data: NewEvent['data'] = {}): NewEvent => ({
+  type,
+  data,
+  at: at(seconds),
+});
 
 const allow = (id: string, fields: Partial<ActionSettlement> = {}): ActionSettlement => ({
   id,
@@ -109,7 +119,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     }
 
     /** Creates `id` with two messages and one pending action; returns the stored conversation. */
-    async function parked(id: string, fields: Partial<ConversationRecord> = {}, actionFields: Partial<ActionRecord> = {}) {
+    async function parked(
+      id: string,
+      fields: Partial<ConversationRecord> = {},
+      actionFields: Partial<ActionRecord> = {},
+    ) {
       const result = await commitOk({
         conversationId: id,
         create: conversation(id, { status: 'requires_action', ...fields }),
@@ -120,7 +134,13 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       return result.conversation;
     }
 
-    async function nothingWritten(id: string, version: number, lastEventSeq: number, messages: number, actions: number) {
+    async function nothingWritten(
+      id: string,
+      version: number,
+      lastEventSeq: number,
+      messages: number,
+      actions: number,
+    ) {
       const stored = await store.getConversation(id);
       expect(stored?.version).toBe(version);
       expect(stored?.lastEventSeq).toBe(lastEventSeq);
@@ -153,7 +173,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('stores messages, actions and events with every field', async () => {
-      const user = message('c1', 0, { metadata: { intake: true, warnings: [{ code: 'tool_not_offered', message: 'x' }] } });
+      const user = message('c1', 0, {
+        metadata: { intake: true, warnings: [{ code: 'tool_not_offered', message: 'x' }] },
+      });
       const assistant = message('c1', 1, {
         role: 'assistant',
         parts: [
@@ -163,7 +185,14 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       });
       const tool = message('c1', 2, {
         role: 'tool',
-        parts: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'issue_refund', output: { type: 'json', value: { ok: true } } }],
+        parts: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call-1',
+            toolName: 'issue_refund',
+            output: { type: 'json', value: { ok: true } },
+          },
+        ],
       });
       const question = action('c1', 'a2', {
         kind: 'question',
@@ -175,7 +204,15 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         request: {
           kind: 'question',
           preamble: 'Quick check',
-          questions: [{ id: 'q1', header: 'Size', prompt: 'Which size?', options: [{ value: 's', label: 'Small' }], defaults: ['s'] }],
+          questions: [
+            {
+              id: 'q1',
+              header: 'Size',
+              prompt: 'Which size?',
+              options: [{ value: 's', label: 'Small' }],
+              defaults: ['s'],
+            },
+          ],
         },
         status: 'resolved',
         resolution: { type: 'question', answers: { q1: ['s'] } },
@@ -189,7 +226,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         create: conversation('c1'),
         messages: [user, assistant, tool],
         actions: [action('c1', 'a1'), question],
-        events: [event('message.created', 5, { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }), event('turn.started', 6)],
+        events: [
+          event('message.created', 5, { messageId: 'c1-m0', nested: { list: [1, 'two', false, null] } }),
+          event('turn.started', 6),
+        ],
       });
       expect(await store.listMessages('c1')).toEqual([user, assistant, tool]);
       expect(await store.listActions('c1')).toEqual([action('c1', 'a1'), question]);
@@ -229,7 +269,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('refuses a change to a conversation that does not exist', async () => {
-      const result = await store.commit({ conversationId: 'nope', expectVersion: 1, events: [event('turn.started', 1)] });
+      const result = await store.commit({
+        conversationId: 'nope',
+        expectVersion: 1,
+        events: [event('turn.started', 1)],
+      });
       expect(result).toEqual({ ok: false, reason: 'not_found' });
       expect(await store.getConversation('nope')).toBeUndefined();
     });
@@ -239,7 +283,15 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const first = await commitOk({
         conversationId: 'c1',
         expectVersion: 1,
-        set: { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50), actionDueAt: null, tokensUsed: 9, intakeDone: true, updatedAt: at(40) },
+        set: {
+          status: 'running',
+          leaseOwner: 'i1',
+          leaseExpiresAt: at(50),
+          actionDueAt: null,
+          tokensUsed: 9,
+          intakeDone: true,
+          updatedAt: at(40),
+        },
       });
       expect(first.conversation).toEqual(
         conversation('c1', {
@@ -255,8 +307,18 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
           lastEventSeq: 1,
         }),
       );
-      const second = await commitOk({ conversationId: 'c1', expectVersion: 2, set: { metadata: null, leaseOwner: null } });
-      expect(second.conversation).toMatchObject({ version: 3, metadata: null, leaseOwner: null, leaseExpiresAt: at(50), status: 'running' });
+      const second = await commitOk({
+        conversationId: 'c1',
+        expectVersion: 2,
+        set: { metadata: null, leaseOwner: null },
+      });
+      expect(second.conversation).toMatchObject({
+        version: 3,
+        metadata: null,
+        leaseOwner: null,
+        leaseExpiresAt: at(50),
+        status: 'running',
+      });
       expect(await store.getConversation('c1')).toEqual(second.conversation);
     });
 
@@ -274,16 +336,32 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({ conversationId: 'c1', expectVersion: 2, set: { leaseOwner: 'i2' } });
       expect((await store.getConversation('c1'))?.queue).toEqual(queued);
       const emptied = await commitOk({ conversationId: 'c1', expectVersion: 3, set: { queue: [] } });
-      expect(emptied.conversation).toEqual(conversation('c1', { status: 'running', version: 4, leaseOwner: 'i2', updatedAt: emptied.conversation.updatedAt }));
+      expect(emptied.conversation).toEqual(
+        conversation('c1', {
+          status: 'running',
+          version: 4,
+          leaseOwner: 'i2',
+          updatedAt: emptied.conversation.updatedAt,
+        }),
+      );
       expect(await store.getConversation('c1')).not.toHaveProperty('queue');
       expect((await store.listConversations({})).map((entry) => entry.queue)).toEqual([undefined]);
     });
 
     it('sets updatedAt from the change: set.updatedAt, else its last event, else now', async () => {
       await parked('c1');
-      const byEvent = await commitOk({ conversationId: 'c1', expectVersion: 1, events: [event('turn.started', 60), event('turn.completed', 61)] });
+      const byEvent = await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        events: [event('turn.started', 60), event('turn.completed', 61)],
+      });
       expect(byEvent.conversation.updatedAt).toBe(at(61));
-      const bySet = await commitOk({ conversationId: 'c1', expectVersion: 2, set: { updatedAt: at(70) }, events: [event('turn.started', 65)] });
+      const bySet = await commitOk({
+        conversationId: 'c1',
+        expectVersion: 2,
+        set: { updatedAt: at(70) },
+        events: [event('turn.started', 65)],
+      });
       expect(bySet.conversation.updatedAt).toBe(at(70));
       const before = Date.now();
       const byClock = await commitOk({ conversationId: 'c1', expectVersion: 3, set: { tokensUsed: 1 } });
@@ -331,12 +409,20 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const second = await commitOk({
         conversationId: 'c1',
         expectVersion: 1,
-        events: [event('text.delta', 3, { text: 'a' }), event('text.delta', 4, { text: 'b' }), event('turn.completed', 5)],
+        events: [
+          event('text.delta', 3, { text: 'a' }),
+          event('text.delta', 4, { text: 'b' }),
+          event('turn.completed', 5),
+        ],
       });
       expect(second.events.map((e) => e.seq)).toEqual([3, 4, 5]);
       expect(second.conversation.lastEventSeq).toBe(5);
       expect((await store.listEvents('c1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
-      expect((await store.listEvents('c1', { after: 2 })).map((e) => e.type)).toEqual(['text.delta', 'text.delta', 'turn.completed']);
+      expect((await store.listEvents('c1', { after: 2 })).map((e) => e.type)).toEqual([
+        'text.delta',
+        'text.delta',
+        'turn.completed',
+      ]);
       expect((await store.listEvents('c1', { after: 1, limit: 2 })).map((e) => e.seq)).toEqual([2, 3]);
       expect(await store.listEvents('c1', { after: 5 })).toEqual([]);
       const many = Array.from({ length: 501 }, (_, i) => event('text.delta', 10 + i, { i }));
@@ -362,7 +448,12 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         conversationId: 'c1',
         expectVersion: 1,
         set: { status: 'running' },
-        settle: [allow('c1-a', { resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true }, defaulted: [] })],
+        settle: [
+          allow('c1-a', {
+            resolution: { type: 'approval', decision: 'allow', comment: 'ok', remember: true },
+            defaulted: [],
+          }),
+        ],
         events: [event('action.resolved', 20)],
       });
       expect(settled.conversation.version).toBe(2);
@@ -394,17 +485,30 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.listRememberedTools('c1')).toEqual([]);
 
       const notPending = { ok: false, reason: 'action_not_pending' };
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('nope')] })).toEqual(notPending);
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('nope')] })).toEqual(
+        notPending,
+      );
       await parked('c2');
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c2-a')] })).toEqual(notPending);
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c2-a')] })).toEqual(
+        notPending,
+      );
       expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
     });
 
     it('settles an action inserted by the same change, and refuses settling one twice in a change', async () => {
-      await commitOk({ conversationId: 'c1', create: conversation('c1'), actions: [action('c1', 'a1')], settle: [allow('a1')] });
+      await commitOk({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        actions: [action('c1', 'a1')],
+        settle: [allow('a1')],
+      });
       expect((await store.getAction('c1', 'a1'))?.status).toBe('resolved');
       await parked('c2');
-      const twice = await store.commit({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a'), allow('c2-a')] });
+      const twice = await store.commit({
+        conversationId: 'c2',
+        expectVersion: 1,
+        settle: [allow('c2-a'), allow('c2-a')],
+      });
       expect(twice).toEqual({ ok: false, reason: 'action_not_pending' });
       expect((await store.getAction('c2', 'c2-a'))?.status).toBe('pending');
     });
@@ -417,10 +521,20 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         settle: [allow('c1-a', { resolvedBy: null, channel: 'timeout', status: 'expired' })],
         remember: [{ toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) }],
       });
-      expect(await store.getAction('c1', 'c1-a')).toMatchObject({ status: 'expired', resolvedBy: null, channel: 'timeout' });
-      expect(await store.listRememberedTools('c1')).toEqual([{ toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) }]);
+      expect(await store.getAction('c1', 'c1-a')).toMatchObject({
+        status: 'expired',
+        resolvedBy: null,
+        channel: 'timeout',
+      });
+      expect(await store.listRememberedTools('c1')).toEqual([
+        { toolName: 'issue_refund', rememberedBy: null, rememberedAt: at(21) },
+      ]);
       await parked('c2');
-      await commitOk({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a', { resolvedBy: 'system:timeout', channel: 'api' })] });
+      await commitOk({
+        conversationId: 'c2',
+        expectVersion: 1,
+        settle: [allow('c2-a', { resolvedBy: 'system:timeout', channel: 'api' })],
+      });
       expect(await store.getAction('c2', 'c2-a')).toMatchObject({ resolvedBy: 'system:timeout', channel: 'api' });
     });
 
@@ -454,13 +568,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({
         conversationId: 'c1',
         create: conversation('c1'),
-        actions: [action('c1', 'b', { createdAt: at(5) }), action('c1', 'c', { createdAt: at(3) }), action('c1', 'a', { createdAt: at(5) })],
+        actions: [
+          action('c1', 'b', { createdAt: at(5) }),
+          action('c1', 'c', { createdAt: at(3) }),
+          action('c1', 'a', { createdAt: at(5) }),
+        ],
       });
       expect((await store.listActions('c1')).map((a) => a.id)).toEqual(['c', 'a', 'b']);
     });
 
     it('lists messages in position order', async () => {
-      await commitOk({ conversationId: 'c1', create: conversation('c1'), messages: [message('c1', 2), message('c1', 0)] });
+      await commitOk({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        messages: [message('c1', 2), message('c1', 0)],
+      });
       await commitOk({ conversationId: 'c1', expectVersion: 1, messages: [message('c1', 3), message('c1', 1)] });
       expect((await store.listMessages('c1')).map((m) => m.position)).toEqual([0, 1, 2, 3]);
     });
@@ -484,7 +606,12 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
           { toolName: 'issue_refund', rememberedBy: 'ada', rememberedAt: at(6) },
         ],
       });
-      await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)], actions: [action('c2', 'x')] });
+      await commitOk({
+        conversationId: 'c2',
+        create: conversation('c2'),
+        messages: [message('c2', 0)],
+        actions: [action('c2', 'x')],
+      });
       const whole = await store.readConversation('c1', { messages: true, actions: true, remembered: true });
       expect(whole).toEqual({
         conversation: await store.getConversation('c1'),
@@ -495,7 +622,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(whole!.messages!.map((m) => m.position)).toEqual([0, 1]);
       expect(whole!.actions!.map((a) => a.id)).toEqual(['b', 'a']);
       expect(whole!.remembered!.map((r) => r.toolName)).toEqual(['issue_refund', 'send_email']);
-      expect(await store.readConversation('c1', { actions: true })).toEqual({ conversation: whole!.conversation, actions: whole!.actions });
+      expect(await store.readConversation('c1', { actions: true })).toEqual({
+        conversation: whole!.conversation,
+        actions: whole!.actions,
+      });
       expect(await store.readConversation('c1', {})).toEqual({ conversation: whole!.conversation });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toBeUndefined();
       await commitOk({ conversationId: 'c3', create: conversation('c3') });
@@ -508,9 +638,14 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('lists messages a page at a time, newest page first, each in position order', async () => {
-      await commitOk({ conversationId: 'c1', create: conversation('c1'), messages: [0, 1, 2, 3, 4].map((n) => message('c1', n)) });
+      await commitOk({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        messages: [0, 1, 2, 3, 4].map((n) => message('c1', n)),
+      });
       await commitOk({ conversationId: 'c2', create: conversation('c2'), messages: [message('c2', 0)] });
-      const positions = async (page: { before?: string; limit?: number }) => (await store.listMessages('c1', page)).map((m) => m.position);
+      const positions = async (page: { before?: string; limit?: number }) =>
+        (await store.listMessages('c1', page)).map((m) => m.position);
       expect(await positions({ limit: 2 })).toEqual([3, 4]);
       expect(await positions({ before: 'c1-m3', limit: 2 })).toEqual([1, 2]);
       expect(await positions({ before: 'c1-m1', limit: 2 })).toEqual([0]);
@@ -529,7 +664,11 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({
         conversationId: 'c1',
         expectVersion: 1,
-        actions: [action('c1', 'c1-b', { createdAt: at(5) }), action('c1', 'c1-c', { createdAt: at(30) }), action('c1', 'c1-done', { createdAt: at(1) })],
+        actions: [
+          action('c1', 'c1-b', { createdAt: at(5) }),
+          action('c1', 'c1-c', { createdAt: at(30) }),
+          action('c1', 'c1-done', { createdAt: at(1) }),
+        ],
         settle: [allow('c1-done')],
       });
       const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
@@ -540,9 +679,15 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       const page1 = await store.listPendingActions({ limit: 2 });
       expect(ids(page1)).toEqual(['c1-b', 'c2-a']);
       const last = page1[1];
-      expect(ids(await store.listPendingActions({ limit: 2, after: { createdAt: last.createdAt, id: last.id } }))).toEqual(['c3-a', 'c1-a']);
-      expect(ids(await store.listPendingActions({ ownerId: 'ada', after: { createdAt: at(30), id: 'c1-a' } }))).toEqual(['c1-c']);
-      expect((await store.listPendingActions({ ownerId: 'bob' }))[0]).toEqual(action('c2', 'c2-a', { createdAt: at(10) }));
+      expect(
+        ids(await store.listPendingActions({ limit: 2, after: { createdAt: last.createdAt, id: last.id } })),
+      ).toEqual(['c3-a', 'c1-a']);
+      expect(ids(await store.listPendingActions({ ownerId: 'ada', after: { createdAt: at(30), id: 'c1-a' } }))).toEqual(
+        ['c1-c'],
+      );
+      expect((await store.listPendingActions({ ownerId: 'bob' }))[0]).toEqual(
+        action('c2', 'c2-a', { createdAt: at(10) }),
+      );
     });
 
     it("revises a pending action's request (a vote) with compare-and-set, and refuses a settled one, writing nothing", async () => {
@@ -557,12 +702,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         required: 2,
         votes: [{ by: 'bob', decision: 'allow' as const, at: at(15) }],
       };
-      const revised = await commitOk({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: voted, reason: 'vote' }], events: [event('action.voted', 15)] });
+      const revised = await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        revise: [{ id: 'c1-a', request: voted, reason: 'vote' }],
+        events: [event('action.voted', 15)],
+      });
       expect(revised.conversation.version).toBe(2);
       expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', { request: voted }));
       expect((await store.listEvents('c1')).map((e) => e.type)).toEqual(['action.required', 'action.voted']);
       // A second vote computed from the same version loses, and writes nothing.
-      const stale = await store.commit({ conversationId: 'c1', expectVersion: 1, revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }] });
+      const stale = await store.commit({
+        conversationId: 'c1',
+        expectVersion: 1,
+        revise: [{ id: 'c1-a', request: { ...voted, votes: [] }, reason: 'vote' }],
+      });
       expect(stale).toEqual({ ok: false, reason: 'version' });
       await commitOk({ conversationId: 'c1', expectVersion: 2, settle: [allow('c1-a')] });
       const late = await store.commit({
@@ -574,14 +728,28 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(late).toEqual({ ok: false, reason: 'action_not_pending' });
       await nothingWritten('c1', 3, 2, 2, 1);
       expect((await store.getAction('c1', 'c1-a'))?.request).toEqual(voted);
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 3, revise: [{ id: 'nope', request: voted, reason: 'vote' }] })).toEqual({
+      expect(
+        await store.commit({
+          conversationId: 'c1',
+          expectVersion: 3,
+          revise: [{ id: 'nope', request: voted, reason: 'vote' }],
+        }),
+      ).toEqual({
         ok: false,
         reason: 'action_not_pending',
       });
     });
 
     it('lists pending actions of the owner together with those naming the user among their approvers', async () => {
-      const named = { kind: 'approval' as const, args: {}, title: 'Pay', summary: 'Pay', canRemember: false, approvers: ['bob', 'cat'], required: 1 };
+      const named = {
+        kind: 'approval' as const,
+        args: {},
+        title: 'Pay',
+        summary: 'Pay',
+        canRemember: false,
+        approvers: ['bob', 'cat'],
+        required: 1,
+      };
       await parked('c1', { ownerId: 'ada' }, { createdAt: at(30), request: named });
       await parked('c2', { ownerId: 'bob' }, { createdAt: at(10) });
       await parked('c3', { ownerId: 'dan' }, { createdAt: at(20) });
@@ -589,16 +757,34 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(ids(await store.listPendingActions({ ownerId: 'bob', approver: 'bob' }))).toEqual(['c2-a', 'c1-a']);
       expect(ids(await store.listPendingActions({ ownerId: 'cat', approver: 'cat' }))).toEqual(['c1-a']);
       expect(ids(await store.listPendingActions({ ownerId: 'dan', approver: 'dan' }))).toEqual(['c3-a']);
-      expect(ids(await store.listPendingActions({ ownerId: 'bob', approver: 'bob', limit: 1, after: { createdAt: at(10), id: 'c2-a' } }))).toEqual(['c1-a']);
+      expect(
+        ids(
+          await store.listPendingActions({
+            ownerId: 'bob',
+            approver: 'bob',
+            limit: 1,
+            after: { createdAt: at(10), id: 'c2-a' },
+          }),
+        ),
+      ).toEqual(['c1-a']);
       await commitOk({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')] });
       expect(ids(await store.listPendingActions({ ownerId: 'cat', approver: 'cat' }))).toEqual([]);
     });
 
     it('lists conversations newest first, filtered by owner, status and agent, in pages', async () => {
       await commitOk({ conversationId: 'c1', create: conversation('c1', { ownerId: 'ada', updatedAt: at(10) }) });
-      await commitOk({ conversationId: 'c2', create: conversation('c2', { ownerId: 'bob', updatedAt: at(30), status: 'requires_action' }) });
-      await commitOk({ conversationId: 'c3', create: conversation('c3', { ownerId: null, updatedAt: at(20), agent: 'sales' }) });
-      await commitOk({ conversationId: 'c4', create: conversation('c4', { ownerId: 'ada', updatedAt: at(20), status: 'requires_action' }) });
+      await commitOk({
+        conversationId: 'c2',
+        create: conversation('c2', { ownerId: 'bob', updatedAt: at(30), status: 'requires_action' }),
+      });
+      await commitOk({
+        conversationId: 'c3',
+        create: conversation('c3', { ownerId: null, updatedAt: at(20), agent: 'sales' }),
+      });
+      await commitOk({
+        conversationId: 'c4',
+        create: conversation('c4', { ownerId: 'ada', updatedAt: at(20), status: 'requires_action' }),
+      });
       const ids = (list: ConversationRecord[]) => list.map((c) => c.id);
       expect(ids(await store.listConversations({}))).toEqual(['c2', 'c4', 'c3', 'c1']);
       expect(ids(await store.listConversations({ ownerId: 'ada' }))).toEqual(['c4', 'c1']);
@@ -607,22 +793,32 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(ids(await store.listConversations({ agent: 'sales' }))).toEqual(['c3']);
       expect(ids(await store.listConversations({ ownerId: 'ada', status: 'idle', agent: 'support' }))).toEqual(['c1']);
       expect(ids(await store.listConversations({ limit: 2 }))).toEqual(['c2', 'c4']);
-      expect(ids(await store.listConversations({ limit: 2, before: { updatedAt: at(20), id: 'c4' } }))).toEqual(['c3', 'c1']);
+      expect(ids(await store.listConversations({ limit: 2, before: { updatedAt: at(20), id: 'c4' } }))).toEqual([
+        'c3',
+        'c1',
+      ]);
       await commitOk({ conversationId: 'c1', expectVersion: 1, set: { updatedAt: at(40) } });
       expect(ids(await store.listConversations({ ownerId: 'ada' }))).toEqual(['c1', 'c4']);
-      for (let i = 0; i < 51; i++) await commitOk({ conversationId: `x${i}`, create: conversation(`x${i}`, { ownerId: 'many' }) });
+      for (let i = 0; i < 51; i++)
+        await commitOk({ conversationId: `x${i}`, create: conversation(`x${i}`, { ownerId: 'many' }) });
       expect(await store.listConversations({ ownerId: 'many' })).toHaveLength(50);
     });
 
     it('searches conversations by title or agent name, ignoring case, with the text taken as written', async () => {
       const titled = (id: string, title: unknown, fields: Partial<ConversationRecord> = {}) =>
-        commitOk({ conversationId: id, create: conversation(id, { metadata: { title: title as JsonValue, other: 'refund' }, ...fields }) });
+        commitOk({
+          conversationId: id,
+          create: conversation(id, { metadata: { title: title as JsonValue, other: 'refund' }, ...fields }),
+        });
       await titled('t1', 'Refund for order 1042', { updatedAt: at(10) });
       await titled('t2', 'Where is my PARCEL?', { updatedAt: at(20) });
       await titled('t3', 'Discount of 50% off_peak', { updatedAt: at(30) });
       await titled('t4', 42, { updatedAt: at(40) });
       await titled('t5', 'refund, again', { updatedAt: at(50), ownerId: 'bob' });
-      await commitOk({ conversationId: 't6', create: conversation('t6', { agent: 'Refunds-desk', updatedAt: at(60) }) });
+      await commitOk({
+        conversationId: 't6',
+        create: conversation('t6', { agent: 'Refunds-desk', updatedAt: at(60) }),
+      });
       const ids = (list: ConversationRecord[]) => list.map((c) => c.id);
       expect(ids(await store.listConversations({ search: 'refund' }))).toEqual(['t6', 't5', 't1']);
       expect(ids(await store.listConversations({ search: 'REFUND', ownerId: 'ada' }))).toEqual(['t6', 't1']);
@@ -641,10 +837,16 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({ conversationId: 'due', expectVersion: 1, set: { actionDueAt: at(100) } });
       await parked('due-now', { actionDueAt: at(200) });
       await parked('future', { actionDueAt: at(10_000) });
-      await commitOk({ conversationId: 'lapsed', create: conversation('lapsed', { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50) }) });
+      await commitOk({
+        conversationId: 'lapsed',
+        create: conversation('lapsed', { status: 'running', leaseOwner: 'i1', leaseExpiresAt: at(50) }),
+      });
       const leased = conversation('leased', { status: 'running', leaseOwner: 'i2', leaseExpiresAt: at(10_000) });
       await commitOk({ conversationId: 'leased', create: leased });
-      await commitOk({ conversationId: 'idle', create: conversation('idle', { leaseOwner: 'i3', leaseExpiresAt: at(10) }) });
+      await commitOk({
+        conversationId: 'idle',
+        create: conversation('idle', { leaseOwner: 'i3', leaseExpiresAt: at(10) }),
+      });
       await commitOk({ conversationId: 'quiet', create: conversation('quiet') });
       const ids = async (now: string, limit = 10) => (await store.listDue(now, limit)).map((c) => c.id);
       expect(await ids(at(200))).toEqual(['lapsed', 'due', 'due-now']);
@@ -702,7 +904,9 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       (await store.listEvents('c1'))[0].data.list = [];
       (await store.listConversations({}))[0].agent = 'listed';
 
-      expect(await store.getConversation('c1')).toEqual(conversation('c1', { metadata: { tags: ['a'] }, lastEventSeq: 1 }));
+      expect(await store.getConversation('c1')).toEqual(
+        conversation('c1', { metadata: { tags: ['a'] }, lastEventSeq: 1 }),
+      );
       expect(await store.listMessages('c1')).toEqual([message('c1', 0)]);
       expect(await store.listActions('c1')).toEqual([action('c1', 'a1')]);
       expect((await store.listEvents('c1'))[0].data).toEqual({ list: [1] });
@@ -730,7 +934,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       store = await opened.reopen();
       await store.migrate();
       expect(await snapshot()).toEqual(before);
-      expect((await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0].seq).toBe(3);
+      expect(
+        (await commitOk({ conversationId: 'c1', expectVersion: 2, events: [event('turn.completed', 30)] })).events[0]
+          .seq,
+      ).toBe(3);
     });
 
     // ------------------------------------------------------------ the outbox (docs/notifications.md)
@@ -746,15 +953,34 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
 
     it('writes deliveries with the change that causes them, and none with a refused one', async () => {
       await parked('c1');
-      await commitOk({ conversationId: 'c1', expectVersion: 1, settle: [allow('c1-a')], deliveries: [delivery('d1', { event: 'action.resolved', createdAt: at(20) })] });
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        settle: [allow('c1-a')],
+        deliveries: [delivery('d1', { event: 'action.resolved', createdAt: at(20) })],
+      });
       // A stale version and an action no longer pending: both refused, neither writes its delivery.
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 1, deliveries: [delivery('d2')] })).toEqual({ ok: false, reason: 'version' });
-      expect(await store.commit({ conversationId: 'c1', expectVersion: 2, settle: [allow('c1-a')], deliveries: [delivery('d3')] })).toEqual({
+      expect(await store.commit({ conversationId: 'c1', expectVersion: 1, deliveries: [delivery('d2')] })).toEqual({
+        ok: false,
+        reason: 'version',
+      });
+      expect(
+        await store.commit({
+          conversationId: 'c1',
+          expectVersion: 2,
+          settle: [allow('c1-a')],
+          deliveries: [delivery('d3')],
+        }),
+      ).toEqual({
         ok: false,
         reason: 'action_not_pending',
       });
       expect(
-        await store.commit({ conversationId: 'c2', create: conversation('c2'), deliveries: [delivery('d4', { target: { type: 'email', to: 'ada@example.com' } })] }),
+        await store.commit({
+          conversationId: 'c2',
+          create: conversation('c2'),
+          deliveries: [delivery('d4', { target: { type: 'email', to: 'ada@example.com' } })],
+        }),
       ).toMatchObject({ ok: true });
       expect(await store.listDeliveries({})).toEqual([
         {
@@ -796,7 +1022,10 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       });
       expect(await store.claimDeliveries(at(5), at(65), 10)).toEqual([]);
       // Two claimers at once take different rows.
-      const [first, second] = await Promise.all([store.claimDeliveries(at(100), at(160), 1), store.claimDeliveries(at(100), at(160), 1)]);
+      const [first, second] = await Promise.all([
+        store.claimDeliveries(at(100), at(160), 1),
+        store.claimDeliveries(at(100), at(160), 1),
+      ]);
       expect([...first, ...second].map((d) => d.id).sort()).toEqual(['d1', 'd2']);
       expect(first[0]).toMatchObject({ attempts: 1, dueAt: at(160), status: 'pending' });
       expect(await store.claimDeliveries(at(120), at(180), 10)).toEqual([]);
@@ -823,8 +1052,12 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
           receipt: null,
         },
       ]);
-      expect(await store.listDeliveries({ status: 'delivered' })).toMatchObject([{ id: 'd2', lastError: null, finishedAt: at(201) }]);
-      expect((await store.listDeliveries({ after: { createdAt: at(10), id: 'd1' }, limit: 1 })).map((d) => d.id)).toEqual(['d2']);
+      expect(await store.listDeliveries({ status: 'delivered' })).toMatchObject([
+        { id: 'd2', lastError: null, finishedAt: at(201) },
+      ]);
+      expect(
+        (await store.listDeliveries({ after: { createdAt: at(10), id: 'd1' }, limit: 1 })).map((d) => d.id),
+      ).toEqual(['d2']);
       expect((await store.claimDeliveries(at(1000), at(1060), 10)).map((d) => d.id)).toEqual(['d3']);
     });
 
@@ -832,13 +1065,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await commitOk({
         conversationId: 'c1',
         create: conversation('c1'),
-        deliveries: [delivery('d1', { target: { type: 'channel', channel: 'slack:T1:C1:1.2' } }), delivery('d2', { actionId: 'c1-b' })],
+        deliveries: [
+          delivery('d1', { target: { type: 'channel', channel: 'slack:T1:C1:1.2' } }),
+          delivery('d2', { actionId: 'c1-b' }),
+        ],
       });
       await store.claimDeliveries(at(100), at(160), 10);
       await store.finishDelivery('d1', { status: 'delivered', at: at(101), receipt: { ts: '1700000000.000200' } });
       await store.finishDelivery('d2', { status: 'delivered', at: at(102) });
       expect(await store.listDeliveries({ actionId: 'c1-a' })).toMatchObject([
-        { id: 'd1', target: { type: 'channel', channel: 'slack:T1:C1:1.2' }, status: 'delivered', receipt: { ts: '1700000000.000200' } },
+        {
+          id: 'd1',
+          target: { type: 'channel', channel: 'slack:T1:C1:1.2' },
+          status: 'delivered',
+          receipt: { ts: '1700000000.000200' },
+        },
       ]);
       expect(await store.listDeliveries({ actionId: 'c1-b' })).toMatchObject([{ id: 'd2', receipt: null }]);
       expect(await store.listDeliveries({ actionId: 'nope' })).toEqual([]);

@@ -14,7 +14,18 @@ import type {
 
 /** Conversation fields a change may set. */
 export type ConversationPatch = Partial<
-  Pick<ConversationRecord, 'status' | 'actionDueAt' | 'leaseOwner' | 'leaseExpiresAt' | 'tokensUsed' | 'intakeDone' | 'metadata' | 'updatedAt' | 'queue'>
+  Pick<
+    ConversationRecord,
+    | 'status'
+    | 'actionDueAt'
+    | 'leaseOwner'
+    | 'leaseExpiresAt'
+    | 'tokensUsed'
+    | 'intakeDone'
+    | 'metadata'
+    | 'updatedAt'
+    | 'queue'
+  >
 >;
 
 /** Settles one action; refused unless the action is still `pending`. */
@@ -80,7 +91,8 @@ export type ChannelDeliveryEvent = DeliveryEvent | 'message.created';
  * Where a delivery goes: a webhook by its URL, one email recipient, or a channel's conversation (the
  * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there).
  */
-export type DeliveryTarget = { type: 'webhook'; url: string } | { type: 'email'; to: string } | { type: 'channel'; channel: string };
+export type DeliveryTarget =
+  { type: 'webhook'; url: string } | { type: 'email'; to: string } | { type: 'channel'; channel: string };
 
 /** A notification to send, written in the same commit as the change that causes it. */
 export interface NewDelivery {
@@ -110,7 +122,8 @@ export interface DeliveryRecord extends NewDelivery {
 
 /** How an attempt ended: finished for good, or back to pending until `dueAt`. */
 export type DeliveryOutcome =
-  { status: 'delivered' | 'failed' | 'dropped'; at: string; error?: string | null; receipt?: JsonObject } | { status: 'pending'; dueAt: string; error: string };
+  | { status: 'delivered' | 'failed' | 'dropped'; at: string; error?: string | null; receipt?: JsonObject }
+  | { status: 'pending'; dueAt: string; error: string };
 
 export interface DeliveryFilter {
   status?: DeliveryStatus;
@@ -121,7 +134,9 @@ export interface DeliveryFilter {
   after?: { createdAt: string; id: string };
 }
 
-export type CommitResult = { ok: true; conversation: ConversationRecord; events: EventRecord[] } | { ok: false; reason: 'version' | 'exists' | 'not_found' | 'action_not_pending' };
+export type CommitResult =
+  | { ok: true; conversation: ConversationRecord; events: EventRecord[] }
+  | { ok: false; reason: 'version' | 'exists' | 'not_found' | 'action_not_pending' };
 
 export interface ConversationFilter {
   /** Only conversations owned by this user id; `null` selects ownerless ones. Omit for all. */

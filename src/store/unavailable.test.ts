@@ -55,7 +55,12 @@ describe('store outages', () => {
     failure = coded('SQLITE_FULL', 'database or disk is full');
     const outage = await store.getConversation('c_none').catch((thrown: unknown) => thrown);
     expect(HeedError.isInstance(outage)).toBe(true);
-    expect(outage).toMatchObject({ code: 'store_unavailable', status: 503, details: { retryAfterSeconds: 5 }, cause: failure });
+    expect(outage).toMatchObject({
+      code: 'store_unavailable',
+      status: 503,
+      details: { retryAfterSeconds: 5 },
+      cause: failure,
+    });
 
     failure = coded('SQLITE_CONSTRAINT', 'constraint failed');
     await expect(store.getConversation('c_none')).rejects.toBe(failure);

@@ -10,7 +10,18 @@ export const STORE_RETRY_AFTER_SECONDS = 5;
 const SQLITE_OUTAGE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|PROTOCOL|NOMEM|READONLY)(_|$)/;
 
 // Errors of the connection itself (Node's `code`): the server is down, restarting or out of reach.
-const NETWORK_OUTAGE = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'ENOTFOUND']);
+const NETWORK_OUTAGE = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 // PostgreSQL SQLSTATEs: connection exceptions (08…), the server shutting down or starting (57P01–57P03),
 // insufficient resources such as a full disk or too many connections (53…), system and I/O errors (58…),
@@ -34,8 +45,14 @@ const CLIENT_OUTAGE = [
 export function isStoreOutage(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 4) return false;
   if (HeedError.isInstance(error)) return error.code === 'store_unavailable';
-  const { code, message, errors, cause } = error as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
-  if (typeof code === 'string' && (SQLITE_OUTAGE.test(code) || NETWORK_OUTAGE.has(code) || POSTGRES_OUTAGE.test(code))) return true;
+  const { code, message, errors, cause } = error as {
+    code?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    cause?: unknown;
+  };
+  if (typeof code === 'string' && (SQLITE_OUTAGE.test(code) || NETWORK_OUTAGE.has(code) || POSTGRES_OUTAGE.test(code)))
+    return true;
   if (typeof message === 'string' && CLIENT_OUTAGE.some((text) => message.startsWith(text))) return true;
   // Node reports a refused connection to every address of a name as an AggregateError of them.
   if (Array.isArray(errors) && errors.some((inner) => isStoreOutage(inner, depth + 1))) return true;
@@ -53,10 +70,14 @@ export function isStoreUnavailable(error: unknown): error is HeedError {
 
 /** The error a client sees while the store is out: 503 `store_unavailable`, with when to try again. */
 export function storeUnavailable(cause: unknown): HeedError {
-  return new HeedError('store_unavailable', `The database cannot be reached or written right now; try again in ${STORE_RETRY_AFTER_SECONDS} seconds.`, {
-    details: { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS },
-    cause,
-  });
+  return new HeedError(
+    'store_unavailable',
+    `The database cannot be reached or written right now; try again in ${STORE_RETRY_AFTER_SECONDS} seconds.`,
+    {
+      details: { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS },
+      cause,
+    },
+  );
 }
 
 const guarded = Symbol.for('heed.guarded-store');

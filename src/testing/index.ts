@@ -1,2 +1,10 @@
 export { scriptedModel } from './scripted-model.js';
-export type { ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptedPrompt, ScriptedRespond, ScriptedResponse, ScriptedVersion } from './scripted-model.js';
+export type {
+  ScriptedCall,
+  ScriptedModel,
+  ScriptedModelOptions,
+  ScriptedPrompt,
+  ScriptedRespond,
+  ScriptedResponse,
+  ScriptedVersion,
+} from './scripted-model.js';

@@ -48,7 +48,9 @@ describe('scriptedModel of either AI SDK major', () => {
 });
 
 describe('what scriptedModel records', () => {
-  const prompt = (text: string) => ({ prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }] });
+  const prompt = (text: string) => ({
+    prompt: [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }],
+  });
 
   it('keeps the latest 10 calls by default, counts every call, and keeps none or all when told', async () => {
     const kept = scriptedModel(() => ({ text: 'ok' }));
@@ -66,40 +68,50 @@ describe('what scriptedModel records', () => {
     expect(all.calls).toHaveLength(25);
   });
 
-  it('holds a bounded heap over many large calls (measured after GC), where keeping every call grows it', { timeout: 60_000 }, async () => {
-    // 200 calls, each sent its own 256 KiB prompt (as a store that reads rows back hands out new strings).
-    const run = async (keepCalls?: number) => {
-      const model = scriptedModel(() => ({ text: 'ok' }), keepCalls === undefined ? {} : { keepCalls });
+  it(
+    'holds a bounded heap over many large calls (measured after GC), where keeping every call grows it',
+    { timeout: 60_000 },
+    async () => {
+      // 200 calls, each sent its own 256 KiB prompt (as a store that reads rows back hands out new strings).
+      const run = async (keepCalls?: number) => {
+        const model = scriptedModel(() => ({ text: 'ok' }), keepCalls === undefined ? {} : { keepCalls });
+        const before = await settledHeap();
+        for (let index = 0; index < 200; index++) await model.doGenerate(prompt(`${index}:`.padEnd(256 * 1024, 'x')));
+        const after = await settledHeap();
+        expect(model.callCount).toBe(200);
+        return { grew: after - before, model };
+      };
+      const bounded = await run();
+      const everything = await run(Infinity);
+      console.log(
+        `scriptedModel heap after 200 calls of 256 KiB: default ${(bounded.grew / MiB).toFixed(1)} MiB, keeping all ${(everything.grew / MiB).toFixed(1)} MiB`,
+      );
+      expect(everything.grew).toBeGreaterThan(40 * MiB);
+      expect(bounded.grew).toBeLessThan(8 * MiB);
+    },
+  );
+
+  it(
+    "heed serve's demo agents keep no prompts: 60 turns of 100 KB messages leave the heap where it was",
+    { timeout: 120_000 },
+    async () => {
+      const store = sqliteStore({ path: ':memory:' });
+      const heed = createHeed({ agents: demoAgents({ chunkDelayMs: 0 }), store, sweepIntervalMs: 0 });
+      await heed.ready();
+      const { id } = await heed.createConversation({ agent: 'helpdesk' });
+      const chat = heed.conversation(id);
+      const intake = await chat.send('hello');
+      await chat.resolve(intake.pendingActions![0].id, { type: 'question', skip: true });
+
+      const big = (index: number) => `turn ${index} `.padEnd(100_000, 'y');
+      for (let index = 0; index < 10; index++) await chat.send(big(index));
       const before = await settledHeap();
-      for (let index = 0; index < 200; index++) await model.doGenerate(prompt(`${index}:`.padEnd(256 * 1024, 'x')));
+      for (let index = 10; index < 60; index++) expect((await chat.send(big(index))).status).toBe('completed');
       const after = await settledHeap();
-      expect(model.callCount).toBe(200);
-      return { grew: after - before, model };
-    };
-    const bounded = await run();
-    const everything = await run(Infinity);
-    console.log(`scriptedModel heap after 200 calls of 256 KiB: default ${(bounded.grew / MiB).toFixed(1)} MiB, keeping all ${(everything.grew / MiB).toFixed(1)} MiB`);
-    expect(everything.grew).toBeGreaterThan(40 * MiB);
-    expect(bounded.grew).toBeLessThan(8 * MiB);
-  });
-
-  it("heed serve's demo agents keep no prompts: 60 turns of 100 KB messages leave the heap where it was", { timeout: 120_000 }, async () => {
-    const store = sqliteStore({ path: ':memory:' });
-    const heed = createHeed({ agents: demoAgents({ chunkDelayMs: 0 }), store, sweepIntervalMs: 0 });
-    await heed.ready();
-    const { id } = await heed.createConversation({ agent: 'helpdesk' });
-    const chat = heed.conversation(id);
-    const intake = await chat.send('hello');
-    await chat.resolve(intake.pendingActions![0].id, { type: 'question', skip: true });
-
-    const big = (index: number) => `turn ${index} `.padEnd(100_000, 'y');
-    for (let index = 0; index < 10; index++) await chat.send(big(index));
-    const before = await settledHeap();
-    for (let index = 10; index < 60; index++) expect((await chat.send(big(index))).status).toBe('completed');
-    const after = await settledHeap();
-    console.log(`demo agent heap over 50 turns of 100 KB: ${((after - before) / MiB).toFixed(1)} MiB`);
-    // Keeping each prompt would hold every earlier message again per call: over 100 MiB here.
-    expect(after - before).toBeLessThan(25 * MiB);
-    await heed.close();
-  });
+      console.log(`demo agent heap over 50 turns of 100 KB: ${((after - before) / MiB).toFixed(1)} MiB`);
+      // Keeping each prompt would hold every earlier message again per call: over 100 MiB here.
+      expect(after - before).toBeLessThan(25 * MiB);
+      await heed.close();
+    },
+  );
 });

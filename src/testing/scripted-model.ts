@@ -16,7 +16,9 @@ export type ScriptedVersion = 'v3' | 'v4';
  * The prompt a scripted model of version `V` is sent. When the version is only known at run time, it
  * is typed as v3's: the text, tool-call and tool-result parts Heed sends have one shape in both.
  */
-export type ScriptedPrompt<V extends ScriptedVersion = 'v3'> = [V] extends ['v4'] ? LanguageModelV4Prompt : LanguageModelV3Prompt;
+export type ScriptedPrompt<V extends ScriptedVersion = 'v3'> = [V] extends ['v4']
+  ? LanguageModelV4Prompt
+  : LanguageModelV3Prompt;
 
 /** What a scripted model answers for one call. */
 export interface ScriptedResponse {
@@ -59,7 +61,11 @@ export interface ScriptedModelOptions<V extends ScriptedVersion = 'v3'> {
   chunkDelayMs?: number;
 }
 
-type ModelOf<V extends ScriptedVersion> = [V] extends ['v4'] ? LanguageModelV4 : [V] extends ['v3'] ? LanguageModelV3 : LanguageModelV3 | LanguageModelV4;
+type ModelOf<V extends ScriptedVersion> = [V] extends ['v4']
+  ? LanguageModelV4
+  : [V] extends ['v3']
+    ? LanguageModelV3
+    : LanguageModelV3 | LanguageModelV4;
 
 export type ScriptedModel<V extends ScriptedVersion = 'v3'> = ModelOf<V> & {
   /** The latest calls made to the model (at most `keepCalls` of them), oldest first. */
@@ -80,7 +86,10 @@ export type ScriptedModel<V extends ScriptedVersion = 'v3'> = ModelOf<V> & {
  * const heed = createHeed({ agents: [{ name: 'support', model, tools: { refund } }] });
  * ```
  */
-export function scriptedModel<V extends ScriptedVersion = 'v3'>(respond: ScriptedRespond<V>, options: ScriptedModelOptions<V> = {}): ScriptedModel<V> {
+export function scriptedModel<V extends ScriptedVersion = 'v3'>(
+  respond: ScriptedRespond<V>,
+  options: ScriptedModelOptions<V> = {},
+): ScriptedModel<V> {
   const calls: ScriptedCall<V>[] = [];
   const keep = options.keepCalls ?? DEFAULT_KEPT_CALLS;
   let callCount = 0;
@@ -171,7 +180,8 @@ function stepIndexOf(messages: ReadonlyArray<{ role: string }>): number {
 function roughUsage(messages: ReadonlyArray<{ content: unknown }>, response: ScriptedResponse) {
   let promptChars = 0;
   for (const message of messages) {
-    promptChars += typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length;
+    promptChars +=
+      typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length;
   }
   const answerChars = (response.text ?? '').length + JSON.stringify(response.toolCalls ?? []).length;
   return { inputTokens: Math.ceil(promptChars / 4), outputTokens: Math.ceil(answerChars / 4) };

@@ -11,7 +11,9 @@ let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 
 beforeAll(async () => {
   receiver = await webhookReceiver();
-  harness = await startHarness({ notify: { webhooks: [{ url: receiver.url, secret, events: ['action.required'] }], pollIntervalMs: 50 } });
+  harness = await startHarness({
+    notify: { webhooks: [{ url: receiver.url, secret, events: ['action.required'] }], pollIntervalMs: 50 },
+  });
 }, 60_000);
 afterAll(async () => {
   await harness?.close();
@@ -33,12 +35,19 @@ async function paused(agent: string, content: string) {
   const turn = await api('POST', `/api/conversations/${conversation.id}/messages`, { content });
   expect(turn.status).toBe('requires_action');
   const actionId = turn.pendingActions[0].id as string;
-  const call = await receiver.until((calls) => calls.some((entry) => JSON.parse(entry.body).data.action.id === actionId));
+  const call = await receiver.until((calls) =>
+    calls.some((entry) => JSON.parse(entry.body).data.action.id === actionId),
+  );
   const body = JSON.parse(call.find((entry) => JSON.parse(entry.body).data.action.id === actionId)!.body);
   return {
     conversationId: conversation.id as string,
     actionId,
-    links: body.data.links as { page: string; allow: string; deny: string; options?: Record<string, Record<string, string>> },
+    links: body.data.links as {
+      page: string;
+      allow: string;
+      deny: string;
+      options?: Record<string, Record<string, string>>;
+    },
   };
 }
 
@@ -66,9 +75,16 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
     await page.getByRole('button', { name: 'Allow', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'your answer was recorded' }).waitFor();
     const action = await settled(conversationId, actionId);
-    expect(action).toMatchObject({ status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: 'ada', channel: 'link' });
+    expect(action).toMatchObject({
+      status: 'resolved',
+      resolution: { decision: 'allow' },
+      resolvedBy: 'ada',
+      channel: 'link',
+    });
     await page.getByRole('heading', { name: /refunds: / }).waitFor();
-    await eventually(async () => ((await api('GET', `/api/conversations/${conversationId}`)).runtime.status === 'idle' ? true : undefined));
+    await eventually(async () =>
+      (await api('GET', `/api/conversations/${conversationId}`)).runtime.status === 'idle' ? true : undefined,
+    );
   });
 
   it('an approval with its arguments edited on the page', async () => {
@@ -79,7 +95,10 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
     await page.getByRole('spinbutton', { name: 'amount' }).fill('60');
     await page.getByRole('button', { name: 'Allow with changes' }).click();
     const action = await settled(conversationId, actionId);
-    expect(action).toMatchObject({ resolution: { decision: 'allow', approvedArgs: { orderId: 7, amount: 60 } }, channel: 'link' });
+    expect(action).toMatchObject({
+      resolution: { decision: 'allow', approvedArgs: { orderId: 7, amount: 60 } },
+      channel: 'link',
+    });
   });
 
   it('a typed question: a number and an email, checked, then recorded', async () => {
@@ -92,7 +111,12 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
     await page.getByRole('textbox', { name: 'Which email should we write to?' }).fill('ada@example.com');
     await page.getByRole('button', { name: 'Submit answers' }).click();
     const action = await settled(conversationId, actionId);
-    expect(action).toMatchObject({ status: 'resolved', resolution: { answers: { Seats: ['4'], Contact: ['ada@example.com'] } }, resolvedBy: 'ada', channel: 'link' });
+    expect(action).toMatchObject({
+      status: 'resolved',
+      resolution: { answers: { Seats: ['4'], Contact: ['ada@example.com'] } },
+      resolvedBy: 'ada',
+      channel: 'link',
+    });
     // Opening the link again shows it answered.
     await page.reload();
     await page.getByRole('heading', { name: /typed: / }).waitFor();
@@ -108,9 +132,15 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       await page.goto(allow.links.allow);
       await page.getByRole('heading', { name: 'Refund $12 on order 5?' }).waitFor();
       expect(await page.locator('.link-who').textContent()).toBe('Requested by ada · agent refunds · for ada');
-      expect(await page.getByText('You chose Allow in the message: check the arguments, then press Allow.').isVisible()).toBe(true);
-      expect(await page.getByRole('button', { name: 'Allow', exact: true }).getAttribute('class')).toContain('heed-chosen');
-      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).not.toContain('heed-chosen');
+      expect(
+        await page.getByText('You chose Allow in the message: check the arguments, then press Allow.').isVisible(),
+      ).toBe(true);
+      expect(await page.getByRole('button', { name: 'Allow', exact: true }).getAttribute('class')).toContain(
+        'heed-chosen',
+      );
+      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).not.toContain(
+        'heed-chosen',
+      );
       expect(await outsideViewport(page, page.locator('main').locator('h1, p, button, dl, textarea'))).toEqual([]);
       await shoot(page, 'link-allow');
 
@@ -118,12 +148,19 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       const deny = await paused('refunds', 'refund order 6 for $14');
       await page.goto(deny.links.deny);
       await page.getByRole('heading', { name: 'Refund $14 on order 6?' }).waitFor();
-      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).toContain('heed-chosen');
-      await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.tagName)).toBe('TEXTAREA');
+      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).toContain(
+        'heed-chosen',
+      );
+      await expect
+        .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.tagName))
+        .toBe('TEXTAREA');
       await page.keyboard.type('Order 6 was already refunded.');
       await shoot(page, 'link-deny');
       await page.getByRole('button', { name: 'Deny', exact: true }).click();
-      expect(await settled(deny.conversationId, deny.actionId)).toMatchObject({ resolution: { decision: 'deny', comment: 'Order 6 was already refunded.' }, channel: 'link' });
+      expect(await settled(deny.conversationId, deny.actionId)).toMatchObject({
+        resolution: { decision: 'deny', comment: 'Order 6 was already refunded.' },
+        channel: 'link',
+      });
 
       // "Wait until Monday" from the mail: that option is the one picked, not the default "Ship today".
       const wait = await paused('confirm', 'ship it');
@@ -139,7 +176,11 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       await shoot(page, 'link-question');
       expect((await api('GET', `/api/conversations/${wait.conversationId}/actions`)).actions[0].status).toBe('pending');
       await option.click();
-      expect(await settled(wait.conversationId, wait.actionId)).toMatchObject({ resolution: { answers: { Ship: ['no'] } }, resolvedBy: 'ada', channel: 'link' });
+      expect(await settled(wait.conversationId, wait.actionId)).toMatchObject({
+        resolution: { answers: { Ship: ['no'] } },
+        resolvedBy: 'ada',
+        channel: 'link',
+      });
       await context.close();
     });
   }

@@ -2,7 +2,17 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserAgents } from '../fixtures/browser.config.js';
 import { quorumAgent, quorumTokens } from '../fixtures/quorum-agent.js';
-import { browserSkip, dock, newContext, sendMessage, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 import { outsideViewport, shoot, viewports } from './viewports.js';
 
 // The approval cards of issue 26: who decides a four-eyes approval (item 5), and how an edited or denied
@@ -10,7 +20,10 @@ import { outsideViewport, shoot, viewports } from './viewports.js';
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({ agents: [...browserAgents, quorumAgent(() => undefined)], auth: { tokens: quorumTokens } });
+  harness = await startHarness({
+    agents: [...browserAgents, quorumAgent(() => undefined)],
+    auth: { tokens: quorumTokens },
+  });
 }, 60_000);
 afterAll(async () => {
   await harness?.close();
@@ -53,7 +66,11 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
       await shoot(ada, 'four-eyes-requester');
 
       // bob allows over HTTP: ada's page follows at once.
-      const actionId = (await (await fetch(`${harness.url}/api/conversations/${id}/actions`, { headers: { authorization: 'Bearer ada' } })).json()).actions[0].id;
+      const actionId = (
+        await (
+          await fetch(`${harness.url}/api/conversations/${id}/actions`, { headers: { authorization: 'Bearer ada' } })
+        ).json()
+      ).actions[0].id;
       expect((await vote('bob', id, actionId, 'allow')).status).toBe(200);
       const afterBob = ada.getByRole('region', { name: /^Waiting for 1 of: cat, dan: / });
       await afterBob.waitFor();
@@ -105,11 +122,15 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
         .getByText(/Refund done: .*"refunded":20/)
         .waitFor();
 
-      const settled = transcript(page).getByRole('region', { name: /^Allowed with changes: Refund \$30 on order 42\?/ });
+      const settled = transcript(page).getByRole('region', {
+        name: /^Allowed with changes: Refund \$30 on order 42\?/,
+      });
       // The title was written for $30: it is marked as what was asked, and the table says what ran.
       expect(await settled.locator('.heed-settled-title').textContent()).toBe('Asked: Refund $30 on order 42?');
       const diff = settled.getByRole('table', { name: 'What was asked, and what was approved' });
-      const rows = await diff.getByRole('row').evaluateAll((elements) => elements.map((row) => Array.from(row.children, (cell) => cell.textContent)));
+      const rows = await diff
+        .getByRole('row')
+        .evaluateAll((elements) => elements.map((row) => Array.from(row.children, (cell) => cell.textContent)));
       expect(rows).toEqual([
         ['Argument', 'Asked', 'Approved'],
         ['orderId', '42', '42'],

@@ -19,9 +19,13 @@ try {
     return response.json();
   };
   const { id } = await call('ada', 'POST', '/api/conversations', { agent: 'payments' });
-  const sent = await call('ada', 'POST', `/api/conversations/${id}/messages`, { content: 'pay acme for the March invoice' });
+  const sent = await call('ada', 'POST', `/api/conversations/${id}/messages`, {
+    content: 'pay acme for the March invoice',
+  });
   const actionId = sent.pendingActions[0].id;
-  await call('bob', 'POST', `/api/conversations/${id}/actions/${actionId}`, { resolution: { type: 'approval', decision: 'allow', comment: 'Matches the invoice.' } });
+  await call('bob', 'POST', `/api/conversations/${id}/actions/${actionId}`, {
+    resolution: { type: 'approval', decision: 'allow', comment: 'Matches the invoice.' },
+  });
 
   const context = await newContext(harness, { width: 1100, height: 760 });
   const page = await context.newPage();

@@ -158,7 +158,9 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
       selection.addRange(range);
     });
     await sendMessage(page, 'what did I select?');
-    await transcript(page).getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}').waitFor();
+    await transcript(page)
+      .getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}')
+      .waitFor();
     // The reply can stream in before the transcript is read again with the settled request: wait for that, then count.
     const answeredByPage = transcript(page).getByRole('region', { name: /^Answered by the page/ });
     await answeredByPage.first().waitFor();
@@ -174,11 +176,17 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     const opened: string[] = [];
     context.on('page', (popup) => opened.push(popup.url()));
     // The page never really loads: the network is closed, and no request may leave the machine.
-    await context.route('https://accounts.example.com/**', (route) => route.fulfill({ status: 200, body: 'connected' }));
+    await context.route('https://accounts.example.com/**', (route) =>
+      route.fulfill({ status: 200, body: 'connected' }),
+    );
     await sendMessage(page, 'connect my account');
     const card = dock(page);
     await card.getByRole('heading', { name: 'Connect your Example account' }).waitFor();
-    expect(await card.getByText('https://accounts.example.com/connect?client=heed&state=a1b2c3', { exact: true }).isVisible()).toBe(true);
+    expect(
+      await card
+        .getByText('https://accounts.example.com/connect?client=heed&state=a1b2c3', { exact: true })
+        .isVisible(),
+    ).toBe(true);
     expect(opened).toEqual([]);
 
     const popup = context.waitForEvent('page');

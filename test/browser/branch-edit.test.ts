@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../slack/fake-slack.js';
 import { browserAgents } from '../fixtures/browser.config.js';
 import { scriptedModel } from '../../src/testing/index.js';
-import { browserSkip, dock, newContext, sendMessage, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 import { outsideViewport, shoot, viewports } from './viewports.js';
 
 // Branch and edit in the console (issue 24, item 10; seed 000), at a phone's and a laptop's width: a web
@@ -19,7 +29,8 @@ const echo = {
   description: 'Says back what you wrote.',
   model: scriptedModel(({ messages }) => {
     const last = messages.at(-1);
-    const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const text =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     return { text: `You said: ${text}` };
   }),
 };
@@ -87,7 +98,11 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await transcript(page).getByText('You said: first').waitFor();
       expect(await transcript(page).getByText('You said: second').count()).toBe(0);
       expect(await texts(branched)).toEqual(['first', 'You said: first']);
-      expect((await api(`/api/conversations/${branched}`)).conversation).toMatchObject({ ownerId: 'ada', channel: null, metadata: { branchedFrom: original } });
+      expect((await api(`/api/conversations/${branched}`)).conversation).toMatchObject({
+        ownerId: 'ada',
+        channel: null,
+        metadata: { branchedFrom: original },
+      });
       // The original is as it was, and the branch carries on on its own.
       expect(await texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
       await sendMessage(page, 'third');
@@ -118,7 +133,12 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       const edited = await waitForOtherConversation(page, original);
       await transcript(page).getByText('You said: second, but better').waitFor();
       expect(await transcript(page).getByText('You said: second', { exact: true }).count()).toBe(0);
-      expect(await texts(edited)).toEqual(['first', 'You said: first', 'second, but better', 'You said: second, but better']);
+      expect(await texts(edited)).toEqual([
+        'first',
+        'You said: first',
+        'second, but better',
+        'You said: second, but better',
+      ]);
       expect(await texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
 
       // Editing the first message: nothing comes before it, so the new chat holds the edited message alone.
@@ -135,9 +155,15 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
     it(`a Slack thread's conversation names Slack, shows its waiting request without controls, and branches into a private chat (${viewport.name})`, async () => {
       const before = (await harness.server.heed.listConversations({})).map((conversation) => conversation.id);
       const thread = `1700000${viewport.width}.000001`;
-      expect((await sendToHeed(harness.url, secret, mention('refund order 42 for $30', { ts: thread }))).status).toBe(200);
-      await slack.until((calls) => calls.some((call) => call.method === 'chat.postMessage' && call.body.thread_ts === thread));
-      const conversation = (await harness.server.heed.listConversations({})).find((entry) => !before.includes(entry.id) && entry.channel?.endsWith(thread))!;
+      expect((await sendToHeed(harness.url, secret, mention('refund order 42 for $30', { ts: thread }))).status).toBe(
+        200,
+      );
+      await slack.until((calls) =>
+        calls.some((call) => call.method === 'chat.postMessage' && call.body.thread_ts === thread),
+      );
+      const conversation = (await harness.server.heed.listConversations({})).find(
+        (entry) => !before.includes(entry.id) && entry.channel?.endsWith(thread),
+      )!;
       expect(conversation.status).toBe('requires_action');
       const postsBefore = slack.of('chat.postMessage').length;
 
@@ -145,17 +171,23 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       const page = await context.newPage();
       await signIn(page, 'tok-ada');
       await page.goto(`/c/${encodeURIComponent(conversation.id)}`);
-      const notice = page.getByRole('note').filter({ hasText: 'This conversation happens in Slack. Continue it there, or branch it into a new chat.' });
+      const notice = page
+        .getByRole('note')
+        .filter({ hasText: 'This conversation happens in Slack. Continue it there, or branch it into a new chat.' });
       await notice.waitFor();
       const waiting = page.getByRole('region', { name: /^Waiting for an answer in Slack: Refund \$30 on order 42\?/ });
       await waiting.waitFor();
       expect(await waiting.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
-      expect(await page.getByRole('status').filter({ hasText: 'Waiting for an answer in Slack' }).count()).toBeGreaterThan(0);
+      expect(
+        await page.getByRole('status').filter({ hasText: 'Waiting for an answer in Slack' }).count(),
+      ).toBeGreaterThan(0);
       // No controls: no Allow or Deny, no message box, no Edit (a channel's messages are written there); Branch from here stays.
       expect(await page.getByRole('button', { name: /^(Allow|Deny|Edit|Send)$/ }).count()).toBe(0);
       expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
       expect(await dock(page).count()).toBe(0);
-      expect(await outsideViewport(page, page.locator('.channel-dock').locator('section, .channel-notice, button'))).toEqual([]);
+      expect(
+        await outsideViewport(page, page.locator('.channel-dock').locator('section, .channel-notice, button')),
+      ).toEqual([]);
       await shoot(page, 'channel-conversation');
 
       await notice.getByRole('button', { name: 'Branch' }).click();
@@ -167,7 +199,12 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
         .waitFor();
       expect(await page.getByRole('note').count()).toBe(0);
       const copy = await api(`/api/conversations/${branched}`);
-      expect(copy.conversation).toMatchObject({ ownerId: 'ada', channel: null, status: 'idle', metadata: { branchedFrom: conversation.id } });
+      expect(copy.conversation).toMatchObject({
+        ownerId: 'ada',
+        channel: null,
+        status: 'idle',
+        metadata: { branchedFrom: conversation.id },
+      });
       expect(copy.pendingActions).toBeUndefined();
       await sendMessage(page, 'refund order 7 for $3');
       await dock(page).getByRole('heading', { name: 'Refund $3 on order 7?' }).waitFor();

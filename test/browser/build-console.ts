@@ -16,7 +16,9 @@ function newest(path: string): number {
  */
 export default async function buildConsole(): Promise<void> {
   const index = join(root, 'dist/ui/index.html');
-  const sources = ['ui', 'src/react', 'src/client', 'src/kinds/question/coerce.ts', 'src/kinds/url.ts'].map((path) => join(root, path));
+  const sources = ['ui', 'src/react', 'src/client', 'src/kinds/question/coerce.ts', 'src/kinds/url.ts'].map((path) =>
+    join(root, path),
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.filter(existsSync).map(newest))) return;
   const { build } = await import('vite');
   await build({ configFile: join(root, 'ui/vite.config.ts'), logLevel: 'warn' });

@@ -1,6 +1,17 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkip, dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // Page tools in the console run on their own only in the viewer's own conversations (issue 11, item 10).
 let harness: Harness;
@@ -30,7 +41,11 @@ async function select(page: Page, selector: string): Promise<string> {
 /** An ownerless conversation someone else started over HTTP, waiting on the page tool `get_selection`. */
 async function strangersConversation(): Promise<string> {
   const post = (path: string, body: unknown) =>
-    fetch(`${harness.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((response) => response.json());
+    fetch(`${harness.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((response) => response.json());
   const { id } = await post('/api/conversations', { agent: 'page-helper' });
   const sent = await post(`/api/conversations/${id}/messages`, { content: 'what is selected?' });
   expect(sent.status).toBe('requires_action');
@@ -73,7 +88,9 @@ describe.skipIf(browserSkip)('client tools and whose conversation it is', { time
     const id = await startConversation(page, 'page-helper');
     await select(page, '.agent-description');
     await sendMessage(page, 'what did I select?');
-    await transcript(page).getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}').waitFor();
+    await transcript(page)
+      .getByText('You selected: {"text":"Reads the text you selected in the page (a client tool)."}')
+      .waitFor();
     expect((await serverActions(harness, id))[0]).toMatchObject({ status: 'resolved', channel: 'api' });
     await context.close();
   });

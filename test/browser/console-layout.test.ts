@@ -4,7 +4,16 @@ import { tool } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { browserAgents } from '../fixtures/browser.config.js';
 import { webhookReceiver } from '../notify/receivers.js';
-import { browserSkip, dock, newContext, sendMessage, signIn, startConversation, startHarness, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  signIn,
+  startConversation,
+  startHarness,
+  type Harness,
+} from './harness.js';
 import { axeProblems, layoutReport, SIZES, transcriptShare, wholeInView } from './page-checks.js';
 import type { Page } from 'playwright-core';
 
@@ -21,7 +30,10 @@ const TRANSCRIPT_SHARE = 0.45;
 
 async function expectTranscriptKept(page: Page, where: string): Promise<void> {
   const { shown, content } = await transcriptShare(page);
-  expect(shown, `${where}: the transcript's share of the screen (its messages need ${content.toFixed(2)})`).toBeGreaterThanOrEqual(Math.min(TRANSCRIPT_SHARE, content - 0.002));
+  expect(
+    shown,
+    `${where}: the transcript's share of the screen (its messages need ${content.toFixed(2)})`,
+  ).toBeGreaterThanOrEqual(Math.min(TRANSCRIPT_SHARE, content - 0.002));
 }
 
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
@@ -30,7 +42,13 @@ const kiosk = {
   name: 'kiosk',
   description: 'Asks the page for its kiosk id (no page here can tell).',
   model: scriptedModel(() => ({ toolCalls: [{ toolName: 'kiosk_id', input: { why: 'label the receipt' } }] })),
-  tools: { kiosk_id: tool({ inputSchema: z.object({ why: z.string() }), outputSchema: z.object({ id: z.string() }), client: { kind: 'kiosk' } }) },
+  tools: {
+    kiosk_id: tool({
+      inputSchema: z.object({ why: z.string() }),
+      outputSchema: z.object({ id: z.string() }),
+      client: { kind: 'kiosk' },
+    }),
+  },
 };
 
 let harness: Harness;
@@ -57,7 +75,8 @@ async function expectFits(page: Page, where: string): Promise<void> {
 }
 
 async function expectTopBar(page: Page, phone: boolean): Promise<void> {
-  for (const selector of ['.brand', '.topnav a[href="/inbox"]', '.sign-out']) expect(await wholeInView(page, selector), selector).toBe(true);
+  for (const selector of ['.brand', '.topnav a[href="/inbox"]', '.sign-out'])
+    expect(await wholeInView(page, selector), selector).toBe(true);
   expect(await page.locator('.menu-button').isVisible()).toBe(phone);
   expect(await page.locator('.topbar > .who').isVisible()).toBe(!phone);
 }
@@ -155,8 +174,12 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           headers: { authorization: 'Bearer tok-ada', 'content-type': 'application/json' },
           body: JSON.stringify({ content: `refund order ${size.width} for $25` }),
         });
-        const calls = await receiver.until((entries) => entries.some((entry) => JSON.parse(entry.body).data.action.conversationId === conversation.id));
-        const body = JSON.parse(calls.find((entry) => JSON.parse(entry.body).data.action.conversationId === conversation.id)!.body);
+        const calls = await receiver.until((entries) =>
+          entries.some((entry) => JSON.parse(entry.body).data.action.conversationId === conversation.id),
+        );
+        const body = JSON.parse(
+          calls.find((entry) => JSON.parse(entry.body).data.action.conversationId === conversation.id)!.body,
+        );
         const context = await newContext(harness, size);
         const page = await context.newPage();
         await page.goto(body.data.links.allow);
@@ -210,7 +233,10 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           const context = await newContext(harness, size);
           const page = await context.newPage();
           await signIn(page, 'tok-ada');
-          await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'New conversation' }).waitFor();
+          await page
+            .getByRole('navigation', { name: 'Conversations' })
+            .getByRole('link', { name: 'New conversation' })
+            .waitFor();
           expect(await page.getByRole('navigation', { name: 'Conversations' }).isVisible()).toBe(true);
           expect(await page.locator('.menu-button').isVisible()).toBe(false);
           await context.close();

@@ -10,7 +10,9 @@ import { stoppableProxy } from './stoppable-proxy.js';
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness({ auth: { tokens: { 'tok-ada': { userId: 'ada' }, 'tok-bob': { userId: 'bob' }, 'tok-cat': { userId: 'cat' } } } });
+  harness = await startHarness({
+    auth: { tokens: { 'tok-ada': { userId: 'ada' }, 'tok-bob': { userId: 'bob' }, 'tok-cat': { userId: 'cat' } } },
+  });
 }, 60_000);
 afterAll(() => harness?.close());
 
@@ -59,12 +61,21 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
       it('says "Loading…" while the lists and the conversation load, never "No conversations yet."', async () => {
         // bob has a conversation; cat has none.
         const { id } = await api('POST', '/api/conversations', 'tok-bob', { agent: 'refunds' });
-        await api('POST', `/api/conversations/${id}/messages`, 'tok-bob', { content: `Refund order 5 for $5 (${size.width})` });
+        await api('POST', `/api/conversations/${id}/messages`, 'tok-bob', {
+          content: `Refund order 5 for $5 (${size.width})`,
+        });
         const context = await harness.browser.newContext({ viewport: size, baseURL: harness.url });
         context.setDefaultTimeout(10_000);
         const page = await context.newPage();
-        const seen = await watchFor(page, ['No conversations yet.', 'Say hello to start.', 'Nothing is waiting on you.']);
-        const list = await holdRequests(page, (url) => url.pathname === '/api/conversations' && url.searchParams.get('limit') === '100');
+        const seen = await watchFor(page, [
+          'No conversations yet.',
+          'Say hello to start.',
+          'Nothing is waiting on you.',
+        ]);
+        const list = await holdRequests(
+          page,
+          (url) => url.pathname === '/api/conversations' && url.searchParams.get('limit') === '100',
+        );
         await signIn(page, 'tok-bob');
         if (phone) await page.getByRole('button', { name: 'Conversations' }).click();
         const sidebar = page.getByRole('navigation', { name: 'Conversations' });
@@ -117,7 +128,9 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
           await note.waitFor();
           expect((await layoutReport(page)).overflowing).toEqual([]);
           // Meanwhile, elsewhere: ada asks for a refund from another device.
-          const sent = await api('POST', `/api/conversations/${id}/messages`, 'tok-ada', { content: `Refund order 77 for $${size.width % 100}` });
+          const sent = await api('POST', `/api/conversations/${id}/messages`, 'tok-ada', {
+            content: `Refund order 77 for $${size.width % 100}`,
+          });
           expect(sent.status).toBe('requires_action');
           await page.waitForTimeout(1500);
           expect(await note.isVisible()).toBe(true);
@@ -137,7 +150,9 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
           await page.getByRole('list', { name: 'Waiting on you' }).waitFor();
           await proxy.stop();
           await page.getByRole('main').getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
-          await api('POST', `/api/conversations/${id}/actions/${sent.pendingActions[0].id}`, 'tok-ada', { resolution: { type: 'approval', decision: 'deny' } });
+          await api('POST', `/api/conversations/${id}/actions/${sent.pendingActions[0].id}`, 'tok-ada', {
+            resolution: { type: 'approval', decision: 'deny' },
+          });
           await proxy.start();
           await page.getByRole('main').getByText('Nothing is waiting on you.').waitFor({ timeout: 40_000 });
           expect(await page.getByText('Reconnecting…').count()).toBe(0);

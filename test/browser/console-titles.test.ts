@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { browserAgents } from '../fixtures/browser.config.js';
 import { quorumAgent } from '../fixtures/quorum-agent.js';
-import { browserSkip, dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 import { axeProblems, layoutReport, SIZES } from './page-checks.js';
 
 // Conversations named by what they are about (their first message, or a title given), found by a
@@ -13,7 +24,14 @@ let harness: Harness;
 beforeAll(async () => {
   harness = await startHarness({
     agents: [...browserAgents!, quorumAgent(() => undefined)],
-    auth: { tokens: { 'tok-ada': { userId: 'ada' }, 'tok-bob': { userId: 'bob' }, 'tok-cat': { userId: 'cat' }, 'tok-dan': { userId: 'dan' } } },
+    auth: {
+      tokens: {
+        'tok-ada': { userId: 'ada' },
+        'tok-bob': { userId: 'bob' },
+        'tok-cat': { userId: 'cat' },
+        'tok-dan': { userId: 'dan' },
+      },
+    },
   });
 }, 60_000);
 afterAll(() => harness?.close());
@@ -48,7 +66,11 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         const context = await newContext(harness, size);
         const page = await context.newPage();
         await signIn(page, user);
-        const firsts = ['Refund order 1042 for $80, the parcel was damaged', 'Refund order 7 for $12', 'Where is my PARCEL?'];
+        const firsts = [
+          'Refund order 1042 for $80, the parcel was damaged',
+          'Refund order 7 for $12',
+          'Where is my PARCEL?',
+        ];
         for (const text of firsts) {
           await page.goto('/');
           await startConversation(page, 'refunds');
@@ -56,7 +78,10 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
           await dock(page).waitFor();
         }
         // One named by whoever started it.
-        await api('POST', '/api/conversations', user, { agent: 'confirm', metadata: { title: 'Chairs for the new office' } });
+        await api('POST', '/api/conversations', user, {
+          agent: 'confirm',
+          metadata: { title: 'Chairs for the new office' },
+        });
         await page.goto('/');
         await startConversation(page, 'typed');
         await page.reload();
@@ -64,7 +89,9 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         // The conversation's own heading is its title, with the agent beside.
         await page.getByRole('heading', { name: 'typed', level: 1 }).waitFor();
         let list = await conversationList(page, phone);
-        await expect.poll(() => rowTitles(page)).toEqual(['typed', 'Chairs for the new office', ...firsts.slice().reverse()]);
+        await expect
+          .poll(() => rowTitles(page))
+          .toEqual(['typed', 'Chairs for the new office', ...firsts.slice().reverse()]);
         expect(await list.getByRole('link', { name: /Where is my PARCEL\?.*Waiting.*refunds/ }).count()).toBe(1);
         await list.getByRole('link', { name: /Refund order 7 for \$12/ }).click();
         await page.getByRole('heading', { name: 'Refund order 7 for $12', level: 1 }).waitFor();
@@ -112,7 +139,11 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         await bigRow.waitFor();
         const text = await bigRow.textContent();
         expect(text).toContain(`issue_refund: orderId 1042 · amount ${size.width % 400} · reason “customer request”`);
-        expect(text).toMatch(new RegExp(`refunds · “Refund order 1042 for \\$${size.width % 400}” · asked by you · (just now|\\d+ min ago)`));
+        expect(text).toMatch(
+          new RegExp(
+            `refunds · “Refund order 1042 for \\$${size.width % 400}” · asked by you · (just now|\\d+ min ago)`,
+          ),
+        );
         const question = rows.filter({ hasText: 'Ship the order today?' });
         expect(await question.getByRole('button').count()).toBe(0);
         const vote = rows.filter({ hasText: 'Pay 100 to acme?' }).filter({ hasText: `asked by ${requester}` });
@@ -126,10 +157,14 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         expect(layout.scrollHeight).toBe(layout.height);
 
         await bigRow.getByRole('button', { name: 'Allow' }).click();
-        await expect.poll(async () => (await serverActions(harness, big.id, user))[0]).toMatchObject({ status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: me });
+        await expect
+          .poll(async () => (await serverActions(harness, big.id, user))[0])
+          .toMatchObject({ status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: me });
         await expect.poll(() => bigRow.count()).toBe(0);
         await rows.filter({ hasText: 'Refund $9 on order 9?' }).getByRole('button', { name: 'Deny' }).click();
-        await expect.poll(async () => (await serverActions(harness, small.id, user))[0]).toMatchObject({ status: 'resolved', resolution: { decision: 'deny' }, resolvedBy: me });
+        await expect
+          .poll(async () => (await serverActions(harness, small.id, user))[0])
+          .toMatchObject({ status: 'resolved', resolution: { decision: 'deny' }, resolvedBy: me });
         await expect.poll(() => rows.filter({ hasText: 'Refund $9 on order 9?' }).count()).toBe(0);
 
         // The turn went on: the conversation shows the refund done.

@@ -45,7 +45,8 @@ const echo: AgentConfig = {
   name: 'echo',
   model: scriptedModel(({ messages }) => {
     const last = messages.at(-1);
-    const said = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const said =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     return { text: `You said: ${said}` };
   }),
 };
@@ -67,7 +68,8 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   const script = bundled.outputFiles[0].text;
-  const html = '<!doctype html><meta charset="utf-8"><title>Chat</title><pre id="loaded"></pre><div id="root"></div><script type="module" src="/page.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>Chat</title><pre id="loaded"></pre><div id="root"></div><script type="module" src="/page.js"></script>';
   pageServer = createServer((request, response) => {
     const isScript = request.url === '/page.js';
     response.writeHead(200, { 'content-type': isScript ? 'text/javascript' : 'text/html; charset=utf-8' });
@@ -113,7 +115,9 @@ describe.skipIf(browserSkip)('a useChat page on another origin', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('You said: hello from another origin').waitFor();
     await expect.poll(() => page.getByTestId('status').textContent()).toBe('ready');
-    const stored = await fetch(`${harness.url}/api/conversations/${id}`, { headers: { authorization: 'Bearer tok-ada' } });
+    const stored = await fetch(`${harness.url}/api/conversations/${id}`, {
+      headers: { authorization: 'Bearer tok-ada' },
+    });
     expect(((await stored.json()) as { conversation: { ownerId: string } }).conversation.ownerId).toBe('ada');
     await context.close();
   });
@@ -125,7 +129,9 @@ describe.skipIf(browserSkip)('a useChat page on another origin', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.getByTestId('status').textContent()).toBe('error');
     expect(await page.getByRole('alert').textContent()).toBe('Failed to fetch');
-    const stored = await fetch(`${plain.url}/api/conversations/${id}`, { headers: { authorization: 'Bearer tok-ada' } });
+    const stored = await fetch(`${plain.url}/api/conversations/${id}`, {
+      headers: { authorization: 'Bearer tok-ada' },
+    });
     expect(stored.status).toBe(404);
     await context.close();
   });

@@ -35,7 +35,11 @@ beforeAll(async () => {
     env: {},
     log: () => undefined,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -52,13 +56,17 @@ describe.skipIf(browserSkip)('signing in to the demo', { timeout: 40_000 }, () =
     const page = await context.newPage();
     await page.goto('/');
     await page.getByRole('heading', { name: 'Try the demo' }).waitFor();
-    expect(await page.getByRole('button', { name: /^Try as / }).allTextContents()).toEqual(['Try as Ada', 'Try as Grace']);
+    expect(await page.getByRole('button', { name: /^Try as / }).allTextContents()).toEqual([
+      'Try as Ada',
+      'Try as Grace',
+    ]);
     await page.screenshot({ path: join(shots, 'sign-in-1280.png') });
     await page.getByRole('button', { name: 'Try as Ada' }).click();
     // On a wide screen the top bar says who is signed in (the menu's copy of it is hidden).
     await page.getByRole('banner').getByText('Signed in as ada').waitFor();
     await page.getByRole('link', { name: /^Inbox/ }).click();
-    for (const title of ['Refund $30 on order 42?', 'Refund $80 on order 1042?']) await page.getByText(title).first().waitFor();
+    for (const title of ['Refund $30 on order 42?', 'Refund $80 on order 1042?'])
+      await page.getByText(title).first().waitFor();
     await context.close();
   });
 

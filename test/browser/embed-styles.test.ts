@@ -28,14 +28,20 @@ function newest(path: string): number {
  */
 function buildPackage(): void {
   const sources = Math.max(newest(join(root, 'src/react')), newest(join(root, 'package.json')));
-  if (existsSync(builtCode) && existsSync(builtStyles) && Math.min(statSync(builtCode).mtimeMs, statSync(builtStyles).mtimeMs) >= sources) return;
+  if (
+    existsSync(builtCode) &&
+    existsSync(builtStyles) &&
+    Math.min(statSync(builtCode).mtimeMs, statSync(builtStyles).mtimeMs) >= sources
+  )
+    return;
   try {
     execSync('npx tsc -p tsconfig.build.json', { cwd: root, stdio: 'pipe' });
   } catch (error) {
     // Type errors elsewhere in the tree still emit; only a missing output stops the test.
     if (!existsSync(builtCode) || statSync(builtCode).mtimeMs < sources) throw error;
   }
-  for (const step of manifest.scripts.build.split(' && ').filter((part) => part.startsWith('node -e'))) execSync(step, { cwd: root, stdio: 'pipe' });
+  for (const step of manifest.scripts.build.split(' && ').filter((part) => part.startsWith('node -e')))
+    execSync(step, { cwd: root, stdio: 'pipe' });
 }
 
 /** The embedding app (test/browser/embed/app.ts) bundled against the built package; returns its JS and CSS. */
@@ -57,7 +63,10 @@ async function bundleApp(outDir: string): Promise<{ js: string; css: string }> {
       emptyOutDir: true,
       minify: false,
       cssMinify: false,
-      rolldownOptions: { input: join(import.meta.dirname, 'embed/app.ts'), output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' } },
+      rolldownOptions: {
+        input: join(import.meta.dirname, 'embed/app.ts'),
+        output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' },
+      },
     },
   });
   const files = readdirSync(outDir);
@@ -73,7 +82,11 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
   beforeAll(async () => {
     buildPackage();
     app = await bundleApp(outDir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -110,7 +123,16 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
   it('the card is styled by the stylesheet alone: border, radius, background, font and the primary button', async () => {
     expect(app.css).toContain('--heed-accent');
     const page = await openApp();
-    expect(await styleOf(page, '.heed-card', ['border-top-width', 'border-top-style', 'border-top-color', 'border-top-left-radius', 'background-color', 'box-sizing'])).toEqual({
+    expect(
+      await styleOf(page, '.heed-card', [
+        'border-top-width',
+        'border-top-style',
+        'border-top-color',
+        'border-top-left-radius',
+        'background-color',
+        'box-sizing',
+      ]),
+    ).toEqual({
       'border-top-width': '1px',
       'border-top-style': 'solid',
       'border-top-color': 'rgb(197, 204, 216)',
@@ -119,7 +141,10 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
       'box-sizing': 'border-box',
     });
     expect((await styleOf(page, '.heed-card', ['font-family']))['font-family']).toMatch(/^system-ui/);
-    expect(await styleOf(page, '.heed-primary', ['background-color', 'color'])).toEqual({ 'background-color': 'rgb(47, 95, 208)', color: 'rgb(255, 255, 255)' });
+    expect(await styleOf(page, '.heed-primary', ['background-color', 'color'])).toEqual({
+      'background-color': 'rgb(47, 95, 208)',
+      color: 'rgb(255, 255, 255)',
+    });
     expect((await styleOf(page, '.heed-args', ['display']))['display']).toBe('grid');
     await page.close();
   });
@@ -133,14 +158,18 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
     // A darker shade of the new accent, not the default blue's.
     expect(hovered).not.toBe('rgb(200, 0, 100)');
     expect(hovered).not.toMatch(/rgb\(39, 79, 176\)/);
-    const [red, green, blue] = (hovered.match(/[\d.]+/g) ?? []).map(Number).map((part) => (part <= 1 && hovered.startsWith('color(') ? part * 255 : part));
+    const [red, green, blue] = (hovered.match(/[\d.]+/g) ?? [])
+      .map(Number)
+      .map((part) => (part <= 1 && hovered.startsWith('color(') ? part * 255 : part));
     expect(red).toBeGreaterThan(blue);
     expect(green).toBeLessThan(10);
     await page.close();
   });
 
   it("an app's own :root variables win over the defaults, even when its stylesheet loads first", async () => {
-    const page = await openApp(':root { --heed-radius: 3px; --heed-bg: rgb(250, 240, 230); --heed-font: Georgia, serif; }');
+    const page = await openApp(
+      ':root { --heed-radius: 3px; --heed-bg: rgb(250, 240, 230); --heed-font: Georgia, serif; }',
+    );
     expect(await styleOf(page, '.heed-card', ['border-top-left-radius', 'background-color', 'font-family'])).toEqual({
       'border-top-left-radius': '3px',
       'background-color': 'rgb(250, 240, 230)',

@@ -12,7 +12,16 @@ export const CHROMIUM = process.env.HEED_CHROMIUM ?? '/usr/bin/chromium';
 /** Why the browser tests cannot run here (the set-up has said so in one line), or false. */
 export const browserSkip = Boolean(process.env.HEED_TEST_SKIP_BROWSER);
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Harness {
   server: RunningServer;
@@ -99,7 +108,11 @@ export async function serverActions(harness: Harness, conversationId: string, to
   const response = await fetch(`${harness.url}/api/conversations/${encodeURIComponent(conversationId)}/actions`, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
-  return ((await response.json()) as { actions: Array<{ id: string; status: string; resolution?: Record<string, unknown>; resolvedBy?: string }> }).actions;
+  return (
+    (await response.json()) as {
+      actions: Array<{ id: string; status: string; resolution?: Record<string, unknown>; resolvedBy?: string }>;
+    }
+  ).actions;
 }
 
 /**
@@ -117,7 +130,9 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
       // A button or an ARIA radio/checkbox is named by its own text.
       return (element.tagName === 'BUTTON' || element.getAttribute('role')) && Boolean(element.textContent?.trim());
     };
-    return Array.from(document.querySelectorAll<HTMLElement>('input, textarea, select, button, [role="radio"], [role="checkbox"]'))
+    return Array.from(
+      document.querySelectorAll<HTMLElement>('input, textarea, select, button, [role="radio"], [role="checkbox"]'),
+    )
       .filter((element) => !named(element))
       .map((element) => `${element.tagName.toLowerCase()}#${element.id}`);
   });

@@ -6,12 +6,16 @@ import buildConsole from './build-console.js';
 import { newContext, startHarness } from './harness.js';
 
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
-const escape = (text: string) => text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]!);
+const escape = (text: string) =>
+  text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]!);
 
 await buildConsole();
 const smtp = await smtpReceiver();
 const harness = await startHarness({
-  notify: { email: { transport: smtp.transport, from: 'Heed <heed@example.com>', to: () => 'ada@example.com' }, pollIntervalMs: 50 },
+  notify: {
+    email: { transport: smtp.transport, from: 'Heed <heed@example.com>', to: () => 'ada@example.com' },
+    pollIntervalMs: 50,
+  },
 });
 const api = async (method: string, path: string, body?: unknown) =>
   (

@@ -17,7 +17,11 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 export async function axeProblems(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<AxeViolation> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: Document, options: object) => Promise<{ violations: Array<AxeViolation> }> };
+      }
+    ).axe;
     interface AxeViolation {
       id: string;
       impact?: string | null;
@@ -29,7 +33,9 @@ export async function axeProblems(page: Page): Promise<string[]> {
       id: violation.id,
       impact: violation.impact ?? '',
       help: violation.help,
-      nodes: violation.nodes.map((node) => `${JSON.stringify(node.target)} ${node.failureSummary?.split('\n').slice(1).join(' ').trim() ?? ''}`),
+      nodes: violation.nodes.map(
+        (node) => `${JSON.stringify(node.target)} ${node.failureSummary?.split('\n').slice(1).join(' ').trim() ?? ''}`,
+      ),
     }));
   });
   return violations
@@ -64,7 +70,13 @@ export async function layoutReport(page: Page): Promise<LayoutReport> {
       }
     }
     const root = document.scrollingElement ?? document.documentElement;
-    return { scrollWidth: root.scrollWidth, scrollHeight: root.scrollHeight, width, height: window.innerHeight, overflowing };
+    return {
+      scrollWidth: root.scrollWidth,
+      scrollHeight: root.scrollHeight,
+      width,
+      height: window.innerHeight,
+      overflowing,
+    };
   });
 }
 
@@ -76,8 +88,14 @@ export async function transcriptShare(page: Page): Promise<{ shown: number; cont
   return page.evaluate(() => {
     const transcript = document.querySelector('.transcript-scroll');
     if (!transcript) return { shown: 0, content: 0 };
-    const content = Array.from(transcript.children).reduce((sum, child) => sum + (child as HTMLElement).offsetHeight, 0);
-    return { shown: transcript.getBoundingClientRect().height / window.innerHeight, content: content / window.innerHeight };
+    const content = Array.from(transcript.children).reduce(
+      (sum, child) => sum + (child as HTMLElement).offsetHeight,
+      0,
+    );
+    return {
+      shown: transcript.getBoundingClientRect().height / window.innerHeight,
+      content: content / window.innerHeight,
+    };
   });
 }
 
@@ -86,7 +104,14 @@ export async function wholeInView(page: Page, selector: string): Promise<boolean
   return page.locator(selector).evaluate((element) => {
     const box = element.getBoundingClientRect();
     const style = getComputedStyle(element);
-    return style.visibility === 'visible' && box.width > 0 && box.left >= 0 && box.top >= 0 && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
+    return (
+      style.visibility === 'visible' &&
+      box.width > 0 &&
+      box.left >= 0 &&
+      box.top >= 0 &&
+      box.right <= window.innerWidth &&
+      box.bottom <= window.innerHeight
+    );
   });
 }
 

@@ -1,6 +1,18 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkip, dock, newContext, unlabelledControls, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  unlabelledControls,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // Questions in the web console, in real headless Chromium: keyboard and mouse, as a person would.
 let harness: Harness;
@@ -67,7 +79,10 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await transcript(page).getByText('How urgent is it? → High').waitFor();
 
     const [action] = await serverActions(harness, id, 'tok-ada');
-    expect(action.resolution).toMatchObject({ type: 'question', answers: { topic: ['billing'], urgency: ['high'], seats: ['3'] } });
+    expect(action.resolution).toMatchObject({
+      type: 'question',
+      answers: { topic: ['billing'], urgency: ['high'], seats: ['3'] },
+    });
     expect(action.resolvedBy).toBe('ada');
   });
 
@@ -157,7 +172,10 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     expect(await card.isVisible()).toBe(true);
     await basil.press('ArrowDown');
     await expect.poll(() => olives.evaluate((element) => element === document.activeElement)).toBe(true);
-    await card.getByRole('complementary', { name: 'Preview of the option' }).getByText('Black olives, pitted.').waitFor();
+    await card
+      .getByRole('complementary', { name: 'Preview of the option' })
+      .getByText('Black olives, pitted.')
+      .waitFor();
     await page.keyboard.press(' ');
     expect(await olives.getAttribute('aria-checked')).toBe('true');
     await cheese.click();

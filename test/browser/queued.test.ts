@@ -6,7 +6,16 @@ import type { AgentConfig } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { tool } from '../../src/tool.js';
 import { gate } from '../http-fixtures.js';
-import { browserSkip, newContext, sendMessage, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  newContext,
+  sendMessage,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // The console with an agent whose busyPolicy is 'queue': the box stays open while the agent works, a message
 // written meanwhile shows as queued in the transcript, then runs in its turn; one that will not run says why.
@@ -27,7 +36,13 @@ const desk: AgentConfig = {
     if (text.includes('refund')) return { toolCalls: [{ toolName: 'refund', input: { orderId: 1 } }] };
     return { text: `Noted ${text}.` };
   }),
-  tools: { refund: tool({ inputSchema: z.object({ orderId: z.number() }), needsApproval: true, execute: async () => ({ ok: true }) }) },
+  tools: {
+    refund: tool({
+      inputSchema: z.object({ orderId: z.number() }),
+      needsApproval: true,
+      execute: async () => ({ ok: true }),
+    }),
+  },
 };
 
 beforeAll(async () => {
@@ -57,7 +72,10 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
     const queued = transcript(page).locator('.message-queued');
     await expect
       .poll(() => queued.allTextContents(), { timeout: 10_000 })
-      .toEqual([expect.stringMatching(/^You \(queued, waiting for the agent\): secondQueued$/), expect.stringMatching(/third.*Queued · 2$/)]);
+      .toEqual([
+        expect.stringMatching(/^You \(queued, waiting for the agent\): secondQueued$/),
+        expect.stringMatching(/third.*Queued · 2$/),
+      ]);
     expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
 
     if (shots) {
@@ -72,13 +90,23 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
     // A reload shows the same: the queue is the server's, not the page's.
     await page.reload();
     await transcript(page).locator('.message-queued').nth(1).waitFor();
-    expect(await transcript(page).locator('.message-queued').allTextContents()).toEqual([expect.stringContaining('second'), expect.stringContaining('third')]);
+    expect(await transcript(page).locator('.message-queued').allTextContents()).toEqual([
+      expect.stringContaining('second'),
+      expect.stringContaining('third'),
+    ]);
 
     hold.open();
     await transcript(page).getByText('Noted third.').waitFor();
     expect(await transcript(page).locator('.message-queued').count()).toBe(0);
     const texts = await transcript(page).locator('.message').allTextContents();
-    expect(texts.map((text) => text.replace(/^(You|Agent): /, ''))).toEqual(['hold this first', 'Noted hold this first.', 'second', 'Noted second.', 'third', 'Noted third.']);
+    expect(texts.map((text) => text.replace(/^(You|Agent): /, ''))).toEqual([
+      'hold this first',
+      'Noted hold this first.',
+      'second',
+      'Noted second.',
+      'third',
+      'Noted third.',
+    ]);
     await context.close();
   });
 
@@ -93,7 +121,10 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
     await sendMessage(page, 'also this');
     await transcript(page).locator('.message-queued').waitFor();
     hold.open();
-    await page.getByRole('alert').getByText('Your message “also this” was not sent. The agent asked for an answer before this message could run').waitFor();
+    await page
+      .getByRole('alert')
+      .getByText('Your message “also this” was not sent. The agent asked for an answer before this message could run')
+      .waitFor();
     await page.getByRole('region', { name: 'Waiting for your answer' }).waitFor();
     expect(await transcript(page).locator('.message-queued').count()).toBe(0);
     if (shots) {

@@ -1,7 +1,18 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { layouts, refactorer } from '../fixtures/seed-questions.js';
-import { browserSkip, dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // Seed 003's intake as its page writes it, and seed 002's option previews, in the console's question card
 // (real headless Chromium): headers made from ids, the options' own hotkeys, the preview of the focused option.
@@ -14,7 +25,10 @@ afterAll(async () => {
   await harness?.close();
 });
 
-async function openAgent(agent: string, viewport?: { width: number; height: number }): Promise<{ page: Page; id: string }> {
+async function openAgent(
+  agent: string,
+  viewport?: { width: number; height: number },
+): Promise<{ page: Page; id: string }> {
   const context = await newContext(harness, viewport);
   const page = await context.newPage();
   await signIn(page, 'tok-ada');
@@ -94,7 +108,9 @@ describe.skipIf(browserSkip)("seed 003's questions in the console", { timeout: 6
       const box = (await card.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
-      const sketch = await preview.locator('pre').evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+      const sketch = await preview
+        .locator('pre')
+        .evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
       expect(sketch.scrollWidth).toBeLessThanOrEqual(sketch.clientWidth);
       // Beside the options on a wide screen, under them on a phone.
       const options = (await card.getByRole('radiogroup').boundingBox())!;

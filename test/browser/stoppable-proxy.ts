@@ -5,7 +5,9 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
  * cuts every open connection (live streams included) and refuses new ones, as a server that went away
  * does; started, it listens on the same port again. The browser talks to the proxy's `url`.
  */
-export async function stoppableProxy(target: string): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; close(): Promise<void> }> {
+export async function stoppableProxy(
+  target: string,
+): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; close(): Promise<void> }> {
   const { hostname, port: targetPort } = new URL(target);
   const sockets = new Set<Socket>();
   let server: Server | undefined;

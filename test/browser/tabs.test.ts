@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkip, dock, newContext, sendMessage, serverActions, signIn, startConversation, startHarness, transcript, type Harness } from './harness.js';
+import {
+  browserSkip,
+  dock,
+  newContext,
+  sendMessage,
+  serverActions,
+  signIn,
+  startConversation,
+  startHarness,
+  transcript,
+  type Harness,
+} from './harness.js';
 
 // Several tabs, several people, reloads and the inbox, in real headless Chromium.
 let harness: Harness;
@@ -40,7 +51,10 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
     }
     const [action] = await serverActions(harness, id, 'tok-ada');
-    const winner = (action.resolution as { answers: { Ship: string[] } }).answers.Ship[0] === 'yes' ? 'Ship today' : 'Wait until Monday';
+    const winner =
+      (action.resolution as { answers: { Ship: string[] } }).answers.Ship[0] === 'yes'
+        ? 'Ship today'
+        : 'Wait until Monday';
     for (const page of [first, second]) {
       expect(
         await transcript(page)
@@ -151,7 +165,9 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     expect(items[0]).toContain('refunds');
     expect(items[1]).toContain('How many seats do you need?');
     // The count shows in the navigation too.
-    await expect.poll(() => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).textContent()).toContain('2');
+    await expect
+      .poll(() => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).textContent())
+      .toContain('2');
 
     await list.getByRole('link', { name: 'Refund $12 on order 77?' }).click();
     await page.waitForURL(new RegExp(`/c/${encodeURIComponent(refund)}$`));

@@ -26,7 +26,11 @@ const files = {
     const last = messages.at(-1);
     if (last?.role === 'tool') {
       const part = last.content[0] as { output: { type: string; value: unknown } };
-      return { text: part.output.type.startsWith('error') ? `No file: ${String(part.output.value)}` : `Using ${JSON.stringify(part.output.value)}` };
+      return {
+        text: part.output.type.startsWith('error')
+          ? `No file: ${String(part.output.value)}`
+          : `Using ${JSON.stringify(part.output.value)}`,
+      };
     }
     return { toolCalls: [{ toolName: 'pick_file', input: { files: ['notes.txt', 'plan.md', 'budget.csv'] } }] };
   }),
@@ -37,7 +41,9 @@ const files = {
       outputSchema: z.object({ file: z.string() }),
       client: {
         kind: 'pick-file',
-        validate: ({ input, output }) => (input as { files: string[] }).files.includes((output as { file: string }).file) || 'Pick one of the offered files.',
+        validate: ({ input, output }) =>
+          (input as { files: string[] }).files.includes((output as { file: string }).file) ||
+          'Pick one of the offered files.',
       },
     }),
   },
@@ -69,7 +75,10 @@ async function bundle(): Promise<{ js: string; css: string }> {
       outDir,
       emptyOutDir: true,
       minify: false,
-      rolldownOptions: { input: join(import.meta.dirname, 'embed/tool-cards-app.tsx'), output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' } },
+      rolldownOptions: {
+        input: join(import.meta.dirname, 'embed/tool-cards-app.tsx'),
+        output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' },
+      },
     },
   }).finally(() => (process.env.NODE_ENV = nodeEnv));
   const written = readdirSync(outDir);
@@ -126,21 +135,32 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
       const page = await openApp(viewport, picked);
       const card = region(page).getByRole('region', { name: 'Pick a file' });
       await card.waitFor();
-      expect(await card.getByRole('button').allTextContents()).toEqual(['notes.txt', 'plan.md', 'budget.csv', 'None of these']);
+      expect(await card.getByRole('button').allTextContents()).toEqual([
+        'notes.txt',
+        'plan.md',
+        'budget.csv',
+        'None of these',
+      ]);
       // Nothing of the built-in client tool card ("Page action").
       expect(await page.getByText('Page action').count()).toBe(0);
       expect(await outsideViewport(page, card.getByRole('button'))).toEqual([]);
       await shoot(page, 'tool-card-kind');
       await card.getByRole('button', { name: 'plan.md' }).click();
       await page.getByRole('list', { name: 'Messages' }).getByText('Using {"file":"plan.md"}').waitFor();
-      expect((await serverActions(harness, picked, 'tok-ada'))[0]).toMatchObject({ status: 'resolved', resolution: { type: 'client_tool', outputBytes: expect.any(Number) } });
+      expect((await serverActions(harness, picked, 'tok-ada'))[0]).toMatchObject({
+        status: 'resolved',
+        resolution: { type: 'client_tool', outputBytes: expect.any(Number) },
+      });
 
       // Its dismiss: the kind's own decline, here an error the model reads.
       const declined = await paused('files', 'which file now?');
       await page.goto(`/embed?c=${encodeURIComponent(declined)}&token=tok-ada&me=ada`);
       await region(page).getByRole('button', { name: 'None of these' }).click();
       await page.getByRole('list', { name: 'Messages' }).getByText('No file: No file fits.').waitFor();
-      expect((await serverActions(harness, declined, 'tok-ada'))[0].resolution).toEqual({ type: 'client_tool', error: 'No file fits.' });
+      expect((await serverActions(harness, declined, 'tok-ada'))[0].resolution).toEqual({
+        type: 'client_tool',
+        error: 'No file fits.',
+      });
 
       // By tool name, registered by a component once mounted: the approval of issue_refund.
       const refund = await paused('refunds', 'refund order 42 for $30');
@@ -157,7 +177,11 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
         .getByRole('list', { name: 'Messages' })
         .getByText(/Refund done/)
         .waitFor();
-      expect((await serverActions(harness, refund, 'tok-ada'))[0]).toMatchObject({ status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: 'ada' });
+      expect((await serverActions(harness, refund, 'tok-ada'))[0]).toMatchObject({
+        status: 'resolved',
+        resolution: { decision: 'allow' },
+        resolvedBy: 'ada',
+      });
 
       // A tool with no card of its own keeps the built-in one.
       const question = await paused('confirm', 'ship it');
@@ -172,7 +196,9 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
   for (const viewport of viewports) {
     it(`the console renders its page tools through the same registry: the card shows what the tool would send before it runs (${viewport.name})`, async () => {
       const { id } = await api('POST', '/api/conversations', { agent: 'page-helper' }, '');
-      expect((await api('POST', `/api/conversations/${id}/messages`, { content: 'what is selected?' }, '')).status).toBe('requires_action');
+      expect(
+        (await api('POST', `/api/conversations/${id}/messages`, { content: 'what is selected?' }, '')).status,
+      ).toBe('requires_action');
       const page = await (await newContext(harness, viewport)).newPage();
       await signIn(page, 'tok-bob');
       await page.goto(`/c/${encodeURIComponent(id)}`);
@@ -189,7 +215,9 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
       });
       expect(selected).toContain('Reads the text you selected in the page (a client tool).');
       await preview.getByText('Reads the text you selected in the page (a client tool).').waitFor();
-      expect(await outsideViewport(page, page.locator('.page-tool-card').locator('section, figure, button'))).toEqual([]);
+      expect(await outsideViewport(page, page.locator('.page-tool-card').locator('section, figure, button'))).toEqual(
+        [],
+      );
       await shoot(page, 'console-page-card');
       // The built-in card is still there, asking before it runs.
       await page.getByRole('button', { name: 'Run get_selection' }).click();

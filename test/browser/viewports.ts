@@ -19,7 +19,10 @@ export async function outsideViewport(page: Page, locator: Locator): Promise<str
     if (!(await element.isVisible())) continue;
     await element.scrollIntoViewIfNeeded();
     const box = await element.boundingBox();
-    if (box && (box.x < 0 || box.x + box.width > width + 0.5)) outside.push(`${(await element.textContent())?.slice(0, 40)} at x=${Math.round(box.x)} w=${Math.round(box.width)}`);
+    if (box && (box.x < 0 || box.x + box.width > width + 0.5))
+      outside.push(
+        `${(await element.textContent())?.slice(0, 40)} at x=${Math.round(box.x)} w=${Math.round(box.width)}`,
+      );
   }
   return outside;
 }

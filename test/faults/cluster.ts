@@ -34,7 +34,9 @@ export function postgresBinaries(): { bin: string } | { missing: string } {
     const bin = join(root, version, 'bin');
     if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return { bin };
   }
-  return { missing: `no PostgreSQL server binaries (initdb, pg_ctl) under ${root}; install postgresql to run the fault tests on PostgreSQL` };
+  return {
+    missing: `no PostgreSQL server binaries (initdb, pg_ctl) under ${root}; install postgresql to run the fault tests on PostgreSQL`,
+  };
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -56,7 +58,9 @@ export async function startCluster(bin: string): Promise<Cluster> {
   const dir = mkdtempSync(join(base, 'heed-faults-pg-'));
   const data = join(dir, 'data');
   const asPostgres = async (program: string, args: string[]) => {
-    const command = isRoot() ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
+    const command = isRoot()
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]]
+      : [join(bin, program), args];
     return run(command[0] as string, command[1] as string[], { maxBuffer: 16 * 1024 * 1024 });
   };
   if (isRoot()) {
@@ -67,12 +71,30 @@ export async function startCluster(bin: string): Promise<Cluster> {
     const { stdout: group } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(group.trim()));
   }
-  await asPostgres('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  await asPostgres('initdb', [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--no-instructions',
+  ]);
   const port = await freePort();
-  const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c shared_buffers=16MB', '-c max_connections=80', '-c fsync=off', '-c full_page_writes=off'].join(
-    ' ',
-  );
-  const ctl = (args: string[]) => asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-t', '60', ...args]);
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c shared_buffers=16MB',
+    '-c max_connections=80',
+    '-c fsync=off',
+    '-c full_page_writes=off',
+  ].join(' ');
+  const ctl = (args: string[]) =>
+    asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-t', '60', ...args]);
   const start = async () => {
     await ctl(['-o', options, '-w', 'start']);
   };

@@ -23,7 +23,8 @@ function mountTmpfs(): string | undefined {
   if (process.platform !== 'linux') return 'mounting a tmpfs needs Linux';
   if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
   const capabilities = /CapEff:\s*([0-9a-f]+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-  if (!capabilities || (BigInt(`0x${capabilities}`) & (1n << 21n)) === 0n) return 'mounting a tmpfs needs CAP_SYS_ADMIN, which this container does not have';
+  if (!capabilities || (BigInt(`0x${capabilities}`) & (1n << 21n)) === 0n)
+    return 'mounting a tmpfs needs CAP_SYS_ADMIN, which this container does not have';
   mkdirSync(mountPoint, { recursive: true });
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mountPoint], { encoding: 'utf8' });
   if (mounted.status === 0) {
@@ -72,39 +73,44 @@ describe.skipIf(skip)(`SQLite on a file system that fills up${skip ? ` (${skip})
     space.remove();
   });
 
-  it('full for 6 s under load: clear 503s with Retry-After, then the same process carries on; nothing lost or half-written', { timeout: 180_000 }, async () => {
-    const observed = observe();
-    const clients = helpdesk(observed, [server.url], 12);
-    await sleep(3000);
-    const filler = fill();
-    const fullAt = Date.now() - observed.started;
-    await sleep(6000);
-    rmSync(filler);
-    const freedAt = Date.now() - observed.started;
-    await sleep(8000);
-    await clients.stop();
-    console.log(`disk full: ${summary(observed)}`);
+  it(
+    'full for 6 s under load: clear 503s with Retry-After, then the same process carries on; nothing lost or half-written',
+    { timeout: 180_000 },
+    async () => {
+      const observed = observe();
+      const clients = helpdesk(observed, [server.url], 12);
+      await sleep(3000);
+      const filler = fill();
+      const fullAt = Date.now() - observed.started;
+      await sleep(6000);
+      rmSync(filler);
+      const freedAt = Date.now() - observed.started;
+      await sleep(8000);
+      await clients.stop();
+      console.log(`disk full: ${summary(observed)}`);
 
-    expect(unclearFailures(observed)).toEqual([]);
-    expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
-    const whileFull = observed.failures.filter((failure) => failure.at >= fullAt && failure.at < freedAt);
-    expect(whileFull.some((failure) => failure.status === 503 && failure.code === 'store_unavailable')).toBe(true);
-    for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable')) expect(failure.retryAfter).toBe('5');
-    expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
-    expect(observed.completed.some((done) => done.at > freedAt)).toBe(true);
-    expect(server.child.exitCode).toBeNull();
-    expect(observed.problems).toEqual([]);
+      expect(unclearFailures(observed)).toEqual([]);
+      expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
+      const whileFull = observed.failures.filter((failure) => failure.at >= fullAt && failure.at < freedAt);
+      expect(whileFull.some((failure) => failure.status === 503 && failure.code === 'store_unavailable')).toBe(true);
+      for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable'))
+        expect(failure.retryAfter).toBe('5');
+      expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
+      expect(observed.completed.some((done) => done.at > freedAt)).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+      expect(observed.problems).toEqual([]);
 
-    expect(await server.stop('SIGTERM')).toBe(0);
-    const db = new Database(join(mountPoint, 'heed.db'));
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    db.close();
-    const store = sqliteStore({ path: join(mountPoint, 'heed.db') });
-    try {
-      expect(await storedProblems(store, observed, space.log)).toEqual([]);
-      console.log(`disk full: ${await takeovers(store, observed)} turns cut off by the full disk were carried on`);
-    } finally {
-      await store.close();
-    }
-  });
+      expect(await server.stop('SIGTERM')).toBe(0);
+      const db = new Database(join(mountPoint, 'heed.db'));
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.close();
+      const store = sqliteStore({ path: join(mountPoint, 'heed.db') });
+      try {
+        expect(await storedProblems(store, observed, space.log)).toEqual([]);
+        console.log(`disk full: ${await takeovers(store, observed)} turns cut off by the full disk were carried on`);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

@@ -34,38 +34,42 @@ describe.skipIf(clusterSkip)(`an instance frozen past its lease${clusterSkip ? `
     space.remove();
   });
 
-  it('SIGSTOP for four leases, twice, under load: every request answered, no reset, nothing lost', { timeout: 240_000 }, async () => {
-    const observed = observe();
-    const clients = helpdesk(observed, [a.url, b.url], 12);
-    const woke: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      await sleep(3000);
-      process.kill(a.pid, 'SIGSTOP');
+  it(
+    'SIGSTOP for four leases, twice, under load: every request answered, no reset, nothing lost',
+    { timeout: 240_000 },
+    async () => {
+      const observed = observe();
+      const clients = helpdesk(observed, [a.url, b.url], 12);
+      const woke: number[] = [];
+      for (let round = 0; round < 2; round++) {
+        await sleep(3000);
+        process.kill(a.pid, 'SIGSTOP');
+        await sleep(6000);
+        process.kill(a.pid, 'SIGCONT');
+        woke.push(Date.now() - observed.started);
+      }
       await sleep(6000);
-      process.kill(a.pid, 'SIGCONT');
-      woke.push(Date.now() - observed.started);
-    }
-    await sleep(6000);
-    await clients.stop();
-    console.log(`freeze: ${summary(observed)}`);
+      await clients.stop();
+      console.log(`freeze: ${summary(observed)}`);
 
-    // No connection was reset or dropped: what A had under way, and what queued on its kept-alive connections, got an answer.
-    expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
-    expect(unclearFailures(observed)).toEqual([]);
-    // A served again after waking, the same process.
-    expect(observed.completed.some((done) => done.url === a.url && done.at > woke[1])).toBe(true);
-    expect(a.child.exitCode).toBeNull();
-    expect(observed.problems).toEqual([]);
+      // No connection was reset or dropped: what A had under way, and what queued on its kept-alive connections, got an answer.
+      expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
+      expect(unclearFailures(observed)).toEqual([]);
+      // A served again after waking, the same process.
+      expect(observed.completed.some((done) => done.url === a.url && done.at > woke[1])).toBe(true);
+      expect(a.child.exitCode).toBeNull();
+      expect(observed.problems).toEqual([]);
 
-    const store = postgresStore({ connectionString: url });
-    try {
-      expect(await storedProblems(store, observed, space.log)).toEqual([]);
-      // The freezes cost A its claim on turns it was running, which B took over.
-      const moved = await takeovers(store, observed);
-      console.log(`freeze: ${moved} turns taken over, ${observed.moved} answers reported how a moved turn ended`);
-      expect(moved).toBeGreaterThan(0);
-    } finally {
-      await store.close();
-    }
-  });
+      const store = postgresStore({ connectionString: url });
+      try {
+        expect(await storedProblems(store, observed, space.log)).toEqual([]);
+        // The freezes cost A its claim on turns it was running, which B took over.
+        const moved = await takeovers(store, observed);
+        console.log(`freeze: ${moved} turns taken over, ${observed.moved} answers reported how a moved turn ended`);
+        expect(moved).toBeGreaterThan(0);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

@@ -49,7 +49,17 @@ export interface Observed {
 }
 
 export function observe(): Observed {
-  return { started: Date.now(), offered: new Map(), answered: [], failures: [], answers: [], completed: [], conversations: new Set(), problems: [], moved: 0 };
+  return {
+    started: Date.now(),
+    offered: new Map(),
+    answered: [],
+    failures: [],
+    answers: [],
+    completed: [],
+    conversations: new Set(),
+    problems: [],
+    moved: 0,
+  };
 }
 
 interface Reply {
@@ -64,7 +74,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const THINK_MS = 30;
 
 /** One JSON call; records what came back. Undefined when no answer came (the connection failed). */
-async function request(observed: Observed, url: string, method: string, path: string, what: string, body?: unknown): Promise<Reply | undefined> {
+async function request(
+  observed: Observed,
+  url: string,
+  method: string,
+  path: string,
+  what: string,
+  body?: unknown,
+): Promise<Reply | undefined> {
   await sleep(THINK_MS);
   const begun = Date.now();
   const at = begun - observed.started;
@@ -72,13 +89,22 @@ async function request(observed: Observed, url: string, method: string, path: st
   try {
     response = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(ABANDON_MS),
     });
   } catch (thrown) {
     const cause = (thrown as { cause?: { code?: string } }).cause;
-    observed.failures.push({ at, url, what, ms: Date.now() - begun, network: cause?.code ?? (thrown as Error).name ?? String(thrown) });
+    observed.failures.push({
+      at,
+      url,
+      what,
+      ms: Date.now() - begun,
+      network: cause?.code ?? (thrown as Error).name ?? String(thrown),
+    });
     return undefined;
   }
   let text = '';
@@ -86,7 +112,14 @@ async function request(observed: Observed, url: string, method: string, path: st
     text = await response.text();
   } catch (thrown) {
     const cause = (thrown as { cause?: { code?: string } }).cause;
-    observed.failures.push({ at, url, what, ms: Date.now() - begun, status: response.status, network: cause?.code ?? String(thrown) });
+    observed.failures.push({
+      at,
+      url,
+      what,
+      ms: Date.now() - begun,
+      status: response.status,
+      network: cause?.code ?? String(thrown),
+    });
     return undefined;
   }
   const ms = Date.now() - begun;
@@ -112,10 +145,16 @@ async function request(observed: Observed, url: string, method: string, path: st
     });
     return { status: response.status, body: parsed };
   }
-  if ((parsed as { warnings?: Array<{ code: string }> } | undefined)?.warnings?.some((warning) => warning.code === 'turn_moved')) observed.moved++;
+  if (
+    (parsed as { warnings?: Array<{ code: string }> } | undefined)?.warnings?.some(
+      (warning) => warning.code === 'turn_moved',
+    )
+  )
+    observed.moved++;
   const pending = (parsed as { pendingActions?: Array<{ id: string }> } | undefined)?.pendingActions;
   const conversationId =
-    (parsed as { conversationId?: string; conversation?: { id: string } } | undefined)?.conversationId ?? (parsed as { conversation?: { id: string } })?.conversation?.id;
+    (parsed as { conversationId?: string; conversation?: { id: string } } | undefined)?.conversationId ??
+    (parsed as { conversation?: { id: string } })?.conversation?.id;
   if (pending && conversationId) {
     const set = observed.offered.get(conversationId) ?? new Set<string>();
     for (const action of pending) set.add(action.id);
@@ -165,9 +204,12 @@ async function refund(observed: Observed, where: () => string, id: string, order
   let sent = false;
   const answer = async (actions: Array<{ id: string }>): Promise<boolean> => {
     for (const action of actions) {
-      const reply = await request(observed, url, 'POST', `/api/conversations/${id}/actions/${action.id}`, 'answer', { resolution: { type: 'approval', decision: 'allow' } });
+      const reply = await request(observed, url, 'POST', `/api/conversations/${id}/actions/${action.id}`, 'answer', {
+        resolution: { type: 'approval', decision: 'allow' },
+      });
       if (reply?.status === 200) observed.answered.push({ conversationId: id, actionId: action.id });
-      if (reply?.status === 404) observed.problems.push(`${id}: the offered action ${action.id} was not found when answered`);
+      if (reply?.status === 404)
+        observed.problems.push(`${id}: the offered action ${action.id} was not found when answered`);
       if (reply?.status === 200 && reply.body.status === 'completed') return true;
       if (reply?.status !== 200) return false;
     }
@@ -180,7 +222,8 @@ async function refund(observed: Observed, where: () => string, id: string, order
       if (reply?.status === 200) {
         sent = true;
         if (reply.body.status === 'completed' && finished(reply.body.messages, order)) return done(observed, url);
-        if (reply.body.status === 'requires_action' && (await answer(reply.body.pendingActions))) return done(observed, url);
+        if (reply.body.status === 'requires_action' && (await answer(reply.body.pendingActions)))
+          return done(observed, url);
         continue;
       }
     }
@@ -191,7 +234,9 @@ async function refund(observed: Observed, where: () => string, id: string, order
     }
     const messages = read.body.messages as Array<{ role: string; parts: Array<{ type: string; text?: string }> }>;
     last = `${read.body.runtime.status}: ${JSON.stringify(messages.slice(-3).map((message) => [message.role, message.parts]))}`;
-    const mine = messages.findIndex((message) => message.role === 'user' && message.parts.some((part) => part.text === content));
+    const mine = messages.findIndex(
+      (message) => message.role === 'user' && message.parts.some((part) => part.text === content),
+    );
     const status = read.body.runtime.status as string;
     if (mine < 0) {
       // Not recorded (the send failed before its commit): send again once nothing runs.
@@ -209,14 +254,21 @@ async function refund(observed: Observed, where: () => string, id: string, order
       continue;
     }
     if (finished(messages.slice(mine), order)) return done(observed, url);
-    observed.problems.push(`${id}: the refund of order ${order} ended without its reply: ${JSON.stringify(messages.slice(mine).map((message) => message.parts))}`);
+    observed.problems.push(
+      `${id}: the refund of order ${order} ended without its reply: ${JSON.stringify(messages.slice(mine).map((message) => message.parts))}`,
+    );
     return;
   }
   observed.problems.push(`${id}: the refund of order ${order} did not finish within 60 s (${url}; last read: ${last})`);
 }
 
-function finished(messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }>, order: number): boolean {
-  return messages.some((message) => message.role === 'assistant' && message.parts.some((part) => part.text === `Refunded order ${order}.`));
+function finished(
+  messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }>,
+  order: number,
+): boolean {
+  return messages.some(
+    (message) => message.role === 'assistant' && message.parts.some((part) => part.text === `Refunded order ${order}.`),
+  );
 }
 
 function done(observed: Observed, url: string): void {
@@ -237,8 +289,16 @@ export function toolRuns(log: string): Array<{ conversationId: string; order: nu
 
 /** Tool calls of a conversation's messages that have no result. */
 function missingResults(messages: MessageRecord[]): string[] {
-  const results = new Set(messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))));
-  return messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'tool-call' && !results.has(part.toolCallId) ? [part.toolCallId] : [])));
+  const results = new Set(
+    messages.flatMap((message) =>
+      message.parts.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
+    ),
+  );
+  return messages.flatMap((message) =>
+    message.parts.flatMap((part) =>
+      part.type === 'tool-call' && !results.has(part.toolCallId) ? [part.toolCallId] : [],
+    ),
+  );
 }
 
 /**
@@ -252,12 +312,15 @@ export async function storedProblems(store: Store, observed: Observed, log: stri
   const problems: string[] = [];
   for (const [conversationId, ids] of observed.offered) {
     const stored = new Set((await store.listActions(conversationId)).map((action) => action.id));
-    for (const id of ids) if (!stored.has(id)) problems.push(`${conversationId}: action ${id} was offered by a 2xx but is not stored`);
+    for (const id of ids)
+      if (!stored.has(id)) problems.push(`${conversationId}: action ${id} was offered by a 2xx but is not stored`);
   }
   for (const { conversationId, actionId } of observed.answered) {
     const action = await store.getAction(conversationId, actionId);
     if (action?.status !== 'resolved' || action.resolvedBy !== 'ada')
-      problems.push(`${conversationId}: the answer to ${actionId} got a 2xx but the action is ${action?.status ?? 'missing'}`);
+      problems.push(
+        `${conversationId}: the answer to ${actionId} got a 2xx but the action is ${action?.status ?? 'missing'}`,
+      );
   }
   const runs = toolRuns(log);
   for (const conversationId of observed.conversations) {
@@ -270,11 +333,14 @@ export async function storedProblems(store: Store, observed: Observed, log: stri
     const messages = await store.listMessages(conversationId);
     if (conversation.status === 'idle') {
       const missing = missingResults(messages);
-      if (missing.length > 0) problems.push(`${conversationId}: idle with tool calls that have no result: ${missing.join(', ')}`);
+      if (missing.length > 0)
+        problems.push(`${conversationId}: idle with tool calls that have no result: ${missing.join(', ')}`);
     }
-    for (const problem of await conversationProblems(store, conversationId)) problems.push(`${conversationId}: ${problem}`);
+    for (const problem of await conversationProblems(store, conversationId))
+      problems.push(`${conversationId}: ${problem}`);
     const events = await store.listEvents(conversationId, { limit: 500 });
-    for (const event of events) if (event.type === 'turn.failed') problems.push(`${conversationId}: turn.failed ${JSON.stringify(event.data)}`);
+    for (const event of events)
+      if (event.type === 'turn.failed') problems.push(`${conversationId}: turn.failed ${JSON.stringify(event.data)}`);
     const approvals = (await store.listActions(conversationId)).filter((action) => action.kind === 'approval');
     const mine = runs.filter((run) => run.conversationId === conversationId);
     for (const approval of approvals) {
@@ -283,7 +349,9 @@ export async function storedProblems(store: Store, observed: Observed, log: stri
     }
     const keysByOrder = new Map<number, Set<string>>();
     for (const run of mine) keysByOrder.set(run.order, (keysByOrder.get(run.order) ?? new Set()).add(run.key));
-    for (const [order, keys] of keysByOrder) if (keys.size > 1) problems.push(`${conversationId}: the refund of order ${order} ran under ${keys.size} idempotency keys`);
+    for (const [order, keys] of keysByOrder)
+      if (keys.size > 1)
+        problems.push(`${conversationId}: the refund of order ${order} ran under ${keys.size} idempotency keys`);
     for (const run of mine) {
       if (!approvals.some((approval) => approval.toolCallId === run.key && approval.status === 'resolved')) {
         problems.push(`${conversationId}: the tool ran under ${run.key}, which no allowed approval names`);
@@ -295,14 +363,18 @@ export async function storedProblems(store: Store, observed: Observed, log: stri
 
 /** Failures that are not a clear JSON error in under 30 s (network errors are listed apart). */
 export function unclearFailures(observed: Observed): Failure[] {
-  return observed.failures.filter((failure) => failure.network === undefined && (failure.unclear !== undefined || failure.ms > 30_000));
+  return observed.failures.filter(
+    (failure) => failure.network === undefined && (failure.unclear !== undefined || failure.ms > 30_000),
+  );
 }
 
 /** Turns taken over (`turn.started` by recovery) in the conversations the clients used. */
 export async function takeovers(store: Store, observed: Observed): Promise<number> {
   let count = 0;
   for (const id of observed.conversations) {
-    count += (await store.listEvents(id, { limit: 500 })).filter((event) => event.type === 'turn.started' && event.data.trigger === 'recovery').length;
+    count += (await store.listEvents(id, { limit: 500 })).filter(
+      (event) => event.type === 'turn.started' && event.data.trigger === 'recovery',
+    ).length;
   }
   return count;
 }

@@ -22,60 +22,70 @@ let url = '';
 let a: ServeProcess;
 let b: ServeProcess;
 
-describe.skipIf(clusterSkip)(`a network partition between one instance and PostgreSQL${clusterSkip ? ` (${clusterSkip})` : ''}`, () => {
-  beforeAll(async () => {
-    cluster = await newCluster();
-    url = await cluster.createDatabase('heed');
-    proxy = await startProxy({ host: '127.0.0.1', port: cluster.port });
-    const throughProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
-    [a, b] = await Promise.all([space.serve(['--database-url', throughProxy]), space.serve(['--database-url', url])]);
-  }, 90_000);
+describe.skipIf(clusterSkip)(
+  `a network partition between one instance and PostgreSQL${clusterSkip ? ` (${clusterSkip})` : ''}`,
+  () => {
+    beforeAll(async () => {
+      cluster = await newCluster();
+      url = await cluster.createDatabase('heed');
+      proxy = await startProxy({ host: '127.0.0.1', port: cluster.port });
+      const throughProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
+      [a, b] = await Promise.all([space.serve(['--database-url', throughProxy]), space.serve(['--database-url', url])]);
+    }, 90_000);
 
-  afterAll(async () => {
-    killAll();
-    await proxy?.close();
-    await cluster?.destroy();
-    space.remove();
-  });
+    afterAll(async () => {
+      killAll();
+      await proxy?.close();
+      await cluster?.destroy();
+      space.remove();
+    });
 
-  it('resets, then 15 s of swallowed traffic: clear 503s from the cut-off instance, nothing lost, recovery without a restart', { timeout: 240_000 }, async () => {
-    const observed = observe();
-    const clients = helpdesk(observed, [a.url, b.url], 12);
-    await sleep(3000);
-    const resetAt = Date.now() - observed.started;
-    proxy!.mode('reset');
-    await sleep(3000);
-    proxy!.mode('pass');
-    await sleep(2000);
-    const swallowAt = Date.now() - observed.started;
-    proxy!.mode('swallow');
-    await sleep(15_000);
-    const healedAt = Date.now() - observed.started;
-    proxy!.mode('pass');
-    await sleep(8000);
-    await clients.stop();
-    const line = summary(observed);
-    console.log(`partition: ${line}; proxy ${JSON.stringify(proxy!.counts())}`);
+    it(
+      'resets, then 15 s of swallowed traffic: clear 503s from the cut-off instance, nothing lost, recovery without a restart',
+      { timeout: 240_000 },
+      async () => {
+        const observed = observe();
+        const clients = helpdesk(observed, [a.url, b.url], 12);
+        await sleep(3000);
+        const resetAt = Date.now() - observed.started;
+        proxy!.mode('reset');
+        await sleep(3000);
+        proxy!.mode('pass');
+        await sleep(2000);
+        const swallowAt = Date.now() - observed.started;
+        proxy!.mode('swallow');
+        await sleep(15_000);
+        const healedAt = Date.now() - observed.started;
+        proxy!.mode('pass');
+        await sleep(8000);
+        await clients.stop();
+        const line = summary(observed);
+        console.log(`partition: ${line}; proxy ${JSON.stringify(proxy!.counts())}`);
 
-    // A answered clear errors while cut off, and no answer took longer than 30 s.
-    expect(unclearFailures(observed)).toEqual([]);
-    expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
-    const fromA = observed.failures.filter((failure) => failure.url === a.url && failure.at >= resetAt);
-    expect(fromA.some((failure) => failure.status === 503 && failure.code === 'store_unavailable')).toBe(true);
-    for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable')) expect(failure.retryAfter).toBe('5');
-    // Nothing but the outage's own errors and the conflicts a careful client reads past.
-    expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
-    // B went on through the partition; A serves again once healed, the same process.
-    expect(observed.completed.some((done) => done.url === b.url && done.at > swallowAt && done.at < healedAt)).toBe(true);
-    expect(observed.completed.some((done) => done.url === a.url && done.at > healedAt)).toBe(true);
-    expect(a.child.exitCode).toBeNull();
-    expect(observed.problems).toEqual([]);
+        // A answered clear errors while cut off, and no answer took longer than 30 s.
+        expect(unclearFailures(observed)).toEqual([]);
+        expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
+        const fromA = observed.failures.filter((failure) => failure.url === a.url && failure.at >= resetAt);
+        expect(fromA.some((failure) => failure.status === 503 && failure.code === 'store_unavailable')).toBe(true);
+        for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable'))
+          expect(failure.retryAfter).toBe('5');
+        // Nothing but the outage's own errors and the conflicts a careful client reads past.
+        expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
+        // B went on through the partition; A serves again once healed, the same process.
+        expect(observed.completed.some((done) => done.url === b.url && done.at > swallowAt && done.at < healedAt)).toBe(
+          true,
+        );
+        expect(observed.completed.some((done) => done.url === a.url && done.at > healedAt)).toBe(true);
+        expect(a.child.exitCode).toBeNull();
+        expect(observed.problems).toEqual([]);
 
-    const store = postgresStore({ connectionString: url });
-    try {
-      expect(await storedProblems(store, observed, space.log)).toEqual([]);
-    } finally {
-      await store.close();
-    }
-  });
-});
+        const store = postgresStore({ connectionString: url });
+        try {
+          expect(await storedProblems(store, observed, space.log)).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      },
+    );
+  },
+);

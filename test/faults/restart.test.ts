@@ -19,47 +19,55 @@ let url = '';
 let a: ServeProcess;
 let b: ServeProcess;
 
-describe.skipIf(clusterSkip)(`the PostgreSQL cluster restarted under load${clusterSkip ? ` (${clusterSkip})` : ''}`, () => {
-  beforeAll(async () => {
-    cluster = await newCluster();
-    url = await cluster.createDatabase('heed');
-    [a, b] = await Promise.all([space.serve(['--database-url', url]), space.serve(['--database-url', url])]);
-  }, 90_000);
+describe.skipIf(clusterSkip)(
+  `the PostgreSQL cluster restarted under load${clusterSkip ? ` (${clusterSkip})` : ''}`,
+  () => {
+    beforeAll(async () => {
+      cluster = await newCluster();
+      url = await cluster.createDatabase('heed');
+      [a, b] = await Promise.all([space.serve(['--database-url', url]), space.serve(['--database-url', url])]);
+    }, 90_000);
 
-  afterAll(async () => {
-    killAll();
-    await cluster?.destroy();
-    space.remove();
-  });
+    afterAll(async () => {
+      killAll();
+      await cluster?.destroy();
+      space.remove();
+    });
 
-  it('restarted twice (fast, then immediate): clear 503s while it is down, then both instances go on; nothing lost', { timeout: 240_000 }, async () => {
-    const observed = observe();
-    const clients = helpdesk(observed, [a.url, b.url], 12);
-    await sleep(3000);
-    await cluster!.restart('fast');
-    await sleep(4000);
-    await cluster!.restart('immediate');
-    const backAt = Date.now() - observed.started;
-    await sleep(6000);
-    await clients.stop();
-    console.log(`cluster restarts: ${summary(observed)}`);
+    it(
+      'restarted twice (fast, then immediate): clear 503s while it is down, then both instances go on; nothing lost',
+      { timeout: 240_000 },
+      async () => {
+        const observed = observe();
+        const clients = helpdesk(observed, [a.url, b.url], 12);
+        await sleep(3000);
+        await cluster!.restart('fast');
+        await sleep(4000);
+        await cluster!.restart('immediate');
+        const backAt = Date.now() - observed.started;
+        await sleep(6000);
+        await clients.stop();
+        console.log(`cluster restarts: ${summary(observed)}`);
 
-    expect(unclearFailures(observed)).toEqual([]);
-    expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
-    for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable')) expect(failure.retryAfter).toBe('5');
-    expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
-    for (const server of [a, b]) {
-      expect(observed.completed.some((done) => done.url === server.url && done.at > backAt)).toBe(true);
-      expect(server.child.exitCode).toBeNull();
-    }
-    expect(observed.problems).toEqual([]);
+        expect(unclearFailures(observed)).toEqual([]);
+        expect(observed.failures.filter((failure) => failure.network)).toEqual([]);
+        for (const failure of observed.failures.filter((entry) => entry.code === 'store_unavailable'))
+          expect(failure.retryAfter).toBe('5');
+        expect(observed.failures.filter((failure) => ![503, 409].includes(failure.status!))).toEqual([]);
+        for (const server of [a, b]) {
+          expect(observed.completed.some((done) => done.url === server.url && done.at > backAt)).toBe(true);
+          expect(server.child.exitCode).toBeNull();
+        }
+        expect(observed.problems).toEqual([]);
 
-    const store = postgresStore({ connectionString: url });
-    try {
-      expect(await storedProblems(store, observed, space.log)).toEqual([]);
-      console.log(`cluster restarts: ${await takeovers(store, observed)} turns cut off were carried on`);
-    } finally {
-      await store.close();
-    }
-  });
-});
+        const store = postgresStore({ connectionString: url });
+        try {
+          expect(await storedProblems(store, observed, space.log)).toEqual([]);
+          console.log(`cluster restarts: ${await takeovers(store, observed)} turns cut off were carried on`);
+        } finally {
+          await store.close();
+        }
+      },
+    );
+  },
+);

@@ -16,7 +16,8 @@ const binaries = postgresBinaries();
  * run was given an outside server (HEED_TEST_DATABASE_URL), where no cluster of the test's own can be made.
  */
 export const clusterSkip: string | undefined = 'missing' in binaries ? binaries.missing : undefined;
-if (clusterSkip && process.env.CI === 'true' && !process.env.HEED_TEST_DATABASE_URL) throw new Error(`CI=true but ${clusterSkip}.`);
+if (clusterSkip && process.env.CI === 'true' && !process.env.HEED_TEST_DATABASE_URL)
+  throw new Error(`CI=true but ${clusterSkip}.`);
 if (clusterSkip) console.warn(`(${clusterSkip}; the PostgreSQL fault tests are skipped)`);
 
 export function newCluster(): Promise<Cluster> {
@@ -38,7 +39,8 @@ export function workspace(name: string): Workspace {
   return {
     dir,
     log,
-    serve: (store, env = {}) => startServe(['--config', 'test/fixtures/faults.config.mjs', ...store], { HEED_FAULTS_LOG: log, ...env }),
+    serve: (store, env = {}) =>
+      startServe(['--config', 'test/fixtures/faults.config.mjs', ...store], { HEED_FAULTS_LOG: log, ...env }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -12,7 +12,11 @@ afterEach(async () => {
 async function serverMailing(transport: string): Promise<TestServer> {
   const server = await startServer({
     notify: {
-      email: { transport, from: 'Heed <heed@example.com>', to: ({ conversation }) => (conversation.ownerId === 'ada' ? ['ada@example.com'] : null) },
+      email: {
+        transport,
+        from: 'Heed <heed@example.com>',
+        to: ({ conversation }) => (conversation.ownerId === 'ada' ? ['ada@example.com'] : null),
+      },
       retry: { firstDelayMs: 100, maxDelayMs: 200 },
       pollIntervalMs: 50,
     },
@@ -22,7 +26,9 @@ async function serverMailing(transport: string): Promise<TestServer> {
 }
 
 async function pause(server: TestServer, content: string, conversationId?: string) {
-  const id = conversationId ?? (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body.id;
+  const id =
+    conversationId ??
+    (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body.id;
   const turn = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
   expect(turn.body.status).toBe('requires_action');
   return { conversationId: id as string, action: turn.body.pendingActions[0] };
@@ -60,14 +66,36 @@ describe('email over real SMTP', () => {
     const token = new URL(large).pathname.split('/').at(-1)!;
     const read = await fetch(`${server.url}/api/links/${token}`);
     expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({ recipient: 'ada@example.com', requester: 'ada', agent: 'support', action: { id: action.id, kind: 'question' } });
-    const answered = await server.api('POST', `/api/links/${token}`, { body: { resolution: { type: 'question', answers: { size: 'l', qty: '3' } } } });
+    expect(await read.json()).toMatchObject({
+      recipient: 'ada@example.com',
+      requester: 'ada',
+      agent: 'support',
+      action: { id: action.id, kind: 'question' },
+    });
+    const answered = await server.api('POST', `/api/links/${token}`, {
+      body: { resolution: { type: 'question', answers: { size: 'l', qty: '3' } } },
+    });
     expect(answered.status).toBe(200);
-    expect(answered.body.action).toMatchObject({ status: 'resolved', resolvedBy: 'ada@example.com', channel: 'link', resolution: { answers: { size: ['l'], qty: ['3'] } } });
-    await eventually(async () => ((await server.api('GET', `/api/conversations/${conversationId}`, { token: 'ada' })).body.runtime.status === 'idle' ? true : undefined));
-    const again = await server.api('POST', `/api/links/${token}`, { body: { resolution: { type: 'question', answers: { size: 's' } } } });
+    expect(answered.body.action).toMatchObject({
+      status: 'resolved',
+      resolvedBy: 'ada@example.com',
+      channel: 'link',
+      resolution: { answers: { size: ['l'], qty: ['3'] } },
+    });
+    await eventually(async () =>
+      (await server.api('GET', `/api/conversations/${conversationId}`, { token: 'ada' })).body.runtime.status === 'idle'
+        ? true
+        : undefined,
+    );
+    const again = await server.api('POST', `/api/links/${token}`, {
+      body: { resolution: { type: 'question', answers: { size: 's' } } },
+    });
     expect(again.status).toBe(409);
-    expect(again.body.error.details).toMatchObject({ resolvedBy: 'ada@example.com', channel: 'link', resolution: { answers: { size: ['l'] } } });
+    expect(again.body.error.details).toMatchObject({
+      resolvedBy: 'ada@example.com',
+      channel: 'link',
+      resolution: { answers: { size: ['l'] } },
+    });
 
     // The next request of the same conversation lands in the same thread; an approval shows its arguments.
     await pause(server, 'refund now', conversationId);
@@ -96,7 +124,11 @@ describe('email over real SMTP', () => {
       const [found] = await engineOf(server.heed).store.listDeliveries({ status: 'dropped' });
       return found;
     });
-    expect(dropped).toMatchObject({ actionId: action.id, target: { type: 'email', to: 'ada@example.com' }, lastError: 'the action is no longer pending (resolved)' });
+    expect(dropped).toMatchObject({
+      actionId: action.id,
+      target: { type: 'email', to: 'ada@example.com' },
+      lastError: 'the action is no longer pending (resolved)',
+    });
     expect(smtp.tries).toBe(1);
     expect(smtp.mails).toHaveLength(0);
   });

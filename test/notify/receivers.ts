@@ -23,7 +23,11 @@ export async function webhookReceiver(answer: (n: number) => number | 'hold' = (
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const decided = answer(calls.length + 1);
-      const call = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), status: decided === 'hold' ? 0 : decided };
+      const call = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        status: decided === 'hold' ? 0 : decided,
+      };
       calls.push(call);
       for (const wake of waiters) wake();
       if (decided === 'hold') return;
@@ -87,7 +91,8 @@ export async function smtpReceiver(refuse: (n: number) => boolean = () => false)
     async until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`smtp receiver: condition not met; got ${mails.length} mails after ${tries} tries`);
+        if (Date.now() > deadline)
+          throw new Error(`smtp receiver: condition not met; got ${mails.length} mails after ${tries} tries`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
@@ -96,7 +101,10 @@ export async function smtpReceiver(refuse: (n: number) => boolean = () => false)
 }
 
 /** Polls until `check` returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -10,7 +10,10 @@ const root = join(import.meta.dirname, '../..');
 async function step(name: 'prepareChromium', env: Record<string, string>): Promise<{ code: number; output: string }> {
   const script = `import('./test/setup/prepare.ts').then((m) => { const why = m.${name}(); console.log('skip:', why ?? 'none'); })`;
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '-e', script], { cwd: root, env: { ...process.env, CI: '', ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: root,
+      env: { ...process.env, CI: '', ...env },
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -22,7 +25,9 @@ describe('npm test prepares what it needs (test/setup)', () => {
   it('a browser that cannot be had skips the browser tests with one line naming the command that enables them', async () => {
     const { code, output } = await step('prepareChromium', { HEED_CHROMIUM: '/no/such/chromium' });
     expect(code).toBe(0);
-    expect(output).toContain('[test setup] no chromium at /no/such/chromium; run `sudo apt-get install chromium` to enable the browser tests (skipping those tests).');
+    expect(output).toContain(
+      '[test setup] no chromium at /no/such/chromium; run `sudo apt-get install chromium` to enable the browser tests (skipping those tests).',
+    );
     expect(output).toContain('skip: no chromium at /no/such/chromium');
   });
 

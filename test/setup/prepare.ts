@@ -43,7 +43,12 @@ function missing(what: string, enable: string): string {
  * A Debian package a group of tests needs, installed with apt-get when its program is missing and this
  * process may (root, apt-get present). Returns why those tests must skip, or undefined when they can run.
  */
-function prepareDebianPackage(options: { name: string; program: string; tests: string; overridden?: boolean }): string | undefined {
+function prepareDebianPackage(options: {
+  name: string;
+  program: string;
+  tests: string;
+  overridden?: boolean;
+}): string | undefined {
   const { name, program, tests } = options;
   if (existsSync(program)) return undefined;
   const enable = `run \`sudo apt-get install ${name}\` to enable the ${tests}`;
@@ -62,7 +67,12 @@ function prepareDebianPackage(options: { name: string; program: string; tests: s
 
 /** Debian's Chromium for the browser tests of the console (`HEED_CHROMIUM` points elsewhere, never installed). */
 export function prepareChromium(): string | undefined {
-  return prepareDebianPackage({ name: 'chromium', program: CHROMIUM, tests: 'browser tests', overridden: Boolean(process.env.HEED_CHROMIUM) });
+  return prepareDebianPackage({
+    name: 'chromium',
+    program: CHROMIUM,
+    tests: 'browser tests',
+    overridden: Boolean(process.env.HEED_CHROMIUM),
+  });
 }
 
 /** tmux, the real terminal that the end-to-end test of `heed inbox` types into. */
@@ -81,7 +91,20 @@ function pgReady(): boolean {
 }
 
 function psql(sql: string): { ok: boolean; output: string } {
-  return run('psql', ['-h', PG_HOST, '-p', PG_PORT, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
+  return run('psql', [
+    '-h',
+    PG_HOST,
+    '-p',
+    PG_PORT,
+    '-U',
+    'postgres',
+    '-d',
+    'postgres',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-qc',
+    sql,
+  ]);
 }
 
 /** Starts the local cluster when it is installed but stopped; true when this run started it. */
@@ -108,10 +131,12 @@ export function prepareDatabase(runTag: string): PreparedDatabase | string {
     return { url: process.env.HEED_TEST_DATABASE_URL, cleanUp: () => undefined };
   }
   const enable = 'install PostgreSQL (`apt-get install postgresql`) or set HEED_TEST_DATABASE_URL to enable them';
-  if (!has('psql') || !has('pg_isready')) return missing('no PostgreSQL client tools (psql, pg_isready) are installed', enable);
+  if (!has('psql') || !has('pg_isready'))
+    return missing('no PostgreSQL client tools (psql, pg_isready) are installed', enable);
   let startedVersion: string | undefined;
   if (!pgReady()) {
-    if (!startLocalCluster()) return missing(`no PostgreSQL server answers at ${PG_HOST}:${PG_PORT} and none could be started`, enable);
+    if (!startLocalCluster())
+      return missing(`no PostgreSQL server answers at ${PG_HOST}:${PG_PORT} and none could be started`, enable);
     startedVersion = process.env.HEED_TEST_STARTED_PG;
   }
   const name = `heed_test_run_${runTag}_main`;

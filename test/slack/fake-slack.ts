@@ -45,7 +45,9 @@ export async function fakeSlack(port = 0): Promise<FakeSlack> {
         return;
       }
       // The Web API client sends form fields, with objects (blocks, view) as JSON strings.
-      const body: Record<string, unknown> = /json/.test(request.headers['content-type'] ?? '') ? JSON.parse(raw || '{}') : Object.fromEntries(new URLSearchParams(raw));
+      const body: Record<string, unknown> = /json/.test(request.headers['content-type'] ?? '')
+        ? JSON.parse(raw || '{}')
+        : Object.fromEntries(new URLSearchParams(raw));
       for (const [key, value] of Object.entries(body)) {
         if (typeof value === 'string' && /^[[{]/.test(value)) body[key] = JSON.parse(value);
       }
@@ -81,7 +83,8 @@ export async function fakeSlack(port = 0): Promise<FakeSlack> {
     async until(check, timeoutMs = 10_000) {
       const stop = Date.now() + timeoutMs;
       while (!check(calls)) {
-        if (Date.now() > stop) throw new Error(`fake Slack: timed out; calls so far: ${JSON.stringify(calls.map((call) => call.method))}`);
+        if (Date.now() > stop)
+          throw new Error(`fake Slack: timed out; calls so far: ${JSON.stringify(calls.map((call) => call.method))}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return calls;
@@ -92,9 +95,18 @@ export async function fakeSlack(port = 0): Promise<FakeSlack> {
 }
 
 /** Slack's signature: `v0=` + HMAC-SHA256 of `v0:<timestamp>:<raw body>` with the signing secret. */
-export function slackHeaders(secret: string, body: string, contentType: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function slackHeaders(
+  secret: string,
+  body: string,
+  contentType: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  return { 'content-type': contentType, 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature };
+  return {
+    'content-type': contentType,
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': signature,
+  };
 }
 
 /** Posts to Heed's Slack endpoint as Slack would: an event (JSON) or an interaction (form-encoded `payload=`). */
@@ -104,8 +116,15 @@ export async function sendToHeed(
   payload: unknown,
   options: { form?: boolean; timestamp?: number; signature?: string } = {},
 ): Promise<{ status: number; text: string; body: unknown }> {
-  const body = options.form ? new URLSearchParams({ payload: JSON.stringify(payload) }).toString() : JSON.stringify(payload);
-  const headers = slackHeaders(secret, body, options.form ? 'application/x-www-form-urlencoded' : 'application/json', options.timestamp);
+  const body = options.form
+    ? new URLSearchParams({ payload: JSON.stringify(payload) }).toString()
+    : JSON.stringify(payload);
+  const headers = slackHeaders(
+    secret,
+    body,
+    options.form ? 'application/x-www-form-urlencoded' : 'application/json',
+    options.timestamp,
+  );
   if (options.signature) headers['x-slack-signature'] = options.signature;
   const response = await fetch(`${baseUrl}/api/channels/slack/events`, { method: 'POST', headers, body });
   const text = await response.text();
@@ -121,7 +140,10 @@ export async function sendToHeed(
 let eventNumber = 0;
 
 /** An `app_mention` event callback, as Slack delivers it. */
-export function mention(text: string, options: { user?: string; ts?: string; threadTs?: string; eventId?: string; team?: string; channel?: string } = {}) {
+export function mention(
+  text: string,
+  options: { user?: string; ts?: string; threadTs?: string; eventId?: string; team?: string; channel?: string } = {},
+) {
   const ts = options.ts ?? `1700000000.${String(++eventNumber).padStart(6, '0')}`;
   return {
     type: 'event_callback',
@@ -144,13 +166,18 @@ export function mention(text: string, options: { user?: string; ts?: string; thr
 
 /** A click on a button of a posted message, as Slack sends it (`block_actions`). */
 export function click(
-  message: { ts: string; blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }> },
+  message: {
+    ts: string;
+    blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>;
+  },
   label: string,
   user: string,
   channel = 'C1',
   team = 'T1',
 ) {
-  const button = message.blocks.flatMap((block) => block.elements ?? []).find((element) => element.text?.text === label);
+  const button = message.blocks
+    .flatMap((block) => block.elements ?? [])
+    .find((element) => element.text?.text === label);
   if (!button) throw new Error(`no button "${label}"`);
   return {
     type: 'block_actions',

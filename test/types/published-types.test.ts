@@ -22,7 +22,10 @@ function buildWhenStale(): void {
   const built = join(root, 'dist/index.d.ts');
   if (existsSync(built) && statSync(built).mtimeMs >= newest(join(root, 'src'))) return;
   try {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   } catch {
     // Type errors elsewhere in the tree still emit declarations; the check below reads what was emitted.
   }
@@ -41,7 +44,9 @@ function consumerErrors(): string[] {
       return !file.includes('/node_modules/');
     })
     .map((diagnostic) => {
-      const where = diagnostic.file ? `${relative(root, diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : '';
+      const where = diagnostic.file
+        ? `${relative(root, diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+        : '';
       return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
     });
 }
@@ -49,12 +54,19 @@ function consumerErrors(): string[] {
 describe('published types', () => {
   beforeAll(buildWhenStale, 240_000);
 
-  it('a project passing an @ai-sdk/openai@4 model and a MockLanguageModelV4 (and AI SDK 6 models) to createHeed compiles with no cast', { timeout: 120_000 }, () => {
-    expect(consumerErrors()).toEqual([]);
-  });
+  it(
+    'a project passing an @ai-sdk/openai@4 model and a MockLanguageModelV4 (and AI SDK 6 models) to createHeed compiles with no cast',
+    { timeout: 120_000 },
+    () => {
+      expect(consumerErrors()).toEqual([]);
+    },
+  );
 
   it('the declarations name only packages a user has: heed dependencies', () => {
-    const pkg = JSON.parse(ts.sys.readFile(join(root, 'package.json'))!) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    const pkg = JSON.parse(ts.sys.readFile(join(root, 'package.json'))!) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
     // The package itself is there too (doc comments show `import … from 'heed'`).
     const allowed = new Set(['heed', ...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies ?? {})]);
     const named = new Set<string>();

@@ -32,7 +32,8 @@ export const sdk7: ChatSdk = {
   isToolUIPart: ai7.isToolUIPart as unknown as ChatSdk['isToolUIPart'],
   lastAssistantMessageIsCompleteWithApprovalResponses:
     ai7.lastAssistantMessageIsCompleteWithApprovalResponses as unknown as ChatSdk['lastAssistantMessageIsCompleteWithApprovalResponses'],
-  lastAssistantMessageIsCompleteWithToolCalls: ai7.lastAssistantMessageIsCompleteWithToolCalls as unknown as ChatSdk['lastAssistantMessageIsCompleteWithToolCalls'],
+  lastAssistantMessageIsCompleteWithToolCalls:
+    ai7.lastAssistantMessageIsCompleteWithToolCalls as unknown as ChatSdk['lastAssistantMessageIsCompleteWithToolCalls'],
 };
 
 /** AI SDK 6 (`@ai-sdk/react` 3, `ai` 6). */
@@ -77,7 +78,12 @@ export function errorSentence(error: Error): string {
 }
 
 export function ChatApp(props: ChatAppProps): ReactNode {
-  const { useChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } = props.sdk;
+  const {
+    useChat,
+    DefaultChatTransport,
+    lastAssistantMessageIsCompleteWithApprovalResponses,
+    lastAssistantMessageIsCompleteWithToolCalls,
+  } = props.sdk;
   const transport = useMemo(
     () =>
       new DefaultChatTransport<UIMessage>({
@@ -94,7 +100,9 @@ export function ChatApp(props: ChatAppProps): ReactNode {
     id: props.id,
     messages: props.messages,
     transport,
-    sendAutomaticallyWhen: ({ messages }) => lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) || lastAssistantMessageIsCompleteWithToolCalls({ messages }),
+    sendAutomaticallyWhen: ({ messages }) =>
+      lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) ||
+      lastAssistantMessageIsCompleteWithToolCalls({ messages }),
   });
   props.onChat?.(chat);
   const { messages, status, error } = chat;
@@ -117,15 +125,36 @@ export function ChatApp(props: ChatAppProps): ReactNode {
         { key: message.id, 'data-role': message.role },
         message.parts.map((part, at) =>
           // After an error nothing was consumed, so the last message's cards stay open to answer again.
-          h(PartView, { key: at, part, chat, sdk: props.sdk, retry: status === 'error' && index === messages.length - 1 }),
+          h(PartView, {
+            key: at,
+            part,
+            chat,
+            sdk: props.sdk,
+            retry: status === 'error' && index === messages.length - 1,
+          }),
         ),
       ),
     ),
-    h('form', { 'aria-label': 'composer', onSubmit: send }, h('input', { name: 'text' }), h('button', { type: 'submit' }, 'Send')),
+    h(
+      'form',
+      { 'aria-label': 'composer', onSubmit: send },
+      h('input', { name: 'text' }),
+      h('button', { type: 'submit' }, 'Send'),
+    ),
   );
 }
 
-function PartView({ part, chat, sdk, retry }: { part: UIMessage['parts'][number]; chat: Chat; sdk: ChatSdk; retry: boolean }): ReactNode {
+function PartView({
+  part,
+  chat,
+  sdk,
+  retry,
+}: {
+  part: UIMessage['parts'][number];
+  chat: Chat;
+  sdk: ChatSdk;
+  retry: boolean;
+}): ReactNode {
   if (part.type === 'text') return h('p', null, part.text);
   if (!sdk.isToolUIPart(part)) return null;
   const call = part.toolCallId;
@@ -134,7 +163,8 @@ function PartView({ part, chat, sdk, retry }: { part: UIMessage['parts'][number]
     const answer = (event: FormEvent<HTMLFormElement>) => {
       event.preventDefault();
       const answers: Record<string, string> = {};
-      for (const input of Array.from(event.currentTarget.querySelectorAll('input'))) if (input.value.trim()) answers[input.name] = input.value;
+      for (const input of Array.from(event.currentTarget.querySelectorAll('input')))
+        if (input.value.trim()) answers[input.name] = input.value;
       void chat.addToolOutput({ tool: 'ask', toolCallId: call, output: { answers } });
     };
     return h(
@@ -152,7 +182,16 @@ function PartView({ part, chat, sdk, retry }: { part: UIMessage['parts'][number]
       h('button', { type: 'submit' }, 'Answer'),
       h(
         'button',
-        { type: 'button', onClick: () => void chat.addToolOutput({ state: 'output-error', tool: 'ask', toolCallId: call, errorText: 'Closed by the user.' }) },
+        {
+          type: 'button',
+          onClick: () =>
+            void chat.addToolOutput({
+              state: 'output-error',
+              tool: 'ask',
+              toolCallId: call,
+              errorText: 'Closed by the user.',
+            }),
+        },
         'Dismiss',
       ),
     );

@@ -28,10 +28,12 @@ const model = scriptedModel(({ messages }) => {
   if (last?.role === 'tool') {
     const result = last.content.find((part) => part.type === 'tool-result');
     if (result?.type !== 'tool-result') return { text: 'Done.' };
-    if (result.toolName === 'ask') return { text: `Booked. ${result.output.type === 'text' ? result.output.value : ''}` };
+    if (result.toolName === 'ask')
+      return { text: `Booked. ${result.output.type === 'text' ? result.output.value : ''}` };
     return { text: result.output.type === 'json' ? 'Refunded.' : 'Not refunded.' };
   }
-  const said = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+  const said =
+    last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
   if (said.includes('joke')) return { text: `Joke #${++jokes}` };
   if (said.includes('refund')) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
   if (said.includes('trip')) {
@@ -51,7 +53,12 @@ const model = scriptedModel(({ messages }) => {
                 ],
                 defaults: ['aisle'],
               },
-              { id: 'nights', header: 'Nights', prompt: 'How many nights?', input: { type: 'number', min: 1, max: 14, required: true } },
+              {
+                id: 'nights',
+                header: 'Nights',
+                prompt: 'How many nights?',
+                input: { type: 'number', min: 1, max: 14, required: true },
+              },
             ],
           },
         },
@@ -70,7 +77,8 @@ const helpdesk: AgentConfig = {
       description: 'Refund an order.',
       inputSchema: z.object({ orderId: z.number().int(), amount: z.number().max(10_000) }),
       needsApproval: true,
-      approvalTitle: (input: { orderId: number; amount: number }) => `Refund $${input.amount} on order ${input.orderId}?`,
+      approvalTitle: (input: { orderId: number; amount: number }) =>
+        `Refund $${input.amount} on order ${input.orderId}?`,
       execute: async (input: { orderId: number; amount: number }) => {
         refunds.push(input);
         return { refunded: input.amount };
@@ -87,7 +95,12 @@ let root: Root | undefined;
 beforeAll(async () => {
   // The real server; without the web console, whose files this jsdom environment cannot locate.
   server = await serve({
-    config: { agents: [helpdesk], store: memoryStore(), sweepIntervalMs: 0, auth: { tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } } } },
+    config: {
+      agents: [helpdesk],
+      store: memoryStore(),
+      sweepIntervalMs: 0,
+      auth: { tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } } },
+    },
     port: 0,
     console: false,
     log: () => undefined,
@@ -152,7 +165,8 @@ async function say(message: string) {
 
 async function answer(values: Record<string, string>) {
   const form = container.querySelector('form[aria-label=question]')!;
-  for (const [name, value] of Object.entries(values)) (form.querySelector(`input[name=${name}]`) as HTMLInputElement).value = value;
+  for (const [name, value] of Object.entries(values))
+    (form.querySelector(`input[name=${name}]`) as HTMLInputElement).value = value;
   await click(button('Answer', form));
 }
 
@@ -181,7 +195,9 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
       chat.setMessages((messages) =>
         messages.map((message) => ({
           ...message,
-          parts: message.parts.map((part) => (part.type === 'tool-issue_refund' ? { ...part, input: { orderId: 42, amount: 5000 } } : part)),
+          parts: message.parts.map((part) =>
+            part.type === 'tool-issue_refund' ? { ...part, input: { orderId: 42, amount: 5000 } } : part,
+          ),
         })),
       ),
     );
@@ -201,7 +217,12 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
     expect(requests[1]).toContain('"state":"approval-responded"');
     const conversation = await stored(`/conversations/${id}`);
     expect(conversation.conversation).toMatchObject({ id, agent: 'helpdesk', ownerId: 'ada', status: 'idle' });
-    expect(conversation.messages[1].metadata.actions[0]).toMatchObject({ kind: 'approval', status: 'resolved', resolution: { decision: 'allow' }, resolvedBy: 'ada' });
+    expect(conversation.messages[1].metadata.actions[0]).toMatchObject({
+      kind: 'approval',
+      status: 'resolved',
+      resolution: { decision: 'allow' },
+      resolvedBy: 'ada',
+    });
   });
 
   it('denies a call: nothing runs and the part shows the refusal', async () => {
@@ -315,18 +336,30 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
 
     // The record keeps both replies; the repeated message says what it replaced, and the log says why the turn ran.
     const conversation = await stored(`/conversations/${id}`);
-    const record = conversation.messages.map((message: { role: string; parts: Array<{ text?: string }> }) => `${message.role}: ${message.parts[0]?.text}`);
-    expect(record).toEqual(['user: tell me a joke', `assistant: Joke #${first}`, 'user: tell me a joke', `assistant: Joke #${second}`]);
+    const record = conversation.messages.map(
+      (message: { role: string; parts: Array<{ text?: string }> }) => `${message.role}: ${message.parts[0]?.text}`,
+    );
+    expect(record).toEqual([
+      'user: tell me a joke',
+      `assistant: Joke #${first}`,
+      'user: tell me a joke',
+      `assistant: Joke #${second}`,
+    ]);
     expect(conversation.messages[2].metadata.regenerates).toEqual({ messageId: conversation.messages[0].id, count: 2 });
     const events = await stored(`/conversations/${id}/events`);
-    expect(events.events.filter((event: { type: string }) => event.type === 'turn.started').map((event: { data: { trigger: string } }) => event.data.trigger)).toEqual([
-      'message',
-      'regenerate',
-    ]);
+    expect(
+      events.events
+        .filter((event: { type: string }) => event.type === 'turn.started')
+        .map((event: { data: { trigger: string } }) => event.data.trigger),
+    ).toEqual(['message', 'regenerate']);
 
     // After a reload the chat shows the new reply only, and goes on from it.
     await unmount();
-    const reloaded = ((await (await fetch(`${api}/${id}/messages`, { headers: { authorization: 'Bearer ada' } })).json()) as { messages: UIMessage[] }).messages;
+    const reloaded = (
+      (await (await fetch(`${api}/${id}/messages`, { headers: { authorization: 'Bearer ada' } })).json()) as {
+        messages: UIMessage[];
+      }
+    ).messages;
     expect(reloaded.map((message) => message.role)).toEqual(['user', 'assistant']);
     await mount({ id, token: 'ada', messages: reloaded });
     expect(text()).toContain(`Joke #${second}`);
@@ -343,7 +376,9 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
     await until('the approval card', () => container.querySelector('[role=dialog]') !== null);
     await act(async () => chat.regenerate().catch(() => undefined));
     await until('the error', () => container.querySelector('[role=alert]') !== null);
-    expect(container.querySelector('[role=alert]')!.textContent).toBe('This conversation is waiting for an answer; answer or cancel it before making the reply again.');
+    expect(container.querySelector('[role=alert]')!.textContent).toBe(
+      'This conversation is waiting for an answer; answer or cancel it before making the reply again.',
+    );
     const conversation = await stored(`/conversations/${id}`);
     expect(conversation.messages).toHaveLength(2);
     expect(conversation.pendingActions).toHaveLength(1);

@@ -9,7 +9,14 @@ import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
 import { SignInPage } from './pages/sign-in.js';
 import { navigate, usePath } from './router.js';
-import { anonymousConversationIds, forgetAnonymousConversation, loadSession, rememberAnonymousConversation, saveSession, type Session } from './session.js';
+import {
+  anonymousConversationIds,
+  forgetAnonymousConversation,
+  loadSession,
+  rememberAnonymousConversation,
+  saveSession,
+  type Session,
+} from './session.js';
 
 export function App() {
   const [session, setSession] = useState<Session | null>(() => loadSession());
@@ -34,11 +41,31 @@ export function App() {
 
   if (linkToken) return <AnswerLinkPage token={decodeURIComponent(linkToken)} />;
   if (!session || path === '/sign-in') return <SignInPage onSignIn={signIn} current={session} />;
-  return <SignedIn session={session} onSession={(next) => (saveSession(next), setSession(next))} signOut={signOut} path={path} />;
+  return (
+    <SignedIn
+      session={session}
+      onSession={(next) => (saveSession(next), setSession(next))}
+      signOut={signOut}
+      path={path}
+    />
+  );
 }
 
-function SignedIn({ session, onSession, signOut, path }: { session: Session; onSession: (session: Session) => void; signOut: () => void; path: string }) {
-  const client = useMemo(() => createClient({ baseUrl: window.location.origin, ...(session.token ? { token: session.token } : {}) }), [session.token]);
+function SignedIn({
+  session,
+  onSession,
+  signOut,
+  path,
+}: {
+  session: Session;
+  onSession: (session: Session) => void;
+  signOut: () => void;
+  path: string;
+}) {
+  const client = useMemo(
+    () => createClient({ baseUrl: window.location.origin, ...(session.token ? { token: session.token } : {}) }),
+    [session.token],
+  );
   const [agents, setAgents] = useState<AgentInfo[]>();
   const [conversations, setConversations] = useState<ConversationView[]>();
   const [loadError, setLoadError] = useState<string>();
@@ -63,7 +90,11 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
             }
           }),
         );
-        setConversations(found.filter((item): item is ConversationView => item !== null).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
+        setConversations(
+          found
+            .filter((item): item is ConversationView => item !== null)
+            .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)),
+        );
       }
       setLoadError(undefined);
     } catch (thrown) {
@@ -83,7 +114,9 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
     );
   }, [client]);
   useEffect(() => {
-    client.agents().then(setAgents, (thrown: unknown) => setLoadError(thrown instanceof Error ? thrown.message : String(thrown)));
+    client
+      .agents()
+      .then(setAgents, (thrown: unknown) => setLoadError(thrown instanceof Error ? thrown.message : String(thrown)));
   }, [client]);
   useEffect(() => {
     void refreshConversations();
@@ -102,7 +135,8 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
       const created = await client.createConversation({ agent });
       rememberStartedConversation(created.id);
       if (!session.token) rememberAnonymousConversation(created.id);
-      else if (created.ownerId && created.ownerId !== session.userId) onSession({ ...session, userId: created.ownerId });
+      else if (created.ownerId && created.ownerId !== session.userId)
+        onSession({ ...session, userId: created.ownerId });
       await refreshConversations();
       navigate(`/c/${encodeURIComponent(created.id)}`);
     },
@@ -122,16 +156,31 @@ function SignedIn({ session, onSession, signOut, path }: { session: Session; onS
           Skip to content
         </a>
         <div className="layout">
-          <TopBar path={path} menuOpen={menuOpen} menuButtonRef={menuButton} onMenu={() => setMenuOpen((open) => !open)} />
+          <TopBar
+            path={path}
+            menuOpen={menuOpen}
+            menuButtonRef={menuButton}
+            onMenu={() => setMenuOpen((open) => !open)}
+          />
           <div className="body">
-            <Sidebar activeId={conversationId ? decodeURIComponent(conversationId) : undefined} open={menuOpen} onClose={closeMenu} />
+            <Sidebar
+              activeId={conversationId ? decodeURIComponent(conversationId) : undefined}
+              open={menuOpen}
+              onClose={closeMenu}
+            />
             <main id="main" className="content" tabIndex={-1}>
               {loadError && (
                 <p className="banner" role="alert">
                   {loadError}
                 </p>
               )}
-              {conversationId ? <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} /> : path === '/inbox' ? <InboxPage /> : <HomePage />}
+              {conversationId ? (
+                <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} />
+              ) : path === '/inbox' ? (
+                <InboxPage />
+              ) : (
+                <HomePage />
+              )}
             </main>
           </div>
         </div>

@@ -28,7 +28,9 @@ export function shortTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const today = new Date().toDateString() === date.toDateString();
-  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
+  return today
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
 }
 
 /** How long ago, in words a person reads at a glance: "just now", "5 min ago", "3 h ago", "2 days ago". */

@@ -9,7 +9,17 @@ import { Link } from './router.js';
  * on a narrow one (under 760 px) it is a drawer the top bar's menu button opens, over the page.
  */
 
-export function TopBar({ path, menuOpen, menuButtonRef, onMenu }: { path: string; menuOpen: boolean; menuButtonRef: RefObject<HTMLButtonElement | null>; onMenu: () => void }) {
+export function TopBar({
+  path,
+  menuOpen,
+  menuButtonRef,
+  onMenu,
+}: {
+  path: string;
+  menuOpen: boolean;
+  menuButtonRef: RefObject<HTMLButtonElement | null>;
+  onMenu: () => void;
+}) {
   const { session, signOut } = useConsole();
   const inbox = useInbox({ intervalMs: 5000 });
   const { refresh } = inbox;
@@ -19,7 +29,14 @@ export function TopBar({ path, menuOpen, menuButtonRef, onMenu }: { path: string
   const waiting = session.token ? inbox.actions.length : 0;
   return (
     <header className="topbar">
-      <button type="button" ref={menuButtonRef} className="menu-button heed-button heed-quiet" aria-expanded={menuOpen} aria-controls="sidebar" onClick={onMenu}>
+      <button
+        type="button"
+        ref={menuButtonRef}
+        className="menu-button heed-button heed-quiet"
+        aria-expanded={menuOpen}
+        aria-controls="sidebar"
+        onClick={onMenu}
+      >
         <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">
           <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
         </svg>
@@ -68,7 +85,9 @@ function useSearch(query: string): { found: ConversationView[] | undefined; sear
     }
     if (!session.token) {
       const lower = text.toLowerCase();
-      setFound((conversations ?? []).filter((item) => `${item.title ?? ''}\n${item.agent}`.toLowerCase().includes(lower)));
+      setFound(
+        (conversations ?? []).filter((item) => `${item.title ?? ''}\n${item.agent}`.toLowerCase().includes(lower)),
+      );
       return;
     }
     const stop = new AbortController();
@@ -88,7 +107,15 @@ function useSearch(query: string): { found: ConversationView[] | undefined; sear
   return { found: text ? found : undefined, searching: Boolean(text) && searching };
 }
 
-export function Sidebar({ activeId, open, onClose }: { activeId?: string; open: boolean; onClose: (returnFocus: boolean) => void }) {
+export function Sidebar({
+  activeId,
+  open,
+  onClose,
+}: {
+  activeId?: string;
+  open: boolean;
+  onClose: (returnFocus: boolean) => void;
+}) {
   const { conversations, session } = useConsole();
   const [query, setQuery] = useState('');
   const { found, searching } = useSearch(query);
@@ -132,7 +159,17 @@ export function Sidebar({ activeId, open, onClose }: { activeId?: string; open: 
   );
 }
 
-function ConversationList({ conversations, activeId, query, searching }: { conversations?: ConversationView[]; activeId?: string; query: string; searching: boolean }) {
+function ConversationList({
+  conversations,
+  activeId,
+  query,
+  searching,
+}: {
+  conversations?: ConversationView[];
+  activeId?: string;
+  query: string;
+  searching: boolean;
+}) {
   if (conversations === undefined || (searching && conversations.length === 0)) {
     return (
       <p className="muted list-note" role="status">
@@ -151,9 +188,15 @@ function ConversationList({ conversations, activeId, query, searching }: { conve
     <ul className="conversation-list" aria-label={query ? `Conversations matching “${query}”` : 'Your conversations'}>
       {conversations.map((conversation) => (
         <li key={conversation.id}>
-          <Link to={`/c/${encodeURIComponent(conversation.id)}`} aria-current={conversation.id === activeId ? 'page' : undefined} className="conversation-link">
+          <Link
+            to={`/c/${encodeURIComponent(conversation.id)}`}
+            aria-current={conversation.id === activeId ? 'page' : undefined}
+            className="conversation-link"
+          >
             <span className="conversation-title">{conversationName(conversation)}</span>
-            {STATUS_WORDS[conversation.status] && <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>}
+            {STATUS_WORDS[conversation.status] && (
+              <span className={`status status-${conversation.status}`}>{STATUS_WORDS[conversation.status]}</span>
+            )}
             <span className="conversation-meta">
               {conversation.title ? `${conversation.agent} · ` : ''}
               {shortTime(conversation.updatedAt)}

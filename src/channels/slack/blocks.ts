@@ -1,7 +1,14 @@
 import type { ActionRecord, Question } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
 import { commentText } from '../../kinds/comment-text.js';
-import { presentationOf, summaryOf, titleOf, type KindName, type KindRequest, type TypesFor } from '../../kinds/index.js';
+import {
+  presentationOf,
+  summaryOf,
+  titleOf,
+  type KindName,
+  type KindRequest,
+  type TypesFor,
+} from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 
 /**
@@ -40,7 +47,13 @@ const context = (text: string): Block => ({ type: 'context', elements: [mrkdwn(t
 export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function button(text: string, actionId: string, value: ButtonValue, style?: 'primary' | 'danger'): Block {
-  return { type: 'button', text: plain(text, 75), action_id: actionId, value: JSON.stringify(value), ...(style ? { style } : {}) };
+  return {
+    type: 'button',
+    text: plain(text, 75),
+    action_id: actionId,
+    value: JSON.stringify(value),
+    ...(style ? { style } : {}),
+  };
 }
 
 /** `<@U123>` for a Slack person (`slack:U123`), the id itself for anyone else. */
@@ -56,7 +69,12 @@ function argsBlock(args: unknown): Block {
 
 /** A single single-choice question with options is answered by one click on its option. */
 export function answersByClick(questions: Question[]): boolean {
-  return questions.length === 1 && Boolean(questions[0].options?.length) && !questions[0].multiple && questions[0].options!.length <= 20;
+  return (
+    questions.length === 1 &&
+    Boolean(questions[0].options?.length) &&
+    !questions[0].multiple &&
+    questions[0].options!.length <= 20
+  );
 }
 
 /**
@@ -80,13 +98,22 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
     pending: (request, value, action) => [
       section(`*Approval needed:* ${escape(request.title)}\n${escape(request.summary)}`),
       argsBlock(request.args),
-      { type: 'actions', block_id: 'heed_decide', elements: [button('Allow', ACTION.allow, value, 'primary'), button('Deny', ACTION.deny, value, 'danger')] },
+      {
+        type: 'actions',
+        block_id: 'heed_decide',
+        elements: [button('Allow', ACTION.allow, value, 'primary'), button('Deny', ACTION.deny, value, 'danger')],
+      },
       ...deadline(action),
     ],
-    asked: (request) => [section(`*Approval:* ${escape(request.title)}\n${escape(request.summary)}`), argsBlock(request.args)],
+    asked: (request) => [
+      section(`*Approval:* ${escape(request.title)}\n${escape(request.summary)}`),
+      argsBlock(request.args),
+    ],
     outcome(resolution, by) {
       const comment = resolution.comment ? `: “${escape(commentText(resolution.comment))}”` : '';
-      return resolution.decision === 'allow' ? `:white_check_mark: Allowed by ${by}${comment}` : `:x: Denied by ${by}${comment}`;
+      return resolution.decision === 'allow'
+        ? `:white_check_mark: Allowed by ${by}${comment}`
+        : `:x: Denied by ${by}${comment}`;
     },
     text: (request) => `Approval needed: ${request.title}`,
   },
@@ -101,7 +128,9 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
       }
       const elements: Block[] = [];
       if (answersByClick(request.questions)) {
-        request.questions[0].options!.forEach((option, index) => elements.push(button(option.label, ACTION.option, { ...value, o: index })));
+        request.questions[0].options!.forEach((option, index) =>
+          elements.push(button(option.label, ACTION.option, { ...value, o: index })),
+        );
         if (request.questions[0].custom !== false) elements.push(button('Other…', ACTION.modal, value));
       } else {
         elements.push(button('Answer…', ACTION.modal, value, 'primary'));
@@ -110,13 +139,20 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
       blocks.push({ type: 'actions', block_id: 'heed_answer', elements }, ...deadline(action));
       return blocks;
     },
-    asked: (request) => [section(request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'))],
+    asked: (request) => [
+      section(
+        request.questions.map((question) => `*${escape(question.header)}* ${escape(question.prompt)}`).join('\n'),
+      ),
+    ],
     outcome(resolution, by, request) {
       if ('dismiss' in resolution) return `Dismissed by ${by}.`;
       if ('skip' in resolution) return `Skipped by ${by}.`;
       const parts = request.questions
         .filter((question) => resolution.answers[question.id]?.length)
-        .map((question) => `*${escape(question.header)}:* ${escape(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`);
+        .map(
+          (question) =>
+            `*${escape(question.header)}:* ${escape(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`,
+        );
       return `:speech_balloon: Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
     },
     text: (request) => `A question: ${request.questions[0]?.prompt ?? ''}`,
@@ -133,7 +169,13 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
           type: 'actions',
           block_id: 'heed_url',
           elements: [
-            { type: 'button', text: plain('Open', 75), action_id: ACTION.open, url: request.url, value: JSON.stringify(value) },
+            {
+              type: 'button',
+              text: plain('Open', 75),
+              action_id: ACTION.open,
+              url: request.url,
+              value: JSON.stringify(value),
+            },
             button('Done', ACTION.accept, value, 'primary'),
             button('Decline', ACTION.decline, value),
           ],
@@ -141,13 +183,23 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
         ...deadline(action),
       ];
     },
-    asked: (request) => [section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`)],
+    asked: (request) => [
+      section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`),
+    ],
     outcome: (resolution, by) =>
-      resolution.decision === 'accept' ? `:white_check_mark: Done, says ${by}.` : resolution.decision === 'decline' ? `:x: Declined by ${by}.` : `Cancelled by ${by}.`,
+      resolution.decision === 'accept'
+        ? `:white_check_mark: Done, says ${by}.`
+        : resolution.decision === 'decline'
+          ? `:x: Declined by ${by}.`
+          : `Cancelled by ${by}.`,
     text: (request) => `Please open ${request.url}`,
   },
   client_tool: {
-    pending: (request) => [section(`The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`)],
+    pending: (request) => [
+      section(
+        `The agent needs the app's web page for \`${escape(request.clientKind)}\`; it cannot be answered in Slack.`,
+      ),
+    ],
     asked: (request) => [section(`\`${escape(request.clientKind)}\``)],
     outcome: (_resolution, by) => `Answered by ${by}.`,
     text: () => 'A request for the web page',
@@ -164,12 +216,18 @@ function cardOf(action: ActionRecord): SlackCard<KindName> | undefined {
 export function requestBlocks(action: ActionRecord): Block[] {
   if (action.status !== 'pending') return settledBlocks(action);
   const card = cardOf(action);
-  return card ? card.pending(action.request, { c: action.conversationId, a: action.id }, action) : genericRequestBlocks(action);
+  return card
+    ? card.pending(action.request, { c: action.conversationId, a: action.id }, action)
+    : genericRequestBlocks(action);
 }
 
 /** A pending request of a kind with no blocks of its own: what it asks, and that it is answered in the app. */
 export function genericRequestBlocks(action: ActionRecord): Block[] {
-  return [...askedBlocks(action), context('This request cannot be answered in Slack: answer it in the app.'), ...deadline(action)];
+  return [
+    ...askedBlocks(action),
+    context('This request cannot be answered in Slack: answer it in the app.'),
+    ...deadline(action),
+  ];
 }
 
 /** What a request of a kind with no blocks of its own asks: its kind's title and summary. */
@@ -188,7 +246,8 @@ function deadline(action: ActionRecord): Block[] {
 export function outcomeText(action: ActionRecord): string {
   const by = who(action.resolvedBy);
   const resolution = action.resolution;
-  if (action.status === 'expired' || action.channel === 'timeout') return ':hourglass: Lapsed: nobody answered in time.';
+  if (action.status === 'expired' || action.channel === 'timeout')
+    return ':hourglass: Lapsed: nobody answered in time.';
   if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
   if (!resolution || resolution.type === 'cancelled') return 'Settled.';
   const card = cardOf(action);
@@ -229,7 +288,11 @@ const customBlockId = (index: number) => `q${index}_own`;
 
 function optionItem(question: Question, index: number) {
   const option = question.options![index];
-  return { text: plain(option.label, 75), value: String(index), ...(option.description ? { description: plain(option.description, 75) } : {}) };
+  return {
+    text: plain(option.label, 75),
+    value: String(index),
+    ...(option.description ? { description: plain(option.description, 75) } : {}),
+  };
 }
 
 function initialOptions(question: Question) {
@@ -249,18 +312,45 @@ function questionElement(question: Question): Block {
     const chosen = initialOptions(question);
     if (question.multiple) {
       return options.length <= 10
-        ? { type: 'checkboxes', action_id: 'value', options: items, ...(chosen.length ? { initial_options: chosen } : {}) }
-        : { type: 'multi_static_select', action_id: 'value', options: items, ...(chosen.length ? { initial_options: chosen } : {}) };
+        ? {
+            type: 'checkboxes',
+            action_id: 'value',
+            options: items,
+            ...(chosen.length ? { initial_options: chosen } : {}),
+          }
+        : {
+            type: 'multi_static_select',
+            action_id: 'value',
+            options: items,
+            ...(chosen.length ? { initial_options: chosen } : {}),
+          };
     }
-    return { type: 'static_select', action_id: 'value', options: items, ...(chosen.length ? { initial_option: chosen[0] } : {}) };
+    return {
+      type: 'static_select',
+      action_id: 'value',
+      options: items,
+      ...(chosen.length ? { initial_option: chosen[0] } : {}),
+    };
   }
   const type = question.input?.type ?? 'text';
   // No limits are set on the elements: the server checks every rule and its sentences show under the field.
   switch (type) {
     case 'textarea':
-      return { type: 'plain_text_input', action_id: 'value', multiline: true, ...(initial ? { initial_value: initial } : {}), ...placeholder };
+      return {
+        type: 'plain_text_input',
+        action_id: 'value',
+        multiline: true,
+        ...(initial ? { initial_value: initial } : {}),
+        ...placeholder,
+      };
     case 'number':
-      return { type: 'number_input', action_id: 'value', is_decimal_allowed: true, ...(initial ? { initial_value: initial } : {}), ...placeholder };
+      return {
+        type: 'number_input',
+        action_id: 'value',
+        is_decimal_allowed: true,
+        ...(initial ? { initial_value: initial } : {}),
+        ...placeholder,
+      };
     case 'boolean':
       return {
         type: 'radio_buttons',
@@ -274,11 +364,26 @@ function questionElement(question: Question): Block {
     case 'date':
       return { type: 'datepicker', action_id: 'value', ...(initial ? { initial_date: initial } : {}), ...placeholder };
     case 'email':
-      return { type: 'email_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+      return {
+        type: 'email_text_input',
+        action_id: 'value',
+        ...(initial ? { initial_value: initial } : {}),
+        ...placeholder,
+      };
     case 'url':
-      return { type: 'url_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+      return {
+        type: 'url_text_input',
+        action_id: 'value',
+        ...(initial ? { initial_value: initial } : {}),
+        ...placeholder,
+      };
     default:
-      return { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial } : {}), ...placeholder };
+      return {
+        type: 'plain_text_input',
+        action_id: 'value',
+        ...(initial ? { initial_value: initial } : {}),
+        ...placeholder,
+      };
   }
 }
 
@@ -319,10 +424,19 @@ export function questionModal(action: ActionRecord, where: ModalContext): Block 
   };
 }
 
-type StateValue = { type?: string; value?: string | null; selected_option?: { value: string } | null; selected_options?: { value: string }[]; selected_date?: string | null };
+type StateValue = {
+  type?: string;
+  value?: string | null;
+  selected_option?: { value: string } | null;
+  selected_options?: { value: string }[];
+  selected_date?: string | null;
+};
 
 /** The answers a submitted modal holds, by question id; a field left empty is left out (the server applies defaults). */
-export function modalAnswers(action: ActionRecord, values: Record<string, Record<string, StateValue>>): Record<string, string | string[]> {
+export function modalAnswers(
+  action: ActionRecord,
+  values: Record<string, Record<string, StateValue>>,
+): Record<string, string | string[]> {
   const questions = action.request.kind === 'question' ? action.request.questions : [];
   const answers: Record<string, string | string[]> = Object.create(null);
   questions.forEach((question, index) => {
@@ -331,7 +445,8 @@ export function modalAnswers(action: ActionRecord, values: Record<string, Record
     const option = (picked: string) => question.options?.[Number(picked)]?.value ?? picked;
     let answer: string | string[] | undefined;
     if (state?.selected_options?.length) answer = state.selected_options.map((picked) => option(picked.value));
-    else if (state?.selected_option) answer = question.options?.length ? option(state.selected_option.value) : state.selected_option.value;
+    else if (state?.selected_option)
+      answer = question.options?.length ? option(state.selected_option.value) : state.selected_option.value;
     else if (state?.selected_date) answer = state.selected_date;
     else if (typeof state?.value === 'string' && state.value.trim() !== '') answer = state.value;
     if (own) answer = question.multiple ? [...(Array.isArray(answer) ? answer : answer ? [answer] : []), own] : own;
@@ -344,10 +459,15 @@ export function modalAnswers(action: ActionRecord, values: Record<string, Record
  * The server's per-field sentences (`details.fields` of a 400) placed under the modal's fields:
  * `answers.<id or header>` goes to that question's block, anything else to the first one.
  */
-export function modalErrors(action: ActionRecord, fields: { field: string; message: string }[], fallback: string): Record<string, string> {
+export function modalErrors(
+  action: ActionRecord,
+  fields: { field: string; message: string }[],
+  fallback: string,
+): Record<string, string> {
   const questions = action.request.kind === 'question' ? action.request.questions : [];
   const errors: Record<string, string> = Object.create(null);
-  const add = (block: string, message: string) => (errors[block] = clip(errors[block] ? `${errors[block]} ${message}` : message, 2000, '…'));
+  const add = (block: string, message: string) =>
+    (errors[block] = clip(errors[block] ? `${errors[block]} ${message}` : message, 2000, '…'));
   for (const { field, message } of fields) {
     const key = field.startsWith('answers.') ? field.slice('answers.'.length) : '';
     const index = questions.findIndex((question) => question.id === key || question.header === key);

@@ -1,7 +1,16 @@
 import { errorFields } from '../../logger.js';
 import { HeedError } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
-import { ACTION, MODAL_CALLBACK, modalAnswers, modalErrors, outcomeText, questionModal, type ButtonValue, type ModalContext } from './blocks.js';
+import {
+  ACTION,
+  MODAL_CALLBACK,
+  modalAnswers,
+  modalErrors,
+  outcomeText,
+  questionModal,
+  type ButtonValue,
+  type ModalContext,
+} from './blocks.js';
 import { placeOf } from './place.js';
 import type { SlackChannel } from './slack-channel.js';
 
@@ -16,10 +25,15 @@ interface InteractionPayload {
   channel?: { id?: string };
   container?: { channel_id?: string };
   actions?: { action_id?: string; value?: string }[];
-  view?: { callback_id?: string; private_metadata?: string; state?: { values?: Record<string, Record<string, never>> } };
+  view?: {
+    callback_id?: string;
+    private_metadata?: string;
+    state?: { values?: Record<string, Record<string, never>> };
+  };
 }
 
-const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown) =>
+  new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
 /**
  * A click on a posted request, or a submitted modal: an answer from `slack:<user id>`, settled by the
@@ -46,7 +60,10 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
         return ok();
       }
       // A trigger lasts 3 s: the modal is opened now, not through the outbox.
-      await slack.client.views.open({ trigger_id: payload.trigger_id!, view: questionModal(action, { c: conversation.id, a: action.id, ch: place.channel }) as never });
+      await slack.client.views.open({
+        trigger_id: payload.trigger_id!,
+        view: questionModal(action, { c: conversation.id, a: action.id, ch: place.channel }) as never,
+      });
       return ok();
     }
     const resolution = clickResolution(clicked.action_id, action, value!.o);
@@ -83,7 +100,11 @@ async function requestOf(
   return action ? { conversation, action } : undefined;
 }
 
-function clickResolution(actionId: string, action: ActionRecord, option: number | undefined): Record<string, unknown> | undefined {
+function clickResolution(
+  actionId: string,
+  action: ActionRecord,
+  option: number | undefined,
+): Record<string, unknown> | undefined {
   switch (actionId) {
     case ACTION.allow:
       return { type: 'approval', decision: 'allow' };
@@ -128,14 +149,19 @@ async function settle(
     return undefined;
   } catch (error) {
     if (!HeedError.isInstance(error)) {
-      slack.host.logger.error({ conversationId: conversation.id, actionId: action.id, ...errorFields(error) }, 'Heed: a Slack answer could not be settled');
+      slack.host.logger.error(
+        { conversationId: conversation.id, actionId: action.id, ...errorFields(error) },
+        'Heed: a Slack answer could not be settled',
+      );
       return { text: 'Something went wrong; please try again.', fields: [] };
     }
     if (error.code === 'action_not_pending' || error.code === 'action_expired') {
       const now = await slack.host.store.getAction(conversation.id, action.id);
       return { text: `This request was already settled. ${now ? outcomeText(now) : ''}`.trim(), fields: [] };
     }
-    const fields = Array.isArray(error.details?.fields) ? (error.details.fields as { field: string; message: string }[]) : [];
+    const fields = Array.isArray(error.details?.fields)
+      ? (error.details.fields as { field: string; message: string }[])
+      : [];
     return { text: error.message, fields };
   }
 }

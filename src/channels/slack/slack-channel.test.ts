@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { click, fakeSlack, mention, sendToHeed, type FakeSlack, type SlackCall } from '../../../test/slack/fake-slack.js';
+import {
+  click,
+  fakeSlack,
+  mention,
+  sendToHeed,
+  type FakeSlack,
+  type SlackCall,
+} from '../../../test/slack/fake-slack.js';
 
 const secret = 'slack-signing-secret-for-tests';
 let slack: FakeSlack;
@@ -18,9 +25,11 @@ afterEach(async () => {
   await slack.close();
 });
 
-const send = (payload: unknown, options?: Parameters<typeof sendToHeed>[3]) => sendToHeed(server.url, secret, payload, options);
+const send = (payload: unknown, options?: Parameters<typeof sendToHeed>[3]) =>
+  sendToHeed(server.url, secret, payload, options);
 const posts = () => slack.of('chat.postMessage');
-const withButtons = (call: SlackCall) => (call.body.blocks ?? []).some((block: { type: string }) => block.type === 'actions');
+const withButtons = (call: SlackCall) =>
+  (call.body.blocks ?? []).some((block: { type: string }) => block.type === 'actions');
 const postedMessage = (call: SlackCall) => ({ ts: call.answer.ts as string, blocks: call.body.blocks });
 
 async function conversationOfThread(): Promise<{ id: string; channel: string }> {
@@ -60,7 +69,14 @@ describe('Slack: conversations in threads', () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('channel_chat');
-    expect((await server.api('POST', `/api/conversations/${conversation.id}/messages`, { token: 'ada', body: { content: 'hi' } })).body.error.code).toBe('channel_chat');
+    expect(
+      (
+        await server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+          token: 'ada',
+          body: { content: 'hi' },
+        })
+      ).body.error.code,
+    ).toBe('channel_chat');
     await expect(server.heed.conversation(conversation.id).send('hi')).rejects.toMatchObject({ code: 'channel_chat' });
 
     // Another person in the thread allows it.
@@ -80,7 +96,10 @@ describe('Slack: conversations in threads', () => {
     const [action] = await server.heed.conversation(conversation.id).actions();
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'slack:U2', channel: 'slack' });
     const events = await server.heed.conversation(conversation.id).events();
-    expect(events.find((entry) => entry.type === 'message.created' && (entry.data as { role: string }).role === 'user')!.data).toMatchObject({ by: 'slack:U1' });
+    expect(
+      events.find((entry) => entry.type === 'message.created' && (entry.data as { role: string }).role === 'user')!
+        .data,
+    ).toMatchObject({ by: 'slack:U1' });
 
     // A late click: an ephemeral note naming who answered first, and nothing runs again.
     expect((await send(click(postedMessage(request), 'Deny', 'U3'), { form: true })).status).toBe(200);
@@ -95,7 +114,9 @@ describe('Slack: conversations in threads', () => {
     expect(posts().filter(withButtons)).toHaveLength(1);
     expect(posts().filter((call) => call.body.text === 'Done.')).toHaveLength(1);
     expect(slack.of('chat.update')).toHaveLength(1);
-    expect((await server.heed.conversation(conversation.id).get()).messages.filter((message) => message.role === 'user')).toHaveLength(1);
+    expect(
+      (await server.heed.conversation(conversation.id).get()).messages.filter((message) => message.role === 'user'),
+    ).toHaveLength(1);
     const deliveries = await server.heed.store!.listDeliveries({});
     expect(deliveries.every((delivery) => delivery.status === 'delivered')).toBe(true);
   });
@@ -111,7 +132,11 @@ describe('Slack: conversations in threads', () => {
     const opened = slack.of('views.open')[0].body;
     expect(opened.trigger_id).toMatch(/^trigger-/);
     const view = opened.view;
-    expect(view.blocks.map((block: { type: string; element?: { type: string } }) => block.element?.type)).toEqual(['static_select', 'plain_text_input', 'number_input']);
+    expect(view.blocks.map((block: { type: string; element?: { type: string } }) => block.element?.type)).toEqual([
+      'static_select',
+      'plain_text_input',
+      'number_input',
+    ]);
 
     const submit = (quantity: string) => ({
       type: 'view_submission',
@@ -142,7 +167,12 @@ describe('Slack: conversations in threads', () => {
     const right = await send(submit('3'), { form: true });
     expect(right).toMatchObject({ status: 200, text: '' });
     const [action] = await server.heed.conversation(conversation.id).actions();
-    expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'slack:U2', channel: 'slack', resolution: { answers: { size: ['l'], qty: ['3'] } } });
+    expect(action).toMatchObject({
+      status: 'resolved',
+      resolvedBy: 'slack:U2',
+      channel: 'slack',
+      resolution: { answers: { size: ['l'], qty: ['3'] } },
+    });
     await slack.until(() => slack.of('chat.update').length === 1);
     const shown = JSON.stringify(slack.of('chat.update')[0].body.blocks);
     expect(shown).toContain('Answered by <@U2>');

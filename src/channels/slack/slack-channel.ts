@@ -17,12 +17,20 @@ import { defaults } from '../../config-schema.js';
 /** Slack refuses a message text longer than 40,000 characters. */
 export const SLACK_TEXT_LIMIT = 39_000;
 
-type Verify = (options: { signingSecret: string; body: string; headers: { 'x-slack-signature': string; 'x-slack-request-timestamp': number } }) => boolean;
+type Verify = (options: {
+  signingSecret: string;
+  body: string;
+  headers: { 'x-slack-signature': string; 'x-slack-request-timestamp': number };
+}) => boolean;
 let verifier: Promise<Verify> | undefined;
 /** Bolt's own signature check, loaded on the first request (Bolt is large and only Slack needs it). */
-const slackVerifier = () => (verifier ??= importOptional<typeof import('@slack/bolt')>('@slack/bolt', 'The Slack channel').then((bolt) => bolt.isValidSlackRequest as Verify));
+const slackVerifier = () =>
+  (verifier ??= importOptional<typeof import('@slack/bolt')>('@slack/bolt', 'The Slack channel').then(
+    (bolt) => bolt.isValidSlackRequest as Verify,
+  ));
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 /**
  * Slack as a channel: one signed endpoint for events and interactivity, threads as conversations,
@@ -41,7 +49,10 @@ export class SlackChannel implements ChannelAdapter {
     const base = config.apiUrl ?? defaults.slackApiUrl;
     const apiUrl = base.endsWith('/') ? base : `${base}/`;
     // Loaded when the config names Slack, not at `import 'heed'`; a missing one fails createHeed with its `npm i` line.
-    const { LogLevel, WebClient } = requireOptional<typeof import('@slack/web-api')>('@slack/web-api', 'The Slack channel');
+    const { LogLevel, WebClient } = requireOptional<typeof import('@slack/web-api')>(
+      '@slack/web-api',
+      'The Slack channel',
+    );
     requireOptional<unknown>('@slack/bolt', 'The Slack channel', { resolveOnly: true });
     // No retries inside the client: the outbox retries, with its own backoff, across restarts.
     this.client = new WebClient(config.botToken, {
@@ -64,19 +75,42 @@ export class SlackChannel implements ChannelAdapter {
     if (
       !signature ||
       !Number.isFinite(timestamp) ||
-      !verify({ signingSecret: this.config.signingSecret, body: request.body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })
+      !verify({
+        signingSecret: this.config.signingSecret,
+        body: request.body,
+        headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+      })
     ) {
-      throw new HeedError('unauthorized', 'This request is not signed by Slack (or its signature is more than five minutes old).');
+      throw new HeedError(
+        'unauthorized',
+        'This request is not signed by Slack (or its signature is more than five minutes old).',
+      );
     }
     const type = request.headers.get('content-type') ?? '';
     if (/^application\/x-www-form-urlencoded/i.test(type)) {
       const payload = new URLSearchParams(request.body).get('payload');
-      if (!payload) throw new HeedError('invalid_request', 'An interactivity request carries a "payload" field.', { details: { field: 'payload' } });
+      if (!payload)
+        throw new HeedError('invalid_request', 'An interactivity request carries a "payload" field.', {
+          details: { field: 'payload' },
+        });
       return answerInteraction(this, parse(payload));
     }
-    const body = parse(request.body) as { type?: string; challenge?: string; event_id?: string; team_id?: string; event?: SlackEvent; authorizations?: { user_id?: string }[] };
+    const body = parse(request.body) as {
+      type?: string;
+      challenge?: string;
+      event_id?: string;
+      team_id?: string;
+      event?: SlackEvent;
+      authorizations?: { user_id?: string }[];
+    };
     if (body.type === 'url_verification') return json({ challenge: body.challenge });
-    if (body.type === 'event_callback' && body.event) await this.onEvent(body.event, body.event_id ?? '', body.team_id ?? body.event.team ?? '', body.authorizations?.[0]?.user_id);
+    if (body.type === 'event_callback' && body.event)
+      await this.onEvent(
+        body.event,
+        body.event_id ?? '',
+        body.team_id ?? body.event.team ?? '',
+        body.authorizations?.[0]?.user_id,
+      );
     return ok();
   }
 
@@ -100,13 +134,19 @@ export class SlackChannel implements ChannelAdapter {
           caller,
           metadata: { slack: { eventId, user: event.user!, ts: event.ts! } },
           // The same event again (Slack retries until it has a 200): recorded once, by its event id.
-          seen: (messages) => eventId !== '' && messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
+          seen: (messages) =>
+            eventId !== '' &&
+            messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
           onRecorded,
         }),
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
-      if (!HeedError.isInstance(error)) this.host.logger.error({ channel: place.channel, ...errorFields(error) }, 'Heed: a Slack message could not be handled');
+      if (!HeedError.isInstance(error))
+        this.host.logger.error(
+          { channel: place.channel, ...errorFields(error) },
+          'Heed: a Slack message could not be handled',
+        );
       const code = HeedError.isInstance(error) ? error.code : 'internal_error';
       const why =
         code === 'action_pending'
@@ -138,7 +178,10 @@ export class SlackChannel implements ChannelAdapter {
           () => resolve(),
           (error: unknown) => {
             if (!done) return reject(error);
-            this.host.logger.error(errorFields(error), 'Heed: a turn started from Slack failed after its message was recorded');
+            this.host.logger.error(
+              errorFields(error),
+              'Heed: a turn started from Slack failed after its message was recorded',
+            );
           },
         ),
       );
@@ -154,7 +197,12 @@ export class SlackChannel implements ChannelAdapter {
       .digest('base64url')
       .slice(0, 32)}`;
     if (await this.host.store.getConversation(id)) return id;
-    await this.host.createConversation({ id, agent: this.config.agent, channel, metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } } });
+    await this.host.createConversation({
+      id,
+      agent: this.config.agent,
+      channel,
+      metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } },
+    });
     return id;
   }
 
@@ -162,7 +210,12 @@ export class SlackChannel implements ChannelAdapter {
   ephemeral(place: SlackPlace, user: string, text: string): void {
     const sent = this.client.chat
       .postEphemeral({ channel: place.channel, user, text, ...(place.thread ? { thread_ts: place.thread } : {}) })
-      .catch((error: unknown) => this.host.logger.warn({ channel: place.channel, user, ...errorFields(error) }, 'Heed: a Slack note to one person could not be posted'));
+      .catch((error: unknown) =>
+        this.host.logger.warn(
+          { channel: place.channel, user, ...errorFields(error) },
+          'Heed: a Slack note to one person could not be posted',
+        ),
+      );
     // Its failure is logged above; track() only lets close() wait for it.
     void this.host.track(sent);
   }
@@ -172,28 +225,47 @@ export class SlackChannel implements ChannelAdapter {
     const place = placeOf(delivery.target.channel);
     const store = this.host.store;
     if (delivery.event === 'message.created') {
-      const message = (await store.listMessages(delivery.conversationId)).find((entry) => entry.id === delivery.actionId);
+      const message = (await store.listMessages(delivery.conversationId)).find(
+        (entry) => entry.id === delivery.actionId,
+      );
       if (!message) throw new DeliveryDropped('the message is gone');
       const text = message.parts
         .map((part) => (part.type === 'text' ? part.text : ''))
         .join('')
         .trim();
-      const posted = await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: text.slice(0, SLACK_TEXT_LIMIT) });
+      const posted = await this.client.chat.postMessage({
+        channel: place.channel,
+        thread_ts: place.thread,
+        text: text.slice(0, SLACK_TEXT_LIMIT),
+      });
       return { ts: posted.ts ?? null };
     }
     const action = await store.getAction(delivery.conversationId, delivery.actionId);
     if (!action) throw new DeliveryDropped('the action is gone');
     if (delivery.event === 'action.required') {
       // As it stands now: a request settled before it could be posted is posted as settled.
-      const posted = await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: requestText(action), blocks: requestBlocks(action) as never });
+      const posted = await this.client.chat.postMessage({
+        channel: place.channel,
+        thread_ts: place.thread,
+        text: requestText(action),
+        blocks: requestBlocks(action) as never,
+      });
       return { ts: posted.ts ?? null };
     }
     // Settled: update the posted request. Written after it, so it is normally sent after it too.
-    const post = (await store.listDeliveries({ actionId: action.id })).find((entry) => entry.event === 'action.required' && entry.target.type === 'channel');
-    if (!post || post.status === 'failed' || post.status === 'dropped') throw new DeliveryDropped('the request was never posted');
+    const post = (await store.listDeliveries({ actionId: action.id })).find(
+      (entry) => entry.event === 'action.required' && entry.target.type === 'channel',
+    );
+    if (!post || post.status === 'failed' || post.status === 'dropped')
+      throw new DeliveryDropped('the request was never posted');
     const ts = post.receipt?.ts;
     if (post.status !== 'delivered' || typeof ts !== 'string') throw new Error('the request is not posted yet');
-    await this.client.chat.update({ channel: place.channel, ts, text: outcomeText(action), blocks: settledBlocks(action) as never });
+    await this.client.chat.update({
+      channel: place.channel,
+      ts,
+      text: outcomeText(action),
+      blocks: settledBlocks(action) as never,
+    });
     return undefined;
   }
 }
@@ -218,5 +290,7 @@ function parse(text: string): Record<string, unknown> {
   } catch {
     // Falls through to the error below.
   }
-  throw new HeedError('invalid_request', 'The request body is not the JSON Slack sends.', { details: { field: 'body' } });
+  throw new HeedError('invalid_request', 'The request body is not the JSON Slack sends.', {
+    details: { field: 'body' },
+  });
 }

@@ -5,7 +5,11 @@ import type { ActionView, HeedClient, ResolutionInput } from '../../client/index
  * as the first event arrives: by then the answer is recorded, and the agent's continued turn (which
  * may take a model's while) runs on in the server without holding the terminal.
  */
-export async function sendAnswer(client: HeedClient, action: ActionView, resolution: ResolutionInput): Promise<ActionView> {
+export async function sendAnswer(
+  client: HeedClient,
+  action: ActionView,
+  resolution: ResolutionInput,
+): Promise<ActionView> {
   const controller = new AbortController();
   const stream = client.answerStream(action.conversationId, action.id, resolution, { signal: controller.signal });
   try {
@@ -14,6 +18,8 @@ export async function sendAnswer(client: HeedClient, action: ActionView, resolut
     controller.abort();
     await stream.return(undefined).catch(() => undefined); // closing a stream already aborted: nothing left to report
   }
-  const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find((candidate) => candidate.id === action.id);
+  const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find(
+    (candidate) => candidate.id === action.id,
+  );
   return stored ?? { ...action, status: 'resolved' };
 }

@@ -8,7 +8,15 @@ import { ClientToolView } from './client-tool-view.js';
 import { GenericView } from './generic-view.js';
 import { DetailPane, listColumns, WIDE_COLUMNS } from './detail-pane.js';
 import { HelpView } from './help-view.js';
-import { answerProblem, markSettled, matchesFilter, mergeInbox, moveCursor, type InboxEntry, type Settled } from './inbox-state.js';
+import {
+  answerProblem,
+  markSettled,
+  matchesFilter,
+  mergeInbox,
+  moveCursor,
+  type InboxEntry,
+  type Settled,
+} from './inbox-state.js';
 import { ListView } from './list-view.js';
 import { QuestionView } from './question-view.js';
 import type { InboxSystem } from './system.js';
@@ -72,11 +80,13 @@ export function InboxApp(props: InboxAppProps) {
   };
 
   async function nameAgents(actions: ActionView[]) {
-    const missing = () => [...new Set(actions.map((action) => action.conversationId))].filter((id) => !agents.current.has(id));
+    const missing = () =>
+      [...new Set(actions.map((action) => action.conversationId))].filter((id) => !agents.current.has(id));
     if (missing().length === 0) return;
     if (!listed.current) {
       listed.current = true;
-      for (const conversation of await client.listConversations({ limit: 200 }).catch(() => [])) agents.current.set(conversation.id, conversation.agent);
+      for (const conversation of await client.listConversations({ limit: 200 }).catch(() => []))
+        agents.current.set(conversation.id, conversation.agent);
     }
     // Older conversations than the list holds: asked one by one, a few per refresh.
     for (const id of missing().slice(0, 20)) {
@@ -88,7 +98,9 @@ export function InboxApp(props: InboxAppProps) {
   }
 
   async function lookUp(action: ActionView) {
-    const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find((candidate) => candidate.id === action.id);
+    const stored = (await client.actions(action.conversationId).catch(() => [] as ActionView[])).find(
+      (candidate) => candidate.id === action.id,
+    );
     if (stored && stored.status !== 'pending') setEntries(markSettled(entriesRef.current, stored, false));
   }
 
@@ -164,7 +176,8 @@ export function InboxApp(props: InboxAppProps) {
         if (key.return) return setFiltering(false);
         if (key.upArrow) return setCursor((current) => moveCursor(current, -1, shown.length));
         if (key.downArrow) return setCursor((current) => moveCursor(current, 1, shown.length));
-        if (key.backspace || key.delete) return (setFilter((current) => Array.from(current).slice(0, -1).join('')), setCursor(0));
+        if (key.backspace || key.delete)
+          return (setFilter((current) => Array.from(current).slice(0, -1).join('')), setCursor(0));
         if (!key.ctrl && !key.meta && input && !key.tab) return (setFilter((current) => current + input), setCursor(0));
         return;
       }
@@ -208,7 +221,13 @@ export function InboxApp(props: InboxAppProps) {
         setOpenId(undefined);
       },
       onSettled(settled: Settled) {
-        setEntries(markSettled(entriesRef.current, { ...open.action, ...settled, status: settled.status === 'pending' ? 'resolved' : settled.status }, false));
+        setEntries(
+          markSettled(
+            entriesRef.current,
+            { ...open.action, ...settled, status: settled.status === 'pending' ? 'resolved' : settled.status },
+            false,
+          ),
+        );
       },
       onBack: () => setOpenId(undefined),
       onHelp: () => setHelp(true),
@@ -230,7 +249,11 @@ export function InboxApp(props: InboxAppProps) {
       server={props.server}
       who={props.who}
       waiting={entries.filter((entry) => !entry.settled).length}
-      filter={filtering || filter ? { text: filter, typing: filtering, shown: shown.length, total: entries.length } : undefined}
+      filter={
+        filtering || filter
+          ? { text: filter, typing: filtering, shown: shown.length, total: entries.length }
+          : undefined
+      }
       now={now}
       columns={wide ? listWidth - 1 : listWidth}
       rows={rows}
@@ -266,7 +289,9 @@ export function InboxApp(props: InboxAppProps) {
 }
 
 /** The terminal view of each kind with one of its own, keyed by the kind's name; another kind gets the generic view. */
-const requestViews: { readonly [K in KindName]?: (props: RequestViewProps<Extract<ActionView, { kind: K }>>) => ReactElement } = {
+const requestViews: {
+  readonly [K in KindName]?: (props: RequestViewProps<Extract<ActionView, { kind: K }>>) => ReactElement;
+} = {
   approval: ApprovalView,
   question: QuestionView,
   url: UrlView,

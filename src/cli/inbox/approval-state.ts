@@ -70,6 +70,9 @@ export function parseEdited(text: string): { ok: true; args: unknown } | { ok: f
   try {
     return { ok: true, args: JSON.parse(text) };
   } catch (thrown) {
-    return { ok: false, message: `The edited text is not JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}` };
+    return {
+      ok: false,
+      message: `The edited text is not JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+    };
   }
 }

@@ -2,7 +2,14 @@ import { Box, Text } from 'ink';
 import { useKeys } from './use-keys.js';
 import { useRef, useState } from 'react';
 import type { ResolutionInput } from '../../client/index.js';
-import { argumentProblems, argumentRows, fieldText, parseEdited, serverArgumentProblem, setArgument } from './approval-state.js';
+import {
+  argumentProblems,
+  argumentRows,
+  fieldText,
+  parseEdited,
+  serverArgumentProblem,
+  setArgument,
+} from './approval-state.js';
 import { column, fit } from './format.js';
 import { ProblemBanner, SettledBanner } from './outcome.js';
 import { useAnswer } from './use-answer.js';
@@ -31,17 +38,24 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
   const editorDraft = useRef<string | undefined>(undefined);
   const fields = argumentRows(args, action.argsSchema);
   const { send, problem, sending, closed } = useAnswer(props, (next, thrown) => {
-    if ((thrown as { code?: string }).code === 'invalid_approved_args' && next.type === 'invalid') setProblems(serverArgumentProblem(next.message, next.field));
+    if ((thrown as { code?: string }).code === 'invalid_approved_args' && next.type === 'invalid')
+      setProblems(serverArgumentProblem(next.message, next.field));
   });
 
   function allow() {
     if (edited) {
       const found = argumentProblems(action.argsSchema, args);
       setProblems(found);
-      if (Object.keys(found).length > 0) return setNote('The edited arguments do not fit the tool; e edits them again.');
+      if (Object.keys(found).length > 0)
+        return setNote('The edited arguments do not fit the tool; e edits them again.');
     }
     setNote(undefined);
-    void send({ type: 'approval', decision: 'allow', ...(edited ? { approvedArgs: args } : {}), ...(remember ? { remember: true } : {}) } as ResolutionInput);
+    void send({
+      type: 'approval',
+      decision: 'allow',
+      ...(edited ? { approvedArgs: args } : {}),
+      ...(remember ? { remember: true } : {}),
+    } as ResolutionInput);
   }
 
   async function editInEditor(edit: NonNullable<typeof system.editText>) {
@@ -64,7 +78,12 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
     if (sending) return;
     if (mode === 'comment') {
       if (key.escape) return setMode('view');
-      if (key.return) return void send({ type: 'approval', decision: 'deny', ...(comment.trim() ? { comment: comment.trim() } : {}) });
+      if (key.return)
+        return void send({
+          type: 'approval',
+          decision: 'deny',
+          ...(comment.trim() ? { comment: comment.trim() } : {}),
+        });
       if (key.backspace || key.delete) return setComment((current) => Array.from(current).slice(0, -1).join(''));
       if (!key.ctrl && !key.meta && input) setComment((current) => current + input);
       return;
@@ -113,7 +132,8 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
       return setMode('edit');
     }
     if (input === 'r') {
-      if (!action.canRemember) return setNote('This tool decides per call whether it asks, so it cannot be remembered.');
+      if (!action.canRemember)
+        return setNote('This tool decides per call whether it asks, so it cannot be remembered.');
       return setRemember((current) => !current);
     }
   });
@@ -159,10 +179,15 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
           ))}
         </Box>
       )}
-      {action.canRemember ? <Text>{`${remember ? '[x]' : '[ ]'} Don't ask again in this conversation (r)`}</Text> : null}
+      {action.canRemember ? (
+        <Text>{`${remember ? '[x]' : '[ ]'} Don't ask again in this conversation (r)`}</Text>
+      ) : null}
       {mode === 'comment' ? <Field label="Deny — comment (optional):" text={comment} focused /> : null}
       <SettledBanner action={action} settled={settled} />
-      <ProblemBanner action={action} problem={problem?.type === 'invalid' && Object.keys(problems).length ? undefined : problem} />
+      <ProblemBanner
+        action={action}
+        problem={problem?.type === 'invalid' && Object.keys(problems).length ? undefined : problem}
+      />
       {note ? <Say tone="warn">{note}</Say> : null}
       {sending ? <Say tone="dim">Sending…</Say> : null}
       <Keys>

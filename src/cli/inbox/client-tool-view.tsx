@@ -19,7 +19,9 @@ export function ClientToolView(props: RequestViewProps<ClientToolActionView>) {
     <Box flexDirection="column">
       <RequestHeader action={action} agent={props.agent} now={props.now} columns={columns} />
       <Say tone="strong">{`${action.toolName} runs in the page (${action.clientKind ?? 'page'})`}</Say>
-      <Text wrap="wrap">The page that runs this conversation answers it, not a person; there is nothing to answer here.</Text>
+      <Text wrap="wrap">
+        The page that runs this conversation answers it, not a person; there is nothing to answer here.
+      </Text>
       <Say tone="dim">Arguments:</Say>
       {lines.map((line, index) => (
         <Text key={index}>{fit(line, columns)}</Text>

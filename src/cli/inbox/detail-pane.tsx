@@ -34,8 +34,10 @@ export function detailLines(action: ActionView): Array<{ text: string; tone?: 's
       for (const [index, question] of (action.questions ?? []).entries()) {
         add(`${index + 1}. ${question.header} — ${question.prompt}`, 'strong');
         const defaults = new Set(question.defaults ?? []);
-        for (const option of question.options ?? []) add(`   ${defaults.has(option.value) ? '(•)' : '( )'} ${option.label}`);
-        if (question.input) add(`   ${question.input.type}${defaults.size ? `, pre-filled ${[...defaults].join(', ')}` : ''}`, 'dim');
+        for (const option of question.options ?? [])
+          add(`   ${defaults.has(option.value) ? '(•)' : '( )'} ${option.label}`);
+        if (question.input)
+          add(`   ${question.input.type}${defaults.size ? `, pre-filled ${[...defaults].join(', ')}` : ''}`, 'dim');
       }
       break;
     }
@@ -57,21 +59,57 @@ export function detailLines(action: ActionView): Array<{ text: string; tone?: 's
 }
 
 /** The selected request beside the list, on a wide terminal: read it before opening it. */
-export function DetailPane({ action, agent, width, height, now }: { action?: ActionView; agent?: string; width: number; height: number; now: number }) {
+export function DetailPane({
+  action,
+  agent,
+  width,
+  height,
+  now,
+}: {
+  action?: ActionView;
+  agent?: string;
+  width: number;
+  height: number;
+  now: number;
+}) {
   const inner = Math.max(10, width - 2);
   if (!action) {
     return (
-      <Box width={width} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false} paddingLeft={1} flexDirection="column">
+      <Box
+        width={width}
+        borderStyle="single"
+        borderTop={false}
+        borderRight={false}
+        borderBottom={false}
+        paddingLeft={1}
+        flexDirection="column"
+      >
         <Say tone="dim">Nothing selected.</Say>
       </Box>
     );
   }
-  const header = [kindWord(action), agent, action.toolName, `asked ${ageOf(action, now)}`, timeLeftOf(action, now)].filter(Boolean).join(' · ');
+  const header = [kindWord(action), agent, action.toolName, `asked ${ageOf(action, now)}`, timeLeftOf(action, now)]
+    .filter(Boolean)
+    .join(' · ');
   const lines = detailLines(action);
   const room = Math.max(3, height - 3);
-  const shown = lines.length > room ? [...lines.slice(0, room - 1), { text: `… ${lines.length - room + 1} more lines (Enter opens it)`, tone: 'dim' as const }] : lines;
+  const shown =
+    lines.length > room
+      ? [
+          ...lines.slice(0, room - 1),
+          { text: `… ${lines.length - room + 1} more lines (Enter opens it)`, tone: 'dim' as const },
+        ]
+      : lines;
   return (
-    <Box width={width} borderStyle="single" borderTop={false} borderRight={false} borderBottom={false} paddingLeft={1} flexDirection="column">
+    <Box
+      width={width}
+      borderStyle="single"
+      borderTop={false}
+      borderRight={false}
+      borderBottom={false}
+      paddingLeft={1}
+      flexDirection="column"
+    >
       <Say tone="accent">{fit(header, inner)}</Say>
       {shown.map((line, index) =>
         line.tone ? (

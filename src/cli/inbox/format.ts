@@ -57,21 +57,33 @@ export function describeResolution(action: ActionView, resolution: StoredResolut
   if (!resolution) return 'settled';
   switch (resolution.type) {
     case 'approval': {
-      const word = resolution.decision === 'allow' ? (resolution.approvedArgs !== undefined ? 'allowed with edited arguments' : 'allowed') : 'denied';
+      const word =
+        resolution.decision === 'allow'
+          ? resolution.approvedArgs !== undefined
+            ? 'allowed with edited arguments'
+            : 'allowed'
+          : 'denied';
       return resolution.comment ? `${word} ("${fit(commentText(resolution.comment), 60)}")` : word;
     }
     case 'question': {
       if ('dismiss' in resolution) return 'dismissed';
       const picked = Object.entries(resolution.answers).map(([id, values]) => {
-        const question = action.kind === 'question' ? action.questions.find((candidate) => candidate.id === id) : undefined;
-        const labels = values.map((value) => question?.options?.find((option) => option.value === value)?.label ?? value);
+        const question =
+          action.kind === 'question' ? action.questions.find((candidate) => candidate.id === id) : undefined;
+        const labels = values.map(
+          (value) => question?.options?.find((option) => option.value === value)?.label ?? value,
+        );
         return `${question?.header ?? id}: ${labels.join(', ')}`;
       });
       const word = 'skip' in resolution ? 'skipped' : 'answered';
       return picked.length ? `${word} (${fit(picked.join('; '), 80)})` : word;
     }
     case 'url':
-      return resolution.decision === 'accept' ? 'accepted' : resolution.decision === 'decline' ? 'declined' : 'cancelled';
+      return resolution.decision === 'accept'
+        ? 'accepted'
+        : resolution.decision === 'decline'
+          ? 'declined'
+          : 'cancelled';
     case 'client_tool':
       return 'error' in resolution ? 'answered by the page with an error' : 'answered by the page';
     case 'cancelled':

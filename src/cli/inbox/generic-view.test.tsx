@@ -32,7 +32,8 @@ describe("the terminal inbox's generic view", () => {
       expect(frame).toContain('1 Done · 2 Decline · 3 Not now · Esc back');
       app.stdin.write('4');
       app.stdin.write('1');
-      for (let waited = 0; answered.length === 0 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let waited = 0; answered.length === 0 && waited < 2000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(sent).toEqual([{ type: 'url', decision: 'accept' }]);
       expect(answered.map((stored) => stored.status)).toEqual(['resolved']);
     } finally {

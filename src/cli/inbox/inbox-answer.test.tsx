@@ -22,7 +22,8 @@ const forms: AgentConfig = {
   model: scriptedModel(({ messages }) => {
     const last = messages.at(-1);
     if (last?.role === 'tool') return { text: 'Thanks.' };
-    const text = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const text =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     const questions = text.includes('code')
       ? [{ id: 'code', header: 'Code', prompt: 'Which code?', input: { type: 'text', pattern: '(a|b)*' } }]
       : [
@@ -48,7 +49,11 @@ const forms: AgentConfig = {
 /** `payout` needs two allows from ada and bob before it runs. */
 const quorum: AgentConfig = {
   name: 'quorum',
-  model: scriptedModel(({ messages }) => (messages.at(-1)?.role === 'tool' ? { text: 'Paid.' } : { toolCalls: [{ toolName: 'payout', input: { amount: 900 } }] })),
+  model: scriptedModel(({ messages }) =>
+    messages.at(-1)?.role === 'tool'
+      ? { text: 'Paid.' }
+      : { toolCalls: [{ toolName: 'payout', input: { amount: 900 } }] },
+  ),
   tools: {
     payout: tool({
       description: 'Pay out money.',
@@ -70,7 +75,8 @@ afterEach(async () => {
   for (const app of mounted) app.unmount();
   mounted = [];
   const inbox = await server.api('GET', '/api/inbox?limit=200', { token: 'ada' });
-  for (const action of inbox.body.actions) await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token: 'ada' });
+  for (const action of inbox.body.actions)
+    await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token: 'ada' });
 });
 
 async function until(read: () => string | undefined, wanted: string | RegExp, timeoutMs = 5000): Promise<string> {
@@ -78,14 +84,18 @@ async function until(read: () => string | undefined, wanted: string | RegExp, ti
   for (;;) {
     const frame = read() ?? '';
     if (typeof wanted === 'string' ? frame.includes(wanted) : wanted.test(frame)) return frame;
-    if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
 async function pause(content: string, agent = 'support'): Promise<{ conversationId: string; actionId: string }> {
   const conversation = await server.api('POST', '/api/conversations', { body: { agent }, token: 'ada' });
-  const sent = await server.api('POST', `/api/conversations/${conversation.body.id}/messages`, { body: { content }, token: 'ada' });
+  const sent = await server.api('POST', `/api/conversations/${conversation.body.id}/messages`, {
+    body: { content },
+    token: 'ada',
+  });
   expect(sent.body.status).toBe('requires_action');
   return { conversationId: conversation.body.id, actionId: sent.body.pendingActions[0].id };
 }
@@ -166,7 +176,12 @@ describe('heed inbox: approvals', () => {
     await press(KEY.escape, 'a allow · d deny');
     await press('r', "[x] Don't ask again");
     await press('a', '✓ you: allowed with edited arguments');
-    expect((await stored(target)).resolution).toEqual({ type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 9 }, remember: true });
+    expect((await stored(target)).resolution).toEqual({
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { orderId: 42, amount: 9 },
+      remember: true,
+    });
   });
 
   it('e edits in $EDITOR when set; text that is not JSON is kept for the next try', async () => {

@@ -28,7 +28,8 @@ async function until(read: () => string | undefined, wanted: string | RegExp, ti
   for (;;) {
     const frame = read() ?? '';
     if (typeof wanted === 'string' ? frame.includes(wanted) : wanted.test(frame)) return frame;
-    if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -36,21 +37,34 @@ async function until(read: () => string | undefined, wanted: string | RegExp, ti
 /** Starts a conversation as `token` and sends a message that pauses it; returns the pending action. */
 async function pause(content: string, token = 'ada'): Promise<{ conversationId: string; actionId: string }> {
   const conversation = await server.api('POST', '/api/conversations', { body: { agent: 'support' }, token });
-  const sent = await server.api('POST', `/api/conversations/${conversation.body.id}/messages`, { body: { content }, token });
+  const sent = await server.api('POST', `/api/conversations/${conversation.body.id}/messages`, {
+    body: { content },
+    token,
+  });
   expect(sent.body.status).toBe('requires_action');
   return { conversationId: conversation.body.id, actionId: sent.body.pendingActions[0].id };
 }
 
 async function clearInbox(token = 'ada') {
   const inbox = await server.api('GET', '/api/inbox?limit=200', { token });
-  for (const action of inbox.body.actions) await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token });
+  for (const action of inbox.body.actions)
+    await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token });
 }
 
 const system: InboxSystem = { openUrl: async () => false };
 
 function mount(token: string | null = 'ada', intervalMs = 150) {
   const client = createClient({ baseUrl: server.url, ...(token ? { token } : {}) });
-  const app = render(<InboxApp client={client} server={server.url} anonymous={!token} system={system} color={false} intervalMs={intervalMs} />);
+  const app = render(
+    <InboxApp
+      client={client}
+      server={server.url}
+      anonymous={!token}
+      system={system}
+      color={false}
+      intervalMs={intervalMs}
+    />,
+  );
   mounted.push(app);
   return app;
 }
@@ -137,7 +151,9 @@ describe('heed inbox: the list', () => {
     const wrongToken = await createClient({ baseUrl: server.url, token: 'nope' })
       .inbox()
       .catch((thrown: unknown) => firstReadSentence(thrown, server.url, true));
-    expect(wrongToken).toBe(`The server at ${server.url} does not know that token (401 unauthorized). Check --token or HEED_TOKEN.`);
+    expect(wrongToken).toBe(
+      `The server at ${server.url} does not know that token (401 unauthorized). Check --token or HEED_TOKEN.`,
+    );
     // A port that was free a moment ago: nothing listens there.
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

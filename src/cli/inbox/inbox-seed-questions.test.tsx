@@ -21,7 +21,8 @@ afterEach(async () => {
   for (const app of mounted) app.unmount();
   mounted = [];
   const inbox = await server.api('GET', '/api/inbox?limit=200', { token: 'ada' });
-  for (const action of inbox.body.actions) await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token: 'ada' });
+  for (const action of inbox.body.actions)
+    await server.api('POST', `/api/conversations/${action.conversationId}/cancel`, { token: 'ada' });
 });
 
 async function until(read: () => string | undefined, wanted: string | RegExp, timeoutMs = 5000): Promise<string> {
@@ -29,7 +30,8 @@ async function until(read: () => string | undefined, wanted: string | RegExp, ti
   for (;;) {
     const frame = read() ?? '';
     if (typeof wanted === 'string' ? frame.includes(wanted) : wanted.test(frame)) return frame;
-    if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${frame}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -38,7 +40,10 @@ async function until(read: () => string | undefined, wanted: string | RegExp, ti
 async function open(agent: string) {
   const conversation = await server.api('POST', '/api/conversations', { body: { agent }, token: 'ada' });
   const conversationId = conversation.body.id as string;
-  const sent = await server.api('POST', `/api/conversations/${conversationId}/messages`, { body: { content: 'start' }, token: 'ada' });
+  const sent = await server.api('POST', `/api/conversations/${conversationId}/messages`, {
+    body: { content: 'start' },
+    token: 'ada',
+  });
   const actionId = sent.body.pendingActions[0].id as string;
   const app = render(
     <InboxApp
@@ -61,7 +66,9 @@ async function open(agent: string) {
     return until(app.lastFrame, next);
   };
   const stored = async () =>
-    (await server.api('GET', `/api/conversations/${conversationId}/actions`, { token: 'ada' })).body.actions.find((action: { id: string }) => action.id === actionId);
+    (await server.api('GET', `/api/conversations/${conversationId}/actions`, { token: 'ada' })).body.actions.find(
+      (action: { id: string }) => action.id === actionId,
+    );
   return { app, press, stored };
 }
 
@@ -82,7 +89,9 @@ describe('heed inbox: options with hotkeys and previews', () => {
     const { app, press, stored } = await open('layouts');
     // The pre-picked option's sketch, line by line.
     let frame = await until(app.lastFrame, 'Preview of Sidebar:');
-    expect(frame).toContain('  │ ┌──────────┬────────────────┐\n  │ │ General <│ Name [ Acme ]  │\n  │ │ Billing  │ Plan [ Pro v ] │');
+    expect(frame).toContain(
+      '  │ ┌──────────┬────────────────┐\n  │ │ General <│ Name [ Acme ]  │\n  │ │ Billing  │ Plan [ Pro v ] │',
+    );
     expect(frame).toContain('S skip · x dismiss');
     frame = await press(KEY.up, 'Preview of Tabs:');
     expect(frame).toContain('  │ ┌ General ┬ Billing ┬ Team ┐');
@@ -97,7 +106,10 @@ describe('heed inbox: options with hotkeys and previews', () => {
     expect(await until(app.lastFrame, 'Preview of Comfortable:')).toContain('  │ Row height 48 px');
     expect(app.lastFrame()).toContain('s skip · x dismiss');
     await press(KEY.enter, '✓ you: answered');
-    expect((await stored()).resolution).toEqual({ type: 'question', answers: { layout: ['single'], density: ['comfortable'] } });
+    expect((await stored()).resolution).toEqual({
+      type: 'question',
+      answers: { layout: ['single'], density: ['comfortable'] },
+    });
   });
 
   it('S skips when an option holds s', async () => {

@@ -3,7 +3,16 @@ import type { ActionView } from '../../client/index.js';
 import { matchesFilter, mergeInbox, markSettled, MAX_SETTLED_ROWS, moveCursor, visibleWindow } from './inbox-state.js';
 
 const action = (id: string, createdAt: string): ActionView =>
-  ({ id, kind: 'approval', conversationId: 'c', messageId: 'm', toolCallId: id, toolName: 'tool', status: 'pending', createdAt }) as ActionView;
+  ({
+    id,
+    kind: 'approval',
+    conversationId: 'c',
+    messageId: 'm',
+    toolCallId: id,
+    toolName: 'tool',
+    status: 'pending',
+    createdAt,
+  }) as ActionView;
 
 describe('the terminal inbox state', () => {
   it('adds new requests oldest first and keeps a row that left the inbox, reporting it for a look-up', () => {
@@ -17,10 +26,20 @@ describe('the terminal inbox state', () => {
     ]);
     const answered = markSettled(
       second.entries,
-      { ...action('a', '2030-01-01T00:00:01Z'), status: 'resolved', resolvedBy: 'bob', resolution: { type: 'approval', decision: 'allow' } },
+      {
+        ...action('a', '2030-01-01T00:00:01Z'),
+        status: 'resolved',
+        resolvedBy: 'bob',
+        resolution: { type: 'approval', decision: 'allow' },
+      },
       false,
     );
-    expect(answered[0].settled).toEqual({ byMe: false, status: 'resolved', resolvedBy: 'bob', resolution: { type: 'approval', decision: 'allow' } });
+    expect(answered[0].settled).toEqual({
+      byMe: false,
+      status: 'resolved',
+      resolvedBy: 'bob',
+      resolution: { type: 'approval', decision: 'allow' },
+    });
   });
 
   it('a row being answered here is not reported as answered by someone else', () => {
@@ -31,7 +50,9 @@ describe('the terminal inbox state', () => {
   });
 
   it(`keeps at most ${MAX_SETTLED_ROWS} settled rows`, () => {
-    const many = Array.from({ length: MAX_SETTLED_ROWS + 5 }, (_, index) => action(`a${String(index).padStart(3, '0')}`, `2030-01-01T00:00:${String(index).padStart(2, '0')}Z`));
+    const many = Array.from({ length: MAX_SETTLED_ROWS + 5 }, (_, index) =>
+      action(`a${String(index).padStart(3, '0')}`, `2030-01-01T00:00:${String(index).padStart(2, '0')}Z`),
+    );
     const { entries } = mergeInbox([], many);
     expect(mergeInbox(entries, []).entries).toHaveLength(MAX_SETTLED_ROWS);
   });
@@ -45,13 +66,21 @@ describe('the terminal inbox state', () => {
   });
 
   it('/ filters by every word typed, in any case, across kind, agent, title, arguments and questions', () => {
-    const refund = { action: { ...action('r', '2030-01-01T00:00:01Z'), title: 'Refund $80 on order 1042?', args: { orderId: 1042, amount: 80 } } as ActionView };
+    const refund = {
+      action: {
+        ...action('r', '2030-01-01T00:00:01Z'),
+        title: 'Refund $80 on order 1042?',
+        args: { orderId: 1042, amount: 80 },
+      } as ActionView,
+    };
     const trip = {
       action: {
         ...action('t', '2030-01-01T00:00:02Z'),
         kind: 'question',
         toolName: 'ask',
-        questions: [{ id: 'd', header: 'Destination', prompt: 'Where to?', options: [{ value: 'kyoto', label: 'Kyoto' }] }],
+        questions: [
+          { id: 'd', header: 'Destination', prompt: 'Where to?', options: [{ value: 'kyoto', label: 'Kyoto' }] },
+        ],
       } as unknown as ActionView,
     };
     const match = (entry: { action: ActionView }, agent: string, filter: string) => matchesFilter(entry, agent, filter);

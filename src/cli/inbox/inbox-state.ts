@@ -51,7 +51,13 @@ export function mergeInbox(
 }
 
 function byAge(a: InboxEntry, b: InboxEntry): number {
-  return a.action.createdAt < b.action.createdAt ? -1 : a.action.createdAt > b.action.createdAt ? 1 : a.action.id < b.action.id ? -1 : 1;
+  return a.action.createdAt < b.action.createdAt
+    ? -1
+    : a.action.createdAt > b.action.createdAt
+      ? 1
+      : a.action.id < b.action.id
+        ? -1
+        : 1;
 }
 
 function dropOldSettled(entries: InboxEntry[]): InboxEntry[] {
@@ -125,10 +131,16 @@ export function answerProblem(thrown: unknown): AnswerProblem {
       const fields: Record<string, string> = Object.create(null);
       if (Array.isArray(details.fields)) {
         for (const entry of details.fields as Array<{ field?: unknown; message?: unknown }>) {
-          if (typeof entry.field === 'string' && typeof entry.message === 'string') fields[entry.field] ??= entry.message;
+          if (typeof entry.field === 'string' && typeof entry.message === 'string')
+            fields[entry.field] ??= entry.message;
         }
       }
-      return { type: 'invalid', message: thrown.message, fields, ...(typeof details.field === 'string' ? { field: details.field } : {}) };
+      return {
+        type: 'invalid',
+        message: thrown.message,
+        fields,
+        ...(typeof details.field === 'string' ? { field: details.field } : {}),
+      };
     }
     return { type: 'failed', message: thrown.message };
   }
@@ -154,11 +166,18 @@ export function matchesFilter(entry: InboxEntry, agent: string, filter: string):
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const { action } = entry;
-  const fields: unknown[] = [action.kind, agent, action.toolName, 'title' in action ? action.title : undefined, 'summary' in action ? action.summary : undefined];
+  const fields: unknown[] = [
+    action.kind,
+    agent,
+    action.toolName,
+    'title' in action ? action.title : undefined,
+    'summary' in action ? action.summary : undefined,
+  ];
   if (action.kind === 'approval') fields.push(JSON.stringify(action.args));
   if (action.kind === 'url') fields.push(action.url, action.message);
   if (action.kind === 'question') {
-    for (const question of action.questions ?? []) fields.push(question.header, question.prompt, ...(question.options ?? []).map((option) => option.label));
+    for (const question of action.questions ?? [])
+      fields.push(question.header, question.prompt, ...(question.options ?? []).map((option) => option.label));
   }
   const text = fields
     .filter((field) => typeof field === 'string')

@@ -47,11 +47,16 @@ export function ListView(props: ListViewProps) {
           {'Filter: '}
           {filter.typing ? <Field text={filter.text} focused /> : <Say tone="accent">{`"${filter.text}"`}</Say>}
           <Say tone="dim">
-            {fit(`  ${filter.shown} of ${filter.total}${filter.typing ? ' · Enter keep · Esc clear' : ' · / change · Esc clear'}`, Math.max(0, columns - 12 - filter.text.length))}
+            {fit(
+              `  ${filter.shown} of ${filter.total}${filter.typing ? ' · Enter keep · Esc clear' : ' · / change · Esc clear'}`,
+              Math.max(0, columns - 12 - filter.text.length),
+            )}
           </Say>
         </Text>
       ) : null}
-      {props.status === 'ready' && entries.length === 0 && filtering && filter.total > 0 ? <Text wrap="wrap">{`Nothing waiting matches "${filter.text}".`}</Text> : null}
+      {props.status === 'ready' && entries.length === 0 && filtering && filter.total > 0 ? (
+        <Text wrap="wrap">{`Nothing waiting matches "${filter.text}".`}</Text>
+      ) : null}
       {props.status === 'ready' && entries.length === 0 && !(filtering && filter.total > 0) ? (
         <Text wrap="wrap">
           {props.anonymous
@@ -78,13 +83,23 @@ export function ListView(props: ListViewProps) {
         return (
           <Text key={action.id}>
             {head}
-            {here ? <Say tone="accent">{column(headlineOf(action), summaryWidth)}</Say> : column(headlineOf(action), summaryWidth)}{' '}
-            <Say tone={action.expiresAt && Date.parse(action.expiresAt) - now < 60_000 ? 'warn' : 'dim'}>{fit(tail, tailWidth)}</Say>
+            {here ? (
+              <Say tone="accent">{column(headlineOf(action), summaryWidth)}</Say>
+            ) : (
+              column(headlineOf(action), summaryWidth)
+            )}{' '}
+            <Say tone={action.expiresAt && Date.parse(action.expiresAt) - now < 60_000 ? 'warn' : 'dim'}>
+              {fit(tail, tailWidth)}
+            </Say>
           </Text>
         );
       })}
       {end < entries.length || start > 0 ? <Say tone="dim">{`${start + 1}–${end} of ${entries.length}`}</Say> : null}
-      <Keys>{filter?.typing ? 'type to filter · ↑↓ move · Enter keep the filter · Esc clear it' : '↑↓ / j k move · Enter open · / filter · ? keys · q quit'}</Keys>
+      <Keys>
+        {filter?.typing
+          ? 'type to filter · ↑↓ move · Enter keep the filter · Esc clear it'
+          : '↑↓ / j k move · Enter open · / filter · ? keys · q quit'}
+      </Keys>
     </Box>
   );
 }

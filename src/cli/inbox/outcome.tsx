@@ -36,7 +36,8 @@ export function ProblemBanner({ action, problem }: { action: ActionView; problem
       </Box>
     );
   }
-  if (problem.type === 'lapsed') return <Say tone="warn">It lapsed before your answer arrived; nothing was sent. Esc goes back.</Say>;
+  if (problem.type === 'lapsed')
+    return <Say tone="warn">It lapsed before your answer arrived; nothing was sent. Esc goes back.</Say>;
   if (problem.type === 'invalid') return <Say tone="bad">✗ {problem.message}</Say>;
   return <Say tone="bad">✗ {problem.message} Correct it or press the key again to retry.</Say>;
 }

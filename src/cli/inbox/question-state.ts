@@ -51,7 +51,8 @@ export type QuestionCommand = 'submit' | 'skip' | 'dismiss' | 'back';
 
 /** The rows a question shows with keys: its options, or Yes/No for a boolean. */
 export function choiceRows(question: Question): Array<{ value: string; label: string; hotkey?: string }> {
-  if (question.options?.length) return question.options.map((option) => ({ value: option.value, label: option.label, hotkey: option.hotkey }));
+  if (question.options?.length)
+    return question.options.map((option) => ({ value: option.value, label: option.label, hotkey: option.hotkey }));
   if (questionControl(question) === 'boolean') {
     return [
       { value: 'true', label: 'Yes', hotkey: 'y' },
@@ -77,7 +78,18 @@ export function isTyped(question: Question): boolean {
 }
 
 export function startForm(questions: Question[]): QuestionFormState {
-  return enter(questions, { index: 0, drafts: initialDrafts(questions), cursor: 0, editing: false, pristine: true, problems: Object.create(null) }, 0);
+  return enter(
+    questions,
+    {
+      index: 0,
+      drafts: initialDrafts(questions),
+      cursor: 0,
+      editing: false,
+      pristine: true,
+      problems: Object.create(null),
+    },
+    0,
+  );
 }
 
 /** Puts question `index` on screen, its cursor on the picked option and its field focused when it is typed. */
@@ -94,7 +106,11 @@ export function enter(questions: Question[], state: QuestionFormState, index: nu
 }
 
 /** The server's per-field problems (`details` of a 400 `invalid_resolution`), shown on the first question that has one. */
-export function withServerProblems(questions: Question[], state: QuestionFormState, details: Record<string, unknown> | undefined): QuestionFormState {
+export function withServerProblems(
+  questions: Question[],
+  state: QuestionFormState,
+  details: Record<string, unknown> | undefined,
+): QuestionFormState {
   const problems = problemsFromDetails(questions, details);
   const first = questions.findIndex((question) => problems[question.id]);
   if (first < 0) return state;
@@ -108,7 +124,10 @@ function updateDraft(state: QuestionFormState, question: Question, next: Questio
 }
 
 /** Enter: checks this question (with the same rules the server uses) and moves on, or asks to submit after the last. */
-function confirm(questions: Question[], state: QuestionFormState): { state: QuestionFormState; command?: QuestionCommand } {
+function confirm(
+  questions: Question[],
+  state: QuestionFormState,
+): { state: QuestionFormState; command?: QuestionCommand } {
   const question = questions[state.index];
   const problem = draftProblem(question, state.drafts[question.id]);
   if (problem) return { state: { ...state, problems: { ...state.problems, [question.id]: problem } } };
@@ -121,9 +140,21 @@ function confirm(questions: Question[], state: QuestionFormState): { state: Ques
   return { state: enter(questions, state, state.index + 1) };
 }
 
-const printable = (input: string, key: KeyPress) => !key.ctrl && !key.meta && !key.escape && !key.return && !key.tab && input !== '' && !/[\u0000-\u001f\u007f]/.test(input);
+const printable = (input: string, key: KeyPress) =>
+  !key.ctrl &&
+  !key.meta &&
+  !key.escape &&
+  !key.return &&
+  !key.tab &&
+  input !== '' &&
+  !/[\u0000-\u001f\u007f]/.test(input);
 
-function typeText(question: Question, state: QuestionFormState, input: string, key: KeyPress): QuestionFormState | undefined {
+function typeText(
+  question: Question,
+  state: QuestionFormState,
+  input: string,
+  key: KeyPress,
+): QuestionFormState | undefined {
   const draft = state.drafts[question.id];
   const onOther = !isTyped(question);
   const current = onOther ? draft.custom : draft.text;
@@ -136,7 +167,12 @@ function typeText(question: Question, state: QuestionFormState, input: string, k
 }
 
 /** Applies one key press; returns the next state and, for Enter on the last question, `s`, `x` and Esc, a command. */
-export function questionKey(questions: Question[], state: QuestionFormState, input: string, key: KeyPress): { state: QuestionFormState; command?: QuestionCommand } {
+export function questionKey(
+  questions: Question[],
+  state: QuestionFormState,
+  input: string,
+  key: KeyPress,
+): { state: QuestionFormState; command?: QuestionCommand } {
   const question = questions[state.index];
   const rows = choiceRows(question);
   const otherRow = allowsCustom(question) ? rows.length : -1;
@@ -167,9 +203,15 @@ export function questionKey(questions: Question[], state: QuestionFormState, inp
   if (input === commandKey(question, 'x')) return { state, command: 'dismiss' };
 
   const draft = state.drafts[question.id];
-  const pick = (value: string) => (question.options?.length ? pickOption(question, draft, value) : { ...draft, text: draft.text === value ? '' : value });
-  if (input === ' ' && rows[state.cursor]) return { state: updateDraft(state, question, pick(rows[state.cursor].value)) };
-  const hotkeyed = question.options?.length ? optionForHotkey(question, input) : rows.find((row, index) => row.hotkey === input.toLowerCase() || String(index + 1) === input);
+  const pick = (value: string) =>
+    question.options?.length
+      ? pickOption(question, draft, value)
+      : { ...draft, text: draft.text === value ? '' : value };
+  if (input === ' ' && rows[state.cursor])
+    return { state: updateDraft(state, question, pick(rows[state.cursor].value)) };
+  const hotkeyed = question.options?.length
+    ? optionForHotkey(question, input)
+    : rows.find((row, index) => row.hotkey === input.toLowerCase() || String(index + 1) === input);
   if (hotkeyed) {
     const cursor = rows.findIndex((row) => row.value === hotkeyed.value);
     return { state: { ...updateDraft(state, question, pick(hotkeyed.value)), cursor } };

@@ -6,7 +6,17 @@ import type { Question } from '../../types.js';
 import { fit } from './format.js';
 import { ProblemBanner, SettledBanner } from './outcome.js';
 import { useAnswer } from './use-answer.js';
-import { choiceRows, commandKey, formAnswers, inputHint, isTyped, questionKey, startForm, withServerProblems, type QuestionFormState } from './question-state.js';
+import {
+  choiceRows,
+  commandKey,
+  formAnswers,
+  inputHint,
+  isTyped,
+  questionKey,
+  startForm,
+  withServerProblems,
+  type QuestionFormState,
+} from './question-state.js';
 import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
 import type { QuestionActionView } from '../../client/index.js';
@@ -19,7 +29,9 @@ export function QuestionView(props: RequestViewProps<QuestionActionView>) {
   const [form, setForm] = useState<QuestionFormState>(() => startForm(questions));
   // The server's per-field sentences go beside the fields; the drafts stay as typed.
   const { send, problem, sending, closed } = useAnswer(props, (_problem, thrown) =>
-    setForm((current) => withServerProblems(questions, current, (thrown as { details?: Record<string, unknown> }).details)),
+    setForm((current) =>
+      withServerProblems(questions, current, (thrown as { details?: Record<string, unknown> }).details),
+    ),
   );
   const formRef = useRef(form);
   formRef.current = form;
@@ -88,7 +100,9 @@ function QuestionBody({ question, form, columns }: { question: Question; form: Q
             {index === form.cursor ? '› ' : '  '}
             {hotkey ? `${hotkey}  ` : '   '}
             {mark} {fit(row.label, columns - 12)}
-            {description ? <Say tone="dim">{fit(` — ${description}`, Math.max(0, columns - 14 - row.label.length))}</Say> : null}
+            {description ? (
+              <Say tone="dim">{fit(` — ${description}`, Math.max(0, columns - 14 - row.label.length))}</Say>
+            ) : null}
           </Text>
         );
       })}
@@ -107,7 +121,17 @@ function QuestionBody({ question, form, columns }: { question: Question; form: Q
  * The preview of the option under the cursor (seed 002: a code or ASCII sketch shown while the option is
  * focused), its lines kept as written and cut to the terminal, as many as the screen has room for.
  */
-function OptionPreview({ question, cursor, columns, rows }: { question: Question; cursor: number; columns: number; rows: number }) {
+function OptionPreview({
+  question,
+  cursor,
+  columns,
+  rows,
+}: {
+  question: Question;
+  cursor: number;
+  columns: number;
+  rows: number;
+}) {
   const option = question.options?.[cursor];
   if (!option?.preview) return null;
   const lines = option.preview.replace(/\r\n?/g, '\n').replace(/\t/g, '  ').split('\n');
@@ -127,7 +151,10 @@ function OptionPreview({ question, cursor, columns, rows }: { question: Question
 function keyHelp(question: Question, form: QuestionFormState, last: boolean): string {
   const enter = last ? 'Enter send' : 'Enter next';
   const back = form.index > 0 ? ' · ← previous' : '';
-  if (form.editing) return isTyped(question) ? `type the answer · ${enter} · Esc leave the field (then s skip, x dismiss)` : `type · ↑ options · ${enter} · Esc leave the field`;
+  if (form.editing)
+    return isTyped(question)
+      ? `type the answer · ${enter} · Esc leave the field (then s skip, x dismiss)`
+      : `type · ↑ options · ${enter} · Esc leave the field`;
   const pick = question.multiple ? 'number or hotkey / Space toggle' : 'number or hotkey / Space pick';
   return `${isTyped(question) ? 'type to edit' : `↑↓ move · ${pick}`} · ${enter} · ${commandKey(question, 's')} skip · ${commandKey(question, 'x')} dismiss${back} · Esc back`;
 }

@@ -84,16 +84,29 @@ export async function runInbox(args: string[]): Promise<number> {
 
   if (values.json) {
     const agents = await agentNames(client, first);
-    for (const action of first) process.stdout.write(`${JSON.stringify({ ...action, agent: agents.get(action.conversationId) ?? null })}\n`);
+    for (const action of first)
+      process.stdout.write(`${JSON.stringify({ ...action, agent: agents.get(action.conversationId) ?? null })}\n`);
     return 0;
   }
   if (!process.stdin.isTTY) {
     // Without a keyboard nothing can be answered: list what waits as text, as a script would want it.
-    console.error('heed inbox: the input is not a terminal, so nothing can be answered here; listing what waits (--json for scripts).');
+    console.error(
+      'heed inbox: the input is not a terminal, so nothing can be answered here; listing what waits (--json for scripts).',
+    );
     const agents = await agentNames(client, first);
     const now = Date.now();
     for (const action of first) {
-      console.log([kindWord(action), agents.get(action.conversationId) ?? '', headlineOf(action), ageOf(action, now), timeLeftOf(action, now)].filter(Boolean).join('  ·  '));
+      console.log(
+        [
+          kindWord(action),
+          agents.get(action.conversationId) ?? '',
+          headlineOf(action),
+          ageOf(action, now),
+          timeLeftOf(action, now),
+        ]
+          .filter(Boolean)
+          .join('  ·  '),
+      );
     }
     return 0;
   }
@@ -111,9 +124,20 @@ export async function runInbox(args: string[]): Promise<number> {
       instance.clear();
     },
   });
-  instance = render(<InboxApp client={client} server={server} anonymous={!token} who={who} system={system} color={color} intervalMs={intervalSeconds * 1000} />, {
-    exitOnCtrlC: true,
-  });
+  instance = render(
+    <InboxApp
+      client={client}
+      server={server}
+      anonymous={!token}
+      who={who}
+      system={system}
+      color={color}
+      intervalMs={intervalSeconds * 1000}
+    />,
+    {
+      exitOnCtrlC: true,
+    },
+  );
   await instance.waitUntilExit();
   return 0;
 }
@@ -129,7 +153,8 @@ function protocolOf(url: string): string {
 async function agentNames(client: HeedClient, actions: ActionView[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (actions.length === 0) return names;
-  for (const conversation of await client.listConversations({ limit: 200 }).catch(() => [])) names.set(conversation.id, conversation.agent);
+  for (const conversation of await client.listConversations({ limit: 200 }).catch(() => []))
+    names.set(conversation.id, conversation.agent);
   for (const id of new Set(actions.map((action) => action.conversationId))) {
     if (names.has(id)) continue;
     // Only for the agent's name: a conversation that cannot be read is listed without one.
@@ -147,9 +172,11 @@ export function firstReadSentence(thrown: unknown, server: string, hasToken: boo
         ? `The server at ${server} does not know that token (401 ${thrown.code}). Check --token or HEED_TOKEN.`
         : `The server at ${server} needs a token (401 ${thrown.code}). Pass --token or set HEED_TOKEN.`;
     }
-    if (thrown.code === 'http_error') return `${server} does not answer like a Heed server: GET /api/inbox got ${thrown.status}. Check --url.`;
+    if (thrown.code === 'http_error')
+      return `${server} does not answer like a Heed server: GET /api/inbox got ${thrown.status}. Check --url.`;
     return `The server at ${server} refused to list the inbox: ${thrown.message} (${thrown.status} ${thrown.code})`;
   }
-  if (thrown instanceof SyntaxError) return `${server} does not answer like a Heed server: GET /api/inbox did not return JSON. Check --url.`;
+  if (thrown instanceof SyntaxError)
+    return `${server} does not answer like a Heed server: GET /api/inbox did not return JSON. Check --url.`;
   return `Could not reach a Heed server at ${server}. ${connectionSentence(thrown)}`;
 }

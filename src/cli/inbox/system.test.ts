@@ -4,7 +4,11 @@ import { personsEditor } from './system.js';
 // npm puts EDITOR=vi in the environment of everything it runs when the person set no editor: that must
 // not count as their choice, or `e` opens vi instead of the in-place editor.
 describe('the editor `e` opens', () => {
-  const npm = { npm_lifecycle_event: 'npx', npm_command: 'exec', npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js' };
+  const npm = {
+    npm_lifecycle_event: 'npx',
+    npm_command: 'exec',
+    npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
+  };
 
   it('outside npm: VISUAL, else EDITOR, else none', () => {
     expect(personsEditor({ VISUAL: 'code --wait', EDITOR: 'nano' })).toBe('code --wait');

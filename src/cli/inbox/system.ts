@@ -65,8 +65,16 @@ export function systemOf(hooks: { suspend(): void; resume(): void }): InboxSyste
               // $EDITOR may carry flags (`code --wait`): the shell splits it, the file name is passed as "$1".
               const result = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit' });
               hooks.resume();
-              if (result.error) return { ok: false as const, message: `The editor (${editor}) could not start: ${result.error.message}.` };
-              if (result.status !== 0) return { ok: false as const, message: `The editor (${editor}) exited with code ${result.status}; nothing changed.` };
+              if (result.error)
+                return {
+                  ok: false as const,
+                  message: `The editor (${editor}) could not start: ${result.error.message}.`,
+                };
+              if (result.status !== 0)
+                return {
+                  ok: false as const,
+                  message: `The editor (${editor}) exited with code ${result.status}; nothing changed.`,
+                };
               return { ok: true as const, text: readFileSync(file, 'utf8') };
             } finally {
               rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,15 @@ export type Tone = 'plain' | 'dim' | 'accent' | 'good' | 'warn' | 'bad' | 'stron
 const COLORS: Partial<Record<Tone, string>> = { accent: 'cyan', good: 'green', warn: 'yellow', bad: 'red' };
 
 /** Text in a tone; with colour off, the words alone. */
-export function Say({ tone = 'plain', children, wrap }: { tone?: Tone; children?: ReactNode; wrap?: 'wrap' | 'truncate-end' }) {
+export function Say({
+  tone = 'plain',
+  children,
+  wrap,
+}: {
+  tone?: Tone;
+  children?: ReactNode;
+  wrap?: 'wrap' | 'truncate-end';
+}) {
   const color = useContext(ColorContext);
   if (!color) return <Text wrap={wrap}>{children}</Text>;
   return (
@@ -36,7 +44,17 @@ export function useTerminalSize(): { columns: number; rows: number } {
 }
 
 /** A one-line text field: what was typed, and a caret while it has the keys. */
-export function Field({ label, text, focused, placeholder }: { label?: string; text: string; focused: boolean; placeholder?: string }) {
+export function Field({
+  label,
+  text,
+  focused,
+  placeholder,
+}: {
+  label?: string;
+  text: string;
+  focused: boolean;
+  placeholder?: string;
+}) {
   return (
     <Text>
       {label ? `${label} ` : ''}

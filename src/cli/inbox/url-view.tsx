@@ -25,7 +25,13 @@ export function UrlView(props: RequestViewProps<UrlActionView>) {
     if (input === 'o') {
       void system
         .openUrl(url)
-        .then((done) => setOpened(done ? 'Opened in your browser. When you are done there, accept or decline here.' : 'No browser to open here: copy the address above.'));
+        .then((done) =>
+          setOpened(
+            done
+              ? 'Opened in your browser. When you are done there, accept or decline here.'
+              : 'No browser to open here: copy the address above.',
+          ),
+        );
     }
     if (input === 'a') void send('accept');
     if (input === 'd') void send('decline');

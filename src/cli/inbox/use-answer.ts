@@ -9,7 +9,10 @@ import type { RequestViewProps } from './view-props.js';
  * the view is closed (someone else was first, or it lapsed: the list is told). `onInvalid` gets a 400's
  * problem and the error, for a view that shows it beside its fields.
  */
-export function useAnswer(props: Pick<RequestViewProps, 'send' | 'onAnswered' | 'onSettled' | 'settled'>, onInvalid?: (problem: AnswerProblem, thrown: unknown) => void) {
+export function useAnswer(
+  props: Pick<RequestViewProps, 'send' | 'onAnswered' | 'onSettled' | 'settled'>,
+  onInvalid?: (problem: AnswerProblem, thrown: unknown) => void,
+) {
   const [problem, setProblem] = useState<AnswerProblem>();
   const [sending, setSending] = useState(false);
 

@@ -13,13 +13,20 @@ export const branchParts = { messages: true, actions: true } as const;
  * The branch decider: a new private conversation owned by the caller, holding the source up to and
  * including `fromMessageId`. Requests still open in the source arrive closed: nothing written in the branch reaches it.
  */
-export function decideBranch(engine: Engine, input: { caller?: Caller; fromMessageId?: string }, read: Snapshot<typeof branchParts>): Decision<null> {
+export function decideBranch(
+  engine: Engine,
+  input: { caller?: Caller; fromMessageId?: string },
+  read: Snapshot<typeof branchParts>,
+): Decision<null> {
   const source = read.conversation;
   if (!mayAccess(input.caller, source)) throw conversationNotFound(source.id);
   let messages = read.messages;
   if (input.fromMessageId) {
     let end = messages.findIndex((message) => message.id === input.fromMessageId);
-    if (end < 0) throw new HeedError('not_found', 'There is no message with that id in this conversation.', { details: { messageId: input.fromMessageId } });
+    if (end < 0)
+      throw new HeedError('not_found', 'There is no message with that id in this conversation.', {
+        details: { messageId: input.fromMessageId },
+      });
     // Keep the tool results that belong to the last assistant message kept.
     while (end + 1 < messages.length && messages[end + 1].role === 'tool') end++;
     messages = messages.slice(0, end + 1);
@@ -32,14 +39,25 @@ export function decideBranch(engine: Engine, input: { caller?: Caller; fromMessa
     ids.set(message.id, copy.id);
     return copy;
   });
-  copied.push(...openCallResults(copied, at, 'Closed: this request was still open when the conversation was branched.').map((result) => result.message));
+  copied.push(
+    ...openCallResults(copied, at, 'Closed: this request was still open when the conversation was branched.').map(
+      (result) => result.message,
+    ),
+  );
   const actions: ActionRecord[] = [];
   for (const action of read.actions) {
     const messageId = ids.get(action.messageId);
     if (messageId === undefined) continue;
     const copy: ActionRecord = { ...action, id: newId('a'), conversationId: id, messageId };
     if (copy.status === 'pending') {
-      Object.assign(copy, { status: 'cancelled', resolution: { type: 'cancelled', reason: 'branched' }, resolvedBy: null, channel: 'system', resolvedAt: at, expiresAt: null });
+      Object.assign(copy, {
+        status: 'cancelled',
+        resolution: { type: 'cancelled', reason: 'branched' },
+        resolvedBy: null,
+        channel: 'system',
+        resolvedAt: at,
+        expiresAt: null,
+      });
     }
     actions.push(copy);
   }
@@ -52,5 +70,9 @@ export function decideBranch(engine: Engine, input: { caller?: Caller; fromMessa
     createdAt: at,
     intakeDone: source.intakeDone,
   });
-  return { type: 'create', create: { conversationId: id, create: conversation, messages: copied, actions }, value: null };
+  return {
+    type: 'create',
+    create: { conversationId: id, create: conversation, messages: copied, actions },
+    value: null,
+  };
 }

@@ -16,17 +16,28 @@ export type Cancelled = { cancelled: false } | { cancelled: true; closed: Action
  * The cancel decider: an open pause (every pending action closes as cancelled) or a running turn (its claim
  * is dropped, and the messages queued behind it with it). An idle conversation is left alone.
  */
-export function decideCancel(engine: Engine, input: { caller?: Caller } & ChannelWrite, read: Snapshot<typeof cancelParts>): Decision<Cancelled> {
+export function decideCancel(
+  engine: Engine,
+  input: { caller?: Caller } & ChannelWrite,
+  read: Snapshot<typeof cancelParts>,
+): Decision<Cancelled> {
   const { conversation } = read;
   if (!mayAccess(input.caller, conversation)) throw conversationNotFound(conversation.id);
   refuseChannelWrite(conversation, input.via, 'cancel it there.');
   if (conversation.status === 'idle') return { type: 'none', value: { cancelled: false } };
   const pending = read.actions.filter((action) => action.status === 'pending');
   const by = callerId(input.caller ?? { userId: conversation.ownerId });
-  const closing = withdrawalWrites(engine, read.messages, pending, { resolvedBy: by, channel: 'api', reason: 'cancelled' });
+  const closing = withdrawalWrites(engine, read.messages, pending, {
+    resolvedBy: by,
+    channel: 'api',
+    reason: 'cancelled',
+  });
   const at = engine.now();
   // Messages queued behind a cancelled turn are cancelled with it: a stop stops what was asked next too.
-  const queued = dropQueue(engine, conversation, { code: 'cancelled', message: 'The turn this message waited for was cancelled, and the message with it; send it again.' });
+  const queued = dropQueue(engine, conversation, {
+    code: 'cancelled',
+    message: 'The turn this message waited for was cancelled, and the message with it; send it again.',
+  });
   return {
     type: 'write',
     write: {

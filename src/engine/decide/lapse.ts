@@ -71,11 +71,31 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
   let position = read.messages.length;
   for (const action of due) {
     const { resolution, status, defaulted, toolOutput } = lapsedAnswer(action);
-    settle.push({ id: action.id, status: 'expired', resolution, resolvedBy: null, channel: 'timeout', resolvedAt: now, defaulted });
-    events.push(newEvent('action.resolved', now, { ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution, now), expired: true }));
+    settle.push({
+      id: action.id,
+      status: 'expired',
+      resolution,
+      resolvedBy: null,
+      channel: 'timeout',
+      resolvedAt: now,
+      defaulted,
+    });
+    events.push(
+      newEvent('action.resolved', now, {
+        ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution, now),
+        expired: true,
+      }),
+    );
     if (toolOutput) {
       const approvedArgs = kindOf(action.kind).ranWith?.({ ...action, resolution } as never);
-      const result = toolResultWrites({ conversationId: conversation.id, position: position++, at: now, call: action, output: toolOutput, approvedArgs });
+      const result = toolResultWrites({
+        conversationId: conversation.id,
+        position: position++,
+        at: now,
+        call: action,
+        output: toolOutput,
+        approvedArgs,
+      });
       messages.push(result.message);
       events.push(result.event);
     }
@@ -109,7 +129,11 @@ function lapsePolicy(action: ActionRecord): TimeoutPolicy {
  * The escalations due now: each adds its people to the approvers, as one revision and one
  * `action.escalated` event. The sweep's compare-and-set makes each happen once across instances.
  */
-function escalate(candidates: ActionRecord[], conversation: ConversationRecord, now: string): { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[] } {
+function escalate(
+  candidates: ActionRecord[],
+  conversation: ConversationRecord,
+  now: string,
+): { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[] } {
   const revise: ActionRevision[] = [];
   const events: NewEvent[] = [];
   const byId = new Map<string, ActionRecord>();

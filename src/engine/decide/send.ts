@@ -23,7 +23,13 @@ export const sendParts = { messages: true, actions: true, remembered: true } as 
 /** How a message was recorded: queued behind the running turn, or as the start of its own turn. */
 export type Sent =
   | { type: 'queued'; entry: QueuedMessage; position: number }
-  | { type: 'started'; leaseOwner: string; closed: ActionRecord[]; messages: MessageRecord[]; remembered: RememberedTool[] };
+  | {
+      type: 'started';
+      leaseOwner: string;
+      closed: ActionRecord[];
+      messages: MessageRecord[];
+      remembered: RememberedTool[];
+    };
 
 export interface SendInput extends ChannelWrite {
   caller?: Caller;
@@ -37,7 +43,12 @@ export interface SendInput extends ChannelWrite {
  * The send decider: a user message starts a turn (claiming it in the same write), is queued behind the
  * running one (`busyPolicy: 'queue'`), or is refused (busy, waiting for an answer, a limit, the budget).
  */
-export function decideSend(engine: Engine, content: string, input: SendInput, read: Snapshot<typeof sendParts>): Decision<Sent> {
+export function decideSend(
+  engine: Engine,
+  content: string,
+  input: SendInput,
+  read: Snapshot<typeof sendParts>,
+): Decision<Sent> {
   const { conversation } = read;
   const conversationId = conversation.id;
   if (!mayAccess(input.caller, conversation)) throw conversationNotFound(conversationId);
@@ -49,10 +60,17 @@ export function decideSend(engine: Engine, content: string, input: SendInput, re
   if (conversation.status === 'running') {
     const policy = input.busyPolicy ?? engine.busyPolicy(engine.agents.get(conversation.agent));
     if (policy !== 'queue' || input.interactive === false) {
-      throw new HeedError('conversation_busy', 'A turn is already running in this conversation; wait for it to finish.');
+      throw new HeedError(
+        'conversation_busy',
+        'A turn is already running in this conversation; wait for it to finish.',
+      );
     }
     const queued = queueWrite(engine, conversation, messages.length, content, input.caller);
-    return { type: 'write', write: queued.write, value: { type: 'queued', entry: queued.entry, position: queued.position } };
+    return {
+      type: 'write',
+      write: queued.write,
+      value: { type: 'queued', entry: queued.entry, position: queued.position },
+    };
   }
   const maxMessages = engine.limits.maxMessagesPerConversation;
   if (messages.length >= maxMessages) {
@@ -71,11 +89,19 @@ export function decideSend(engine: Engine, content: string, input: SendInput, re
   if (conversation.status === 'requires_action') {
     const pending = read.actions.filter((action) => action.status === 'pending');
     if (engine.pendingActionPolicy !== 'cancel') {
-      throw new HeedError('action_pending', 'This conversation is waiting for an answer; answer or cancel it before sending a new message.', {
-        details: { pendingActionIds: pending.map((action) => action.id) },
-      });
+      throw new HeedError(
+        'action_pending',
+        'This conversation is waiting for an answer; answer or cancel it before sending a new message.',
+        {
+          details: { pendingActionIds: pending.map((action) => action.id) },
+        },
+      );
     }
-    const closing = withdrawalWrites(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
+    const closing = withdrawalWrites(engine, messages, pending, {
+      resolvedBy: null,
+      channel: 'system',
+      reason: 'new_message',
+    });
     closed = pending;
     write.settle = closing.settle;
     write.messages = closing.messages;
@@ -96,12 +122,22 @@ export function decideSend(engine: Engine, content: string, input: SendInput, re
   const leaseOwner = newId('lease');
   write.messages = [...(write.messages ?? []), user];
   events.push(
-    newEvent('message.created', at, { messageId: user.id, role: 'user', parts: user.parts, by: callerId(input.caller ?? { userId: conversation.ownerId }) }),
+    newEvent('message.created', at, {
+      messageId: user.id,
+      role: 'user',
+      parts: user.parts,
+      by: callerId(input.caller ?? { userId: conversation.ownerId }),
+    }),
     newEvent('turn.started', at, { trigger: 'message' }),
   );
   write.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
   // A conversation with no title is named by its first message (docs/http.md, "Titles and search").
-  if (conversation.metadata?.title === undefined) write.set.metadata = { ...(conversation.metadata ?? {}), title: titleFromMessage(content) };
+  if (conversation.metadata?.title === undefined)
+    write.set.metadata = { ...(conversation.metadata ?? {}), title: titleFromMessage(content) };
   messages.push(user);
-  return { type: 'write', write, value: { type: 'started', leaseOwner, closed, messages, remembered: read.remembered } };
+  return {
+    type: 'write',
+    write,
+    value: { type: 'started', leaseOwner, closed, messages, remembered: read.remembered },
+  };
 }

@@ -5,8 +5,23 @@ import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
 import type { NewEvent } from '../../store/store.js';
 import { toolResultWrites } from '../tool-result.js';
-import type { ActionRecord, ApprovalRequest, ConversationRecord, MessageRecord, RememberedTool, ResolutionChannel, StoredResolution } from '../../types.js';
-import { castVote, currentVote, isVoted, mayVote, namesApprover, type VoteOutcome } from '../../kinds/approval-policy.js';
+import type {
+  ActionRecord,
+  ApprovalRequest,
+  ConversationRecord,
+  MessageRecord,
+  RememberedTool,
+  ResolutionChannel,
+  StoredResolution,
+} from '../../types.js';
+import {
+  castVote,
+  currentVote,
+  isVoted,
+  mayVote,
+  namesApprover,
+  type VoteOutcome,
+} from '../../kinds/approval-policy.js';
 import { checkResolution } from '../../kinds/validate-resolution.js';
 import { kindOf } from '../../kinds/index.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
@@ -14,7 +29,10 @@ import type { Decision, Snapshot, Write } from '../transact.js';
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
   caller?: Caller;
-  fromChannel?: { name: Extract<ResolutionChannel, 'slack'>; may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean> };
+  fromChannel?: {
+    name: Extract<ResolutionChannel, 'slack'>;
+    may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
+  };
   link?: { recipient: string | null };
 }
 
@@ -32,7 +50,14 @@ export const settleParts = { actions: true, remembered: true } as const;
 export type Settled =
   | { type: 'voted'; pending: ActionRecord[] }
   | { type: 'settled'; closes: false; others: ActionRecord[] }
-  | { type: 'settled'; closes: true; leaseOwner: string; actions: ActionRecord[]; messages: MessageRecord[]; remembered: RememberedTool[] };
+  | {
+      type: 'settled';
+      closes: true;
+      leaseOwner: string;
+      actions: ActionRecord[];
+      messages: MessageRecord[];
+      remembered: RememberedTool[];
+    };
 
 /**
  * The settle decider: checks in the order of docs/concepts.md (Settling an answer): 404 → 409
@@ -59,13 +84,17 @@ export async function decideSettle(
   const action = actions.find((entry) => entry.id === actionId);
   if (!action) {
     if (!sees) throw conversationNotFound(conversationId);
-    throw new HeedError('not_found', 'There is no action with that id in this conversation.', { details: { actionId } });
+    throw new HeedError('not_found', 'There is no action with that id in this conversation.', {
+      details: { actionId },
+    });
   }
   const closes = actions.every((entry) => entry.status !== 'pending' || entry.id === action.id);
   // Asked before the hooks when the caller sees the conversation, so they are asked once; someone who does
   // not see it reads no message before the authorizeResolve hook has said yes.
-  if (!read.messages && sees && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
-  if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action }))) throw conversationNotFound(conversationId);
+  if (!read.messages && sees && action.status === 'pending' && closes)
+    return { type: 'read', parts: { messages: true } };
+  if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action })))
+    throw conversationNotFound(conversationId);
   if (!read.messages && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
   await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
   const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
@@ -75,7 +104,10 @@ export async function decideSettle(
   else if (!owns && !hook) throw new HeedError('action_forbidden', 'You may not answer this request.');
 
   const agent = engine.agents.get(conversation.agent);
-  const checked = checkResolution(agent, action, raw, { limits: engine.limits, validateApprovedArgs: engine.validateApprovedArgs(agent) });
+  const checked = checkResolution(agent, action, raw, {
+    limits: engine.limits,
+    validateApprovedArgs: engine.validateApprovedArgs(agent),
+  });
   const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
   // A tool's output becomes a message at the end of the conversation: its position needs the messages.
   if (checked.toolOutput && !read.messages) return { type: 'read', parts: { messages: true } };
@@ -89,10 +121,16 @@ export async function decideSettle(
     votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome)));
     if (!outcome.decided) {
       // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
-      const pending = actions.filter((entry) => entry.status === 'pending').map((entry) => (entry.id === action.id ? { ...entry, request: outcome.request } : entry));
+      const pending = actions
+        .filter((entry) => entry.status === 'pending')
+        .map((entry) => (entry.id === action.id ? { ...entry, request: outcome.request } : entry));
       return {
         type: 'write',
-        write: { revise: [{ id: action.id, request: outcome.request, reason: 'vote' }], events: votedEvents, set: { updatedAt: at } },
+        write: {
+          revise: [{ id: action.id, request: outcome.request, reason: 'vote' }],
+          events: votedEvents,
+          set: { updatedAt: at },
+        },
         value: { type: 'voted', pending },
       };
     }
@@ -102,15 +140,38 @@ export async function decideSettle(
   if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
 
   const channel: ResolutionChannel = input.link ? 'link' : input.fromChannel ? input.fromChannel.name : 'api';
-  const settlement = { id: action.id, status: 'resolved' as const, resolution: checked.stored, resolvedBy, channel, resolvedAt: at, defaulted: checked.defaulted };
-  const events = [...votedEvents, newEvent('action.resolved', at, resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored, at))];
+  const settlement = {
+    id: action.id,
+    status: 'resolved' as const,
+    resolution: checked.stored,
+    resolvedBy,
+    channel,
+    resolvedAt: at,
+    defaulted: checked.defaulted,
+  };
+  const events = [
+    ...votedEvents,
+    newEvent(
+      'action.resolved',
+      at,
+      resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored, at),
+    ),
+  ];
   const write: Write = { settle: [settlement], events, set: { updatedAt: at } };
   const added: MessageRecord[] = [];
   if (checked.toolOutput) {
     // The page's output becomes the tool result now; the record keeps only its size.
     const logged = checked.loggedOutput ?? { output: checked.toolOutput };
     const approvedArgs = kindOf(action.kind).ranWith?.(action);
-    const result = toolResultWrites({ conversationId, position: messagesOf(read).length, at, call: action, output: checked.toolOutput, logged, approvedArgs });
+    const result = toolResultWrites({
+      conversationId,
+      position: messagesOf(read).length,
+      at,
+      call: action,
+      output: checked.toolOutput,
+      logged,
+      approvedArgs,
+    });
     added.push(result.message);
     write.messages = added;
     events.push(result.event);
@@ -134,19 +195,28 @@ export async function decideSettle(
       leaseOwner,
       actions: actions.map((entry) => (entry.id === action.id ? { ...entry, ...settlement } : entry)),
       messages: [...messagesOf(read), ...added],
-      remembered: [...read.remembered.filter((entry) => !remember.some((one) => one.toolName === entry.toolName)), ...remember],
+      remembered: [
+        ...read.remembered.filter((entry) => !remember.some((one) => one.toolName === entry.toolName)),
+        ...remember,
+      ],
     },
   };
 }
 
 /** The messages of a snapshot that was read with them (asked for above whenever they are used). */
 function messagesOf(read: { messages?: MessageRecord[] }): MessageRecord[] {
-  if (!read.messages) throw new HeedError('internal_error', "The answer needs the conversation's messages, which were not read.");
+  if (!read.messages)
+    throw new HeedError('internal_error', "The answer needs the conversation's messages, which were not read.");
   return read.messages;
 }
 
 /** The order of docs/concepts.md (Settling an answer) after the 404: 409, 410, 403 (`authorized`: the hook has already said yes), then the kind's own access. */
-async function checkOpen(engine: Engine, conversation: ConversationRecord, action: ActionRecord, input: SettleInput & { authorized: boolean }): Promise<void> {
+async function checkOpen(
+  engine: Engine,
+  conversation: ConversationRecord,
+  action: ActionRecord,
+  input: SettleInput & { authorized: boolean },
+): Promise<void> {
   if (action.status === 'expired') throw expired(action);
   if (action.status !== 'pending') {
     throw new HeedError('action_not_pending', 'This action was already settled.', {
@@ -164,16 +234,26 @@ async function checkOpen(engine: Engine, conversation: ConversationRecord, actio
   if (action.expiresAt && action.expiresAt <= engine.now()) throw expired(action);
   refuseChannelWrite(conversation, input.via, 'answer it there.');
   const may = input.fromChannel?.may;
-  if (may && !(await may({ conversation, action }))) throw new HeedError('action_forbidden', 'You may not answer this request.');
+  if (may && !(await may({ conversation, action })))
+    throw new HeedError('action_forbidden', 'You may not answer this request.');
   const hook = engine.hitl.authorizeResolve;
   if (hook && !input.authorized && !(await hook(input.caller ?? null, { conversation, action }))) {
     throw new HeedError('action_forbidden', 'You may not answer this request.');
   }
-  await kindOf(action.kind).checkAccess?.(action, { caller: input.caller ?? null, agent: engine.agents.get(conversation.agent) });
+  await kindOf(action.kind).checkAccess?.(action, {
+    caller: input.caller ?? null,
+    agent: engine.agents.get(conversation.agent),
+  });
 }
 
 /** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
-function checkVoter(request: ApprovalRequest, action: ActionRecord, voter: string | null, ownerId: string | null, owns: boolean): asserts voter is string {
+function checkVoter(
+  request: ApprovalRequest,
+  action: ActionRecord,
+  voter: string | null,
+  ownerId: string | null,
+  owns: boolean,
+): asserts voter is string {
   if (voter === null || !mayVote(request, voter, ownerId, owns)) {
     const why =
       voter === null
@@ -233,5 +313,7 @@ export function resolvedEvent(
     channel: by.channel,
   };
   // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
-  return resolution.type === 'cancelled' ? data : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) };
+  return resolution.type === 'cancelled'
+    ? data
+    : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) };
 }

@@ -23,7 +23,13 @@ describeEachSpec('approval', (spec) => {
     expect(paused.status).toBe('requires_action');
     expect(runs).toHaveLength(0);
     const [action] = paused.pendingActions!;
-    expect(action).toMatchObject({ kind: 'approval', toolName: 'issue_refund', args: { orderId: 42, amount: 5 }, status: 'pending', title: 'Run issue_refund?' });
+    expect(action).toMatchObject({
+      kind: 'approval',
+      toolName: 'issue_refund',
+      args: { orderId: 42, amount: 5 },
+      status: 'pending',
+      title: 'Run issue_refund?',
+    });
     expect(action).toMatchObject({ argsSchema: { type: 'object', required: ['orderId', 'amount'] } });
     expect((await chat.get()).runtime).toEqual({ status: 'requires_action', pendingActionIds: [action.id] });
 
@@ -37,7 +43,11 @@ describeEachSpec('approval', (spec) => {
     expect(snapshot.pendingActions).toBeUndefined();
     const asked = snapshot.messages.find((message) => message.id === action.messageId)!;
     expect(asked.metadata?.requiresAction).toBe(false);
-    expect(asked.metadata?.actions?.[0]).toMatchObject({ status: 'resolved', resolution: { type: 'approval', decision: 'allow' }, resolvedBy: 'alice' });
+    expect(asked.metadata?.actions?.[0]).toMatchObject({
+      status: 'resolved',
+      resolution: { type: 'approval', decision: 'allow' },
+      resolvedBy: 'alice',
+    });
     expect(asked.metadata?.actions?.[0].resolvedAt).toBeTruthy();
     const types = (await chat.events()).map((event) => event.type);
     expect(types).toEqual([
@@ -68,20 +78,30 @@ describeEachSpec('approval', (spec) => {
       value: 'The user denied this call. Their comment: Not this one.',
     });
     const events = await chat.events();
-    expect(events.find((event) => event.type === 'action.resolved')!.data).toMatchObject({ status: 'rejected', decision: 'deny', channel: 'api' });
+    expect(events.find((event) => event.type === 'action.resolved')!.data).toMatchObject({
+      status: 'rejected',
+      decision: 'deny',
+      channel: 'api',
+    });
     await heed.close();
   });
 
   it('edited arguments replace the call; bad ones are refused naming the field and the action stays pending', async () => {
     const { heed, chat, runs, paused } = await pausedRefund();
     const actionId = paused.pendingActions![0].id;
-    const error = await chat.resolve(actionId, { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 500 } }).catch((thrown) => thrown);
+    const error = await chat
+      .resolve(actionId, { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 500 } })
+      .catch((thrown) => thrown);
     expect(HeedError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'invalid_approved_args', status: 400, details: { field: 'amount' } });
     expect(error.message).toContain('amount');
     expect((await chat.pendingActions()).map((action) => action.id)).toEqual([actionId]);
 
-    const done = await chat.resolve(actionId, { type: 'approval', decision: 'allow', approvedArgs: { orderId: 42, amount: 3 } });
+    const done = await chat.resolve(actionId, {
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { orderId: 42, amount: 3 },
+    });
     expect(done.status).toBe('completed');
     expect(runs.map((run) => run.amount)).toEqual([3]);
     const action = (await chat.actions())[0];
@@ -98,7 +118,9 @@ describeEachSpec('approval', (spec) => {
     const again = await chat.send('and order 42 again');
     expect(again.status).toBe('completed');
     expect(runs).toHaveLength(2);
-    const silent = (await chat.events()).filter((event) => event.type === 'action.resolved' && event.data.channel === 'remembered');
+    const silent = (await chat.events()).filter(
+      (event) => event.type === 'action.resolved' && event.data.channel === 'remembered',
+    );
     expect(silent).toHaveLength(1);
     expect(silent[0].data).toMatchObject({ toolName: 'issue_refund', status: 'approved', channel: 'remembered' });
 
@@ -114,7 +136,9 @@ describeEachSpec('approval', (spec) => {
     const { heed, chat, paused } = await pausedRefund({ needsApproval: (input) => input.amount > 1 });
     const action = paused.pendingActions![0];
     expect(action).toMatchObject({ canRemember: false });
-    await expect(chat.resolve(action.id, { type: 'approval', decision: 'allow', remember: true })).rejects.toMatchObject({ code: 'invalid_resolution' });
+    await expect(
+      chat.resolve(action.id, { type: 'approval', decision: 'allow', remember: true }),
+    ).rejects.toMatchObject({ code: 'invalid_resolution' });
     await heed.close();
 
     const small = refundAgent({
@@ -132,8 +156,13 @@ describeEachSpec('approval', (spec) => {
   it('checks the resolution type and shape before anything is recorded', async () => {
     const { heed, chat, paused } = await pausedRefund();
     const actionId = paused.pendingActions![0].id;
-    await expect(chat.resolve(actionId, { type: 'question', answers: {} })).rejects.toMatchObject({ code: 'invalid_resolution', status: 400 });
-    await expect(chat.resolve(actionId, { type: 'approval', decision: 'maybe' })).rejects.toMatchObject({ code: 'invalid_resolution' });
+    await expect(chat.resolve(actionId, { type: 'question', answers: {} })).rejects.toMatchObject({
+      code: 'invalid_resolution',
+      status: 400,
+    });
+    await expect(chat.resolve(actionId, { type: 'approval', decision: 'maybe' })).rejects.toMatchObject({
+      code: 'invalid_resolution',
+    });
     await expect(chat.resolve(actionId, 'yes')).rejects.toMatchObject({ code: 'invalid_resolution' });
     expect((await chat.pendingActions())[0].id).toBe(actionId);
     expect((await chat.events()).some((event) => event.type === 'action.resolved')).toBe(false);

@@ -58,29 +58,46 @@ describeEachSpec('client tools', (spec) => {
     const chat = heed.conversation(id);
     const paused = await chat.send('use my selection');
     const action = paused.pendingActions![0];
-    expect(action).toMatchObject({ kind: 'client_tool', toolName: 'get_selected_rows', clientKind: 'grid', args: { max: 2 }, timeoutSeconds: 60 });
+    expect(action).toMatchObject({
+      kind: 'client_tool',
+      toolName: 'get_selected_rows',
+      clientKind: 'grid',
+      args: { max: 2 },
+      timeoutSeconds: 60,
+    });
     expect(action.expiresAt).toBe('2026-01-01T00:01:30.000Z');
 
     // A server tool of the same step is skipped, not run.
     expect(serverRuns).toEqual([]);
 
-    await expect(chat.resolve(action.id, { type: 'client_tool', output: { rows: 'nope' } })).rejects.toMatchObject({ code: 'invalid_client_tool_result' });
-    await expect(chat.resolve(action.id, { type: 'client_tool', output: { rows: ['a', 'b', 'c'] } })).rejects.toMatchObject({
+    await expect(chat.resolve(action.id, { type: 'client_tool', output: { rows: 'nope' } })).rejects.toMatchObject({
+      code: 'invalid_client_tool_result',
+    });
+    await expect(
+      chat.resolve(action.id, { type: 'client_tool', output: { rows: ['a', 'b', 'c'] } }),
+    ).rejects.toMatchObject({
       code: 'invalid_client_tool_result',
       message: 'At most 2 rows.',
     });
-    await expect(chat.resolve(action.id, { type: 'client_tool', output: { rows: ['x'.repeat(70_000)] } })).rejects.toMatchObject({
+    await expect(
+      chat.resolve(action.id, { type: 'client_tool', output: { rows: ['x'.repeat(70_000)] } }),
+    ).rejects.toMatchObject({
       code: 'invalid_client_tool_result',
       details: { maxBytes: 65536 },
     });
-    await expect(chat.resolve(action.id, { type: 'client_tool' })).rejects.toMatchObject({ code: 'invalid_client_tool_result' });
+    await expect(chat.resolve(action.id, { type: 'client_tool' })).rejects.toMatchObject({
+      code: 'invalid_client_tool_result',
+    });
 
     const secret = 'row-secret-7f3a';
     const done = await chat.resolve(action.id, { type: 'client_tool', output: { rows: [secret] } });
     expect(done.status).toBe('completed');
     const sent = model.calls[1].messages;
     const results = sent.at(-1)!.content as Array<{ toolName: string; output: { type: string; value: unknown } }>;
-    expect(results.find((part) => part.toolName === 'get_selected_rows')!.output).toEqual({ type: 'json', value: { rows: [secret] } });
+    expect(results.find((part) => part.toolName === 'get_selected_rows')!.output).toEqual({
+      type: 'json',
+      value: { rows: [secret] },
+    });
     expect(results.find((part) => part.toolName === 'lookup')!.output.value).toMatch(/^Skipped/);
 
     const events = await chat.events();
@@ -99,7 +116,10 @@ describeEachSpec('client tools', (spec) => {
     const paused = await chat.send('use my selection');
     await chat.resolve(paused.pendingActions![0].id, { type: 'client_tool', error: 'No rows are selected.' });
     const results = model.calls[1].messages.at(-1)!.content as Array<{ toolName: string; output: unknown }>;
-    expect(results.find((part) => part.toolName === 'get_selected_rows')!.output).toEqual({ type: 'error-text', value: 'No rows are selected.' });
+    expect(results.find((part) => part.toolName === 'get_selected_rows')!.output).toEqual({
+      type: 'error-text',
+      value: 'No rows are selected.',
+    });
     await heed.close();
   });
 
@@ -110,11 +130,17 @@ describeEachSpec('client tools', (spec) => {
     const chat = heed.conversation(id);
     const paused = await chat.send('use my selection');
     const actionId = paused.pendingActions![0].id;
-    await expect(chat.resolve(actionId, { type: 'client_tool', output: { rows: [] } }, { caller: { userId: 'eve' } })).rejects.toMatchObject({
+    await expect(
+      chat.resolve(actionId, { type: 'client_tool', output: { rows: [] } }, { caller: { userId: 'eve' } }),
+    ).rejects.toMatchObject({
       code: 'action_forbidden',
       status: 403,
     });
-    const done = await chat.resolve(actionId, { type: 'client_tool', output: { rows: [] } }, { caller: { userId: 'bob' } });
+    const done = await chat.resolve(
+      actionId,
+      { type: 'client_tool', output: { rows: [] } },
+      { caller: { userId: 'bob' } },
+    );
     expect(done.status).toBe('completed');
     await heed.close();
   });
@@ -153,7 +179,11 @@ describe('url actions', () => {
     const chat = heed.conversation(id);
     const paused = await chat.send('connect');
     expect(paused.pendingActions).toHaveLength(1);
-    expect(paused.pendingActions![0]).toMatchObject({ kind: 'url', url: 'https://accounts.example.com/connect?x=1', title: 'Connect your account' });
+    expect(paused.pendingActions![0]).toMatchObject({
+      kind: 'url',
+      url: 'https://accounts.example.com/connect?x=1',
+      title: 'Connect your account',
+    });
     await chat.resolve(paused.pendingActions![0].id, { type: 'url', decision: 'accept' });
     expect(decisions).toEqual(['accept']);
     const results = model.calls[1].messages.at(-1)!.content as Array<{ output: { type: string; value: unknown } }>;

@@ -39,17 +39,26 @@ describe('ctx.request: a tool asks for an action of any kind by its request', ()
     const heed = agentAsking(runs);
     const { id } = await heed.createConversation({ agent: 'a' });
     const chat = heed.conversation(id);
-    const paused = await chat.send(JSON.stringify({ kind: 'url', url: 'https://example.com/connect', title: 'Connect your calendar' }));
+    const paused = await chat.send(
+      JSON.stringify({ kind: 'url', url: 'https://example.com/connect', title: 'Connect your calendar' }),
+    );
     expect(paused.status).toBe('requires_action');
     const [action] = await chat.pendingActions();
-    expect(action).toMatchObject({ kind: 'url', url: 'https://example.com/connect', title: 'Connect your calendar', status: 'pending' });
+    expect(action).toMatchObject({
+      kind: 'url',
+      url: 'https://example.com/connect',
+      title: 'Connect your calendar',
+      status: 'pending',
+    });
     expect(runs).toEqual([]);
 
     const result = await chat.resolve(action.id, { type: 'url', decision: 'accept' });
     expect(result.status).toBe('completed');
     expect(runs).toEqual([{ status: 'resolved', resolution: { type: 'url', decision: 'accept' }, defaulted: [] }]);
     const toolResult = result.messages.find((message) => message.role === 'tool')!.parts[0];
-    expect(toolResult).toMatchObject({ output: { type: 'json', value: { status: 'resolved', resolution: { type: 'url', decision: 'accept' } } } });
+    expect(toolResult).toMatchObject({
+      output: { type: 'json', value: { status: 'resolved', resolution: { type: 'url', decision: 'accept' } } },
+    });
     await heed.close();
   });
 
@@ -64,7 +73,11 @@ describe('ctx.request: a tool asks for an action of any kind by its request', ()
     ] as const) {
       const { id } = await heed.createConversation({ agent: 'a' });
       const result = await heed.conversation(id).send(JSON.stringify(request));
-      expect([request.kind, result.status, await heed.conversation(id).actions()]).toEqual([request.kind, 'completed', []]);
+      expect([request.kind, result.status, await heed.conversation(id).actions()]).toEqual([
+        request.kind,
+        'completed',
+        [],
+      ]);
       const toolResult = result.messages.find((message) => message.role === 'tool')!.parts[0];
       expect(toolResult).toMatchObject({ output: { type: 'error-text', value: expect.stringContaining(reason) } });
     }

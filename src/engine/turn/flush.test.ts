@@ -11,8 +11,16 @@ import { conversationProblems } from '../../../test/invariants.js';
 // the held commit fail: refused (the turn was taken over meanwhile) or thrown (the store went away).
 
 type Part = LanguageModelV3StreamPart;
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const refundCall: Part = { type: 'tool-call', toolCallId: 'call_refund', toolName: 'issue_refund', input: '{"orderId":42}' };
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+const refundCall: Part = {
+  type: 'tool-call',
+  toolCallId: 'call_refund',
+  toolName: 'issue_refund',
+  input: '{"orderId":42}',
+};
 const finish: Part = { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: undefined } } as Part;
 
 /** A model whose first call streams two words, then waits for `release()` before its tool call; later calls answer at once. */
@@ -88,7 +96,11 @@ function heldStore() {
       const value = Reflect.get(target, key) as unknown;
       if (typeof value !== 'function' || key === 'close' || key === 'migrate') return value;
       return async (...args: unknown[]) => {
-        if (key === 'commit' && !held && (args[0] as { events?: Array<{ type: string }> }).events?.some((event) => event.type === 'text.delta')) {
+        if (
+          key === 'commit' &&
+          !held &&
+          (args[0] as { events?: Array<{ type: string }> }).events?.some((event) => event.type === 'text.delta')
+        ) {
           held = true;
           entered();
           await opened;
@@ -112,7 +124,13 @@ describe("a turn's writes", () => {
     const runs: string[] = [];
     const { model, release } = heldModel();
     const past = new Date('2026-05-01T10:00:00Z');
-    const a = createHeed({ agents: [refunds(model, runs)], store, sweepIntervalMs: 0, leaseMs: 60_000, now: () => past });
+    const a = createHeed({
+      agents: [refunds(model, runs)],
+      store,
+      sweepIntervalMs: 0,
+      leaseMs: 60_000,
+      now: () => past,
+    });
     opened.push(a);
     const { id } = await a.createConversation({ agent: 'support' });
     const sending = a.conversation(id).send('refund order 42');
@@ -182,7 +200,10 @@ describe("a turn's writes", () => {
     await expect.poll(async () => (await inner.getConversation(id))?.status, { timeout: 5000 }).toBe('requires_action');
     const events = await inner.listEvents(id);
     expect(events.map((event) => event.type)).not.toContain('turn.failed');
-    expect(events.filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual(['message', 'recovery']);
+    expect(events.filter((event) => event.type === 'turn.started').map((event) => event.data.trigger)).toEqual([
+      'message',
+      'recovery',
+    ]);
     expect((await inner.listActions(id)).filter((action) => action.status === 'pending')).toHaveLength(1);
     expect(await conversationProblems(inner, id)).toEqual([]);
   });
@@ -190,7 +211,9 @@ describe("a turn's writes", () => {
 
 describe("a model's connection error", () => {
   it('is the model failing, not the store: turn.failed model_error, never store_unavailable', async () => {
-    const reset = Object.assign(new Error('Cannot connect to API: read ECONNRESET'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
+    const reset = Object.assign(new Error('Cannot connect to API: read ECONNRESET'), {
+      cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+    });
     const model = scriptedModel(() => {
       throw reset;
     });
@@ -198,7 +221,10 @@ describe("a model's connection error", () => {
     opened.push(heed);
     const { id } = await heed.createConversation({ agent: 'support' });
     const result = await heed.conversation(id).send('refund order 42');
-    expect(result).toMatchObject({ status: 'failed', error: { code: 'model_error', message: 'Cannot connect to API: read ECONNRESET' } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_error', message: 'Cannot connect to API: read ECONNRESET' },
+    });
     expect((await heed.conversation(id).events()).at(-1)?.type).toBe('turn.failed');
     expect((await heed.conversation(id).get()).conversation.status).toBe('idle');
   });

@@ -58,9 +58,18 @@ export async function interruptedResult(turn: Turn): Promise<TurnResult> {
   const conversation = read?.conversation ?? turn.conversation;
   const actions = read?.actions ?? [];
   // The messages of the turn as it went on elsewhere, up to its end.
-  const written = (read?.messages ?? []).filter((message) => message.position >= turn.startPosition && message.createdAt <= end.at);
+  const written = (read?.messages ?? []).filter(
+    (message) => message.position >= turn.startPosition && message.createdAt <= end.at,
+  );
   const outcome: TurnResult = {
-    status: end.type === 'turn.paused' ? 'requires_action' : end.type === 'turn.completed' ? 'completed' : end.type === 'turn.failed' ? 'failed' : 'cancelled',
+    status:
+      end.type === 'turn.paused'
+        ? 'requires_action'
+        : end.type === 'turn.completed'
+          ? 'completed'
+          : end.type === 'turn.failed'
+            ? 'failed'
+            : 'cancelled',
     conversationId,
     messages: messageViews(engine, conversation, written, actions),
   };
@@ -73,7 +82,8 @@ export async function interruptedResult(turn: Turn): Promise<TurnResult> {
     ...(end.type === 'turn.completed' ? (end.data.warnings ?? []) : []),
     {
       code: 'turn_moved',
-      message: 'This server lost its claim on the turn (it could not renew it in time), and another instance carried the turn on; this is how it ended there.',
+      message:
+        'This server lost its claim on the turn (it could not renew it in time), and another instance carried the turn on; this is how it ended there.',
     },
   ];
   return outcome;

@@ -8,13 +8,18 @@ import { engineOf } from '../../heed.js';
 function connectorAgent(log: string[]): AgentConfig {
   return {
     name: 'connector',
-    model: scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'connect', input: {} }] } : { text: 'Connected.' })),
+    model: scriptedModel(({ stepIndex }) =>
+      stepIndex === 0 ? { toolCalls: [{ toolName: 'connect', input: {} }] } : { text: 'Connected.' },
+    ),
     tools: {
       connect: tool({
         inputSchema: z.object({}),
         execute: async (_input, ctx) => {
           log.push('start');
-          const form = await ctx.askLive({ kind: 'question', questions: [{ header: 'Email', prompt: 'Which email?', input: { type: 'email', required: true } }] });
+          const form = await ctx.askLive({
+            kind: 'question',
+            questions: [{ header: 'Email', prompt: 'Which email?', input: { type: 'email', required: true } }],
+          });
           log.push(`form ${form.status}`);
           const page = await ctx.askLive({ kind: 'url', url: 'https://example.com/oauth' });
           log.push(`page ${page.status}`);
@@ -34,7 +39,10 @@ describe('ctx.askLive', () => {
     const chat = heed.conversation(id);
     const first = await chat.send('connect me');
     expect(first.pendingActions![0]).toMatchObject({ kind: 'question', toolName: 'connect' });
-    const second = await chat.resolve(first.pendingActions![0].id, { type: 'question', answers: { Email: 'ada@example.com' } });
+    const second = await chat.resolve(first.pendingActions![0].id, {
+      type: 'question',
+      answers: { Email: 'ada@example.com' },
+    });
     expect(second.pendingActions![0]).toMatchObject({ kind: 'url', url: 'https://example.com/oauth' });
     const done = await chat.resolve(second.pendingActions![0].id, { type: 'url', decision: 'accept' });
     expect(done.status).toBe('completed');
@@ -42,7 +50,10 @@ describe('ctx.askLive', () => {
     const model = agent.model as ReturnType<typeof scriptedModel>;
     expect(lastToolResult(model.calls[1].messages as never)).toEqual({
       type: 'json',
-      value: { form: { type: 'question', answers: { Email: ['ada@example.com'] } }, page: { type: 'url', decision: 'accept' } },
+      value: {
+        form: { type: 'question', answers: { Email: ['ada@example.com'] } },
+        page: { type: 'url', decision: 'accept' },
+      },
     });
     await heed.close();
   });
@@ -54,7 +65,9 @@ describe('ctx.askLive', () => {
     const paused = await before.conversation(id).send('connect me');
 
     const after = createHeed({ agents: [connectorAgent([])], store, sweepIntervalMs: 0 });
-    const done = await after.conversation(id).resolve(paused.pendingActions![0].id, { type: 'question', answers: { Email: 'ada@example.com' } });
+    const done = await after
+      .conversation(id)
+      .resolve(paused.pendingActions![0].id, { type: 'question', answers: { Email: 'ada@example.com' } });
     expect(done.status).toBe('completed');
     const tool = done.messages.find((message) => message.role === 'tool')!;
     expect(tool.parts[0]).toMatchObject({ output: { type: 'error-text' } });

@@ -10,7 +10,11 @@ type Outcome = { value: unknown } | { error: unknown };
  */
 export class LiveCall {
   run!: Promise<Outcome>;
-  private raised: Array<{ request: ActionRequest; expiresInMinutes?: number; resolve: (action: ActionRecord) => void }> = [];
+  private raised: Array<{
+    request: ActionRequest;
+    expiresInMinutes?: number;
+    resolve: (action: ActionRecord) => void;
+  }> = [];
   private wake: (() => void) | undefined;
   /** Journal index of the next request (one per `ctx.askLive` call, in call order). */
   private count = 0;

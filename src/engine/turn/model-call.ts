@@ -1,5 +1,11 @@
 import type { JsonValue } from '../../types.js';
-import { checkModel, type AgentModel, type ModelFunctionTool, type ModelPrompt, type ModelStreamPart } from './model-spec.js';
+import {
+  checkModel,
+  type AgentModel,
+  type ModelFunctionTool,
+  type ModelPrompt,
+  type ModelStreamPart,
+} from './model-spec.js';
 
 export interface ModelToolCall {
   toolCallId: string;
@@ -36,7 +42,8 @@ export async function callModel(
     toolChoice: tools.length > 0 ? ({ type: 'auto' } as const) : undefined,
     abortSignal,
   };
-  const { stream }: { stream: ReadableStream<ModelStreamPart> } = model.specificationVersion === 'v4' ? await model.doStream(options) : await model.doStream(options);
+  const { stream }: { stream: ReadableStream<ModelStreamPart> } =
+    model.specificationVersion === 'v4' ? await model.doStream(options) : await model.doStream(options);
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let tokens = 0;

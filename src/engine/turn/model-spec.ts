@@ -1,4 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3StreamPart, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3StreamPart,
+  LanguageModelV3ToolResultOutput,
+} from '@ai-sdk/provider';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider-v4';
 import { HeedError } from '../../errors.js';
 import type { JsonValue, ToolOutput } from '../../types.js';
@@ -33,7 +38,12 @@ export type SpecificationVersion = AgentModel['specificationVersion'];
 export type ModelPromptMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: Array<{ type: 'text'; text: string }> }
-  | { role: 'assistant'; content: Array<{ type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: JsonValue }> }
+  | {
+      role: 'assistant';
+      content: Array<
+        { type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: JsonValue }
+      >;
+    }
   | { role: 'tool'; content: ModelToolResultPart[] };
 
 export interface ModelToolResultPart {
@@ -61,8 +71,17 @@ const SUPPORTED: ReadonlySet<string> = new Set(['v3', 'v4']);
 export function checkModel(model: unknown, agentName: string): asserts model is AgentModel {
   const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
   if (typeof model === 'object' && model !== null && typeof version === 'string' && SUPPORTED.has(version)) return;
-  const seen = typeof model === 'string' ? `the string "${model}"` : version === undefined ? 'no specificationVersion' : `specificationVersion ${JSON.stringify(version)}`;
-  throw new HeedError('invalid_config', `Agent "${agentName}" needs an AI SDK 7 (specification v4) or AI SDK 6 (v3) language model object; it has ${seen}.`, {
-    details: { agent: agentName, field: 'model' },
-  });
+  const seen =
+    typeof model === 'string'
+      ? `the string "${model}"`
+      : version === undefined
+        ? 'no specificationVersion'
+        : `specificationVersion ${JSON.stringify(version)}`;
+  throw new HeedError(
+    'invalid_config',
+    `Agent "${agentName}" needs an AI SDK 7 (specification v4) or AI SDK 6 (v3) language model object; it has ${seen}.`,
+    {
+      details: { agent: agentName, field: 'model' },
+    },
+  );
 }

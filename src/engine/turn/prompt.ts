@@ -29,7 +29,8 @@ export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelP
     for (const part of message.parts) {
       if (part.type !== 'tool-result') continue;
       answered.add(part.toolCallId);
-      if (message.metadata?.approvedArgs !== undefined) approvedArgs.set(part.toolCallId, message.metadata.approvedArgs as JsonValue);
+      if (message.metadata?.approvedArgs !== undefined)
+        approvedArgs.set(part.toolCallId, message.metadata.approvedArgs as JsonValue);
       const said = message.metadata?.notes;
       if (Array.isArray(said) && said.length > 0) notes.set(part.toolCallId, said as string[]);
     }
@@ -38,7 +39,9 @@ export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelP
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index];
     if (message.role === 'user') {
-      const content = message.parts.flatMap((part) => (part.type === 'text' ? [{ type: 'text' as const, text: part.text }] : []));
+      const content = message.parts.flatMap((part) =>
+        part.type === 'text' ? [{ type: 'text' as const, text: part.text }] : [],
+      );
       prompt.push({ role: 'user', content });
     } else if (message.role === 'assistant') {
       const content: Extract<ModelPromptMessage, { role: 'assistant' }>['content'] = [];
@@ -46,7 +49,12 @@ export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelP
       for (const part of message.parts) {
         if (part.type === 'text') content.push({ type: 'text', text: part.text });
         else if (part.type === 'tool-call') {
-          content.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: approvedArgs.get(part.toolCallId) ?? part.input });
+          content.push({
+            type: 'tool-call',
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: approvedArgs.get(part.toolCallId) ?? part.input,
+          });
           if (!answered.has(part.toolCallId)) {
             missing.push({
               type: 'tool-result',
@@ -65,7 +73,12 @@ export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelP
           if (part.type === 'tool-result') {
             const output = modelToolOutput(part.output, agent.model.specificationVersion);
             const after = notes.get(part.toolCallId);
-            results.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: after ? withNotes(output, after) : output });
+            results.push({
+              type: 'tool-result',
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              output: after ? withNotes(output, after) : output,
+            });
           }
         }
       }

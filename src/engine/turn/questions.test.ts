@@ -16,12 +16,21 @@ const seatsAndColor = [
     ],
     defaults: ['b'],
   },
-  { id: 'seats', header: 'Seats', prompt: 'How many seats?', input: { type: 'number' as const, min: 1, max: 9, required: true }, defaults: ['2'] },
+  {
+    id: 'seats',
+    header: 'Seats',
+    prompt: 'How many seats?',
+    input: { type: 'number' as const, min: 1, max: 9, required: true },
+    defaults: ['2'],
+  },
 ];
 
 function askingAgentOn(spec: ScriptedVersion, questions: unknown, extra: Partial<AgentConfig> = {}) {
   const model = scriptedModel(
-    ({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'ask', input: { preamble: 'Two things first.', questions } }] } : { text: 'Booked.' }),
+    ({ stepIndex }) =>
+      stepIndex === 0
+        ? { toolCalls: [{ toolName: 'ask', input: { preamble: 'Two things first.', questions } }] }
+        : { text: 'Booked.' },
     { specificationVersion: spec },
   );
   return { model, agent: { name: 'planner', model, ask: true, ...extra } satisfies AgentConfig };
@@ -75,7 +84,9 @@ describeEachSpec('the ask tool', (spec) => {
     const chat = heed.conversation(id);
     const paused = await chat.send('book it');
     const actionId = paused.pendingActions![0].id;
-    const error = await chat.resolve(actionId, { type: 'question', answers: { seats: '12', Color: ['Red', 'Blue'] } }).catch((thrown) => thrown);
+    const error = await chat
+      .resolve(actionId, { type: 'question', answers: { seats: '12', Color: ['Red', 'Blue'] } })
+      .catch((thrown) => thrown);
     expect(error).toMatchObject({ code: 'invalid_resolution', status: 400 });
     expect(error.message).toContain('"Seats" must be at most 9.');
     const fields = (error.details.fields as Array<{ field: string }>).map((entry) => entry.field).sort();
@@ -111,16 +122,30 @@ describeEachSpec('the ask tool', (spec) => {
     expect(done.status).toBe('completed');
     expect(model.calls).toHaveLength(1);
     const tool = (await chat.get()).messages.find((message) => message.role === 'tool')!;
-    expect(tool.parts[0]).toMatchObject({ type: 'tool-result', output: { type: 'error-text', value: 'Dismissed by the user.' } });
+    expect(tool.parts[0]).toMatchObject({
+      type: 'tool-result',
+      output: { type: 'error-text', value: 'Dismissed by the user.' },
+    });
     await heed.close();
   });
 
   it('a malformed call goes back to the model as a tool error and parks nobody', async () => {
-    const six = Array.from({ length: 6 }, (_, index) => ({ header: `Q${index}`, prompt: 'Which?', options: [{ label: 'A' }, { label: 'B' }], defaults: ['A'] }));
+    const six = Array.from({ length: 6 }, (_, index) => ({
+      header: `Q${index}`,
+      prompt: 'Which?',
+      options: [{ label: 'A' }, { label: 'B' }],
+      defaults: ['A'],
+    }));
     const calls: unknown[] = [six, [{ header: 'Color', prompt: 'Which?', options: [{ label: 'Red' }] }]];
-    const model = scriptedModel(({ stepIndex }) => (stepIndex < 2 ? { toolCalls: [{ toolName: 'ask', input: { questions: calls[stepIndex] } }] } : { text: 'I will assume.' }), {
-      specificationVersion: spec,
-    });
+    const model = scriptedModel(
+      ({ stepIndex }) =>
+        stepIndex < 2
+          ? { toolCalls: [{ toolName: 'ask', input: { questions: calls[stepIndex] } }] }
+          : { text: 'I will assume.' },
+      {
+        specificationVersion: spec,
+      },
+    );
     const heed = testHeed([{ name: 'planner', model, ask: true }]);
     const { id } = await heed.createConversation({ agent: 'planner' });
     const result = await heed.conversation(id).send('go');
@@ -171,7 +196,12 @@ describeEachSpec('intake', (spec) => {
         ],
         defaults: ['unit'],
       },
-      { id: 'email', header: 'Contact', prompt: 'Who should we email?', input: { type: 'email' as const, required: true } },
+      {
+        id: 'email',
+        header: 'Contact',
+        prompt: 'Who should we email?',
+        input: { type: 'email' as const, required: true },
+      },
     ],
   };
 
@@ -188,13 +218,19 @@ describeEachSpec('intake', (spec) => {
     expect(action.questions).toHaveLength(3);
     expect(action.expiresAt).toBeUndefined();
 
-    await expect(chat.resolve(action.id, { type: 'question', answers: {} })).rejects.toMatchObject({ code: 'invalid_resolution' });
-    const done = await chat.resolve(action.id, { type: 'question', answers: { email: 'ada@example.com', tests: ['Unit', 'e2e'] } });
+    await expect(chat.resolve(action.id, { type: 'question', answers: {} })).rejects.toMatchObject({
+      code: 'invalid_resolution',
+    });
+    const done = await chat.resolve(action.id, {
+      type: 'question',
+      answers: { email: 'ada@example.com', tests: ['Unit', 'e2e'] },
+    });
     expect(done.status).toBe('completed');
     expect(model.calls).toHaveLength(1);
     expect(lastToolResult(model.calls[0].messages as never)).toEqual({
       type: 'text',
-      value: 'The user answered:\nHow much should I cover? → The whole module\nWhich tests? → Unit, End to end\nWho should we email? → ada@example.com',
+      value:
+        'The user answered:\nHow much should I cover? → The whole module\nWhich tests? → Unit, End to end\nWho should we email? → ada@example.com',
     });
     expect((await chat.actions())[0]).toMatchObject({ defaulted: ['scope'] });
 
@@ -205,7 +241,9 @@ describeEachSpec('intake', (spec) => {
 
   it('every-turn asks before each turn', async () => {
     const model = scriptedModel(() => ({ text: 'On it.' }), { specificationVersion: spec });
-    const heed = testHeed([{ name: 'refactorer', model, intake: { ...intake, when: 'every-turn', questions: intake.questions.slice(0, 1) } }]);
+    const heed = testHeed([
+      { name: 'refactorer', model, intake: { ...intake, when: 'every-turn', questions: intake.questions.slice(0, 1) } },
+    ]);
     const { id } = await heed.createConversation({ agent: 'refactorer' });
     const chat = heed.conversation(id);
     const first = await chat.send('one');
@@ -219,9 +257,13 @@ describeEachSpec('intake', (spec) => {
 describeEachSpec("a tool's own ctx.ask", (spec) => {
   it('pauses mid-tool; on resume the tool re-runs and reads the journaled answers in call order', async () => {
     const seen: string[] = [];
-    const model = scriptedModel(({ stepIndex }) => (stepIndex === 0 ? { toolCalls: [{ toolName: 'deploy', input: { service: 'api' } }] } : { text: 'Deployed.' }), {
-      specificationVersion: spec,
-    });
+    const model = scriptedModel(
+      ({ stepIndex }) =>
+        stepIndex === 0 ? { toolCalls: [{ toolName: 'deploy', input: { service: 'api' } }] } : { text: 'Deployed.' },
+      {
+        specificationVersion: spec,
+      },
+    );
     const heed = testHeed([
       {
         name: 'ops',
@@ -258,14 +300,20 @@ describeEachSpec("a tool's own ctx.ask", (spec) => {
     expect(first.status).toBe('requires_action');
     expect(first.pendingActions![0]).toMatchObject({ kind: 'question', toolName: 'deploy' });
 
-    const second = await chat.resolve(first.pendingActions![0].id, { type: 'question', answers: { Environment: 'Production' } });
+    const second = await chat.resolve(first.pendingActions![0].id, {
+      type: 'question',
+      answers: { Environment: 'Production' },
+    });
     expect(second.status).toBe('requires_action');
     expect(second.pendingActions![0]).toMatchObject({ kind: 'approval', title: 'Deploy api to prod?' });
 
     const third = await chat.resolve(second.pendingActions![0].id, { type: 'approval', decision: 'allow' });
     expect(third.status).toBe('completed');
     expect(seen).toEqual(['start', 'start', 'env=prod', 'start', 'env=prod', 'approved=true']);
-    expect(lastToolResult(model.calls[1].messages as never)).toEqual({ type: 'json', value: { deployed: true, env: 'prod' } });
+    expect(lastToolResult(model.calls[1].messages as never)).toEqual({
+      type: 'json',
+      value: { deployed: true, env: 'prod' },
+    });
     await heed.close();
   });
 });

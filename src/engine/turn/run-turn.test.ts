@@ -8,7 +8,10 @@ describe('a turn', () => {
     const heed = testHeed([{ name: 'greeter', model, instructions: 'Be brief.' }]);
     const { id } = await heed.createConversation({ agent: 'greeter' });
     const result = await heed.conversation(id).send('hi');
-    expect(result).toMatchObject({ status: 'completed', messages: [{ role: 'assistant', parts: [{ type: 'text', text: 'Hello there.' }] }] });
+    expect(result).toMatchObject({
+      status: 'completed',
+      messages: [{ role: 'assistant', parts: [{ type: 'text', text: 'Hello there.' }] }],
+    });
     expect(model.calls[0].messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -29,8 +32,14 @@ describe('a turn', () => {
     const { id } = await heed.createConversation({ agent: 'flaky' });
     const chat = heed.conversation(id);
     const result = await chat.send('hi');
-    expect(result).toMatchObject({ status: 'failed', error: { code: 'model_error', message: 'The provider is down.' } });
-    expect((await chat.events()).at(-1)).toMatchObject({ type: 'turn.failed', data: { error: { message: 'The provider is down.' } } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { code: 'model_error', message: 'The provider is down.' },
+    });
+    expect((await chat.events()).at(-1)).toMatchObject({
+      type: 'turn.failed',
+      data: { error: { message: 'The provider is down.' } },
+    });
     fail = false;
     expect((await chat.send('again')).status).toBe('completed');
     await heed.close();

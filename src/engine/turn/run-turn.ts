@@ -48,7 +48,10 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
         return await complete(turn);
       }
       if (!engine.budgetLeft(turn.conversation)) {
-        turn.warnings.push({ code: 'budget_reached', message: 'The conversation used up its token budget, so the turn stopped.' });
+        turn.warnings.push({
+          code: 'budget_reached',
+          message: 'The conversation used up its token budget, so the turn stopped.',
+        });
         return await complete(turn);
       }
       await runStep(turn);
@@ -90,7 +93,8 @@ async function runStep(turn: Turn): Promise<void> {
 
   const parts: MessagePart[] = [];
   if (reply.text) parts.push({ type: 'text', text: reply.text });
-  for (const call of reply.toolCalls) parts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+  for (const call of reply.toolCalls)
+    parts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
   turn.addMessage('assistant', parts, null, messageId);
   turn.event('message.created', { messageId, role: 'assistant' });
   for (const call of reply.toolCalls) {
@@ -107,7 +111,12 @@ async function askIntake(turn: Turn): Promise<boolean> {
   if ((intake.when ?? defaults.intakeWhen) === 'thread-start' && turn.conversation.intakeDone) return false;
   const messageId = newId('m');
   const toolCallId = newId('call');
-  const message = turn.addMessage('assistant', [{ type: 'tool-call', toolCallId, toolName: INTAKE_TOOL_NAME, input: {} }], { intake: true }, messageId);
+  const message = turn.addMessage(
+    'assistant',
+    [{ type: 'tool-call', toolCallId, toolName: INTAKE_TOOL_NAME, input: {} }],
+    { intake: true },
+    messageId,
+  );
   turn.event('message.created', { messageId, role: 'assistant', intake: true });
   turn.set({ intakeDone: true });
   const action = newAction(turn, {
@@ -115,7 +124,11 @@ async function askIntake(turn: Turn): Promise<boolean> {
     messageId,
     toolCallId,
     toolName: INTAKE_TOOL_NAME,
-    request: { kind: 'question', ...(intake.preamble ? { preamble: intake.preamble } : {}), questions: intakeQuestions(turn.agent) },
+    request: {
+      kind: 'question',
+      ...(intake.preamble ? { preamble: intake.preamble } : {}),
+      questions: intakeQuestions(turn.agent),
+    },
   });
   return pause(turn, message, [action]);
 }
@@ -136,7 +149,8 @@ async function complete(turn: Turn): Promise<TurnResult> {
  */
 async function stopped(turn: Turn, thrown: unknown): Promise<TurnResult> {
   const cause = turn.failure ?? thrown;
-  if (cause instanceof TurnInterrupted || (turn.abort.signal.aborted && turn.failure === undefined)) return interruptedResult(turn);
+  if (cause instanceof TurnInterrupted || (turn.abort.signal.aborted && turn.failure === undefined))
+    return interruptedResult(turn);
   if (isStoreUnavailable(cause)) throw cause;
   return fail(turn, thrown);
 }

@@ -20,7 +20,14 @@ export type StepOutcome = 'continue' | 'paused' | 'stop';
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
 /** A call's result, and what its tool message keeps besides: the arguments a person approved, notes the model reads after it. */
-type Result = { result: ToolOutput; stop?: boolean; isError?: true; eventOutput?: LoggedOutput; approvedArgs?: JsonValue; notes?: string[] };
+type Result = {
+  result: ToolOutput;
+  stop?: boolean;
+  isError?: true;
+  eventOutput?: LoggedOutput;
+  approvedArgs?: JsonValue;
+  notes?: string[];
+};
 type CallOutcome = Result | { ask: ActionRecord };
 
 /**
@@ -28,7 +35,9 @@ type CallOutcome = Result | { ask: ActionRecord };
  * that may run, turns answered actions into results, and gathers new actions into one pause.
  */
 export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Promise<StepOutcome> {
-  const calls = assistant.parts.filter((part): part is Extract<typeof part, { type: 'tool-call' }> => part.type === 'tool-call');
+  const calls = assistant.parts.filter(
+    (part): part is Extract<typeof part, { type: 'tool-call' }> => part.type === 'tool-call',
+  );
   const done = new Set<string>();
   for (const message of turn.messages) {
     if (message.position <= assistant.position) continue;
@@ -46,7 +55,11 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
     if ('ask' in outcome) {
       asks.push(outcome.ask);
     } else {
-      turn.addToolResult(call, outcome.result, outcome.eventOutput, { approvedArgs: outcome.approvedArgs, notes: outcome.notes, isError: outcome.isError });
+      turn.addToolResult(call, outcome.result, outcome.eventOutput, {
+        approvedArgs: outcome.approvedArgs,
+        notes: outcome.notes,
+        isError: outcome.isError,
+      });
       if (outcome.stop) stop = true;
     }
   }
@@ -54,7 +67,13 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
   return stop ? 'stop' : 'continue';
 }
 
-async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[], clientStep: boolean): Promise<CallOutcome> {
+async function settleCall(
+  turn: Turn,
+  assistant: MessageRecord,
+  call: Call,
+  mine: ActionRecord[],
+  clientStep: boolean,
+): Promise<CallOutcome> {
   const agent = turn.agent;
   if (call.toolName === INTAKE_TOOL_NAME || (call.toolName === ASK_TOOL_NAME && agent.ask)) {
     return settleQuestionCall(turn, assistant, call, mine);
@@ -66,9 +85,13 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
   if (definition.client) {
     const action = mine.find((entry) => entry.kind === 'client_tool');
     if (action) return closedResult(action)!;
-    if (!turn.interactive) return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
+    if (!turn.interactive)
+      return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
-    if (!parsed.success) return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+    if (!parsed.success)
+      return error(
+        `Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`,
+      );
     // Approval still applies first (seed 002): the page is asked only once a person allowed the call, with the arguments they approved.
     const gate = await approvalGate(turn, assistant, call, definition, parsed.data, mine);
     if (!('allowed' in gate)) return gate;
@@ -91,18 +114,24 @@ async function settleCall(turn: Turn, assistant: MessageRecord, call: Call, mine
   }
 
   if (clientStep && mine.length === 0) {
-    return error(`Skipped: this step also asked the page to run a client tool. Call ${call.toolName} again once that result is in.`);
+    return error(
+      `Skipped: this step also asked the page to run a client tool. Call ${call.toolName} again once that result is in.`,
+    );
   }
 
   const parsed = definition.inputSchema.safeParse(call.input);
   if (!parsed.success) {
-    return error(`Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`);
+    return error(
+      `Invalid input for ${call.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`,
+    );
   }
   const gate = await approvalGate(turn, assistant, call, definition, parsed.data, mine);
   if (!('allowed' in gate)) return gate;
   const outcome = await execute(turn, assistant, call, definition, gate.allowed.input, mine);
   // The model is sent its call with the arguments it ran with (src/engine/turn/prompt.ts).
-  return 'result' in outcome && gate.allowed.approvedArgs !== undefined ? { ...outcome, approvedArgs: gate.allowed.approvedArgs } : outcome;
+  return 'result' in outcome && gate.allowed.approvedArgs !== undefined
+    ? { ...outcome, approvedArgs: gate.allowed.approvedArgs }
+    : outcome;
 }
 
 /**
@@ -120,7 +149,10 @@ async function approvalGate(
   const approval = mine.find((entry) => entry.kind === 'approval' && entry.origin === 'tool');
   if (!approval) {
     const gate = definition.needsApproval;
-    const gated = typeof gate === 'function' ? await gate(input, { conversationId: turn.conversation.id, caller: turn.caller }) : gate === true;
+    const gated =
+      typeof gate === 'function'
+        ? await gate(input, { conversationId: turn.conversation.id, caller: turn.caller })
+        : gate === true;
     if (!gated) return { allowed: { input } };
     // A predicate decides per call, so its approvals are never remembered; `hitl.allowRememberApproval: false` turns memory off.
     const canRemember = typeof gate !== 'function' && turn.engine.allowRememberApproval(turn.agent);
@@ -140,17 +172,31 @@ async function approvalGate(
   const refused = closedResult(approval);
   if (refused) return refused;
   const resolution = approval.resolution;
-  if (resolution?.type !== 'approval' || resolution.approvedArgs === undefined || sameJson(resolution.approvedArgs, call.input)) return { allowed: { input } };
+  if (
+    resolution?.type !== 'approval' ||
+    resolution.approvedArgs === undefined ||
+    sameJson(resolution.approvedArgs, call.input)
+  )
+    return { allowed: { input } };
   const edited = definition.inputSchema.safeParse(resolution.approvedArgs);
   if (!edited.success) {
     // Taken unchecked (`hitl.validateApprovedArgs: false`) and refused by the tool: never run the model's own arguments instead.
-    const problems = edited.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+    const problems = edited.error.issues
+      .map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`)
+      .join('; ');
     return error(`The approved arguments are not accepted by ${call.toolName} (${problems}), so it did not run.`);
   }
   return { allowed: { input: edited.data, approvedArgs: resolution.approvedArgs } };
 }
 
-async function execute(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, mine: ActionRecord[]): Promise<CallOutcome> {
+async function execute(
+  turn: Turn,
+  assistant: MessageRecord,
+  call: Call,
+  definition: HeedTool,
+  input: unknown,
+  mine: ActionRecord[],
+): Promise<CallOutcome> {
   if (!definition.execute) return error(`${call.toolName} has no implementation on the server.`);
   const engine = turn.engine;
   let live = engine.liveCalls.get(call.toolCallId);
@@ -161,7 +207,9 @@ async function execute(turn: Turn, assistant: MessageRecord, call: Call, definit
     if (answered) live.answer(answered);
   } else {
     if (mine.some((entry) => entry.origin === 'live')) {
-      return error(`${call.toolName} was waiting for an answer when the server restarted, and that request cannot be resumed. Call the tool again if it is still needed.`);
+      return error(
+        `${call.toolName} was waiting for an answer when the server restarted, and that request cannot be resumed. Call the tool again if it is still needed.`,
+      );
     }
     // What came before must be durable before a side effect happens.
     await turn.flush();
@@ -238,27 +286,47 @@ function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mi
     return closedResult(action)!;
   }
   if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
-  if (!turn.interactive) return error('Asking the user is not available here. Go on without asking, using your best judgement.');
+  if (!turn.interactive)
+    return error('Asking the user is not available here. Go on without asking, using your best judgement.');
   const input = (call.input ?? {}) as { preamble?: unknown; questions?: unknown };
   const checked = checkQuestions(input.questions, { source: 'ask' });
-  if (!checked.ok) return error(`The questions were not asked. Fix these problems and call ${ASK_TOOL_NAME} again:\n- ${checked.problems.join('\n- ')}`);
+  if (!checked.ok)
+    return error(
+      `The questions were not asked. Fix these problems and call ${ASK_TOOL_NAME} again:\n- ${checked.problems.join('\n- ')}`,
+    );
   return {
     ask: newAction(turn, {
       origin: 'ask',
       messageId: assistant.id,
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      request: { kind: 'question', ...(typeof input.preamble === 'string' ? { preamble: input.preamble } : {}), questions: checked.questions },
+      request: {
+        kind: 'question',
+        ...(typeof input.preamble === 'string' ? { preamble: input.preamble } : {}),
+        questions: checked.questions,
+      },
     }),
   };
 }
 
-async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, definition: HeedTool, input: unknown, canRemember: boolean): Promise<ActionRecord> {
-  const title = typeof definition.approvalTitle === 'function' ? definition.approvalTitle(input) : (definition.approvalTitle ?? `Run ${call.toolName}?`);
+async function approvalAction(
+  turn: Turn,
+  assistant: MessageRecord,
+  call: Call,
+  definition: HeedTool,
+  input: unknown,
+  canRemember: boolean,
+): Promise<ActionRecord> {
+  const title =
+    typeof definition.approvalTitle === 'function'
+      ? definition.approvalTitle(input)
+      : (definition.approvalTitle ?? `Run ${call.toolName}?`);
   const summary =
     typeof definition.approvalSummary === 'function'
       ? definition.approvalSummary(input)
-      : (definition.approvalSummary ?? definition.description ?? `Allow the agent to call ${call.toolName} with these arguments.`);
+      : (definition.approvalSummary ??
+        definition.description ??
+        `Allow the agent to call ${call.toolName} with these arguments.`);
   return newAction(turn, {
     origin: 'tool',
     messageId: assistant.id,
@@ -271,7 +339,9 @@ async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, 
       summary,
       canRemember,
       // Approvers are worked out once, now, and kept with the action (an approval decided by votes is never remembered).
-      ...(definition.approval ? await policyFields(definition.approval, input, conversationView(turn.conversation), turn.engine.clock()) : {}),
+      ...(definition.approval
+        ? await policyFields(definition.approval, input, conversationView(turn.conversation), turn.engine.clock())
+        : {}),
     },
   });
 }
@@ -281,7 +351,8 @@ async function approvalAction(turn: Turn, assistant: MessageRecord, call: Call, 
  * A pause bigger than `limits.maxStateBytes` is not taken: the calls get an error result instead.
  */
 export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRecord[]): Promise<boolean> {
-  const bytes = Buffer.byteLength(JSON.stringify(asks), 'utf8') + Buffer.byteLength(JSON.stringify(assistant.parts), 'utf8');
+  const bytes =
+    Buffer.byteLength(JSON.stringify(asks), 'utf8') + Buffer.byteLength(JSON.stringify(assistant.parts), 'utf8');
   const limit = turn.engine.limits.maxStateBytes;
   if (bytes > limit) {
     const message = `The paused state would be ${bytes} bytes, more than the limit of ${limit}; nothing was paused and the tool was not run.`;
@@ -289,7 +360,12 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
     turn.warnings.push(warning);
     // Kept on the message of the first call that did not run, so a reload still says why nothing waits (seed 002).
     asks.forEach((ask, index) =>
-      turn.addToolResult(ask, { type: 'error-text', value: 'Not run: the request was too large to store.' }, undefined, index === 0 ? { warnings: [warning] } : {}),
+      turn.addToolResult(
+        ask,
+        { type: 'error-text', value: 'Not run: the request was too large to store.' },
+        undefined,
+        index === 0 ? { warnings: [warning] } : {},
+      ),
     );
     return false;
   }
@@ -298,7 +374,13 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   const due = earliestDue(asks);
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
   // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).
-  for (const ask of asks) turn.event('action.required', { actionId: ask.id, kind: ask.kind, toolCallId: ask.toolCallId, toolName: ask.toolName });
+  for (const ask of asks)
+    turn.event('action.required', {
+      actionId: ask.id,
+      kind: ask.kind,
+      toolCallId: ask.toolCallId,
+      toolName: ask.toolName,
+    });
   turn.event('turn.paused', { actionIds: asks.map((ask) => ask.id) });
   await turn.flush();
   return true;
@@ -307,7 +389,13 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
 function closedResult(action: ActionRecord): CallOutcome | undefined {
   const reads = kindOf(action.kind).modelReads(action);
-  return reads && { result: reads.output, ...(reads.stop ? { stop: true } : {}), ...(reads.isError ? { isError: true } : {}) };
+  return (
+    reads && {
+      result: reads.output,
+      ...(reads.stop ? { stop: true } : {}),
+      ...(reads.isError ? { isError: true } : {}),
+    }
+  );
 }
 
 function error(value: string): CallOutcome {

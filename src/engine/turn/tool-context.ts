@@ -30,7 +30,12 @@ export class DismissSignal extends Error {
  * Builds the `ctx` a tool's execute gets. Asks are numbered in call order; an ask whose number has a
  * settled action returns that action's answer, so a re-run of the tool reads like straight-line code.
  */
-export function toolContext(turn: Turn, call: { toolCallId: string }, journal: ActionRecord[], live: LiveCall): { context: ToolContext; state: { signal?: AskSignal } } {
+export function toolContext(
+  turn: Turn,
+  call: { toolCallId: string },
+  journal: ActionRecord[],
+  live: LiveCall,
+): { context: ToolContext; state: { signal?: AskSignal } } {
   const state: { signal?: AskSignal } = {};
   let next = 0;
 
@@ -59,12 +64,21 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
     abortSignal: turn.abort.signal,
 
     async ask(request): Promise<AskOutcome> {
-      const asked = kinds.question.checkRequest({ kind: 'question', preamble: request.preamble, questions: request.questions });
+      const asked = kinds.question.checkRequest({
+        kind: 'question',
+        preamble: request.preamble,
+        questions: request.questions,
+      });
       const entry = recorded('question', asked, request.expiresInMinutes);
       const resolution = entry.resolution;
       if (!resolution || resolution.type !== 'question' || 'dismiss' in resolution) throw new DismissSignal();
       const note = 'note' in resolution ? resolution.note : undefined;
-      return { answers: resolution.answers, skipped: 'skip' in resolution, defaulted: entry.defaulted ?? [], ...(note ? { note } : {}) };
+      return {
+        answers: resolution.answers,
+        skipped: 'skip' in resolution,
+        defaulted: entry.defaulted ?? [],
+        ...(note ? { note } : {}),
+      };
     },
 
     async approve(request): Promise<ApproveOutcome> {
@@ -73,7 +87,9 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
       let asked: ActionRequest | undefined;
       if (!journaled) {
         if (request.approval) checkApprovalPolicy(request.approval, 'ctx.approve({ approval })');
-        const policy = request.approval ? await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock()) : {};
+        const policy = request.approval
+          ? await policyFields(request.approval, request.args, conversationView(turn.conversation), turn.engine.clock())
+          : {};
         asked = kinds.approval.checkRequest({
           kind: 'approval',
           title: request.title,
@@ -97,19 +113,38 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
     async askLive(request) {
       let raised: RaisedRequest;
       if (request.kind === 'question') {
-        raised = { kind: 'question', ...(request.preamble ? { preamble: request.preamble } : {}), questions: request.questions };
+        raised = {
+          kind: 'question',
+          ...(request.preamble ? { preamble: request.preamble } : {}),
+          questions: request.questions,
+        };
       } else if (request.kind === 'approval') {
-        raised = { kind: 'approval', title: request.title, summary: request.summary ?? '', args: request.args ?? null, canRemember: false };
+        raised = {
+          kind: 'approval',
+          title: request.title,
+          summary: request.summary ?? '',
+          args: request.args ?? null,
+          canRemember: false,
+        };
       } else {
         raised = { kind: 'url', url: request.url, title: request.title, message: request.message };
       }
       const asked = kindOf(raised.kind).checkRequest(raised);
       const action = await live.ask(asked, request.expiresInMinutes);
-      return { status: action.status as 'resolved' | 'cancelled' | 'expired', resolution: action.resolution, defaulted: action.defaulted ?? [] };
+      return {
+        status: action.status as 'resolved' | 'cancelled' | 'expired',
+        resolution: action.resolution,
+        defaulted: action.defaulted ?? [],
+      };
     },
 
     async openUrl(request) {
-      const asked = kinds.url.checkRequest({ kind: 'url', url: request.url, title: request.title, message: request.message });
+      const asked = kinds.url.checkRequest({
+        kind: 'url',
+        url: request.url,
+        title: request.title,
+        message: request.message,
+      });
       const entry = recorded('url', asked, request.expiresInMinutes);
       const resolution = entry.resolution;
       return resolution && resolution.type === 'url' ? resolution.decision : 'cancel';
@@ -118,15 +153,26 @@ export function toolContext(turn: Turn, call: { toolCallId: string }, journal: A
     async request({ expiresInMinutes, ...request }) {
       const kind = kindOf(request.kind);
       if (!kind?.raisedByTools) {
-        throw new HeedError('invalid_request', `A tool cannot ask for a "${String(request.kind)}" action with ctx.request.`, { details: { kind: request.kind } });
+        throw new HeedError(
+          'invalid_request',
+          `A tool cannot ask for a "${String(request.kind)}" action with ctx.request.`,
+          { details: { kind: request.kind } },
+        );
       }
       const entry = recorded(request.kind, kind.checkRequest(request), expiresInMinutes);
-      return { status: entry.status as 'resolved' | 'cancelled' | 'expired', resolution: entry.resolution, defaulted: entry.defaulted ?? [] };
+      return {
+        status: entry.status as 'resolved' | 'cancelled' | 'expired',
+        resolution: entry.resolution,
+        defaulted: entry.defaulted ?? [],
+      };
     },
 
     setTitle(title) {
       const named = typeof title === 'string' ? conversationTitle({ title }) : null;
-      if (named === null) throw new HeedError('invalid_request', 'ctx.setTitle needs a title with some text.', { details: { field: 'title' } });
+      if (named === null)
+        throw new HeedError('invalid_request', 'ctx.setTitle needs a title with some text.', {
+          details: { field: 'title' },
+        });
       turn.set({ metadata: { ...(turn.conversation.metadata ?? {}), title: named } });
     },
   };

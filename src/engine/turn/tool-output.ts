@@ -11,16 +11,27 @@ type V4Content = Extract<LanguageModelV4ToolResultOutput, { type: 'content' }>['
  * prompt type serves both). A `content` output's media parts are in the model's own version's shape,
  * which that shared type cannot spell: v3's `image-data`/`file-data`, v4's `file`.
  */
-export type ModelToolOutput = Exclude<ToolOutput, { type: 'content' }> | { type: 'content'; value: Array<{ type: 'text'; text: string }> };
+export type ModelToolOutput =
+  Exclude<ToolOutput, { type: 'content' }> | { type: 'content'; value: Array<{ type: 'text'; text: string }> };
 
 export function modelToolOutput(output: ToolOutput, version: 'v3' | 'v4'): ModelToolOutput {
   if (output.type !== 'content') return output;
   if (version === 'v4') {
-    const value = output.value.map((part): V4Content => (part.type === 'text' ? part : { type: 'file', mediaType: part.mediaType, data: { type: 'data', data: part.data } }));
+    const value = output.value.map((part): V4Content =>
+      part.type === 'text'
+        ? part
+        : { type: 'file', mediaType: part.mediaType, data: { type: 'data', data: part.data } },
+    );
     return { type: 'content', value } as ModelToolOutput;
   }
   const value = output.value.map((part): V3Content =>
-    part.type === 'text' ? part : { type: part.mediaType.startsWith('image/') ? 'image-data' : 'file-data', mediaType: part.mediaType, data: part.data },
+    part.type === 'text'
+      ? part
+      : {
+          type: part.mediaType.startsWith('image/') ? 'image-data' : 'file-data',
+          mediaType: part.mediaType,
+          data: part.data,
+        },
   );
   return { type: 'content', value } as ModelToolOutput;
 }
@@ -34,7 +45,12 @@ export function eventToolOutput(output: ToolOutput): Pick<EventData<'tool.result
   const value = output.value.map((part: ToolContentPart) =>
     part.type === 'text'
       ? part
-      : { type: 'media', mediaType: part.mediaType, bytes: Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0) },
+      : {
+          type: 'media',
+          mediaType: part.mediaType,
+          bytes:
+            Math.floor((part.data.length * 3) / 4) - (part.data.endsWith('==') ? 2 : part.data.endsWith('=') ? 1 : 0),
+        },
   );
   return { output: { type: 'content', value } };
 }

@@ -9,7 +9,17 @@ import { newEvent, type EventData, type EventType } from '../../protocol/events.
 import { toolResultWrites, type LoggedOutput } from '../tool-result.js';
 import { endTurn, type NextTurn } from '../queue.js';
 import { releaseLiveCalls } from '../withdraw.js';
-import type { ActionRecord, ConversationRecord, JsonValue, MessageMetadata, MessagePart, MessageRecord, RememberedTool, ToolOutput, TurnWarning } from '../../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  JsonValue,
+  MessageMetadata,
+  MessagePart,
+  MessageRecord,
+  RememberedTool,
+  ToolOutput,
+  TurnWarning,
+} from '../../types.js';
 import { eventToolOutput } from './tool-output.js';
 
 /** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
@@ -82,7 +92,12 @@ export class Turn {
     this.actionsCache?.push(...actions);
   }
 
-  addMessage(role: MessageRecord['role'], parts: MessagePart[], metadata: MessageMetadata | null = null, id = newId('m')): MessageRecord {
+  addMessage(
+    role: MessageRecord['role'],
+    parts: MessagePart[],
+    metadata: MessageMetadata | null = null,
+    id = newId('m'),
+  ): MessageRecord {
     const message: MessageRecord = {
       id,
       conversationId: this.conversation.id,
@@ -112,7 +127,15 @@ export class Turn {
     logged: LoggedOutput = eventToolOutput(output),
     kept: { approvedArgs?: JsonValue; notes?: string[]; warnings?: TurnWarning[]; isError?: true } = {},
   ): void {
-    const { message, event } = toolResultWrites({ conversationId: this.conversation.id, position: this.messages.length, at: this.engine.now(), call, output, logged, ...kept });
+    const { message, event } = toolResultWrites({
+      conversationId: this.conversation.id,
+      position: this.messages.length,
+      at: this.engine.now(),
+      call,
+      output,
+      logged,
+      ...kept,
+    });
     this.keepMessage(message);
     this.pending.events.push(event);
   }
@@ -158,7 +181,12 @@ export class Turn {
   private async commitPending(): Promise<void> {
     if (this.failed) throw this.failed.error;
     const pending = this.pending;
-    if (pending.messages.length === 0 && pending.actions.length === 0 && pending.events.length === 0 && Object.keys(pending.set).length === 0) {
+    if (
+      pending.messages.length === 0 &&
+      pending.actions.length === 0 &&
+      pending.events.length === 0 &&
+      Object.keys(pending.set).length === 0
+    ) {
       return;
     }
     this.pending = emptyPending();
@@ -186,14 +214,16 @@ export class Turn {
             releaseLiveCalls(this.engine, end.closed);
             this.warnings.push({
               code: 'pause_closed_by_queued_message',
-              message: 'A message sent while this turn ran closed its request (pendingActionPolicy "cancel"); its turn runs next.',
+              message:
+                'A message sent while this turn ran closed its request (pendingActionPolicy "cancel"); its turn runs next.',
             });
           }
           return;
         }
         // Someone else wrote. Carry on only if the turn still holds its claim.
         const current = await this.engine.store.getConversation(this.conversation.id);
-        if (!current || current.status !== 'running' || current.leaseOwner !== this.leaseOwner) throw new TurnInterrupted();
+        if (!current || current.status !== 'running' || current.leaseOwner !== this.leaseOwner)
+          throw new TurnInterrupted();
         this.conversation = current;
       }
     } catch (error) {

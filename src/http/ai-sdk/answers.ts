@@ -20,7 +20,12 @@ export interface FoundAnswers {
 }
 
 function isToolPart(part: SentPart): part is SentPart & { type: string; toolCallId: string; state: string } {
-  return typeof part.type === 'string' && (part.type.startsWith('tool-') || part.type === 'dynamic-tool') && typeof part.toolCallId === 'string' && typeof part.state === 'string';
+  return (
+    typeof part.type === 'string' &&
+    (part.type.startsWith('tool-') || part.type === 'dynamic-tool') &&
+    typeof part.toolCallId === 'string' &&
+    typeof part.state === 'string'
+  );
 }
 
 /**
@@ -39,7 +44,8 @@ export function findAnswers(parts: SentPart[], actions: ActionView[]): FoundAnsw
     seen.add(part.toolCallId);
     const forCall = actions.filter((action) => action.toolCallId === part.toolCallId);
     let action = forCall.find((entry) => entry.status === 'pending');
-    const approvalId = isPlainObject(part.approval) && typeof part.approval.id === 'string' ? part.approval.id : undefined;
+    const approvalId =
+      isPlainObject(part.approval) && typeof part.approval.id === 'string' ? part.approval.id : undefined;
     // An approval answers the request it was shown for; one given for an earlier request of the same call is stale.
     if (action && part.state === 'approval-responded' && approvalId !== action.id) action = undefined;
     if (!action) {

@@ -11,7 +11,13 @@ import type { ActionView, MessageView } from '../../views.js';
  * The AI SDK 6 UI message shapes Heed sends (a subset of `UIMessage` from `ai`): text, step
  * boundaries, and static tool parts (`tool-<name>`) in the states a paused turn needs.
  */
-export type UiToolState = 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
+export type UiToolState =
+  | 'input-available'
+  | 'approval-requested'
+  | 'approval-responded'
+  | 'output-available'
+  | 'output-error'
+  | 'output-denied';
 
 export interface UiToolPart {
   type: `tool-${string}`;
@@ -44,7 +50,12 @@ export function isQuestionTool(toolName: string, agent: AgentConfig | undefined)
  * is the questions as asked (ids filled in, intake questions that the call itself does not carry), and
  * a client tool, where it is what the page is to run with (the arguments a person approved, if edited).
  */
-export function partInput(toolName: string, callInput: unknown, action: ActionView | undefined, agent: AgentConfig | undefined): unknown {
+export function partInput(
+  toolName: string,
+  callInput: unknown,
+  action: ActionView | undefined,
+  agent: AgentConfig | undefined,
+): unknown {
   if (action?.kind === 'question' && action.questions && isQuestionTool(toolName, agent)) {
     return { ...(action.preamble ? { preamble: action.preamble } : {}), questions: action.questions };
   }
@@ -85,7 +96,9 @@ export function isDenied(action: ActionView | undefined): boolean {
 /** A deny whose comment is an object: the model read that object as the call's result, and the call did not run. */
 function isStructuredDenial(action: ActionView | undefined, result: ToolOutput): boolean {
   const comment = action?.resolution?.type === 'approval' ? action.resolution.comment : undefined;
-  return typeof comment === 'object' && result.type === 'json' && JSON.stringify(result.value) === JSON.stringify(comment);
+  return (
+    typeof comment === 'object' && result.type === 'json' && JSON.stringify(result.value) === JSON.stringify(comment)
+  );
 }
 
 /** Whether the action's call shows as an AI SDK approval (its kind's `aiSdkApproval`). */
@@ -120,11 +133,14 @@ export function toolPart(
   }
   const approval = approvalOf(action);
   if (result) {
-    if (isDenied(action) && (result.type === 'error-text' || isStructuredDenial(action, result))) return { ...part, state: 'output-denied', approval };
+    if (isDenied(action) && (result.type === 'error-text' || isStructuredDenial(action, result)))
+      return { ...part, state: 'output-denied', approval };
     if (result.type === 'error-text') {
       return { ...part, state: 'output-error', errorText: result.value, ...(approval?.approved ? { approval } : {}) };
     }
-    const output = isQuestionTool(call.toolName, agent) ? (questionOutput(action, String(result.value)) ?? result.value) : result.value;
+    const output = isQuestionTool(call.toolName, agent)
+      ? (questionOutput(action, String(result.value)) ?? result.value)
+      : result.value;
     return { ...part, state: 'output-available', output, ...(approval?.approved ? { approval } : {}) };
   }
   if (action?.status === 'pending') {
@@ -166,7 +182,9 @@ export function uiMessages(messages: MessageView[], agent: AgentConfig | undefin
     if (message.role === 'assistant' && message.parts.length === 0 && message.metadata?.failed) continue;
     if (message.role === 'user') {
       close();
-      const parts = message.parts.flatMap((part): UiPart[] => (part.type === 'text' ? [{ type: 'text', text: part.text, state: 'done' }] : []));
+      const parts = message.parts.flatMap((part): UiPart[] =>
+        part.type === 'text' ? [{ type: 'text', text: part.text, state: 'done' }] : [],
+      );
       out.push({ id: message.id, role: 'user', parts });
       continue;
     }

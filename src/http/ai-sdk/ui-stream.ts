@@ -48,7 +48,8 @@ export class UiChunkStream {
   ) {
     this.waitingForUser = options.newMessage;
     this.known = new Set(options.knownCalls ?? []);
-    for (const call of options.storedCalls ?? []) this.calls.set(call.toolCallId, { toolName: call.toolName, input: call.input });
+    for (const call of options.storedCalls ?? [])
+      this.calls.set(call.toolCallId, { toolName: call.toolName, input: call.input });
     for (const action of options.actions ?? []) {
       this.actionsByCall.set(action.toolCallId, action);
       if (isDenied(action)) this.denied.add(action.toolCallId);
@@ -118,7 +119,10 @@ export class UiChunkStream {
   end(result: TurnResult): void {
     if (this.ended) return;
     if (result.status === 'failed') this.fail(result.error?.message ?? 'The turn failed.');
-    else this.finish(result.status === 'requires_action' ? 'tool-calls' : result.status === 'completed' ? 'stop' : 'other');
+    else
+      this.finish(
+        result.status === 'requires_action' ? 'tool-calls' : result.status === 'completed' ? 'stop' : 'other',
+      );
   }
 
   /** Ends the message with an error chunk (the client's chat goes to its error state). */
@@ -177,7 +181,10 @@ export class UiChunkStream {
   }
 
   /** Sends the call's part (again, with `extra`); false when the call is unknown here and to the client. */
-  private showCall(toolCallId: string, extra: { input?: unknown; title?: string; toolMetadata?: JsonObject } = {}): boolean {
+  private showCall(
+    toolCallId: string,
+    extra: { input?: unknown; title?: string; toolMetadata?: JsonObject } = {},
+  ): boolean {
     const call = this.calls.get(toolCallId);
     if (!call) return this.known.has(toolCallId);
     this.begin();
@@ -208,7 +215,8 @@ export class UiChunkStream {
       title: aiSdkTitleOf(action),
       toolMetadata: heedMetadata(action),
     });
-    if (isUiApproval(action)) this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
+    if (isUiApproval(action))
+      this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
   }
 
   private showResult(data: EventData<'tool.result'>): void {
@@ -231,7 +239,9 @@ export class UiChunkStream {
       return;
     }
     const toolName = data.toolName;
-    const question = isQuestionTool(toolName, this.options.agent) ? questionOutput(this.actionsByCall.get(toolCallId), String(output.value)) : undefined;
+    const question = isQuestionTool(toolName, this.options.agent)
+      ? questionOutput(this.actionsByCall.get(toolCallId), String(output.value))
+      : undefined;
     this.send({ type: 'tool-output-available', toolCallId, output: question ?? output.value });
   }
 }

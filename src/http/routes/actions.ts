@@ -1,7 +1,16 @@
 import type { Context } from 'hono';
 import type { Caller } from '../../caller.js';
 import { defineRoute, type AppEnv, type Route, type Served } from '../route.js';
-import { actionBody, actionEnvelope, actionParams, actionsResponse, conversationIdParams, streamActionBody, streamActionEnvelope, turnResult } from '../schemas.js';
+import {
+  actionBody,
+  actionEnvelope,
+  actionParams,
+  actionsResponse,
+  conversationIdParams,
+  streamActionBody,
+  streamActionEnvelope,
+  turnResult,
+} from '../schemas.js';
 import { openStream } from '../stream-limits.js';
 import { turnResponse } from '../turn-stream.js';
 import { turnEvents } from './messages.js';
@@ -35,7 +44,8 @@ export const actionRoutes: Route[] = [
       responses: { 200: { description: 'Every action, with its resolution once settled.', schema: actionsResponse } },
       errors: ['unauthorized', 'not_found'],
     },
-    async ({ heed, caller, params }) => Response.json({ actions: await heed.conversation(params.id).actions({ caller }) }),
+    async ({ heed, caller, params }) =>
+      Response.json({ actions: await heed.conversation(params.id).actions({ caller }) }),
   ),
   defineRoute(
     {
@@ -55,10 +65,13 @@ export const actionRoutes: Route[] = [
       params: actionParams,
       body: actionEnvelope,
       documentedBody: actionBody,
-      responses: { 200: { description: 'How the continued turn ended, or what is still pending.', schema: turnResult } },
+      responses: {
+        200: { description: 'How the continued turn ended, or what is still pending.', schema: turnResult },
+      },
       errors: [...resolveErrors],
     },
-    ({ c, heed, host, caller, params, body, signal }) => resolveAction(c, { heed, host }, caller, params, body.resolution, body.stream === true, signal),
+    ({ c, heed, host, caller, params, body, signal }) =>
+      resolveAction(c, { heed, host }, caller, params, body.resolution, body.stream === true, signal),
   ),
   defineRoute(
     {
@@ -66,15 +79,22 @@ export const actionRoutes: Route[] = [
       path: '/api/conversations/:id/actions/:actionId/stream',
       operationId: 'resolveActionStream',
       summary: 'Answer one action and follow what it continues as Server-Sent Events',
-      description: 'The same checks and answer as `POST …/actions/{actionId}`, answered as events; errors before anything is recorded are ordinary JSON errors.',
+      description:
+        'The same checks and answer as `POST …/actions/{actionId}`, answered as events; errors before anything is recorded are ordinary JSON errors.',
       tag: 'actions',
       params: actionParams,
       body: streamActionEnvelope,
       documentedBody: streamActionBody,
-      responses: { 200: { description: 'The answer and the continued turn as they are written.', events: turnEvents('the answer and of the continued turn') } },
+      responses: {
+        200: {
+          description: 'The answer and the continued turn as they are written.',
+          events: turnEvents('the answer and of the continued turn'),
+        },
+      },
       errors: [...resolveErrors],
     },
-    ({ c, heed, host, caller, params, body, signal }) => resolveAction(c, { heed, host }, caller, params, body.resolution, true, signal),
+    ({ c, heed, host, caller, params, body, signal }) =>
+      resolveAction(c, { heed, host }, caller, params, body.resolution, true, signal),
   ),
 ];
 
@@ -90,5 +110,10 @@ function resolveAction(
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(host, params.id, (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }), { stream, signal });
+  return turnResponse(
+    host,
+    params.id,
+    (onRecorded) => heed.conversation(params.id).resolve(params.actionId, resolution, { caller, onRecorded }),
+    { stream, signal },
+  );
 }

@@ -35,7 +35,8 @@ export const agentRoutes: Route[] = [
       path: '/api/agents/:name',
       operationId: 'getAgent',
       summary: 'One agent, with what it can ask',
-      description: 'The same entry as in `GET /api/agents`, nothing more: a caller who may list the agents may read each of them.',
+      description:
+        'The same entry as in `GET /api/agents`, nothing more: a caller who may list the agents may read each of them.',
       tag: 'agents',
       params: agentParams,
       responses: { 200: { description: 'The agent.', schema: agentInfo } },

@@ -20,7 +20,8 @@ export const channelRoutes: Route[] = [
       bodyType: 'any',
       responses: {
         200: {
-          description: 'Received: `{ challenge }` for `url_verification`, `{ response_action: "errors", errors }` for a modal to correct, else empty.',
+          description:
+            'Received: `{ challenge }` for `url_verification`, `{ response_action: "errors", errors }` for a modal to correct, else empty.',
           schema: z.object({}).passthrough(),
         },
       },

@@ -19,15 +19,27 @@ export const conversationRoutes: Route[] = [
       path: '/api/conversations',
       operationId: 'createConversation',
       summary: 'Start a conversation with an agent',
-      description: 'The conversation is owned by the caller; an anonymous caller gets an ownerless one that anyone who knows its id may use.',
+      description:
+        'The conversation is owned by the caller; an anonymous caller gets an ownerless one that anyone who knows its id may use.',
       tag: 'conversations',
       body: createConversationBody,
       responses: { 201: { description: 'The new conversation.', schema: conversationView } },
-      errors: ['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'metadata_too_large', 'rate_limited'],
+      errors: [
+        'invalid_request',
+        'unauthorized',
+        'not_found',
+        'payload_too_large',
+        'metadata_too_large',
+        'rate_limited',
+      ],
     },
     async ({ heed, caller, body, countNewConversation }) => {
       countNewConversation();
-      const conversation = await heed.createConversation({ agent: body.agent, metadata: body.metadata as JsonObject | undefined, caller });
+      const conversation = await heed.createConversation({
+        agent: body.agent,
+        metadata: body.metadata as JsonObject | undefined,
+        caller,
+      });
       return Response.json(conversation, { status: 201 });
     },
   ),
@@ -43,7 +55,8 @@ export const conversationRoutes: Route[] = [
       responses: { 200: { description: 'The conversations.', schema: conversationsResponse } },
       errors: ['invalid_request', 'unauthorized'],
     },
-    async ({ heed, caller, query }) => Response.json({ conversations: await heed.listConversations({ ...query, caller }) }),
+    async ({ heed, caller, query }) =>
+      Response.json({ conversations: await heed.listConversations({ ...query, caller }) }),
   ),
   defineRoute(
     {
@@ -57,10 +70,15 @@ export const conversationRoutes: Route[] = [
       tag: 'conversations',
       params: conversationIdParams,
       query: conversationQuery,
-      responses: { 200: { description: 'The conversation; `pendingActions` is omitted when nothing waits.', schema: snapshot } },
+      responses: {
+        200: { description: 'The conversation; `pendingActions` is omitted when nothing waits.', schema: snapshot },
+      },
       errors: ['invalid_request', 'unauthorized', 'not_found'],
     },
-    async ({ heed, caller, params, query }) => Response.json(await heed.conversation(params.id).get({ caller, messages: { before: query.before, limit: query.limit } })),
+    async ({ heed, caller, params, query }) =>
+      Response.json(
+        await heed.conversation(params.id).get({ caller, messages: { before: query.before, limit: query.limit } }),
+      ),
   ),
   defineRoute(
     {
@@ -68,7 +86,8 @@ export const conversationRoutes: Route[] = [
       path: '/api/conversations/:id/cancel',
       operationId: 'cancelConversation',
       summary: 'Cancel an open pause or a running turn',
-      description: 'Every pending action closes as cancelled and the turn ends `cancelled`. An idle conversation is left alone (`cancelled: false`).',
+      description:
+        'Every pending action closes as cancelled and the turn ends `cancelled`. An idle conversation is left alone (`cancelled: false`).',
       tag: 'conversations',
       params: conversationIdParams,
       responses: { 200: { description: 'What the conversation does now.', schema: cancelResponse } },

@@ -14,7 +14,11 @@ const delivery = z.object({
   event: z
     .enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled', 'message.created'])
     .describe('`message.created`: an agent reply posted to a channel (`actionId` is then the message id).'),
-  target: z.record(z.string(), z.unknown()).describe('`{ type: "webhook", url }`, `{ type: "email", to }` or `{ type: "channel", channel }` (a Slack thread).'),
+  target: z
+    .record(z.string(), z.unknown())
+    .describe(
+      '`{ type: "webhook", url }`, `{ type: "email", to }` or `{ type: "channel", channel }` (a Slack thread).',
+    ),
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']),
   attempts: z.number().int(),
   createdAt: z.string(),
@@ -50,13 +54,18 @@ export const deliveryRoutes: Route[] = [
           after = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8'));
           if (typeof after?.id !== 'string' || Number.isNaN(Date.parse(after.createdAt))) throw new Error('bad cursor');
         } catch {
-          throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', { details: { field: 'query.cursor' } });
+          throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', {
+            details: { field: 'query.cursor' },
+          });
         }
       }
       const found = await host.store.listDeliveries({ status: query.status, limit: query.limit + 1, after });
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
-      const nextCursor = found.length > query.limit && last ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString('base64url') : undefined;
+      const nextCursor =
+        found.length > query.limit && last
+          ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString('base64url')
+          : undefined;
       return Response.json({ deliveries: page, ...(nextCursor ? { nextCursor } : {}) });
     },
   ),

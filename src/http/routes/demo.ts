@@ -19,7 +19,8 @@ export const demoRoutes: Route[] = [
     },
     ({ c }) => {
       const demo = c.get('demo');
-      if (!demo) throw new HeedError('not_found', 'This server does not run the demo: sign in with a token from its config.');
+      if (!demo)
+        throw new HeedError('not_found', 'This server does not run the demo: sign in with a token from its config.');
       return Response.json({ users: demo.users });
     },
   ),

@@ -38,7 +38,12 @@ export const eventRoutes: Route[] = [
       tag: 'events',
       params: conversationIdParams,
       query: streamQuery,
-      responses: { 200: { description: 'The stream; it stays open until the client leaves.', events: 'Every event of the log, as in `GET …/events`.' } },
+      responses: {
+        200: {
+          description: 'The stream; it stays open until the client leaves.',
+          events: 'Every event of the log, as in `GET …/events`.',
+        },
+      },
       errors: ['invalid_request', 'unauthorized', 'not_found', 'rate_limited'],
     },
     async ({ c, heed, caller, params, query, signal }) => {
@@ -54,7 +59,9 @@ export const eventRoutes: Route[] = [
       let follow: Follow;
       try {
         // Follow before answering, so an unknown conversation is a plain 404 rather than an error event.
-        follow = await heed.conversation(params.id).follow((event) => sendEvent(writer!, event), { caller, after, flow });
+        follow = await heed
+          .conversation(params.id)
+          .follow((event) => sendEvent(writer!, event), { caller, after, flow });
       } catch (thrown) {
         opened.onEnd?.();
         throw thrown;
@@ -87,7 +94,9 @@ function lastEventId(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const value = Number(header.trim());
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new HeedError('invalid_request', 'Last-Event-ID must be the number of an event.', { details: { field: 'header.last-event-id' } });
+    throw new HeedError('invalid_request', 'Last-Event-ID must be the number of an event.', {
+      details: { field: 'header.last-event-id' },
+    });
   }
   return value;
 }

@@ -35,7 +35,12 @@ export const inboxStreamRoutes: Route[] = [
         'that reconnects with `Last-Event-ID` and missed nothing gets no snapshot again, only what changes next. At most ' +
         `${WATCHED} actions are followed, oldest first.`,
       tag: 'actions',
-      responses: { 200: { description: 'The stream; it stays open until the client leaves.', events: '`inbox.added`, `inbox.removed`, `inbox.synced`.' } },
+      responses: {
+        200: {
+          description: 'The stream; it stays open until the client leaves.',
+          events: '`inbox.added`, `inbox.removed`, `inbox.synced`.',
+        },
+      },
       errors: ['unauthorized', 'rate_limited'],
     },
     async ({ c, heed, host, caller, signal }) => {
@@ -64,13 +69,21 @@ export const inboxStreamRoutes: Route[] = [
                 known.set(id, action);
                 stream.send({ event: 'inbox.added', id: stateId(known.keys()), data: JSON.stringify(action) });
               }
-              stream.send({ event: 'inbox.synced', id: stateId(known.keys()), data: JSON.stringify({ count: known.size }) });
+              stream.send({
+                event: 'inbox.synced',
+                id: stateId(known.keys()),
+                data: JSON.stringify({ count: known.size }),
+              });
               return;
             }
             for (const [id, action] of [...known]) {
               if (now.has(id)) continue;
               known.delete(id);
-              stream.send({ event: 'inbox.removed', id: stateId(known.keys()), data: JSON.stringify({ id, conversationId: action.conversationId }) });
+              stream.send({
+                event: 'inbox.removed',
+                id: stateId(known.keys()),
+                data: JSON.stringify({ id, conversationId: action.conversationId }),
+              });
             }
             for (const [id, action] of now) {
               if (known.has(id)) continue;
@@ -86,7 +99,9 @@ export const inboxStreamRoutes: Route[] = [
             }
             scanning = scan()
               // The stream stays open and the next change scans again; the log says why this one failed.
-              .catch((error: unknown) => host.logger.warn(errorFields(error), 'Heed: the inbox stream could not read the pending actions'))
+              .catch((error: unknown) =>
+                host.logger.warn(errorFields(error), 'Heed: the inbox stream could not read the pending actions'),
+              )
               .finally(() => {
                 scanning = undefined;
                 if (again) {

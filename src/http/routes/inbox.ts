@@ -11,7 +11,8 @@ export const inboxRoutes: Route[] = [
       path: '/api/inbox',
       operationId: 'inbox',
       summary: 'Everything waiting on the caller, across conversations, oldest first',
-      description: 'Pending actions of the conversations the caller owns, a page at a time. An anonymous caller owns none.',
+      description:
+        'Pending actions of the conversations the caller owns, a page at a time. An anonymous caller owns none.',
       tag: 'actions',
       query: inboxQuery,
       responses: { 200: { description: 'One page of pending actions.', schema: inboxResponse } },
@@ -22,7 +23,8 @@ export const inboxRoutes: Route[] = [
       const actions = await heed.inbox({ caller, limit: query.limit + 1, after });
       const page = actions.slice(0, query.limit);
       const last = page.at(-1);
-      const nextCursor = actions.length > query.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : undefined;
+      const nextCursor =
+        actions.length > query.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : undefined;
       return Response.json({ actions: page, ...(nextCursor ? { nextCursor } : {}) });
     },
   ),
@@ -36,11 +38,18 @@ function decodeCursor(text: string): Cursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<Cursor> | null;
     // The time must be one a store can compare with (a forged one would fail deep in the query instead).
-    if (value && typeof value.createdAt === 'string' && !Number.isNaN(Date.parse(value.createdAt)) && typeof value.id === 'string') {
+    if (
+      value &&
+      typeof value.createdAt === 'string' &&
+      !Number.isNaN(Date.parse(value.createdAt)) &&
+      typeof value.id === 'string'
+    ) {
       return { createdAt: value.createdAt, id: value.id };
     }
   } catch {
     // Reported below.
   }
-  throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', { details: { field: 'query.cursor' } });
+  throw new HeedError('invalid_request', 'The cursor is not one this server handed out.', {
+    details: { field: 'query.cursor' },
+  });
 }

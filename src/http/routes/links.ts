@@ -8,16 +8,26 @@ import { defineRoute, type Route } from '../route.js';
 import type { HeedHooks } from '../../hooks.js';
 
 const tokenParams = z.object({ token: z.string().min(1).max(2048) });
-const linkBody = z.object({ resolution: z.record(z.string(), z.unknown()).describe('As for `POST /api/conversations/{id}/actions/{actionId}`.') });
+const linkBody = z.object({
+  resolution: z.record(z.string(), z.unknown()).describe('As for `POST /api/conversations/{id}/actions/{actionId}`.'),
+});
 const linkAction = z
   .record(z.string(), z.unknown())
-  .describe('The action as the API shows it, without the ids of its conversation and message (the link does not grant the conversation).');
+  .describe(
+    'The action as the API shows it, without the ids of its conversation and message (the link does not grant the conversation).',
+  );
 const linkResponse = z.object({
   action: linkAction,
   agent: z.string(),
   recipient: z.string().nullable().describe('Who the link was made for; recorded as `resolvedBy` when it answers.'),
-  requester: z.string().nullable().describe("Who asked: the user id of the conversation's owner; null when nobody signed in owns it."),
-  requestedIn: z.string().optional().describe('For a conversation that lives in a chat workspace and has no owner: the platform ("Slack").'),
+  requester: z
+    .string()
+    .nullable()
+    .describe("Who asked: the user id of the conversation's owner; null when nobody signed in owns it."),
+  requestedIn: z
+    .string()
+    .optional()
+    .describe('For a conversation that lives in a chat workspace and has no owner: the platform ("Slack").'),
   expiresAt: z.string().describe('When the link stops working: never later than the action lapses.'),
 });
 const answeredResponse = z.object({ status: z.literal('recorded'), action: linkAction });
@@ -25,7 +35,10 @@ const answeredResponse = z.object({ status: z.literal('recorded'), action: linkA
 /** One answer for every token that does not lead to an action: forged, tampered, expired, another server's. */
 const notFound = () => new HeedError('not_found', 'This link is not valid (it may have expired).');
 
-async function open(host: HeedHooks, token: string): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
+async function open(
+  host: HeedHooks,
+  token: string,
+): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
   const claims = await host.notifier.readToken(token);
   if (!claims) throw notFound();
   const { store } = host;

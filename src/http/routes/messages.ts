@@ -24,7 +24,10 @@ const queuedNote =
   '`message.created` and `turn.started` with trigger `queue` in the event log), or is dropped (`message.dropped`) where a new message would be refused then. ' +
   'At most `limits.maxQueuedMessages` (10) wait: one more is 409 `queue_full`.';
 
-const queuedResponse = { description: 'Queued behind the running turn (`busyPolicy: "queue"`): its place, and nothing run yet.', schema: queuedResult };
+const queuedResponse = {
+  description: 'Queued behind the running turn (`busyPolicy: "queue"`): its place, and nothing run yet.',
+  schema: queuedResult,
+};
 
 export const messageRoutes: Route[] = [
   defineRoute(
@@ -43,7 +46,8 @@ export const messageRoutes: Route[] = [
       responses: { 200: { description: 'How the turn ended.', schema: turnResult }, 202: queuedResponse },
       errors: [...messageErrors],
     },
-    ({ c, heed, host, caller, params, body, signal }) => sendMessage(c, { heed, host }, caller, params.id, body.content, body.stream === true, signal),
+    ({ c, heed, host, caller, params, body, signal }) =>
+      sendMessage(c, { heed, host }, caller, params.id, body.content, body.stream === true, signal),
   ),
   defineRoute(
     {
@@ -52,14 +56,16 @@ export const messageRoutes: Route[] = [
       operationId: 'sendMessageStream',
       summary: 'Send a message and follow the turn it starts as Server-Sent Events',
       description:
-        'The same as `POST …/messages`, answered as the events of the turn, ending with `turn.done`. Errors before anything is recorded are ordinary JSON errors. ' + queuedNote,
+        'The same as `POST …/messages`, answered as the events of the turn, ending with `turn.done`. Errors before anything is recorded are ordinary JSON errors. ' +
+        queuedNote,
       tag: 'conversations',
       params: conversationIdParams,
       body: streamMessageBody,
       responses: { 200: { description: 'The turn as it runs.', events: turnEvents('the turn') }, 202: queuedResponse },
       errors: [...messageErrors],
     },
-    ({ c, heed, host, caller, params, body, signal }) => sendMessage(c, { heed, host }, caller, params.id, body.content, true, signal),
+    ({ c, heed, host, caller, params, body, signal }) =>
+      sendMessage(c, { heed, host }, caller, params.id, body.content, true, signal),
   ),
 ];
 
@@ -71,9 +77,20 @@ export function turnEvents(what: string): string {
   );
 }
 
-function sendMessage(c: Context<AppEnv>, { heed, host }: Served, caller: Caller, id: string, content: string, streamed: boolean, signal: AbortSignal) {
+function sendMessage(
+  c: Context<AppEnv>,
+  { heed, host }: Served,
+  caller: Caller,
+  id: string,
+  content: string,
+  streamed: boolean,
+  signal: AbortSignal,
+) {
   // A stream counts against the caller's limit before anything runs: a refused one records nothing.
   const stream = streamed ? openStream(c, caller) : undefined;
   if (stream instanceof Response) return stream;
-  return turnResponse(host, id, (onRecorded) => heed.conversation(id).send(content, { caller, onRecorded }), { stream, signal });
+  return turnResponse(host, id, (onRecorded) => heed.conversation(id).send(content, { caller, onRecorded }), {
+    stream,
+    signal,
+  });
 }

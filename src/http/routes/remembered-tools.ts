@@ -13,7 +13,8 @@ export const rememberedToolRoutes: Route[] = [
       responses: { 200: { description: 'The remembered tools.', schema: rememberedToolsResponse } },
       errors: ['unauthorized', 'not_found'],
     },
-    async ({ heed, caller, params }) => Response.json({ tools: await heed.conversation(params.id).rememberedTools({ caller }) }),
+    async ({ heed, caller, params }) =>
+      Response.json({ tools: await heed.conversation(params.id).rememberedTools({ caller }) }),
   ),
   defineRoute(
     {

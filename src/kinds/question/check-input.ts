@@ -8,7 +8,16 @@ import { isPlainObject } from '../plain-object.js';
 export const MAX_PATTERN_LENGTH = 500;
 export const MAX_PLACEHOLDER_LENGTH = 200;
 
-export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'number', 'boolean', 'date', 'email', 'url', 'select'];
+export const INPUT_TYPES: readonly InputType[] = [
+  'text',
+  'textarea',
+  'number',
+  'boolean',
+  'date',
+  'email',
+  'url',
+  'select',
+];
 
 /** Types whose min/max count characters and that may carry a pattern. */
 const TEXT_TYPES: ReadonlySet<InputType> = new Set<InputType>(['text', 'textarea', 'email', 'url']);
@@ -17,7 +26,12 @@ function isInputType(value: unknown): value is InputType {
   return typeof value === 'string' && (INPUT_TYPES as readonly string[]).includes(value);
 }
 
-function checkBound(key: 'min' | 'max', value: unknown, type: InputType, say: (problem: string) => void): number | string | undefined {
+function checkBound(
+  key: 'min' | 'max',
+  value: unknown,
+  type: InputType,
+  say: (problem: string) => void,
+): number | string | undefined {
   if (value === undefined) return undefined;
   if (type === 'number') {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -52,7 +66,11 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
   const type = raw.type;
   if (!isInputType(type)) {
     const accepted = INPUT_TYPES.join(', ');
-    say(type === undefined ? `input.type is missing; use one of ${accepted}.` : `input.type ${quote(String(type))} is not one of ${accepted}.`);
+    say(
+      type === undefined
+        ? `input.type is missing; use one of ${accepted}.`
+        : `input.type ${quote(String(type))} is not one of ${accepted}.`,
+    );
     return undefined;
   }
 
@@ -78,12 +96,16 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
       // needs backtracking; the browser runs only those also marked safe for a backtracking engine.
       const compiled = compilePattern(pattern);
       if (!compiled.ok) {
-        say(`input.pattern ${quote(pattern)} cannot be used: ${compiled.problem}. Patterns use RE2 syntax (JavaScript's, without backreferences or lookaround).`);
+        say(
+          `input.pattern ${quote(pattern)} cannot be used: ${compiled.problem}. Patterns use RE2 syntax (JavaScript's, without backreferences or lookaround).`,
+        );
       } else {
         input.pattern = pattern;
         if (isBacktrackSafe(pattern)) input.patternBacktrackSafe = true;
         if (typeof max === 'number' && max > MAX_PATTERN_ANSWER_LENGTH) {
-          say(`input.max is ${max}, but an answer checked against a pattern may have at most ${MAX_PATTERN_ANSWER_LENGTH} characters.`);
+          say(
+            `input.max is ${max}, but an answer checked against a pattern may have at most ${MAX_PATTERN_ANSWER_LENGTH} characters.`,
+          );
         }
       }
     }
@@ -99,7 +121,9 @@ export function checkInput(raw: unknown, say: (problem: string) => void): Questi
   if (raw.placeholder !== undefined) {
     if (typeof raw.placeholder !== 'string') say('input.placeholder must be text.');
     else if (characterCount(raw.placeholder) > MAX_PLACEHOLDER_LENGTH) {
-      say(`input.placeholder is ${characterCount(raw.placeholder)} characters long; it may have at most ${MAX_PLACEHOLDER_LENGTH}.`);
+      say(
+        `input.placeholder is ${characterCount(raw.placeholder)} characters long; it may have at most ${MAX_PLACEHOLDER_LENGTH}.`,
+      );
     } else input.placeholder = raw.placeholder;
   }
   return input;

@@ -104,7 +104,10 @@ describe('checkQuestions: normalization', () => {
   });
 
   it('turns custom off for a select input', () => {
-    const result = checkQuestions([{ header: 'Plan', prompt: 'Which plan?', input: { type: 'select' }, options: [{ label: 'Free' }] }], { source: 'ctx' });
+    const result = checkQuestions(
+      [{ header: 'Plan', prompt: 'Which plan?', input: { type: 'select' }, options: [{ label: 'Free' }] }],
+      { source: 'ctx' },
+    );
     expect(result.ok && result.questions[0].custom).toBe(false);
   });
 });
@@ -116,10 +119,12 @@ describe('checkQuestions: the set', () => {
   });
 
   it('reports repeated headers and ids', () => {
-    expect(problemsOf([color, { ...color, defaults: undefined }, { ...color, id: 'Color', header: 'Colour' }])).toEqual([
-      'questions[1] ("Color"): header "Color" is already used by questions[0]; headers must be unique.',
-      'questions[2] ("Colour"): id "Color" is already used by questions[0]; ids must be unique.',
-    ]);
+    expect(problemsOf([color, { ...color, defaults: undefined }, { ...color, id: 'Color', header: 'Colour' }])).toEqual(
+      [
+        'questions[1] ("Color"): header "Color" is already used by questions[0]; headers must be unique.',
+        'questions[2] ("Colour"): id "Color" is already used by questions[0]; ids must be unique.',
+      ],
+    );
   });
 
   it('returns every problem at once', () => {
@@ -140,7 +145,11 @@ describe('checkQuestions: the set', () => {
   });
 
   it('checks the types of the known fields', () => {
-    expect(problemsOf([{ header: 'Q', id: 7, prompt: 'Q?', description: 3, multiple: 'yes', custom: 1, options: [{ label: 'A' }] }])).toEqual([
+    expect(
+      problemsOf([
+        { header: 'Q', id: 7, prompt: 'Q?', description: 3, multiple: 'yes', custom: 1, options: [{ label: 'A' }] },
+      ]),
+    ).toEqual([
       'questions[0] ("Q"): id must be text.',
       'questions[0] ("Q"): description must be text.',
       'questions[0] ("Q"): multiple must be true or false.',
@@ -164,7 +173,11 @@ describe('checkQuestions: options', () => {
           ],
         },
       ]),
-    ).toEqual(['questions[1] ("Color"): label "Red" appears twice.', 'questions[1] ("Color"): value "r" appears twice.', 'questions[1] ("Color"): hotkey "x" appears twice.']);
+    ).toEqual([
+      'questions[1] ("Color"): label "Red" appears twice.',
+      'questions[1] ("Color"): value "r" appears twice.',
+      'questions[1] ("Color"): hotkey "x" appears twice.',
+    ]);
   });
 
   it('wants a non-empty list of labelled options', () => {
@@ -205,9 +218,15 @@ describe('checkQuestions: input', () => {
   const typed = (input: unknown, extra: object = {}) => [{ header: 'F', prompt: 'F?', input, ...extra }];
 
   it('knows the input types', () => {
-    expect(problemsOf(typed({ type: 'color' }))).toEqual(['questions[0] ("F"): input.type "color" is not one of text, textarea, number, boolean, date, email, url, select.']);
-    expect(problemsOf(typed({}))).toEqual(['questions[0] ("F"): input.type is missing; use one of text, textarea, number, boolean, date, email, url, select.']);
-    expect(problemsOf(typed('text'))).toEqual(['questions[0] ("F"): input must be an object with a type, such as { "type": "text" }.']);
+    expect(problemsOf(typed({ type: 'color' }))).toEqual([
+      'questions[0] ("F"): input.type "color" is not one of text, textarea, number, boolean, date, email, url, select.',
+    ]);
+    expect(problemsOf(typed({}))).toEqual([
+      'questions[0] ("F"): input.type is missing; use one of text, textarea, number, boolean, date, email, url, select.',
+    ]);
+    expect(problemsOf(typed('text'))).toEqual([
+      'questions[0] ("F"): input must be an object with a type, such as { "type": "text" }.',
+    ]);
   });
 
   it('checks min and max per type, and that min is not above max', () => {
@@ -223,8 +242,12 @@ describe('checkQuestions: input', () => {
       'questions[0] ("F"): input.min must be a real date written YYYY-MM-DD for a date input.',
       'questions[0] ("F"): input.max must be a real date written YYYY-MM-DD for a date input.',
     ]);
-    expect(problemsOf(typed({ type: 'boolean', min: 0 }))).toEqual(['questions[0] ("F"): input.min does not apply to a boolean input.']);
-    expect(problemsOf(typed({ type: 'number', min: 10, max: 2 }))).toEqual(['questions[0] ("F"): input.min (10) is greater than input.max (2).']);
+    expect(problemsOf(typed({ type: 'boolean', min: 0 }))).toEqual([
+      'questions[0] ("F"): input.min does not apply to a boolean input.',
+    ]);
+    expect(problemsOf(typed({ type: 'number', min: 10, max: 2 }))).toEqual([
+      'questions[0] ("F"): input.min (10) is greater than input.max (2).',
+    ]);
     expect(problemsOf(typed({ type: 'date', min: '2025-06-01', max: '2025-01-01' }))).toEqual([
       'questions[0] ("F"): input.min (2025-06-01) is greater than input.max (2025-01-01).',
     ]);
@@ -300,7 +323,12 @@ describe("checkQuestions: seed 003's own shape", () => {
   it('takes a question with an id and no header, making the header from the id', () => {
     const result = checkQuestions(
       [
-        { id: 'scope', prompt: 'How much should I cover?', options: [{ value: 'file', label: 'This file', hotkey: 'a' }], defaults: ['file'] },
+        {
+          id: 'scope',
+          prompt: 'How much should I cover?',
+          options: [{ value: 'file', label: 'This file', hotkey: 'a' }],
+          defaults: ['file'],
+        },
         { id: 'due_date', prompt: 'When is it due?', input: { type: 'date' } },
         { id: 'a-very-long-identifier-for-a-question', prompt: 'Long?', input: { type: 'text' } },
       ],
@@ -333,7 +361,9 @@ describe("checkQuestions: seed 003's own shape", () => {
     expect(problemsOf([{ id: 'q', prompt: 'Q?', options, custom: true, allowFreeText: false }])).toEqual([
       'questions[0] ("Q"): custom and allowFreeText say different things; give one of them.',
     ]);
-    expect(problemsOf([{ id: 'plan', prompt: 'Plan?', input: { type: 'select' }, options, allowFreeText: true }])).toEqual([
+    expect(
+      problemsOf([{ id: 'plan', prompt: 'Plan?', input: { type: 'select' }, options, allowFreeText: true }]),
+    ).toEqual([
       'questions[0] ("Plan"): allowFreeText cannot be true for a select input, which picks only from its options.',
     ]);
   });
@@ -344,6 +374,8 @@ describe("checkQuestions: seed 003's own shape", () => {
         { id: 'due_date', prompt: 'Due?', input: { type: 'date' } },
         { id: 'due-date', prompt: 'Due again?', input: { type: 'date' } },
       ]),
-    ).toEqual(['questions[1] ("Due date"): header "Due date", made from the id, is already used by questions[0]; give this question a header of its own.']);
+    ).toEqual([
+      'questions[1] ("Due date"): header "Due date", made from the id, is already used by questions[0]; give this question a header of its own.',
+    ]);
   });
 });

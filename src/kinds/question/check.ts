@@ -32,7 +32,13 @@ export const MAX_TEXT_LENGTH = {
 
 type Say = (problem: string) => void;
 
-function optionalText(raw: Record<string, unknown>, key: string, field: string, say: Say, max?: number): string | undefined {
+function optionalText(
+  raw: Record<string, unknown>,
+  key: string,
+  field: string,
+  say: Say,
+  max?: number,
+): string | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
   if (typeof value === 'string') {
@@ -95,7 +101,13 @@ function checkOptions(raw: unknown, say: Say): QuestionOption[] | undefined {
     if (typeof item.value === 'string' && item.value.trim() !== '') option.value = item.value.trim();
     else if (item.value !== undefined && typeof item.value !== 'string') say(`${named}: value must be text.`);
     tooLong(option.value, MAX_TEXT_LENGTH.value, `${named}: value`, say);
-    const description = optionalText(item, 'description', `${named}: description`, say, MAX_TEXT_LENGTH.optionDescription);
+    const description = optionalText(
+      item,
+      'description',
+      `${named}: description`,
+      say,
+      MAX_TEXT_LENGTH.optionDescription,
+    );
     if (description !== undefined) option.description = description;
     const preview = optionalText(item, 'preview', `${named}: preview`, say, MAX_TEXT_LENGTH.preview);
     if (preview !== undefined) option.preview = preview;
@@ -143,7 +155,8 @@ export function headerFromId(id: string): string {
 export function givenHeader(raw: Record<string, unknown>): { header: string; derived: boolean } | undefined {
   if (typeof raw.header === 'string' && raw.header.trim() !== '') return { header: raw.header.trim(), derived: false };
   const blank = raw.header === undefined || (typeof raw.header === 'string' && raw.header.trim() === '');
-  if (blank && typeof raw.id === 'string' && headerFromId(raw.id) !== '') return { header: headerFromId(raw.id), derived: true };
+  if (blank && typeof raw.id === 'string' && headerFromId(raw.id) !== '')
+    return { header: headerFromId(raw.id), derived: true };
   return undefined;
 }
 
@@ -275,7 +288,10 @@ export function checkQuestions(raw: unknown, options: { source: QuestionSource }
     if (header !== '') {
       const first = headerAt.get(header);
       if (first === undefined) headerAt.set(header, index);
-      else if (given?.derived) say(`header ${quote(header)}, made from the id, is already used by questions[${first}]; give this question a header of its own.`);
+      else if (given?.derived)
+        say(
+          `header ${quote(header)}, made from the id, is already used by questions[${first}]; give this question a header of its own.`,
+        );
       else say(`header ${quote(header)} is already used by questions[${first}]; headers must be unique.`);
     }
     const givenId = isPlainObject(item) && typeof item.id === 'string' ? item.id.trim() : '';

@@ -32,7 +32,10 @@ describe('coerceAnswer: the shape a form sends', () => {
   });
 
   it('refuses other shapes', () => {
-    expect(coerceAnswer(color, { label: 'Red' })).toEqual({ ok: false, message: '"Color" must be text or a list of texts.' });
+    expect(coerceAnswer(color, { label: 'Red' })).toEqual({
+      ok: false,
+      message: '"Color" must be text or a list of texts.',
+    });
     expect(coerceAnswer(color, [['red']])).toEqual({ ok: false, message: '"Color" must be text or a list of texts.' });
   });
 });
@@ -105,8 +108,10 @@ describe('coerceAnswer: typed inputs', () => {
 
   it('boolean: yes/no words become true or false', () => {
     const agree = typed({ type: 'boolean' }, 'Agree');
-    for (const yes of ['true', 'YES', 'On', '1']) expect(coerceAnswer(agree, yes)).toEqual({ ok: true, values: ['true'] });
-    for (const no of ['False', 'no', 'OFF', '0']) expect(coerceAnswer(agree, no)).toEqual({ ok: true, values: ['false'] });
+    for (const yes of ['true', 'YES', 'On', '1'])
+      expect(coerceAnswer(agree, yes)).toEqual({ ok: true, values: ['true'] });
+    for (const no of ['False', 'no', 'OFF', '0'])
+      expect(coerceAnswer(agree, no)).toEqual({ ok: true, values: ['false'] });
     expect(coerceAnswer(agree, 'maybe')).toEqual({
       ok: false,
       message: '"Agree" must be yes or no (true/false, on/off and 1/0 work too); "maybe" is not.',
@@ -140,7 +145,10 @@ describe('coerceAnswer: typed inputs', () => {
 
   it('url: http or https only', () => {
     const site = typed({ type: 'url' }, 'Site');
-    expect(coerceAnswer(site, 'https://example.com/a?b=1')).toEqual({ ok: true, values: ['https://example.com/a?b=1'] });
+    expect(coerceAnswer(site, 'https://example.com/a?b=1')).toEqual({
+      ok: true,
+      values: ['https://example.com/a?b=1'],
+    });
     expect(coerceAnswer(site, 'http://localhost:3000')).toEqual({ ok: true, values: ['http://localhost:3000'] });
     for (const bad of ['example.com', 'ftp://example.com', 'javascript:alert(1)']) {
       expect(coerceAnswer(site, bad)).toEqual({

@@ -100,7 +100,8 @@ function checkNumber(input: QuestionInput, value: string): CanonicalResult {
   if (!DECIMAL.test(value) || !Number.isFinite(number)) {
     return { ok: false, reason: `must be a number, like 42 or 4.5; ${quote(value)} is not` };
   }
-  if (typeof input.min === 'number' && number < input.min) return { ok: false, reason: `must be at least ${input.min}` };
+  if (typeof input.min === 'number' && number < input.min)
+    return { ok: false, reason: `must be at least ${input.min}` };
   if (typeof input.max === 'number' && number > input.max) return { ok: false, reason: `must be at most ${input.max}` };
   return { ok: true, values: [String(number)] };
 }
@@ -110,8 +111,10 @@ function checkDate(input: QuestionInput, value: string): CanonicalResult {
     return { ok: false, reason: `must be a real date written YYYY-MM-DD, like 2025-03-31; ${quote(value)} is not` };
   }
   // YYYY-MM-DD strings sort in date order, so plain comparison is a date comparison.
-  if (typeof input.min === 'string' && value < input.min) return { ok: false, reason: `must be on or after ${input.min}` };
-  if (typeof input.max === 'string' && value > input.max) return { ok: false, reason: `must be on or before ${input.max}` };
+  if (typeof input.min === 'string' && value < input.min)
+    return { ok: false, reason: `must be on or after ${input.min}` };
+  if (typeof input.max === 'string' && value > input.max)
+    return { ok: false, reason: `must be on or before ${input.max}` };
   return { ok: true, values: [value] };
 }
 
@@ -177,7 +180,10 @@ function checkOne(question: Question, value: string, test: PatternTest): Canonic
     const matched = matchOption(question, value);
     if (matched !== undefined) return { ok: true, values: [matched] };
     if (question.custom === false || input?.type === 'select') {
-      return { ok: false, reason: `must be one of the offered options (${listLabels(question)}); ${quote(value)} is not` };
+      return {
+        ok: false,
+        reason: `must be one of the offered options (${listLabels(question)}); ${quote(value)} is not`,
+      };
     }
     return { ok: true, values: [value] };
   }
@@ -185,7 +191,10 @@ function checkOne(question: Question, value: string, test: PatternTest): Canonic
   const checked = checkTyped(input, value);
   if (!checked.ok || input.pattern === undefined) return checked;
   if (characterCount(checked.values[0]) > MAX_PATTERN_ANSWER_LENGTH) {
-    return { ok: false, reason: `must be at most ${MAX_PATTERN_ANSWER_LENGTH} characters long, as it is checked against a pattern` };
+    return {
+      ok: false,
+      reason: `must be at most ${MAX_PATTERN_ANSWER_LENGTH} characters long, as it is checked against a pattern`,
+    };
   }
   if (test({ ...input, pattern: input.pattern }, checked.values[0]) === false) {
     return { ok: false, reason: `must match the pattern ${input.pattern}; ${quote(value)} does not` };
@@ -198,7 +207,11 @@ function checkOne(question: Question, value: string, test: PatternTest): Canonic
  * in canonical form (option values, decimal numbers, `true`/`false`, YYYY-MM-DD), without repeats.
  * How many answers the question takes is the caller's check.
  */
-export function canonicalValues(question: Question, strings: string[], test: PatternTest = backtrackingPatternTest): CanonicalResult {
+export function canonicalValues(
+  question: Question,
+  strings: string[],
+  test: PatternTest = backtrackingPatternTest,
+): CanonicalResult {
   // A Set keeps repeats out in linear time, however many strings were sent.
   const values = new Set<string>();
   for (const value of strings) {
@@ -214,7 +227,11 @@ export function canonicalValues(question: Question, strings: string[], test: Pat
  * out). An empty answer is `{ ok: true, values: [] }`: required questions and defaults are the
  * caller's concern. The message names the question by its header, so a UI can show it beside the field.
  */
-export function coerceAnswer(question: Question, raw: unknown, test: PatternTest = backtrackingPatternTest): CoerceAnswerResult {
+export function coerceAnswer(
+  question: Question,
+  raw: unknown,
+  test: PatternTest = backtrackingPatternTest,
+): CoerceAnswerResult {
   const subject = quote(question.header);
   const strings = toAnswerStrings(raw);
   if (strings === null) return { ok: false, message: `${subject} must be text or a list of texts.` };
@@ -227,7 +244,10 @@ export function coerceAnswer(question: Question, raw: unknown, test: PatternTest
   const result = canonicalValues(question, strings, test);
   if (!result.ok) return { ok: false, message: `${subject} ${result.reason}.` };
   if (result.values.length > most && question.multiple) {
-    return { ok: false, message: `${subject} has ${result.values.length} answers; it takes at most ${most}: each option once and one typed answer.` };
+    return {
+      ok: false,
+      message: `${subject} has ${result.values.length} answers; it takes at most ${most}: each option once and one typed answer.`,
+    };
   }
   if (!question.multiple && result.values.length > 1) {
     return { ok: false, message: `${subject} takes one answer only; ${result.values.length} were given.` };

@@ -37,7 +37,10 @@ export function compilePattern(pattern: string): CompiledPattern {
   if (!read.ok) return { ok: false, problem: read.problem };
   const size = patternSize(read.tree);
   if (size > MAX_PATTERN_SIZE) {
-    return { ok: false, problem: `its repeats written out come to ${size} items; at most ${MAX_PATTERN_SIZE} are allowed` };
+    return {
+      ok: false,
+      problem: `its repeats written out come to ${size} items; at most ${MAX_PATTERN_SIZE} are allowed`,
+    };
   }
   let regex: RE2;
   try {

@@ -9,7 +9,17 @@ const problemOf = (pattern: string) => {
 
 describe('question patterns', () => {
   it('accepts what RE2 runs in linear time, including patterns that would backtrack forever', () => {
-    for (const pattern of ['[A-Z]{3}-\\d{4}', '^(a+)+$', '(a|aa)+', '(?<year>\\d{4})-\\d{2}', '\\p{L}+', '[^@\\s]+@[^@\\s]+', 'a{2,}b?', 'x{', '(?i)abc']) {
+    for (const pattern of [
+      '[A-Z]{3}-\\d{4}',
+      '^(a+)+$',
+      '(a|aa)+',
+      '(?<year>\\d{4})-\\d{2}',
+      '\\p{L}+',
+      '[^@\\s]+@[^@\\s]+',
+      'a{2,}b?',
+      'x{',
+      '(?i)abc',
+    ]) {
       expect(problemOf(pattern), pattern).toBeNull();
     }
   });
@@ -19,7 +29,9 @@ describe('question patterns', () => {
     expect(problemOf('(?<!a)b')).toMatch(/lookaround/);
     expect(problemOf('(a)\\1')).toMatch(/backreference/);
     expect(problemOf('(?<x>a)\\k<x>')).toMatch(/backreference/);
-    expect(problemOf('[a-z]{0,1000}'.repeat(30))).toBe('its repeats written out come to 30000 items; at most 1000 are allowed');
+    expect(problemOf('[a-z]{0,1000}'.repeat(30))).toBe(
+      'its repeats written out come to 30000 items; at most 1000 are allowed',
+    );
     expect(problemOf('(?:\\w+\\s?){1,1000}')).toMatch(/at most 1000 are allowed/);
     expect(problemOf('[]a]')).toMatch(/may not start with "]"/);
     expect(problemOf('(ab')).toMatch(/not closed/);
@@ -29,7 +41,14 @@ describe('question patterns', () => {
   });
 
   it('marks as safe for a backtracking engine only patterns with no repeat around a choice and few ways to split', () => {
-    for (const pattern of ['[A-Z]{3}-\\d{4}', '\\+?\\d{7,15}', '[a-z]+', '(?:-\\d{4})?', '(?:[A-Z]{2}\\d{2}){3}', 'yes|no']) {
+    for (const pattern of [
+      '[A-Z]{3}-\\d{4}',
+      '\\+?\\d{7,15}',
+      '[a-z]+',
+      '(?:-\\d{4})?',
+      '(?:[A-Z]{2}\\d{2}){3}',
+      'yes|no',
+    ]) {
       expect(isBacktrackSafe(pattern), pattern).toBe(true);
     }
     for (const pattern of ['(a+)+', '(a|b)*', '(a?){30}a{30}', '\\d+\\d+\\d+', '\\d+\\d+', '(?=a)a', 'a{']) {

@@ -20,7 +20,10 @@ export const MAX_PATTERN_SIZE = 1000;
  */
 const MAX_BACKTRACK_WAYS = 100_000;
 
-type PatternNode = { type: 'atom' } | { type: 'alternation'; branches: PatternNode[][] } | { type: 'repeat'; min: number; max: number; node: PatternNode };
+type PatternNode =
+  | { type: 'atom' }
+  | { type: 'alternation'; branches: PatternNode[][] }
+  | { type: 'repeat'; min: number; max: number; node: PatternNode };
 
 export type PatternRead = { ok: true; tree: PatternNode } | { ok: false; problem: string };
 
@@ -40,7 +43,8 @@ export function readPattern(pattern: string): PatternRead {
     // at is just past the backslash.
     const next = pattern[at];
     if (next === undefined) fail('it ends with a lone backslash');
-    if (/[1-9]/.test(next) || next === 'k') fail('it uses a backreference (\\1, \\k<name>), which cannot be checked in linear time');
+    if (/[1-9]/.test(next) || next === 'k')
+      fail('it uses a backreference (\\1, \\k<name>), which cannot be checked in linear time');
     if (next === 'Q' || next === 'C') fail(`\\${next} is not supported`);
     at += 1;
     if ((next === 'u' || next === 'p' || next === 'P' || next === 'x') && pattern[at] === '{') {
@@ -165,7 +169,10 @@ export function patternSize(node: PatternNode): number {
     case 'atom':
       return 1;
     case 'alternation':
-      return node.branches.reduce((sum, branch) => sum + branch.reduce((inner, item) => inner + patternSize(item), 0), 0) || 1;
+      return (
+        node.branches.reduce((sum, branch) => sum + branch.reduce((inner, item) => inner + patternSize(item), 0), 0) ||
+        1
+      );
     case 'repeat':
       return patternSize(node.node) * Math.max(1, Number.isFinite(node.max) ? node.max : node.min + 1);
   }

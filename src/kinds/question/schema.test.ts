@@ -26,9 +26,28 @@ describe('the ask tool', () => {
     expect(list.maxItems).toBe(5);
     const question = list.items!;
     expect(question.required).toEqual(['header', 'prompt']);
-    expect(Object.keys(question.properties!)).toEqual(['id', 'header', 'prompt', 'description', 'options', 'multiple', 'custom', 'input', 'defaults']);
+    expect(Object.keys(question.properties!)).toEqual([
+      'id',
+      'header',
+      'prompt',
+      'description',
+      'options',
+      'multiple',
+      'custom',
+      'input',
+      'defaults',
+    ]);
     expect(question.properties!.header.maxLength).toBe(30);
-    expect(question.properties!.input.properties!.type.enum).toEqual(['text', 'textarea', 'number', 'boolean', 'date', 'email', 'url', 'select']);
+    expect(question.properties!.input.properties!.type.enum).toEqual([
+      'text',
+      'textarea',
+      'number',
+      'boolean',
+      'date',
+      'email',
+      'url',
+      'select',
+    ]);
     expect(question.properties!.defaults.description).toMatch(/every question with options/);
   });
 

@@ -17,7 +17,12 @@ const option: JsonObject = {
   type: 'object',
   properties: {
     value: { type: 'string', description: 'Stable value stored as the answer. Defaults to the label.' },
-    label: { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH.label, description: 'What the user sees. Unique within the question.' },
+    label: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_TEXT_LENGTH.label,
+      description: 'What the user sees. Unique within the question.',
+    },
     description: { type: 'string', description: 'What choosing this option means, in one sentence.' },
     preview: { type: 'string', description: 'Optional code block or sketch shown while the option is focused.' },
   },
@@ -27,7 +32,8 @@ const option: JsonObject = {
 
 const input: JsonObject = {
   type: 'object',
-  description: 'Ask for a typed value instead of (or, for `select`, together with) options. Leave out when options suffice.',
+  description:
+    'Ask for a typed value instead of (or, for `select`, together with) options. Leave out when options suffice.',
   properties: {
     type: { type: 'string', enum: [...INPUT_TYPES], description: '`select` picks from `options`.' },
     min: {
@@ -40,7 +46,8 @@ const input: JsonObject = {
     },
     pattern: {
       type: 'string',
-      description: 'Regular expression (RE2 syntax: no backreferences or lookaround) the whole text must match; such answers are at most 1000 characters.',
+      description:
+        'Regular expression (RE2 syntax: no backreferences or lookaround) the whole text must match; such answers are at most 1000 characters.',
     },
     required: { type: 'boolean', description: 'True when the question may not be left unanswered.' },
     placeholder: { type: 'string', description: 'Example shown in the empty field.' },
@@ -59,7 +66,12 @@ const question: JsonObject = {
       maxLength: MAX_HEADER_LENGTH,
       description: `Very short title, at most ${MAX_HEADER_LENGTH} characters, unique within the call.`,
     },
-    prompt: { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH.prompt, description: 'The full question, as one clear sentence.' },
+    prompt: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_TEXT_LENGTH.prompt,
+      description: 'The full question, as one clear sentence.',
+    },
     description: { type: 'string', description: 'Optional context that helps the user answer.' },
     options: {
       type: 'array',
@@ -74,7 +86,9 @@ const question: JsonObject = {
     defaults: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Your pre-picked answer(s): option values or labels, or a typed value. Required for every question ' + 'with options; at most one unless `multiple` is true.',
+      description:
+        'Your pre-picked answer(s): option values or labels, or a typed value. Required for every question ' +
+        'with options; at most one unless `multiple` is true.',
     },
   },
   required: ['header', 'prompt'],

@@ -101,7 +101,11 @@ describe('settleAnswers', () => {
     ).toEqual({
       ok: false,
       problems: [
-        { field: 'answers.color', message: 'There is no question "color" here. The questions are "scope", "tests", "seats", "contact", "notes".' },
+        {
+          field: 'answers.color',
+          message:
+            'There is no question "color" here. The questions are "scope", "tests", "seats", "contact", "notes".',
+        },
         { field: 'answers.scope', message: '"Scope" takes one answer only; 2 were given.' },
         {
           field: 'answers.tests',
@@ -117,7 +121,9 @@ describe('settleAnswers', () => {
   it('refuses the same question answered under its id and its header', () => {
     expect(settleAnswers(questions, { scope: 'file', Scope: 'module', contact: 'ana@example.com' })).toEqual({
       ok: false,
-      problems: [{ field: 'answers.scope', message: '"Scope" is answered twice, as "scope" and as "Scope"; send one.' }],
+      problems: [
+        { field: 'answers.scope', message: '"Scope" is answered twice, as "scope" and as "Scope"; send one.' },
+      ],
     });
   });
 
@@ -147,6 +153,9 @@ describe('skipAnswers', () => {
   });
 
   it('gives nothing when nothing was pre-picked', () => {
-    expect(skipAnswers(questions.filter((question) => !question.defaults))).toStrictEqual({ answers: {}, defaulted: [] });
+    expect(skipAnswers(questions.filter((question) => !question.defaults))).toStrictEqual({
+      answers: {},
+      defaulted: [],
+    });
   });
 });

@@ -54,7 +54,10 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
     const question = findQuestion(questions, key);
     if (!question) {
       const ids = questions.map((q) => quote(q.id)).join(', ');
-      problems.push({ field: `answers.${key}`, message: `There is no question ${quote(key)} here. The questions are ${ids}.` });
+      problems.push({
+        field: `answers.${key}`,
+        message: `There is no question ${quote(key)} here. The questions are ${ids}.`,
+      });
       continue;
     }
     const earlier = given.get(question.id);

@@ -61,11 +61,17 @@ describe('summarizeAnswers', () => {
 
   it('says the questions were skipped and lists the pre-picked answers used', () => {
     expect(summarizeAnswers(questions, { skipped: true, answers: { scope: ['module'] } })).toBe(
-      ['The user skipped these questions; go on with your own assumptions.', 'Pre-picked answers in effect:', 'How much should I cover? → The whole module'].join('\n'),
+      [
+        'The user skipped these questions; go on with your own assumptions.',
+        'Pre-picked answers in effect:',
+        'How much should I cover? → The whole module',
+      ].join('\n'),
     );
   });
 
   it('says only that they were skipped when nothing was pre-picked', () => {
-    expect(summarizeAnswers(questions, { skipped: true, answers: {} })).toBe('The user skipped these questions; go on with your own assumptions.');
+    expect(summarizeAnswers(questions, { skipped: true, answers: {} })).toBe(
+      'The user skipped these questions; go on with your own assumptions.',
+    );
   });
 });

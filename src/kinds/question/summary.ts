@@ -26,7 +26,10 @@ function line(question: Question, values: string[]): string {
  * What the model reads back once the questions are settled: by labels, never opaque option values.
  * A skipped set says so first and then lists the pre-picked answers that stand in for the person's.
  */
-export function summarizeAnswers(questions: Question[], outcome: { answers: Record<string, string[]>; skipped?: boolean; note?: string }): string {
+export function summarizeAnswers(
+  questions: Question[],
+  outcome: { answers: Record<string, string[]>; skipped?: boolean; note?: string },
+): string {
   if (outcome.skipped) {
     const used = questions
       .map((question) => ({ question, values: answerOf(outcome.answers, question.id) }))

@@ -16,9 +16,17 @@ const questionInput = z.strictObject({
   type: inputType,
   min: z.union([z.number(), z.string()]).optional().describe('Smallest number, shortest text, or earliest YYYY-MM-DD.'),
   max: z.union([z.number(), z.string()]).optional().describe('Largest number, longest text, or latest YYYY-MM-DD.'),
-  pattern: z.string().optional().describe('A regular expression (RE2 syntax) the whole value must match; answers checked by it are at most 1,000 characters.'),
+  pattern: z
+    .string()
+    .optional()
+    .describe(
+      'A regular expression (RE2 syntax) the whole value must match; answers checked by it are at most 1,000 characters.',
+    ),
   // Set by the server, never taken from the asker: a form may check the pattern as the person types. Others are checked by the server only.
-  patternBacktrackSafe: z.boolean().optional().describe('set by the server: a browser may run this pattern as the person types'),
+  patternBacktrackSafe: z
+    .boolean()
+    .optional()
+    .describe('set by the server: a browser may run this pattern as the person types'),
   required: z.boolean().optional(),
   placeholder: z.string().optional(),
 });

@@ -24,9 +24,15 @@ export interface ActionCardProps {
 
 /** The card of each kind that has its own; a kind without one gets the generic card (its title, summary and choices). */
 const cards: ByKind<ReactElement, [props: ActionCardProps]> = {
-  question: (action, { onSubmit, busy, autoFocus }) => <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
-  approval: (action, { onSubmit, busy, autoFocus }) => <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
-  url: (action, { onSubmit, busy, autoFocus }) => <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />,
+  question: (action, { onSubmit, busy, autoFocus }) => (
+    <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
+  ),
+  approval: (action, { onSubmit, busy, autoFocus }) => (
+    <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
+  ),
+  url: (action, { onSubmit, busy, autoFocus }) => (
+    <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
+  ),
   client_tool: (action, { clientToolRun, onSubmit, onRunClientTool, busy }) => (
     <ClientToolCard action={action} run={clientToolRun} onSubmit={onSubmit} onRun={onRunClientTool} busy={busy} />
   ),
@@ -34,7 +40,14 @@ const cards: ByKind<ReactElement, [props: ActionCardProps]> = {
 
 /** The built-in card for a pending action, whatever its kind. */
 export function BuiltInCard(props: ActionCardProps) {
-  return byKind(cards, (action, { onSubmit, busy, autoFocus }) => <GenericCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />, props.action, props);
+  return byKind(
+    cards,
+    (action, { onSubmit, busy, autoFocus }) => (
+      <GenericCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
+    ),
+    props.action,
+    props,
+  );
 }
 
 /**
@@ -55,7 +68,13 @@ export function ActionCard(props: ActionCardProps) {
     const resolution = dismissalOf(action, note);
     return resolution
       ? onSubmit(resolution)
-      : Promise.resolve({ ok: false as const, error: { code: 'invalid_resolution', message: 'This kind of request cannot be dismissed; answer it instead.' } });
+      : Promise.resolve({
+          ok: false as const,
+          error: {
+            code: 'invalid_resolution',
+            message: 'This kind of request cannot be dismissed; answer it instead.',
+          },
+        });
   };
   return (
     <ToolCardBoundary key={action.id} fallback={builtIn} toolName={action.toolName}>

@@ -68,9 +68,19 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
   }
 
   return (
-    <section ref={rootRef} tabIndex={-1} className="heed-card heed-approval-card" aria-labelledby={`${base}-title`} aria-busy={disabled}>
+    <section
+      ref={rootRef}
+      tabIndex={-1}
+      className="heed-card heed-approval-card"
+      aria-labelledby={`${base}-title`}
+      aria-busy={disabled}
+    >
       <ApprovalHead action={action} titleId={`${base}-title`} />
-      {!editor.editing ? <ArgumentsView value={action.args} /> : <EditArguments editor={editor} base={base} disabled={disabled} />}
+      {!editor.editing ? (
+        <ArgumentsView value={action.args} />
+      ) : (
+        <EditArguments editor={editor} base={base} disabled={disabled} />
+      )}
       <div className="heed-field">
         <label htmlFor={`${base}-comment`}>Comment (optional)</label>
         <textarea
@@ -85,7 +95,12 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
       </div>
       {action.canRemember && (
         <label className="heed-check">
-          <input type="checkbox" checked={remember} disabled={disabled} onChange={(event) => setRemember(event.target.checked)} />
+          <input
+            type="checkbox"
+            checked={remember}
+            disabled={disabled}
+            onChange={(event) => setRemember(event.target.checked)}
+          />
           Don&apos;t ask again in this chat for {action.toolName}
         </label>
       )}
@@ -97,7 +112,12 @@ export function ApprovalCard({ action, onSubmit, busy = false, autoFocus = false
             : 'You chose Deny in the message: add a comment if you like, then press Deny.'}
         </p>
       )}
-      <ApprovalActions editor={editor} disabled={disabled} chosen={chosen} onDecide={(decision) => void decide(decision)} />
+      <ApprovalActions
+        editor={editor}
+        disabled={disabled}
+        chosen={chosen}
+        onDecide={(decision) => void decide(decision)}
+      />
     </section>
   );
 }
@@ -140,14 +160,30 @@ function ApprovalActions({
   const mark = (decision: 'allow' | 'deny') => (chosen === decision ? ' heed-chosen' : '');
   return (
     <div className="heed-actions">
-      <button type="button" className={`heed-button heed-primary${mark('allow')}`} disabled={disabled || editor.problems.length > 0} onClick={() => onDecide('allow')}>
+      <button
+        type="button"
+        className={`heed-button heed-primary${mark('allow')}`}
+        disabled={disabled || editor.problems.length > 0}
+        onClick={() => onDecide('allow')}
+      >
         {editor.changed ? 'Allow with changes' : 'Allow'}
       </button>
-      <button type="button" className={`heed-button heed-danger${mark('deny')}`} disabled={disabled} onClick={() => onDecide('deny')}>
+      <button
+        type="button"
+        className={`heed-button heed-danger${mark('deny')}`}
+        disabled={disabled}
+        onClick={() => onDecide('deny')}
+      >
         Deny
       </button>
       <span className="heed-spacer" />
-      <button type="button" className="heed-button heed-quiet" aria-expanded={editor.editing} disabled={disabled} onClick={editor.toggle}>
+      <button
+        type="button"
+        className="heed-button heed-quiet"
+        aria-expanded={editor.editing}
+        disabled={disabled}
+        onClick={editor.toggle}
+      >
         {editor.editing ? 'Keep the original arguments' : 'Edit arguments'}
       </button>
     </div>

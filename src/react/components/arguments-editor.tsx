@@ -2,7 +2,15 @@ import type { ArgumentField } from '../state/json-schema-check.js';
 import type { ArgumentsEditor } from './use-arguments-editor.js';
 
 /** The approval's arguments being edited: a field per argument, or the JSON text, and what is wrong with them. */
-export function EditArguments({ editor, base, disabled }: { editor: ArgumentsEditor; base: string; disabled: boolean }) {
+export function EditArguments({
+  editor,
+  base,
+  disabled,
+}: {
+  editor: ArgumentsEditor;
+  base: string;
+  disabled: boolean;
+}) {
   const hasProblems = editor.problems.length > 0;
   return (
     <div className="heed-args-editor" role="group" aria-label="Edit the arguments">
@@ -42,7 +50,12 @@ export function EditArguments({ editor, base, disabled }: { editor: ArgumentsEdi
         </ul>
       )}
       {editor.fields && (
-        <button type="button" className="heed-link" disabled={disabled} onClick={() => editor.switchToJson(!editor.asJson)}>
+        <button
+          type="button"
+          className="heed-link"
+          disabled={disabled}
+          onClick={() => editor.switchToJson(!editor.asJson)}
+        >
           {editor.asJson ? 'Edit as a form' : 'Edit as JSON'}
         </button>
       )}
@@ -67,11 +80,19 @@ function ArgumentInput({
   onChange: (text: string) => void;
 }) {
   const errorId = `${id}-error`;
-  const describedBy = [field.description ? `${id}-hint` : '', problem ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy =
+    [field.description ? `${id}-hint` : '', problem ? errorId : ''].filter(Boolean).join(' ') || undefined;
   const shared = { id, disabled, 'aria-invalid': problem ? true : undefined, 'aria-describedby': describedBy } as const;
   let control;
   if (field.kind === 'boolean') {
-    control = <input {...shared} type="checkbox" checked={text === 'true'} onChange={(event) => onChange(event.target.checked ? 'true' : 'false')} />;
+    control = (
+      <input
+        {...shared}
+        type="checkbox"
+        checked={text === 'true'}
+        onChange={(event) => onChange(event.target.checked ? 'true' : 'false')}
+      />
+    );
   } else if (field.kind === 'enum') {
     control = (
       <select {...shared} value={text === '' ? '-1' : text} onChange={(event) => onChange(event.target.value)}>

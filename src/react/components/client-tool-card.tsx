@@ -33,7 +33,11 @@ export function ClientToolCard({ action, run, onSubmit, onRun, busy = false }: C
           ? `The agent asks this page to run ${action.toolName}${action.clientKind ? ` (${action.clientKind})` : ''}, which sends it what the page holds. This conversation was not started by you here: run it only if you trust it.`
           : `The agent asked this page to run ${action.toolName}${action.clientKind ? ` (${action.clientKind})` : ''}, but it has no handler for it.`;
   return (
-    <section className="heed-card heed-client-tool-card" aria-labelledby={`${base}-title`} aria-busy={state === 'running' || busy || sending}>
+    <section
+      className="heed-card heed-client-tool-card"
+      aria-labelledby={`${base}-title`}
+      aria-busy={state === 'running' || busy || sending}
+    >
       <div className="heed-card-head">
         <h3 id={`${base}-title`} className="heed-card-title">
           Page action
@@ -51,7 +55,12 @@ export function ClientToolCard({ action, run, onSubmit, onRun, busy = false }: C
               Run {action.toolName}
             </button>
           )}
-          <button type="button" className="heed-button" disabled={busy || sending} onClick={() => void send({ type: 'client_tool', error: 'This page cannot run that tool.' })}>
+          <button
+            type="button"
+            className="heed-button"
+            disabled={busy || sending}
+            onClick={() => void send({ type: 'client_tool', error: 'This page cannot run that tool.' })}
+          >
             Tell the agent this page can&apos;t
           </button>
         </div>

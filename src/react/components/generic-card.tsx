@@ -31,7 +31,13 @@ export function GenericCard({ action, onSubmit, busy = false, autoFocus = false 
   }, []);
 
   return (
-    <section ref={rootRef} tabIndex={-1} className={`heed-card heed-generic-card heed-${action.kind}-card`} aria-labelledby={`${base}-title`} aria-busy={disabled}>
+    <section
+      ref={rootRef}
+      tabIndex={-1}
+      className={`heed-card heed-generic-card heed-${action.kind}-card`}
+      aria-labelledby={`${base}-title`}
+      aria-busy={disabled}
+    >
       <div className="heed-card-head">
         <h3 id={`${base}-title`} className="heed-card-title">
           {titleOf(action)}

@@ -14,7 +14,15 @@ export interface OptionListProps {
 }
 
 /** Options as radio or checkbox buttons, one tab stop, arrow keys move between them. */
-export function OptionList({ question, draft, disabled, labelledBy, describedBy, onChoose, onPreview }: OptionListProps) {
+export function OptionList({
+  question,
+  draft,
+  disabled,
+  labelledBy,
+  describedBy,
+  onChoose,
+  onPreview,
+}: OptionListProps) {
   const options = question.options ?? [];
   const role = question.multiple ? 'checkbox' : 'radio';
   const focusIndex = Math.max(
@@ -27,7 +35,12 @@ export function OptionList({ question, draft, disabled, labelledBy, describedBy,
     if (step === undefined && event.key !== 'Home' && event.key !== 'End') return;
     const buttons = Array.from(event.currentTarget.querySelectorAll<HTMLButtonElement>('[data-option]'));
     const current = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    const next = event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : (current + (step ?? 0) + buttons.length) % buttons.length;
+    const next =
+      event.key === 'Home'
+        ? 0
+        : event.key === 'End'
+          ? buttons.length - 1
+          : (current + (step ?? 0) + buttons.length) % buttons.length;
     event.preventDefault();
     buttons[next]?.focus();
   }

@@ -77,7 +77,8 @@ function onFormKeyDown(event: KeyboardEvent<HTMLFormElement>, form: QuestionForm
   const target = event.target as HTMLElement;
   const tag = target.tagName;
   const inputType = tag === 'INPUT' ? (target as HTMLInputElement).type : '';
-  const typing = tag === 'TEXTAREA' || tag === 'SELECT' || (tag === 'INPUT' && !['radio', 'checkbox', 'button'].includes(inputType));
+  const typing =
+    tag === 'TEXTAREA' || tag === 'SELECT' || (tag === 'INPUT' && !['radio', 'checkbox', 'button'].includes(inputType));
   if (event.key === 'Enter') {
     if (tag === 'TEXTAREA' && !event.ctrlKey) return;
     if (tag === 'BUTTON' && !target.dataset.option) return;

@@ -40,7 +40,9 @@ export function QuestionBody({ form, base, promptId }: { form: QuestionForm; bas
   const { question, draft, control, disabled } = form;
   const problem = form.problems[question.id];
   const errorId = `${base}-error-${question.id}`;
-  const preview = (question.options ?? []).find((option) => option.value === (form.previewed ?? draft.selected[0]))?.preview;
+  const preview = (question.options ?? []).find(
+    (option) => option.value === (form.previewed ?? draft.selected[0]),
+  )?.preview;
   return (
     <div className={preview ? 'heed-question-body heed-with-preview' : 'heed-question-body'}>
       <div className="heed-question-fields">
@@ -68,7 +70,9 @@ export function QuestionBody({ form, base, promptId }: { form: QuestionForm; bas
         )}
         {allowsCustom(question) && (
           <div className="heed-field heed-custom">
-            <label htmlFor={`${base}-custom-${question.id}`}>{question.multiple ? 'Also (your own answer)' : 'Or type your own answer'}</label>
+            <label htmlFor={`${base}-custom-${question.id}`}>
+              {question.multiple ? 'Also (your own answer)' : 'Or type your own answer'}
+            </label>
             <input
               id={`${base}-custom-${question.id}`}
               type="text"
@@ -99,7 +103,12 @@ export function QuestionActions({ form }: { form: QuestionForm }) {
   return (
     <div className="heed-actions">
       {total > 1 && (
-        <button type="button" className="heed-button" disabled={disabled || step === 0} onClick={() => form.setStep(step - 1)}>
+        <button
+          type="button"
+          className="heed-button"
+          disabled={disabled || step === 0}
+          onClick={() => form.setStep(step - 1)}
+        >
           Back
         </button>
       )}
@@ -142,7 +151,11 @@ export function questionHint(question: Question, lone: boolean): string {
     // Options with keys of their own (seed 003's hotkeys) are picked with those, not with numbers.
     const keys = question.options.map((_, index) => optionHotkey(question, index)).filter((key) => key !== undefined);
     const key = keys.every((candidate) => /^[0-9]$/.test(candidate)) ? 'a number' : "an option's key";
-    const pick = question.multiple ? `Space or ${key} toggles an option` : lone ? `Click, Enter or ${key} answers` : `Space or ${key} picks`;
+    const pick = question.multiple
+      ? `Space or ${key} toggles an option`
+      : lone
+        ? `Click, Enter or ${key} answers`
+        : `Space or ${key} picks`;
     return `${pick} · Enter confirms`;
   }
   return question.input?.type === 'textarea' ? 'Ctrl+Enter confirms' : 'Enter confirms';

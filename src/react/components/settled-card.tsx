@@ -18,7 +18,9 @@ export interface SettledCardProps {
 function when(iso: string | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '' : date.toLocaleString([], { hour: '2-digit', minute: '2-digit', month: 'short', day: 'numeric' });
+  return Number.isNaN(date.getTime())
+    ? ''
+    : date.toLocaleString([], { hour: '2-digit', minute: '2-digit', month: 'short', day: 'numeric' });
 }
 
 /** How a settled request ended, in a few words. */
@@ -55,13 +57,18 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
     if (resolution?.type !== 'approval') return null;
     return (
       <>
-        {resolution.approvedArgs !== undefined && <ArgumentsDiff asked={action.originalArgs ?? action.args} approved={resolution.approvedArgs} />}
+        {resolution.approvedArgs !== undefined && (
+          <ArgumentsDiff asked={action.originalArgs ?? action.args} approved={resolution.approvedArgs} />
+        )}
         {resolution.comment && <blockquote className="heed-comment">{commentText(resolution.comment)}</blockquote>}
         {resolution.remember && <p className="heed-hint">Not asked again for {action.toolName} in this chat.</p>}
       </>
     );
   },
-  client_tool: (_action, resolution) => (resolution?.type === 'client_tool' && 'error' in resolution ? <p className="heed-description">{resolution.error}</p> : null),
+  client_tool: (_action, resolution) =>
+    resolution?.type === 'client_tool' && 'error' in resolution ? (
+      <p className="heed-description">{resolution.error}</p>
+    ) : null,
   url: (action) => (
     <p className="heed-url">
       <code>{action.url}</code>
@@ -69,7 +76,8 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
   ),
 };
 
-const shown = (value: unknown) => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
+const shown = (value: unknown) =>
+  value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
 
 /**
  * What an approval with edited arguments asked and what was approved, argument by argument: the

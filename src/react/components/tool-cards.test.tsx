@@ -24,7 +24,11 @@ describe('the card registry', () => {
     const removeName = registry.register('pick_file', Named);
     expect(registry.find(pickFile)).toBe(Named);
     // A kind name never matches an action of another kind that happens to share a tool name's spelling.
-    expect(registry.find({ ...urlView, toolName: 'connect', clientKind: 'pick-file' } as ActionView & { clientKind: string })).toBeUndefined();
+    expect(
+      registry.find({ ...urlView, toolName: 'connect', clientKind: 'pick-file' } as ActionView & {
+        clientKind: string;
+      }),
+    ).toBeUndefined();
     const version = registry.version();
     removeName();
     expect(registry.version()).toBeGreaterThan(version);
@@ -34,8 +38,15 @@ describe('the card registry', () => {
   });
 
   it("a card's dismiss is its kind's decline; a kind with none has no dismissal", () => {
-    expect(dismissalOf({ ...urlView, kind: 'question' } as unknown as ActionView)).toEqual({ type: 'question', dismiss: true });
-    expect(dismissalOf({ ...urlView, kind: 'approval' } as unknown as ActionView, ' Too much. ')).toEqual({ type: 'approval', decision: 'deny', comment: 'Too much.' });
+    expect(dismissalOf({ ...urlView, kind: 'question' } as unknown as ActionView)).toEqual({
+      type: 'question',
+      dismiss: true,
+    });
+    expect(dismissalOf({ ...urlView, kind: 'approval' } as unknown as ActionView, ' Too much. ')).toEqual({
+      type: 'approval',
+      decision: 'deny',
+      comment: 'Too much.',
+    });
     expect(dismissalOf(pickFile)).toEqual({ type: 'client_tool', error: 'Dismissed by the user.' });
     expect(dismissalOf(urlView)).toEqual({ type: 'url', decision: 'decline' });
     expect(dismissalOf({ ...urlView, kind: 'rating' } as unknown as ActionView)).toBeUndefined();

@@ -1,4 +1,14 @@
-import { Component, createContext, useContext, useEffect, useSyncExternalStore, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import {
+  Component,
+  createContext,
+  useContext,
+  useEffect,
+  useSyncExternalStore,
+  type ComponentType,
+  type ErrorInfo,
+  type ReactElement,
+  type ReactNode,
+} from 'react';
 import { byKind, type ByKind } from '../../kinds/index.js';
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { ActionView } from '../../views.js';
@@ -62,7 +72,10 @@ export function createToolCardRegistry(): ToolCardRegistry {
       };
     },
     find(action) {
-      return cards.get(action.toolName) ?? (action.kind === 'client_tool' && action.clientKind ? cards.get(action.clientKind) : undefined);
+      return (
+        cards.get(action.toolName) ??
+        (action.kind === 'client_tool' && action.clientKind ? cards.get(action.clientKind) : undefined)
+      );
     },
     subscribe(listener) {
       listeners.add(listener);
@@ -106,7 +119,11 @@ export function useRegisteredCard(action: ActionView): ToolCard | undefined {
 /** How each kind declines, for a card's `dismiss`; a kind left out cannot be declined that way. */
 const dismissals: ByKind<ResolutionInput | undefined, [note: string | undefined]> = {
   question: () => ({ type: 'question', dismiss: true }),
-  approval: (_action, note) => ({ type: 'approval', decision: 'deny', ...(note?.trim() ? { comment: note.trim() } : {}) }),
+  approval: (_action, note) => ({
+    type: 'approval',
+    decision: 'deny',
+    ...(note?.trim() ? { comment: note.trim() } : {}),
+  }),
   client_tool: (_action, note) => ({ type: 'client_tool', error: note?.trim() || 'Dismissed by the user.' }),
   url: () => ({ type: 'url', decision: 'decline' }),
 };
@@ -117,7 +134,10 @@ export function dismissalOf(action: ActionView, note?: string): ResolutionInput 
 }
 
 /** Shows the built-in card when the registered one throws while rendering, so a broken card never hides a request. */
-export class ToolCardBoundary extends Component<{ fallback: ReactElement; children: ReactNode; toolName: string }, { failed: boolean }> {
+export class ToolCardBoundary extends Component<
+  { fallback: ReactElement; children: ReactNode; toolName: string },
+  { failed: boolean }
+> {
   state = { failed: false };
 
   static getDerivedStateFromError() {
@@ -125,7 +145,11 @@ export class ToolCardBoundary extends Component<{ fallback: ReactElement; childr
   }
 
   componentDidCatch(error: unknown, info: ErrorInfo) {
-    console.error(`The card registered for ${this.props.toolName} failed; showing the built-in card.`, error, info.componentStack);
+    console.error(
+      `The card registered for ${this.props.toolName} failed; showing the built-in card.`,
+      error,
+      info.componentStack,
+    );
   }
 
   render() {

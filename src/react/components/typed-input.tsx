@@ -24,7 +24,16 @@ export interface TypedInputProps {
 const REPLACED_BY_TYPING = new Set<QuestionControl>(['number', 'text', 'email', 'url']);
 
 /** The control a typed question needs: number, date, email, url, yes/no, a text area, a list to pick from, or text. */
-export function TypedInput({ question, draft, control, disabled, labelledBy, errorId, pristine = false, onChange }: TypedInputProps) {
+export function TypedInput({
+  question,
+  draft,
+  control,
+  disabled,
+  labelledBy,
+  errorId,
+  pristine = false,
+  onChange,
+}: TypedInputProps) {
   const id = useId();
   const input = question.input;
   const common = {
@@ -44,7 +53,8 @@ export function TypedInput({ question, draft, control, disabled, labelledBy, err
     ? {
         onFocus: (event: FocusEvent<HTMLInputElement>) => event.currentTarget.select(),
         onKeyDown: (event: KeyboardEvent<HTMLInputElement>) => {
-          if (event.key.length !== 1 || event.ctrlKey || event.metaKey || event.altKey || event.nativeEvent.isComposing) return;
+          if (event.key.length !== 1 || event.ctrlKey || event.metaKey || event.altKey || event.nativeEvent.isComposing)
+            return;
           event.preventDefault();
           setText(event.key);
         },

@@ -45,7 +45,13 @@ export function UrlCard({ action, onSubmit, busy = false, autoFocus = false, ope
     host = '';
   }
   return (
-    <section ref={rootRef} tabIndex={-1} className="heed-card heed-url-card" aria-labelledby={`${base}-title`} aria-busy={disabled}>
+    <section
+      ref={rootRef}
+      tabIndex={-1}
+      className="heed-card heed-url-card"
+      aria-labelledby={`${base}-title`}
+      aria-busy={disabled}
+    >
       <div className="heed-card-head">
         <h3 id={`${base}-title`} className="heed-card-title">
           {action.title || 'Open a page'}
@@ -76,14 +82,29 @@ export function UrlCard({ action, onSubmit, busy = false, autoFocus = false, ope
         >
           Open page
         </button>
-        <button type="button" className={opened ? 'heed-button heed-primary' : 'heed-button'} disabled={disabled || !allowed} onClick={() => void decide('accept')}>
+        <button
+          type="button"
+          className={opened ? 'heed-button heed-primary' : 'heed-button'}
+          disabled={disabled || !allowed}
+          onClick={() => void decide('accept')}
+        >
           Done
         </button>
         <span className="heed-spacer" />
-        <button type="button" className="heed-button heed-quiet" disabled={disabled} onClick={() => void decide('decline')}>
+        <button
+          type="button"
+          className="heed-button heed-quiet"
+          disabled={disabled}
+          onClick={() => void decide('decline')}
+        >
           Decline
         </button>
-        <button type="button" className="heed-button heed-quiet" disabled={disabled} onClick={() => void decide('cancel')}>
+        <button
+          type="button"
+          className="heed-button heed-quiet"
+          disabled={disabled}
+          onClick={() => void decide('cancel')}
+        >
           Not now
         </button>
       </div>

@@ -25,12 +25,19 @@ function fieldValue(field: ArgumentField, text: string): unknown {
 }
 
 /** The arguments as edited: from the form's fields, or (without fields) parsed from the JSON text. */
-function editedArguments(original: unknown, fields: ArgumentField[] | undefined, texts: Record<string, string>, json: string): { value?: unknown; parseError?: string } {
+function editedArguments(
+  original: unknown,
+  fields: ArgumentField[] | undefined,
+  texts: Record<string, string>,
+  json: string,
+): { value?: unknown; parseError?: string } {
   if (!fields) {
     try {
       return { value: JSON.parse(json) };
     } catch (thrown) {
-      return { parseError: `The arguments are not valid JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}` };
+      return {
+        parseError: `The arguments are not valid JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+      };
     }
   }
   const value: Args = { ...(isPlainObject(original) ? original : {}) };
@@ -71,17 +78,26 @@ export interface ArgumentsEditor {
 
 export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor {
   const original = action.args;
-  const fields = useMemo(() => (isPlainObject(original) ? argumentFields(action.argsSchema) : undefined), [action.argsSchema, original]);
+  const fields = useMemo(
+    () => (isPlainObject(original) ? argumentFields(action.argsSchema) : undefined),
+    [action.argsSchema, original],
+  );
   const [editing, setEditing] = useState(false);
   const [asJson, setAsJson] = useState(!fields);
   const [texts, setTexts] = useState<Record<string, string>>(() =>
-    Object.fromEntries((fields ?? []).map((field) => [field.name, fieldText(field, isPlainObject(original) ? original[field.name] : undefined)])),
+    Object.fromEntries(
+      (fields ?? []).map((field) => [
+        field.name,
+        fieldText(field, isPlainObject(original) ? original[field.name] : undefined),
+      ]),
+    ),
   );
   const [json, setJson] = useState(() => JSON.stringify(original ?? {}, null, 2));
   const [serverProblem, setServerProblem] = useState<SchemaProblem>();
 
   const edited = useMemo(
-    () => (editing ? editedArguments(original, asJson || !fields ? undefined : fields, texts, json) : { value: original }),
+    () =>
+      editing ? editedArguments(original, asJson || !fields ? undefined : fields, texts, json) : { value: original },
     [editing, asJson, fields, json, texts, original],
   );
 
@@ -90,7 +106,8 @@ export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor 
     const found = editing ? checkJsonSchema(action.argsSchema, edited.value) : [];
     return serverProblem && !found.length ? [serverProblem] : found;
   }, [edited, editing, action.argsSchema, serverProblem]);
-  const problemFor = (name: string) => problems.find((problem) => problem.field === name || problem.field.startsWith(`${name}.`));
+  const problemFor = (name: string) =>
+    problems.find((problem) => problem.field === name || problem.field.startsWith(`${name}.`));
 
   function switchToJson(next: boolean) {
     // Carry what was typed across, so switching never loses an edit.
@@ -112,7 +129,9 @@ export function useArgumentsEditor(action: ApprovalActionView): ArgumentsEditor 
     changed: editing && !edited.parseError && JSON.stringify(edited.value) !== JSON.stringify(original),
     problems,
     problemFor,
-    loose: problems.filter((problem) => asJson || !fields || !fields.some((field) => problemFor(field.name) === problem)),
+    loose: problems.filter(
+      (problem) => asJson || !fields || !fields.some((field) => problemFor(field.name) === problem),
+    ),
     setText(name, text) {
       setServerProblem(undefined);
       setTexts((current) => ({ ...current, [name]: text }));

@@ -2,7 +2,11 @@ import { useEffect, useRef, useState, useSyncExternalStore, type RefObject } fro
 import type { ResolutionInput } from '../../protocol/resolution-input.js';
 import type { Question } from '../../types.js';
 import type { AnswerResult } from '../state/conversation-store.js';
-import { createQuestionForm, type QuestionField, type QuestionForm as HeadlessForm } from '../../client/question-form.js';
+import {
+  createQuestionForm,
+  type QuestionField,
+  type QuestionForm as HeadlessForm,
+} from '../../client/question-form.js';
 import { pickOption, questionControl, type QuestionControl, type QuestionDraft } from '../../client/question-drafts.js';
 import { useAnswerSender } from './answer-notice.js';
 
@@ -68,7 +72,10 @@ function useStepFocus(step: number, autoFocus: boolean) {
     }
     formRef.current?.querySelector<HTMLElement>('[data-step-focus="true"]')?.focus();
   }, [step]);
-  const focusError = () => requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-step-focus="true"]')?.focus());
+  const focusError = () =>
+    requestAnimationFrame(() =>
+      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-step-focus="true"]')?.focus(),
+    );
   return { formRef, focusError };
 }
 
@@ -76,7 +83,12 @@ function useStepFocus(step: number, autoFocus: boolean) {
  * The questions one step at a time: checks each answer with the server's own rules before moving
  * on, and sends them all from the last step (or as soon as a lone single-choice question is picked).
  */
-export function useQuestionForm(questions: Question[], onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>, busy: boolean, autoFocus: boolean): QuestionForm {
+export function useQuestionForm(
+  questions: Question[],
+  onSubmit: (resolution: ResolutionInput) => Promise<AnswerResult>,
+  busy: boolean,
+  autoFocus: boolean,
+): QuestionForm {
   const [step, setStep] = useState(0);
   const [previewed, setPreviewed] = useState<string>();
   const { form, state, problems, reveal } = useDrafts(questions);

@@ -39,7 +39,9 @@ const asked: ByKind<ReactNode, []> = {
                       <span key={option.value}>
                         {index > 0 && ' · '}
                         {option.label}
-                        {question.defaults?.includes(option.value) && <span className="heed-default-mark"> (pre-picked)</span>}
+                        {question.defaults?.includes(option.value) && (
+                          <span className="heed-default-mark"> (pre-picked)</span>
+                        )}
                       </span>
                     ))
                   : (question.input?.type ?? 'text')}
@@ -72,7 +74,9 @@ export function WaitingCard({ action, note, reason }: WaitingCardProps) {
     <section className={`heed-card heed-waiting-card heed-waiting-${action.kind}`} aria-label={`${note}: ${title}`}>
       <div className="heed-card-head">
         <h3 className="heed-card-title">{title}</h3>
-        {action.toolName && action.kind !== 'question' && <span className="heed-chip heed-tool-name">{action.toolName}</span>}
+        {action.toolName && action.kind !== 'question' && (
+          <span className="heed-chip heed-tool-name">{action.toolName}</span>
+        )}
       </div>
       <p className="heed-waiting-note" role="status">
         {note}

@@ -16,7 +16,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * they were asked (new ones last), unchanged ones included so the row reads as the whole call.
  */
 export function argumentsDiff(asked: unknown, approved: unknown): ArgumentChange[] {
-  if (!isPlainObject(asked) || !isPlainObject(approved)) return [{ name: '', asked, approved, changed: !same(asked, approved) }];
+  if (!isPlainObject(asked) || !isPlainObject(approved))
+    return [{ name: '', asked, approved, changed: !same(asked, approved) }];
   const names = [...Object.keys(asked), ...Object.keys(approved).filter((name) => !Object.hasOwn(asked, name))];
   return names.map((name) => {
     const row: ArgumentChange = { name, changed: !same(asked[name], approved[name]) };

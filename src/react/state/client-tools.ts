@@ -52,7 +52,11 @@ export function registerClientTool(name: string, handler: ClientToolHandler): ()
 export type ClientToolOutcome = { type: 'client_tool'; output: unknown } | { type: 'client_tool'; error: string };
 
 /** Runs a handler with the action's time limit; a throw, a timeout or an abort becomes `{ error }`. */
-export async function runClientTool(handler: ClientToolHandler, action: ClientToolActionView, signal?: AbortSignal): Promise<ClientToolOutcome> {
+export async function runClientTool(
+  handler: ClientToolHandler,
+  action: ClientToolActionView,
+  signal?: AbortSignal,
+): Promise<ClientToolOutcome> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   signal?.addEventListener('abort', abort, { once: true });

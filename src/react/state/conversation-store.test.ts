@@ -18,7 +18,14 @@ const heed = createHeed({
       model: scriptedModel(({ messages }) =>
         messages.at(-1)?.role === 'tool'
           ? { text: 'Thanks.' }
-          : { toolCalls: [{ toolName: 'ask', input: { questions: [{ header: 'Seats', prompt: 'How many?', input: { type: 'number', max: 9 } }] } }] },
+          : {
+              toolCalls: [
+                {
+                  toolName: 'ask',
+                  input: { questions: [{ header: 'Seats', prompt: 'How many?', input: { type: 'number', max: 9 } }] },
+                },
+              ],
+            },
       ),
     },
     {
@@ -52,7 +59,10 @@ const heed = createHeed({
   ],
 });
 const app = createApp(heed);
-const client = createClient({ baseUrl: 'http://heed.test', fetch: async (input, init) => app.fetch(new Request(input, init)) });
+const client = createClient({
+  baseUrl: 'http://heed.test',
+  fetch: async (input, init) => app.fetch(new Request(input, init)),
+});
 const stores: ConversationStore[] = [];
 
 afterEach(() => {
@@ -95,14 +105,22 @@ describe('conversation store', () => {
     expect(action.kind).toBe('question');
 
     const refused = await store.answer(action.id, { type: 'question', answers: { Seats: '12' } });
-    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_resolution', details: { fields: [{ field: 'answers.Seats', message: '"Seats" must be at most 9.' }] } } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_resolution',
+        details: { fields: [{ field: 'answers.Seats', message: '"Seats" must be at most 9.' }] },
+      },
+    });
     expect(store.getState().pendingActions).toHaveLength(1);
 
     expect(await store.answer(action.id, { type: 'question', answers: { Seats: '3' } })).toEqual({ ok: true });
     // Hidden at once, then settled in the transcript once the turn went on.
     expect(store.getState().pendingActions).toEqual([]);
     const done = await until(store, (state) => lastText(state) === 'Thanks.' && !state.running);
-    const settled = done.messages.flatMap((message) => message.metadata?.actions ?? []).find((item) => item.id === action.id);
+    const settled = done.messages
+      .flatMap((message) => message.metadata?.actions ?? [])
+      .find((item) => item.id === action.id);
     expect(settled).toMatchObject({ status: 'resolved', resolution: { answers: { Seats: ['3'] } } });
     expect(done.submitting).toEqual([]);
   });
@@ -129,7 +147,11 @@ describe('conversation store', () => {
     await first.answer(action.id, { type: 'question', answers: { Seats: '2' } });
     await until(second, (state) => state.pendingActions.length === 0 && lastText(state) === 'Thanks.');
     const late = await second.answer(action.id, { type: 'question', answers: { Seats: '5' } });
-    expect(late).toMatchObject({ ok: false, error: { code: 'action_not_pending' }, alreadyAnswered: { channel: 'api' } });
+    expect(late).toMatchObject({
+      ok: false,
+      error: { code: 'action_not_pending' },
+      alreadyAnswered: { channel: 'api' },
+    });
     expect(second.getState().answeredElsewhere[action.id]).toMatchObject({ channel: 'api' });
   });
 
@@ -155,7 +177,10 @@ describe('conversation store', () => {
     const { id } = await client.createConversation({ agent: 'page' });
     expect((await client.send(id, 'which language?')).status).toBe('requires_action');
     const store = open(id, { clientTools: registry });
-    const waiting = await until(store, (state) => state.pendingActions.length === 1 && Boolean(state.clientTools[state.pendingActions[0].id]));
+    const waiting = await until(
+      store,
+      (state) => state.pendingActions.length === 1 && Boolean(state.clientTools[state.pendingActions[0].id]),
+    );
     const actionId = waiting.pendingActions[0].id;
     expect(waiting.clientTools[actionId]).toEqual({ state: 'needs_confirmation' });
     await new Promise((resolve) => setTimeout(resolve, 200));

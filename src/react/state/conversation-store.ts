@@ -19,7 +19,12 @@ export interface ChatError {
  * not trusted to run page code on its own (see `trustClientTools`); the person runs it with
  * `runClientTool(actionId)` or tells the agent the page can't.
  */
-export type ClientToolRun = { state: 'running' } | { state: 'sent' } | { state: 'failed'; message: string } | { state: 'no_handler' } | { state: 'needs_confirmation' };
+export type ClientToolRun =
+  | { state: 'running' }
+  | { state: 'sent' }
+  | { state: 'failed'; message: string }
+  | { state: 'no_handler' }
+  | { state: 'needs_confirmation' };
 
 /** Everything a chat view renders, as one immutable snapshot. */
 export interface ConversationState {
@@ -136,9 +141,15 @@ const RELOAD_ON = new Set<string>([
 
 export function toChatError(thrown: unknown): ChatError {
   if (HeedClientError.isInstance(thrown)) {
-    return { code: thrown.code, message: thrown.message, status: thrown.status, ...(thrown.details ? { details: thrown.details } : {}) };
+    return {
+      code: thrown.code,
+      message: thrown.message,
+      status: thrown.status,
+      ...(thrown.details ? { details: thrown.details } : {}),
+    };
   }
-  if (thrown instanceof Error) return { code: 'network_error', message: `The server could not be reached: ${thrown.message}` };
+  if (thrown instanceof Error)
+    return { code: 'network_error', message: `The server could not be reached: ${thrown.message}` };
   return { code: 'error', message: String(thrown) };
 }
 
@@ -167,10 +178,15 @@ export function loadingState(conversationId: string): ConversationState {
  * const stop = store.subscribe(() => render(store.getState()));
  * ```
  */
-export function createConversationStore(client: HeedClient, conversationId: string, options: ConversationStoreOptions = {}): ConversationStore {
+export function createConversationStore(
+  client: HeedClient,
+  conversationId: string,
+  options: ConversationStoreOptions = {},
+): ConversationStore {
   const clientTools = options.clientTools ?? defaultClientTools;
   const runTools = options.runClientTools ?? true;
-  const trusted = options.trustClientTools ?? ((conversation: ConversationView) => ownsConversation(conversation, options.me));
+  const trusted =
+    options.trustClientTools ?? ((conversation: ConversationView) => ownsConversation(conversation, options.me));
   // Calls the person said to run though the conversation is not trusted.
   const confirmedTools = new Set<string>();
   const listeners = new Set<() => void>();
@@ -272,7 +288,9 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       if (!messageId || state.messages.some((message) => message.id === messageId)) return;
       const existing = state.streaming.find((entry) => entry.messageId === messageId);
       const streaming = existing
-        ? state.streaming.map((entry) => (entry.messageId === messageId ? { messageId, text: entry.text + delta } : entry))
+        ? state.streaming.map((entry) =>
+            entry.messageId === messageId ? { messageId, text: entry.text + delta } : entry,
+          )
         : [...state.streaming, { messageId, text: delta }];
       set({ streaming, running: true });
       return;
@@ -281,13 +299,23 @@ export function createConversationStore(client: HeedClient, conversationId: stri
     if (event.type === 'turn.failed' && (!firstSeen || event.at >= firstSeen)) {
       const failure: Partial<typeof event.data.error> = event.data.error ?? {};
       const message = typeof failure.message === 'string' ? failure.message : 'The turn failed.';
-      set({ error: { code: typeof failure.code === 'string' ? failure.code : 'turn_failed', message: `The agent stopped: ${message}` } });
+      set({
+        error: {
+          code: typeof failure.code === 'string' ? failure.code : 'turn_failed',
+          message: `The agent stopped: ${message}`,
+        },
+      });
     }
     // A queued message that will not run after all (a request came first, or the turn was cancelled): say which and why.
     if (event.type === 'message.dropped' && (!firstSeen || event.at >= firstSeen)) {
       const text = state.queued.find((entry) => entry.id === event.data.messageId)?.text;
       const why = event.data.error?.message ?? 'It was dropped.';
-      set({ error: { code: event.data.error?.code ?? 'message_dropped', message: `${text ? `Your message “${text}” was not sent. ` : 'A queued message was not sent. '}${why}` } });
+      set({
+        error: {
+          code: event.data.error?.code ?? 'message_dropped',
+          message: `${text ? `Your message “${text}” was not sent. ` : 'A queued message was not sent. '}${why}`,
+        },
+      });
     }
     if (RELOAD_ON.has(event.type)) void refresh();
   }
@@ -302,7 +330,13 @@ export function createConversationStore(client: HeedClient, conversationId: stri
         if (state.connection === 'reconnecting') void refresh();
         set({ connection: 'live' });
       };
-      for await (const event of client.follow(conversationId, { after: followFrom ?? 0, signal: lifetime.signal, retryMs: 1000, onConnection })) onEvent(event);
+      for await (const event of client.follow(conversationId, {
+        after: followFrom ?? 0,
+        signal: lifetime.signal,
+        retryMs: 1000,
+        onConnection,
+      }))
+        onEvent(event);
     } catch (thrown) {
       if (!lifetime.signal.aborted) set({ error: toChatError(thrown) });
     }
@@ -314,11 +348,13 @@ export function createConversationStore(client: HeedClient, conversationId: stri
       if (action.kind !== 'client_tool' || startedTools.has(action.id)) continue;
       const handler = clientTools.find(action);
       if (!handler) {
-        if (!state.clientTools[action.id]) set({ clientTools: { ...state.clientTools, [action.id]: { state: 'no_handler' } } });
+        if (!state.clientTools[action.id])
+          set({ clientTools: { ...state.clientTools, [action.id]: { state: 'no_handler' } } });
         continue;
       }
       if (!confirmedTools.has(action.id) && !(state.conversation && trusted(state.conversation))) {
-        if (!state.clientTools[action.id]) set({ clientTools: { ...state.clientTools, [action.id]: { state: 'needs_confirmation' } } });
+        if (!state.clientTools[action.id])
+          set({ clientTools: { ...state.clientTools, [action.id]: { state: 'needs_confirmation' } } });
         continue;
       }
       startedTools.add(action.id);
@@ -327,7 +363,8 @@ export function createConversationStore(client: HeedClient, conversationId: stri
         const outcome = await runClientTool(handler, action, lifetime.signal);
         if (lifetime.signal.aborted) return;
         const result = await answer(action.id, outcome);
-        const run: ClientToolRun = result.ok || result.alreadyAnswered ? { state: 'sent' } : { state: 'failed', message: result.error.message };
+        const run: ClientToolRun =
+          result.ok || result.alreadyAnswered ? { state: 'sent' } : { state: 'failed', message: result.error.message };
         set({ clientTools: { ...state.clientTools, [action.id]: run } });
       })();
     }
@@ -350,7 +387,9 @@ export function createConversationStore(client: HeedClient, conversationId: stri
         const alreadyAnswered = {
           ...(typeof details.resolvedBy === 'string' ? { resolvedBy: details.resolvedBy } : {}),
           ...(typeof details.channel === 'string' ? { channel: details.channel } : {}),
-          ...(typeof details.status === 'string' ? { status: details.status } : { status: error.code === 'action_expired' ? 'expired' : undefined }),
+          ...(typeof details.status === 'string'
+            ? { status: details.status }
+            : { status: error.code === 'action_expired' ? 'expired' : undefined }),
         };
         set({ answeredElsewhere: { ...state.answeredElsewhere, [actionId]: alreadyAnswered } });
         return { ok: false, error, alreadyAnswered };

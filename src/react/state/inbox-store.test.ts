@@ -22,7 +22,10 @@ async function until(read: () => InboxState, wanted: (state: InboxState) => bool
 
 async function pause(api: TestServer['api']): Promise<{ conversationId: string; actionId: string }> {
   const conversation = await api('POST', '/api/conversations', { body: { agent: 'support' }, token: 'ada' });
-  const sent = await api('POST', `/api/conversations/${conversation.body.id}/messages`, { body: { content: 'refund please' }, token: 'ada' });
+  const sent = await api('POST', `/api/conversations/${conversation.body.id}/messages`, {
+    body: { content: 'refund please' },
+    token: 'ada',
+  });
   return { conversationId: conversation.body.id, actionId: sent.body.pendingActions[0].id };
 }
 

@@ -34,7 +34,10 @@ function inboxOrder(actions: Iterable<ActionView>): ActionView[] {
   return [...actions].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
-export function createInboxStore(client: HeedClient, options: { intervalMs?: number; maxItems?: number } = {}): InboxStore {
+export function createInboxStore(
+  client: HeedClient,
+  options: { intervalMs?: number; maxItems?: number } = {},
+): InboxStore {
   const listeners = new Set<() => void>();
   const maxItems = options.maxItems ?? 500;
   let state: InboxState = { status: 'loading', connection: 'connecting', actions: [] };
@@ -55,7 +58,8 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
         const actions = await readWholeInbox(client, maxItems);
         if (!disposed) set({ ...state, status: 'ready', actions, error: undefined });
       } catch (thrown) {
-        if (!disposed) set({ ...state, status: state.status === 'loading' ? 'error' : state.status, error: toChatError(thrown) });
+        if (!disposed)
+          set({ ...state, status: state.status === 'loading' ? 'error' : state.status, error: toChatError(thrown) });
       }
     })().finally(() => {
       reading = undefined;
@@ -87,7 +91,13 @@ export function createInboxStore(client: HeedClient, options: { intervalMs?: num
         for (const id of [...current.keys()]) if (!snapshot.has(id)) current.delete(id);
         synced = true;
       } else continue;
-      if (synced) set({ status: 'ready', connection: 'live', actions: inboxOrder(current.values()).slice(0, maxItems), error: undefined });
+      if (synced)
+        set({
+          status: 'ready',
+          connection: 'live',
+          actions: inboxOrder(current.values()).slice(0, maxItems),
+          error: undefined,
+        });
     }
   }
 

@@ -35,7 +35,9 @@ export function checkJsonSchema(schema: Schema | undefined, value: unknown): Sch
   const { valid, errors } = validator.validate(value);
   if (valid) return [];
   // A union reports every branch's failure; say once that none of its forms fits instead.
-  const unions = errors.filter((unit) => unit.keyword === 'anyOf' || unit.keyword === 'oneOf').map((unit) => unit.keywordLocation);
+  const unions = errors
+    .filter((unit) => unit.keyword === 'anyOf' || unit.keyword === 'oneOf')
+    .map((unit) => unit.keywordLocation);
   const problems: SchemaProblem[] = [];
   for (const unit of errors) {
     if (unions.some((location) => unit.keywordLocation.startsWith(`${location}/`))) continue;
@@ -102,12 +104,15 @@ function describe(schema: Schema, value: unknown, unit: OutputUnit): SchemaProbl
 /** `#/items/1` → ['items', '1'] (JSON Pointer, as the validator reports places). */
 function pointer(location: string): string[] {
   const path = location.replace(/^#\/?/, '');
-  return path === '' ? [] : path.split('/').map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path === ''
+    ? []
+    : path.split('/').map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function resolve(root: unknown, path: string[]): unknown {
   let node = root;
-  for (const part of path) node = isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path)
+    node = isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[part] : undefined;
   return node;
 }
 
@@ -146,7 +151,12 @@ export function argumentFields(schema: Schema | undefined): ArgumentField[] | un
     if (type === 'number' || type === 'integer') {
       const min = typeof raw.minimum === 'number' ? raw.minimum : undefined;
       const max = typeof raw.maximum === 'number' ? raw.maximum : undefined;
-      fields.push({ ...base, kind: type, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) });
+      fields.push({
+        ...base,
+        kind: type,
+        ...(min !== undefined ? { min } : {}),
+        ...(max !== undefined ? { max } : {}),
+      });
     } else if (type === 'string' || type === 'boolean') {
       fields.push({ ...base, kind: type });
     } else {

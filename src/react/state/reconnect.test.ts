@@ -27,7 +27,10 @@ describe('a cut live stream', () => {
     server = await startServer();
     const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
     const network = cuttableFetch();
-    const store = createConversationStore(createClient({ baseUrl: server.url, token: 'ada', fetch: network.fetch }), id);
+    const store = createConversationStore(
+      createClient({ baseUrl: server.url, token: 'ada', fetch: network.fetch }),
+      id,
+    );
     stores.push(store);
     expect(store.getState().connection).toBe('connecting');
     store.start();
@@ -36,14 +39,25 @@ describe('a cut live stream', () => {
     network.cut();
     await until(store.getState, (state) => state.connection === 'reconnecting', 'reconnecting');
     // Meanwhile, in another tab: a message, a paused turn.
-    expect((await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund please' } })).body.status).toBe('requires_action');
+    expect(
+      (
+        await server.api('POST', `/api/conversations/${id}/messages`, {
+          token: 'ada',
+          body: { content: 'refund please' },
+        })
+      ).body.status,
+    ).toBe('requires_action');
     // Sending from this page while cut fails with a sentence, and keeps nothing half-done.
     const refused = await store.send('are you there?');
     expect(refused).toMatchObject({ ok: false, error: { code: 'network_error' } });
     expect(store.getState().error?.message).toMatch(/could not be reached/);
 
     network.restore();
-    const back = await until(store.getState, (state) => state.connection === 'live' && state.pendingActions.length === 1, 'back with the pause');
+    const back = await until(
+      store.getState,
+      (state) => state.connection === 'live' && state.pendingActions.length === 1,
+      'back with the pause',
+    );
     expect(back.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(back.pendingActions[0]).toMatchObject({ kind: 'approval', toolName: 'issue_refund' });
     // The server is reachable again: the error that said otherwise is gone.
@@ -53,13 +67,19 @@ describe('a cut live stream', () => {
   it('the inbox says reconnecting, and once back holds exactly what waits', async () => {
     server = await startServer();
     const pause = async () => {
-      const { id } = (await server!.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } })).body;
-      const sent = await server!.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'refund please' } });
+      const { id } = (await server!.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } }))
+        .body;
+      const sent = await server!.api('POST', `/api/conversations/${id}/messages`, {
+        token: 'ada',
+        body: { content: 'refund please' },
+      });
       return { id: id as string, actionId: sent.body.pendingActions[0].id as string };
     };
     const first = await pause();
     const network = cuttableFetch();
-    const store = createInboxStore(createClient({ baseUrl: server.url, token: 'ada', fetch: network.fetch }), { intervalMs: 3_600_000 });
+    const store = createInboxStore(createClient({ baseUrl: server.url, token: 'ada', fetch: network.fetch }), {
+      intervalMs: 3_600_000,
+    });
     stores.push(store);
     store.start();
     await until(store.getState, (state) => state.connection === 'live' && state.actions.length === 1, 'live');
@@ -67,10 +87,17 @@ describe('a cut live stream', () => {
     network.cut();
     await until(store.getState, (state) => state.connection === 'reconnecting', 'reconnecting');
     const second = await pause();
-    await server.api('POST', `/api/conversations/${first.id}/actions/${first.actionId}`, { token: 'ada', body: { resolution: { type: 'approval', decision: 'deny' } } });
+    await server.api('POST', `/api/conversations/${first.id}/actions/${first.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'deny' } },
+    });
 
     network.restore();
-    const back = await until(store.getState, (state) => state.connection === 'live' && state.actions[0]?.id === second.actionId, 'back');
+    const back = await until(
+      store.getState,
+      (state) => state.connection === 'live' && state.actions[0]?.id === second.actionId,
+      'back',
+    );
     expect(back.actions.map((action) => action.id)).toEqual([second.actionId]);
   });
 });

@@ -12,7 +12,9 @@ const heed = createHeed({
     {
       name: 'refunds',
       model: scriptedModel(({ messages }) =>
-        messages.at(-1)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] },
+        messages.at(-1)?.role === 'tool'
+          ? { text: 'Done.' }
+          : { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 30 } }] },
       ),
       tools: {
         issue_refund: tool({
@@ -35,12 +37,21 @@ async function settled(answer: (conversationId: string, actionId: string) => Pro
 
 describe('buildTranscript: a call that needed an approval', () => {
   it('denied: says so, with the comment, instead of reading as a failure', async () => {
-    const item = await settled(async (conversationId) => (await heed.conversation(conversationId).pendingActions())[0].decline('Too much for a late parcel.'));
-    expect(item).toMatchObject({ type: 'tool', toolName: 'issue_refund', output: { type: 'error-text' }, notRun: { reason: 'denied', comment: 'Too much for a late parcel.' } });
+    const item = await settled(async (conversationId) =>
+      (await heed.conversation(conversationId).pendingActions())[0].decline('Too much for a late parcel.'),
+    );
+    expect(item).toMatchObject({
+      type: 'tool',
+      toolName: 'issue_refund',
+      output: { type: 'error-text' },
+      notRun: { reason: 'denied', comment: 'Too much for a late parcel.' },
+    });
   });
 
   it('allowed: ran, with nothing about not running', async () => {
-    const item = await settled(async (conversationId) => (await heed.conversation(conversationId).pendingActions())[0].approve());
+    const item = await settled(async (conversationId) =>
+      (await heed.conversation(conversationId).pendingActions())[0].approve(),
+    );
     expect(item).toMatchObject({ type: 'tool', output: { type: 'json' } });
     expect(item).not.toHaveProperty('notRun');
   });

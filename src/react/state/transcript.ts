@@ -8,7 +8,15 @@ export type TranscriptItem =
   /** `queued`: sent while a turn ran, waiting for it (its place in the queue, 1 runs next). */
   | { type: 'user'; id: string; text: string; createdAt?: string; queued?: number }
   | { type: 'assistant'; id: string; text: string; streaming: boolean }
-  | { type: 'tool'; id: string; toolCallId: string; toolName: string; input: JsonValue; output?: ToolOutput; notRun?: NotRun }
+  | {
+      type: 'tool';
+      id: string;
+      toolCallId: string;
+      toolName: string;
+      input: JsonValue;
+      output?: ToolOutput;
+      notRun?: NotRun;
+    }
   /** A request that was settled (or closed); pending ones are answered in the dock instead. */
   | { type: 'action'; id: string; action: ActionView };
 
@@ -25,7 +33,8 @@ function notRunBy(actions: ActionView[]): NotRun | undefined {
   if (approval.status === 'expired') return { reason: 'timed out' };
   if (approval.status === 'cancelled') return { reason: 'cancelled' };
   const resolution = approval.resolution;
-  if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'deny') return undefined;
+  if (approval.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'deny')
+    return undefined;
   // A lapse under `deny` is recorded as a refusal too, by the time limit.
   if (approval.channel === 'timeout') return { reason: 'timed out' };
   return { reason: 'denied', ...(resolution.comment ? { comment: commentText(resolution.comment) } : {}) };
@@ -71,18 +80,30 @@ export function buildTranscript(
           ...(notRun ? { notRun } : {}),
         });
       }
-      for (const action of asked) if (action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
+      for (const action of asked)
+        if (action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
     }
     // Requests not tied to a call of this message's parts still belong here.
     const shown = new Set(message.parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])));
-    for (const action of actions) if (!shown.has(action.toolCallId) && action.status !== 'pending') items.push({ type: 'action', id: action.id, action });
+    for (const action of actions)
+      if (!shown.has(action.toolCallId) && action.status !== 'pending')
+        items.push({ type: 'action', id: action.id, action });
   }
-  for (const entry of streaming) items.push({ type: 'assistant', id: entry.messageId, text: entry.text, streaming: true });
+  for (const entry of streaming)
+    items.push({ type: 'assistant', id: entry.messageId, text: entry.text, streaming: true });
   // A queued message that has just started is already among the messages: shown once.
   const shown = new Set(messages.map((message) => message.id));
   queued
     .filter((entry) => !shown.has(entry.id))
-    .forEach((entry, index) => items.push({ type: 'user', id: entry.id, text: entry.text, ...(entry.queuedAt ? { createdAt: entry.queuedAt } : {}), queued: index + 1 }));
+    .forEach((entry, index) =>
+      items.push({
+        type: 'user',
+        id: entry.id,
+        text: entry.text,
+        ...(entry.queuedAt ? { createdAt: entry.queuedAt } : {}),
+        queued: index + 1,
+      }),
+    );
   return items;
 }
 
@@ -95,7 +116,10 @@ export function byWhom(settled: { resolvedBy?: string | null; channel?: string }
  * Who settled a request, in words: "ada", "you", "the time limit"… Read from `channel` (how) and
  * `resolvedBy` (the user id) separately, so a user whose id is "system:timeout" is shown as that user.
  */
-export function describeResolver(settled: { resolvedBy?: string | null; channel?: string }, me?: string | null): string {
+export function describeResolver(
+  settled: { resolvedBy?: string | null; channel?: string },
+  me?: string | null,
+): string {
   if (settled.channel === 'timeout') return 'the time limit';
   if (settled.channel === 'remembered') return 'a remembered approval';
   if (settled.channel === 'system') return 'the system';

@@ -4,9 +4,9 @@ import { votesSummary } from './votes.js';
 describe('votesSummary', () => {
   const at = '2030-01-01T00:00:00.000Z';
   it('says how many allows of how many, who said what, and who is left', () => {
-    expect(votesSummary({ required: 2, approvers: ['bob', 'cat', 'dan'], votes: [{ by: 'bob', decision: 'allow', at }] })).toBe(
-      '1 of 2 approvals: bob allowed · waiting on cat, dan',
-    );
+    expect(
+      votesSummary({ required: 2, approvers: ['bob', 'cat', 'dan'], votes: [{ by: 'bob', decision: 'allow', at }] }),
+    ).toBe('1 of 2 approvals: bob allowed · waiting on cat, dan');
     expect(
       votesSummary({
         required: 2,
@@ -42,6 +42,10 @@ describe('the AI SDK approval part', () => {
       approvers: ['bob', 'cat'],
       votes: [{ by: 'bob', decision: 'allow' as const, at: '2030-01-01T00:00:00.000Z' }],
     };
-    expect(heedMetadata(view).heed).toMatchObject({ required: 2, approvers: ['bob', 'cat'], votes: [{ by: 'bob', decision: 'allow' }] });
+    expect(heedMetadata(view).heed).toMatchObject({
+      required: 2,
+      approvers: ['bob', 'cat'],
+      votes: [{ by: 'bob', decision: 'allow' }],
+    });
   });
 });

@@ -11,7 +11,8 @@ export function votesSummary(action: Pick<ApprovalActionView, 'required' | 'vote
   const allows = votes.filter((vote) => vote.decision === 'allow' && !vote.outdated).length;
   const head = `${allows} of ${action.required} approval${action.required === 1 ? '' : 's'}`;
   const said = votes.map(
-    (vote) => `${vote.by} ${vote.decision === 'allow' ? (vote.args !== undefined ? 'allowed edited arguments' : 'allowed') : 'denied'}${vote.outdated ? ' (before the edit)' : ''}`,
+    (vote) =>
+      `${vote.by} ${vote.decision === 'allow' ? (vote.args !== undefined ? 'allowed edited arguments' : 'allowed') : 'denied'}${vote.outdated ? ' (before the edit)' : ''}`,
   );
   const voted = new Set(votes.filter((vote) => !vote.outdated).map((vote) => vote.by));
   const waiting = (action.approvers ?? []).filter((id) => !voted.has(id));

@@ -35,13 +35,19 @@ describe('whoDecides', () => {
   });
 
   it('an approver may answer, and is "you" in the line', () => {
-    expect(whoDecides(fourEyes, { me: 'grace', ownerId: 'ada' })).toEqual({ mayAnswer: true, waitingFor: 'Waiting for 2 of: you, lin' });
+    expect(whoDecides(fourEyes, { me: 'grace', ownerId: 'ada' })).toEqual({
+      mayAnswer: true,
+      waitingFor: 'Waiting for 2 of: you, lin',
+    });
   });
 
   it('once someone allowed, the line counts what is left and who has not voted; the voter gets no second vote', () => {
     const voted = { ...fourEyes, votes: [{ by: 'grace', decision: 'allow' as const, at }] };
     expect(whoDecides(voted, { me: 'ada', ownerId: 'ada' }).waitingFor).toBe('Waiting for 1 of: lin');
-    expect(whoDecides(voted, { me: 'grace', ownerId: 'ada' })).toMatchObject({ mayAnswer: false, reason: 'You allowed it; the others decide the rest.' });
+    expect(whoDecides(voted, { me: 'grace', ownerId: 'ada' })).toMatchObject({
+      mayAnswer: false,
+      reason: 'You allowed it; the others decide the rest.',
+    });
     expect(whoDecides(voted, { me: 'lin', ownerId: 'ada' })).toMatchObject({ mayAnswer: true });
   });
 
@@ -53,22 +59,43 @@ describe('whoDecides', () => {
         { by: 'lin', decision: 'allow' as const, at, args: { to: 'acme', amount: 50 } },
       ],
     };
-    expect(whoDecides(edited, { me: 'grace', ownerId: 'ada' })).toEqual({ mayAnswer: true, waitingFor: 'Waiting for 1 of: you' });
+    expect(whoDecides(edited, { me: 'grace', ownerId: 'ada' })).toEqual({
+      mayAnswer: true,
+      waitingFor: 'Waiting for 1 of: you',
+    });
   });
 
   it('someone not named is told so; a viewer the page does not know keeps the controls (the server decides)', () => {
-    expect(whoDecides(fourEyes, { me: 'eve', ownerId: 'ada' })).toMatchObject({ mayAnswer: false, reason: 'You are not one of its approvers.' });
-    expect(whoDecides(fourEyes, { me: null, ownerId: 'ada' })).toEqual({ mayAnswer: true, waitingFor: 'Waiting for 2 of: grace, lin' });
+    expect(whoDecides(fourEyes, { me: 'eve', ownerId: 'ada' })).toMatchObject({
+      mayAnswer: false,
+      reason: 'You are not one of its approvers.',
+    });
+    expect(whoDecides(fourEyes, { me: null, ownerId: 'ada' })).toEqual({
+      mayAnswer: true,
+      waitingFor: 'Waiting for 2 of: grace, lin',
+    });
   });
 
   it('without named approvers it says how many more, and not from whom under four eyes', () => {
     const open = { ...fourEyes, approvers: undefined, required: 1 };
-    expect(whoDecides(open, { me: 'ada', ownerId: 'ada' })).toMatchObject({ mayAnswer: false, waitingFor: 'Waiting for 1 more approval from someone other than you' });
-    expect(whoDecides(open, { me: 'bob', ownerId: 'ada' })).toEqual({ mayAnswer: true, waitingFor: 'Waiting for 1 more approval from someone other than ada' });
+    expect(whoDecides(open, { me: 'ada', ownerId: 'ada' })).toMatchObject({
+      mayAnswer: false,
+      waitingFor: 'Waiting for 1 more approval from someone other than you',
+    });
+    expect(whoDecides(open, { me: 'bob', ownerId: 'ada' })).toEqual({
+      mayAnswer: true,
+      waitingFor: 'Waiting for 1 more approval from someone other than ada',
+    });
   });
 
   it('an approval one answer decides, and every other kind, leave the controls alone', () => {
-    const single = { ...fourEyes, required: undefined, approvers: undefined, excludeRequester: undefined, votes: undefined };
+    const single = {
+      ...fourEyes,
+      required: undefined,
+      approvers: undefined,
+      excludeRequester: undefined,
+      votes: undefined,
+    };
     expect(whoDecides(single, { me: 'ada', ownerId: 'ada' })).toEqual({ mayAnswer: true });
   });
 });

@@ -17,7 +17,8 @@ export interface WhoDecides {
  * someone not among the named approvers, and whoever has a vote that still counts.
  */
 export function whoDecides(action: ActionView, viewer: { me?: string | null; ownerId?: string | null }): WhoDecides {
-  if (action.kind !== 'approval' || action.required === undefined || action.status !== 'pending') return { mayAnswer: true };
+  if (action.kind !== 'approval' || action.required === undefined || action.status !== 'pending')
+    return { mayAnswer: true };
   const votes = action.votes ?? [];
   const counted = votes.filter((vote) => !vote.outdated);
   const allows = counted.filter((vote) => vote.decision === 'allow').length;
@@ -31,9 +32,16 @@ export function whoDecides(action: ActionView, viewer: { me?: string | null; own
     ? `Waiting for ${needed} of: ${left.length ? left.map(name).join(', ') : 'nobody left to vote'}`
     : `Waiting for ${needed} more approval${needed === 1 ? '' : 's'}${requester ? ` from someone other than ${name(requester)}` : ''}`;
   if (!me) return { mayAnswer: true, waitingFor };
-  if (requester === me) return { mayAnswer: false, waitingFor, reason: 'You asked for this, so someone else must approve it (four eyes).' };
+  if (requester === me)
+    return { mayAnswer: false, waitingFor, reason: 'You asked for this, so someone else must approve it (four eyes).' };
   const mine = counted.find((vote) => vote.by === me);
-  if (mine) return { mayAnswer: false, waitingFor, reason: `You ${mine.decision === 'allow' ? 'allowed' : 'denied'} it; the others decide the rest.` };
-  if (action.approvers && !action.approvers.includes(me)) return { mayAnswer: false, waitingFor, reason: 'You are not one of its approvers.' };
+  if (mine)
+    return {
+      mayAnswer: false,
+      waitingFor,
+      reason: `You ${mine.decision === 'allow' ? 'allowed' : 'denied'} it; the others decide the rest.`,
+    };
+  if (action.approvers && !action.approvers.includes(me))
+    return { mayAnswer: false, waitingFor, reason: 'You are not one of its approvers.' };
   return { mayAnswer: true, waitingFor };
 }

@@ -39,7 +39,10 @@ export function memoryStore(): Store {
       conversation = { ...clone(change.create), ...set };
     } else {
       if (change.expectVersion === undefined) {
-        throw new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
+        throw new HeedError(
+          'internal_error',
+          `A change to conversation ${change.conversationId} has no expectVersion.`,
+        );
       }
       if (!existing) return { ok: false, reason: 'not_found' };
       if (existing.conversation.version !== change.expectVersion) return { ok: false, reason: 'version' };
@@ -53,10 +56,17 @@ export function memoryStore(): Store {
     conversation = normalizeConversation({ ...conversation, lastEventSeq: conversation.lastEventSeq + events.length });
 
     // Check everything before writing anything, so a refusal leaves the entry as it was.
-    const entry: Entry = existing ?? { conversation, messages: new Map(), actions: new Map(), events: [], remembered: new Map() };
+    const entry: Entry = existing ?? {
+      conversation,
+      messages: new Map(),
+      actions: new Map(),
+      events: [],
+      remembered: new Map(),
+    };
     const positions = new Set<number>();
     for (const m of change.messages ?? []) {
-      if (entry.messages.has(m.position) || positions.has(m.position)) throw duplicate(`message position ${m.position}`, change);
+      if (entry.messages.has(m.position) || positions.has(m.position))
+        throw duplicate(`message position ${m.position}`, change);
       positions.add(m.position);
     }
     const added = new Map<string, ActionRecord>();
@@ -67,17 +77,25 @@ export function memoryStore(): Store {
     const settled = new Set<string>();
     for (const x of change.settle ?? []) {
       const action = added.get(x.id) ?? entry.actions.get(x.id);
-      if (!action || action.status !== 'pending' || settled.has(x.id)) return { ok: false, reason: 'action_not_pending' };
+      if (!action || action.status !== 'pending' || settled.has(x.id))
+        return { ok: false, reason: 'action_not_pending' };
       settled.add(x.id);
     }
     for (const x of change.revise ?? []) {
       const action = entry.actions.get(x.id);
-      if (!action || action.status !== 'pending' || settled.has(x.id)) return { ok: false, reason: 'action_not_pending' };
+      if (!action || action.status !== 'pending' || settled.has(x.id))
+        return { ok: false, reason: 'action_not_pending' };
     }
 
     // Copy everything first: a value that cannot be copied (or a bad time) then throws before anything is written.
-    const messages = (change.messages ?? []).map((m) => ({ ...clone(m), conversationId: change.conversationId, createdAt: normalTime(m.createdAt) }));
-    const actions = (change.actions ?? []).map((a) => normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }));
+    const messages = (change.messages ?? []).map((m) => ({
+      ...clone(m),
+      conversationId: change.conversationId,
+      createdAt: normalTime(m.createdAt),
+    }));
+    const actions = (change.actions ?? []).map((a) =>
+      normalizeAction({ ...clone(a), conversationId: change.conversationId, kind: a.request.kind }),
+    );
     const settlements = (change.settle ?? []).map((x) => ({
       id: x.id,
       fields: {
@@ -105,7 +123,13 @@ export function memoryStore(): Store {
     for (const d of newDeliveries) if (deliveries.has(d.id)) throw duplicate(`delivery ${d.id}`, change);
     const firstSeq = conversation.lastEventSeq - events.length + 1;
     const appended = events.map((e, i): EventRecord =>
-      storedEvent({ conversationId: change.conversationId, seq: firstSeq + i, type: e.type, data: clone(e.data), at: normalTime(e.at) }),
+      storedEvent({
+        conversationId: change.conversationId,
+        seq: firstSeq + i,
+        type: e.type,
+        data: clone(e.data),
+        at: normalTime(e.at),
+      }),
     );
     const returned = { ok: true as const, conversation: clone(conversation), events: clone(appended) };
 
@@ -142,7 +166,8 @@ export function memoryStore(): Store {
       const read: ConversationRead = { conversation: clone(entry.conversation) };
       if (parts.messages) read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
       if (parts.actions) read.actions = clone(oldestFirst([...entry.actions.values()]));
-      if (parts.remembered) read.remembered = clone([...entry.remembered.values()].sort((a, b) => compare(a.toolName, b.toolName)));
+      if (parts.remembered)
+        read.remembered = clone([...entry.remembered.values()].sort((a, b) => compare(a.toolName, b.toolName)));
       return read;
     },
 
@@ -164,7 +189,9 @@ export function memoryStore(): Store {
     },
 
     async listMessages(conversationId, page = {}) {
-      let messages = [...(entries.get(conversationId)?.messages.values() ?? [])].sort((a, b) => a.position - b.position);
+      let messages = [...(entries.get(conversationId)?.messages.values() ?? [])].sort(
+        (a, b) => a.position - b.position,
+      );
       if (page.before !== undefined) {
         const end = messages.findIndex((message) => message.id === page.before);
         messages = end < 0 ? [] : messages.slice(0, end);
@@ -190,7 +217,8 @@ export function memoryStore(): Store {
         if (!owned && filter.approver === undefined) continue;
         for (const action of entry.actions.values()) {
           if (action.status !== 'pending') continue;
-          if (!owned && !(action.request.kind === 'approval' && action.request.approvers?.includes(filter.approver!))) continue;
+          if (!owned && !(action.request.kind === 'approval' && action.request.approvers?.includes(filter.approver!)))
+            continue;
           if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
           pending.push(action);
         }
@@ -242,7 +270,8 @@ export function memoryStore(): Store {
     async finishDelivery(id, outcome) {
       const d = deliveries.get(id);
       if (!d) return;
-      if (outcome.status === 'pending') Object.assign(d, { status: 'pending', dueAt: normalTime(outcome.dueAt), lastError: outcome.error });
+      if (outcome.status === 'pending')
+        Object.assign(d, { status: 'pending', dueAt: normalTime(outcome.dueAt), lastError: outcome.error });
       else
         Object.assign(d, {
           status: outcome.status,
@@ -302,7 +331,12 @@ function normalizeConversation({ queue, ...c }: ConversationRecord): Conversatio
 }
 
 function normalizeAction(a: ActionRecord): ActionRecord {
-  return { ...a, createdAt: normalTime(a.createdAt), expiresAt: normalTimeOrNull(a.expiresAt), resolvedAt: normalTimeOrNull(a.resolvedAt) };
+  return {
+    ...a,
+    createdAt: normalTime(a.createdAt),
+    expiresAt: normalTimeOrNull(a.expiresAt),
+    resolvedAt: normalTimeOrNull(a.resolvedAt),
+  };
 }
 
 function duplicate(what: string, change: Change): HeedError {
@@ -313,5 +347,7 @@ function duplicate(what: string, change: Change): HeedError {
 function matchesSearch(conversation: ConversationRecord, search: string): boolean {
   const text = search.toLowerCase();
   const title = conversation.metadata?.title;
-  return conversation.agent.toLowerCase().includes(text) || (typeof title === 'string' && title.toLowerCase().includes(text));
+  return (
+    conversation.agent.toLowerCase().includes(text) || (typeof title === 'string' && title.toLowerCase().includes(text))
+  );
 }

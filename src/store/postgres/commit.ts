@@ -24,7 +24,11 @@ export interface CommitRow {
  * rolls back. Values travel as JSON arrays read with json_to_recordset, so the SQL text depends only
  * on the change's shape and is prepared once per connection.
  */
-export function commitStatement(schema: string, channel: string, change: Change): { query: QueryConfig; refuseLocally: boolean } {
+export function commitStatement(
+  schema: string,
+  channel: string,
+  change: Change,
+): { query: QueryConfig; refuseLocally: boolean } {
   const t = (table: string) => `${schema}.${table}`;
   const values: unknown[] = [];
   const param = (value: unknown, type: string) => {
@@ -176,7 +180,11 @@ export function commitStatement(schema: string, channel: string, change: Change)
 
   const remember = dedupeRemember(change.remember ?? []);
   if (remember.length > 0) {
-    const rows = remember.map((r) => ({ tool_name: r.toolName, remembered_by: r.rememberedBy, remembered_at: ms(r.rememberedAt) }));
+    const rows = remember.map((r) => ({
+      tool_name: r.toolName,
+      remembered_by: r.rememberedBy,
+      remembered_at: ms(r.rememberedAt),
+    }));
     parts.push(
       `r AS (INSERT INTO ${t('remembered_tools')} (conversation_key, tool_name, remembered_by, remembered_at)
        SELECT c.key, x.tool_name, x.remembered_by, x.remembered_at
@@ -213,7 +221,9 @@ export function commitStatement(schema: string, channel: string, change: Change)
       ...(revise.length > 0 ? [`(SELECT count(*) FROM v) <> ${param(revise.length, 'bigint')}`] : []),
       ...(refuseLocally ? ['true'] : []),
     ].join(' OR ');
-    selected.push(`CASE WHEN EXISTS (SELECT 1 FROM c) AND (${settleFailed}) THEN ${schema}.heed_refuse('action_not_pending') END AS refused`);
+    selected.push(
+      `CASE WHEN EXISTS (SELECT 1 FROM c) AND (${settleFailed}) THEN ${schema}.heed_refuse('action_not_pending') END AS refused`,
+    );
   }
   return { query: { text: `WITH ${parts.join(',\n')}\nSELECT ${selected.join(', ')}`, values }, refuseLocally };
 }
@@ -227,7 +237,9 @@ export function commitResult(change: Change, row: CommitRow): CommitResult {
   const conversation = toConversation(row.conversation);
   const events = change.events ?? [];
   const first = conversation.lastEventSeq - events.length + 1;
-  const appended = events.map((e, index): EventRecord => storedEvent({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }));
+  const appended = events.map((e, index): EventRecord =>
+    storedEvent({ conversationId: conversation.id, seq: first + index, type: e.type, data: e.data, at: iso(ms(e.at)) }),
+  );
   return { ok: true, conversation, events: appended };
 }
 

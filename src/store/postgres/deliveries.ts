@@ -59,7 +59,14 @@ export function postgresDeliveries(query: Query, t: (table: string) => string) {
     },
     async finish(id: string, outcome: DeliveryOutcome): Promise<void> {
       if (outcome.status === 'pending') await query(sql.retry, [id, ms(outcome.dueAt), outcome.error]);
-      else await query(sql.finish, [id, outcome.status, ms(outcome.at), outcome.error ?? null, outcome.receipt ? JSON.stringify(outcome.receipt) : null]);
+      else
+        await query(sql.finish, [
+          id,
+          outcome.status,
+          ms(outcome.at),
+          outcome.error ?? null,
+          outcome.receipt ? JSON.stringify(outcome.receipt) : null,
+        ]);
     },
     async list(filter: DeliveryFilter): Promise<DeliveryRecord[]> {
       const after = filter.after;

@@ -90,7 +90,8 @@ export async function listenForEvents(
 function parseNotice(payload: string): EventNotice | undefined {
   try {
     const value = JSON.parse(payload) as { conversationId?: unknown; seq?: unknown };
-    if (typeof value.conversationId === 'string' && typeof value.seq === 'number') return { conversationId: value.conversationId, seq: value.seq };
+    if (typeof value.conversationId === 'string' && typeof value.seq === 'number')
+      return { conversationId: value.conversationId, seq: value.seq };
   } catch {
     // Not ours: ignore.
   }

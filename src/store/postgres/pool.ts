@@ -46,7 +46,13 @@ export const QUERY_TIMEOUT_MS = 10_000;
 export const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Opens `pg` lazily, so a process that never uses PostgreSQL never loads it. */
-export async function openPool(options: { connectionString: string; max: number; synchronousCommit?: 'on' | 'off'; queryTimeoutMs?: number; connectTimeoutMs?: number }): Promise<{
+export async function openPool(options: {
+  connectionString: string;
+  max: number;
+  synchronousCommit?: 'on' | 'off';
+  queryTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}): Promise<{
   pool: PoolLike;
   /** A dedicated connection outside the pool, for LISTEN. */
   listenConnection: () => Promise<ListenConnection>;

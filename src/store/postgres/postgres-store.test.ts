@@ -35,14 +35,20 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       const setting = async (options: { synchronousCommit?: 'on' | 'off' }) => {
         const { pool } = await openPool({ connectionString: database!.url, max: 1, ...options });
         try {
-          return (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit;
+          return (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]
+            .synchronous_commit;
         } finally {
           await pool.end();
         }
       };
       expect(await setting({ synchronousCommit: 'off' })).toBe('off');
       expect(await setting({})).toBe('on');
-      const store = postgresStore({ connectionString: database!.url, schema: nextSchema(), max: 2, synchronousCommit: 'off' });
+      const store = postgresStore({
+        connectionString: database!.url,
+        schema: nextSchema(),
+        max: 2,
+        synchronousCommit: 'off',
+      });
       await store.migrate();
       expect((await store.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
       expect((await store.readConversation('c1', { messages: true }))?.messages).toEqual([]);
@@ -51,9 +57,13 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
 
     it('applies migrations once under a lock: stores starting together agree, running them again changes nothing', async () => {
       // Versions only grow (the runner applies those above the stored one, in order); numbers handed out per change may leave a gap.
-      expect(migrations.map((m) => m.version)).toEqual([...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y));
+      expect(migrations.map((m) => m.version)).toEqual(
+        [...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y),
+      );
       const schema = nextSchema();
-      const stores = Array.from({ length: 4 }, () => postgresStore({ connectionString: database!.url, schema, max: 2 }));
+      const stores = Array.from({ length: 4 }, () =>
+        postgresStore({ connectionString: database!.url, schema, max: 2 }),
+      );
       await Promise.all(stores.map((store) => store.migrate()));
       await stores[0].migrate();
       expect((await stores[1].commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
@@ -93,7 +103,10 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       const event = { type: 'turn.started' as const, data: {}, at: new Date().toISOString() };
       await writer.commit({ conversationId: 'c1', create: conversation('c1'), events: [event, event] });
       await writer.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } });
-      expect(await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] })).toEqual({ ok: false, reason: 'version' });
+      expect(await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] })).toEqual({
+        ok: false,
+        reason: 'version',
+      });
       await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
       await expect.poll(() => notices.length).toBe(2);
       expect(notices).toEqual([
@@ -120,7 +133,11 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       const channel = eventChannel(schema);
       await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "${channel}"'`);
       await expect.poll(() => reconnects, { timeout: 5000 }).toBe(1);
-      await store.commit({ conversationId: 'c1', create: conversation('c1'), events: [{ type: 'turn.started', data: {}, at: new Date().toISOString() }] });
+      await store.commit({
+        conversationId: 'c1',
+        create: conversation('c1'),
+        events: [{ type: 'turn.started', data: {}, at: new Date().toISOString() }],
+      });
       await expect.poll(() => notices).toEqual([{ conversationId: 'c1', seq: 1 }]);
       await store.close();
     });
@@ -140,11 +157,17 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
           await client.end();
         }
       };
-      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE action_due_at <= 5 ORDER BY action_due_at LIMIT 10`)).toMatch(/conversations_action_due/);
-      expect(await plan(`SELECT id FROM ${schema}.conversations WHERE status = 'running' AND lease_expires_at < 5 ORDER BY lease_expires_at LIMIT 10`)).toMatch(
-        /conversations_lease/,
-      );
-      expect(await plan(`SELECT id FROM ${schema}.actions WHERE status = 'pending' ORDER BY created_at, id LIMIT 10`)).toMatch(/actions_pending/);
+      expect(
+        await plan(`SELECT id FROM ${schema}.conversations WHERE action_due_at <= 5 ORDER BY action_due_at LIMIT 10`),
+      ).toMatch(/conversations_action_due/);
+      expect(
+        await plan(
+          `SELECT id FROM ${schema}.conversations WHERE status = 'running' AND lease_expires_at < 5 ORDER BY lease_expires_at LIMIT 10`,
+        ),
+      ).toMatch(/conversations_lease/);
+      expect(
+        await plan(`SELECT id FROM ${schema}.actions WHERE status = 'pending' ORDER BY created_at, id LIMIT 10`),
+      ).toMatch(/actions_pending/);
     });
   });
 });

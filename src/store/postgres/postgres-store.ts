@@ -5,7 +5,14 @@ import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
 import { listenForEvents } from './listen.js';
 import { migrations, refusalCode } from './migrations.js';
-import { type ListenConnection, type PoolLike, type QueryConfig, openPool, poolListenConnection, quoteIdentifier } from './pool.js';
+import {
+  type ListenConnection,
+  type PoolLike,
+  type QueryConfig,
+  openPool,
+  poolListenConnection,
+  quoteIdentifier,
+} from './pool.js';
 import {
   type ActionRow,
   type ConversationRow,
@@ -28,7 +35,11 @@ export type { PoolLike } from './pool.js';
 /** What a migration's statements may take (ten minutes), instead of the pool's query timeout. */
 const MIGRATION_TIMEOUT_MS = 600_000;
 
-type ReadRow = ConversationRow & { messages: MessageRow[] | null; actions: ActionRow[] | null; remembered: RememberedRow[] | null };
+type ReadRow = ConversationRow & {
+  messages: MessageRow[] | null;
+  actions: ActionRow[] | null;
+  remembered: RememberedRow[] | null;
+};
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:5432/database`; the store opens (and closes) its own pool. */
@@ -63,7 +74,9 @@ export interface PostgresStoreOptions {
 /** The NOTIFY channel commits announce their events on. */
 export function eventChannel(schema: string): string {
   // Channel names are identifiers (63 bytes at most): another schema gets a short hash of its name.
-  return schema === 'public' ? 'heed_events' : `heed_events_${createHash('sha1').update(schema).digest('hex').slice(0, 16)}`;
+  return schema === 'public'
+    ? 'heed_events'
+    : `heed_events_${createHash('sha1').update(schema).digest('hex').slice(0, 16)}`;
 }
 
 /**
@@ -144,24 +157,36 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       const { pool } = await open();
       const client = await pool.connect();
       // A migration, or waiting for another instance's, may take longer than an ordinary statement.
-      const run = (text: string, values?: unknown[]) => client.query({ text, values, query_timeout: MIGRATION_TIMEOUT_MS });
+      const run = (text: string, values?: unknown[]) =>
+        client.query({ text, values, query_timeout: MIGRATION_TIMEOUT_MS });
       try {
         await run('BEGIN');
         // Two instances starting together: the second waits here, then finds the schema up to date.
         await run('SELECT pg_advisory_xact_lock(hashtext($1))', [`heed:migrate:${schemaName}`]);
         if (schemaName !== 'public') await run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        await run(`CREATE TABLE IF NOT EXISTS ${t('heed_migrations')} (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+        await run(
+          `CREATE TABLE IF NOT EXISTS ${t('heed_migrations')} (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`,
+        );
         const [{ version }] = (
-          await client.query<{ version: number }>({ text: `SELECT coalesce(max(version), 0) AS version FROM ${t('heed_migrations')}`, query_timeout: MIGRATION_TIMEOUT_MS })
+          await client.query<{ version: number }>({
+            text: `SELECT coalesce(max(version), 0) AS version FROM ${t('heed_migrations')}`,
+            query_timeout: MIGRATION_TIMEOUT_MS,
+          })
         ).rows;
         const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
         if (version > latest) {
-          throw new HeedError('internal_error', `The database schema (version ${version}) is newer than this Heed (version ${latest}).`);
+          throw new HeedError(
+            'internal_error',
+            `The database schema (version ${version}) is newer than this Heed (version ${latest}).`,
+          );
         }
         for (const migration of migrations) {
           if (migration.version <= version) continue;
           await run(migration.sql.replaceAll('{schema}', schema));
-          await run(`INSERT INTO ${t('heed_migrations')} (version, applied_at) VALUES ($1, $2)`, [migration.version, Date.now()]);
+          await run(`INSERT INTO ${t('heed_migrations')} (version, applied_at) VALUES ($1, $2)`, [
+            migration.version,
+            Date.now(),
+          ]);
         }
         await run('COMMIT');
         client.release();
@@ -191,7 +216,12 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     },
 
     async readConversation(id, parts) {
-      const [row] = await query<ReadRow>(sql.readConversation, [id, !!parts.messages, !!parts.actions, !!parts.remembered]);
+      const [row] = await query<ReadRow>(sql.readConversation, [
+        id,
+        !!parts.messages,
+        !!parts.actions,
+        !!parts.remembered,
+      ]);
       if (!row) return undefined;
       const read: ConversationRead = { conversation: toConversation(row) };
       if (row.messages) read.messages = row.messages.map((message) => toMessage(message, id));
@@ -211,10 +241,14 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       if (filter.search !== undefined) {
         // strpos, not LIKE: the text is matched as written, "%" and "_" included.
         const search = param(filter.search, 'text');
-        where.push(`(strpos(lower(agent), lower(${search})) > 0 OR (json_typeof(metadata->'title') = 'string' AND strpos(lower(metadata->>'title'), lower(${search})) > 0))`);
+        where.push(
+          `(strpos(lower(agent), lower(${search})) > 0 OR (json_typeof(metadata->'title') = 'string' AND strpos(lower(metadata->>'title'), lower(${search})) > 0))`,
+        );
       }
       if (filter.before) {
-        where.push(`(updated_at, id) < (${param(ms(filter.before.updatedAt), 'bigint')}, ${param(filter.before.id, 'text')})`);
+        where.push(
+          `(updated_at, id) < (${param(ms(filter.before.updatedAt), 'bigint')}, ${param(filter.before.id, 'text')})`,
+        );
       }
       const text =
         `SELECT ${conversationColumns} FROM ${t('conversations')}` +
@@ -225,9 +259,15 @@ export function postgresStore(options: PostgresStoreOptions): Store {
 
     async listMessages(conversationId, page = {}) {
       if (page.before === undefined && page.limit === undefined) {
-        return (await query<MessageRow>(sql.listMessages, [conversationId])).map((row) => toMessage(row, conversationId));
+        return (await query<MessageRow>(sql.listMessages, [conversationId])).map((row) =>
+          toMessage(row, conversationId),
+        );
       }
-      const rows = await query<MessageRow>(sql.listMessagePage, [conversationId, page.before ?? null, page.limit ?? null]);
+      const rows = await query<MessageRow>(sql.listMessagePage, [
+        conversationId,
+        page.before ?? null,
+        page.limit ?? null,
+      ]);
       return rows.reverse().map((row) => toMessage(row, conversationId));
     },
 
@@ -252,7 +292,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       }
       if (owner) where.push(owner);
       if (filter.after) {
-        where.push(`(a.created_at, a.id) > (${param(ms(filter.after.createdAt), 'bigint')}, ${param(filter.after.id, 'text')})`);
+        where.push(
+          `(a.created_at, a.id) > (${param(ms(filter.after.createdAt), 'bigint')}, ${param(filter.after.id, 'text')})`,
+        );
       }
       const columns = actionColumns
         .split(', ')
@@ -266,7 +308,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     },
 
     async listEvents(conversationId, options = {}) {
-      const rows = await query<EventRow>(sql.listEvents, [conversationId, options.after ?? 0, pageSize(options.limit, 500)]);
+      const rows = await query<EventRow>(sql.listEvents, [
+        conversationId,
+        options.after ?? 0,
+        pageSize(options.limit, 500),
+      ]);
       return rows.map((row) => toEvent(row, conversationId));
     },
 
@@ -276,7 +322,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
 
     async forgetTool(conversationId, toolName) {
       const { pool } = await open();
-      const result = await pool.query({ name: named(sql.forget), text: sql.forget, values: [conversationId, toolName] });
+      const result = await pool.query({
+        name: named(sql.forget),
+        text: sql.forget,
+        values: [conversationId, toolName],
+      });
       return (result.rowCount ?? 0) > 0;
     },
 

@@ -1,6 +1,14 @@
 import { iso, isoOrNull } from '../times.js';
 import { storedEvent } from '../../protocol/events.js';
-import type { ActionRecord, ConversationRecord, EventRecord, EventType, JsonObject, MessageRecord, RememberedTool } from '../../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  EventRecord,
+  EventType,
+  JsonObject,
+  MessageRecord,
+  RememberedTool,
+} from '../../types.js';
 
 // Rows as PostgreSQL returns them, and their conversion to records. Times are epoch ms; `pg` hands BIGINT
 // columns over as strings (and as numbers inside row_to_json), so every number goes through Number().

@@ -56,7 +56,14 @@ export function sqliteDeliveries(db: Database.Database) {
     },
     finish(id: string, outcome: DeliveryOutcome): void {
       if (outcome.status === 'pending') s().retry.run(ms(outcome.dueAt), outcome.error, id);
-      else s().finish.run(outcome.status, ms(outcome.at), outcome.error ?? null, outcome.receipt ? JSON.stringify(outcome.receipt) : null, id);
+      else
+        s().finish.run(
+          outcome.status,
+          ms(outcome.at),
+          outcome.error ?? null,
+          outcome.receipt ? JSON.stringify(outcome.receipt) : null,
+          id,
+        );
     },
     list(filter: DeliveryFilter): DeliveryRecord[] {
       const params = {
@@ -84,7 +91,9 @@ function prepare(db: Database.Database) {
     due: db.prepare("SELECT * FROM deliveries WHERE status = 'pending' AND due_at <= ? ORDER BY due_at, id LIMIT ?"),
     claim: db.prepare('UPDATE deliveries SET attempts = attempts + 1, due_at = ? WHERE id = ?'),
     retry: db.prepare("UPDATE deliveries SET status = 'pending', due_at = ?, last_error = ? WHERE id = ?"),
-    finish: db.prepare('UPDATE deliveries SET status = ?, due_at = NULL, finished_at = ?, last_error = coalesce(?, last_error), receipt = coalesce(?, receipt) WHERE id = ?'),
+    finish: db.prepare(
+      'UPDATE deliveries SET status = ?, due_at = NULL, finished_at = ?, last_error = coalesce(?, last_error), receipt = coalesce(?, receipt) WHERE id = ?',
+    ),
     list: db.prepare(
       `SELECT * FROM deliveries WHERE (@status IS NULL OR status = @status) AND (@actionId IS NULL OR action_id = @actionId)
          AND (@afterId IS NULL OR (created_at, id) > (@afterCreatedAt, @afterId))

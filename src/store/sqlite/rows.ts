@@ -86,7 +86,8 @@ const eventTypes = new Map(Object.entries(eventTypeCodes).map(([type, code]) => 
 
 export function eventType(code: number): EventType {
   const type = eventTypes.get(code);
-  if (type === undefined) throw new HeedError('internal_error', `Unknown event type code ${code}: was the file written by a newer Heed?`);
+  if (type === undefined)
+    throw new HeedError('internal_error', `Unknown event type code ${code}: was the file written by a newer Heed?`);
   return type;
 }
 

@@ -57,7 +57,8 @@ describe('sqlite store', () => {
       });
     }
     const deadline = Date.now() + 3000;
-    while (statSync(path).size <= before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (statSync(path).size <= before && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(statSync(path).size).toBeGreaterThan(before);
     await store.close();
   });
@@ -75,7 +76,9 @@ describe('sqlite store', () => {
 
   it('applies migrations once; running them again changes nothing', async () => {
     // Versions only grow (the runner applies those above the stored one, in order); numbers handed out per change may leave a gap.
-    expect(migrations.map((m) => m.version)).toEqual([...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y));
+    expect(migrations.map((m) => m.version)).toEqual(
+      [...new Set(migrations.map((m) => m.version))].sort((x, y) => x - y),
+    );
     const store = sqliteStore({ path });
     await store.migrate();
     await store.commit({ conversationId: 'c1', create: conversation('c1') });
@@ -100,7 +103,8 @@ describe('sqlite store', () => {
       VALUES (1, 'c1', 'support', 'idle', 3, 0, 0, 0, 0, 0)`,
       )
       .run();
-    const insert = old.prepare(`INSERT INTO actions (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index, status,
+    const insert =
+      old.prepare(`INSERT INTO actions (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index, status,
       request, created_at, on_timeout, resolution, resolved_by, resolved_at) VALUES (1, ?, 'm', ?, 't', 'tool', 0, ?, '{"kind":"approval"}', 0, 'deny', ?, ?, ?)`);
     const settled = '{"type":"approval","decision":"allow"}';
     for (const [id, status, by] of [
@@ -147,10 +151,16 @@ describe('sqlite store', () => {
     old.close();
     const store = sqliteStore({ path });
     await store.migrate();
-    const brief = (events: { seq: number; type: string; data: unknown; at: string }[]) => events.map(({ seq, type, data, at }) => ({ seq, type, data, at }));
+    const brief = (events: { seq: number; type: string; data: unknown; at: string }[]) =>
+      events.map(({ seq, type, data, at }) => ({ seq, type, data, at }));
     expect(brief(await store.listEvents('c1'))).toEqual([
       { seq: 1, type: 'turn.started', data: { trigger: 'message' }, at: new Date(1000).toISOString() },
-      { seq: 2, type: 'message.created', data: { messageId: 'm1', role: 'assistant' }, at: new Date(2000).toISOString() },
+      {
+        seq: 2,
+        type: 'message.created',
+        data: { messageId: 'm1', role: 'assistant' },
+        at: new Date(2000).toISOString(),
+      },
       { seq: 3, type: 'turn.completed', data: {}, at: new Date(3000).toISOString() },
     ]);
     expect(brief(await store.listEvents('c1', { after: 1, limit: 1 })).map((e) => e.seq)).toEqual([2]);
@@ -171,8 +181,13 @@ describe('sqlite store', () => {
     await one.migrate();
     await two.migrate();
     expect((await one.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
-    expect(await two.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } })).toMatchObject({ ok: true });
-    expect(await one.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'idle' } })).toEqual({ ok: false, reason: 'version' });
+    expect(await two.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'running' } })).toMatchObject({
+      ok: true,
+    });
+    expect(await one.commit({ conversationId: 'c1', expectVersion: 1, set: { status: 'idle' } })).toEqual({
+      ok: false,
+      reason: 'version',
+    });
     expect((await one.getConversation('c1'))?.status).toBe('running');
     await one.close();
     await two.close();
@@ -184,8 +199,15 @@ describe('sqlite store', () => {
     await store.close();
     const db = new Database(path);
     const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerId: 'x', afterCreatedAt: 0, afterId: '', limit: 1 }) as { detail: string }[]).map((row) => row.detail).join('\n');
-    const positional = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
+      (
+        db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerId: 'x', afterCreatedAt: 0, afterId: '', limit: 1 }) as {
+          detail: string;
+        }[]
+      )
+        .map((row) => row.detail)
+        .join('\n');
+    const positional = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((row) => row.detail).join('\n');
     expect(positional(indexedQueries.due)).toMatch(/USING INDEX conversations_sweep/);
     for (const owner of [false, true]) {
       for (const after of [false, true]) {

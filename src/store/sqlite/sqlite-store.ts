@@ -3,7 +3,16 @@ import { requireOptional } from '../../optional-dependency.js';
 import { storedEvent } from '../../protocol/events.js';
 import { HeedError } from '../../errors.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
-import type { Change, CommitResult, ConversationFilter, ConversationParts, ConversationPatch, ConversationRead, PendingFilter, Store } from '../store.js';
+import type {
+  Change,
+  CommitResult,
+  ConversationFilter,
+  ConversationParts,
+  ConversationPatch,
+  ConversationRead,
+  PendingFilter,
+  Store,
+} from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { EVENT_SPAN, eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
@@ -74,7 +83,8 @@ export const indexedQueries = {
 /** A store in one SQLite file (better-sqlite3, WAL). Several instances may share the file. */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabase(options);
-  const checkpointer = options.checkpoint === 'inline' || options.path === ':memory:' ? undefined : startCheckpointer(options.path, 100);
+  const checkpointer =
+    options.checkpoint === 'inline' || options.path === ':memory:' ? undefined : startCheckpointer(options.path, 100);
   let statements: Statements | undefined;
   // Prepared on first use rather than at open: the tables exist only once migrate() ran.
   const prepared = () => (statements ??= prepare(db));
@@ -117,7 +127,16 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (!Number.isInteger(m.position) || m.position < 0 || m.position >= MESSAGE_SPAN) {
         throw new HeedError('invalid_request', `A conversation holds at most ${MESSAGE_SPAN} messages.`);
       }
-      queries.insertMessage.run(key * MESSAGE_SPAN + m.position, key, m.position, m.id, m.role, JSON.stringify(m.parts), json(m.metadata), ms(m.createdAt));
+      queries.insertMessage.run(
+        key * MESSAGE_SPAN + m.position,
+        key,
+        m.position,
+        m.id,
+        m.role,
+        JSON.stringify(m.parts),
+        json(m.metadata),
+        ms(m.createdAt),
+      );
     }
     for (const a of change.actions ?? []) {
       queries.insertAction.run(
@@ -155,7 +174,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (changes === 0) throw new Refusal('action_not_pending');
     }
     for (const revision of change.revise ?? []) {
-      if (queries.reviseAction.run(JSON.stringify(revision.request), key, revision.id).changes === 0) throw new Refusal('action_not_pending');
+      if (queries.reviseAction.run(JSON.stringify(revision.request), key, revision.id).changes === 0)
+        throw new Refusal('action_not_pending');
     }
     for (const r of change.remember ?? []) queries.remember.run(key, r.toolName, r.rememberedBy, ms(r.rememberedAt));
     for (const d of change.deliveries ?? []) outbox.insert(change.conversationId, d);
@@ -177,8 +197,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const row = queries.getConversation.get(id) as ConversationRow | undefined;
     if (!row) return undefined;
     const read: ConversationRead = { conversation: toConversation(row) };
-    if (parts.messages) read.messages = (queries.messagesOfKey.all({ key: row.key }) as MessageRow[]).map((message) => toMessage(message, id));
-    if (parts.actions) read.actions = (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id));
+    if (parts.messages)
+      read.messages = (queries.messagesOfKey.all({ key: row.key }) as MessageRow[]).map((message) =>
+        toMessage(message, id),
+      );
+    if (parts.actions)
+      read.actions = (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id));
     if (parts.remembered) read.remembered = (queries.rememberedOfKey.all(row.key) as RememberedRow[]).map(toRemembered);
     return read;
   });
@@ -189,7 +213,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         const current = db.pragma('user_version', { simple: true }) as number;
         const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
         if (current > latest) {
-          throw new HeedError('internal_error', `The database schema (version ${current}) is newer than this Heed (version ${latest}).`);
+          throw new HeedError(
+            'internal_error',
+            `The database schema (version ${current}) is newer than this Heed (version ${latest}).`,
+          );
         }
         for (const migration of migrations) if (migration.version > current) db.exec(migration.sql);
         if (latest > current) db.pragma(`user_version = ${latest}`);
@@ -233,7 +260,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         params.beforeUpdatedAt = ms(filter.before.updatedAt);
         params.beforeId = filter.before.id;
       }
-      const sql = 'SELECT * FROM conversations' + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') + ' ORDER BY updated_at DESC, id DESC LIMIT @limit';
+      const sql =
+        'SELECT * FROM conversations' +
+        (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+        ' ORDER BY updated_at DESC, id DESC LIMIT @limit';
       return (cached(sql).all(params) as ConversationRow[]).map(toConversation);
     },
 
@@ -265,14 +295,30 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       }
       const approver = filter.ownerId !== undefined && filter.approver !== undefined;
       if (approver) params.approver = filter.approver;
-      const sql = indexedQueries.pendingActions({ owner: filter.ownerId !== undefined, after: !!filter.after, approver });
+      const sql = indexedQueries.pendingActions({
+        owner: filter.ownerId !== undefined,
+        after: !!filter.after,
+        approver,
+      });
       const rows = cached(sql).all(params) as (ActionRow & { conversation_id: string })[];
       return rows.map((row) => toAction(row, row.conversation_id));
     },
 
     async listEvents(conversationId, options = {}) {
-      const rows = prepared().listEvents.all({ id: conversationId, after: options.after ?? 0, limit: pageSize(options.limit, 500) }) as EventRow[];
-      return rows.map((row) => storedEvent({ conversationId, seq: row.seq, type: eventType(row.type), data: JSON.parse(row.data), at: iso(row.at) }));
+      const rows = prepared().listEvents.all({
+        id: conversationId,
+        after: options.after ?? 0,
+        limit: pageSize(options.limit, 500),
+      }) as EventRow[];
+      return rows.map((row) =>
+        storedEvent({
+          conversationId,
+          seq: row.seq,
+          type: eventType(row.type),
+          data: JSON.parse(row.data),
+          at: iso(row.at),
+        }),
+      );
     },
 
     async listRememberedTools(conversationId) {
@@ -329,19 +375,27 @@ function prepare(db: Database.Database) {
     ),
     conversationExists: db.prepare('SELECT 1 FROM conversations WHERE id = ?').pluck(),
     getConversation: db.prepare('SELECT * FROM conversations WHERE id = ?'),
-    insertMessage: db.prepare('INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-    insertAction: db.prepare(`INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertMessage: db.prepare(
+      'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertAction: db.prepare(
+      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     settleAction: db.prepare(
       `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, channel = ?, resolved_at = ?,
          defaulted = CASE WHEN ? THEN ? ELSE defaulted END
        WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
     ),
-    reviseAction: db.prepare(`UPDATE actions SET request = ? WHERE conversation_key = ? AND id = ? AND status = 'pending'`),
+    reviseAction: db.prepare(
+      `UPDATE actions SET request = ? WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
+    ),
     remember: db.prepare(
       `INSERT INTO remembered_tools (conversation_key, tool_name, remembered_by, remembered_at) VALUES (?, ?, ?, ?)
        ON CONFLICT DO UPDATE SET remembered_by = excluded.remembered_by, remembered_at = excluded.remembered_at`,
     ),
-    insertEvent: db.prepare(`INSERT INTO events (rowid, type, data, at) VALUES (@key * ${EVENT_SPAN} + @seq, @type, @data, @at)`),
+    insertEvent: db.prepare(
+      `INSERT INTO events (rowid, type, data, at) VALUES (@key * ${EVENT_SPAN} + @seq, @type, @data, @at)`,
+    ),
     listMessages: db.prepare(
       `WITH c AS (SELECT key * ${MESSAGE_SPAN} AS first FROM conversations WHERE id = ?)
        SELECT position, id, role, parts, metadata, created_at FROM messages, c
@@ -357,20 +411,26 @@ function prepare(db: Database.Database) {
        WHERE messages.rowid >= c.first AND messages.rowid < b.last ORDER BY messages.rowid DESC LIMIT @limit`,
     ),
     getAction: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} AND id = ?`),
-    listActions: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} ORDER BY created_at, id`),
+    listActions: db.prepare(
+      `SELECT ${actionColumns} FROM actions WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
+    ),
     // The same reads by the conversation's key, for readConversation (which has the row already).
     messagesOfKey: db.prepare(
       `SELECT position, id, role, parts, metadata, created_at FROM messages
        WHERE rowid BETWEEN @key * ${MESSAGE_SPAN} AND @key * ${MESSAGE_SPAN} + ${MESSAGE_SPAN - 1} ORDER BY rowid`,
     ),
     actionsOfKey: db.prepare(`SELECT ${actionColumns} FROM actions WHERE conversation_key = ? ORDER BY created_at, id`),
-    rememberedOfKey: db.prepare('SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name'),
+    rememberedOfKey: db.prepare(
+      'SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ? ORDER BY tool_name',
+    ),
     listEvents: db.prepare(
       `WITH c AS (SELECT key * ${EVENT_SPAN} AS first FROM conversations WHERE id = @id)
        SELECT events.rowid - c.first AS seq, type, data, at FROM events, c
        WHERE events.rowid > c.first + @after AND events.rowid < c.first + ${EVENT_SPAN} ORDER BY events.rowid LIMIT @limit`,
     ),
-    listRemembered: db.prepare(`SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`),
+    listRemembered: db.prepare(
+      `SELECT tool_name, remembered_by, remembered_at FROM remembered_tools WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
+    ),
     forget: db.prepare(`DELETE FROM remembered_tools WHERE conversation_key = ${keyOf} AND tool_name = ?`),
     due: db.prepare(indexedQueries.due),
   };
@@ -380,7 +440,12 @@ function prepare(db: Database.Database) {
  * The compare-and-set UPDATE for a change. It assigns only the columns the patch sets: SQLite rewrites
  * an index entry whenever a statement assigns one of its columns, even to the same value.
  */
-function conversationUpdate(id: string, expectVersion: number, set: ConversationPatch, always: { eventCount: number; updatedAt: number }) {
+function conversationUpdate(
+  id: string,
+  expectVersion: number,
+  set: ConversationPatch,
+  always: { eventCount: number; updatedAt: number },
+) {
   const values = patchValues(set);
   const assignments = [
     'version = version + 1',

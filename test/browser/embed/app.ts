@@ -18,7 +18,13 @@ const action: ActionView = {
   summary: 'Money goes back to the card used for the order.',
   canRemember: false,
   args: { orderId: '1042', amount: 80 },
-  argsSchema: { type: 'object', properties: { orderId: { type: 'string' }, amount: { type: 'number' } }, required: ['orderId', 'amount'] },
+  argsSchema: {
+    type: 'object',
+    properties: { orderId: { type: 'string' }, amount: { type: 'number' } },
+    required: ['orderId', 'amount'],
+  },
 };
 
-createRoot(document.getElementById('root')!).render(createElement(ApprovalCard, { action, onSubmit: async () => ({ ok: true as const }) }));
+createRoot(document.getElementById('root')!).render(
+  createElement(ApprovalCard, { action, onSubmit: async () => ({ ok: true as const }) }),
+);

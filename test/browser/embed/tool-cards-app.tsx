@@ -4,7 +4,15 @@
 // bundles it against the sources and serves it from the server's own origin.
 import { useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { ActionCard, buildTranscript, HeedProvider, registerToolCard, useConversation, useToolCard, type ToolCardProps } from 'heed/react';
+import {
+  ActionCard,
+  buildTranscript,
+  HeedProvider,
+  registerToolCard,
+  useConversation,
+  useToolCard,
+  type ToolCardProps,
+} from 'heed/react';
 import 'heed/react/styles.css';
 
 /** The answer to `pick_file` comes from the person: one press per file, or "None of these". */
@@ -22,12 +30,21 @@ function PickFileCard({ action, answer, dismiss, busy, builtIn }: ToolCardProps)
             type="button"
             className="heed-button"
             disabled={busy}
-            onClick={() => void answer({ type: 'client_tool', output: { file } }).then((result) => setSaid(result.ok ? undefined : result.error.message))}
+            onClick={() =>
+              void answer({ type: 'client_tool', output: { file } }).then((result) =>
+                setSaid(result.ok ? undefined : result.error.message),
+              )
+            }
           >
             {file}
           </button>
         ))}
-        <button type="button" className="heed-button heed-quiet" disabled={busy} onClick={() => void dismiss('No file fits.')}>
+        <button
+          type="button"
+          className="heed-button heed-quiet"
+          disabled={busy}
+          onClick={() => void dismiss('No file fits.')}
+        >
           None of these
         </button>
       </div>
@@ -48,7 +65,12 @@ function RefundCard({ action, answer, dismiss, busy, builtIn }: ToolCardProps) {
         Give back ${amount} for order {orderId}?
       </h3>
       <div className="heed-actions">
-        <button type="button" className="heed-button heed-primary" disabled={busy} onClick={() => void answer({ type: 'approval', decision: 'allow' })}>
+        <button
+          type="button"
+          className="heed-button heed-primary"
+          disabled={busy}
+          onClick={() => void answer({ type: 'approval', decision: 'allow' })}
+        >
           Yes, refund
         </button>
         <button type="button" className="heed-button" disabled={busy} onClick={() => void dismiss('Not this one.')}>
@@ -69,7 +91,9 @@ function Chat({ id }: { id: string }) {
   return (
     <main>
       <ol aria-label="Messages">
-        {buildTranscript(chat.messages, chat.streaming).flatMap((item) => (item.type === 'assistant' || item.type === 'user' ? [<li key={item.id}>{item.text}</li>] : []))}
+        {buildTranscript(chat.messages, chat.streaming).flatMap((item) =>
+          item.type === 'assistant' || item.type === 'user' ? [<li key={item.id}>{item.text}</li>] : [],
+        )}
       </ol>
       {waiting && (
         <div role="region" aria-label="Waiting for your answer">

@@ -14,8 +14,14 @@ export function PageToolCard({ action, clientToolRun, builtIn }: ToolCardProps) 
     <div className="page-tool-card">
       {builtIn}
       <figure className="page-tool-preview" aria-label={`What ${action.toolName} would send`}>
-        <figcaption className="heed-hint">What {action.toolName} would send: the text last selected in this console</figcaption>
-        {text ? <blockquote>{text}</blockquote> : <p className="muted">Nothing is selected: it would send an empty text.</p>}
+        <figcaption className="heed-hint">
+          What {action.toolName} would send: the text last selected in this console
+        </figcaption>
+        {text ? (
+          <blockquote>{text}</blockquote>
+        ) : (
+          <p className="muted">Nothing is selected: it would send an empty text.</p>
+        )}
       </figure>
     </div>
   );

@@ -25,7 +25,12 @@ function remember(created: ConversationView, session: Session): void {
 }
 
 /** The message just before `messageId`, read from the server when the page holds none before it. */
-async function messageBefore(client: HeedClient, conversationId: string, messages: MessageView[], messageId: string): Promise<MessageView | undefined> {
+async function messageBefore(
+  client: HeedClient,
+  conversationId: string,
+  messages: MessageView[],
+  messageId: string,
+): Promise<MessageView | undefined> {
   const index = messages.findIndex((message) => message.id === messageId);
   if (index > 0) return messages[index - 1];
   const earlier = await client.getConversation(conversationId, { before: messageId, limit: 1 });
@@ -72,7 +77,10 @@ export function useBranching(conversation: ConversationView | undefined, message
           const before = await messageBefore(client, conversation!.id, messages, messageId);
           // Nothing came before the first message: the edited one starts a fresh chat with the same agent.
           if (before) return client.branch(conversation!.id, { fromMessageId: before.id });
-          return client.createConversation({ agent: conversation!.agent, metadata: { ...(conversation!.metadata ?? {}), branchedFrom: conversation!.id } });
+          return client.createConversation({
+            agent: conversation!.agent,
+            metadata: { ...(conversation!.metadata ?? {}), branchedFrom: conversation!.id },
+          });
         },
         async (created) => {
           // Sent once the server has recorded it; the turn goes on and the new chat's page follows it live.

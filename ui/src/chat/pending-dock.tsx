@@ -19,7 +19,12 @@ export function splitPending(pending: ActionView[], me: string | null, ownerId: 
 }
 
 /** The chat's head status: "Waiting for you", or whom it waits on when the viewer cannot answer. */
-export function waitingStatus(pending: ActionView[], me: string | null, ownerId: string | null | undefined, channel: string | null | undefined): string {
+export function waitingStatus(
+  pending: ActionView[],
+  me: string | null,
+  ownerId: string | null | undefined,
+  channel: string | null | undefined,
+): string {
   const platform = channelPlatform(channel);
   if (platform) return `Waiting for an answer in ${platform}`;
   const { mine, others } = splitPending(pending, me, ownerId);
@@ -30,7 +35,15 @@ export function waitingStatus(pending: ActionView[], me: string | null, ownerId:
  * The dock of a conversation that waits on someone: a channel conversation's notice (its requests shown
  * as they wait in the channel, and Branch), or the card to answer with, under the requests others decide.
  */
-export function PendingDock({ chat, me, branching }: { chat: UseConversationResult; me: string | null; branching: Branching }) {
+export function PendingDock({
+  chat,
+  me,
+  branching,
+}: {
+  chat: UseConversationResult;
+  me: string | null;
+  branching: Branching;
+}) {
   const conversation = chat.conversation;
   const pending = chat.pendingActions;
   const platform = channelPlatform(conversation?.channel);
@@ -42,7 +55,12 @@ export function PendingDock({ chat, me, branching }: { chat: UseConversationResu
         ))}
         <div className="heed-notice channel-notice" role="note">
           <p>This conversation happens in {platform}. Continue it there, or branch it into a new chat.</p>
-          <button type="button" className="heed-button" disabled={branching.busy} onClick={() => void branching.branch()}>
+          <button
+            type="button"
+            className="heed-button"
+            disabled={branching.busy}
+            onClick={() => void branching.branch()}
+          >
             Branch
           </button>
         </div>

@@ -9,7 +9,15 @@ export interface MessageControls {
 }
 
 /** One entry of the transcript: a message (with its Branch or Edit control), a tool call, or a settled request. */
-export function TranscriptEntry({ item, me, controls }: { item: TranscriptItem; me: string | null; controls: MessageControls }) {
+export function TranscriptEntry({
+  item,
+  me,
+  controls,
+}: {
+  item: TranscriptItem;
+  me: string | null;
+  controls: MessageControls;
+}) {
   switch (item.type) {
     case 'user':
       // A queued message has no id the server knows yet: nothing to edit or branch from.
@@ -36,7 +44,12 @@ export function TranscriptEntry({ item, me, controls }: { item: TranscriptItem; 
           </div>
           {controls.onBranch && !item.streaming && (
             <div className="message-controls">
-              <button type="button" className="heed-link" disabled={controls.busy} onClick={() => controls.onBranch!(item.id)}>
+              <button
+                type="button"
+                className="heed-link"
+                disabled={controls.busy}
+                onClick={() => controls.onBranch!(item.id)}
+              >
                 Branch from here
               </button>
             </div>
@@ -65,7 +78,11 @@ export function TranscriptEntry({ item, me, controls }: { item: TranscriptItem; 
               )}
             </summary>
             <pre className="heed-code">{JSON.stringify(item.input, null, 2)}</pre>
-            {item.output && <pre className="heed-code">{typeof item.output.value === 'string' ? item.output.value : JSON.stringify(item.output.value, null, 2)}</pre>}
+            {item.output && (
+              <pre className="heed-code">
+                {typeof item.output.value === 'string' ? item.output.value : JSON.stringify(item.output.value, null, 2)}
+              </pre>
+            )}
           </details>
         </li>
       );
@@ -117,8 +134,18 @@ function UserMessage({ id, text, controls }: { id: string; text: string; control
           }}
         >
           <label htmlFor={fieldId}>Edit your message</label>
-          <textarea id={fieldId} ref={box} rows={3} value={draft} disabled={controls.busy} onChange={(event) => setDraft(event.target.value)} onKeyDown={onKeyDown} />
-          <p className="heed-hint">Sends it in a new chat that starts just before this message; this chat stays as it is.</p>
+          <textarea
+            id={fieldId}
+            ref={box}
+            rows={3}
+            value={draft}
+            disabled={controls.busy}
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={onKeyDown}
+          />
+          <p className="heed-hint">
+            Sends it in a new chat that starts just before this message; this chat stays as it is.
+          </p>
           <div className="heed-actions">
             <button type="submit" className="heed-button heed-primary" disabled={controls.busy || draft.trim() === ''}>
               Send in a new chat
@@ -139,7 +166,13 @@ function UserMessage({ id, text, controls }: { id: string; text: string; control
       </div>
       {controls.onEdit && (
         <div className="message-controls">
-          <button type="button" ref={editButton} className="heed-link" disabled={controls.busy} onClick={() => setEditing(true)}>
+          <button
+            type="button"
+            ref={editButton}
+            className="heed-link"
+            disabled={controls.busy}
+            onClick={() => setEditing(true)}
+          >
             Edit
           </button>
         </div>

@@ -18,16 +18,21 @@ interface LinkRead {
 type State = { status: 'loading' } | { status: 'invalid'; message: string } | { status: 'ready'; link: LinkRead };
 
 /** The choice a link carries (`?choice=deny`, `?q=ship&v=no`), when it names one the action offers. */
-type LinkChoice = { kind: 'approval'; decision: 'allow' | 'deny' } | { kind: 'question'; questionId: string; value: string; label: string };
+type LinkChoice =
+  | { kind: 'approval'; decision: 'allow' | 'deny' }
+  | { kind: 'question'; questionId: string; value: string; label: string };
 
 function linkChoice(action: ActionView, search: string): LinkChoice | undefined {
   const params = new URLSearchParams(search);
   const choice = params.get('choice');
-  if (action.kind === 'approval') return choice === 'allow' || choice === 'deny' ? { kind: 'approval', decision: choice } : undefined;
+  if (action.kind === 'approval')
+    return choice === 'allow' || choice === 'deny' ? { kind: 'approval', decision: choice } : undefined;
   if (action.kind !== 'question') return undefined;
   const question = action.questions.find((entry) => entry.id === params.get('q'));
   const option = question?.options?.find((entry) => entry.value === params.get('v'));
-  return question && option ? { kind: 'question', questionId: question.id, value: option.value, label: option.label } : undefined;
+  return question && option
+    ? { kind: 'question', questionId: question.id, value: option.value, label: option.label }
+    : undefined;
 }
 
 /**
@@ -40,7 +45,12 @@ function withChoice(action: ActionView, choice: LinkChoice | undefined): ActionV
   return {
     ...action,
     questions: action.questions.map((question) =>
-      question.id !== choice.questionId ? question : { ...question, defaults: question.multiple ? [...new Set([...(question.defaults ?? []), choice.value])] : [choice.value] },
+      question.id !== choice.questionId
+        ? question
+        : {
+            ...question,
+            defaults: question.multiple ? [...new Set([...(question.defaults ?? []), choice.value])] : [choice.value],
+          },
     ),
   };
 }
@@ -111,7 +121,10 @@ export function AnswerLinkPage({ token }: { token: string }) {
         if (error.code === 'action_not_pending' || error.code === 'action_expired') await load();
         return { ok: false, error };
       } catch (thrown) {
-        return { ok: false, error: { code: 'network', message: thrown instanceof Error ? thrown.message : String(thrown) } };
+        return {
+          ok: false,
+          error: { code: 'network', message: thrown instanceof Error ? thrown.message : String(thrown) },
+        };
       } finally {
         setBusy(false);
       }
@@ -144,7 +157,9 @@ export function AnswerLinkPage({ token }: { token: string }) {
     <main className="link-page" aria-labelledby="link-title">
       <header className="link-head">
         <span className="brand">Heed</span>
-        <h1 id="link-title">{pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${settledHeadline(action)}`}</h1>
+        <h1 id="link-title">
+          {pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${settledHeadline(action)}`}
+        </h1>
         <WhoAsks link={link} />
       </header>
       {notice && (
@@ -152,7 +167,11 @@ export function AnswerLinkPage({ token }: { token: string }) {
           {notice}
         </p>
       )}
-      {choice?.kind === 'question' && <p className="link-choice-note">You chose “{choice.label}” in the message. It is selected below: confirm it, or pick another answer.</p>}
+      {choice?.kind === 'question' && (
+        <p className="link-choice-note">
+          You chose “{choice.label}” in the message. It is selected below: confirm it, or pick another answer.
+        </p>
+      )}
       {!pending ? (
         <SettledCard action={action} />
       ) : action.kind === 'approval' && choice?.kind === 'approval' ? (

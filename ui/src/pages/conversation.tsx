@@ -13,7 +13,10 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
   const { agents, refreshConversations } = useConsole();
   const agent = agents?.find((candidate) => candidate.name === chat.conversation?.agent);
-  const transcript = useMemo(() => buildTranscript(chat.messages, chat.streaming, chat.queued), [chat.messages, chat.streaming, chat.queued]);
+  const transcript = useMemo(
+    () => buildTranscript(chat.messages, chat.streaming, chat.queued),
+    [chat.messages, chat.streaming, chat.queued],
+  );
   const pending = chat.pendingActions;
   const current = pending[0];
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -24,7 +27,9 @@ export function ConversationPage({ conversationId }: { conversationId: string })
   // Branch from any assistant message, Edit the messages of a web chat: in a conversation of your own or
   // an ownerless one (a named approver reading someone else's may vote, not branch: docs/approvals.md);
   // a channel's messages are written there, so they have no Edit.
-  const mine = Boolean(chat.conversation && (chat.conversation.ownerId === null || !me || chat.conversation.ownerId === me));
+  const mine = Boolean(
+    chat.conversation && (chat.conversation.ownerId === null || !me || chat.conversation.ownerId === me),
+  );
   const controls: MessageControls = {
     busy: branching.busy,
     onBranch: mine ? (messageId) => void branching.branch(messageId) : undefined,
@@ -127,7 +132,9 @@ export function ConversationPage({ conversationId }: { conversationId: string })
         <ol className="transcript" aria-label="Messages">
           {chat.status === 'loading' && <li className="muted empty">Loading the conversation…</li>}
           {chat.status === 'ready' && transcript.length === 0 && (
-            <li className="muted empty">Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}</li>
+            <li className="muted empty">
+              Say hello to start. {agent?.capabilities.intake ? 'The agent asks a few questions first.' : ''}
+            </li>
           )}
           {transcript.map((item) => (
             <TranscriptEntry key={`${item.type}:${item.id}`} item={item} me={me} controls={controls} />
@@ -232,7 +239,9 @@ function Composer({
         ref={ref}
         rows={2}
         value={text}
-        placeholder={running && queues ? 'Queue a message…' : 'Write a message… (Enter sends, Shift+Enter for a new line)'}
+        placeholder={
+          running && queues ? 'Queue a message…' : 'Write a message… (Enter sends, Shift+Enter for a new line)'
+        }
         disabled={disabled}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
@@ -261,5 +270,8 @@ function Composer({
  * an ownerless conversation, so a link to someone else's asks before sending them anything.
  */
 function startedHere(conversation: ConversationView, me: string | null): boolean {
-  return ownsConversation(conversation, me) || (conversation.ownerId === null && anonymousConversationIds().includes(conversation.id));
+  return (
+    ownsConversation(conversation, me) ||
+    (conversation.ownerId === null && anonymousConversationIds().includes(conversation.id))
+  );
 }

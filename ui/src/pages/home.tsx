@@ -16,7 +16,12 @@ export function HomePage() {
   return (
     <section className="page" aria-labelledby="home-title">
       <h1 id="home-title">Start a conversation</h1>
-      {!session.token && <p className="muted">You are anonymous: conversations you start are kept in this browser, and anyone with their address can answer them.</p>}
+      {!session.token && (
+        <p className="muted">
+          You are anonymous: conversations you start are kept in this browser, and anyone with their address can answer
+          them.
+        </p>
+      )}
       {error && (
         <p className="banner" role="alert">
           {error}

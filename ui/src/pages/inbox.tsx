@@ -5,7 +5,12 @@ import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
 /** What each kind is called here; a kind left out is called by its name. */
-const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = { approval: 'Approval', question: 'Question', client_tool: 'Page action', url: 'Open a page' };
+const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = {
+  approval: 'Approval',
+  question: 'Question',
+  client_tool: 'Page action',
+  url: 'Open a page',
+};
 
 /** The request in one line: what is asked. */
 function headline(action: ActionView): string {
@@ -82,14 +87,20 @@ export function InboxPage() {
   );
 }
 
-type RowState = { state: 'idle' } | { state: 'sending'; decision: 'allow' | 'deny' } | { state: 'done'; decision: 'allow' | 'deny' } | { state: 'failed'; message: string };
+type RowState =
+  | { state: 'idle' }
+  | { state: 'sending'; decision: 'allow' | 'deny' }
+  | { state: 'done'; decision: 'allow' | 'deny' }
+  | { state: 'failed'; message: string };
 
 function InboxRow({ action }: { action: ActionView }) {
   const client = useHeedClient();
   const me = useHeedUser();
   const [row, setRow] = useState<RowState>({ state: 'idle' });
   const owner = action.conversation?.ownerId;
-  const where = action.conversation ? `${action.conversation.agent}${action.conversation.title ? ` · “${action.conversation.title}”` : ''}` : 'conversation';
+  const where = action.conversation
+    ? `${action.conversation.agent}${action.conversation.title ? ` · “${action.conversation.title}”` : ''}`
+    : 'conversation';
   const more = detail(action);
   const headingId = `inbox-${action.id}`;
 
@@ -127,7 +138,8 @@ function InboxRow({ action }: { action: ActionView }) {
         )}
         <span className="inbox-meta">
           {where}
-          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} · <time dateTime={action.createdAt}>{ago(action.createdAt)}</time>
+          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} ·{' '}
+          <time dateTime={action.createdAt}>{ago(action.createdAt)}</time>
           {action.expiresAt && ` · lapses ${shortTime(action.expiresAt)}`}
         </span>
         {row.state === 'failed' && (
@@ -144,10 +156,22 @@ function InboxRow({ action }: { action: ActionView }) {
             </span>
           ) : (
             <>
-              <button type="button" className="heed-button heed-primary" disabled={row.state === 'sending'} aria-describedby={headingId} onClick={() => void answer('allow')}>
+              <button
+                type="button"
+                className="heed-button heed-primary"
+                disabled={row.state === 'sending'}
+                aria-describedby={headingId}
+                onClick={() => void answer('allow')}
+              >
                 {row.state === 'sending' && row.decision === 'allow' ? 'Allowing…' : 'Allow'}
               </button>
-              <button type="button" className="heed-button heed-danger" disabled={row.state === 'sending'} aria-describedby={headingId} onClick={() => void answer('deny')}>
+              <button
+                type="button"
+                className="heed-button heed-danger"
+                disabled={row.state === 'sending'}
+                aria-describedby={headingId}
+                onClick={() => void answer('deny')}
+              >
                 {row.state === 'sending' && row.decision === 'deny' ? 'Denying…' : 'Deny'}
               </button>
             </>

@@ -30,7 +30,9 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
       onSignIn(owner ? { ...next, userId: owner } : next);
     } catch (thrown) {
       if (HeedClientError.isInstance(thrown) && thrown.status === 401) {
-        setError(next.token ? 'That token is not recognised by this server.' : 'This server needs a token: sign in with one.');
+        setError(
+          next.token ? 'That token is not recognised by this server.' : 'This server needs a token: sign in with one.',
+        );
       } else {
         setError(thrown instanceof Error ? thrown.message : String(thrown));
       }
@@ -56,7 +58,9 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
         {demo && demo.users.length > 0 && (
           <section className="demo-users" aria-labelledby="demo-heading">
             <h2 id="demo-heading">Try the demo</h2>
-            <p className="muted">This server runs the demo: sign in as one of its people, no token needed. Each has requests waiting.</p>
+            <p className="muted">
+              This server runs the demo: sign in as one of its people, no token needed. Each has requests waiting.
+            </p>
             <div className="heed-actions">
               {demo.users.map((user, index) => (
                 <button
@@ -103,7 +107,11 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
             </button>
           </div>
         </form>
-        {current && <p className="muted">You are {current.token ? 'signed in' : 'anonymous'} now; signing in again replaces that.</p>}
+        {current && (
+          <p className="muted">
+            You are {current.token ? 'signed in' : 'anonymous'} now; signing in again replaces that.
+          </p>
+        )}
       </div>
     </main>
   );
