@@ -64,3 +64,12 @@ export class HeedError extends Error {
     };
   }
 }
+
+/**
+ * The value, or an `internal_error` saying what was expected. For a value the code around it rules
+ * out being missing, where the compiler cannot see that.
+ */
+export function must<T>(value: T | null | undefined, expected: string): T {
+  if (value === undefined || value === null) throw new HeedError('internal_error', expected);
+  return value;
+}

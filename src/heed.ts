@@ -16,7 +16,7 @@ import type { Caller, ChannelWrite } from './caller.js';
 import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
 import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
-import { HeedError } from './errors.js';
+import { HeedError, must } from './errors.js';
 import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
@@ -246,9 +246,11 @@ export function createHeed(options: HeedOptions): Heed {
       // The whole conversation in one read; a page of it reads the conversation and its actions, then the page.
       const whole = await engine.readReadable(id, callerOption.caller, { actions: true, messages: !page });
       const record = whole.conversation;
-      const actions = whole.actions!;
+      const actions = must(whole.actions, 'The conversation was read with its actions.');
       // One more than asked tells whether earlier messages exist.
-      const read = whole.messages ?? (await store.listMessages(id, { before: page!.before, limit: page!.limit + 1 }));
+      const read = page
+        ? await store.listMessages(id, { before: page.before, limit: page.limit + 1 })
+        : must(whole.messages, 'The conversation was read with its messages.');
       const earlier = page !== undefined && read.length > page.limit;
       const messages = earlier ? read.slice(1) : read;
       const pending = actions
@@ -268,7 +270,7 @@ export function createHeed(options: HeedOptions): Heed {
       await ready;
       const read = await engine.readReadable(id, callerOption.caller, { actions: true });
       const record = read.conversation;
-      const actions = read.actions!;
+      const actions = must(read.actions, 'The conversation was read with its actions.');
       const order = (status: string) => (status === 'pending' ? 0 : 1);
       return actions
         .sort((a, b) => order(a.status) - order(b.status))
@@ -382,8 +384,9 @@ export function createHeed(options: HeedOptions): Heed {
               const userId = inboxOptions.caller.userId;
               const owns = record !== undefined && mayAccess(inboxOptions.caller, record);
               if (
+                userId === null ||
                 !mayVote(action.request, userId, record?.ownerId ?? null, owns) ||
-                currentVote(action.request, userId!)
+                currentVote(action.request, userId)
               )
                 continue;
             }

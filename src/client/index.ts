@@ -260,7 +260,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
       yield { type: 'done', result: (await response.json()) as TurnResult };
       return;
     }
-    for await (const message of readSse(response.body!, signal)) {
+    for await (const message of readSse(streamOf(response), signal)) {
       if (message.event === 'error') throw errorFromData(message.data);
       if (message.event === 'turn.done') {
         yield { type: 'done', result: JSON.parse(message.data) as TurnResult };
@@ -328,7 +328,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
           headers: { accept: 'text/event-stream' },
           signal: connection.signal,
         });
-        for await (const message of readSse(response.body!, connection.signal, alive)) {
+        for await (const message of readSse(streamOf(response), connection.signal, alive)) {
           if (message.event === 'error') throw errorFromData(message.data);
           yield { event: message.event, data: JSON.parse(message.data) as unknown };
         }
@@ -371,7 +371,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
           opened = true;
           failures = 0;
           followOptions.onConnection?.('open');
-          for await (const message of readSse(response.body!, connection.signal, alive)) {
+          for await (const message of readSse(streamOf(response), connection.signal, alive)) {
             if (message.event === 'error') throw errorFromData(message.data);
             const event = JSON.parse(message.data) as EventRecord;
             if (event.seq <= last) continue;
@@ -413,6 +413,15 @@ async function apiError(response: Response): Promise<HeedClientError> {
   return new HeedClientError(response.status, {
     code: 'http_error',
     message: `The server answered ${response.status}: ${text.slice(0, 200)}`,
+  });
+}
+
+/** The body of a response the server streams; one without a body is reported as a broken stream. */
+function streamOf(response: Response): ReadableStream<Uint8Array> {
+  if (response.body) return response.body;
+  throw new HeedClientError(response.status, {
+    code: 'stream_error',
+    message: `The server answered ${response.status} without a stream.`,
   });
 }
 

@@ -44,8 +44,7 @@ export function optionHotkey(question: Question, index: number): string | undefi
 
 export function optionForHotkey(question: Question, key: string): QuestionOption | undefined {
   const wanted = key.toLowerCase();
-  const index = (question.options ?? []).findIndex((_, position) => optionHotkey(question, position) === wanted);
-  return index >= 0 ? question.options![index] : undefined;
+  return (question.options ?? []).find((_, position) => optionHotkey(question, position) === wanted);
 }
 
 /** Drafts with each question's defaults pre-picked, so confirming straight away sends them. */
@@ -182,9 +181,8 @@ export function problemsFromDetails(
   details: Record<string, unknown> | undefined,
 ): Record<string, string> {
   const problems: Record<string, string> = Object.create(null);
-  const fields = Array.isArray(details?.fields)
-    ? (details!.fields as Array<{ field?: unknown; message?: unknown }>)
-    : [];
+  const given = details?.fields;
+  const fields = Array.isArray(given) ? (given as Array<{ field?: unknown; message?: unknown }>) : [];
   for (const entry of fields) {
     if (typeof entry.field !== 'string' || typeof entry.message !== 'string') continue;
     const key = entry.field.replace(/^answers\./, '');

@@ -2,10 +2,10 @@ import { commitWrite } from './transact.js';
 import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
-import { HeedError } from '../errors.js';
+import { HeedError, must } from '../errors.js';
 import { newEvent } from '../protocol/events.js';
 import { newId } from '../ids.js';
-import type { Change } from '../store/store.js';
+import type { Change, NewEvent } from '../store/store.js';
 import type { ActionRecord, MessageRecord } from '../types.js';
 import type { TurnResult } from './turn/run-turn.js';
 import { runTurnUnderLease } from './start.js';
@@ -44,7 +44,7 @@ export async function regenerateReply(
   for (;;) {
     const read = await engine.readVisible(conversationId, options.caller, { messages: true, remembered: true });
     const conversation = read.conversation;
-    const messages = read.messages!;
+    const messages = must(read.messages, 'The conversation was read with its messages.');
     refuseChannelWrite(conversation, options.via, 'write there, or branch it into a new conversation.');
     engine.agent(conversation.agent);
     if (conversation.status === 'running') {
@@ -78,7 +78,8 @@ export async function regenerateReply(
       );
     }
     const at = engine.now();
-    const change: Change = { conversationId, expectVersion: conversation.version, events: [] };
+    const events: NewEvent[] = [];
+    const change: Change = { conversationId, expectVersion: conversation.version, events };
     let closed: ActionRecord[] = [];
     if (conversation.status === 'requires_action') {
       const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
@@ -99,7 +100,7 @@ export async function regenerateReply(
       closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;
-      change.events!.push(...closing.events);
+      events.push(...closing.events);
       messages.push(...closing.messages);
     }
     if (!engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
@@ -118,7 +119,7 @@ export async function regenerateReply(
     };
     const leaseOwner = newId('lease');
     change.messages = [...(change.messages ?? []), again];
-    change.events!.push(
+    events.push(
       newEvent('message.created', at, {
         messageId: again.id,
         role: 'user',

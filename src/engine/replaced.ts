@@ -57,5 +57,6 @@ export function liveMessages<T extends Listed>(messages: T[]): T[] {
     for (let at = Math.max(0, index - mark.count); at < index; at++)
       if (!isIntake(messages[at], intakeCalls)) replaced.add(at);
   });
-  return replaced ? messages.filter((_, index) => !replaced!.has(index)) : messages;
+  const removed = replaced;
+  return removed ? messages.filter((_, index) => !removed.has(index)) : messages;
 }

@@ -194,7 +194,7 @@ export function castVote(
     return { request: next, vote, decided: { resolution, eventStatus: 'approved' } };
   }
   if (answer.decision === 'deny' && denyDecides({ ...next, required: request.required }, denies)) {
-    const comments = votes.filter((entry) => entry.decision === 'deny' && entry.comment).map((entry) => entry.comment!);
+    const comments = votes.flatMap((entry) => (entry.decision === 'deny' && entry.comment ? [entry.comment] : []));
     const resolution: ApprovalResolution = { type: 'approval', decision: 'deny', votes };
     // One comment stands as given (an object is then the call's whole result); several are joined as text.
     if (comments.length)

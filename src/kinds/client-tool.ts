@@ -58,12 +58,12 @@ export const clientTool = defineKind({
         'Send either output (what the page produced) or error (why it could not), not both and not neither.',
       );
     }
-    if (hasError) {
+    if (answer.error !== undefined) {
       return {
-        stored: { type: 'client_tool', error: answer.error! },
+        stored: { type: 'client_tool', error: answer.error },
         eventStatus: 'failed',
         defaulted: null,
-        toolOutput: { type: 'error-text', value: answer.error! },
+        toolOutput: { type: 'error-text', value: answer.error },
       };
     }
     const maxBytes = limits.clientToolOutputBytes;

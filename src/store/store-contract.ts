@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, RememberedTool } from '../types.js';
+import { must } from '../errors.js';
 import type { ActionSettlement, Change, NewDelivery, NewEvent, Store } from './store.js';
 
 /** What a store's test file hands the contract: a fresh, empty store, and how to reopen and dispose of it. */
@@ -612,21 +613,24 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         messages: [message('c2', 0)],
         actions: [action('c2', 'x')],
       });
-      const whole = await store.readConversation('c1', { messages: true, actions: true, remembered: true });
+      const whole = must(
+        await store.readConversation('c1', { messages: true, actions: true, remembered: true }),
+        'Conversation c1 was just written.',
+      );
       expect(whole).toEqual({
         conversation: await store.getConversation('c1'),
         messages: await store.listMessages('c1'),
         actions: await store.listActions('c1'),
         remembered: await store.listRememberedTools('c1'),
       });
-      expect(whole!.messages!.map((m) => m.position)).toEqual([0, 1]);
-      expect(whole!.actions!.map((a) => a.id)).toEqual(['b', 'a']);
-      expect(whole!.remembered!.map((r) => r.toolName)).toEqual(['issue_refund', 'send_email']);
+      expect(whole.messages?.map((m) => m.position)).toEqual([0, 1]);
+      expect(whole.actions?.map((a) => a.id)).toEqual(['b', 'a']);
+      expect(whole.remembered?.map((r) => r.toolName)).toEqual(['issue_refund', 'send_email']);
       expect(await store.readConversation('c1', { actions: true })).toEqual({
-        conversation: whole!.conversation,
-        actions: whole!.actions,
+        conversation: whole.conversation,
+        actions: whole.actions,
       });
-      expect(await store.readConversation('c1', {})).toEqual({ conversation: whole!.conversation });
+      expect(await store.readConversation('c1', {})).toEqual({ conversation: whole.conversation });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toBeUndefined();
       await commitOk({ conversationId: 'c3', create: conversation('c3') });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toEqual({
@@ -876,7 +880,8 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
     });
 
     it('hands out copies: mutating a record given or returned changes nothing stored', async () => {
-      const record = conversation('c1', { metadata: { tags: ['a'] } });
+      const tags = ['a'];
+      const record = conversation('c1', { metadata: { tags } });
       const msg = message('c1', 0);
       const act = action('c1', 'a1');
       const data = { list: [1] };
@@ -888,17 +893,17 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         events: [event('turn.started', 1, data)],
       });
       record.status = 'running';
-      (record.metadata!.tags as string[]).push('given');
+      tags.push('given');
       msg.parts.push({ type: 'text', text: 'given' });
       (act.request as { title: string }).title = 'given';
       data.list.push(2);
       result.conversation.agent = 'returned';
       (result.events[0].data.list as number[]).push(3);
 
-      const stored = (await store.getConversation('c1'))!;
-      stored.metadata!.tags = [];
+      const stored = must(await store.getConversation('c1'), 'Conversation c1 was just written.');
+      must(stored.metadata, 'Conversation c1 was written with metadata.').tags = [];
       (await store.listMessages('c1'))[0].parts.length = 0;
-      (await store.getAction('c1', 'a1'))!.request.kind = 'url';
+      must(await store.getAction('c1', 'a1'), 'Action a1 was just written.').request.kind = 'url';
       (await store.listActions('c1'))[0].status = 'expired';
       (await store.listPendingActions({}))[0].status = 'expired';
       (await store.listEvents('c1'))[0].data.list = [];

@@ -1,4 +1,4 @@
-import type { ActionRecord, Question } from '../../types.js';
+import type { ActionRecord, Question, QuestionOption } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
 import { commentText } from '../../kinds/comment-text.js';
 import {
@@ -69,12 +69,19 @@ function argsBlock(args: unknown): Block {
 
 /** A single single-choice question with options is answered by one click on its option. */
 export function answersByClick(questions: Question[]): boolean {
-  return (
+  return clickOptions(questions) !== undefined;
+}
+
+/** The options to click, when the questions are answered by one click. */
+function clickOptions(questions: Question[]): QuestionOption[] | undefined {
+  const options = questions[0]?.options;
+  const byClick =
     questions.length === 1 &&
-    Boolean(questions[0].options?.length) &&
+    options !== undefined &&
+    options.length > 0 &&
     !questions[0].multiple &&
-    questions[0].options!.length <= 20
-  );
+    options.length <= 20;
+  return byClick ? options : undefined;
 }
 
 /**
@@ -127,10 +134,9 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
         blocks.push(section(lines.join('\n')));
       }
       const elements: Block[] = [];
-      if (answersByClick(request.questions)) {
-        request.questions[0].options!.forEach((option, index) =>
-          elements.push(button(option.label, ACTION.option, { ...value, o: index })),
-        );
+      const options = clickOptions(request.questions);
+      if (options) {
+        options.forEach((option, index) => elements.push(button(option.label, ACTION.option, { ...value, o: index })));
         if (request.questions[0].custom !== false) elements.push(button('Other…', ACTION.modal, value));
       } else {
         elements.push(button('Answer…', ACTION.modal, value, 'primary'));
@@ -286,8 +292,7 @@ export interface ModalContext {
 const blockId = (index: number) => `q${index}`;
 const customBlockId = (index: number) => `q${index}_own`;
 
-function optionItem(question: Question, index: number) {
-  const option = question.options![index];
+function optionItem(option: QuestionOption, index: number) {
   return {
     text: plain(option.label, 75),
     value: String(index),
@@ -295,11 +300,11 @@ function optionItem(question: Question, index: number) {
   };
 }
 
-function initialOptions(question: Question) {
+function initialOptions(question: Question, options: QuestionOption[]) {
   return (question.defaults ?? [])
-    .map((value) => question.options!.findIndex((option) => option.value === value))
+    .map((value) => options.findIndex((option) => option.value === value))
     .filter((index) => index >= 0)
-    .map((index) => optionItem(question, index));
+    .map((index) => optionItem(options[index], index));
 }
 
 /** The element of one question: a select or checkboxes for options, the matching input for a typed one. */
@@ -308,8 +313,8 @@ function questionElement(question: Question): Block {
   const initial = question.defaults?.[0];
   const placeholder: Block = question.input?.placeholder ? { placeholder: plain(question.input.placeholder, 150) } : {};
   if (options.length > 0) {
-    const items = options.slice(0, 100).map((_, index) => optionItem(question, index));
-    const chosen = initialOptions(question);
+    const items = options.slice(0, 100).map((option, index) => optionItem(option, index));
+    const chosen = initialOptions(question, options);
     if (question.multiple) {
       return options.length <= 10
         ? {

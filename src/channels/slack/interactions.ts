@@ -1,5 +1,5 @@
 import { errorFields } from '../../logger.js';
-import { HeedError } from '../../errors.js';
+import { HeedError, must } from '../../errors.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import {
   ACTION,
@@ -11,7 +11,7 @@ import {
   type ButtonValue,
   type ModalContext,
 } from './blocks.js';
-import { placeOf } from './place.js';
+import { placeOf, type SlackPlace } from './place.js';
 import type { SlackChannel } from './slack-channel.js';
 
 /** What Slack expects back from its endpoint once a request is taken. */
@@ -50,10 +50,10 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
     if (!clicked?.action_id || clicked.action_id === ACTION.open || !clicked.value) return ok();
     const value = readJson<ButtonValue>(clicked.value);
     const channelId = payload.channel?.id ?? payload.container?.channel_id ?? '';
-    const found = value && (await requestOf(slack, value.c, value.a, team, channelId));
+    if (!value) return ok();
+    const found = await requestOf(slack, value.c, value.a, team, channelId);
     if (!found) return ok();
-    const { conversation, action } = found;
-    const place = placeOf(conversation.channel!);
+    const { conversation, action, place } = found;
     if (clicked.action_id === ACTION.modal) {
       if (action.status !== 'pending') {
         slack.ephemeral(place, user, `This request is already settled. ${outcomeText(action)}`);
@@ -61,12 +61,12 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
       }
       // A trigger lasts 3 s: the modal is opened now, not through the outbox.
       await slack.client.views.open({
-        trigger_id: payload.trigger_id!,
+        trigger_id: must(payload.trigger_id, 'Slack sends a trigger id with every click.'),
         view: questionModal(action, { c: conversation.id, a: action.id, ch: place.channel }) as never,
       });
       return ok();
     }
-    const resolution = clickResolution(clicked.action_id, action, value!.o);
+    const resolution = clickResolution(clicked.action_id, action, value.o);
     if (!resolution) return ok();
     const refused = await settle(slack, conversation, action, user, resolution);
     if (refused) slack.ephemeral(place, user, refused.text);
@@ -86,18 +86,22 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
   return ok();
 }
 
-/** The conversation and action a button names, when they belong to the Slack channel it was clicked in. */
+/**
+ * The conversation and action a button names, when they belong to the Slack channel it was clicked in,
+ * and the place of that conversation.
+ */
 async function requestOf(
   slack: SlackChannel,
   conversationId: string,
   actionId: string,
   team: string,
   channelId: string,
-): Promise<{ conversation: ConversationRecord; action: ActionRecord } | undefined> {
+): Promise<{ conversation: ConversationRecord; action: ActionRecord; place: SlackPlace } | undefined> {
   const conversation = await slack.host.store.getConversation(conversationId);
-  if (!conversation?.channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
+  const channel = conversation?.channel;
+  if (!conversation || !channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
   const action = await slack.host.store.getAction(conversationId, actionId);
-  return action ? { conversation, action } : undefined;
+  return action ? { conversation, action, place: placeOf(channel) } : undefined;
 }
 
 function clickResolution(

@@ -121,18 +121,19 @@ export class SlackChannel implements ChannelAdapter {
   private async onEvent(event: SlackEvent, eventId: string, team: string, botUser: string | undefined): Promise<void> {
     const mention = event.type === 'app_mention';
     const direct = event.type === 'message' && event.channel_type === 'im' && !event.subtype;
-    if ((!mention && !direct) || event.bot_id || !event.user || !event.channel || !event.ts) return;
-    const place = { team, channel: event.channel, thread: event.thread_ts ?? event.ts };
+    const { user, channel, ts } = event;
+    if ((!mention && !direct) || event.bot_id || !user || !channel || !ts) return;
+    const place = { team, channel, thread: event.thread_ts ?? ts };
     const mentionOfBot = botUser ? new RegExp(`<@${botUser}>\\s*`, 'g') : /^\s*<@[A-Z0-9]+>\s*/;
     const text = (event.text ?? '').replace(mentionOfBot, '').trim();
     if (!text) return;
     const conversationId = await this.conversationFor(place);
-    const caller = this.callerFor(event.user);
+    const caller = this.callerFor(user);
     try {
       await this.recorded((onRecorded) =>
         this.host.send(conversationId, text, {
           caller,
-          metadata: { slack: { eventId, user: event.user!, ts: event.ts! } },
+          metadata: { slack: { eventId, user, ts } },
           // The same event again (Slack retries until it has a 200): recorded once, by its event id.
           seen: (messages) =>
             eventId !== '' &&
@@ -156,7 +157,7 @@ export class SlackChannel implements ChannelAdapter {
             : HeedError.isInstance(error)
               ? error.message
               : 'Something went wrong; please try again.';
-      this.ephemeral(place, event.user, why);
+      this.ephemeral(place, user, why);
     }
   }
 

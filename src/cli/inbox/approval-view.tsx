@@ -138,6 +138,7 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
     }
   });
 
+  const summary = votesSummary(action);
   const json = JSON.stringify(args, null, 2) ?? 'undefined';
   const lines = json.split('\n');
   const room = Math.max(3, rows - 11);
@@ -150,7 +151,7 @@ export function ApprovalView(props: RequestViewProps<ApprovalActionView>) {
       <RequestHeader action={action} agent={props.agent} now={props.now} columns={columns} />
       <Say tone="strong">{fit(action.title || `Run ${action.toolName}?`, columns)}</Say>
       {action.summary ? <Text wrap="wrap">{action.summary}</Text> : null}
-      {votesSummary(action) ? <Say tone="dim">{fit(votesSummary(action)!, columns)}</Say> : null}
+      {summary ? <Say tone="dim">{fit(summary, columns)}</Say> : null}
       <Say tone="dim">{edited ? 'Arguments (edited):' : 'Arguments:'}</Say>
       {mode === 'edit' || mode === 'field' ? (
         <Box flexDirection="column">

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import type { ActionRecord, ActionRequest } from '../../types.js';
 
 type Outcome = { value: unknown } | { error: unknown };
@@ -45,7 +46,7 @@ export class LiveCall {
       const first = await Promise.race([this.run, raised.then(() => undefined)]);
       if (first) return first;
     }
-    const entry = this.raised.shift()!;
+    const entry = must(this.raised.shift(), 'The tool raised a request before it woke the turn.');
     const index = this.count++;
     this.waiting = { index, resolve: entry.resolve };
     return { ask: entry.request, index, expiresInMinutes: entry.expiresInMinutes };

@@ -5,7 +5,7 @@ import { policyFields } from '../../kinds/approval-policy.js';
 import { newAction } from '../new-action.js';
 import { sameJson } from '../../kinds/approved-args.js';
 import { earliestDue } from '../engine.js';
-import { HeedError } from '../../errors.js';
+import { HeedError, must } from '../../errors.js';
 import { isToolContent, type HeedTool } from '../../tool.js';
 import { conversationView } from '../../views.js';
 import type { ActionRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
@@ -84,7 +84,7 @@ async function settleCall(
 
   if (definition.client) {
     const action = mine.find((entry) => entry.kind === 'client_tool');
-    if (action) return closedResult(action)!;
+    if (action) return answeredResult(action);
     if (!turn.interactive)
       return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
@@ -95,7 +95,8 @@ async function settleCall(
     // Approval still applies first (seed 002): the page is asked only once a person allowed the call, with the arguments they approved.
     const gate = await approvalGate(turn, assistant, call, definition, parsed.data, mine);
     if (!('allowed' in gate)) return gate;
-    const edited = gate.allowed.approvedArgs !== undefined;
+    const approved = gate.allowed.approvedArgs;
+    const edited = approved !== undefined;
     return {
       ask: newAction(turn, {
         origin: 'tool',
@@ -104,7 +105,7 @@ async function settleCall(
         toolName: call.toolName,
         request: {
           kind: 'client_tool',
-          args: edited ? gate.allowed.approvedArgs! : call.input,
+          args: edited ? approved : call.input,
           clientKind: definition.client.kind,
           timeoutSeconds: definition.client.timeoutSeconds,
           ...(edited ? { originalArgs: call.input } : {}),
@@ -203,7 +204,8 @@ async function execute(
   let state: { signal?: AskSignal } = {};
   if (live) {
     // The tool kept running while it waited: hand it the answer it was waiting for.
-    const answered = mine.find((entry) => entry.origin === 'live' && entry.journalIndex === live!.waiting?.index);
+    const waiting = live.waiting?.index;
+    const answered = mine.find((entry) => entry.origin === 'live' && entry.journalIndex === waiting);
     if (answered) live.answer(answered);
   } else {
     if (mine.some((entry) => entry.origin === 'live')) {
@@ -283,7 +285,7 @@ function afterResult(asked: ActionRecord[]): string[] {
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
   const action = mine.find((entry) => entry.kind === 'question');
   if (action) {
-    return closedResult(action)!;
+    return answeredResult(action);
   }
   if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
   if (!turn.interactive)
@@ -396,6 +398,11 @@ function closedResult(action: ActionRecord): CallOutcome | undefined {
       ...(reads.isError ? { isError: true } : {}),
     }
   );
+}
+
+/** The result of a call whose action was answered: a call is settled again only once its action is closed. */
+function answeredResult(action: ActionRecord): CallOutcome {
+  return must(closedResult(action), `The ${action.kind} action ${action.id} is closed before its call is settled.`);
 }
 
 function error(value: string): CallOutcome {

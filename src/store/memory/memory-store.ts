@@ -1,4 +1,4 @@
-import { HeedError } from '../../errors.js';
+import { HeedError, must } from '../../errors.js';
 import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../../types.js';
 import { randomBytes } from 'node:crypto';
@@ -139,10 +139,13 @@ export function memoryStore(): Store {
     for (const a of actions) entry.actions.set(a.id, a);
     for (const x of settlements) {
       // Settled after the inserts above: a change may settle an action it inserts.
-      const action = entry.actions.get(x.id)!;
+      const action = must(entry.actions.get(x.id), `Action ${x.id} was checked to exist before it is settled.`);
       entry.actions.set(x.id, { ...action, ...x.fields });
     }
-    for (const x of revisions) entry.actions.set(x.id, { ...entry.actions.get(x.id)!, request: x.request });
+    for (const x of revisions) {
+      const action = must(entry.actions.get(x.id), `Action ${x.id} was checked to exist before it is revised.`);
+      entry.actions.set(x.id, { ...action, request: x.request });
+    }
     for (const r of remembered) entry.remembered.set(r.toolName, r);
     for (const e of appended) entry.events.push(e);
     for (const d of newDeliveries) deliveries.set(d.id, d);
@@ -217,8 +220,11 @@ export function memoryStore(): Store {
         if (!owned && filter.approver === undefined) continue;
         for (const action of entry.actions.values()) {
           if (action.status !== 'pending') continue;
-          if (!owned && !(action.request.kind === 'approval' && action.request.approvers?.includes(filter.approver!)))
-            continue;
+          const approves =
+            filter.approver !== undefined &&
+            action.request.kind === 'approval' &&
+            action.request.approvers?.includes(filter.approver);
+          if (!owned && !approves) continue;
           if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
           pending.push(action);
         }
@@ -260,8 +266,9 @@ export function memoryStore(): Store {
     async claimDeliveries(now, until, limit) {
       const at = Date.parse(now);
       const due = [...deliveries.values()]
-        .filter((d) => d.status === 'pending' && d.dueAt !== null && Date.parse(d.dueAt) <= at)
-        .sort((a, b) => compareTimeThenId(a.dueAt!, a.id, Date.parse(b.dueAt!), b.id))
+        .filter((d): d is DeliveryRecord & { dueAt: string } => d.status === 'pending' && d.dueAt !== null)
+        .filter((d) => Date.parse(d.dueAt) <= at)
+        .sort((a, b) => compareTimeThenId(a.dueAt, a.id, Date.parse(b.dueAt), b.id))
         .slice(0, pageSize(limit, limit));
       for (const d of due) Object.assign(d, { attempts: d.attempts + 1, dueAt: normalTime(until) });
       return clone(due);
