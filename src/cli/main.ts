@@ -101,6 +101,13 @@ export async function main(argv: string[]): Promise<number> {
   const say = logger
     ? (line: string) => (line.startsWith('Warning: ') ? logger.warn({}, line.slice(9)) : logger.info({}, line))
     : (line: string) => console.log(line);
+  // Handlers go in before the server starts: a signal that came between "Heed listening" and their
+  // installation would end the process with no cleanup. One that comes during the start is acted on after it.
+  let early: string | undefined;
+  let onSignal = (why: string): void => {
+    early ??= why;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
   const server = await serve({
     log: say,
     logger,
@@ -132,7 +139,8 @@ export async function main(argv: string[]): Promise<number> {
       },
     );
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  onSignal = (why) => stop(why);
+  if (early) stop(early);
   // Under npx or npm run, the server runs below npm and a shell: a signal sent to npm's process id reaches
   // the shell, which ends without passing it on, and would leave the server running. When npm goes, so do we.
   stopWhenParentEnds(process.env, () => stop('npm ended', 'ignore'));
