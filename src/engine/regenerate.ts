@@ -1,5 +1,5 @@
 import { commitWrite } from './transact.js';
-import { withdrawalWrites, releaseLiveCalls } from './withdraw.js';
+import { withdrawForNewMessage, releaseLiveCalls } from './withdraw.js';
 import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError, must } from '../errors.js';
@@ -83,20 +83,12 @@ export async function regenerateReply(
     let closed: ActionRecord[] = [];
     if (conversation.status === 'requires_action') {
       const pending = (await engine.store.listActions(conversationId)).filter((action) => action.status === 'pending');
-      if (engine.pendingActionPolicy !== 'cancel') {
-        throw new HeedError(
-          'action_pending',
-          'This conversation is waiting for an answer; answer or cancel it before making the reply again.',
-          {
-            details: { pendingActionIds: pending.map((action) => action.id) },
-          },
-        );
-      }
-      const closing = withdrawalWrites(engine, messages, pending, {
-        resolvedBy: null,
-        channel: 'system',
-        reason: 'new_message',
-      });
+      const closing = withdrawForNewMessage(
+        engine,
+        messages,
+        pending,
+        'This conversation is waiting for an answer; answer or cancel it before making the reply again.',
+      );
       closed = pending;
       change.settle = closing.settle;
       change.messages = closing.messages;

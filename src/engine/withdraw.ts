@@ -1,3 +1,4 @@
+import { HeedError } from '../errors.js';
 import type { Engine } from './engine.js';
 import type { ActionSettlement, NewEvent } from '../store/store.js';
 import { newEvent } from '../protocol/events.js';
@@ -104,4 +105,22 @@ export function releaseLiveCalls(engine: Engine, closed: ActionRecord[]): void {
     engine.liveCalls.delete(action.toolCallId);
     live.answer({ ...action, status: 'cancelled', resolution: { type: 'cancelled', reason: 'closed' } });
   }
+}
+
+/**
+ * A new user message (one sent, or a reply made again) while actions wait: refused with `refusal` unless
+ * `pendingActionPolicy` is 'cancel', which withdraws the waiting actions (reason `new_message`).
+ */
+export function withdrawForNewMessage(
+  engine: Engine,
+  messages: MessageRecord[],
+  pending: ActionRecord[],
+  refusal: string,
+): ClosingWrites {
+  if (engine.pendingActionPolicy !== 'cancel') {
+    throw new HeedError('action_pending', refusal, {
+      details: { pendingActionIds: pending.map((action) => action.id) },
+    });
+  }
+  return withdrawalWrites(engine, messages, pending, { resolvedBy: null, channel: 'system', reason: 'new_message' });
 }

@@ -7,7 +7,7 @@ import { titleFromMessage } from '../../protocol/conversation.js';
 import type { ActionRecord, JsonObject, MessageRecord, QueuedMessage, RememberedTool } from '../../types.js';
 import type { BusyPolicy } from '../../config.js';
 import { queueWrite } from '../queue.js';
-import { withdrawalWrites } from '../withdraw.js';
+import { withdrawForNewMessage } from '../withdraw.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 
 /** Thrown when `seen` says the message was already recorded; only a channel adapter asks for it, and catches it. */
@@ -88,20 +88,12 @@ export function decideSend(
   let closed: ActionRecord[] = [];
   if (conversation.status === 'requires_action') {
     const pending = read.actions.filter((action) => action.status === 'pending');
-    if (engine.pendingActionPolicy !== 'cancel') {
-      throw new HeedError(
-        'action_pending',
-        'This conversation is waiting for an answer; answer or cancel it before sending a new message.',
-        {
-          details: { pendingActionIds: pending.map((action) => action.id) },
-        },
-      );
-    }
-    const closing = withdrawalWrites(engine, messages, pending, {
-      resolvedBy: null,
-      channel: 'system',
-      reason: 'new_message',
-    });
+    const closing = withdrawForNewMessage(
+      engine,
+      messages,
+      pending,
+      'This conversation is waiting for an answer; answer or cancel it before sending a new message.',
+    );
     closed = pending;
     write.settle = closing.settle;
     write.messages = closing.messages;
