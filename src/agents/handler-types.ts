@@ -1,0 +1,89 @@
+import type { JsonObject, JsonValue } from '../protocol/values.js';
+import type { AskedQuestion, ActionRecord, ConversationRecord, MessageRecord, StoredResolution } from '../types.js';
+
+/**
+ * What an agent that runs outside Heed's loop asks a person for: any kind's request as a tool raises it
+ * with `ctx.request`. Heed checks it as it checks a tool's.
+ *
+ * @example
+ * { kind: 'approval', title: 'Refund order 1042', toolName: 'refund', args: { orderId: '1042', amount: 30 } }
+ */
+export type HandlerActionRequest =
+  | {
+      kind: 'approval';
+      title: string;
+      summary?: string;
+      /** Shown with the request; a person may send back edited ones as `approvedArgs`. */
+      toolName?: string;
+      args?: JsonValue;
+      /** JSON Schema the edited arguments must satisfy; without it edited arguments are refused. */
+      argsSchema?: JsonObject;
+      expiresInMinutes?: number;
+    }
+  | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
+  | { kind: 'client_tool'; toolName: string; args: JsonValue; timeoutSeconds?: number }
+  | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
+
+/** What `processMessage` and `resolveAction` return. `pendingActions` is the complete set still waiting. */
+export interface HandlerReply {
+  /** The assistant's reply text, recorded as an assistant message. */
+  content?: string;
+  pendingActions?: HandlerActionRequest[];
+  metadata?: JsonObject;
+}
+
+export interface ProcessMessageInput {
+  conversation: ConversationRecord;
+  message: MessageRecord;
+  signal: AbortSignal;
+  /** Stable across a crash and retry of this same call: use it to make side effects happen once. */
+  idempotencyKey: string;
+}
+
+export interface ResolveActionInput {
+  conversation: ConversationRecord;
+  action: ActionRecord;
+  /** The stored answer (an approval's `approvedArgs` already checked against its `argsSchema`). */
+  resolution: StoredResolution;
+  signal: AbortSignal;
+  idempotencyKey: string;
+}
+
+/**
+ * An agent whose work is your own code: `processMessage` for each user message, `resolveAction` once per
+ * settled action, in settling order.
+ *
+ * @example
+ * const handler: AgentHandler = {
+ *   processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy to production?' }] }),
+ *   resolveAction: ({ resolution }) => ({ content: resolution.type === 'approval' ? resolution.decision : 'ok' }),
+ * };
+ */
+export interface AgentHandler {
+  processMessage(input: ProcessMessageInput): HandlerReply | Promise<HandlerReply>;
+  resolveAction?(input: ResolveActionInput): HandlerReply | Promise<HandlerReply>;
+}
+
+/**
+ * An agent that runs in another service: the same two calls as signed HTTP POSTs (Standard Webhooks).
+ *
+ * @example
+ * { url: 'https://agents.internal.example/heed', secret: process.env.HEED_REMOTE_SECRET!, timeoutSeconds: 30 }
+ */
+export interface RemoteAgentConfig {
+  url: string;
+  /** A Standard Webhooks secret (`whsec_…`). */
+  secret: string;
+  /** The whole call, tries included (default 30). */
+  timeoutSeconds?: number;
+}
+
+/** The body Heed POSTs to a remote agent. */
+export interface RemoteCallBody {
+  type: 'message' | 'resolution';
+  conversation: ConversationRecord;
+  message?: MessageRecord;
+  action?: ActionRecord;
+  resolution?: StoredResolution;
+  idempotencyKey: string;
+}
