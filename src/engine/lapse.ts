@@ -68,8 +68,17 @@ async function recover(
   if (conversation.leaseOwner && engine.running.has(conversation.id)) return undefined;
   const claimed = await claimRunning(engine, conversation);
   if (!claimed) return undefined;
+  // A turn that died before it wrote anything after the user's message had not yet asked the intake
+  // questions either: the taken-over turn asks them, as the message's own turn would have.
+  const messages = await engine.store.listMessages(conversation.id);
+  const atStart = messages.at(-1)?.role === 'user';
   return {
-    run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, { caller: null, interactive: true }),
+    run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, {
+      caller: null,
+      interactive: true,
+      askIntake: atStart,
+      messages,
+    }),
   };
 }
 

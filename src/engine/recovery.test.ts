@@ -65,4 +65,48 @@ describe('a continuation whose process died', () => {
     await a.close();
     await b.close();
   });
+
+  it('asks the intake questions first when the turn it takes over had written nothing after the message', async () => {
+    const store = memoryStore();
+    let release!: () => void;
+    const hung = new Promise<{ text: string }>((resolve) => (release = () => resolve({ text: 'Too late.' })));
+    const intake = {
+      questions: [{ id: 'team', header: 'Team', prompt: 'Which team?', input: { type: 'text' as const } }],
+    };
+    // Instance A stands for a process that died after storing the message and before asking anything:
+    // its model never answers, so nothing after the user's message is ever written.
+    const past = new Date('2026-05-01T10:00:00Z');
+    const a = createHeed({
+      agents: [{ name: 'desk', model: scriptedModel(() => hung) }],
+      store,
+      sweepIntervalMs: 0,
+      leaseMs: 60,
+      now: () => past,
+    });
+    const { id } = await a.createConversation({ agent: 'desk' });
+    void a
+      .conversation(id)
+      .send('help me')
+      .catch(() => undefined); // A's turn never ends; B's outcome is checked
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const model = scriptedModel(() => ({ text: 'On it.' }));
+    const b = createHeed({
+      agents: [{ name: 'desk', model, intake }],
+      store,
+      sweepIntervalMs: 0,
+      now: () => new Date('2026-05-01T11:00:00Z'),
+    });
+    const report = await b.expireDue();
+    expect(report.recovered).toBe(1);
+    expect(report.turns.map((turn) => turn.status)).toEqual(['requires_action']);
+    expect(model.calls).toHaveLength(0);
+    const pending = (await b.conversation(id).get()).pendingActions;
+    expect(pending.map((action) => action.toolName)).toEqual([expect.stringContaining('intake')]);
+    release(); // A's model answers at last: its claim is gone, so its reply is not written
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await b.conversation(id).get()).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    await b.close();
+    await a.close();
+  });
 });
