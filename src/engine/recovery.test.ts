@@ -102,7 +102,7 @@ describe('a continuation whose process died', () => {
     expect(report.turns.map((turn) => turn.status)).toEqual(['requires_action']);
     expect(model.calls).toHaveLength(0);
     const pending = (await b.conversation(id).get()).pendingActions;
-    expect(pending.map((action) => action.toolName)).toEqual([expect.stringContaining('intake')]);
+    expect(pending?.map((action) => action.toolName)).toEqual([expect.stringContaining('intake')]);
     release(); // A's model answers at last: its claim is gone, so its reply is not written
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await b.conversation(id).get()).messages.map((message) => message.role)).toEqual(['user', 'assistant']);

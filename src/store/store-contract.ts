@@ -694,6 +694,69 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       );
     });
 
+    it('counts pending actions by agent and kind with their ages, and lists the times people took to decide', async () => {
+      const day = 86_400;
+      await parked('c1', {}, { createdAt: at(0) });
+      await parked('c2', { agent: 'billing' }, { createdAt: at(2 * day) });
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        actions: [
+          action('c1', 'c1-q', {
+            kind: 'question',
+            createdAt: at(4 * day),
+            request: { kind: 'question', questions: [{ id: 'q', header: 'Q', prompt: 'Which?', options: [] }] },
+          }),
+          action('c1', 'c1-b', { createdAt: at(5 * day) }),
+          action('c1', 'c1-done', { createdAt: at(100) }),
+          action('c1', 'c1-lapsed', { createdAt: at(100) }),
+          action('c1', 'c1-slack', { createdAt: at(300) }),
+        ],
+        settle: [
+          allow('c1-done', { resolvedAt: at(160) }),
+          allow('c1-lapsed', { channel: 'timeout', resolvedBy: null, resolvedAt: at(200) }),
+          allow('c1-slack', { channel: 'slack', resolvedAt: at(900) }),
+        ],
+      });
+      // At 8 days: c1-a waited 8 days, c2-a 6, c1-q 4, c1-b 3.
+      expect(await store.countPending(at(8 * day))).toEqual([
+        {
+          agent: 'billing',
+          kind: 'approval',
+          count: 1,
+          oldestCreatedAt: at(2 * day),
+          over1Day: 1,
+          over3Days: 1,
+          over7Days: 0,
+        },
+        {
+          agent: 'support',
+          kind: 'approval',
+          count: 2,
+          oldestCreatedAt: at(0),
+          over1Day: 2,
+          over3Days: 1,
+          over7Days: 1,
+        },
+        {
+          agent: 'support',
+          kind: 'question',
+          count: 1,
+          oldestCreatedAt: at(4 * day),
+          over1Day: 1,
+          over3Days: 1,
+          over7Days: 0,
+        },
+      ]);
+      // A lapse is not a decision; newest first; `since` and `limit` bound the read.
+      expect(await store.listDecisionTimes(at(0), 10)).toEqual([
+        { agent: 'support', kind: 'approval', channel: 'slack', createdAt: at(300), resolvedAt: at(900) },
+        { agent: 'support', kind: 'approval', channel: 'api', createdAt: at(100), resolvedAt: at(160) },
+      ]);
+      expect(await store.listDecisionTimes(at(500), 10)).toHaveLength(1);
+      expect(await store.listDecisionTimes(at(0), 1)).toHaveLength(1);
+    });
+
     it("revises a pending action's request (a vote) with compare-and-set, and refuses a settled one, writing nothing", async () => {
       await parked('c1');
       const voted = {

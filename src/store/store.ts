@@ -163,6 +163,27 @@ export interface PendingFilter {
   after?: { createdAt: string; id: string };
 }
 
+/** Pending actions of one agent and kind (the Queue page, `/metrics`). */
+export interface PendingCount {
+  agent: string;
+  kind: string;
+  count: number;
+  /** When the oldest of them was asked. */
+  oldestCreatedAt: string;
+  over1Day: number;
+  over3Days: number;
+  over7Days: number;
+}
+
+/** An action a person settled, and when it was asked and answered. */
+export interface DecisionTime {
+  agent: string;
+  kind: string;
+  channel: ResolutionChannel | null;
+  createdAt: string;
+  resolvedAt: string;
+}
+
 /** A page of a conversation's messages, newest last: `limit` messages before the message `before`. */
 export interface MessagePage {
   /** A message id: only messages before it. */
@@ -220,6 +241,15 @@ export interface Store {
   listActions(conversationId: string): Promise<ActionRecord[]>;
   /** Pending actions across conversations, oldest first (the inbox). */
   listPendingActions(filter: PendingFilter): Promise<ActionRecord[]>;
+
+  /** Pending actions counted by agent and kind, with how many have waited more than 1, 3 and 7 days at `now`. */
+  countPending(now: string): Promise<PendingCount[]>;
+  /**
+   * Actions a person settled (not a lapse, Heed itself or a remembered approval) at `since` or later, newest
+   * first, at most `limit`: how long each waited. Reads every action settled since then (no index: the Queue
+   * page and `/metrics` ask for a few days at most).
+   */
+  listDecisionTimes(since: string, limit: number): Promise<DecisionTime[]>;
 
   /** Events numbered after `after`, in order, at most `limit` (default 500). */
   listEvents(conversationId: string, options?: { after?: number; limit?: number }): Promise<EventRecord[]>;

@@ -19,3 +19,13 @@ export function compare(a: string, b: string): number {
 export function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+export const DAY_MS = 86_400_000;
+
+/** The channels that are not a person's answer: a lapse, Heed itself, a remembered approval. */
+export const notAPerson = ['system', 'timeout', 'remembered'] as const;
+
+/** Whether an action settled through `channel` was answered by a person (time to decision counts only those). */
+export function byPerson(channel: string | null): boolean {
+  return channel !== null && !(notAPerson as readonly string[]).includes(channel);
+}

@@ -2,9 +2,17 @@ import { HeedError, must } from '../../errors.js';
 import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../../types.js';
 import { randomBytes } from 'node:crypto';
-import type { Change, CommitResult, ConversationRead, DeliveryRecord, Store } from '../store.js';
+import type {
+  Change,
+  CommitResult,
+  ConversationRead,
+  DecisionTime,
+  DeliveryRecord,
+  PendingCount,
+  Store,
+} from '../store.js';
 import { iso, ms } from '../times.js';
-import { compare, definedOnly, pageSize } from '../values.js';
+import { byPerson, compare, DAY_MS, definedOnly, pageSize } from '../values.js';
 
 interface Entry {
   conversation: ConversationRecord;
@@ -230,6 +238,48 @@ export function memoryStore(): Store {
         }
       }
       return clone(oldestFirst(pending).slice(0, limit));
+    },
+
+    async countPending(now) {
+      const at = Date.parse(now);
+      const counts = new Map<string, PendingCount>();
+      for (const entry of entries.values()) {
+        for (const action of entry.actions.values()) {
+          if (action.status !== 'pending') continue;
+          const key = JSON.stringify([entry.conversation.agent, action.kind]);
+          const count = counts.get(key) ?? {
+            agent: entry.conversation.agent,
+            kind: action.kind,
+            count: 0,
+            oldestCreatedAt: action.createdAt,
+            over1Day: 0,
+            over3Days: 0,
+            over7Days: 0,
+          };
+          const waited = at - Date.parse(action.createdAt);
+          count.count++;
+          if (action.createdAt < count.oldestCreatedAt) count.oldestCreatedAt = action.createdAt;
+          if (waited > DAY_MS) count.over1Day++;
+          if (waited > 3 * DAY_MS) count.over3Days++;
+          if (waited > 7 * DAY_MS) count.over7Days++;
+          counts.set(key, count);
+        }
+      }
+      return [...counts.values()].sort((a, b) => compare(a.agent, b.agent) || compare(a.kind, b.kind));
+    },
+
+    async listDecisionTimes(since, limit) {
+      const from = Date.parse(since);
+      const times: DecisionTime[] = [];
+      for (const entry of entries.values()) {
+        for (const action of entry.actions.values()) {
+          if (action.status !== 'resolved' || !action.resolvedAt || !byPerson(action.channel)) continue;
+          if (Date.parse(action.resolvedAt) < from) continue;
+          const { kind, channel, createdAt, resolvedAt } = action;
+          times.push({ agent: entry.conversation.agent, kind, channel, createdAt, resolvedAt });
+        }
+      }
+      return times.sort((a, b) => Date.parse(b.resolvedAt) - Date.parse(a.resolvedAt)).slice(0, limit);
     },
 
     async listEvents(conversationId, options = {}) {

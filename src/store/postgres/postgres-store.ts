@@ -3,6 +3,7 @@ import { HeedError } from '../../errors.js';
 import type { ConversationFilter, ConversationRead, PendingFilter, Store } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
+import { postgresQueue } from './queue.js';
 import { listenForEvents } from './listen.js';
 import { migrations, refusalCode } from './migrations.js';
 import {
@@ -120,6 +121,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   }
 
   const outbox = postgresDeliveries(query, t);
+  const queue = postgresQueue(query, t);
   const keyOf = `(SELECT key FROM ${t('conversations')} WHERE id = $1)`;
   const sql = {
     getConversation: `SELECT ${conversationColumns} FROM ${t('conversations')} WHERE id = $1`,
@@ -344,6 +346,8 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       return due;
     },
 
+    countPending: (now) => queue.countPending(now),
+    listDecisionTimes: (since, limit) => queue.listDecisionTimes(since, limit),
     claimDeliveries: (now, until, limit) => outbox.claim(now, until, limit),
     finishDelivery: (id, outcome) => outbox.finish(id, outcome),
     listDeliveries: (filter) => outbox.list(filter),

@@ -15,6 +15,7 @@ import type {
 } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
+import { sqliteQueue } from './queue.js';
 import { EVENT_SPAN, eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
 import {
   type ActionRow,
@@ -89,6 +90,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   // Prepared on first use rather than at open: the tables exist only once migrate() ran.
   const prepared = () => (statements ??= prepare(db));
   const outbox = sqliteDeliveries(db);
+  const queue = sqliteQueue(db);
   const dynamic = new Map<string, Database.Statement>();
   const cached = (sql: string) => {
     let statement = dynamic.get(sql);
@@ -302,6 +304,14 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       });
       const rows = cached(sql).all(params) as (ActionRow & { conversation_id: string })[];
       return rows.map((row) => toAction(row, row.conversation_id));
+    },
+
+    async countPending(now) {
+      return queue.countPending(now);
+    },
+
+    async listDecisionTimes(since, limit) {
+      return queue.listDecisionTimes(since, limit);
     },
 
     async listEvents(conversationId, options = {}) {
