@@ -426,6 +426,14 @@ const appShape = {
   cors: strict(corsShape)
     .optional()
     .describe('Pages on other origins allowed to call the API from a browser (CORS); off unless listed.'),
+  metrics: z
+    .union([z.boolean(), z.strictObject({ token: z.string().min(16, 'expected a token of 16 characters or more') })], {
+      error: 'expected true, false or { token }',
+    })
+    .default(false)
+    .describe(
+      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in, `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
+    ),
 };
 const configShape = { ...optionsShape, ...appShape };
 

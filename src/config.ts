@@ -109,6 +109,11 @@ export interface HeedConfig extends Omit<HeedOptions, 'store'> {
   allowedHosts?: AllowedHosts;
   /** Pages on other origins allowed to call the API from a browser (CORS); off unless listed. */
   cors?: CorsConfig;
+  /**
+   * `GET /metrics` in Prometheus' text format: `true` behind the API's sign-in, `{ token }` for a scraper's
+   * own bearer token (docs/metrics.md). Needs `npm i prom-client`.
+   */
+  metrics?: boolean | { token: string };
 }
 
 export type AllowedHosts = string[] | true;

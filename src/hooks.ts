@@ -25,7 +25,16 @@ export interface HeedHooks {
   /** `limits.conversationsPerMinute`: new conversations each caller may start per minute (0 = no limit). */
   readonly conversationsPerMinute: number;
   /** Reads with no access check: for a caller checked already, a signed link's action, the operators' deliveries. */
-  readonly store: Pick<Store, 'getConversation' | 'getAction' | 'listActions' | 'listMessages' | 'listDeliveries'>;
+  readonly store: Pick<
+    Store,
+    | 'getConversation'
+    | 'getAction'
+    | 'listActions'
+    | 'listMessages'
+    | 'listDeliveries'
+    | 'countPending'
+    | 'listDecisionTimes'
+  >;
   /** Follows a conversation's events after `after` (stored backlog, then live), with no access check. */
   follow(
     conversationId: string,
@@ -37,6 +46,10 @@ export interface HeedHooks {
   events(conversationId: string, options: { after: number; limit: number }): Promise<EventRecord[]>;
   /** Calls `listener` whenever any conversation may have changed (undefined: notices may have been missed). */
   onAnyChange(listener: (conversationId: string | undefined) => void): () => void;
+  /** Calls `listener` with the events of each commit this process makes (`/metrics`). */
+  onCommitted(listener: (events: EventRecord[]) => void): () => void;
+  /** The clock the engine reads (tests move it). */
+  now(): string;
   /** Runs a detached promise (a continuation after the response), so `close()` waits for it. */
   track<T>(promise: Promise<T>): Promise<T>;
   /** Webhooks, mail, answer links and channels (docs/notifications.md): link tokens, operators, a channel's adapter. */
@@ -55,6 +68,8 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
       followEvents(engine.store, engine.bus, conversationId, after, listener, options),
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
     onAnyChange: (listener) => engine.bus.onAny(listener),
+    onCommitted: (listener) => engine.bus.onCommitted(listener),
+    now: () => engine.now(),
     track: (promise) => engine.track(promise),
     logger: engine.logger,
   };

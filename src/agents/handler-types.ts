@@ -56,7 +56,7 @@ export interface ResolveActionInput {
  * @example
  * const handler: AgentHandler = {
  *   processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy to production?' }] }),
- *   resolveAction: ({ resolution }) => ({ content: resolution.type === 'approval' ? resolution.decision : 'ok' }),
+ *   resolveAction: ({ action }) => ({ content: `${action.toolName} settled.` }),
  * };
  */
 export interface AgentHandler {

@@ -1,3 +1,4 @@
+import { requireOptional } from '../optional-dependency.js';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { basename, dirname, extname, join, resolve } from 'node:path';
@@ -130,7 +131,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       );
     });
   }
-  const { auth, allowedHosts, cors, ...heedOptions } = config;
+  const { auth, allowedHosts, cors, metrics, ...heedOptions } = config;
+  // Said before anything opens: a start with metrics on and no prom-client fails with the npm i line.
+  if (metrics) requireOptional('prom-client', 'metrics: true', { resolveOnly: true });
   const heed = createHeed({
     ...heedOptions,
     store,
@@ -156,6 +159,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     auth,
     allowedHosts: withPublicHost(allowedHosts, config.notify?.publicUrl, isLoopbackAddress(hostname)),
     cors,
+    metrics,
     listenAddress: hostname,
     signal: shutdown.signal,
     maxBodyBytes: options.maxBodyBytes,

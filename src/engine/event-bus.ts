@@ -11,8 +11,16 @@ export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly pokeListeners = new Map<string, Set<PokeListener>>();
   private readonly anyListeners = new Set<(conversationId: string | undefined) => void>();
+  private readonly committedListeners = new Set<(events: EventRecord[]) => void>();
 
   publish(events: EventRecord[]): void {
+    for (const listener of [...this.committedListeners]) {
+      try {
+        listener(events);
+      } catch {
+        // As for the others below: a listener never breaks the writer.
+      }
+    }
     if (this.anyListeners.size > 0)
       for (const id of new Set(events.map((event) => event.conversationId))) this.touched(id);
     for (const event of events) {
@@ -52,6 +60,12 @@ export class EventBus {
   onAny(listener: (conversationId: string | undefined) => void): () => void {
     this.anyListeners.add(listener);
     return () => void this.anyListeners.delete(listener);
+  }
+
+  /** Calls `listener` with the events of every commit this process makes (not another process's): `/metrics` counts them. */
+  onCommitted(listener: (events: EventRecord[]) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => void this.committedListeners.delete(listener);
   }
 
   private touched(conversationId: string | undefined): void {

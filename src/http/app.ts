@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AllowedHosts, AuthConfig, CorsConfig } from '../config.js';
 import { checkAppOptions } from '../config-schema.js';
+import { metricsHandler, type MetricsConfig } from './metrics.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
@@ -44,6 +45,8 @@ export interface AppOptions {
   streams?: StreamLimits;
   /** Pages on these origins may call the API from a browser (see `HeedConfig.cors`); off unless given. */
   cors?: CorsConfig;
+  /** `GET /metrics` in Prometheus' format (see `HeedConfig.metrics`); off unless set. */
+  metrics?: MetricsConfig;
   /**
    * Set by `heed serve` without a config, on loopback: the demo's users and their tokens, served at
    * `GET /api/demo` (404 without it). Never set for a server with a config.
@@ -130,6 +133,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
     conversationsPerMinute: perMinute,
   });
+  if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth));
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;
 }

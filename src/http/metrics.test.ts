@@ -1,0 +1,95 @@
+import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, tokens, type TestServer } from '../../test/http-fixtures.js';
+
+/**
+ * `GET /metrics` over real HTTP: off unless configured, behind its token, and its numbers, read with a
+ * Prometheus text parser, are what the test did: one approval answered after 90 s, one lapsed, one waiting.
+ */
+
+const scraper = 'scraper-token-0123456789';
+
+function sample(families: PrometheusFamily[], name: string, labels: Record<string, string>) {
+  const family = families.find((entry) => entry.name === name);
+  return family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
+}
+
+describe('GET /metrics', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('is not served unless metrics are on', async () => {
+    server = await startServer();
+    // Without them the path is only one of the console's pages.
+    const page = await server.api('GET', '/metrics', { token: 'ada' });
+    expect(page.text).not.toContain('heed_pending_actions');
+  });
+
+  it('refuses a scrape without its token, and counts what people did and what is waiting', async () => {
+    let now = Date.parse('2026-06-01T09:00:00Z');
+    server = await startServer({
+      metrics: { token: scraper },
+      hitl: { timeoutMinutes: 60 },
+      now: () => new Date(now),
+    });
+    const api = server.api;
+    const open = async () => {
+      const created = await api('POST', '/api/conversations', { token: 'ada', body: { agent: 'support' } });
+      const id = (created.body as { id: string }).id;
+      const sent = await api('POST', `/api/conversations/${id}/messages`, {
+        token: 'ada',
+        body: { content: 'refund' },
+      });
+      const action = (sent.body as { pendingActions: { id: string }[] }).pendingActions[0];
+      return { id, actionId: action.id };
+    };
+
+    const lapsing = await open();
+    now += 30 * 60_000;
+    const answered = await open();
+    now += 90_000;
+    const approved = await api('POST', `/api/conversations/${answered.id}/actions/${answered.actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(approved.status).toBe(200);
+    now += 31 * 60_000; // the first lapses; the third, asked now, waits
+    await server.heed.expireDue();
+    await open();
+
+    expect((await api('GET', '/metrics')).status).toBe(401);
+    expect((await api('GET', '/metrics', { token: 'ada' })).status).toBe(401); // an API token is not the scraper's
+    const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${scraper}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toContain('text/plain');
+    const text = await scraped.text();
+    const families = parsePrometheusTextFormat(text);
+
+    expect(sample(families, 'heed_pending_actions', { agent: 'support', kind: 'approval' })?.value).toBe('1');
+    expect(sample(families, 'heed_actions_lapsed_total', { kind: 'approval' })?.value).toBe('1');
+    // The parser keeps a labelled histogram's buckets but drops its labels, count and sum: those are read off the lines.
+    expect(families.find((family) => family.name === 'heed_decision_seconds')?.type).toBe('HISTOGRAM');
+    const lines = text.split('\n');
+    expect(lines).toContain('heed_decision_seconds_count{kind="approval",channel="api"} 1');
+    expect(lines).toContain('heed_decision_seconds_sum{kind="approval",channel="api"} 90');
+    expect(lines).toContain('heed_decision_seconds_bucket{le="60",kind="approval",channel="api"} 0');
+    expect(lines).toContain('heed_decision_seconds_bucket{le="300",kind="approval",channel="api"} 1');
+    expect(sample(families, 'heed_turns_total', { status: 'paused' })?.value).toBe('3');
+    // The approved refund ran and completed; the lapsed one was refused and the model answered too.
+    expect(sample(families, 'heed_turns_total', { status: 'completed' })?.value).toBe('2');
+    expect(lapsing.id).not.toBe(answered.id);
+  });
+
+  it('behind the API sign-in when set to true', async () => {
+    server = await startServer({ metrics: true, auth: { tokens, required: true } });
+    expect((await server.api('GET', '/metrics')).status).toBe(401);
+    const scraped = await server.api('GET', '/metrics', { token: 'ada' });
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE heed_pending_actions gauge');
+  });
+});
