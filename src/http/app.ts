@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AllowedHosts, AuthConfig, CorsConfig } from '../config.js';
 import { checkAppOptions } from '../config-schema.js';
 import { metricsHandler, type MetricsConfig } from './metrics.js';
+import { queueRoutes } from './routes/queue.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
@@ -69,6 +70,7 @@ export function apiRoutes(): Route[] {
     ...inboxStreamRoutes,
     ...linkRoutes,
     ...deliveryRoutes,
+    ...queueRoutes,
     ...aiSdkChatRoutes,
     ...channelRoutes,
     ...demoRoutes,

@@ -35,6 +35,7 @@ describe('GET /metrics', () => {
     server = await startServer({
       metrics: { token: scraper },
       hitl: { timeoutMinutes: 60 },
+      notify: { operators: ['ada'] },
       now: () => new Date(now),
     });
     const api = server.api;
@@ -83,6 +84,22 @@ describe('GET /metrics', () => {
     // The approved refund ran and completed; the lapsed one was refused and the model answered too.
     expect(sample(families, 'heed_turns_total', { status: 'completed' })?.value).toBe('2');
     expect(lapsing.id).not.toBe(answered.id);
+
+    // The console's Queue page reads the same figures, for operators only.
+    expect((await api('GET', '/api/queue', { token: 'bob' })).status).toBe(403);
+    const queue = await api('GET', '/api/queue', { token: 'ada' });
+    expect(queue.status).toBe(200);
+    const figures = {
+      pending: 1,
+      oldestCreatedAt: new Date(now).toISOString(),
+      over1Day: 0,
+      over3Days: 0,
+      over7Days: 0,
+      decisions: 1,
+      medianSeconds: 90,
+      p90Seconds: 90,
+    };
+    expect(queue.body).toEqual({ days: 7, ...figures, agents: [{ agent: 'support', ...figures }] });
   });
 
   it('behind the API sign-in when set to true', async () => {

@@ -48,6 +48,7 @@ describe('OpenAPI document', () => {
         'POST /api/conversations/{id}/branch',
         'GET /api/inbox',
         'GET /api/inbox/stream',
+        'GET /api/queue',
         'GET /api/links/{token}',
         'POST /api/links/{token}',
         'GET /api/deliveries',
