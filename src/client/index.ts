@@ -1,7 +1,7 @@
 import type { HeedErrorCode } from '../errors.js';
 import type { ErrorBody, ErrorDetails } from '../protocol/error-body.js';
 import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { AgentInfo, ConversationSnapshot, DemoInfo, TurnResult } from '../protocol/responses.js';
+import type { AgentInfo, ConversationSnapshot, DemoInfo, Me, QueueView, TurnResult } from '../protocol/responses.js';
 import type {
   ActionView,
   ApprovalActionView,
@@ -45,7 +45,9 @@ export type {
   ConversationView,
   DemoInfo,
   EventRecord,
+  Me,
   QuestionActionView,
+  QueueView,
   ResolutionInput,
   TurnResult,
   UrlActionView,
@@ -134,8 +136,10 @@ export interface FollowOptions {
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
-  /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous. */
-  me(): Promise<{ userId: string | null }>;
+  /** Who the server takes the caller to be (`GET /api/me`): `{ userId }`, null when anonymous; `operator` for operators. */
+  me(): Promise<Me>;
+  /** What waits for people and how long they take (`GET /api/queue`, operators only). */
+  queue(): Promise<QueueView>;
   /** One agent, as `agents()` lists it; a `HeedClientError` with code `not_found` when no agent has that name. */
   agent(name: string): Promise<AgentInfo>;
   /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
@@ -272,7 +276,8 @@ export function createClient(options: HeedClientOptions): HeedClient {
 
   return {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
-    me: () => json<{ userId: string | null }>('GET', '/api/me'),
+    me: () => json<Me>('GET', '/api/me'),
+    queue: () => json<QueueView>('GET', '/api/queue'),
     agent: (name) => json('GET', `/api/agents/${path(name)}`),
     async demo() {
       try {

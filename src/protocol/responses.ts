@@ -99,7 +99,28 @@ export const rememberedToolsResponse = z.strictObject({ tools: z.array(remembere
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
 export const meResponse = z.strictObject({
   userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.'),
+  operator: z
+    .literal(true)
+    .optional()
+    .describe('Present for the operators named in `notify.operators` (the deliveries and the queue are theirs).'),
 });
+
+const queueWaits = z.strictObject({
+  pending: z.number().int().describe('Actions waiting now.'),
+  oldestCreatedAt: z.string().nullable().describe('When the oldest of them was asked.'),
+  over1Day: z.number().int(),
+  over3Days: z.number().int(),
+  over7Days: z.number().int(),
+  decisions: z.number().int().describe('Answers people gave in the window (`days`).'),
+  medianSeconds: z.number().nullable().describe('Median time from request to answer (null: no answers).'),
+  p90Seconds: z.number().nullable().describe('90th percentile of the same.'),
+});
+export const queueResponse = queueWaits.extend({
+  days: z.number().int().describe('The window of the decision figures, in days.'),
+  agents: z.array(queueWaits.extend({ agent: z.string() })).describe('The same figures for each agent, by name.'),
+});
+export type QueueView = z.output<typeof queueResponse>;
+export type QueueWaits = z.output<typeof queueWaits>;
 
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;

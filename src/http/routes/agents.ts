@@ -27,7 +27,10 @@ export const agentRoutes: Route[] = [
       responses: { 200: { description: 'The caller.', schema: meResponse } },
       errors: ['unauthorized'],
     },
-    ({ caller }) => Response.json({ userId: caller.userId }),
+    ({ host, caller }) => {
+      const operator = caller.userId !== null && (host.notifier.config.operators ?? []).includes(caller.userId);
+      return Response.json({ userId: caller.userId, ...(operator ? { operator: true } : {}) });
+    },
   ),
   defineRoute(
     {

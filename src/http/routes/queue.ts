@@ -1,27 +1,11 @@
-import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import type { DecisionTime, PendingCount } from '../../store/store.js';
+import { queueResponse, type QueueView, type QueueWaits } from '../../protocol/responses.js';
 import { defineRoute, type Route } from '../route.js';
 
 /** The decisions the page reads: the last week's, at most this many (newest first). */
 const DAYS = 7;
 const MAX_DECISIONS = 5000;
-
-const waits = z.object({
-  pending: z.number().int().describe('Actions waiting now.'),
-  oldestCreatedAt: z.string().nullable().describe('When the oldest of them was asked.'),
-  over1Day: z.number().int(),
-  over3Days: z.number().int(),
-  over7Days: z.number().int(),
-  decisions: z.number().int().describe(`Answers people gave in the last ${DAYS} days.`),
-  medianSeconds: z.number().nullable().describe('Median time from request to answer (null: no answers).'),
-  p90Seconds: z.number().nullable().describe('90th percentile of the same.'),
-});
-const queueResponse = waits.extend({
-  days: z.number().int().describe('The window of the decision figures, in days.'),
-  agents: z.array(waits.extend({ agent: z.string() })).describe('The same figures for each agent, by name.'),
-});
-export type QueueView = z.infer<typeof queueResponse>;
 
 export const queueRoutes: Route[] = [
   defineRoute(
@@ -65,7 +49,7 @@ export const queueRoutes: Route[] = [
   ),
 ];
 
-function summarize(pending: PendingCount[], decisions: DecisionTime[]): z.infer<typeof waits> {
+function summarize(pending: PendingCount[], decisions: DecisionTime[]): QueueWaits {
   const oldest = pending.map((row) => row.oldestCreatedAt).sort()[0] ?? null;
   const seconds = decisions
     .map((row) => (Date.parse(row.resolvedAt) - Date.parse(row.createdAt)) / 1000)
