@@ -7,6 +7,7 @@ import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
 import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
+import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
 import { navigate, usePath } from './router.js';
 import {
@@ -69,6 +70,7 @@ function SignedIn({
   const [agents, setAgents] = useState<AgentInfo[]>();
   const [conversations, setConversations] = useState<ConversationView[]>();
   const [loadError, setLoadError] = useState<string>();
+  const [operator, setOperator] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
 
@@ -107,7 +109,8 @@ function SignedIn({
   useEffect(() => {
     if (!session.token) return;
     client.me().then(
-      ({ userId }) => {
+      ({ userId, operator }) => {
+        setOperator(operator === true);
         if (userId && userId !== session.userId) onSession({ ...session, userId });
       },
       () => undefined,
@@ -144,8 +147,8 @@ function SignedIn({
   );
 
   const value = useMemo(
-    () => ({ session, client, agents, conversations, refreshConversations, startConversation, signOut }),
-    [session, client, agents, conversations, refreshConversations, startConversation, signOut],
+    () => ({ session, client, agents, conversations, operator, refreshConversations, startConversation, signOut }),
+    [session, client, agents, conversations, operator, refreshConversations, startConversation, signOut],
   );
   const conversationId = /^\/c\/([^/]+)$/.exec(path)?.[1];
 
@@ -178,6 +181,8 @@ function SignedIn({
                 <ConversationPage key={conversationId} conversationId={decodeURIComponent(conversationId)} />
               ) : path === '/inbox' ? (
                 <InboxPage />
+              ) : path === '/queue' ? (
+                <QueuePage />
               ) : (
                 <HomePage />
               )}

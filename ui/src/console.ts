@@ -11,6 +11,8 @@ interface ConsoleContextValue {
   agents: AgentInfo[] | undefined;
   /** The caller's conversations, newest first; undefined until first read. */
   conversations: ConversationView[] | undefined;
+  /** The caller is one of `notify.operators` (`GET /api/me`): the Queue page is theirs. */
+  operator: boolean;
   refreshConversations: () => Promise<void>;
   startConversation: (agent: string) => Promise<void>;
   signOut: () => void;

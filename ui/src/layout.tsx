@@ -20,7 +20,7 @@ export function TopBar({
   menuButtonRef: RefObject<HTMLButtonElement | null>;
   onMenu: () => void;
 }) {
-  const { session, signOut } = useConsole();
+  const { session, signOut, operator } = useConsole();
   const inbox = useInbox({ intervalMs: 5000 });
   const { refresh } = inbox;
   useEffect(() => {
@@ -57,6 +57,11 @@ export function TopBar({
             </span>
           )}
         </Link>
+        {operator && (
+          <Link to="/queue" aria-current={path === '/queue' ? 'page' : undefined}>
+            Queue
+          </Link>
+        )}
       </nav>
       <span className="who">{whoText(session)}</span>
       <button type="button" className="heed-button heed-quiet sign-out" onClick={signOut}>
