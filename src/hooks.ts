@@ -29,6 +29,7 @@ export interface HeedHooks {
     Store,
     | 'getConversation'
     | 'getAction'
+    | 'findAction'
     | 'listActions'
     | 'listMessages'
     | 'listDeliveries'

@@ -3,6 +3,7 @@ import type { AllowedHosts, AuthConfig, CorsConfig } from '../config.js';
 import { checkAppOptions } from '../config-schema.js';
 import { metricsHandler, type MetricsConfig } from './metrics.js';
 import { queueRoutes } from './routes/queue.js';
+import { decisionRoutes } from './routes/decisions.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
@@ -67,6 +68,7 @@ export function apiRoutes(): Route[] {
     ...eventRoutes,
     ...rememberedToolRoutes,
     ...inboxRoutes,
+    ...decisionRoutes,
     ...inboxStreamRoutes,
     ...linkRoutes,
     ...deliveryRoutes,

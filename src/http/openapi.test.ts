@@ -48,6 +48,7 @@ describe('OpenAPI document', () => {
         'POST /api/conversations/{id}/branch',
         'GET /api/inbox',
         'GET /api/inbox/stream',
+        'POST /api/inbox/decisions',
         'GET /api/queue',
         'GET /api/links/{token}',
         'POST /api/links/{token}',

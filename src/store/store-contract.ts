@@ -694,6 +694,19 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       );
     });
 
+    it('finds an action of any conversation by its id alone, pending or settled', async () => {
+      await parked('c1');
+      await parked('c2', {}, { createdAt: at(12) });
+      await commitOk({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a')] });
+      expect(await store.findAction('c1-a')).toEqual(action('c1', 'c1-a'));
+      expect(await store.findAction('c2-a')).toMatchObject({
+        conversationId: 'c2',
+        status: 'resolved',
+        resolvedBy: 'ada',
+      });
+      expect(await store.findAction('nowhere')).toBeUndefined();
+    });
+
     it('counts pending actions by agent and kind with their ages, and lists the times people took to decide', async () => {
       const day = 86_400;
       await parked('c1', {}, { createdAt: at(0) });

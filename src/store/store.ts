@@ -242,6 +242,8 @@ export interface Store {
   /** Pending actions across conversations, oldest first (the inbox). */
   listPendingActions(filter: PendingFilter): Promise<ActionRecord[]>;
 
+  /** Any conversation's action by its id alone (action ids are unique across conversations): batch answers. */
+  findAction(actionId: string): Promise<ActionRecord | undefined>;
   /** Pending actions counted by agent and kind, with how many have waited more than 1, 3 and 7 days at `now`. */
   countPending(now: string): Promise<PendingCount[]>;
   /**

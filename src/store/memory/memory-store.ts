@@ -240,6 +240,14 @@ export function memoryStore(): Store {
       return clone(oldestFirst(pending).slice(0, limit));
     },
 
+    async findAction(actionId) {
+      for (const entry of entries.values()) {
+        const action = entry.actions.get(actionId);
+        if (action) return clone(action);
+      }
+      return undefined;
+    },
+
     async countPending(now) {
       const at = Date.parse(now);
       const counts = new Map<string, PendingCount>();

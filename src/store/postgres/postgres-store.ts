@@ -346,6 +346,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       return due;
     },
 
+    findAction: (actionId) => queue.findAction(actionId),
     countPending: (now) => queue.countPending(now),
     listDecisionTimes: (since, limit) => queue.listDecisionTimes(since, limit),
     claimDeliveries: (now, until, limit) => outbox.claim(now, until, limit),

@@ -187,6 +187,12 @@ export const migrations: Migration[] = [
     version: 8,
     sql: `ALTER TABLE conversations ADD COLUMN queue TEXT;`,
   },
+  {
+    // An action found by its id alone (`POST /api/inbox/decisions` names actions, not their conversations).
+    // Numbered apart from the steps written beside it on other branches.
+    version: 21,
+    sql: `CREATE INDEX actions_by_id ON actions (id);`,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */

@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { ResolutionChannel } from '../../protocol/action-base.js';
+import type { ActionRecord } from '../../types.js';
 import type { DecisionTime, PendingCount } from '../store.js';
 import { iso, ms } from '../times.js';
 import { DAY_MS, notAPerson } from '../values.js';
+import { toAction, type ActionRow } from './rows.js';
 
 interface PendingRow {
   agent: string;
@@ -24,11 +26,18 @@ interface DecisionRow {
 
 const excluded = notAPerson.map((channel) => `'${channel}'`).join(', ');
 
-/** The Queue page's and `/metrics`' reads: pending actions by agent and kind, and how long decisions took. */
+/**
+ * The reads across conversations of the inbox's batch answers (an action by its id), the Queue page and
+ * `/metrics` (pending actions by agent and kind, how long decisions took).
+ */
 export function sqliteQueue(db: Database.Database) {
   let prepared: ReturnType<typeof prepare> | undefined;
   const s = () => (prepared ??= prepare(db));
   return {
+    findAction(actionId: string): ActionRecord | undefined {
+      const row = s().findAction.get(actionId) as (ActionRow & { conversation_id: string }) | undefined;
+      return row && toAction(row, row.conversation_id);
+    },
     countPending(now: string): PendingCount[] {
       const at = ms(now);
       const rows = s().pending.all({ day1: at - DAY_MS, day3: at - 3 * DAY_MS, day7: at - 7 * DAY_MS }) as PendingRow[];
@@ -57,6 +66,10 @@ export function sqliteQueue(db: Database.Database) {
 
 function prepare(db: Database.Database) {
   return {
+    // Through the index actions_by_id (migration 21).
+    findAction: db.prepare(
+      'SELECT a.*, c.id AS conversation_id FROM actions a JOIN conversations c ON c.key = a.conversation_key WHERE a.id = ?',
+    ),
     // status = 'pending' lets SQLite read the partial index actions_pending, which holds only open actions.
     pending: db.prepare(`
       SELECT c.agent AS agent, a.request ->> '$.kind' AS kind, count(*) AS count, min(a.created_at) AS oldest,

@@ -306,6 +306,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       return rows.map((row) => toAction(row, row.conversation_id));
     },
 
+    async findAction(actionId) {
+      return queue.findAction(actionId);
+    },
+
     async countPending(now) {
       return queue.countPending(now);
     },
