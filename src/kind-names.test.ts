@@ -21,19 +21,16 @@ const stillNamed = new Map<string, number>([
   ['../ui/src/pages/answer-link.tsx', 7],
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
   ['channels/slack/blocks.ts', 5],
-  ['cli/inbox/format.ts', 5],
   ['react/components/settled-card.tsx', 5],
-  ['cli/inbox/detail-pane.tsx', 4],
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
-  ['cli/inbox/inbox-state.ts', 3],
   ['mcp/sampling.ts', 3], // an MCP request becomes an approval or a question
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question
   ['react/state/transcript.ts', 2],
   ['channels/slack/interactions.ts', 1],
+  ['agents/handler-types.ts', 1], // the doc example of a user's handler, which reads the answer to the approval it asked
   ['cli/demo-server.ts', 1],
-  ['cli/inbox/outcome.tsx', 1],
-  ['cli/inbox/question-state.ts', 1],
+  ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind
   ['demo/seed.ts', 1],
   ['engine/decide/lapse.ts', 1],
   ['engine/decide/settle.ts', 1],

@@ -147,6 +147,12 @@ export interface Choice<T extends KindTypes = KindTypes> {
   primary?: boolean;
 }
 
+/** One line of a request read in full: `strong` heads it, `dim` is said more quietly. */
+export interface DetailLine {
+  text: string;
+  tone?: 'strong' | 'dim';
+}
+
 /**
  * How actions of a kind read to a person. Browsers load it too (src/react/), so a kind's module imports
  * nothing that only runs on a server at load time.
@@ -165,6 +171,29 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   headline?(action: T['view']): string;
   /** How a settled request ended, in a few words (`Allowed`, `Skipped`…). */
   outcome(resolution: T['stored']): string;
+  /**
+   * How a settled request ended, in one line: its `outcome`, then what the answer said in brackets
+   * (`Denied ("not today")`, `Answered (Size: Large; Quantity: 3)`). The terminal inbox, the console,
+   * Slack and heed/react show it through `describeResolution` (src/kinds/index.ts), which says it for a
+   * lapse or a withdrawal too. Absent: its `outcome`.
+   */
+  describeResolution?(action: T['view'], resolution: T['stored']): string;
+  /** Whether the answer changed what was asked (an allow with edited arguments): a settled card then marks its title as what was asked. Absent: never. */
+  changedByAnswer?(resolution: T['stored']): boolean;
+  /** Who answers it when a person does not (a client tool: `the page`): settled cards say so in place of who answered. Absent: a person. */
+  readonly answeredBy?: string;
+  /**
+   * The request in full, line by line, as a person reads it before answering (the terminal inbox's
+   * detail pane): what it asks, then its arguments, questions or address. A line's text may hold newlines
+   * (an argument's JSON). Absent: its `title` and `summary`.
+   */
+  detailLines?(action: T['view']): DetailLine[];
+  /** How far a request decided by several answers has got, in one line (an approval's votes); undefined while one answer decides it. Absent: one answer always does. */
+  progress?(action: T['view']): string | undefined;
+  /** One line under the headline where a list shows it (the console's inbox): the tool and its arguments, the address. Absent or undefined: none. */
+  detail?(action: T['view']): string | undefined;
+  /** What a search of a list matches besides the kind, agent, tool, title and summary: arguments, questions and their options, the address. */
+  searchText?(action: T['view']): Array<string | undefined>;
   /** Whether a person answers it through an answer link (src/notify/links.ts) and so gets it by mail. */
   readonly answeredByLink: boolean;
   /** The answer link's one-click choices for a request, on the answer page `page`. */
