@@ -17,17 +17,16 @@ const testsAKindName =
 
 const stillNamed = new Map<string, number>([
   ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts vs tool output)
-  ['../ui/src/pages/inbox.tsx', 8],
+  ['../ui/src/pages/inbox.tsx', 1], // one press answers an approval on its row (Allow, Deny); other kinds open
   ['../ui/src/pages/answer-link.tsx', 7],
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
-  ['channels/slack/blocks.ts', 5],
-  ['react/components/settled-card.tsx', 5],
+  ['channels/slack/blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
   ['mcp/sampling.ts', 3], // an MCP request becomes an approval or a question
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question
   ['react/state/transcript.ts', 2],
-  ['channels/slack/interactions.ts', 1],
+  ['channels/slack/interactions.ts', 1], // an option's button belongs to a question's card
   ['agents/handler-types.ts', 1], // the doc example of a user's handler, which reads the answer to the approval it asked
   ['cli/demo-server.ts', 1],
   ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind

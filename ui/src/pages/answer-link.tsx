@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ActionView, ErrorBody } from 'heed/client';
-import { ActionCard, ApprovalCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
+import { ActionCard, ApprovalCard, describeResolution, SettledCard, type AnswerResult } from 'heed/react';
 
 /** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
 type LinkAction<View = ActionView> = View extends ActionView ? Omit<View, 'conversationId' | 'messageId'> : never;
@@ -158,7 +158,7 @@ export function AnswerLinkPage({ token }: { token: string }) {
       <header className="link-head">
         <span className="brand">Heed</span>
         <h1 id="link-title">
-          {pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${settledHeadline(action)}`}
+          {pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${describeResolution(action)}`}
         </h1>
         <WhoAsks link={link} />
       </header>
