@@ -18,7 +18,6 @@ const testsAKindName =
 const stillNamed = new Map<string, number>([
   ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts vs tool output)
   ['../ui/src/pages/inbox.tsx', 1], // one press answers an approval on its row (Allow, Deny); other kinds open
-  ['../ui/src/pages/answer-link.tsx', 7],
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
   ['channels/slack/blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question

@@ -215,6 +215,11 @@ export const approval = defineKind({
     searchText: (action) => [JSON.stringify(action.args)],
     answeredByLink: true,
     oneClickLinks: (_request, page) => ({ allow: `${page}?choice=allow`, deny: `${page}?choice=deny` }),
+    oneClickChoice(action, params) {
+      const choice = params.get('choice');
+      if (choice !== 'allow' && choice !== 'deny') return undefined;
+      return { view: action, label: choice === 'allow' ? 'Allow' : 'Deny', confirm: choice };
+    },
     aiSdkApproval: true,
     aiSdkTitle: (action) => action.title || undefined,
   },

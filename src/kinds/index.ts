@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ActionRecordOf, CancelledResolution } from '../protocol/action-base.js';
 import { approval } from './approval.js';
 import { clientTool } from './client-tool.js';
-import type { ActionKind, DetailLine, KindPresentation } from './kind.js';
+import type { ActionKind, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
 
@@ -18,6 +18,7 @@ export type {
   KindTypes,
   LapsedAnswer,
   ModelReads,
+  OneClickChoice,
   OneClickLinks,
   ResolvedDetails,
   ResolvedStatus,
@@ -183,6 +184,11 @@ export function detailLinesOf(action: ActionView): DetailLine[] {
 /** How far an action decided by several answers has got (its kind's `progress`: an approval's votes); undefined when one answer decides it. */
 export function progressOf(action: ActionView): string | undefined {
   return presentationOf(action.kind).progress?.(action);
+}
+
+/** The choice an answer page's address carries for the action (its kind's `oneClickChoice`), if it names one. */
+export function oneClickChoiceOf(action: ActionView, params: URLSearchParams): OneClickChoice<TypesFor> | undefined {
+  return presentationOf(action.kind).oneClickChoice?.(action, params) as OneClickChoice<TypesFor> | undefined;
 }
 
 /** One line under the action's headline in a list (its kind's `detail`), if its kind has one. */

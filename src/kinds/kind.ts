@@ -139,6 +139,16 @@ export interface OneClickLinks {
   options?: Record<string, Record<string, string>>;
 }
 
+/** The choice an answer link carried, as the answer page opens on it: nothing is sent until the person confirms. */
+export interface OneClickChoice<T extends KindTypes = KindTypes> {
+  /** The request as the card opens on it, the choice picked (a question's option selected in place of its defaults). */
+  view: T['view'];
+  /** What was chosen, as the message said it. */
+  label: string;
+  /** The answer the card asks to confirm, where its card marks one itself (an approval's `allow` or `deny`). */
+  confirm?: string;
+}
+
 /** An answer a person gives with one press, where nothing of the kind's own renders it (the generic card). */
 export interface Choice<T extends KindTypes = KindTypes> {
   label: string;
@@ -198,6 +208,11 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   readonly answeredByLink: boolean;
   /** The answer link's one-click choices for a request, on the answer page `page`. */
   oneClickLinks(request: T['request'], page: string): OneClickLinks;
+  /**
+   * The inverse of `oneClickLinks`: the choice an answer page's address carries (`?choice=deny`,
+   * `?q=ship&v=no`), when it names one the request offers. Absent or undefined: none.
+   */
+  oneClickChoice?(action: T['view'], params: URLSearchParams): OneClickChoice<T> | undefined;
   /**
    * Whether its call's AI SDK tool part is an approval (`approval-requested` while it waits); the inverse
    * of the kind's `answerFromUiPart`.

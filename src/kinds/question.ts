@@ -257,6 +257,22 @@ export const question = defineKind({
       }
       return Object.keys(options).length > 0 ? { options } : {};
     },
+    // The card opens on the link's option, picked in place of the defaults (added to them on a multiple choice);
+    // Skip still means the agent's own defaults.
+    oneClickChoice(action, params) {
+      const asked = action.questions.find((entry) => entry.id === params.get('q'));
+      const option = asked?.options?.find((entry) => entry.value === params.get('v'));
+      if (!asked || !option) return undefined;
+      const questions = action.questions.map((question) =>
+        question !== asked
+          ? question
+          : {
+              ...question,
+              defaults: question.multiple ? [...new Set([...(question.defaults ?? []), option.value])] : [option.value],
+            },
+      );
+      return { view: { ...action, questions }, label: option.label };
+    },
     aiSdkApproval: false,
     aiSdkTitle: () => undefined,
   },

@@ -38,13 +38,14 @@ export type { GenericCardProps } from './components/generic-card.js';
 /**
  * How Heed names an action of any kind, as its kind's presentation says: in a few words (`titleOf`), what it
  * asks in one line (`summaryOf`, `headlineOf` beside its kind's name `nounOf`), a line under that (`detailOf`),
- * how far its votes have got (`progressOf`) and how it ended (`outcomeOf`, and in one line `describeResolution`).
+ * how far its votes have got (`progressOf`), the choice an answer link carries (`oneClickChoiceOf`) and how it ended (`outcomeOf`, and in one line `describeResolution`).
  */
 export {
   describeResolution,
   detailOf,
   headlineOf,
   nounOf,
+  oneClickChoiceOf,
   outcomeOf,
   progressOf,
   summaryOf,
