@@ -16,35 +16,30 @@ const testsAKindName =
   /(kind|type) *[!=]== *'(approval|question|client_tool|url)'|case '(approval|question|client_tool|url)'/g;
 
 const stillNamed = new Map<string, number>([
-  ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts vs tool output)
-  ['../ui/src/pages/inbox.tsx', 8],
-  ['../ui/src/pages/answer-link.tsx', 7],
+  ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts, question output, page tool input)
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
-  ['channels/slack/blocks.ts', 5],
-  ['cli/inbox/format.ts', 5],
-  ['react/components/settled-card.tsx', 5],
-  ['cli/inbox/detail-pane.tsx', 4],
+  ['channels/slack/blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
-  ['cli/inbox/inbox-state.ts', 3],
   ['mcp/sampling.ts', 3], // an MCP request becomes an approval or a question
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question
-  ['react/state/transcript.ts', 2],
-  ['channels/slack/interactions.ts', 1],
-  ['cli/demo-server.ts', 1],
-  ['cli/inbox/outcome.tsx', 1],
-  ['cli/inbox/question-state.ts', 1],
-  ['demo/seed.ts', 1],
-  ['engine/decide/lapse.ts', 1],
-  ['engine/decide/settle.ts', 1],
-  ['heed.ts', 1],
-  ['http/ai-sdk/ui-stream.ts', 1],
-  ['react/components/tool-cards.tsx', 1],
-  ['react/components/waiting-card.tsx', 1],
-  ['react/state/conversation-store.ts', 1],
-  ['react/state/who-decides.ts', 1],
-  ['store/memory/memory-store.ts', 1],
-  ['views.ts', 1],
+  ['react/state/transcript.ts', 2], // an approval guards its call: the transcript says why that call did not run
+  ['../ui/src/pages/inbox.tsx', 1], // one press answers an approval on its row (Allow, Deny); other kinds open
+  ['channels/slack/interactions.ts', 1], // an option's button belongs to a question's card
+  ['agents/handler-types.ts', 1], // the doc example of a user's handler, which reads the answer to the approval it asked
+  ['cli/demo-server.ts', 1], // the demo mails no intake question (a user's config, as a user would write it)
+  ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind
+  ['demo/seed.ts', 1], // the demo answers its intake question
+  ['engine/decide/lapse.ts', 1], // only an approval escalates
+  ['engine/decide/settle.ts', 1], // only an approval is decided by votes
+  ['heed.ts', 1], // `pending.answer(value)` takes a question's answers in their short form
+  ['http/ai-sdk/ui-stream.ts', 1], // a denied approval's call shows as `output-denied` in the AI SDK
+  ['react/components/tool-cards.tsx', 1], // a registered card may be keyed by a client tool's client kind
+  ['react/components/waiting-card.tsx', 1], // a question's call is its carrier tool (ask, intake): its name is not shown
+  ['react/state/conversation-store.ts', 1], // the page runs its client tools
+  ['react/state/who-decides.ts', 1], // only an approval is decided by votes
+  ['store/memory/memory-store.ts', 1], // the inbox's approver filter (the SQL stores read the approval's approvers too)
+  ['views.ts', 1], // a decided approval's view carries its votes
 ]);
 
 function sources(dir: string): string[] {

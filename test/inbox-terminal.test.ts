@@ -125,7 +125,7 @@ export default defineConfig({ agents: demoAgents({ chunkDelayMs: 0 }), auth: { t
       expect(approval).toContain('"amount": 3,');
       for (const line of approval.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80);
       await press('a');
-      await until('✓ you: allowed with edited arguments');
+      await until('✓ you: allowed with changes');
       await press('q');
       await until('exited with 0');
 
@@ -287,7 +287,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
       await type('Escape');
       await see('Arguments (edited):');
       await type('a');
-      await see('✓ you: allowed with edited arguments');
+      await see('✓ you: allowed with changes');
 
       // ? in a request, over what was picked: it stays picked.
       await type('/', 'trip', 'Enter', 'Enter');

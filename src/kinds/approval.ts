@@ -4,12 +4,17 @@ import { argsSchemaField, type ActionRecordOf } from '../protocol/action-base.js
 import { isoTime, jsonValue, type JsonObject, type JsonValue } from '../protocol/values.js';
 import { inputJsonSchema } from '../tool.js';
 import { checkApprovedArgs, sameJson, schemasFromJson, type ArgsSchemas } from './approved-args.js';
+import { votesSummary } from './approval-votes.js';
+import { commentText } from './comment-text.js';
 import { defineKind, type AnswerContext } from './kind.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
+import { jsonLines, withDetail } from './settled-line.js';
+import { clip } from './clip.js';
 
 export { commentText } from './comment-text.js';
+export { votesSummary } from './approval-votes.js';
 
 const decision = z.enum(['allow', 'deny']);
 
@@ -188,18 +193,53 @@ export const approval = defineKind({
     summary: (action) => `Approve? ${oneLine(action.title ?? action.toolName)}`,
     noun: 'Approval',
     headline: (action) => action.title || `Run ${action.toolName}?`,
-    outcome: (resolution) =>
-      resolution.decision === 'allow'
-        ? resolution.approvedArgs !== undefined
-          ? 'Allowed with changes'
-          : 'Allowed'
-        : 'Denied',
+    outcome,
+    describeResolution: (_action, resolution) =>
+      withDetail(
+        outcome(resolution),
+        resolution.comment ? `"${oneLine(commentText(resolution.comment), 60)}"` : undefined,
+      ),
+    progress: votesSummary,
+    changedByAnswer: (resolution) => resolution.approvedArgs !== undefined,
+    detailLines(action) {
+      const votes = votesSummary(action);
+      return [
+        { text: action.title || `Run ${action.toolName}?`, tone: 'strong' },
+        ...(action.summary ? [{ text: action.summary }] : []),
+        ...(votes ? [{ text: votes, tone: 'dim' as const }] : []),
+        { text: `Arguments of ${action.toolName}:`, tone: 'dim' },
+        { text: jsonLines(action.args) },
+      ];
+    },
+    detail: (action) => `${action.toolName}: ${argumentsLine(action.args)}`,
+    searchText: (action) => [JSON.stringify(action.args)],
     answeredByLink: true,
     oneClickLinks: (_request, page) => ({ allow: `${page}?choice=allow`, deny: `${page}?choice=deny` }),
+    oneClickChoice(action, params) {
+      const choice = params.get('choice');
+      if (choice !== 'allow' && choice !== 'deny') return undefined;
+      return { view: action, label: choice === 'allow' ? 'Allow' : 'Deny', confirm: choice };
+    },
     aiSdkApproval: true,
     aiSdkTitle: (action) => action.title || undefined,
   },
 });
+
+/** How an approval ended, in a few words. */
+function outcome(resolution: ApprovalResolution): string {
+  if (resolution.decision === 'deny') return 'Denied';
+  return resolution.approvedArgs !== undefined ? 'Allowed with changes' : 'Allowed';
+}
+
+/** Arguments at a glance: `orderId 1042 · amount 80 · reason “customer request”`, cut short. */
+function argumentsLine(args: unknown): string {
+  const text = isPlainObject(args)
+    ? Object.entries(args)
+        .map(([key, value]) => `${key} ${typeof value === 'string' ? `“${value}”` : JSON.stringify(value)}`)
+        .join(' · ')
+    : JSON.stringify(args ?? null);
+  return clip(text, 140, '…');
+}
 
 /** A comment as stored: an object only on a deny, and at most 4,000 characters of JSON. */
 function checkComment(comment: string | JsonObject, decision: 'allow' | 'deny'): string | JsonObject {

@@ -5,6 +5,7 @@ import { jsonValue, type JsonValue } from '../protocol/values.js';
 import { describeIssues, issueList } from './issues.js';
 import { defineKind } from './kind.js';
 import { oneLine } from './one-line.js';
+import { jsonLines, withDetail } from './settled-line.js';
 
 /** What the model reads when the host page never answered. */
 const NO_ANSWER = 'The host page did not answer.';
@@ -159,6 +160,16 @@ export const clientTool = defineKind({
     noun: 'Page tool',
     headline: (action) => `${action.toolName} (answered by the page)`,
     outcome: (resolution) => ('error' in resolution ? 'The page could not answer' : 'Answered by the page'),
+    describeResolution: (_action, resolution) =>
+      'error' in resolution
+        ? withDetail('The page could not answer', oneLine(resolution.error, 60))
+        : 'Answered by the page',
+    answeredBy: 'the page',
+    detailLines: (action) => [
+      { text: `${action.toolName} runs in the page`, tone: 'strong' },
+      { text: jsonLines(action.args) },
+    ],
+    searchText: (action) => [JSON.stringify(action.args)],
     // Answered by the page that embeds the chat, not by a person following a link.
     answeredByLink: false,
     oneClickLinks: () => ({}),

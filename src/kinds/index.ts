@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ActionRecordOf, CancelledResolution } from '../protocol/action-base.js';
 import { approval } from './approval.js';
 import { clientTool } from './client-tool.js';
-import type { ActionKind, KindPresentation } from './kind.js';
+import type { ActionKind, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
 
@@ -12,11 +12,13 @@ export type {
   AnswerContext,
   CheckedResolution,
   Choice,
+  DetailLine,
   KindAction,
   KindPresentation,
   KindTypes,
   LapsedAnswer,
   ModelReads,
+  OneClickChoice,
   OneClickLinks,
   ResolvedDetails,
   ResolvedStatus,
@@ -116,6 +118,88 @@ export function headlineOf(action: ActionView): string {
 /** The title of the action's AI SDK tool part, if it has one (its kind's `aiSdkTitle`). */
 export function aiSdkTitleOf(action: ActionView): string | undefined {
   return kindOf(action.kind).presentation.aiSdkTitle(action);
+}
+
+/** The action's answer when it is one of its own kind's (not a withdrawal), typed as that kind's. */
+export function ownResolution<V extends ActionView>(
+  action: V,
+  resolution: StoredResolution | undefined = action.resolution,
+): TypesFor<V['kind']>['stored'] | undefined {
+  // A resolution whose `type` is the action's kind is that kind's stored answer; TypeScript cannot follow the two together.
+  return resolution?.type === action.kind ? (resolution as TypesFor<V['kind']>['stored']) : undefined;
+}
+
+/** Whether nobody answered the action in time: it lapsed (or a lapse answered it, under `deny`). */
+function lapsed(action: Pick<ActionView, 'status' | 'channel'>): boolean {
+  return action.status === 'expired' || action.channel === 'timeout';
+}
+
+/**
+ * How a settled action ended, in a few words: its kind's `outcome` (`Allowed`, `Skipped`), `Lapsed` when
+ * nobody answered in time, `Closed without an answer` once withdrawn. `resolution` is the action's own
+ * unless given (an event's, for a view read before it).
+ */
+export function outcomeOf(action: ActionView, resolution: StoredResolution | undefined = action.resolution): string {
+  if (lapsed(action)) return 'Lapsed';
+  const own = ownResolution(action, resolution);
+  return own ? presentationOf(action.kind).outcome(own) : 'Closed without an answer';
+}
+
+/**
+ * How a settled action ended, in one line (its kind's `describeResolution`): `Allowed`,
+ * `Denied ("not today")`, `Answered (Size: Large)`, `Lapsed: nobody answered in time`. What the terminal
+ * inbox, the console, Slack and heed/react say of a settled request.
+ */
+export function describeResolution(
+  action: ActionView,
+  resolution: StoredResolution | undefined = action.resolution,
+): string {
+  if (lapsed(action)) return 'Lapsed: nobody answered in time';
+  if (resolution === undefined && action.status !== 'cancelled') return 'Settled';
+  const own = ownResolution(action, resolution);
+  if (!own) return 'Closed without an answer';
+  const presentation = presentationOf(action.kind);
+  return presentation.describeResolution ? presentation.describeResolution(action, own) : presentation.outcome(own);
+}
+
+/** Whether the action's answer changed what it asked (its kind's `changedByAnswer`): an allow with edited arguments. */
+export function changedByAnswer(action: ActionView): boolean {
+  const own = ownResolution(action);
+  return own !== undefined && (presentationOf(action.kind).changedByAnswer?.(own) ?? false);
+}
+
+/** Who answers the action when a person does not (its kind's `answeredBy`: a client tool's page); undefined for a person. */
+export function answeredByOf(action: ActionView): string | undefined {
+  return presentationOf(action.kind).answeredBy;
+}
+
+/** The action in full, line by line (its kind's `detailLines`, else its title and summary). */
+export function detailLinesOf(action: ActionView): DetailLine[] {
+  const presentation = presentationOf(action.kind);
+  return presentation.detailLines
+    ? presentation.detailLines(action)
+    : [{ text: presentation.title(action), tone: 'strong' }, { text: presentation.summary(action) }];
+}
+
+/** How far an action decided by several answers has got (its kind's `progress`: an approval's votes); undefined when one answer decides it. */
+export function progressOf(action: ActionView): string | undefined {
+  return presentationOf(action.kind).progress?.(action);
+}
+
+/** The choice an answer page's address carries for the action (its kind's `oneClickChoice`), if it names one. */
+export function oneClickChoiceOf(action: ActionView, params: URLSearchParams): OneClickChoice<TypesFor> | undefined {
+  return presentationOf(action.kind).oneClickChoice?.(action, params) as OneClickChoice<TypesFor> | undefined;
+}
+
+/** One line under the action's headline in a list (its kind's `detail`), if its kind has one. */
+export function detailOf(action: ActionView): string | undefined {
+  return presentationOf(action.kind).detail?.(action);
+}
+
+/** What a search of a list matches in the action besides its kind, agent, tool, title and summary (its kind's `searchText`). */
+export function searchTextOf(action: ActionView): string[] {
+  const found = presentationOf(action.kind).searchText?.(action) ?? [];
+  return found.filter((text): text is string => typeof text === 'string');
 }
 
 /** A table of functions by kind, for some kinds: those left out are given to the table's fallback. */

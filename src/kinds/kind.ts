@@ -139,12 +139,28 @@ export interface OneClickLinks {
   options?: Record<string, Record<string, string>>;
 }
 
+/** The choice an answer link carried, as the answer page opens on it: nothing is sent until the person confirms. */
+export interface OneClickChoice<T extends KindTypes = KindTypes> {
+  /** The request as the card opens on it, the choice picked (a question's option selected in place of its defaults). */
+  view: T['view'];
+  /** What was chosen, as the message said it. */
+  label: string;
+  /** The answer the card asks to confirm, where its card marks one itself (an approval's `allow` or `deny`). */
+  confirm?: string;
+}
+
 /** An answer a person gives with one press, where nothing of the kind's own renders it (the generic card). */
 export interface Choice<T extends KindTypes = KindTypes> {
   label: string;
   answer: T['answer'];
   /** The choice to offer first. */
   primary?: boolean;
+}
+
+/** One line of a request read in full: `strong` heads it, `dim` is said more quietly. */
+export interface DetailLine {
+  text: string;
+  tone?: 'strong' | 'dim';
 }
 
 /**
@@ -165,10 +181,38 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   headline?(action: T['view']): string;
   /** How a settled request ended, in a few words (`Allowed`, `Skipped`…). */
   outcome(resolution: T['stored']): string;
+  /**
+   * How a settled request ended, in one line: its `outcome`, then what the answer said in brackets
+   * (`Denied ("not today")`, `Answered (Size: Large; Quantity: 3)`). The terminal inbox, the console,
+   * Slack and heed/react show it through `describeResolution` (src/kinds/index.ts), which says it for a
+   * lapse or a withdrawal too. Absent: its `outcome`.
+   */
+  describeResolution?(action: T['view'], resolution: T['stored']): string;
+  /** Whether the answer changed what was asked (an allow with edited arguments): a settled card then marks its title as what was asked. Absent: never. */
+  changedByAnswer?(resolution: T['stored']): boolean;
+  /** Who answers it when a person does not (a client tool: `the page`): settled cards say so in place of who answered. Absent: a person. */
+  readonly answeredBy?: string;
+  /**
+   * The request in full, line by line, as a person reads it before answering (the terminal inbox's
+   * detail pane): what it asks, then its arguments, questions or address. A line's text may hold newlines
+   * (an argument's JSON). Absent: its `title` and `summary`.
+   */
+  detailLines?(action: T['view']): DetailLine[];
+  /** How far a request decided by several answers has got, in one line (an approval's votes); undefined while one answer decides it. Absent: one answer always does. */
+  progress?(action: T['view']): string | undefined;
+  /** One line under the headline where a list shows it (the console's inbox): the tool and its arguments, the address. Absent or undefined: none. */
+  detail?(action: T['view']): string | undefined;
+  /** What a search of a list matches besides the kind, agent, tool, title and summary: arguments, questions and their options, the address. */
+  searchText?(action: T['view']): Array<string | undefined>;
   /** Whether a person answers it through an answer link (src/notify/links.ts) and so gets it by mail. */
   readonly answeredByLink: boolean;
   /** The answer link's one-click choices for a request, on the answer page `page`. */
   oneClickLinks(request: T['request'], page: string): OneClickLinks;
+  /**
+   * The inverse of `oneClickLinks`: the choice an answer page's address carries (`?choice=deny`,
+   * `?q=ship&v=no`), when it names one the request offers. Absent or undefined: none.
+   */
+  oneClickChoice?(action: T['view'], params: URLSearchParams): OneClickChoice<T> | undefined;
   /**
    * Whether its call's AI SDK tool part is an approval (`approval-requested` while it waits); the inverse
    * of the kind's `answerFromUiPart`.

@@ -14,7 +14,7 @@ export { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from './questi
 
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
-import { defineKind } from './kind.js';
+import { defineKind, type DetailLine } from './kind.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { checkQuestions } from './question/check.js';
@@ -23,6 +23,7 @@ import { re2PatternTest } from './question/pattern-re2.js';
 import { settleAnswers, skipAnswers } from './question/settle.js';
 import { summarizeAnswers } from './question/summary.js';
 import { DISMISSED, refusal } from './refusal.js';
+import { withDetail } from './settled-line.js';
 import { question as questionSchema, type Question } from './question/wire.js';
 
 export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
@@ -58,6 +59,11 @@ type RaisedQuestions = Omit<QuestionRequest, 'questions'> & { questions: unknown
 /** `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
   return coerceWith(question, raw, re2PatternTest);
+}
+
+/** How a question ended, in a few words. */
+function questionOutcome(resolution: object): string {
+  return 'dismiss' in resolution ? 'Dismissed' : 'skip' in resolution ? 'Skipped' : 'Answered';
 }
 
 /** What the model reads for a dismissed question, with the person's note. */
@@ -205,7 +211,38 @@ export const question = defineKind({
       const first = questions[0]?.prompt ?? 'A question';
       return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
     },
-    outcome: (resolution) => ('dismiss' in resolution ? 'Dismissed' : 'skip' in resolution ? 'Skipped' : 'Answered'),
+    outcome: questionOutcome,
+    describeResolution(action, resolution) {
+      if ('dismiss' in resolution) return questionOutcome(resolution);
+      // Labels, not stored values: what the person picked, as they saw it.
+      const picked = Object.entries(resolution.answers).map(([id, values]) => {
+        const asked = action.questions.find((candidate) => candidate.id === id);
+        const labels = values.map((value) => asked?.options?.find((option) => option.value === value)?.label ?? value);
+        return `${asked?.header ?? id}: ${labels.join(', ')}`;
+      });
+      return withDetail(questionOutcome(resolution), picked.length ? oneLine(picked.join('; '), 80) : undefined);
+    },
+    detailLines(action) {
+      const lines: DetailLine[] = action.preamble ? [{ text: action.preamble }] : [];
+      for (const [index, asked] of (action.questions ?? []).entries()) {
+        lines.push({ text: `${index + 1}. ${asked.header} — ${asked.prompt}`, tone: 'strong' });
+        const defaults = new Set(asked.defaults ?? []);
+        for (const option of asked.options ?? [])
+          lines.push({ text: `   ${defaults.has(option.value) ? '(•)' : '( )'} ${option.label}` });
+        if (asked.input)
+          lines.push({
+            text: `   ${asked.input.type}${defaults.size ? `, pre-filled ${[...defaults].join(', ')}` : ''}`,
+            tone: 'dim',
+          });
+      }
+      return lines;
+    },
+    searchText: (action) =>
+      (action.questions ?? []).flatMap((asked) => [
+        asked.header,
+        asked.prompt,
+        ...(asked.options ?? []).map((option) => option.label),
+      ]),
     answeredByLink: true,
     oneClickLinks(request, page) {
       const options: Record<string, Record<string, string>> = {};
@@ -219,6 +256,22 @@ export const question = defineKind({
         );
       }
       return Object.keys(options).length > 0 ? { options } : {};
+    },
+    // The card opens on the link's option, picked in place of the defaults (added to them on a multiple choice);
+    // Skip still means the agent's own defaults.
+    oneClickChoice(action, params) {
+      const asked = action.questions.find((entry) => entry.id === params.get('q'));
+      const option = asked?.options?.find((entry) => entry.value === params.get('v'));
+      if (!asked || !option) return undefined;
+      const questions = action.questions.map((question) =>
+        question !== asked
+          ? question
+          : {
+              ...question,
+              defaults: question.multiple ? [...new Set([...(question.defaults ?? []), option.value])] : [option.value],
+            },
+      );
+      return { view: { ...action, questions }, label: option.label };
     },
     aiSdkApproval: false,
     aiSdkTitle: () => undefined,

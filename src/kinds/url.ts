@@ -16,7 +16,22 @@ export function isAllowedUrl(value: string): boolean {
   }
 }
 
+/** The host of a URL as a person should check it, or the URL itself when it does not parse. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    // Not a URL: shown as it is.
+    return url;
+  }
+}
+
 const decision = z.enum(['accept', 'decline', 'cancel']);
+
+/** How a URL request ended, in a few words. */
+function urlOutcome(resolution: { decision: z.output<typeof decision> }): string {
+  return resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now';
+}
 
 /** URL requests: a person is asked to open a page and says whether they did (accept, decline or cancel). */
 export const url = defineKind({
@@ -66,8 +81,17 @@ export const url = defineKind({
     summary: (action) => `Please open: ${oneLine(action.title ?? action.url ?? 'a page')}`,
     noun: 'Open URL',
     headline: (action) => action.title || action.url || 'Open a page',
-    outcome: (resolution) =>
-      resolution.decision === 'accept' ? 'Opened' : resolution.decision === 'decline' ? 'Declined' : 'Not now',
+    outcome: urlOutcome,
+    describeResolution: (_action, resolution) => urlOutcome(resolution),
+    detailLines: (action) => [
+      { text: action.title ?? 'The agent asks you to open a page', tone: 'strong' },
+      ...(action.message ? [{ text: action.message }] : []),
+      { text: `Host: ${hostOf(action.url ?? '')}` },
+      { text: action.url ?? '' },
+    ],
+    // The title stands for the address in the headline: the address itself goes under it.
+    detail: (action) => (action.title ? action.url : undefined),
+    searchText: (action) => [action.url, action.message],
     answeredByLink: true,
     oneClickLinks: () => ({}),
     aiSdkApproval: false,

@@ -35,8 +35,22 @@ export { channelPlatform } from '../protocol/conversation.js';
 export { argumentsDiff } from './state/arguments-diff.js';
 export type { ArgumentChange } from './state/arguments-diff.js';
 export type { GenericCardProps } from './components/generic-card.js';
-/** How Heed names an action of any kind: in a few words (`titleOf`), and what it asks in one line (`summaryOf`). */
-export { summaryOf, titleOf } from '../kinds/index.js';
+/**
+ * How Heed names an action of any kind, as its kind's presentation says: in a few words (`titleOf`), what it
+ * asks in one line (`summaryOf`, `headlineOf` beside its kind's name `nounOf`), a line under that (`detailOf`),
+ * how far its votes have got (`progressOf`), the choice an answer link carries (`oneClickChoiceOf`) and how it ended (`outcomeOf`, and in one line `describeResolution`).
+ */
+export {
+  describeResolution,
+  detailOf,
+  headlineOf,
+  nounOf,
+  oneClickChoiceOf,
+  outcomeOf,
+  progressOf,
+  summaryOf,
+  titleOf,
+} from '../kinds/index.js';
 export type { SettledCardProps } from './components/settled-card.js';
 export {
   createClientToolRegistry,

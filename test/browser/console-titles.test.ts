@@ -149,7 +149,7 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         const vote = rows.filter({ hasText: 'Pay 100 to acme?' }).filter({ hasText: `asked by ${requester}` });
         await vote.waitFor();
         const approvers = ['ada', 'bob', 'cat', 'dan'].filter((name) => name !== requester).join(', ');
-        expect(await vote.textContent()).toContain(`Decided by votes: 2 of ${approvers}. Open it to vote.`);
+        expect(await vote.textContent()).toContain(`0 of 2 approvals · waiting on ${approvers}. Open it to vote.`);
         expect(await vote.getByRole('button').count()).toBe(0);
         expect(await axeProblems(page)).toEqual([]);
         const layout = await layoutReport(page);

@@ -2,7 +2,7 @@ import type { ActionRecord, Question, QuestionOption } from '../../types.js';
 import { clip } from '../../kinds/clip.js';
 import { commentText } from '../../kinds/comment-text.js';
 import {
-  presentationOf,
+  describeResolution,
   summaryOf,
   titleOf,
   type KindName,
@@ -253,13 +253,13 @@ export function outcomeText(action: ActionRecord): string {
   const by = who(action.resolvedBy);
   const resolution = action.resolution;
   if (action.status === 'expired' || action.channel === 'timeout')
-    return ':hourglass: Lapsed: nobody answered in time.';
+    return `:hourglass: ${describeResolution(actionView(undefined, action))}.`;
   if (action.status === 'cancelled') return ':no_entry_sign: Cancelled.';
   if (!resolution || resolution.type === 'cancelled') return 'Settled.';
   const card = cardOf(action);
   if (card) return card.outcome(resolution, by, action.request);
-  // A kind with nothing of its own here: how its kind says it ended.
-  return `${presentationOf(action.kind).outcome(resolution)}, by ${by}.`;
+  // A kind with nothing of its own here: the settled line its kind gives, the one the inbox and the console show.
+  return `${escape(describeResolution(actionView(undefined, action)))}, by ${by}.`;
 }
 
 function labelOf(question: Question, value: string): string {

@@ -17,7 +17,7 @@ import { RequestHeader } from './request-header.js';
 import { Field, Keys, Say } from './theme.js';
 import type { ApprovalActionView } from '../../client/index.js';
 import type { RequestViewProps } from './view-props.js';
-import { votesSummary } from '../../react/state/votes.js';
+import { votesSummary } from '../../kinds/approval-votes.js';
 
 type Mode = 'view' | 'comment' | 'edit' | 'field';
 

@@ -1,8 +1,8 @@
 import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
 import type { ActionView } from '../../client/index.js';
-import { summaryOf as kindSummary, titleOf } from '../../kinds/index.js';
-import { votesSummary } from '../../react/state/votes.js';
-import { ageOf, fit, hostOf, kindWord, timeLeftOf } from './format.js';
+import { detailLinesOf, type DetailLine } from '../../kinds/index.js';
+import { ageOf, fit, kindWord, timeLeftOf } from './format.js';
 import { Say } from './theme.js';
 
 /** The terminal is wide enough for the list and the selected request side by side. */
@@ -13,49 +13,26 @@ export function listColumns(columns: number): number {
   return Math.max(60, Math.floor(columns * 0.5));
 }
 
-/** The lines that describe a request: what it asks, in full, as far as `height` allows. */
-export function detailLines(action: ActionView): Array<{ text: string; tone?: 'strong' | 'dim' }> {
-  const lines: Array<{ text: string; tone?: 'strong' | 'dim' }> = [];
-  const add = (text: string, tone?: 'strong' | 'dim') => {
-    for (const line of text.split('\n')) lines.push({ text: line, tone });
-  };
-  switch (action.kind) {
-    case 'approval': {
-      add(action.title || `Run ${action.toolName}?`, 'strong');
-      if (action.summary) add(action.summary);
-      const votes = votesSummary(action);
-      if (votes) add(votes, 'dim');
-      add(`Arguments of ${action.toolName}:`, 'dim');
-      add(JSON.stringify(action.args, null, 2) ?? 'undefined');
-      break;
-    }
-    case 'question': {
-      if (action.preamble) add(action.preamble);
-      for (const [index, question] of (action.questions ?? []).entries()) {
-        add(`${index + 1}. ${question.header} — ${question.prompt}`, 'strong');
-        const defaults = new Set(question.defaults ?? []);
-        for (const option of question.options ?? [])
-          add(`   ${defaults.has(option.value) ? '(•)' : '( )'} ${option.label}`);
-        if (question.input)
-          add(`   ${question.input.type}${defaults.size ? `, pre-filled ${[...defaults].join(', ')}` : ''}`, 'dim');
-      }
-      break;
-    }
-    case 'url':
-      add(action.title ?? 'The agent asks you to open a page', 'strong');
-      if (action.message) add(action.message);
-      add(`Host: ${hostOf(action.url ?? '')}`);
-      add(action.url ?? '');
-      break;
-    case 'client_tool':
-      add(`${action.toolName} runs in the page`, 'strong');
-      add(JSON.stringify(action.args, null, 2) ?? 'undefined');
-      break;
-    default:
-      add(titleOf(action), 'strong');
-      add(kindSummary(action));
-  }
-  return lines;
+/** The lines that describe a request: what it asks, in full (its kind's `detailLines`), one per screen line. */
+export function detailLines(action: ActionView): DetailLine[] {
+  return detailLinesOf(action).flatMap(({ text, tone }) => text.split('\n').map((line) => ({ text: line, tone })));
+}
+
+/** The pane's frame: a rule on its left, beside the list. */
+function Pane({ width, children }: { width: number; children: ReactNode }) {
+  return (
+    <Box
+      width={width}
+      borderStyle="single"
+      borderTop={false}
+      borderRight={false}
+      borderBottom={false}
+      paddingLeft={1}
+      flexDirection="column"
+    >
+      {children}
+    </Box>
+  );
 }
 
 /** The selected request beside the list, on a wide terminal: read it before opening it. */
@@ -75,17 +52,9 @@ export function DetailPane({
   const inner = Math.max(10, width - 2);
   if (!action) {
     return (
-      <Box
-        width={width}
-        borderStyle="single"
-        borderTop={false}
-        borderRight={false}
-        borderBottom={false}
-        paddingLeft={1}
-        flexDirection="column"
-      >
+      <Pane width={width}>
         <Say tone="dim">Nothing selected.</Say>
-      </Box>
+      </Pane>
     );
   }
   const header = [kindWord(action), agent, action.toolName, `asked ${ageOf(action, now)}`, timeLeftOf(action, now)]
@@ -101,15 +70,7 @@ export function DetailPane({
         ]
       : lines;
   return (
-    <Box
-      width={width}
-      borderStyle="single"
-      borderTop={false}
-      borderRight={false}
-      borderBottom={false}
-      paddingLeft={1}
-      flexDirection="column"
-    >
+    <Pane width={width}>
       <Say tone="accent">{fit(header, inner)}</Say>
       {shown.map((line, index) =>
         line.tone ? (
@@ -120,6 +81,6 @@ export function DetailPane({
           <Text key={index}>{fit(line.text, inner)}</Text>
         ),
       )}
-    </Box>
+    </Pane>
   );
 }

@@ -1,6 +1,5 @@
 import type { ActionView } from '../../client/index.js';
-import { nounOf, presentationOf } from '../../kinds/index.js';
-import { commentText } from '../../kinds/comment-text.js';
+import { describeResolution as settledLine, nounOf } from '../../kinds/index.js';
 import type { StoredResolution } from '../../types.js';
 
 /** What the action's kind is called on screen: its kind's `noun`. */
@@ -29,14 +28,8 @@ export function timeLeftOf(action: ActionView, now: number): string {
   return left <= 0 ? 'lapsing' : `${shortSpan(left)} left`;
 }
 
-/** The host of a URL as a person should check it, or the URL itself when it does not parse. */
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
+/** The host of a URL as a person should check it (the URL kind's). */
+export { hostOf } from '../../kinds/url.js';
 
 /** Cuts a text to `width` characters, ending with `…` when cut; newlines become spaces. */
 export function fit(text: string, width: number): string {
@@ -52,46 +45,14 @@ export function column(text: string, width: number): string {
   return cut + ' '.repeat(Math.max(0, width - Array.from(cut).length));
 }
 
-/** What an answer said, in a few words: `allowed`, `denied ("too much")`, `answered Size: Small`, `lapsed`. */
+/**
+ * What an answer said, in a few words, as the inbox's sentences read it after `you:`: `allowed`,
+ * `denied ("too much")`, `answered (Size: Small)`. The kind's settled line (`describeResolution`), the one
+ * the console and Slack show, lower-cased.
+ */
 export function describeResolution(action: ActionView, resolution: StoredResolution | undefined): string {
-  if (!resolution) return 'settled';
-  switch (resolution.type) {
-    case 'approval': {
-      const word =
-        resolution.decision === 'allow'
-          ? resolution.approvedArgs !== undefined
-            ? 'allowed with edited arguments'
-            : 'allowed'
-          : 'denied';
-      return resolution.comment ? `${word} ("${fit(commentText(resolution.comment), 60)}")` : word;
-    }
-    case 'question': {
-      if ('dismiss' in resolution) return 'dismissed';
-      const picked = Object.entries(resolution.answers).map(([id, values]) => {
-        const question =
-          action.kind === 'question' ? action.questions.find((candidate) => candidate.id === id) : undefined;
-        const labels = values.map(
-          (value) => question?.options?.find((option) => option.value === value)?.label ?? value,
-        );
-        return `${question?.header ?? id}: ${labels.join(', ')}`;
-      });
-      const word = 'skip' in resolution ? 'skipped' : 'answered';
-      return picked.length ? `${word} (${fit(picked.join('; '), 80)})` : word;
-    }
-    case 'url':
-      return resolution.decision === 'accept'
-        ? 'accepted'
-        : resolution.decision === 'decline'
-          ? 'declined'
-          : 'cancelled';
-    case 'client_tool':
-      return 'error' in resolution ? 'answered by the page with an error' : 'answered by the page';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      // A kind with nothing of its own here: how its kind says it ended.
-      return presentationOf(action.kind).outcome(resolution).toLowerCase();
-  }
+  const line = settledLine(action, resolution);
+  return line.charAt(0).toLowerCase() + line.slice(1);
 }
 
 /** Who settled it, as a sentence's subject: `bob`, `someone`, `the system`, `the deadline`. */

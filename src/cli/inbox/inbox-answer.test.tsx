@@ -175,7 +175,7 @@ describe('heed inbox: approvals', () => {
     await press('\r', /amount\s+9\s*\n/);
     await press(KEY.escape, 'a allow · d deny');
     await press('r', "[x] Don't ask again");
-    await press('a', '✓ you: allowed with edited arguments');
+    await press('a', '✓ you: allowed with changes');
     expect((await stored(target)).resolution).toEqual({
       type: 'approval',
       decision: 'allow',
@@ -198,7 +198,7 @@ describe('heed inbox: approvals', () => {
     await press('e', '"amount": 7');
     expect(seen[0]).toContain('"amount": 5');
     expect(seen[1]).toBe('{ "orderId": 42, "amount": ');
-    await press('a', '✓ you: allowed with edited arguments');
+    await press('a', '✓ you: allowed with changes');
     expect((await stored(target)).resolution.approvedArgs).toEqual({ orderId: 42, amount: 7 });
   });
 
@@ -302,7 +302,7 @@ describe('heed inbox: URL requests and client tools', () => {
     expect(frame).toContain('https://example.com/connect');
     await press('o', 'No browser to open here: copy the address above.');
     expect(opened).toEqual(['https://example.com/connect']);
-    await press('a', '✓ you: accepted');
+    await press('a', '✓ you: opened');
     expect((await stored(target)).resolution).toEqual({ type: 'url', decision: 'accept' });
   });
 

@@ -1,5 +1,6 @@
 import { HeedClientError, type ActionView } from '../../client/index.js';
 import type { ResolutionChannel, StoredResolution } from '../../types.js';
+import { searchTextOf } from '../../kinds/index.js';
 
 /**
  * One row of the terminal inbox. `settled` is set once it stops waiting: answered here (`byMe`), by
@@ -172,13 +173,8 @@ export function matchesFilter(entry: InboxEntry, agent: string, filter: string):
     action.toolName,
     'title' in action ? action.title : undefined,
     'summary' in action ? action.summary : undefined,
+    ...searchTextOf(action),
   ];
-  if (action.kind === 'approval') fields.push(JSON.stringify(action.args));
-  if (action.kind === 'url') fields.push(action.url, action.message);
-  if (action.kind === 'question') {
-    for (const question of action.questions ?? [])
-      fields.push(question.header, question.prompt, ...(question.options ?? []).map((option) => option.label));
-  }
   const text = fields
     .filter((field) => typeof field === 'string')
     .join(' ')

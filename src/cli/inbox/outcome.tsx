@@ -3,7 +3,7 @@ import type { ActionView } from '../../client/index.js';
 import { describeResolution, describeWho } from './format.js';
 import type { AnswerProblem, Settled } from './inbox-state.js';
 import { Say } from './theme.js';
-import { votesSummary } from '../../react/state/votes.js';
+import { progressOf } from '../../kinds/index.js';
 
 /** One sentence on how a request ended when it was not answered here. */
 export function settledSentence(action: ActionView, settled: Settled): string {
@@ -19,7 +19,7 @@ export function settledShort(action: ActionView, settled: Settled): string {
   if (settled.status === 'expired' || settled.channel === 'timeout') return 'lapsed';
   if (settled.status === 'cancelled') return 'cancelled';
   // Still pending after my answer: it was one vote of several (an approval policy).
-  const votes = action.kind === 'approval' ? votesSummary(action) : undefined;
+  const votes = progressOf(action);
   if (settled.status === 'pending' && settled.byMe && votes) return `you voted; ${votes}`;
   if (settled.status === 'pending') return 'no longer waiting';
   return `${settled.byMe ? 'you' : describeWho({ ...settled })}: ${describeResolution(action, settled.resolution)}`;

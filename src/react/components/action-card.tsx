@@ -18,6 +18,8 @@ export interface ActionCardProps {
   autoFocus?: boolean;
   /** For a client tool: how this page's handler is doing. */
   clientToolRun?: ClientToolRun;
+  /** The answer a one-click link chose (`oneClickChoiceOf(…).confirm`), for a card that marks it and asks to confirm it (an approval's `allow` or `deny`). */
+  confirm?: string;
   /** For a client tool waiting for the person's go-ahead: runs this page's handler (`useConversation().runClientTool`). */
   onRunClientTool?: () => void;
 }
@@ -27,8 +29,14 @@ const cards: ByKind<ReactElement, [props: ActionCardProps]> = {
   question: (action, { onSubmit, busy, autoFocus }) => (
     <QuestionCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
   ),
-  approval: (action, { onSubmit, busy, autoFocus }) => (
-    <ApprovalCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />
+  approval: (action, { onSubmit, busy, autoFocus, confirm }) => (
+    <ApprovalCard
+      action={action}
+      onSubmit={onSubmit}
+      busy={busy}
+      autoFocus={autoFocus}
+      chosen={confirm === 'allow' || confirm === 'deny' ? confirm : undefined}
+    />
   ),
   url: (action, { onSubmit, busy, autoFocus }) => (
     <UrlCard action={action} onSubmit={onSubmit} busy={busy} autoFocus={autoFocus} />

@@ -1,5 +1,13 @@
 import type { ReactNode } from 'react';
-import { byKind, presentationOf, titleOf, type ByKind } from '../../kinds/index.js';
+import {
+  answeredByOf,
+  byKind,
+  changedByAnswer,
+  outcomeOf,
+  ownResolution,
+  titleOf,
+  type ByKind,
+} from '../../kinds/index.js';
 import { commentText } from '../../kinds/comment-text.js';
 import type { StoredResolution } from '../../types.js';
 import type { ActionView } from '../../views.js';
@@ -23,18 +31,14 @@ function when(iso: string | undefined): string {
     : date.toLocaleString([], { hour: '2-digit', minute: '2-digit', month: 'short', day: 'numeric' });
 }
 
-/** How a settled request ended, in a few words. */
-export function settledHeadline(action: ActionView): string {
-  const resolution = action.resolution as StoredResolution | undefined;
-  if (action.status === 'expired') return 'Timed out';
-  if (!resolution || resolution.type === 'cancelled') return 'Closed without an answer';
-  return presentationOf(resolution.type).outcome(resolution);
-}
+/** How a settled request ended, in a few words (`outcomeOf`: its kind's outcome, or that it lapsed or was withdrawn). */
+export const settledHeadline = outcomeOf;
 
 /** What a settled card of each kind shows of the answer, below its headline. */
-const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]> = {
-  question(action, resolution) {
-    if (resolution?.type !== 'question' || !('answers' in resolution)) return null;
+const answerShown: ByKind<ReactNode, []> = {
+  question(action) {
+    const resolution = ownResolution(action);
+    if (!resolution || !('answers' in resolution)) return null;
     const defaulted = new Set(action.defaulted ?? []);
     return (
       <dl className="heed-answers">
@@ -53,8 +57,9 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
       </dl>
     );
   },
-  approval(action, resolution) {
-    if (resolution?.type !== 'approval') return null;
+  approval(action) {
+    const resolution = ownResolution(action);
+    if (!resolution) return null;
     return (
       <>
         {resolution.approvedArgs !== undefined && (
@@ -65,10 +70,10 @@ const answerShown: ByKind<ReactNode, [resolution: StoredResolution | undefined]>
       </>
     );
   },
-  client_tool: (_action, resolution) =>
-    resolution?.type === 'client_tool' && 'error' in resolution ? (
-      <p className="heed-description">{resolution.error}</p>
-    ) : null,
+  client_tool(action) {
+    const resolution = ownResolution(action);
+    return resolution && 'error' in resolution ? <p className="heed-description">{resolution.error}</p> : null;
+  },
   url: (action) => (
     <p className="heed-url">
       <code>{action.url}</code>
@@ -124,7 +129,8 @@ export function SettledCard({ action, me }: SettledCardProps) {
   const by = describeResolver(action, me);
   const title = titleOf(action);
   // The title was written for the arguments as asked: once they were edited, it says so rather than pose as what ran.
-  const edited = resolution?.type === 'approval' && resolution.approvedArgs !== undefined;
+  const edited = changedByAnswer(action);
+  const answeredBy = answeredByOf(action);
   return (
     <section className={`heed-card heed-settled heed-settled-${action.kind}`} aria-label={`${headline}: ${title}`}>
       <p className="heed-settled-head">
@@ -134,10 +140,10 @@ export function SettledCard({ action, me }: SettledCardProps) {
           {title}
         </span>
       </p>
-      {byKind(answerShown, nothingMore, action, resolution)}
+      {byKind(answerShown, nothingMore, action)}
       {resolution?.type === 'cancelled' && <p className="heed-hint">Reason: {resolution.reason}</p>}
       <p className="heed-by">
-        {resolution?.type === 'client_tool' ? 'Sent by the page' : `${headline} by ${by}`}
+        {answeredBy ? `Sent by ${answeredBy}` : `${headline} by ${by}`}
         {action.resolvedAt && <time dateTime={action.resolvedAt}> · {when(action.resolvedAt)}</time>}
       </p>
     </section>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ActionView, ErrorBody } from 'heed/client';
-import { ActionCard, ApprovalCard, SettledCard, settledHeadline, type AnswerResult } from 'heed/react';
+import { ActionCard, describeResolution, oneClickChoiceOf, SettledCard, type AnswerResult } from 'heed/react';
 
 /** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
 type LinkAction<View = ActionView> = View extends ActionView ? Omit<View, 'conversationId' | 'messageId'> : never;
@@ -16,44 +16,6 @@ interface LinkRead {
 }
 
 type State = { status: 'loading' } | { status: 'invalid'; message: string } | { status: 'ready'; link: LinkRead };
-
-/** The choice a link carries (`?choice=deny`, `?q=ship&v=no`), when it names one the action offers. */
-type LinkChoice =
-  | { kind: 'approval'; decision: 'allow' | 'deny' }
-  | { kind: 'question'; questionId: string; value: string; label: string };
-
-function linkChoice(action: ActionView, search: string): LinkChoice | undefined {
-  const params = new URLSearchParams(search);
-  const choice = params.get('choice');
-  if (action.kind === 'approval')
-    return choice === 'allow' || choice === 'deny' ? { kind: 'approval', decision: choice } : undefined;
-  if (action.kind !== 'question') return undefined;
-  const question = action.questions.find((entry) => entry.id === params.get('q'));
-  const option = question?.options?.find((entry) => entry.value === params.get('v'));
-  return question && option
-    ? { kind: 'question', questionId: question.id, value: option.value, label: option.label }
-    : undefined;
-}
-
-/**
- * The question as the card should open on it: the link's option picked in place of the defaults (added to
- * them on a multiple-choice question). Nothing is sent until the person confirms; Skip still means the
- * agent's own defaults.
- */
-function withChoice(action: ActionView, choice: LinkChoice | undefined): ActionView {
-  if (action.kind !== 'question' || choice?.kind !== 'question') return action;
-  return {
-    ...action,
-    questions: action.questions.map((question) =>
-      question.id !== choice.questionId
-        ? question
-        : {
-            ...question,
-            defaults: question.multiple ? [...new Set([...(question.defaults ?? []), choice.value])] : [choice.value],
-          },
-    ),
-  };
-}
 
 /** Who asked and who answers, in a line: "Requested by ada · agent refunds · for grace@example.com". */
 function WhoAsks({ link }: { link: LinkRead }) {
@@ -152,13 +114,14 @@ export function AnswerLinkPage({ token }: { token: string }) {
   const { link } = state;
   const action = { ...link.action, conversationId: '', messageId: '' } as ActionView;
   const pending = action.status === 'pending';
-  const choice = pending ? linkChoice(action, window.location.search) : undefined;
+  // The choice the link was made for (the mail's Approve, Deny or an option), picked on the card to confirm.
+  const choice = pending ? oneClickChoiceOf(action, new URLSearchParams(window.location.search)) : undefined;
   return (
     <main className="link-page" aria-labelledby="link-title">
       <header className="link-head">
         <span className="brand">Heed</span>
         <h1 id="link-title">
-          {pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${settledHeadline(action)}`}
+          {pending ? `${link.agent} is waiting for your answer` : `${link.agent}: ${describeResolution(action)}`}
         </h1>
         <WhoAsks link={link} />
       </header>
@@ -167,17 +130,15 @@ export function AnswerLinkPage({ token }: { token: string }) {
           {notice}
         </p>
       )}
-      {choice?.kind === 'question' && (
+      {choice && !choice.confirm && (
         <p className="link-choice-note">
           You chose “{choice.label}” in the message. It is selected below: confirm it, or pick another answer.
         </p>
       )}
       {!pending ? (
         <SettledCard action={action} />
-      ) : action.kind === 'approval' && choice?.kind === 'approval' ? (
-        <ApprovalCard action={action} onSubmit={submit} busy={busy} autoFocus chosen={choice.decision} />
       ) : (
-        <ActionCard action={withChoice(action, choice)} onSubmit={submit} busy={busy} autoFocus />
+        <ActionCard action={choice?.view ?? action} onSubmit={submit} busy={busy} autoFocus confirm={choice?.confirm} />
       )}
       {pending && <p className="muted link-foot">This link works until {new Date(link.expiresAt).toLocaleString()}.</p>}
     </main>

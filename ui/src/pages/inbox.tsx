@@ -1,49 +1,25 @@
 import { useState } from 'react';
 import type { ActionView } from 'heed/client';
-import { byWhom, summaryOf, toChatError, useHeedClient, useHeedUser, useInbox } from 'heed/react';
+import {
+  byWhom,
+  detailOf,
+  headlineOf,
+  nounOf,
+  progressOf,
+  toChatError,
+  useHeedClient,
+  useHeedUser,
+  useInbox,
+} from 'heed/react';
 import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 
-/** What each kind is called here; a kind left out is called by its name. */
-const KIND_WORDS: Partial<Record<ActionView['kind'], string>> = {
-  approval: 'Approval',
-  question: 'Question',
-  client_tool: 'Page action',
-  url: 'Open a page',
-};
-
-/** The request in one line: what is asked. */
-function headline(action: ActionView): string {
-  if (action.kind === 'approval') return action.title || `Run ${action.toolName}?`;
-  if (action.kind === 'url') return action.title || action.url || 'Open a page';
-  if (action.kind === 'client_tool') return `${action.toolName} in the page`;
-  if (action.kind !== 'question') return summaryOf(action);
-  const questions = action.questions ?? [];
-  const first = questions[0]?.prompt ?? 'A question';
-  return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
-}
-
-/** An approval's arguments at a glance: `orderId 1042 · amount 80 · reason "customer request"`, cut short. */
-function argumentsLine(args: unknown): string {
-  const text =
-    args !== null && typeof args === 'object' && !Array.isArray(args)
-      ? Object.entries(args)
-          .map(([key, value]) => `${key} ${typeof value === 'string' ? `“${value}”` : JSON.stringify(value)}`)
-          .join(' · ')
-      : JSON.stringify(args ?? null);
-  return text.length > 140 ? `${text.slice(0, 139)}…` : text;
-}
-
-/** Details under the headline: the tool and its arguments, the URL, how many questions. */
-function detail(action: ActionView): string | undefined {
-  if (action.kind === 'approval') return `${action.toolName}: ${argumentsLine(action.args)}`;
-  if (action.kind === 'url' && action.title) return action.url;
-  return undefined;
-}
-
-/** An approval answered here with one press: one answer decides it (no votes). */
+/**
+ * An approval answered here with one press, as its row's Allow and Deny: one answer decides it (no votes, which
+ * are cast on the conversation's page). Other kinds are answered there too.
+ */
 function answerableHere(action: ActionView): boolean {
-  return action.kind === 'approval' && action.required === undefined && Boolean(action.conversation?.ownerId);
+  return action.kind === 'approval' && !progressOf(action) && Boolean(action.conversation?.ownerId);
 }
 
 /** Everything waiting on the signed-in person, across conversations, oldest first. */
@@ -101,7 +77,8 @@ function InboxRow({ action }: { action: ActionView }) {
   const where = action.conversation
     ? `${action.conversation.agent}${action.conversation.title ? ` · “${action.conversation.title}”` : ''}`
     : 'conversation';
-  const more = detail(action);
+  const more = detailOf(action);
+  const progress = progressOf(action);
   const headingId = `inbox-${action.id}`;
 
   async function answer(decision: 'allow' | 'deny') {
@@ -125,17 +102,13 @@ function InboxRow({ action }: { action: ActionView }) {
 
   return (
     <li className="inbox-item">
-      <span className={`heed-badge heed-badge-kind-${action.kind}`}>{KIND_WORDS[action.kind] ?? action.kind}</span>
+      <span className={`heed-badge heed-badge-kind-${action.kind}`}>{nounOf(action)}</span>
       <div className="inbox-text">
         <Link to={`/c/${encodeURIComponent(action.conversationId)}`} className="inbox-title" id={headingId}>
-          {headline(action)}
+          {headlineOf(action)}
         </Link>
         {more && <span className="inbox-detail">{more}</span>}
-        {action.kind === 'approval' && action.required !== undefined && (
-          <span className="inbox-detail">
-            Decided by votes: {action.required} of {(action.approvers ?? []).join(', ')}. Open it to vote.
-          </span>
-        )}
+        {progress && <span className="inbox-detail">{progress}. Open it to vote.</span>}
         <span className="inbox-meta">
           {where}
           {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} ·{' '}
