@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { quorumTokens } from '../../test/fixtures/quorum-agent.js';
 import type { AgentConfig, HeedConfig } from '../config.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { AgentHandler, ProcessMessageInput, ResolveActionInput } from './handler-types.js';
@@ -141,5 +142,168 @@ describe('handler agents', () => {
     expect(types.filter((type) => type === 'turn.started')).toHaveLength(2);
     expect(types.filter((type) => type === 'turn.completed')).toHaveLength(1);
     expect(types).toContain('turn.paused');
+  });
+
+  it('a restart between the pause and the answer: a new Heed on the same SQLite file continues it', async () => {
+    const path = database();
+    const before = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const first = await start({ handler: refunds(before) }, { store: sqliteStore({ path }) });
+    const { id, sent } = await ask(first);
+    const actionId = sent.body.pendingActions[0].id;
+    await first.close();
+    servers.splice(servers.indexOf(first), 1);
+
+    const after = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const second = await start({ handler: refunds(after) }, { store: sqliteStore({ path }) });
+    const pending = await second.api('GET', `/api/conversations/${id}/actions?status=pending`, { token: 'ada' });
+    expect(pending.status).toBe(200);
+    const good = await answer(second, id, actionId, { type: 'approval', decision: 'deny', comment: 'Not this one.' });
+    expect(good.body.status).toBe('completed');
+    expect(texts(good.body)).toContain('assistant: Refund deny.');
+    expect(after.processed).toHaveLength(0);
+    expect(after.resolved.map((call) => call.resolution)).toEqual([
+      { type: 'approval', decision: 'deny', comment: 'Not this one.' },
+    ]);
+  });
+
+  for (const onTimeout of ['deny', 'cancel'] as const) {
+    it(`a lapse under onTimeout "${onTimeout}"`, async () => {
+      let now = new Date('2026-01-01T10:00:00Z');
+      const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+      const server = await start(
+        { handler: refunds(calls), hitl: { timeoutMinutes: 5, onTimeout } },
+        { store: sqliteStore({ path: database() }), now: () => now },
+      );
+      const { id, sent } = await ask(server);
+      expect(sent.body.pendingActions[0].expiresAt).toBe('2026-01-01T10:05:00.000Z');
+      now = new Date('2026-01-01T10:06:00Z');
+      const report = await server.heed.expireDue();
+      expect(report.lapsed).toBe(1);
+      const action = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
+      expect(action.status).toBe('expired');
+      const conversation = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+      expect(conversation.body.runtime.status).toBe('idle');
+      if (onTimeout === 'deny') {
+        // Answered for the person: the agent hears the denial, once.
+        expect(calls.resolved.map((call) => call.resolution)).toEqual([expect.objectContaining({ decision: 'deny' })]);
+        expect((await eventTypes(server, id)).at(-1)).toBe('turn.completed');
+      } else {
+        // The turn ends with the lapse; the agent is not called.
+        expect(calls.resolved).toHaveLength(0);
+      }
+    });
+  }
+
+  it('a handler without resolveAction: answering is 404 with a sentence, and nothing is consumed', async () => {
+    const server = await start({
+      handler: { processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy?' }] }) },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    const refused = await answer(server, id, action.id, { type: 'approval', decision: 'allow' });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect(refused.body.error.message).toContain('cannot take answers');
+    const still = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(still.body.actions[0].status).toBe('pending');
+  });
+
+  it('a throw fails the turn with turn.failed and a readable error; the answer stays recorded', async () => {
+    const server = await start({
+      handler: {
+        processMessage: () => ({ pendingActions: [{ kind: 'url', url: 'https://example.com/sign', title: 'Sign' }] }),
+        resolveAction: () => {
+          throw new Error('the ledger is down');
+        },
+      },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ kind: 'url', url: 'https://example.com/sign' });
+    const done = await answer(server, id, action.id, { type: 'url', decision: 'accept' });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('failed');
+    expect(done.body.error).toEqual({
+      code: 'agent_error',
+      message: "The agent's resolveAction failed: the ledger is down",
+    });
+    const events = (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events;
+    expect(events.at(-1)).toMatchObject({ type: 'turn.failed', data: { error: { code: 'agent_error' } } });
+    const stored = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
+    expect(stored).toMatchObject({ status: 'resolved', resolution: { type: 'url', decision: 'accept' } });
+    // The conversation goes on with the next message.
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime.status).toBe('idle');
+  });
+
+  it('a request Heed cannot ask fails the turn with a readable error and stores no action', async () => {
+    const server = await start({
+      handler: {
+        processMessage: () => ({
+          content: 'Open this.',
+          pendingActions: [
+            { kind: 'question', questions: [{ id: 'size', type: 'single', prompt: 'Size?', options: [] }] },
+          ],
+        }),
+      },
+    });
+    const { id, sent } = await ask(server);
+    expect(sent.body.status).toBe('failed');
+    expect(sent.body.error.code).toBe('invalid_request');
+    expect(sent.body.error.message).toContain('pendingActions[0]');
+    const actions = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions;
+    expect(actions).toEqual([]);
+    // Nothing half-written: no reply text was recorded for the failed call.
+    expect(texts(sent.body)).not.toContain('assistant: Open this.');
+  });
+
+  it('an approval policy (two approvers) on a handler agent pause decides by votes', async () => {
+    const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const server = await start(
+      {
+        handler: {
+          processMessage: () => ({
+            pendingActions: [
+              {
+                kind: 'approval',
+                title: 'Pay acme 500',
+                args: { to: 'acme', amount: 500 },
+                approval: { approvers: ['bob', 'cat'], required: 2 },
+              },
+            ],
+          }),
+          resolveAction: (input) => {
+            calls.resolved.push(input);
+            return { content: 'Paid.' };
+          },
+        },
+      },
+      { auth: { tokens: quorumTokens } },
+    );
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ required: 2, approvers: ['bob', 'cat'], votes: [] });
+    expect((await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'eve')).status).toBe(404);
+    const one = await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'bob');
+    expect(one.body.status).toBe('requires_action');
+    expect(calls.resolved).toHaveLength(0);
+    const two = await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'cat');
+    expect(two.body.status).toBe('completed');
+    expect(calls.resolved).toHaveLength(1);
+    expect(calls.resolved[0].resolution).toMatchObject({ decision: 'allow', votes: [{ by: 'bob' }, { by: 'cat' }] });
+  });
+
+  it('the config takes exactly one of model, handler and remote', async () => {
+    const handler = { processMessage: () => ({}) };
+    await expect(startServer({ agents: [{ name: 'none' }] })).rejects.toThrow(
+      /agents\[0\]\.model: expected one of model, handler or remote/,
+    );
+    await expect(
+      startServer({
+        agents: [{ name: 'both', handler, remote: { url: 'http://127.0.0.1:1/', secret: 'whsec_eA==' } }],
+      }),
+    ).rejects.toThrow(/expected only one of model, handler or remote, got handler and remote/);
+    await expect(startServer({ agents: [{ name: 'tools', handler, instructions: 'Be nice.' }] })).rejects.toThrow(
+      /agents\[0\]\.instructions: not used by an agent with handler/,
+    );
   });
 });
