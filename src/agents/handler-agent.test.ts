@@ -306,4 +306,53 @@ describe('handler agents', () => {
       /agents\[0\]\.instructions: not used by an agent with handler/,
     );
   });
+
+  it('a continuation taken over after its process stopped calls resolveAction again with the same idempotencyKey', async () => {
+    const path = database();
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const keys: string[] = [];
+    const stuck = refunds({ processed: [], resolved: [] });
+    const first = await start(
+      {
+        handler: {
+          processMessage: stuck.processMessage,
+          // This process hangs in the call, as if it had died there.
+          resolveAction: async (input) => {
+            keys.push(`first:${input.idempotencyKey}`);
+            await held;
+            return { content: 'from the first process' };
+          },
+        },
+      },
+      { store: sqliteStore({ path }) },
+    );
+    const { id, sent } = await ask(first);
+    const actionId = sent.body.pendingActions[0].id;
+    const hanging = answer(first, id, actionId, { type: 'approval', decision: 'allow' });
+    await expect.poll(() => keys.length).toBe(1);
+
+    // A second instance whose clock is past the first one's lease takes the turn over.
+    const second = await start(
+      {
+        handler: {
+          processMessage: stuck.processMessage,
+          resolveAction: (input) => {
+            keys.push(`second:${input.idempotencyKey}`);
+            return { content: 'from the second process' };
+          },
+        },
+      },
+      { store: sqliteStore({ path }), now: () => new Date(Date.now() + 3_600_000) },
+    );
+    const report = await second.heed.expireDue();
+    expect(report.recovered).toBe(1);
+    expect(keys).toEqual([`first:${actionId}`, `second:${actionId}`]);
+    release();
+    expect((await hanging).status).toBe(200);
+    const messages = (await second.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
+    const said = JSON.stringify(messages);
+    expect(said).toContain('from the second process');
+    expect(said).not.toContain('from the first process');
+  });
 });
