@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import type { RemoteCallBody } from './handler-types.js';
 
@@ -135,5 +139,40 @@ describe('remote agents', () => {
     );
     expect(new Set(remote.received.map((entry) => entry.webhookId)).size).toBe(1);
     expect(remote.received).toHaveLength(3);
+  });
+
+  it('a pause that outlives a restart (SQLite) and then lapses under deny hands the denial to the remote agent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-remote-'));
+    try {
+      const path = join(dir, 'heed.db');
+      const remote = await remoteAgent((body) =>
+        body.type === 'message'
+          ? { status: 200, body: { pendingActions: [{ kind: 'approval', title: 'Ship it?', expiresInMinutes: 5 }] } }
+          : { status: 200, body: { content: 'Not shipped.' } },
+      );
+      const agents = [{ name: 'remote', remote: { url: remote.url, secret } }];
+      const first = await startServer({ agents, store: sqliteStore({ path }) });
+      const { id } = (await first.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'remote' } })).body;
+      const sent = await first.api('POST', `/api/conversations/${id}/messages`, {
+        token: 'ada',
+        body: { content: 'ship' },
+      });
+      expect(sent.body.status).toBe('requires_action');
+      await first.close();
+
+      const later = new Date(Date.now() + 10 * 60_000);
+      const second = await startServer({ agents, store: sqliteStore({ path }), now: () => later });
+      servers.push(second);
+      const report = await second.heed.expireDue();
+      expect(report.lapsed).toBe(1);
+      expect(remote.received.map((entry) => entry.body.type)).toEqual(['message', 'resolution']);
+      expect(remote.received[1].body.resolution).toMatchObject({ type: 'approval', decision: 'deny' });
+      expect(remote.received[1].verified).toBe(true);
+      const conversation = await second.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+      expect(JSON.stringify(conversation.body)).toContain('Not shipped.');
+    } finally {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
