@@ -385,4 +385,27 @@ describe('handler agents', () => {
     expect(closing.body.pendingActions.map((action: { title: string }) => action.title)).toEqual(['Next step']);
     expect(texts(closing.body)).toEqual(['assistant: One down.', 'assistant: Both in.']);
   });
+
+  it("a client tool asked by a handler: the page's output reaches resolveAction", async () => {
+    const resolved: ResolveActionInput[] = [];
+    const server = await start({
+      handler: {
+        processMessage: () => ({
+          pendingActions: [{ kind: 'client_tool', toolName: 'pickFile', args: { accept: '.csv' } }],
+        }),
+        resolveAction: (input) => {
+          resolved.push(input);
+          return { content: 'Got the file.' };
+        },
+      },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ kind: 'client_tool', toolName: 'pickFile', args: { accept: '.csv' } });
+    const done = await answer(server, id, action.id, { type: 'client_tool', output: { name: 'q3.csv' } });
+    expect(done.body.status).toBe('completed');
+    expect(resolved.map((call) => call.resolution)).toEqual([
+      { type: 'client_tool', outputBytes: 17, output: { name: 'q3.csv' } },
+    ]);
+  });
 });
