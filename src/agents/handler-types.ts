@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../protocol/values.js';
+import type { ApprovalPolicy } from '../kinds/approval-policy.js';
 import type { AskedQuestion, ActionRecord, ConversationRecord, MessageRecord, StoredResolution } from '../types.js';
 
 /**
@@ -18,6 +19,8 @@ export type HandlerActionRequest =
       args?: JsonValue;
       /** JSON Schema the edited arguments must satisfy; without it edited arguments are refused. */
       argsSchema?: JsonObject;
+      /** Who decides and how many must agree (docs/approvals.md); over HTTP, approvers as lists of user ids. */
+      approval?: ApprovalPolicy<JsonValue | undefined>;
       expiresInMinutes?: number;
     }
   | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
@@ -56,7 +59,7 @@ export interface ResolveActionInput {
  * @example
  * const handler: AgentHandler = {
  *   processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy to production?' }] }),
- *   resolveAction: ({ action }) => ({ content: `${action.toolName} settled.` }),
+ *   resolveAction: ({ resolution }) => ({ content: 'decision' in resolution ? resolution.decision : 'ok' }),
  * };
  */
 export interface AgentHandler {
