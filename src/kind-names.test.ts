@@ -43,7 +43,6 @@ const stillNamed = new Map<string, number>([
   ['react/components/waiting-card.tsx', 1],
   ['react/state/conversation-store.ts', 1],
   ['react/state/who-decides.ts', 1],
-  ['store/memory/memory-store.ts', 1],
   ['views.ts', 1],
 ]);
 
