@@ -15,7 +15,7 @@ import {
 import type { ActionRecord, ConversationRecord, JsonObject, MessageRecord } from '../../types.js';
 import { actionView } from '../../views.js';
 import { newConversationRecord, type Engine } from '../engine.js';
-import { commitWrite } from '../transact.js';
+import { createConversation } from '../transact.js';
 
 /** A request as `POST /api/requests` takes it, its callback already allowed (src/notify/callbacks.ts). */
 export interface NewRequest {
@@ -131,7 +131,7 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
     metadata: null,
     createdAt: at,
   };
-  const result = await commitWrite(engine, {
+  const result = await createConversation(engine, {
     conversationId,
     create: record,
     messages: [message],
