@@ -124,7 +124,10 @@ describe('requests from anywhere over HTTP', () => {
     });
     expect(answered.status).toBe(200);
     const read = await server.api('GET', `/api/requests/${id}`, { token: 'ada' });
-    expect(read.body).toMatchObject({ status: 'resolved', resolution: { type: 'question', answers: { region: ['EU'] } } });
+    expect(read.body).toMatchObject({
+      status: 'resolved',
+      resolution: { type: 'question', answers: { region: ['EU'] } },
+    });
   });
 
   it('a bad request is a 400 with a sentence, and nothing is stored', async () => {
@@ -157,6 +160,27 @@ describe('requests from anywhere over HTTP', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     const tooLong = await server.api('GET', `/api/requests/${id}/wait?timeoutSeconds=3600`, { token: 'ada' });
     expect(tooLong.status).toBe(400);
+  });
+
+  it('a request that lapses settles as expired with no turn (a wait returns it); the caller may withdraw one', async () => {
+    const server = await start({ sweepIntervalMs: 100 });
+    const expiresAt = new Date(Date.now() + 400).toISOString();
+    const made = await server.api('POST', '/api/requests', { token: 'ada', body: { request: approval, expiresAt } });
+    expect(made.body.expiresAt).toBe(expiresAt);
+    const waited = await server.api('GET', `/api/requests/${made.body.id}/wait?timeoutSeconds=10`, { token: 'ada' });
+    expect(waited.status).toBe(200);
+    expect(waited.body).toMatchObject({ status: 'expired', resolution: { type: 'approval', decision: 'deny' } });
+    const lapsed = await server.api('GET', `/api/conversations/${made.body.conversationId}/events`, { token: 'ada' });
+    expect(lapsed.body.events.map((event: { type: string }) => event.type)).not.toContain('turn.started');
+    expect(
+      (await server.api('GET', `/api/conversations/${made.body.conversationId}`, { token: 'ada' })).body.conversation
+        .status,
+    ).toBe('idle');
+
+    const other = (await server.api('POST', '/api/requests', { token: 'ada', body: { request: approval } })).body;
+    const cancelled = await server.api('POST', `/api/conversations/${other.conversationId}/cancel`, { token: 'ada' });
+    expect(cancelled.status).toBe(200);
+    expect((await server.api('GET', `/api/requests/${other.id}`, { token: 'ada' })).body.status).toBe('cancelled');
   });
 
   it('two creates with one idempotency key give one request (201, then 200); another caller’s same key is their own', async () => {
@@ -241,7 +265,9 @@ describe('requests from anywhere over HTTP', () => {
     expect(none.status).toBe(400);
     expect(none.body.error.code).toBe('callback_not_allowed');
 
-    const server = await start({ notify: { callbackHosts: ['127.0.0.1:4999', 'hooks.example.com'], callbackSecret: secret } });
+    const server = await start({
+      notify: { callbackHosts: ['127.0.0.1:4999', 'hooks.example.com'], callbackSecret: secret },
+    });
     for (const callbackUrl of [
       'http://127.0.0.1:5000/heed',
       'http://169.254.169.254/latest/meta-data/',
@@ -251,7 +277,10 @@ describe('requests from anywhere over HTTP', () => {
       'ftp://hooks.example.com/heed',
       'not a url',
     ]) {
-      const refused = await server.api('POST', '/api/requests', { token: 'ada', body: { request: approval, callbackUrl } });
+      const refused = await server.api('POST', '/api/requests', {
+        token: 'ada',
+        body: { request: approval, callbackUrl },
+      });
       expect(refused.status, callbackUrl).toBe(400);
       expect(refused.body.error.code).toBe('callback_not_allowed');
     }

@@ -81,7 +81,8 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         // A request's callback (./callbacks.ts): checked again, in case the operator changed the list since.
         const secret = config.callbackSecret;
         if (!secret) throw new Drop('notify.callbackSecret is no longer set');
-        if (!callbackAllowed(target.url, config.callbackHosts ?? [])) throw new Drop('the callback host is no longer allowed');
+        if (!callbackAllowed(target.url, config.callbackHosts ?? []))
+          throw new Drop('the callback host is no longer allowed');
         await postWebhook(
           { url: target.url, secret },
           delivery.id,

@@ -94,7 +94,9 @@ export const actionViewBase = {
 export const assigneesField = z
   .array(z.string())
   .optional()
-  .describe('User ids who may answer besides whoever may answer the conversation (the `assignees` of `POST /api/requests`).');
+  .describe(
+    'User ids who may answer besides whoever may answer the conversation (the `assignees` of `POST /api/requests`).',
+  );
 
 export const argsSchemaField = z
   .record(z.string(), z.unknown())

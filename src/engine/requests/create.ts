@@ -118,7 +118,14 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
     [REQUEST_SETTINGS_KEY]: { ...settings },
   };
   const record: ConversationRecord = {
-    ...newConversationRecord({ id: conversationId, agent: REQUESTS_AGENT, ownerId, channel: null, metadata, createdAt: at }),
+    ...newConversationRecord({
+      id: conversationId,
+      agent: REQUESTS_AGENT,
+      ownerId,
+      channel: null,
+      metadata,
+      createdAt: at,
+    }),
     status: 'requires_action',
     actionDueAt: expiresAt,
   };
@@ -139,7 +146,12 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
     events: [
       newEvent('message.created', at, { messageId, role: 'assistant' }),
       newEvent('tool.called', at, { messageId, toolCallId, toolName: action.toolName, input: args }),
-      newEvent('action.required', at, { actionId: action.id, kind: action.kind, toolCallId, toolName: action.toolName }),
+      newEvent('action.required', at, {
+        actionId: action.id,
+        kind: action.kind,
+        toolCallId,
+        toolName: action.toolName,
+      }),
     ],
   });
   if (result.ok) return { action, conversation: result.conversation, created: true };

@@ -93,7 +93,9 @@ export const requestRoutes: Route[] = [
       description: 'For its caller and its assignees; anyone else gets the same 404 as an id that names nothing.',
       tag: 'requests',
       params: requestParams,
-      responses: { 200: { description: 'The request (an action), with its resolution once settled.', schema: actionView } },
+      responses: {
+        200: { description: 'The request (an action), with its resolution once settled.', schema: actionView },
+      },
       errors: ['unauthorized', 'not_found'],
     },
     async ({ heed, caller, params }) => Response.json(await heed.requests.get(params.id, { caller })),
