@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, tokens, type TestServer } from '../../test/http-fixtures.js';
 import { createClient } from '../client/index.js';
 import type { HeedConfig } from '../config.js';
+import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 
 /** Requests from anywhere (`POST /api/requests`), over real HTTP on loopback. */
 
@@ -291,6 +295,36 @@ describe('requests from anywhere over HTTP', () => {
       body: { request: approval, callbackUrl: 'https://hooks.example.com:8443/heed' },
     });
     expect(allowed.status).toBe(201);
+  });
+
+  it('on SQLite: a URL request shows in its assignee’s inbox, one key gives one request, and the assignee answers it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-requests-'));
+    try {
+      const server = await start({ store: sqliteStore({ path: join(dir, 'requests.db') }) });
+      const body = {
+        request: { kind: 'url', url: 'https://example.com/sign', title: 'Sign the contract' },
+        assignees: ['bob'],
+        idempotencyKey: 'contract-1',
+      };
+      const first = await server.api('POST', '/api/requests', { token: 'ada', body });
+      const second = await server.api('POST', '/api/requests', { token: 'ada', body });
+      expect([first.status, second.status]).toEqual([201, 200]);
+      expect(second.body.id).toBe(first.body.id);
+      const inbox = await server.api('GET', '/api/inbox', { token: 'bob' });
+      expect(inbox.body.actions.map((entry: { id: string }) => entry.id)).toEqual([first.body.id]);
+      const answered = await server.api(
+        'POST',
+        `/api/conversations/${first.body.conversationId}/actions/${first.body.id}`,
+        { token: 'bob', body: { resolution: { type: 'url', decision: 'accept' } } },
+      );
+      expect(answered.body.status).toBe('completed');
+      const waited = await server.api('GET', `/api/requests/${first.body.id}/wait?timeoutSeconds=1`, { token: 'ada' });
+      expect(waited.status).toBe(200);
+      expect(waited.body).toMatchObject({ status: 'resolved', resolvedBy: 'bob' });
+      await servers.splice(servers.indexOf(server), 1)[0].close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('heed/client: requests.create, get and wait', async () => {
