@@ -122,6 +122,11 @@ describe('requests from anywhere over HTTP', () => {
     expect(refused.status).toBe(404);
 
     expect((await server.api('GET', `/api/requests/${id}`, { token: 'bob' })).body.status).toBe('pending');
+    // The assignee reads the conversation the request lives in (the console opens it from the inbox).
+    const opened = await server.api('GET', `/api/conversations/${conversationId}`, { token: 'bob' });
+    expect(opened.status).toBe(200);
+    expect(opened.body.pendingActions.map((entry: { id: string }) => entry.id)).toEqual([id]);
+    expect((await server.api('GET', `/api/conversations/${conversationId}`, { token: 'eve' })).status).toBe(404);
     const answered = await server.api('POST', `/api/conversations/${conversationId}/actions/${id}`, {
       token: 'bob',
       body: { resolution: { type: 'question', answers: { region: 'EU' } } },
