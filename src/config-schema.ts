@@ -226,6 +226,21 @@ const notifyShape = {
     .array(z.string({ error: 'expected a user id' }).min(1))
     .optional()
     .describe('User ids that may list deliveries (`GET /api/deliveries`). Nobody else may, anonymous callers never.'),
+  callbackSecret: z
+    .string({ error: 'expected a string' })
+    .startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)')
+    .optional()
+    .describe(
+      'Signs the POSTs to the `callbackUrl` of requests made with `POST /api/requests` (Standard Webhooks, `whsec_…`).',
+    ),
+  callbackHosts: z
+    .array(z.string({ error: 'expected a host or host:port' }).min(1, 'expected a host or host:port'), {
+      error: 'expected a list of hosts (host or host:port)',
+    })
+    .default([])
+    .describe(
+      'Where a `callbackUrl` may point: `host` (any port) or `host:port` entries. Empty: every `callbackUrl` is refused.',
+    ),
   retry: strict(retryShape).optional().describe('When failed deliveries are tried again.'),
   attemptTimeoutMs: z
     .number({ error: 'expected a number' })
@@ -517,6 +532,7 @@ export const defaults = {
   linkTtlMinutes: notifyShape.linkTtlMinutes.parse(undefined),
   attemptTimeoutMs: notifyShape.attemptTimeoutMs.parse(undefined),
   pollIntervalMs: notifyShape.pollIntervalMs.parse(undefined),
+  callbackHosts: notifyShape.callbackHosts.parse(undefined),
   pendingActionPolicy: optionsShape.pendingActionPolicy.parse(undefined),
   busyPolicy: optionsShape.busyPolicy.parse(undefined),
   sweepIntervalMs: optionsShape.sweepIntervalMs.parse(undefined),

@@ -11,6 +11,7 @@ export const errorStatus = {
   invalid_client_tool_result: 400,
   invalid_config: 400,
   message_limit_reached: 400,
+  callback_not_allowed: 400,
   unauthorized: 401,
   budget_reached: 402,
   action_forbidden: 403,

@@ -32,6 +32,7 @@ import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
 import { conversationTitle } from './protocol/conversation.js';
+import { heedRequests, type HeedRequests } from './heed-requests.js';
 
 export type { AgentInfo, ConversationSnapshot };
 
@@ -91,6 +92,8 @@ export interface Heed {
   conversation(id: string): ConversationHandle;
   /** Every pending action the caller may answer, across conversations, oldest first. */
   inbox(options?: CallerOption & { limit?: number; after?: { createdAt: string; id: string } }): Promise<ActionView[]>;
+  /** Requests any backend can make (`POST /api/requests`): answered from the inbox and every surface, with no agent. */
+  readonly requests: HeedRequests;
   /** Lapses due actions now and takes over stalled continuations; with `conversationId`, those of that conversation only. */
   expireDue(options?: { conversationId?: string }): Promise<SweepReport>;
   /** Resolves once the store is migrated and every MCP server is connected; rejects with the reason otherwise. */
@@ -404,6 +407,9 @@ export function createHeed(options: HeedOptions): Heed {
           after = { createdAt: last.createdAt, id: last.id };
         }
       }),
+    requests: heedRequests(engine, notifier, whenReady, (metadata) =>
+      checkMetadataSize(metadata, engine.limits.maxMetadataBytes),
+    ),
     expireDue: (options) => whenReady(() => expireDue(engine, options)),
     ready: () => ready,
     async close() {

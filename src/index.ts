@@ -7,6 +7,7 @@ export type {
   QuestionValue,
   AgentInfo,
 } from './heed.js';
+export type { CreateRequestInput, ExternalRequest, HeedRequests } from './heed-requests.js';
 export { defineConfig } from './config.js';
 export type { AgentModel } from './engine/turn/model-spec.js';
 export type {

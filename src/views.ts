@@ -1,6 +1,7 @@
 import { inputJsonSchema, type AgentDirectory } from './tool.js';
 import { kindOf } from './kinds/index.js';
 import { conversationTitle } from './protocol/conversation.js';
+import { shownMetadata } from './protocol/request-conversation.js';
 import type {
   ActionView,
   ApprovalActionView,
@@ -63,7 +64,7 @@ export function conversationView(conversation: ConversationRecord): Conversation
     status: conversation.status,
     version: conversation.version,
     lastEventSeq: conversation.lastEventSeq,
-    metadata: conversation.metadata,
+    metadata: shownMetadata(conversation.metadata),
     title: conversationTitle(conversation.metadata),
     createdAt: conversation.createdAt,
     updatedAt: conversation.updatedAt,

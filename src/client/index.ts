@@ -12,6 +12,7 @@ import type {
 } from '../protocol/views.js';
 import type { ConversationStatus, EventRecord, RememberedTool } from '../types.js';
 import { readSse } from './sse-reader.js';
+import type { ExternalRequest } from '../kinds/external-request.js';
 
 export { coerceAnswer, createQuestionForm } from './question-form.js';
 export type { CoerceAnswerResult, QuestionField, QuestionForm, QuestionFormState } from './question-form.js';
@@ -34,6 +35,7 @@ export type { QuestionControl, QuestionDraft, QuestionDrafts } from './question-
 export type { Question, QuestionInput, QuestionOption } from '../types.js';
 
 export type {
+  ExternalRequest,
   ActionView,
   AgentInfo,
   ErrorBody,
@@ -199,6 +201,48 @@ export interface HeedClient {
   rememberedTools(conversationId: string): Promise<RememberedTool[]>;
   forgetTool(conversationId: string, toolName: string): Promise<void>;
   branch(conversationId: string, options?: { fromMessageId?: string }): Promise<ConversationView>;
+  /** Requests from anywhere (`POST /api/requests`): ask a person directly, then read or wait for the answer. */
+  readonly requests: HeedClientRequests;
+}
+
+/** What `requests.create` sends: `POST /api/requests`'s body. */
+export interface CreateRequestInput {
+  /** Any kind's request as a tool raises it with `ctx.request`: an approval, a question, a URL to open. */
+  request: ExternalRequest;
+  /** User ids who may answer it besides the caller; it shows in their inbox. */
+  assignees?: string[];
+  /** Where the settled action is posted (its host must be in the server's `notify.callbackHosts`). */
+  callbackUrl?: string;
+  /** When it lapses (ISO time). */
+  expiresAt?: string;
+  /** The same key from the same caller returns the same request (`created: false`). */
+  idempotencyKey?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Requests from anywhere, for a backend that is not a chat agent.
+ *
+ * @example
+ * ```ts
+ * const { action } = await client.requests.create({
+ *   request: { kind: 'approval', title: 'Deploy 1.4 to production?' },
+ *   assignees: ['bob'],
+ *   idempotencyKey: 'deploy-1.4',
+ * });
+ * let outcome = await client.requests.wait(action.id, { timeoutSeconds: 30 });
+ * while (!outcome.settled) outcome = await client.requests.wait(action.id, { timeoutSeconds: 30 });
+ * ```
+ */
+export interface HeedClientRequests {
+  /** `created` is false when the idempotency key named a request made before (the server answered 200). */
+  create(input: CreateRequestInput): Promise<{ action: ActionView; created: boolean }>;
+  get(id: string): Promise<ActionView>;
+  /** Long-polls: `settled` once answered, lapsed or withdrawn; false when `timeoutSeconds` (default 30, at most 60) ran out. */
+  wait(
+    id: string,
+    options?: { timeoutSeconds?: number; signal?: AbortSignal },
+  ): Promise<{ settled: boolean; action: ActionView }>;
 }
 
 /** Everything waiting on the client's caller, oldest first: `GET /api/inbox` page after page, up to `max` actions. */
@@ -397,6 +441,20 @@ export function createClient(options: HeedClientOptions): HeedClient {
         await new Promise((resolve) => setTimeout(resolve, Math.min(15_000, retryMs * 2 ** failures)));
         failures++;
       }
+    },
+    requests: {
+      async create(input) {
+        const response = await request('POST', '/api/requests', { body: input });
+        return { action: (await response.json()) as ActionView, created: response.status === 201 };
+      },
+      get: (id) => json('GET', `/api/requests/${path(id)}`),
+      async wait(id, waitOptions = {}) {
+        const query = new URLSearchParams();
+        if (waitOptions.timeoutSeconds !== undefined) query.set('timeoutSeconds', String(waitOptions.timeoutSeconds));
+        const url = `/api/requests/${path(id, 'wait')}${query.size ? `?${query}` : ''}`;
+        const response = await request('GET', url, { signal: waitOptions.signal });
+        return { settled: response.status === 200, action: (await response.json()) as ActionView };
+      },
     },
     rememberedTools: async (id) =>
       (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,

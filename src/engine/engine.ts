@@ -4,6 +4,7 @@ import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
 import { HeedError } from '../errors.js';
 import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
+import { holdsRequest, REQUESTS_AGENT } from '../protocol/request-conversation.js';
 import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
@@ -67,6 +68,12 @@ export class Engine {
     this.sharedTools = options.tools ?? {};
     for (const agent of options.agents) {
       if (this.agents.has(agent.name)) throw new HeedError('invalid_config', `Two agents are named "${agent.name}".`);
+      if (agent.name === REQUESTS_AGENT) {
+        throw new HeedError(
+          'invalid_config',
+          `No agent may be named "${REQUESTS_AGENT}": it names the conversations of requests made with POST /api/requests.`,
+        );
+      }
       this.agents.set(agent.name, withServerWide(agent, options));
     }
     this.hitl = options.hitl ?? {};
@@ -90,6 +97,21 @@ export class Engine {
 
   now(): string {
     return this.clock().toISOString();
+  }
+
+  /**
+   * The agent that runs in this conversation; refused for one that holds a request made with
+   * `POST /api/requests`, where no agent runs (so nothing starts a turn there).
+   */
+  agentOf(conversation: ConversationRecord): AgentConfig {
+    if (holdsRequest(conversation)) {
+      throw new HeedError(
+        'invalid_request',
+        'This conversation holds a request made with POST /api/requests: no agent runs in it, so it takes no messages.',
+        { details: { conversationId: conversation.id } },
+      );
+    }
+    return this.agent(conversation.agent);
   }
 
   agent(name: string): AgentConfig {

@@ -46,7 +46,7 @@ export async function regenerateReply(
     const conversation = read.conversation;
     const messages = must(read.messages, 'The conversation was read with its messages.');
     refuseChannelWrite(conversation, options.via, 'write there, or branch it into a new conversation.');
-    engine.agent(conversation.agent);
+    engine.agentOf(conversation);
     if (conversation.status === 'running') {
       throw new HeedError(
         'conversation_busy',

@@ -62,7 +62,8 @@ export async function settleAction(
     options.onRecorded?.({ closesPause: false, eventSeq });
     const pending = settled.type === 'voted' ? settled.pending : settled.others;
     return {
-      status: 'requires_action',
+      // Nothing left open and no turn to run: a request made with POST /api/requests, now settled.
+      status: pending.length > 0 ? 'requires_action' : 'completed',
       conversationId,
       messages: [],
       pendingActions: pending.map((entry) => actionView(engine, entry, agent)),

@@ -105,6 +105,15 @@ export async function transact<const P extends ConversationParts, T>(
 }
 
 /**
+ * Writes a conversation that does not exist yet, with what it starts with (a request made with
+ * `POST /api/requests`): no snapshot to decide from and no version to compare, the id being new; the
+ * store refuses a taken id with `exists`. Its notifications join it as any change's do.
+ */
+export async function createConversation(engine: Engine, create: CreateChange): Promise<CommitResult> {
+  return commitWrite(engine, create);
+}
+
+/**
  * The commit under the runner: the notifications the change causes join it (the outbox, planned from the
  * snapshot already read when there is one), and once applied its events reach live followers. Exported for
  * the writers not yet moved onto `transact` (the list in src/architecture.test.ts only shrinks).

@@ -27,6 +27,7 @@ import { messageRoutes } from './routes/messages.js';
 import { demoRoutes } from './routes/demo.js';
 import { metaRoutes } from './routes/meta.js';
 import { rememberedToolRoutes } from './routes/remembered-tools.js';
+import { requestRoutes } from './routes/requests.js';
 import { StreamGate, type StreamLimits } from './stream-limits.js';
 import { hooksOf } from '../heed.js';
 import type { DemoInfo } from '../protocol/responses.js';
@@ -70,6 +71,7 @@ export function apiRoutes(): Route[] {
     ...inboxRoutes,
     ...decisionRoutes,
     ...inboxStreamRoutes,
+    ...requestRoutes,
     ...linkRoutes,
     ...deliveryRoutes,
     ...queueRoutes,

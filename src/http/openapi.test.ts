@@ -50,6 +50,9 @@ describe('OpenAPI document', () => {
         'GET /api/inbox/stream',
         'POST /api/inbox/decisions',
         'GET /api/queue',
+        'POST /api/requests',
+        'GET /api/requests/{id}',
+        'GET /api/requests/{id}/wait',
         'GET /api/links/{token}',
         'POST /api/links/{token}',
         'GET /api/deliveries',
@@ -95,6 +98,22 @@ describe('OpenAPI document', () => {
     expect(
       document.paths['/api/conversations/{id}/events/stream'].get.parameters!.map((p) => `${p.in}:${p.name}`),
     ).toEqual(['path:id', 'query:after', 'header:Last-Event-ID']);
+  });
+
+  it('documents requests from anywhere: their body, 201 or 200 for a repeated key, 202 for a wait that ran out', () => {
+    const create = document.paths['/api/requests'].post;
+    expect(create.requestBody!.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateRequestRequest',
+    });
+    const body = document.components.schemas.CreateRequestRequest as { properties: Record<string, unknown> };
+    expect(Object.keys(body.properties).sort()).toEqual(
+      ['assignees', 'callbackUrl', 'expiresAt', 'idempotencyKey', 'metadata', 'request'].sort(),
+    );
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '400']));
+    expect((create.responses['400'] as { description: string }).description).toContain('callback_not_allowed');
+    const wait = document.paths['/api/requests/{id}/wait'].get;
+    expect(Object.keys(wait.responses)).toEqual(expect.arrayContaining(['200', '202', '404']));
+    expect(wait.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'query:timeoutSeconds']);
   });
 
   it('describes actions, resolutions and events as unions discriminated by kind or type, with typed answers and event data', () => {

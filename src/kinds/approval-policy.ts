@@ -116,9 +116,12 @@ export function isVoted(request: ActionRecord['request']): request is ApprovalRe
   return request.kind === 'approval' && request.required !== undefined;
 }
 
-/** True when the action names this user among its approvers (so they may read the conversation and vote on it). */
+/**
+ * True when the action names this user among its approvers (so they may read the conversation and vote on
+ * it), or, for a request made with `POST /api/requests`, among its assignees (so they may answer it).
+ */
 export function namesApprover(action: ActionRecord, userId: string | null | undefined): boolean {
-  return !!userId && action.request.kind === 'approval' && !!action.request.approvers?.includes(userId);
+  return !!userId && 'approvers' in action.request && !!action.request.approvers?.includes(userId);
 }
 
 /**

@@ -51,7 +51,9 @@ const request = z.strictObject({
   approvers: z
     .array(z.string())
     .optional()
-    .describe('User ids who may vote (escalation adds to it). Absent: whoever may answer the conversation.'),
+    .describe(
+      'User ids who may vote (escalation adds to it); on a request made with `POST /api/requests`, its assignees, who may answer it. Absent: whoever may answer the conversation.',
+    ),
   required: z
     .number()
     .int()

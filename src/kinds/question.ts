@@ -13,6 +13,7 @@ export { summarizeAnswers } from './question/summary.js';
 export { ASK_TOOL_NAME, askToolDescription, questionsJsonSchema } from './question/schema.js';
 
 import { z } from 'zod';
+import { assigneesField } from '../protocol/action-base.js';
 import { HeedError } from '../errors.js';
 import { defineKind, type DetailLine } from './kind.js';
 import { oneLine } from './one-line.js';
@@ -32,6 +33,7 @@ const request = z.strictObject({
   kind: z.literal('question'),
   preamble: z.string().optional(),
   questions: z.array(questionSchema),
+  approvers: assigneesField,
 });
 const answers = z.record(z.string(), z.array(z.string())).describe('By question id: the canonical answers.');
 /** The most a decline's note may hold. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assigneesField } from '../protocol/action-base.js';
 import { HeedError } from '../errors.js';
 import { defineKind } from './kind.js';
 import { oneLine } from './one-line.js';
@@ -41,6 +42,7 @@ export const url = defineKind({
     url: z.string(),
     title: z.string().optional(),
     message: z.string().optional(),
+    approvers: assigneesField,
   }),
   answer: z.strictObject({ type: z.literal('url'), decision }),
   stored: [z.strictObject({ type: z.literal('url'), decision })],

@@ -11,6 +11,7 @@ import { defaults } from '../config-schema.js';
 import type { Notifier } from './notifier.js';
 import { targetsFor } from './outbox.js';
 import { postWebhook } from './webhook.js';
+import { callbackAllowed } from './callbacks.js';
 
 export interface Deliverer {
   wake(): void;
@@ -76,7 +77,20 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       const view = actionView(engine, asRaised, conversation.agent);
       const about = { id: conversation.id, agent: conversation.agent, ownerId: conversation.ownerId };
       const event = delivery.event as DeliveryEvent;
-      if (target.type === 'webhook') {
+      if (target.type === 'callback') {
+        // A request's callback (./callbacks.ts): checked again, in case the operator changed the list since.
+        const secret = config.callbackSecret;
+        if (!secret) throw new Drop('notify.callbackSecret is no longer set');
+        if (!callbackAllowed(target.url, config.callbackHosts ?? []))
+          throw new Drop('the callback host is no longer allowed');
+        await postWebhook(
+          { url: target.url, secret },
+          delivery.id,
+          { type: event, timestamp: delivery.createdAt, data: { action: view, conversation: about } },
+          attemptTimeoutMs,
+          stopping.signal,
+        );
+      } else if (target.type === 'webhook') {
         const hook = targets.webhooks.find((entry) => entry.url === target.url);
         if (!hook) throw new Drop('the webhook is no longer configured');
         // Links answer as the conversation's owner: whoever the webhook's receiver hands them to acts for the owner.
@@ -204,7 +218,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
 /** The delivery's target for a log line: the webhook's URL, the mail's address or the channel (the operator's own log, unlike the event log). */
 function targetOf(delivery: DeliveryRecord): string {
   const target = delivery.target;
-  return target.type === 'webhook'
+  return target.type === 'webhook' || target.type === 'callback'
     ? withoutQuery(target.url)
     : target.type === 'channel'
       ? `channel ${target.channel}`

@@ -8,6 +8,7 @@ import { mailer } from './email.js';
 import { startDeliverer, type Deliverer } from './deliverer.js';
 import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
+import { callbackDeliveries } from './callbacks.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
 
 /**
@@ -37,10 +38,13 @@ export class Notifier implements Outbox {
     this.notifying = targets.some(hasTargets);
     // nodemailer loads only when an email is configured; a missing one fails createHeed with its `npm i` line.
     if (targets.some((target) => target.email !== undefined)) mailer();
-    this.active = this.notifying || this.channels.size > 0;
+    this.active = this.notifying || this.channels.size > 0 || (this.config.callbackHosts ?? []).length > 0;
   }
 
-  /** True when the server or any agent has a webhook, an email or a channel to send to (agents and config are fixed at start). */
+  /**
+   * True when the server or any agent has a webhook, an email or a channel to send to, or requests may
+   * have callbacks (agents and config are fixed at start).
+   */
   readonly active: boolean;
 
   /** The notifications a change causes; read once per change that raises or settles an action (or, with channels, writes a message). */
@@ -58,10 +62,12 @@ export class Notifier implements Outbox {
       change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
     if (!conversation) return [];
     const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
-    const posts =
-      conversation.channel && this.channels.has(channelName(conversation.channel))
+    const posts = [
+      ...(conversation.channel && this.channels.has(channelName(conversation.channel))
         ? channelDeliveries(change, conversation, at)
-        : [];
+        : []),
+      ...callbackDeliveries(change, conversation, at),
+    ];
     if (!aboutActions || !this.notifying) return posts;
     const targets = targetsFor(this.config, this.engine.agents.get(conversation.agent));
     if (!hasTargets(targets)) return posts;

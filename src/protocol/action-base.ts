@@ -90,6 +90,14 @@ export const actionViewBase = {
 };
 
 /** JSON Schema of a tool's arguments, in the view of a kind that shows them (an approval, a client tool). */
+/** Who may answer a request made with `POST /api/requests` besides its caller (its `assignees`). */
+export const assigneesField = z
+  .array(z.string())
+  .optional()
+  .describe(
+    'User ids who may answer besides whoever may answer the conversation (the `assignees` of `POST /api/requests`).',
+  );
+
 export const argsSchemaField = z
   .record(z.string(), z.unknown())
   .optional()

@@ -88,11 +88,15 @@ export type DeliveryEvent = 'action.required' | 'action.resolved' | 'action.expi
 export type ChannelDeliveryEvent = DeliveryEvent | 'message.created';
 
 /**
- * Where a delivery goes: a webhook by its URL, one email recipient, or a channel's conversation (the
- * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there).
+ * Where a delivery goes: a webhook by its URL, one email recipient, a channel's conversation (the
+ * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there), or the
+ * `callbackUrl` of a request made with `POST /api/requests`.
  */
 export type DeliveryTarget =
-  { type: 'webhook'; url: string } | { type: 'email'; to: string } | { type: 'channel'; channel: string };
+  | { type: 'webhook'; url: string }
+  | { type: 'email'; to: string }
+  | { type: 'channel'; channel: string }
+  | { type: 'callback'; url: string };
 
 /** A notification to send, written in the same commit as the change that causes it. */
 export interface NewDelivery {

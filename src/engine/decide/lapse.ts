@@ -4,6 +4,7 @@ import { kindOf, lapsedAnswer } from '../../kinds/index.js';
 import type { ActionRevision, ActionSettlement, NewEvent } from '../../store/store.js';
 import { newEvent } from '../../protocol/events.js';
 import { toolResultWrites } from '../tool-result.js';
+import { holdsRequest } from '../../protocol/request-conversation.js';
 import { escalatedRequest, escalationDue } from '../../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, TimeoutPolicy } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
@@ -109,6 +110,11 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
   write.events = events;
   if (remaining.length > 0) {
     write.set = { ...write.set, actionDueAt: earliestDue(remaining) };
+    return { type: 'write', write, value: { lapsed: due.length, released: [] } };
+  }
+  if (holdsRequest(conversation)) {
+    // No agent runs here: the lapse's answer is all there is, and the conversation rests.
+    write.set = { ...write.set, status: 'idle', actionDueAt: null };
     return { type: 'write', write, value: { lapsed: due.length, released: [] } };
   }
   const leaseOwner = newId('lease');

@@ -54,7 +54,7 @@ export function decideSend(
   if (!mayAccess(input.caller, conversation)) throw conversationNotFound(conversationId);
   const messages = [...read.messages];
   refuseChannelWrite(conversation, input.via, 'write there, or branch it into a new conversation.');
-  engine.agent(conversation.agent);
+  engine.agentOf(conversation);
   // Before the busy check: the same event delivered again while its own turn runs is a duplicate, not a clash.
   if (input.seen?.(messages)) throw new DuplicateMessage();
   if (conversation.status === 'running') {

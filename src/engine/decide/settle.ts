@@ -5,6 +5,7 @@ import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
 import type { NewEvent } from '../../store/store.js';
 import { toolResultWrites } from '../tool-result.js';
+import { holdsRequest } from '../../protocol/request-conversation.js';
 import type {
   ActionRecord,
   ApprovalRequest,
@@ -104,7 +105,9 @@ export async function decideSettle(
   const voted = isVoted(action.request) ? action.request : undefined;
   // With an authorizeResolve hook, the hook (asked above) stands for "may answer the conversation".
   if (voted) checkVoter(voted, action, resolvedBy, conversation.ownerId, owns || hook !== undefined);
-  else if (!owns && !hook) throw new HeedError('action_forbidden', 'You may not answer this request.');
+  // A request made with POST /api/requests is answered by its assignees too.
+  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId)))
+    throw new HeedError('action_forbidden', 'You may not answer this request.');
 
   const agent = engine.agents.get(conversation.agent);
   const checked = checkResolution(agent, action, raw, {
@@ -181,6 +184,11 @@ export async function decideSettle(
   }
   const remember = checked.remember ? [{ toolName: action.toolName, rememberedBy: resolvedBy, rememberedAt: at }] : [];
   if (remember.length > 0) write.remember = remember;
+  if (holdsRequest(conversation) && closes) {
+    // No agent runs here: the answer is all there is, and the conversation rests.
+    write.set = { updatedAt: at, status: 'idle', actionDueAt: null };
+    return { type: 'write', write, value: { type: 'settled', closes: false, others: [] } };
+  }
   if (!closes) {
     write.set = { updatedAt: at, actionDueAt: earliestDue(others) };
     return { type: 'write', write, value: { type: 'settled', closes: false, others } };

@@ -17,7 +17,7 @@ const delivery = z.object({
   target: z
     .record(z.string(), z.unknown())
     .describe(
-      '`{ type: "webhook", url }`, `{ type: "email", to }` or `{ type: "channel", channel }` (a Slack thread).',
+      '`{ type: "webhook", url }`, `{ type: "email", to }`, `{ type: "channel", channel }` (a Slack thread) or `{ type: "callback", url }` (the `callbackUrl` of a request).',
     ),
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']),
   attempts: z.number().int(),

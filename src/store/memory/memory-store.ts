@@ -1,4 +1,5 @@
 import { HeedError, must } from '../../errors.js';
+import { namesApprover } from '../../kinds/approval-policy.js';
 import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../../types.js';
 import { randomBytes } from 'node:crypto';
@@ -228,10 +229,7 @@ export function memoryStore(): Store {
         if (!owned && filter.approver === undefined) continue;
         for (const action of entry.actions.values()) {
           if (action.status !== 'pending') continue;
-          const approves =
-            filter.approver !== undefined &&
-            action.request.kind === 'approval' &&
-            action.request.approvers?.includes(filter.approver);
+          const approves = filter.approver !== undefined && namesApprover(action, filter.approver);
           if (!owned && !approves) continue;
           if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
           pending.push(action);

@@ -1,0 +1,81 @@
+import type { Caller } from './caller.js';
+import type { Engine } from './engine/engine.js';
+import { createRequest, type NewRequest } from './engine/requests/create.js';
+import { MAX_WAIT_SECONDS, readRequest, waitForRequest } from './engine/requests/read.js';
+import { HeedError } from './errors.js';
+import type { ExternalRequest } from './kinds/external-request.js';
+import { checkCallbackUrl } from './notify/callbacks.js';
+import type { Notifier } from './notify/notifier.js';
+import { REQUESTS_AGENT } from './protocol/request-conversation.js';
+import type { JsonObject } from './types.js';
+import { actionView, type ActionView } from './views.js';
+
+export type { ExternalRequest };
+
+/** What `heed.requests.create` takes: a request any backend can make, answered like any other. */
+export interface CreateRequestInput {
+  /** Any kind's request as a tool raises it with `ctx.request` (an approval, a question, a URL to open). */
+  request: ExternalRequest;
+  /** User ids who may answer it besides the caller; it shows in their inbox. */
+  assignees?: string[];
+  /** Where the settled action is posted (a host listed in `notify.callbackHosts`). */
+  callbackUrl?: string;
+  /** When it lapses (ISO time). */
+  expiresAt?: string;
+  /** The same key from the same caller returns the same request. */
+  idempotencyKey?: string;
+  metadata?: JsonObject;
+  caller?: Caller;
+}
+
+/**
+ * Requests from anywhere: a backend that is not a chat agent asks a person directly. Each request is an
+ * action in a conversation of its own, owned by the caller, in which no agent runs.
+ */
+export interface HeedRequests {
+  /** Makes a request; `created` is false when the idempotency key named one made before. */
+  create(input: CreateRequestInput): Promise<{ action: ActionView; created: boolean }>;
+  /** A request, for its caller or one of its assignees; 404 `not_found` for anyone else, as for a missing id. */
+  get(id: string, options?: { caller?: Caller }): Promise<ActionView>;
+  /**
+   * Waits until the request is settled or `timeoutSeconds` (at most 60) pass: `settled` says which; the
+   * action as it then is either way.
+   */
+  wait(
+    id: string,
+    options?: { caller?: Caller; timeoutSeconds?: number; signal?: AbortSignal },
+  ): Promise<{ settled: boolean; action: ActionView }>;
+}
+
+export function heedRequests(
+  engine: Engine,
+  notifier: Notifier,
+  whenReady: <T>(work: () => Promise<T>) => Promise<T>,
+  checkMetadata: (metadata: JsonObject | undefined) => void,
+): HeedRequests {
+  const view = (action: Parameters<typeof actionView>[1]) => actionView(engine, action, REQUESTS_AGENT);
+  return {
+    create: (input) =>
+      whenReady(async () => {
+        if (input.callbackUrl !== undefined) checkCallbackUrl(input.callbackUrl, notifier.config);
+        checkMetadata(input.metadata);
+        const made = await createRequest(engine, input satisfies NewRequest);
+        return { action: view(made.action), created: made.created };
+      }),
+    get: (id, options = {}) => whenReady(async () => view(await readRequest(engine, id, options.caller))),
+    wait: (id, options = {}) =>
+      whenReady(async () => {
+        const seconds = options.timeoutSeconds ?? 30;
+        if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_WAIT_SECONDS) {
+          throw new HeedError('invalid_request', `timeoutSeconds must be between 0 and ${MAX_WAIT_SECONDS}.`, {
+            details: { field: 'timeoutSeconds' },
+          });
+        }
+        const outcome = await waitForRequest(engine, id, options.caller, {
+          timeoutMs: seconds * 1000,
+          signal: options.signal,
+        });
+        return { settled: outcome.settled, action: view(outcome.action) };
+      }),
+  };
+}
