@@ -26,7 +26,6 @@ const stillNamed = new Map<string, number>([
   ['react/state/transcript.ts', 2], // an approval guards its call: the transcript says why that call did not run
   ['../ui/src/pages/inbox.tsx', 1], // one press answers an approval on its row (Allow, Deny); other kinds open
   ['channels/slack/interactions.ts', 1], // an option's button belongs to a question's card
-  ['agents/handler-types.ts', 1], // the doc example of a user's handler, which reads the answer to the approval it asked
   ['cli/demo-server.ts', 1], // the demo mails no intake question (a user's config, as a user would write it)
   ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind
   ['demo/seed.ts', 1], // the demo answers its intake question
@@ -38,7 +37,6 @@ const stillNamed = new Map<string, number>([
   ['react/components/waiting-card.tsx', 1], // a question's call is its carrier tool (ask, intake): its name is not shown
   ['react/state/conversation-store.ts', 1], // the page runs its client tools
   ['react/state/who-decides.ts', 1], // only an approval is decided by votes
-  ['store/memory/memory-store.ts', 1], // the inbox's approver filter (the SQL stores read the approval's approvers too)
   ['views.ts', 1], // a decided approval's view carries its votes
 ]);
 
