@@ -175,6 +175,12 @@ export interface ConversationParts {
   messages?: boolean;
   actions?: boolean;
   remembered?: boolean;
+  /**
+   * The messages too, but only when the action with this id is the conversation's one pending action (an
+   * answer to it closes the pause, and its turn needs them): an answer reads what it needs in one read,
+   * and a refused one or a vote reads no long conversation.
+   */
+  messagesWhenClosing?: string;
 }
 
 /** A conversation with the parts that were asked for (in the orders of listMessages, listActions, listRememberedTools). */

@@ -19,3 +19,11 @@ export function compare(a: string, b: string): number {
 export function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** Whether `actionId` names the one pending action among `actions` (`ConversationParts.messagesWhenClosing`). */
+export function closesPause(actions: Array<{ id: string; status: string }>, actionId: string): boolean {
+  return (
+    actions.some((action) => action.id === actionId && action.status === 'pending') &&
+    actions.every((action) => action.status !== 'pending' || action.id === actionId)
+  );
+}

@@ -4,7 +4,7 @@ import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, Reme
 import { randomBytes } from 'node:crypto';
 import type { Change, CommitResult, ConversationRead, DeliveryRecord, Store } from '../store.js';
 import { iso, ms } from '../times.js';
-import { compare, definedOnly, pageSize } from '../values.js';
+import { closesPause, compare, definedOnly, pageSize } from '../values.js';
 
 interface Entry {
   conversation: ConversationRecord;
@@ -167,7 +167,10 @@ export function memoryStore(): Store {
       const entry = entries.get(id);
       if (!entry) return undefined;
       const read: ConversationRead = { conversation: clone(entry.conversation) };
-      if (parts.messages) read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
+      const closing =
+        parts.messagesWhenClosing !== undefined && closesPause([...entry.actions.values()], parts.messagesWhenClosing);
+      if (parts.messages || closing)
+        read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
       if (parts.actions) read.actions = clone(oldestFirst([...entry.actions.values()]));
       if (parts.remembered)
         read.remembered = clone([...entry.remembered.values()].sort((a, b) => compare(a.toolName, b.toolName)));

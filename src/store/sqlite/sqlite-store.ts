@@ -31,7 +31,7 @@ import {
   toMessage,
 } from './rows.js';
 import { iso, ms, msOrNull } from '../times.js';
-import { definedOnly, json, pageSize } from '../values.js';
+import { closesPause, definedOnly, json, pageSize } from '../values.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -197,12 +197,19 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const row = queries.getConversation.get(id) as ConversationRow | undefined;
     if (!row) return undefined;
     const read: ConversationRead = { conversation: toConversation(row) };
-    if (parts.messages)
+    const actions =
+      parts.actions || parts.messagesWhenClosing !== undefined
+        ? (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id))
+        : undefined;
+    if (parts.actions) read.actions = actions;
+    const closing =
+      parts.messagesWhenClosing !== undefined &&
+      actions !== undefined &&
+      closesPause(actions, parts.messagesWhenClosing);
+    if (parts.messages || closing)
       read.messages = (queries.messagesOfKey.all({ key: row.key }) as MessageRow[]).map((message) =>
         toMessage(message, id),
       );
-    if (parts.actions)
-      read.actions = (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id));
     if (parts.remembered) read.remembered = (queries.rememberedOfKey.all(row.key) as RememberedRow[]).map(toRemembered);
     return read;
   });
