@@ -32,18 +32,9 @@ export function memoryStore(): Store {
     const events = change.events ?? [];
     let conversation: ConversationRecord;
     if (change.create) {
-      if (change.create.id !== change.conversationId) {
-        throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-      }
       if (existing) return { ok: false, reason: 'exists' };
       conversation = { ...clone(change.create), ...set };
     } else {
-      if (change.expectVersion === undefined) {
-        throw new HeedError(
-          'internal_error',
-          `A change to conversation ${change.conversationId} has no expectVersion.`,
-        );
-      }
       if (!existing) return { ok: false, reason: 'not_found' };
       if (existing.conversation.version !== change.expectVersion) return { ok: false, reason: 'version' };
       conversation = {

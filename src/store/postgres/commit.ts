@@ -1,4 +1,3 @@
-import { HeedError } from '../../errors.js';
 import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, EventRecord } from '../../types.js';
 import type { ActionSettlement, Change, CommitResult, ConversationPatch } from '../store.js';
@@ -44,9 +43,6 @@ export function commitStatement(
 
   if (change.create) {
     const created = { ...change.create, ...definedOnly(change.set ?? {}) };
-    if (created.id !== change.conversationId) {
-      throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-    }
     const row = [
       id,
       param(created.agent, 'text'),
@@ -71,9 +67,6 @@ export function commitStatement(
        VALUES (${row.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${conversationColumns})`,
     );
   } else {
-    if (change.expectVersion === undefined) {
-      throw new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
-    }
     const set = change.set ?? {};
     const updatedAt = set.updatedAt ?? events[events.length - 1]?.at;
     const assignments = [

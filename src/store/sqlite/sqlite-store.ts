@@ -101,13 +101,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const set = change.set ?? {};
     if (change.create) {
       const created = { ...change.create, ...definedOnly(set) };
-      if (created.id !== change.conversationId) throw mismatch(change);
       const params = { ...conversationParams(created), lastEventSeq: created.lastEventSeq + eventCount };
       const row = prepared().insertConversation.get(params) as ConversationRow | undefined;
       if (!row) throw new Refusal('exists');
       return row;
     }
-    if (change.expectVersion === undefined) throw missingVersion(change);
     const updatedAt = set.updatedAt ?? change.events?.[eventCount - 1]?.at;
     const update = conversationUpdate(change.conversationId, change.expectVersion, set, {
       eventCount,
@@ -475,12 +473,4 @@ function toRemembered(row: RememberedRow): RememberedTool {
 /** Thrown inside the transaction to roll it back; turned into `{ ok: false, reason }`. */
 class Refusal {
   constructor(readonly reason: 'version' | 'exists' | 'not_found' | 'action_not_pending') {}
-}
-
-function mismatch(change: Change): HeedError {
-  return new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-}
-
-function missingVersion(change: Change): HeedError {
-  return new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
 }
