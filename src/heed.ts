@@ -190,24 +190,36 @@ export function createHeed(options: HeedOptions): Heed {
     outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))),
   });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
-  // A store shared by several processes announces their events: followers here then read them from the store.
-  let unlisten: (() => Promise<void>) | undefined;
   const mcp = startMcpServers(engine);
-  const ready = Promise.all([store.migrate(), mcp.ready]).then(async () => {
-    notifier.start();
-    unlisten = await store
-      .listen?.(
-        (notice) => engine.bus.poke(notice.conversationId, notice.seq),
-        () => engine.bus.pokeAll(),
-      )
-      .catch((error: unknown) => {
-        // Without the listener, followers here see other instances' events only when they read again.
-        engine.logger.error(
-          errorFields(error),
-          'Heed: the store listener could not start; events of other instances reach followers here late',
-        );
-        return undefined;
-      });
+  const ready = Promise.all([store.migrate(), mcp.ready]).then(() => notifier.start());
+  // A store shared by several processes announces their events: followers here then read them from the store.
+  // The listener starts with the first follower (a conversation's or the inbox's stream), so a process nobody
+  // follows on holds no LISTEN connection, and the database wakes no listener for its commits. Events
+  // committed before it listened are read once it does (pokeAll).
+  let unlisten: (() => Promise<void>) | undefined;
+  let listening: Promise<void> | undefined;
+  engine.bus.whenWatched(() => {
+    if (!store.listen || engine.closed) return;
+    listening = ready.then(
+      async () => {
+        if (engine.closed) return;
+        unlisten = await store
+          .listen?.(
+            (notice) => engine.bus.poke(notice.conversationId, notice.seq),
+            () => engine.bus.pokeAll(),
+          )
+          .catch((error: unknown) => {
+            // Without the listener, followers here see other instances' events only when they read again.
+            engine.logger.error(
+              errorFields(error),
+              'Heed: the store listener could not start; events of other instances reach followers here late',
+            );
+            return undefined;
+          });
+        engine.bus.pokeAll();
+      },
+      () => undefined,
+    ); // a failed start is reported by ready() and every use
   });
   let started = false;
   ready.then(() => (started = true)).catch(() => undefined); // the failure is reported by ready() (below)
@@ -421,6 +433,7 @@ export function createHeed(options: HeedOptions): Heed {
       // A failed start was reported by ready() and every use; closing goes on regardless.
       await ready.catch(() => undefined);
       await notifier.close();
+      await listening;
       await unlisten?.();
       await mcp.close();
       await store.close();

@@ -12,6 +12,7 @@ export class EventBus {
   private readonly pokeListeners = new Map<string, Set<PokeListener>>();
   private readonly anyListeners = new Set<(conversationId: string | undefined) => void>();
   private readonly committedListeners = new Set<(events: EventRecord[]) => void>();
+  private watchers: Array<() => void> = [];
 
   publish(events: EventRecord[]): void {
     for (const listener of [...this.committedListeners]) {
@@ -58,6 +59,7 @@ export class EventBus {
    * another process; undefined: notices may have been missed). The inbox stream watches them all.
    */
   onAny(listener: (conversationId: string | undefined) => void): () => void {
+    this.watched();
     this.anyListeners.add(listener);
     return () => void this.anyListeners.delete(listener);
   }
@@ -79,7 +81,22 @@ export class EventBus {
   }
 
   onPoke(conversationId: string, listener: PokeListener): () => void {
+    this.watched();
     return add(this.pokeListeners, conversationId, listener);
+  }
+
+  /**
+   * Calls `watcher` once, when something first waits for other processes' events here (a follower's poke
+   * listener or an `onAny` listener): the store's listener is started then, not before.
+   */
+  whenWatched(watcher: () => void): void {
+    this.watchers.push(watcher);
+  }
+
+  private watched(): void {
+    const watchers = this.watchers;
+    this.watchers = [];
+    for (const watcher of watchers) watcher();
   }
 
   /** Listeners registered now, for one conversation or in all (each open follower holds one of each kind). */

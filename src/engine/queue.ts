@@ -5,7 +5,7 @@ import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { newEvent, type NewEvent } from '../protocol/events.js';
 import type { TurnResult } from '../protocol/responses.js';
-import type { Change } from '../store/store.js';
+import type { UpdateChange } from '../store/store.js';
 import type {
   ActionRecord,
   ConversationRecord,
@@ -98,7 +98,7 @@ export interface NextTurn {
 }
 
 export interface TurnEnd {
-  change: Change;
+  change: UpdateChange;
   next?: NextTurn;
   /** Actions of the pause a queued message closed (pendingActionPolicy 'cancel'). */
   closed: ActionRecord[];
@@ -114,7 +114,7 @@ export interface TurnEnd {
 export async function endTurn(
   engine: Engine,
   conversation: ConversationRecord,
-  change: Change,
+  change: UpdateChange,
   context: { messages: MessageRecord[]; actions: () => Promise<ActionRecord[]> },
 ): Promise<TurnEnd> {
   const queue = conversation.queue ?? [];
@@ -147,7 +147,7 @@ export async function endTurn(
 
   const at = engine.now();
   const messages = [...context.messages];
-  const writes: Required<Pick<Change, 'events' | 'messages' | 'settle'>> = {
+  const writes: Required<Pick<UpdateChange, 'events' | 'messages' | 'settle'>> = {
     events: [...(change.events ?? [])],
     messages: [...(change.messages ?? [])],
     settle: [...(change.settle ?? [])],
@@ -215,7 +215,7 @@ export function dropQueue(
   engine: Engine,
   conversation: ConversationRecord,
   refusal: Refusal,
-): { events: NewEvent[]; set: Change['set'] } {
+): { events: NewEvent[]; set: UpdateChange['set'] } {
   const queue = conversation.queue ?? [];
   if (queue.length === 0) return { events: [], set: {} };
   return { events: droppedEvents(engine, queue, refusal), set: { queue: [] } };

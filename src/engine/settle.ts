@@ -48,7 +48,8 @@ export async function settleAction(
   const done = await transact(
     engine,
     conversationId,
-    settleParts,
+    // The messages come with the first read when this answer closes the pause (its turn needs them).
+    { ...settleParts, messagesWhenClosing: actionId },
     (read) => decideSettle(engine, actionId, raw, options, read),
     {
       busy: 'The conversation kept changing while the answer was being recorded; send it again.',

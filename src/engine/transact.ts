@@ -1,7 +1,7 @@
 import { conversationNotFound, defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { hydrateEvents } from './hydrate.js';
-import type { Change, CommitResult, ConversationParts } from '../store/store.js';
+import type { Change, CommitResult, ConversationParts, CreateChange, UpdateChange } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../types.js';
 
 /*
@@ -18,7 +18,7 @@ export type Snapshot<P extends ConversationParts> = { conversation: Conversation
   (P['remembered'] extends true ? { remembered: RememberedTool[] } : unknown);
 
 /** What a write to an existing conversation carries; the runner adds the conversation's id and the expected version. */
-export type Write = Omit<Change, 'conversationId' | 'expectVersion' | 'create'>;
+export type Write = Omit<UpdateChange, 'conversationId' | 'expectVersion' | 'create'>;
 
 /**
  * What a decider answers: write this (compare-and-set on the snapshot's version), create a new conversation,
@@ -30,9 +30,6 @@ export type Decision<T> =
   | { type: 'write'; write: Write; value: T }
   | { type: 'create'; create: CreateChange; value: T }
   | { type: 'none'; value: T };
-
-/** A new conversation written from what the snapshot held (a branch): no compare-and-set, the id is new. */
-export type CreateChange = Omit<Change, 'expectVersion' | 'settle' | 'revise'> & { create: ConversationRecord };
 
 /** A decider: from one snapshot to one decision. It writes nothing itself; it may ask the config's hooks. */
 export type Decider<P extends ConversationParts, T> = (snapshot: Snapshot<P>) => Decision<T> | Promise<Decision<T>>;
@@ -93,7 +90,7 @@ export async function transact<const P extends ConversationParts, T>(
       if (!created.ok) throw new HeedError('internal_error', 'The new conversation could not be written.');
       return { committed: true, value: decision.value, conversation: created.conversation, events: created.events };
     }
-    const change: Change = { ...decision.write, conversationId, expectVersion: read.conversation.version };
+    const change: UpdateChange = { ...decision.write, conversationId, expectVersion: read.conversation.version };
     const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
     if (result.ok)
       return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
@@ -123,6 +120,10 @@ export async function commitWrite(
   change: Change,
   known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {},
 ): Promise<CommitResult> {
+  // The one shape the types cannot hold: a new conversation's record carries the change's id.
+  if (change.create && change.create.id !== change.conversationId) {
+    throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
+  }
   const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
   const written =
     deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;

@@ -631,6 +631,24 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
         actions: whole.actions,
       });
       expect(await store.readConversation('c1', {})).toEqual({ conversation: whole.conversation });
+      // The messages when the action named is the one pending: an answer to it closes the pause.
+      expect(await store.readConversation('c1', { actions: true, messagesWhenClosing: 'a' })).toEqual({
+        conversation: whole.conversation,
+        messages: whole.messages,
+        actions: whole.actions,
+      });
+      expect(await store.readConversation('c1', { messagesWhenClosing: 'a' })).toEqual({
+        conversation: whole.conversation,
+        messages: whole.messages,
+      });
+      for (const settled of ['b', 'nope'])
+        expect(await store.readConversation('c1', { messagesWhenClosing: settled })).toEqual({
+          conversation: whole.conversation,
+        });
+      await commitOk({ conversationId: 'c2', expectVersion: 1, actions: [action('c2', 'y')] });
+      expect(await store.readConversation('c2', { messagesWhenClosing: 'x' })).toEqual({
+        conversation: await store.getConversation('c2'),
+      });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toBeUndefined();
       await commitOk({ conversationId: 'c3', create: conversation('c3') });
       expect(await store.readConversation('c3', { messages: true, actions: true, remembered: true })).toEqual({

@@ -52,31 +52,48 @@ export interface ActionRevision {
 export type { NewEvent } from '../protocol/events.js';
 import type { NewEvent } from '../protocol/events.js';
 
-/**
- * One atomic write to one conversation. Either all of it is applied, or none of it (`ok: false`).
- * Every applied change bumps the conversation's version by one.
- */
-export interface Change {
+/** What any change may write to its conversation. */
+interface ChangeParts {
   conversationId: string;
-  /** Insert this conversation (refused with `exists` if the id is taken). */
-  create?: ConversationRecord;
-  /** Compare-and-set: refused with `version` unless the stored version equals this. Required unless `create`. */
-  expectVersion?: number;
   set?: ConversationPatch;
   messages?: MessageRecord[];
   actions?: ActionRecord[];
-  settle?: ActionSettlement[];
-  /**
-   * Replaces the request of actions that are still `pending` (a vote, an escalation); refused with
-   * `action_not_pending` otherwise. An action is not both revised and settled in one change.
-   */
-  revise?: ActionRevision[];
   /** Appended in order and numbered after the conversation's last event. */
   events?: NewEvent[];
   remember?: RememberedTool[];
   /** Notifications this change causes (the outbox): written with it, or not at all. */
   deliveries?: NewDelivery[];
 }
+
+/** A change to a conversation that exists: compare-and-set, refused with `version` unless the stored version equals `expectVersion`. */
+export interface UpdateChange extends ChangeParts {
+  expectVersion: number;
+  create?: undefined;
+  settle?: ActionSettlement[];
+  /**
+   * Replaces the request of actions that are still `pending` (a vote, an escalation); refused with
+   * `action_not_pending` otherwise. An action is not both revised and settled in one change.
+   */
+  revise?: ActionRevision[];
+}
+
+/**
+ * A new conversation (refused with `exists` if the id is taken), with what it starts with: nothing to
+ * compare and nothing stored to revise; it may settle actions it inserts. `conversationId` is `create.id`
+ * (the runner checks it).
+ */
+export interface CreateChange extends ChangeParts {
+  create: ConversationRecord;
+  expectVersion?: undefined;
+  settle?: ActionSettlement[];
+  revise?: undefined;
+}
+
+/**
+ * One atomic write to one conversation: an update or a create, told apart by `create`. Either all of it is
+ * applied, or none of it (`ok: false`). Every applied change bumps the conversation's version by one.
+ */
+export type Change = UpdateChange | CreateChange;
 
 /** What a notification is about: an action was raised, answered, lapsed or cancelled. */
 export type DeliveryEvent = 'action.required' | 'action.resolved' | 'action.expired' | 'action.cancelled';
@@ -200,6 +217,12 @@ export interface ConversationParts {
   messages?: boolean;
   actions?: boolean;
   remembered?: boolean;
+  /**
+   * The messages too, but only when the action with this id is the conversation's one pending action (an
+   * answer to it closes the pause, and its turn needs them): an answer reads what it needs in one read,
+   * and a refused one or a vote reads no long conversation.
+   */
+  messagesWhenClosing?: string;
 }
 
 /** A conversation with the parts that were asked for (in the orders of listMessages, listActions, listRememberedTools). */

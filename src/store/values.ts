@@ -29,3 +29,11 @@ export const notAPerson = ['system', 'timeout', 'remembered'] as const;
 export function byPerson(channel: string | null): boolean {
   return channel !== null && !(notAPerson as readonly string[]).includes(channel);
 }
+
+/** Whether `actionId` names the one pending action among `actions` (`ConversationParts.messagesWhenClosing`). */
+export function closesPause(actions: Array<{ id: string; status: string }>, actionId: string): boolean {
+  return (
+    actions.some((action) => action.id === actionId && action.status === 'pending') &&
+    actions.every((action) => action.status !== 'pending' || action.id === actionId)
+  );
+}

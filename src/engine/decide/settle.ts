@@ -39,9 +39,10 @@ export interface SettleInput extends ChannelWrite {
 }
 
 /**
- * What the settle decider reads first: the conversation, its actions and its remembered tools. An answer
- * that closes the pause or carries a tool's output asks for a snapshot with the messages too, so a refused
- * or replayed answer never reads a long conversation.
+ * What the settle decider reads first: the conversation, its actions and its remembered tools, and (settle.ts
+ * adds `messagesWhenClosing`) the messages when the answered action is the one still pending, so an answer
+ * that closes the pause reads once. A refused or replayed answer never reads a long conversation; an answer
+ * that carries a tool's output without closing the pause asks for a snapshot with the messages.
  */
 export const settleParts = { actions: true, remembered: true } as const;
 

@@ -13,7 +13,7 @@ import type {
   Store,
 } from '../store.js';
 import { iso, ms } from '../times.js';
-import { byPerson, compare, DAY_MS, definedOnly, pageSize } from '../values.js';
+import { byPerson, closesPause, compare, DAY_MS, definedOnly, pageSize } from '../values.js';
 
 interface Entry {
   conversation: ConversationRecord;
@@ -41,18 +41,9 @@ export function memoryStore(): Store {
     const events = change.events ?? [];
     let conversation: ConversationRecord;
     if (change.create) {
-      if (change.create.id !== change.conversationId) {
-        throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-      }
       if (existing) return { ok: false, reason: 'exists' };
       conversation = { ...clone(change.create), ...set };
     } else {
-      if (change.expectVersion === undefined) {
-        throw new HeedError(
-          'internal_error',
-          `A change to conversation ${change.conversationId} has no expectVersion.`,
-        );
-      }
       if (!existing) return { ok: false, reason: 'not_found' };
       if (existing.conversation.version !== change.expectVersion) return { ok: false, reason: 'version' };
       conversation = {
@@ -176,7 +167,10 @@ export function memoryStore(): Store {
       const entry = entries.get(id);
       if (!entry) return undefined;
       const read: ConversationRead = { conversation: clone(entry.conversation) };
-      if (parts.messages) read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
+      const closing =
+        parts.messagesWhenClosing !== undefined && closesPause([...entry.actions.values()], parts.messagesWhenClosing);
+      if (parts.messages || closing)
+        read.messages = clone([...entry.messages.values()].sort((a, b) => a.position - b.position));
       if (parts.actions) read.actions = clone(oldestFirst([...entry.actions.values()]));
       if (parts.remembered)
         read.remembered = clone([...entry.remembered.values()].sort((a, b) => compare(a.toolName, b.toolName)));

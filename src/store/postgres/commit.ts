@@ -1,7 +1,7 @@
-import { HeedError } from '../../errors.js';
 import { storedEvent } from '../../protocol/events.js';
 import type { ActionRecord, EventRecord } from '../../types.js';
 import type { ActionSettlement, Change, CommitResult, ConversationPatch } from '../store.js';
+import { listenerLock } from './listen.js';
 import type { QueryConfig } from './pool.js';
 import { type ConversationRow, conversationColumns, toConversation } from './rows.js';
 import { iso, ms, msOrNull } from '../times.js';
@@ -43,9 +43,6 @@ export function commitStatement(
 
   if (change.create) {
     const created = { ...change.create, ...definedOnly(change.set ?? {}) };
-    if (created.id !== change.conversationId) {
-      throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-    }
     const row = [
       id,
       param(created.agent, 'text'),
@@ -70,9 +67,6 @@ export function commitStatement(
        VALUES (${row.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${conversationColumns})`,
     );
   } else {
-    if (change.expectVersion === undefined) {
-      throw new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
-    }
     const set = change.set ?? {};
     const updatedAt = set.updatedAt ?? events[events.length - 1]?.at;
     const assignments = [
@@ -173,8 +167,10 @@ export function commitStatement(
       `e AS (INSERT INTO ${t('events')} (conversation_key, seq, type, data, at)
        SELECT c.key, c.last_event_seq - ${count} + x.n, x.type, x.data, x.at
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')}) AS x(n bigint, type text, data json, at bigint))`,
-      // Queued by the transaction and delivered when it commits, so a listener reads committed events.
-      `n AS (SELECT pg_notify(${param(channel, 'text')}, json_build_object('conversationId', c.id, 'seq', c.last_event_seq)::text) FROM c)`,
+      // Queued by the transaction and delivered when it commits, so a listener reads committed events; sent
+      // only while some process listens (listen.ts, listenerLock).
+      `n AS (SELECT pg_notify(${param(channel, 'text')}, json_build_object('conversationId', c.id, 'seq', c.last_event_seq)::text)
+       FROM c WHERE NOT pg_try_advisory_xact_lock(${listenerLock(`$${values.length}`)}))`,
     );
   }
 

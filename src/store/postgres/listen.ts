@@ -5,6 +5,17 @@ const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5000;
 
 /**
+ * The advisory lock every LISTEN connection on `channel` holds shared (the SQL expression of its key, from
+ * the channel's name as `param`). A commit sends its NOTIFY only when it cannot take the lock exclusively,
+ * that is while some process listens; one that took it holds it until it commits, so a listener that starts
+ * meanwhile waits for that commit, and reads it afterwards (a start and a reconnect are followed by a
+ * re-read, `onReconnect`). With no process listening, commits cost the database no notification.
+ */
+export function listenerLock(param: string): string {
+  return `hashtext('heed:listen:' || ${param}::text)`;
+}
+
+/**
  * Keeps one connection LISTENing on `channel` and hands each notice on. When the connection drops it
  * reconnects (backing off up to 5 s) and calls `onReconnect`, since notices sent meanwhile are lost.
  * Resolves once the first LISTEN is in place, or after the first attempt failed (it keeps trying).
@@ -40,6 +51,11 @@ export async function listenForEvents(
     connection.client.on('error', (error: Error) => drop(error));
     connection.client.on('end', () => drop());
     try {
+      // Held while this connection lives: commits NOTIFY only while some connection holds it (listenerLock).
+      await connection.client.query({
+        text: `SELECT pg_advisory_lock_shared(${listenerLock('$1')})`,
+        values: [channel],
+      });
       await connection.client.query(`LISTEN ${quoteIdentifier(channel)}`);
     } catch (error) {
       drop(error as Error);

@@ -142,6 +142,34 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       await store.close();
     });
 
+    it('sends no NOTIFY while no store listens, and one per commit with events once one does', async () => {
+      const schema = nextSchema();
+      const writer = postgresStore({ connectionString: database!.url, schema, max: 2 });
+      const reader = postgresStore({ connectionString: database!.url, schema, max: 2 });
+      await writer.migrate();
+      // A bare LISTEN on the channel sees every NOTIFY sent, whoever listens through a store.
+      const watcher = new pg.Client({ connectionString: database!.url });
+      await watcher.connect();
+      const seen: string[] = [];
+      watcher.on('notification', (message: { payload?: string }) => seen.push(message.payload ?? ''));
+      await watcher.query(`LISTEN "${eventChannel(schema)}"`);
+      const event = { type: 'turn.started' as const, data: {}, at: new Date().toISOString() };
+      await writer.commit({ conversationId: 'c1', create: conversation('c1'), events: [event] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toEqual([]);
+      const notices: EventNotice[] = [];
+      const stop = await reader.listen!((notice) => notices.push(notice));
+      await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] });
+      await expect.poll(() => notices).toEqual([{ conversationId: 'c1', seq: 2 }]);
+      expect(seen).toHaveLength(1);
+      await stop();
+      await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toHaveLength(1);
+      await watcher.end();
+      await Promise.all([writer.close(), reader.close()]);
+    });
+
     it('finds due conversations and pending actions through indexes', async () => {
       const schema = nextSchema();
       const store = postgresStore({ connectionString: database!.url, schema, max: 1 });

@@ -135,10 +135,13 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     listActions: `SELECT ${actionColumns} FROM ${t('actions')} WHERE conversation_key = ${keyOf} ORDER BY created_at, id`,
     listEvents: `SELECT seq, type, data, at FROM ${t('events')} WHERE conversation_key = ${keyOf} AND seq > $2 ORDER BY seq LIMIT $3`,
     listRemembered: `SELECT tool_name, remembered_by, remembered_at FROM ${t('remembered_tools')} WHERE conversation_key = ${keyOf} ORDER BY tool_name`,
-    // A conversation with the parts asked for ($2 messages, $3 actions, $4 remembered tools) in one statement,
-    // so one round trip and one snapshot. row_to_json keeps the column names, so the rows convert as usual.
+    // A conversation with the parts asked for ($2 messages, $3 actions, $4 remembered tools; $5 messages when
+    // that action is the one pending) in one statement, so one round trip and one snapshot. row_to_json keeps
+    // the column names, so the rows convert as usual.
     readConversation: `SELECT ${conversationColumns},
-      CASE WHEN $2 THEN (SELECT coalesce(json_agg(m ORDER BY m.position), '[]') FROM (SELECT position, id, role, parts, metadata, created_at
+      CASE WHEN $2 OR ($5::text IS NOT NULL
+        AND EXISTS (SELECT 1 FROM ${t('actions')} WHERE conversation_key = c.key AND id = $5 AND status = 'pending')
+        AND NOT EXISTS (SELECT 1 FROM ${t('actions')} WHERE conversation_key = c.key AND id <> $5 AND status = 'pending')) THEN (SELECT coalesce(json_agg(m ORDER BY m.position), '[]') FROM (SELECT position, id, role, parts, metadata, created_at
         FROM ${t('messages')} WHERE conversation_key = c.key) m) END AS messages,
       CASE WHEN $3 THEN (SELECT coalesce(json_agg(a ORDER BY a.created_at, a.id), '[]') FROM (SELECT ${actionColumns}
         FROM ${t('actions')} WHERE conversation_key = c.key) a) END AS actions,
@@ -223,6 +226,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
         !!parts.messages,
         !!parts.actions,
         !!parts.remembered,
+        parts.messagesWhenClosing ?? null,
       ]);
       if (!row) return undefined;
       const read: ConversationRead = { conversation: toConversation(row) };

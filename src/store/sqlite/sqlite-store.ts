@@ -32,7 +32,7 @@ import {
   toMessage,
 } from './rows.js';
 import { iso, ms, msOrNull } from '../times.js';
-import { definedOnly, json, pageSize } from '../values.js';
+import { closesPause, definedOnly, json, pageSize } from '../values.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -103,13 +103,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const set = change.set ?? {};
     if (change.create) {
       const created = { ...change.create, ...definedOnly(set) };
-      if (created.id !== change.conversationId) throw mismatch(change);
       const params = { ...conversationParams(created), lastEventSeq: created.lastEventSeq + eventCount };
       const row = prepared().insertConversation.get(params) as ConversationRow | undefined;
       if (!row) throw new Refusal('exists');
       return row;
     }
-    if (change.expectVersion === undefined) throw missingVersion(change);
     const updatedAt = set.updatedAt ?? change.events?.[eventCount - 1]?.at;
     const update = conversationUpdate(change.conversationId, change.expectVersion, set, {
       eventCount,
@@ -199,12 +197,19 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const row = queries.getConversation.get(id) as ConversationRow | undefined;
     if (!row) return undefined;
     const read: ConversationRead = { conversation: toConversation(row) };
-    if (parts.messages)
+    const actions =
+      parts.actions || parts.messagesWhenClosing !== undefined
+        ? (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id))
+        : undefined;
+    if (parts.actions) read.actions = actions;
+    const closing =
+      parts.messagesWhenClosing !== undefined &&
+      actions !== undefined &&
+      closesPause(actions, parts.messagesWhenClosing);
+    if (parts.messages || closing)
       read.messages = (queries.messagesOfKey.all({ key: row.key }) as MessageRow[]).map((message) =>
         toMessage(message, id),
       );
-    if (parts.actions)
-      read.actions = (queries.actionsOfKey.all(row.key) as ActionRow[]).map((action) => toAction(action, id));
     if (parts.remembered) read.remembered = (queries.rememberedOfKey.all(row.key) as RememberedRow[]).map(toRemembered);
     return read;
   });
@@ -482,12 +487,4 @@ function toRemembered(row: RememberedRow): RememberedTool {
 /** Thrown inside the transaction to roll it back; turned into `{ ok: false, reason }`. */
 class Refusal {
   constructor(readonly reason: 'version' | 'exists' | 'not_found' | 'action_not_pending') {}
-}
-
-function mismatch(change: Change): HeedError {
-  return new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
-}
-
-function missingVersion(change: Change): HeedError {
-  return new HeedError('internal_error', `A change to conversation ${change.conversationId} has no expectVersion.`);
 }
