@@ -161,6 +161,20 @@ export const migrations: Migration[] = [
     version: 8,
     sql: `ALTER TABLE {schema}.conversations ADD COLUMN queue JSON;`,
   },
+  {
+    // What agent adapters keep between calls (heed/langgraph's checkpoints, heed/openai-agents' run
+    // states): small values by scope and key. Numbered apart from the steps around it so that steps
+    // written at the same time on other branches keep their own numbers.
+    version: 20,
+    sql: `
+      CREATE TABLE {schema}.adapter_values (
+        scope TEXT COLLATE "C" NOT NULL,
+        key TEXT COLLATE "C" NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+    `,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

@@ -187,6 +187,20 @@ export const migrations: Migration[] = [
     version: 8,
     sql: `ALTER TABLE conversations ADD COLUMN queue TEXT;`,
   },
+  {
+    // What agent adapters keep between calls (heed/langgraph's checkpoints, heed/openai-agents' run
+    // states): small values by scope and key. Numbered apart from the steps around it so that steps
+    // written at the same time on other branches keep their own numbers.
+    version: 20,
+    sql: `
+      CREATE TABLE adapter_values (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */
