@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../protocol/values.js';
+import type { Store } from '../store/store.js';
 import type { AskedQuestion, ActionRecord, ConversationRecord, MessageRecord, StoredResolution } from '../types.js';
 
 /**
@@ -24,6 +25,13 @@ export type HandlerActionRequest =
   | { kind: 'client_tool'; toolName: string; args: JsonValue; timeoutSeconds?: number }
   | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
 
+/**
+ * Where a handler may keep what it needs between calls, in Heed's own store (SQLite, PostgreSQL or memory):
+ * values by scope and key. The framework adapters keep a LangGraph thread's checkpoints and an OpenAI Agents
+ * run's state there.
+ */
+export type HandlerValues = Pick<Store, 'listValues' | 'putValues' | 'deleteValues'>;
+
 /** What `processMessage` and `resolveAction` return. `pendingActions` is the complete set still waiting. */
 export interface HandlerReply {
   /** The assistant's reply text, recorded as an assistant message. */
@@ -38,6 +46,8 @@ export interface ProcessMessageInput {
   signal: AbortSignal;
   /** Stable across a crash and retry of this same call: use it to make side effects happen once. */
   idempotencyKey: string;
+  /** Heed's store, for what the handler keeps between calls. */
+  values?: HandlerValues;
 }
 
 export interface ResolveActionInput {
@@ -47,6 +57,8 @@ export interface ResolveActionInput {
   resolution: StoredResolution;
   signal: AbortSignal;
   idempotencyKey: string;
+  /** Heed's store, for what the handler keeps between calls. */
+  values?: HandlerValues;
 }
 
 /**
