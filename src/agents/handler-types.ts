@@ -68,7 +68,7 @@ export interface ResolveActionInput {
  * @example
  * const handler: AgentHandler = {
  *   processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy to production?' }] }),
- *   resolveAction: ({ resolution }) => ({ content: resolution.type === 'approval' ? resolution.decision : 'ok' }),
+ *   resolveAction: ({ resolution }) => ({ content: 'decision' in resolution ? resolution.decision : 'ok' }),
  * };
  */
 export interface AgentHandler {

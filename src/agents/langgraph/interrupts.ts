@@ -167,15 +167,15 @@ export function resumeValues(pause: Pause): unknown[] {
 
 /** An approval's answer as the middleware's decision. */
 function decisionFor(answer: StoredResolution, entry: PauseEntry): JsonObject {
-  if (answer.type === 'approval' && answer.decision === 'allow') {
+  if ('decision' in answer && answer.decision === 'allow') {
     if (answer.approvedArgs === undefined || JSON.stringify(answer.approvedArgs) === JSON.stringify(entry.action?.args))
       return { type: 'approve' };
     // `arguments` in langchain 1.x, `args` in the versions before it.
     const edited = { name: entry.action?.name ?? '', arguments: answer.approvedArgs, args: answer.approvedArgs };
     return { type: 'edit', editedAction: edited };
   }
-  if (answer.type === 'approval') {
-    const comment = answer.comment;
+  if ('decision' in answer) {
+    const comment = 'comment' in answer ? answer.comment : undefined;
     const message = typeof comment === 'string' ? comment : comment ? JSON.stringify(comment) : undefined;
     return { type: 'reject', ...(message ? { message } : {}) };
   }
@@ -185,7 +185,7 @@ function decisionFor(answer: StoredResolution, entry: PauseEntry): JsonObject {
 
 /** A question's answer as the graph reads it: the text itself, or the answers by question id; null if declined. */
 function answerFor(answer: StoredResolution, entry: PauseEntry): unknown {
-  if (answer.type !== 'question' || !('answers' in answer)) return null;
+  if (!('answers' in answer)) return null;
   if (entry.question?.shape === 'text') return answer.answers[TEXT_ANSWER]?.[0] ?? null;
   const multiple = new Set(entry.question?.multiple ?? []);
   return Object.fromEntries(

@@ -10,6 +10,7 @@ import type {
   ProcessMessageInput,
   ResolveActionInput,
 } from '../handler-types.js';
+import type { HandlerAgent } from '../handler-agent.js';
 import { storeCheckpointSaver, type LangGraphModule, type StoreCheckpointSaver } from './checkpoint-saver.js';
 import { pauseFrom, resumeValues, type GraphInterrupt, type MiddlewareAction, type Pause } from './interrupts.js';
 
@@ -40,13 +41,6 @@ export interface LangGraphAgentOptions {
   approval?: (action: MiddlewareAction) => Partial<Extract<HandlerActionRequest, { kind: 'approval' }>> | undefined;
   /** Where to keep checkpoints and pauses when Heed does not hand the handler its store. */
   values?: HandlerValues;
-}
-
-/** An agent config whose work is a handler (the adapters return one). */
-export interface HandlerAgent {
-  name: string;
-  description?: string;
-  handler: AgentHandler;
 }
 
 /** Where the adapter keeps a conversation's pause and the last reply it resumed with. */
