@@ -10,7 +10,17 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
 const hider = join(import.meta.dirname, 'fixtures/hide-packages.mjs');
-const optional = ['better-sqlite3', 'pg', '@slack/web-api', '@slack/bolt', 'nodemailer', '@modelcontextprotocol/sdk'];
+const optional = [
+  'better-sqlite3',
+  'pg',
+  '@slack/web-api',
+  '@slack/bolt',
+  'nodemailer',
+  '@modelcontextprotocol/sdk',
+  '@langchain/langgraph',
+  '@langchain/core',
+  '@openai/agents',
+];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -60,6 +70,8 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['email', 'nodemailer', 'Email notifications (notify.email)'],
     ['slack', '@slack/web-api', 'The Slack channel'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
+    ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],
+    ['openaiAgents', '@openai/agents', 'heed/openai-agents (openaiAgent)'],
   ])('%s without %s: the start fails with missing_dependency and the npm i line', async (name, pkg, feature) => {
     const result = await probe(name, [pkg]);
     expect(result).toMatchObject({
