@@ -298,7 +298,27 @@ const ask = booleanOption;
 const agentShape = {
   name: z.string({ error: 'expected a string' }).min(1, 'expected a name'),
   description: z.string({ error: 'expected a string' }).optional(),
-  model: z.custom((value) => hasMethods(value, 'doStream'), { error: 'expected an AI SDK language model' }),
+  model: z
+    .custom((value) => hasMethods(value, 'doStream'), { error: 'expected an AI SDK language model' })
+    .optional()
+    .describe(
+      "An AI SDK language model: the agent runs on Heed's own loop. Exactly one of `model`, `handler`, `remote`.",
+    ),
+  handler: z
+    .custom((value) => hasMethods(value, 'processMessage'), {
+      error: 'expected a handler: { processMessage(input), resolveAction?(input) }',
+    })
+    .optional()
+    .describe(
+      'Your own code as the agent: `processMessage`, and `resolveAction` for answers (docs/agents-elsewhere.md).',
+    ),
+  remote: strict({
+    url: httpUrl,
+    secret: z.string({ error: 'expected a string' }).min(1, 'expected a Standard Webhooks secret (whsec_…)'),
+    timeoutSeconds: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
+  })
+    .optional()
+    .describe('An agent in another service, called with signed HTTP POSTs (docs/agents-elsewhere.md).'),
   instructions: z.string({ error: 'expected a string' }).optional(),
   tools: toolsSchema.optional(),
   intake: strict(intakeShape).optional(),
@@ -315,6 +335,31 @@ const agentShape = {
   notify: strict(agentNotifyShape).optional(),
   busyPolicy: busyPolicy.optional(),
 };
+
+/** An agent runs one way: on Heed's loop (`model`), as the host's code (`handler`) or in another service (`remote`). */
+function oneWayToRun(agent: Record<string, unknown>, context: z.RefinementCtx): void {
+  const set = ['model', 'handler', 'remote'].filter((key) => agent[key] !== undefined);
+  if (set.length === 1) {
+    if (set[0] === 'model') return;
+    // What only Heed's own loop uses: refused rather than ignored.
+    for (const key of ['instructions', 'tools', 'intake', 'ask', 'mcpServers', 'beforeInputRequest'])
+      if (agent[key] !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `not used by an agent with ${set[0]} (only with model)`,
+        });
+    return;
+  }
+  context.addIssue({
+    code: 'custom',
+    path: set.length === 0 ? ['model'] : [set[1]],
+    message:
+      set.length === 0
+        ? 'expected one of model, handler or remote (missing)'
+        : `expected only one of model, handler or remote, got ${set.join(' and ')}`,
+  });
+}
 
 const userShape = {
   userId: z.string({ error: 'expected a string' }).min(1, 'expected a user id'),
@@ -362,7 +407,7 @@ const corsShape = {
 
 const optionsShape = {
   agents: z
-    .array(strict(agentShape), { error: 'expected a list of agents' })
+    .array(strict(agentShape).superRefine(oneWayToRun), { error: 'expected a list of agents' })
     .describe('The agents (docs/concepts.md).'),
   tools: toolsSchema
     .optional()

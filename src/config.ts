@@ -1,5 +1,6 @@
 import type { Logger } from './logger.js';
 import type { AgentModel } from './engine/turn/model-spec.js';
+import type { AgentHandler, RemoteAgentConfig } from './agents/handler-types.js';
 import type { Caller } from './caller.js';
 import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
@@ -32,8 +33,15 @@ export interface IntakeConfig {
 export interface AgentConfig {
   name: string;
   description?: string;
-  /** An AI SDK 7 (specification v4) or AI SDK 6 (v3) language model, e.g. `openai('gpt-4o-mini')`. */
-  model: AgentModel;
+  /**
+   * An AI SDK 7 (specification v4) or AI SDK 6 (v3) language model, e.g. `openai('gpt-4o-mini')`: the agent
+   * runs on Heed's own loop. Exactly one of `model`, `handler` and `remote`.
+   */
+  model?: AgentModel;
+  /** Your own code as the agent: `processMessage` per user message, `resolveAction` per settled action. */
+  handler?: AgentHandler;
+  /** An agent in another service: the handler's two calls as signed HTTP POSTs. */
+  remote?: RemoteAgentConfig;
   instructions?: string;
   tools?: Record<string, HeedTool>;
   intake?: IntakeConfig;

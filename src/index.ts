@@ -20,6 +20,15 @@ export type {
   AuthConfig,
 } from './config.js';
 export type { AgentNotifyConfig, EmailConfig, NotifyConfig, RetryConfig, WebhookConfig } from './config.js';
+export type {
+  AgentHandler,
+  HandlerActionRequest,
+  HandlerReply,
+  ProcessMessageInput,
+  RemoteAgentConfig,
+  RemoteCallBody,
+  ResolveActionInput,
+} from './agents/handler-types.js';
 export type { WebhookBody } from './notify/webhook.js';
 export type { ActionLinks } from './notify/links.js';
 export { tool, jsonSchemaInput } from './tool.js';

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../protocol/values.js';
-import type { Store } from '../store/store.js';
+import type { ApprovalPolicy } from '../kinds/approval-policy.js';
 import type { AskedQuestion, ActionRecord, ConversationRecord, MessageRecord, StoredResolution } from '../types.js';
 
 /**
@@ -19,6 +19,8 @@ export type HandlerActionRequest =
       args?: JsonValue;
       /** JSON Schema the edited arguments must satisfy; without it edited arguments are refused. */
       argsSchema?: JsonObject;
+      /** Who decides and how many must agree (docs/approvals.md); over HTTP, approvers as lists of user ids. */
+      approval?: ApprovalPolicy<JsonValue | undefined>;
       expiresInMinutes?: number;
     }
   | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
@@ -30,7 +32,14 @@ export type HandlerActionRequest =
  * values by scope and key. The framework adapters keep a LangGraph thread's checkpoints and an OpenAI Agents
  * run's state there.
  */
-export type HandlerValues = Pick<Store, 'listValues' | 'putValues' | 'deleteValues'>;
+export interface HandlerValues {
+  /** Every value of a scope, in key order. */
+  listValues(scope: string): Promise<Array<{ key: string; value: string }>>;
+  /** Writes values, replacing those with the same scope and key, all or none. */
+  putValues(values: Array<{ scope: string; key: string; value: string }>): Promise<void>;
+  /** Removes values of `scope`: the ones named by `keys`, or all of them. */
+  deleteValues(scope: string, keys?: string[]): Promise<void>;
+}
 
 /** What `processMessage` and `resolveAction` return. `pendingActions` is the complete set still waiting. */
 export interface HandlerReply {

@@ -1,6 +1,6 @@
 import type { AgentConfig } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { HeedError } from '../errors.js';
+import { HeedError, must } from '../errors.js';
 import type { ToolContext } from '../tool.js';
 import { importOptional } from '../optional-dependency.js';
 import type { McpConnection } from './connection.js';
@@ -66,7 +66,8 @@ async function connectAgent(
           config,
           agentHook: agent.beforeInputRequest,
           callIsOver: (ctx) => callIsOver(engine, ctx),
-          model: agent.model,
+          // The config refuses MCP servers on an agent without a model (a handler or remote agent).
+          model: must(agent.model, `The agent "${agent.name}" has MCP servers but no model.`),
           samplingAllowedBefore: (ctx) => samplingAllowedBefore(engine, ctx, name),
         });
       let connection: McpPool;

@@ -25,6 +25,7 @@ import {
 import { checkResolution } from '../../kinds/validate-resolution.js';
 import { kindOf } from '../../kinds/index.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
+import { refuseUnanswerable } from '../../agents/handler-turn.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -95,6 +96,8 @@ export async function decideSettle(
     return { type: 'read', parts: { messages: true } };
   if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action })))
     throw conversationNotFound(conversationId);
+  // An agent whose handler has no resolveAction could not go on from an answer: 404, nothing recorded.
+  refuseUnanswerable(engine.agents.get(conversation.agent), action.id);
   if (!read.messages && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
   await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
   const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });

@@ -71,7 +71,7 @@ export function buildPrompt(agent: AgentConfig, stored: MessageRecord[]): ModelP
         index++;
         for (const part of messages[index].parts) {
           if (part.type === 'tool-result') {
-            const output = modelToolOutput(part.output, agent.model.specificationVersion);
+            const output = modelToolOutput(part.output, agent.model?.specificationVersion ?? 'v3');
             const after = notes.get(part.toolCallId);
             results.push({
               type: 'tool-result',

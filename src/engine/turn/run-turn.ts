@@ -1,5 +1,7 @@
 import { newAction } from '../new-action.js';
-import { HeedError } from '../../errors.js';
+import { HeedError, must } from '../../errors.js';
+import { AgentError } from '../../agents/agent-error.js';
+import { handlerOf, runHandlerTurn } from '../../agents/handler-turn.js';
 import { defaults } from '../../config-schema.js';
 import { newId } from '../../ids.js';
 import type { TurnResult } from '../../protocol/responses.js';
@@ -29,6 +31,12 @@ export async function runTurn(turn: Turn, options: { askIntake: boolean }): Prom
   engine.running.set(turn.conversation.id, turn.abort);
   turn.startLeaseRenewal();
   try {
+    // An agent whose work is the host's code (or another service's) runs its handler instead of the model loop.
+    const handler = handlerOf(turn.agent);
+    if (handler) {
+      const outcome = await runHandlerTurn(turn, handler);
+      return outcome === 'paused' ? await result(turn, 'requires_action') : await complete(turn);
+    }
     if (options.askIntake && (await askIntake(turn))) return await result(turn, 'requires_action');
     const maxSteps = turn.agent.maxSteps ?? defaults.maxSteps;
     let steps = 0;
@@ -85,7 +93,14 @@ async function runStep(turn: Turn): Promise<void> {
   };
   let reply;
   try {
-    reply = await callModel(agent.model, prompt, tools, onDelta, turn.abort.signal, agent.name);
+    reply = await callModel(
+      must(agent.model, `The agent "${agent.name}" has no model.`),
+      prompt,
+      tools,
+      onDelta,
+      turn.abort.signal,
+      agent.name,
+    );
   } finally {
     if (timer) clearTimeout(timer);
   }
@@ -158,7 +173,9 @@ async function stopped(turn: Turn, thrown: unknown): Promise<TurnResult> {
 async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
   const error = HeedError.isInstance(thrown)
     ? { code: thrown.code, message: thrown.message }
-    : { code: 'model_error', message: thrown instanceof Error ? thrown.message : String(thrown) };
+    : thrown instanceof AgentError
+      ? { code: thrown.code, message: thrown.message }
+      : { code: 'model_error', message: thrown instanceof Error ? thrown.message : String(thrown) };
   try {
     turn.set({ status: 'idle', leaseOwner: null, leaseExpiresAt: null, actionDueAt: null });
     // The record keeps the failure, so a reader who comes later (a reload) sees why the agent stopped.

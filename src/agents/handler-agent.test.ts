@@ -1,0 +1,358 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { quorumTokens } from '../../test/fixtures/quorum-agent.js';
+import type { AgentConfig, HeedConfig } from '../config.js';
+import { sqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { AgentHandler, ProcessMessageInput, ResolveActionInput } from './handler-types.js';
+
+/** Handler agents (the host's own code as the agent) over real HTTP on loopback, with SQLite. */
+
+const servers: TestServer[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function database(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'heed-handler-'));
+  dirs.push(dir);
+  return join(dir, 'heed.db');
+}
+
+/** A handler that asks for one refund approval (edits checked against argsSchema) and says what was decided. */
+function refunds(calls: { processed: ProcessMessageInput[]; resolved: ResolveActionInput[] }): AgentHandler {
+  return {
+    processMessage(input) {
+      calls.processed.push(input);
+      return {
+        content: 'Checking the refund.',
+        pendingActions: [
+          {
+            kind: 'approval',
+            title: 'Refund order 1042',
+            toolName: 'refund',
+            args: { orderId: '1042', amount: 30 },
+            argsSchema: {
+              type: 'object',
+              properties: { orderId: { type: 'string' }, amount: { type: 'number', maximum: 100 } },
+              required: ['orderId', 'amount'],
+            },
+          },
+        ],
+      };
+    },
+    resolveAction(input) {
+      calls.resolved.push(input);
+      const resolution = input.resolution as { decision?: string; approvedArgs?: { amount?: number } };
+      return {
+        content: `Refund ${resolution.decision ?? 'closed'}${resolution.approvedArgs ? ` for ${resolution.approvedArgs.amount}` : ''}.`,
+      };
+    },
+  };
+}
+
+async function start(agent: Omit<AgentConfig, 'name'>, config: Partial<HeedConfig> = {}) {
+  const server = await startServer({ agents: [{ name: 'refunds', ...agent }], ...config });
+  servers.push(server);
+  return server;
+}
+
+async function ask(server: TestServer, content = 'Refund order 1042 please') {
+  const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'refunds' } })).body;
+  const sent = await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content } });
+  return { id: id as string, sent };
+}
+
+function answer(server: TestServer, id: string, actionId: string, resolution: object, token = 'ada') {
+  return server.api('POST', `/api/conversations/${id}/actions/${actionId}`, { token, body: { resolution } });
+}
+
+async function eventTypes(server: TestServer, id: string): Promise<string[]> {
+  const events = (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events;
+  return (events as Array<{ type: string }>).map((event) => event.type);
+}
+
+function texts(body: { messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }> }): string[] {
+  return body.messages.flatMap((message) =>
+    message.parts.flatMap((part) => (part.type === 'text' && part.text ? [`${message.role}: ${part.text}`] : [])),
+  );
+}
+
+describe('handler agents', () => {
+  it('pauses, refuses a bad answer, continues once on a good one, and answers a replay with the stored answer', async () => {
+    const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const server = await start({ handler: refunds(calls) }, { store: sqliteStore({ path: database() }) });
+    const { id, sent } = await ask(server);
+    expect(sent.status).toBe(200);
+    expect(sent.body.status).toBe('requires_action');
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({
+      kind: 'approval',
+      title: 'Refund order 1042',
+      toolName: 'refund',
+      status: 'pending',
+    });
+    expect(action.args).toEqual({ orderId: '1042', amount: 30 });
+    expect(calls.processed).toHaveLength(1);
+    expect(calls.processed[0].message.parts).toEqual([{ type: 'text', text: 'Refund order 1042 please' }]);
+    expect(calls.processed[0].idempotencyKey).toBe(calls.processed[0].message.id);
+    expect(texts(sent.body)).toContain('assistant: Checking the refund.');
+
+    // Edited arguments are checked against the handler's argsSchema: refused, nothing consumed.
+    const bad = await answer(server, id, action.id, {
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { orderId: '1042', amount: 500 },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_approved_args');
+    const still = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+    expect(still.body.runtime.status).toBe('requires_action');
+    expect(calls.resolved).toHaveLength(0);
+
+    const good = await answer(server, id, action.id, {
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { orderId: '1042', amount: 25 },
+    });
+    expect(good.status).toBe(200);
+    expect(good.body.status).toBe('completed');
+    expect(texts(good.body)).toContain('assistant: Refund allow for 25.');
+    expect(calls.resolved).toHaveLength(1);
+    expect(calls.resolved[0].action.id).toBe(action.id);
+    expect(calls.resolved[0].idempotencyKey).toBe(action.id);
+    expect(calls.resolved[0].resolution).toMatchObject({
+      type: 'approval',
+      decision: 'allow',
+      approvedArgs: { orderId: '1042', amount: 25 },
+    });
+
+    const replay = await answer(server, id, action.id, { type: 'approval', decision: 'allow' });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('action_not_pending');
+    expect(replay.body.error.details.resolution).toMatchObject({ decision: 'allow', approvedArgs: { amount: 25 } });
+    expect(calls.resolved).toHaveLength(1);
+    expect(calls.processed).toHaveLength(1);
+
+    const types = await eventTypes(server, id);
+    expect(types.filter((type) => type === 'turn.started')).toHaveLength(2);
+    expect(types.filter((type) => type === 'turn.completed')).toHaveLength(1);
+    expect(types).toContain('turn.paused');
+  });
+
+  it('a restart between the pause and the answer: a new Heed on the same SQLite file continues it', async () => {
+    const path = database();
+    const before = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const first = await start({ handler: refunds(before) }, { store: sqliteStore({ path }) });
+    const { id, sent } = await ask(first);
+    const actionId = sent.body.pendingActions[0].id;
+    await first.close();
+    servers.splice(servers.indexOf(first), 1);
+
+    const after = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const second = await start({ handler: refunds(after) }, { store: sqliteStore({ path }) });
+    const pending = await second.api('GET', `/api/conversations/${id}/actions?status=pending`, { token: 'ada' });
+    expect(pending.status).toBe(200);
+    const good = await answer(second, id, actionId, { type: 'approval', decision: 'deny', comment: 'Not this one.' });
+    expect(good.body.status).toBe('completed');
+    expect(texts(good.body)).toContain('assistant: Refund deny.');
+    expect(after.processed).toHaveLength(0);
+    expect(after.resolved.map((call) => call.resolution)).toEqual([
+      { type: 'approval', decision: 'deny', comment: 'Not this one.' },
+    ]);
+  });
+
+  for (const onTimeout of ['deny', 'cancel'] as const) {
+    it(`a lapse under onTimeout "${onTimeout}"`, async () => {
+      let now = new Date('2026-01-01T10:00:00Z');
+      const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+      const server = await start(
+        { handler: refunds(calls), hitl: { timeoutMinutes: 5, onTimeout } },
+        { store: sqliteStore({ path: database() }), now: () => now },
+      );
+      const { id, sent } = await ask(server);
+      expect(sent.body.pendingActions[0].expiresAt).toBe('2026-01-01T10:05:00.000Z');
+      now = new Date('2026-01-01T10:06:00Z');
+      const report = await server.heed.expireDue();
+      expect(report.lapsed).toBe(1);
+      const action = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
+      expect(action.status).toBe('expired');
+      const conversation = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+      expect(conversation.body.runtime.status).toBe('idle');
+      if (onTimeout === 'deny') {
+        // Answered for the person: the agent hears the denial, once.
+        expect(calls.resolved.map((call) => call.resolution)).toEqual([expect.objectContaining({ decision: 'deny' })]);
+        expect((await eventTypes(server, id)).at(-1)).toBe('turn.completed');
+      } else {
+        // The turn ends with the lapse; the agent is not called.
+        expect(calls.resolved).toHaveLength(0);
+      }
+    });
+  }
+
+  it('a handler without resolveAction: answering is 404 with a sentence, and nothing is consumed', async () => {
+    const server = await start({
+      handler: { processMessage: () => ({ pendingActions: [{ kind: 'approval', title: 'Deploy?' }] }) },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    const refused = await answer(server, id, action.id, { type: 'approval', decision: 'allow' });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect(refused.body.error.message).toContain('cannot take answers');
+    const still = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(still.body.actions[0].status).toBe('pending');
+  });
+
+  it('a throw fails the turn with turn.failed and a readable error; the answer stays recorded', async () => {
+    const server = await start({
+      handler: {
+        processMessage: () => ({ pendingActions: [{ kind: 'url', url: 'https://example.com/sign', title: 'Sign' }] }),
+        resolveAction: () => {
+          throw new Error('the ledger is down');
+        },
+      },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ kind: 'url', url: 'https://example.com/sign' });
+    const done = await answer(server, id, action.id, { type: 'url', decision: 'accept' });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('failed');
+    expect(done.body.error).toEqual({
+      code: 'agent_error',
+      message: "The agent's resolveAction failed: the ledger is down",
+    });
+    const events = (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events;
+    expect(events.at(-1)).toMatchObject({ type: 'turn.failed', data: { error: { code: 'agent_error' } } });
+    const stored = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions[0];
+    expect(stored).toMatchObject({ status: 'resolved', resolution: { type: 'url', decision: 'accept' } });
+    // The conversation goes on with the next message.
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime.status).toBe('idle');
+  });
+
+  it('a request Heed cannot ask fails the turn with a readable error and stores no action', async () => {
+    const server = await start({
+      handler: {
+        processMessage: () => ({
+          content: 'Open this.',
+          pendingActions: [
+            { kind: 'question', questions: [{ id: 'size', type: 'single', prompt: 'Size?', options: [] }] },
+          ],
+        }),
+      },
+    });
+    const { id, sent } = await ask(server);
+    expect(sent.body.status).toBe('failed');
+    expect(sent.body.error.code).toBe('invalid_request');
+    expect(sent.body.error.message).toContain('pendingActions[0]');
+    const actions = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions;
+    expect(actions).toEqual([]);
+    // Nothing half-written: no reply text was recorded for the failed call.
+    expect(texts(sent.body)).not.toContain('assistant: Open this.');
+  });
+
+  it('an approval policy (two approvers) on a handler agent pause decides by votes', async () => {
+    const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const server = await start(
+      {
+        handler: {
+          processMessage: () => ({
+            pendingActions: [
+              {
+                kind: 'approval',
+                title: 'Pay acme 500',
+                args: { to: 'acme', amount: 500 },
+                approval: { approvers: ['bob', 'cat'], required: 2 },
+              },
+            ],
+          }),
+          resolveAction: (input) => {
+            calls.resolved.push(input);
+            return { content: 'Paid.' };
+          },
+        },
+      },
+      { auth: { tokens: quorumTokens } },
+    );
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ required: 2, approvers: ['bob', 'cat'], votes: [] });
+    expect((await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'eve')).status).toBe(404);
+    const one = await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'bob');
+    expect(one.body.status).toBe('requires_action');
+    expect(calls.resolved).toHaveLength(0);
+    const two = await answer(server, id, action.id, { type: 'approval', decision: 'allow' }, 'cat');
+    expect(two.body.status).toBe('completed');
+    expect(calls.resolved).toHaveLength(1);
+    expect(calls.resolved[0].resolution).toMatchObject({ decision: 'allow', votes: [{ by: 'bob' }, { by: 'cat' }] });
+  });
+
+  it('the config takes exactly one of model, handler and remote', async () => {
+    const handler = { processMessage: () => ({}) };
+    await expect(startServer({ agents: [{ name: 'none' }] })).rejects.toThrow(
+      /agents\[0\]\.model: expected one of model, handler or remote/,
+    );
+    await expect(
+      startServer({
+        agents: [{ name: 'both', handler, remote: { url: 'http://127.0.0.1:1/', secret: 'whsec_eA==' } }],
+      }),
+    ).rejects.toThrow(/expected only one of model, handler or remote, got handler and remote/);
+    await expect(startServer({ agents: [{ name: 'tools', handler, instructions: 'Be nice.' }] })).rejects.toThrow(
+      /agents\[0\]\.instructions: not used by an agent with handler/,
+    );
+  });
+
+  it('a continuation taken over after its process stopped calls resolveAction again with the same idempotencyKey', async () => {
+    const path = database();
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const keys: string[] = [];
+    const stuck = refunds({ processed: [], resolved: [] });
+    const first = await start(
+      {
+        handler: {
+          processMessage: stuck.processMessage,
+          // This process hangs in the call, as if it had died there.
+          resolveAction: async (input) => {
+            keys.push(`first:${input.idempotencyKey}`);
+            await held;
+            return { content: 'from the first process' };
+          },
+        },
+      },
+      { store: sqliteStore({ path }) },
+    );
+    const { id, sent } = await ask(first);
+    const actionId = sent.body.pendingActions[0].id;
+    const hanging = answer(first, id, actionId, { type: 'approval', decision: 'allow' });
+    await expect.poll(() => keys.length).toBe(1);
+
+    // A second instance whose clock is past the first one's lease takes the turn over.
+    const second = await start(
+      {
+        handler: {
+          processMessage: stuck.processMessage,
+          resolveAction: (input) => {
+            keys.push(`second:${input.idempotencyKey}`);
+            return { content: 'from the second process' };
+          },
+        },
+      },
+      { store: sqliteStore({ path }), now: () => new Date(Date.now() + 3_600_000) },
+    );
+    const report = await second.heed.expireDue();
+    expect(report.recovered).toBe(1);
+    expect(keys).toEqual([`first:${actionId}`, `second:${actionId}`]);
+    release();
+    expect((await hanging).status).toBe(200);
+    const messages = (await second.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
+    const said = JSON.stringify(messages);
+    expect(said).toContain('from the second process');
+    expect(said).not.toContain('from the first process');
+  });
+});
