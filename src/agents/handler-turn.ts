@@ -7,7 +7,14 @@ import { newAction } from '../engine/new-action.js';
 import { isFailureRecord } from '../engine/open-calls.js';
 import { pause } from '../engine/turn/tool-calls.js';
 import { TurnInterrupted, type Turn } from '../engine/turn/turn.js';
-import type { ActionRecord, JsonValue, MessagePart, MessageRecord, StoredResolution } from '../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  JsonValue,
+  MessagePart,
+  MessageRecord,
+  StoredResolution,
+} from '../types.js';
 import { AgentError } from './agent-error.js';
 import { checkReply, type CheckedReply } from './handler-reply.js';
 import type { AgentHandler } from './handler-types.js';
@@ -44,6 +51,16 @@ export function refuseUnanswerable(agent: AgentConfig | undefined, actionId: str
       { details: { actionId } },
     );
   }
+}
+
+/** Lets the agent's handler refuse an answer it cannot take (its `checkAnswer`), before anything is recorded. */
+export function refuseUntakeable(
+  agent: AgentConfig | undefined,
+  conversation: ConversationRecord,
+  action: ActionRecord,
+  resolution: StoredResolution,
+): void {
+  handlerOf(agent)?.checkAnswer?.({ conversation, action, resolution });
 }
 
 /**

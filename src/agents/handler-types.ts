@@ -83,6 +83,19 @@ export interface ResolveActionInput {
 export interface AgentHandler {
   processMessage(input: ProcessMessageInput): HandlerReply | Promise<HandlerReply>;
   resolveAction?(input: ResolveActionInput): HandlerReply | Promise<HandlerReply>;
+  /**
+   * Looks at an answer, already checked by its kind, before Heed records it: throwing a `HeedError` refuses
+   * it (an `invalid_resolution` is a 400 with your sentence) and nothing is recorded. For answers the agent
+   * cannot take, such as edited arguments its framework has no way to run.
+   */
+  checkAnswer?(input: CheckAnswerInput): void;
+}
+
+export interface CheckAnswerInput {
+  conversation: ConversationRecord;
+  action: ActionRecord;
+  /** The answer as Heed would store it. */
+  resolution: StoredResolution;
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
 } from '../handler-types.js';
 import type { HandlerAgent } from '../handler-agent.js';
 import { storeCheckpointSaver, type LangGraphModule, type StoreCheckpointSaver } from './checkpoint-saver.js';
+import { editedArguments } from '../edited-arguments.js';
 import { pauseFrom, resumeValues, type GraphInterrupt, type MiddlewareAction, type Pause } from './interrupts.js';
 
 /** The few methods of a compiled LangGraph.js graph the adapter calls (`StateGraph.compile()`, `createAgent`). */
@@ -132,6 +133,18 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
   }
 
   const handler: AgentHandler = {
+    checkAnswer({ action, resolution }) {
+      // Edits go where the middleware allows them (the approval then has an argsSchema), nowhere else.
+      const editable = 'argsSchema' in action.request && action.request.argsSchema !== undefined;
+      if (!editable && editedArguments(resolution, action)) {
+        throw new HeedError(
+          'invalid_resolution',
+          `This step of the graph does not take edited arguments: its review allows no "edit". Approve it as it is, or deny it with a comment.`,
+          { details: { field: 'approvedArgs' } },
+        );
+      }
+    },
+
     async processMessage(input: ProcessMessageInput) {
       const values = valuesOf(input);
       const threadId = input.conversation.id;

@@ -4,6 +4,7 @@ import { oneLine } from '../../kinds/one-line.js';
 import { importOptional } from '../../optional-dependency.js';
 import type { JsonValue } from '../../protocol/values.js';
 import type { StoredResolution } from '../../types.js';
+import { editedArguments } from '../edited-arguments.js';
 import type {
   AgentHandler,
   HandlerActionRequest,
@@ -132,6 +133,12 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
   }
 
   const handler: AgentHandler = {
+    checkAnswer({ action, resolution }) {
+      if (editedArguments(resolution, action)) {
+        throw new HeedError('invalid_resolution', EDITS_REFUSED, { details: { field: 'approvedArgs' } });
+      }
+    },
+
     async processMessage(input: ProcessMessageInput) {
       const values = valuesOf(input);
       const id = input.conversation.id;
