@@ -102,7 +102,15 @@ function questionFrom(value: unknown): { request: HandlerActionRequest; question
   return {
     request: {
       kind: 'question',
-      questions: [{ id: TEXT_ANSWER, header: 'Answer', prompt, ...(options.length > 0 ? { options } : {}) }],
+      questions: [
+        {
+          id: TEXT_ANSWER,
+          header: 'Answer',
+          prompt,
+          // Options to pick from when the value offers some, else a text to type.
+          ...(options.length > 0 ? { options } : { input: { type: 'text' as const } }),
+        },
+      ],
     },
     question: { shape: 'text', multiple: [] },
   };

@@ -106,7 +106,10 @@ describe('langgraphAgent', () => {
     const paused = await send(handler, store, 'c1', 'hi');
     expect(paused).toEqual({
       pendingActions: [
-        { kind: 'question', questions: [{ id: 'answer', header: 'Answer', prompt: 'What is your name?' }] },
+        {
+          kind: 'question',
+          questions: [{ id: 'answer', header: 'Answer', prompt: 'What is your name?', input: { type: 'text' } }],
+        },
       ],
     });
     const done = await answer(handler, store, 'c1', 0, { type: 'question', answers: { answer: ['Ana'] } });
