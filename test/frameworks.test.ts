@@ -14,8 +14,11 @@ import { openaiAgent } from 'heed/openai-agents';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HeedConfig } from '../src/config.js';
+import { postgresStore } from '../src/store/postgres/postgres-store.js';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startServer, type TestServer } from './http-fixtures.js';
+import { freshDatabase, pgServer, type TestDatabase } from './pg.js';
+import { click, fakeSlack, mention, sendToHeed } from './slack/fake-slack.js';
 import {
   assistantText,
   functionCall,
@@ -81,6 +84,23 @@ function reviewGraph(seen: unknown[]) {
       }) as { decisions: Array<{ type: string }> };
       seen.push(response);
       return { messages: [new AIMessage(`Decisions: ${response.decisions.map((d) => d.type).join(', ')}`)] };
+    })
+    .addEdge(START, 'review')
+    .addEdge('review', END)
+    .compile();
+}
+
+/** A graph that asks for one refund approval as the middleware does, and says what was decided. */
+function refundGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('review', () => {
+      const response = interrupt({
+        actionRequests: [{ name: 'refund', arguments: { orderId: '42', amount: 30 } }],
+        reviewConfigs: [
+          { actionName: 'refund', allowedDecisions: ['approve', 'reject'], description: 'Refund order 42' },
+        ],
+      }) as { decisions: Array<{ type: string }> };
+      return { messages: [new AIMessage(`Refund: ${response.decisions[0].type}`)] };
     })
     .addEdge(START, 'review')
     .addEdge('review', END)
@@ -203,6 +223,61 @@ describe('heed/langgraph over HTTP', () => {
     expect(done.body.status).toBe('completed');
     expect(texts(done.body)).toContain('assistant: Hello, Ana!');
     expect(after).toEqual({ prepared: 0, greeted: 1 });
+  });
+
+  it.skipIf(!pgServer)(
+    'a restart with PostgreSQL: the checkpoints are in the database, a new Heed goes on',
+    async () => {
+      const database: TestDatabase = await freshDatabase('heed_frameworks');
+      try {
+        const before = { prepared: 0, greeted: 0 };
+        const first = await start({
+          agents: [langgraphAgent({ name: 'greeter', graph: greetGraph(before) })],
+          store: postgresStore({ connectionString: database.url }),
+        });
+        const { id, sent } = await ask(first, 'greeter', 'hi');
+        const questionId = sent.body.pendingActions[0].id;
+        await stop(first);
+        const after = { prepared: 0, greeted: 0 };
+        const second = await start({
+          agents: [langgraphAgent({ name: 'greeter', graph: greetGraph(after) })],
+          store: postgresStore({ connectionString: database.url }),
+        });
+        const done = await answer(second, id, questionId, { type: 'question', answers: { answer: 'Bo' } });
+        expect(texts(done.body)).toContain('assistant: Hello, Bo!');
+        expect(after).toEqual({ prepared: 0, greeted: 1 });
+        await stop(second);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
+
+  it("a channel: the LangGraph pause is posted in the Slack thread and a click there resumes the graph, as a tool's", async () => {
+    const secret = 'slack-signing-secret-for-frameworks';
+    const slack = await fakeSlack();
+    try {
+      const server = await start({
+        agents: [langgraphAgent({ name: 'refunds', graph: refundGraph() })],
+        channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'refunds', apiUrl: slack.apiUrl } },
+        notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+      });
+      const event = mention('refund order 42', { user: 'U1', ts: '1700000000.000042', eventId: 'EvGraph' });
+      expect((await sendToHeed(server.url, secret, event)).status).toBe(200);
+      const withButtons = () =>
+        slack
+          .of('chat.postMessage')
+          .find((call) => (call.body.blocks ?? []).some((block: { type: string }) => block.type === 'actions'));
+      await slack.until(() => withButtons() !== undefined);
+      const request = withButtons()!;
+      expect(request.body).toMatchObject({ channel: 'C1', thread_ts: '1700000000.000042' });
+      expect(JSON.stringify(request.body.blocks)).toContain('Refund order 42');
+      const clicked = click({ ts: request.answer.ts, blocks: request.body.blocks }, 'Allow', 'U2');
+      expect((await sendToHeed(server.url, secret, clicked, { form: true })).status).toBe(200);
+      await slack.until(() => slack.of('chat.postMessage').some((call) => call.body.text === 'Refund: approve'));
+    } finally {
+      await slack.close();
+    }
   });
 
   it('a lapse (onTimeout deny) resumes the graph with a rejection for each request', async () => {
