@@ -122,6 +122,38 @@ describe('langgraphAgent', () => {
     expect(runs).toEqual({ prepared: 1, greeted: 1 });
   });
 
+  it('a resume that ran but whose reply was not recorded (the process died) is not made again on the next pause', async () => {
+    const store = memoryStore();
+    const asked: string[] = [];
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('name', () => {
+        asked.push(interrupt('Your name?') as string);
+        return {};
+      })
+      .addNode('city', () => {
+        asked.push(interrupt('Your city?') as string);
+        return { messages: [new AIMessage(asked.join(' from '))] };
+      })
+      .addEdge(START, 'name')
+      .addEdge('name', 'city')
+      .addEdge('city', END)
+      .compile();
+    const { handler } = langgraphAgent({ name: 'two', graph });
+    await send(handler, store, 'c6', 'hi');
+    const [saved] = await store.listValues('langgraph:pause:c6');
+    const next = await answer(handler, store, 'c6', 0, { type: 'question', answers: { answer: ['Di'] } });
+    expect(next.pendingActions?.[0]).toMatchObject({ questions: [{ prompt: 'Your city?' }] });
+    // As if the process had died after the graph went on but before the adapter stored what came of it.
+    await store.putValues([{ scope: 'langgraph:pause:c6', key: saved.key, value: saved.value }]);
+    const again = await answer(handler, store, 'c6', 0, { type: 'question', answers: { answer: ['Di'] } }, 'other');
+    // The old answer does not answer the new question: the graph still waits for the city.
+    expect(again.pendingActions?.[0]).toMatchObject({ questions: [{ prompt: 'Your city?' }] });
+    expect(asked).toEqual(['Di']);
+    expect(await answer(handler, store, 'c6', 0, { type: 'question', answers: { answer: ['Oslo'] } }, 'a2')).toEqual({
+      content: 'Di from Oslo',
+    });
+  });
+
   it("the middleware's action requests become approvals with their allowed decisions; answers resume it with one decision each", async () => {
     const store = memoryStore();
     const seen: unknown[] = [];

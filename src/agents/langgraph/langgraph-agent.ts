@@ -94,13 +94,22 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
     threadId: string,
     values: HandlerValues,
     signal: AbortSignal,
+    waitingOn?: string[],
   ): Promise<GraphSnapshot> {
     const { saver } = await setUp();
     await saver?.load(threadId, values);
     try {
+      const state = () => graph.getState({ configurable: { thread_id: threadId } } as never);
+      // A resume whose interrupts the thread no longer waits on already ran (its process died before the
+      // adapter recorded the reply): it is not run a second time, its outcome is read.
+      if (
+        waitingOn &&
+        !(await state()).tasks.some((task) => task.interrupts.some((i) => waitingOn.includes(i.id ?? '')))
+      )
+        return await state();
       const config = { configurable: { thread_id: threadId }, signal } as never;
       await graph.invoke(input, config);
-      return await graph.getState({ configurable: { thread_id: threadId } } as never);
+      return await state();
     } finally {
       saver?.unload(threadId);
     }
@@ -185,7 +194,14 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
           : Object.fromEntries(
               pause.interrupts.map((interrupt, index) => [interrupt.id ?? String(index), resumes[index]]),
             );
-      const snapshot = await run(new langgraph.Command({ resume }), threadId, values, input.signal);
+      const ids = pause.interrupts.flatMap((interrupt) => (interrupt.id ? [interrupt.id] : []));
+      const snapshot = await run(
+        new langgraph.Command({ resume }),
+        threadId,
+        values,
+        input.signal,
+        ids.length > 0 ? ids : undefined,
+      );
       return replyFor(snapshot, threadId, values, { key: input.idempotencyKey, reply: {} });
     },
   };
