@@ -355,4 +355,57 @@ describe('handler agents', () => {
     expect(said).toContain('from the second process');
     expect(said).not.toContain('from the first process');
   });
+
+  it('resolveAction runs once per action, in the order they were settled; the last reply says what waits next', async () => {
+    const order: string[] = [];
+    const server = await start({
+      handler: {
+        processMessage: () => ({
+          pendingActions: [
+            { kind: 'approval', title: 'First asked' },
+            { kind: 'url', url: 'https://example.com/form', title: 'Second asked' },
+          ],
+        }),
+        resolveAction: ({ action }) => {
+          order.push(action.kind);
+          return order.length === 1
+            ? { content: 'One down.', pendingActions: [{ kind: 'approval', title: 'Superseded' }] }
+            : { content: 'Both in.', pendingActions: [{ kind: 'approval', title: 'Next step' }] };
+        },
+      },
+    });
+    const { id, sent } = await ask(server);
+    const [approval, url] = sent.body.pendingActions;
+    const partial = await answer(server, id, url.id, { type: 'url', decision: 'accept' });
+    expect(partial.body.status).toBe('requires_action');
+    expect(order).toEqual([]);
+    const closing = await answer(server, id, approval.id, { type: 'approval', decision: 'allow' });
+    expect(order).toEqual(['url', 'approval']);
+    expect(closing.body.status).toBe('requires_action');
+    expect(closing.body.pendingActions.map((action: { title: string }) => action.title)).toEqual(['Next step']);
+    expect(texts(closing.body)).toEqual(['assistant: One down.', 'assistant: Both in.']);
+  });
+
+  it("a client tool asked by a handler: the page's output reaches resolveAction", async () => {
+    const resolved: ResolveActionInput[] = [];
+    const server = await start({
+      handler: {
+        processMessage: () => ({
+          pendingActions: [{ kind: 'client_tool', toolName: 'pickFile', args: { accept: '.csv' } }],
+        }),
+        resolveAction: (input) => {
+          resolved.push(input);
+          return { content: 'Got the file.' };
+        },
+      },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ kind: 'client_tool', toolName: 'pickFile', args: { accept: '.csv' } });
+    const done = await answer(server, id, action.id, { type: 'client_tool', output: { name: 'q3.csv' } });
+    expect(done.body.status).toBe('completed');
+    expect(resolved.map((call) => call.resolution)).toEqual([
+      { type: 'client_tool', outputBytes: 17, output: { name: 'q3.csv' } },
+    ]);
+  });
 });

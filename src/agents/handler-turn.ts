@@ -137,7 +137,8 @@ async function resolveSettled(
           type: 'tool-result',
           toolCallId: action.toolCallId,
           toolName: action.toolName,
-          output: { type: 'json', value: resolution as JsonValue },
+          // As stored: a page's output stays only on the tool message its answer wrote.
+          output: { type: 'json', value: (action.resolution ?? resolution) as JsonValue },
         },
       ],
       { [HANDED]: action.id },
