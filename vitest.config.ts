@@ -12,6 +12,8 @@ export default defineConfig({
       { find: /^heed\/client$/, replacement: src('client/index.ts') },
       { find: /^heed\/react$/, replacement: src('react/index.ts') },
       { find: /^heed\/demo$/, replacement: src('demo/index.ts') },
+      { find: /^heed\/langgraph$/, replacement: src('langgraph/index.ts') },
+      { find: /^heed\/openai-agents$/, replacement: src('openai-agents/index.ts') },
       { find: /^heed$/, replacement: src('index.ts') },
     ],
   },

@@ -18,6 +18,9 @@ const optional = [
   'nodemailer',
   '@modelcontextprotocol/sdk',
   'prom-client',
+  '@langchain/langgraph',
+  '@langchain/core',
+  '@openai/agents',
 ];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -69,6 +72,8 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['slack', '@slack/web-api', 'The Slack channel'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
     ['metrics', 'prom-client', 'metrics: true'],
+    ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],
+    ['openaiAgents', '@openai/agents', 'heed/openai-agents (openaiAgent)'],
   ])('%s without %s: the start fails with missing_dependency and the npm i line', async (name, pkg, feature) => {
     const result = await probe(name, [pkg]);
     expect(result).toMatchObject({

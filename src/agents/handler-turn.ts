@@ -7,7 +7,14 @@ import { newAction } from '../engine/new-action.js';
 import { isFailureRecord } from '../engine/open-calls.js';
 import { pause } from '../engine/turn/tool-calls.js';
 import { TurnInterrupted, type Turn } from '../engine/turn/turn.js';
-import type { ActionRecord, JsonValue, MessagePart, MessageRecord, StoredResolution } from '../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  JsonValue,
+  MessagePart,
+  MessageRecord,
+  StoredResolution,
+} from '../types.js';
 import { AgentError } from './agent-error.js';
 import { checkReply, type CheckedReply } from './handler-reply.js';
 import type { AgentHandler } from './handler-types.js';
@@ -46,6 +53,16 @@ export function refuseUnanswerable(agent: AgentConfig | undefined, actionId: str
   }
 }
 
+/** Lets the agent's handler refuse an answer it cannot take (its `checkAnswer`), before anything is recorded. */
+export function refuseUntakeable(
+  agent: AgentConfig | undefined,
+  conversation: ConversationRecord,
+  action: ActionRecord,
+  resolution: StoredResolution,
+): void {
+  handlerOf(agent)?.checkAnswer?.({ conversation, action, resolution });
+}
+
 /**
  * A turn of an agent whose work is the host's code. The stored messages say where it stands: after a
  * user message with no reply yet, `processMessage`; after a pause whose actions are all settled,
@@ -74,6 +91,7 @@ export async function runHandlerTurn(turn: Turn, handler: AgentHandler): Promise
       message,
       signal: turn.abort.signal,
       idempotencyKey: message.id,
+      values: turn.engine.store,
     }),
   );
   return record(turn, reply, { always: true });
@@ -108,6 +126,7 @@ async function resolveSettled(
             resolution,
             signal: turn.abort.signal,
             idempotencyKey: action.id,
+            values: turn.engine.store,
           }),
         )
       : { pending: [] };

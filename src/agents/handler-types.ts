@@ -27,6 +27,20 @@ export type HandlerActionRequest =
   | { kind: 'client_tool'; toolName: string; args: JsonValue; timeoutSeconds?: number }
   | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
 
+/**
+ * Where a handler may keep what it needs between calls, in Heed's own store (SQLite, PostgreSQL or memory):
+ * values by scope and key. The framework adapters keep a LangGraph thread's checkpoints and an OpenAI Agents
+ * run's state there.
+ */
+export interface HandlerValues {
+  /** Every value of a scope, in key order. */
+  listValues(scope: string): Promise<Array<{ key: string; value: string }>>;
+  /** Writes values, replacing those with the same scope and key, all or none. */
+  putValues(values: Array<{ scope: string; key: string; value: string }>): Promise<void>;
+  /** Removes values of `scope`: the ones named by `keys`, or all of them. */
+  deleteValues(scope: string, keys?: string[]): Promise<void>;
+}
+
 /** What `processMessage` and `resolveAction` return. `pendingActions` is the complete set still waiting. */
 export interface HandlerReply {
   /** The assistant's reply text, recorded as an assistant message. */
@@ -41,6 +55,8 @@ export interface ProcessMessageInput {
   signal: AbortSignal;
   /** Stable across a crash and retry of this same call: use it to make side effects happen once. */
   idempotencyKey: string;
+  /** Heed's store, for what the handler keeps between calls. */
+  values?: HandlerValues;
 }
 
 export interface ResolveActionInput {
@@ -50,6 +66,8 @@ export interface ResolveActionInput {
   resolution: StoredResolution;
   signal: AbortSignal;
   idempotencyKey: string;
+  /** Heed's store, for what the handler keeps between calls. */
+  values?: HandlerValues;
 }
 
 /**
@@ -65,6 +83,19 @@ export interface ResolveActionInput {
 export interface AgentHandler {
   processMessage(input: ProcessMessageInput): HandlerReply | Promise<HandlerReply>;
   resolveAction?(input: ResolveActionInput): HandlerReply | Promise<HandlerReply>;
+  /**
+   * Looks at an answer, already checked by its kind, before Heed records it: throwing a `HeedError` refuses
+   * it (an `invalid_resolution` is a 400 with your sentence) and nothing is recorded. For answers the agent
+   * cannot take, such as edited arguments its framework has no way to run.
+   */
+  checkAnswer?(input: CheckAnswerInput): void;
+}
+
+export interface CheckAnswerInput {
+  conversation: ConversationRecord;
+  action: ActionRecord;
+  /** The answer as Heed would store it. */
+  resolution: StoredResolution;
 }
 
 /**

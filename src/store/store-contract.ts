@@ -1195,5 +1195,30 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       await store.migrate();
       expect(await store.secret('link')).toBe(secret);
     });
+
+    it("keeps an adapter's values by scope and key, in key order (across a reopen too)", async () => {
+      await store.putValues([
+        { scope: 'thread-1', key: 'b', value: '{"n":2}' },
+        { scope: 'thread-1', key: 'a', value: '{"n":1}' },
+        { scope: 'thread-2', key: 'a', value: 'other' },
+      ]);
+      await store.putValues([{ scope: 'thread-1', key: 'b', value: '{"n":3}' }]);
+      expect(await store.listValues('thread-1')).toEqual([
+        { key: 'a', value: '{"n":1}' },
+        { key: 'b', value: '{"n":3}' },
+      ]);
+      await store.putValues([]);
+      await store.deleteValues('thread-1', ['a', 'missing']);
+      expect(await store.listValues('thread-1')).toEqual([{ key: 'b', value: '{"n":3}' }]);
+      if (opened.reopen) {
+        await store.close();
+        store = await opened.reopen();
+        await store.migrate();
+        expect(await store.listValues('thread-1')).toEqual([{ key: 'b', value: '{"n":3}' }]);
+      }
+      await store.deleteValues('thread-1');
+      expect(await store.listValues('thread-1')).toEqual([]);
+      expect(await store.listValues('thread-2')).toEqual([{ key: 'a', value: 'other' }]);
+    });
   });
 }

@@ -233,6 +233,17 @@ export interface ConversationRead {
   remembered?: RememberedTool[];
 }
 
+/** One value an agent adapter keeps (`Store.listValues`). */
+export interface StoredValue {
+  key: string;
+  value: string;
+}
+
+/** A value to write under its scope (`Store.putValues`). */
+export interface ScopedValue extends StoredValue {
+  scope: string;
+}
+
 /** Another process committed events to a conversation; `seq` is the last one's number. */
 export interface EventNotice {
   conversationId: string;
@@ -313,6 +324,16 @@ export interface Store {
    * store reads the same one (answer links are signed with it when `notify.linkSecret` is not set).
    */
   secret(name: string): Promise<string>;
+
+  /**
+   * Values an agent adapter keeps between calls, grouped by `scope` (a LangGraph thread's checkpoints, an
+   * OpenAI Agents run's state): every value of a scope, in key order.
+   */
+  listValues(scope: string): Promise<StoredValue[]>;
+  /** Writes values, replacing those with the same scope and key, all or none. */
+  putValues(values: ScopedValue[]): Promise<void>;
+  /** Removes values of `scope`: the ones named by `keys`, or all of them. */
+  deleteValues(scope: string, keys?: string[]): Promise<void>;
 
   listen?(onEvents: (notice: EventNotice) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
 

@@ -26,7 +26,7 @@ import {
 import { checkResolution } from '../../kinds/validate-resolution.js';
 import { kindOf } from '../../kinds/index.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
-import { refuseUnanswerable } from '../../agents/handler-turn.js';
+import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -115,6 +115,8 @@ export async function decideSettle(
     limits: engine.limits,
     validateApprovedArgs: engine.validateApprovedArgs(agent),
   });
+  // A handler agent may refuse what it cannot take (edited arguments its framework cannot run): 400, nothing recorded.
+  refuseUntakeable(agent, conversation, action, checked.stored);
   const others = actions.filter((entry) => entry.status === 'pending' && entry.id !== action.id);
   // A tool's output becomes a message at the end of the conversation: its position needs the messages.
   if (checked.toolOutput && !read.messages) return { type: 'read', parts: { messages: true } };

@@ -34,6 +34,7 @@ export function memoryStore(): Store {
   const entries = new Map<string, Entry>();
   const deliveries = new Map<string, DeliveryRecord>();
   const secrets = new Map<string, string>();
+  const values = new Map<string, Map<string, string>>();
 
   function commit(change: Change): CommitResult {
     const existing = entries.get(change.conversationId);
@@ -356,6 +357,24 @@ export function memoryStore(): Store {
       let value = secrets.get(name);
       if (value === undefined) secrets.set(name, (value = randomBytes(32).toString('base64url')));
       return value;
+    },
+
+    async listValues(scope) {
+      const found = [...(values.get(scope) ?? [])].map(([key, value]) => ({ key, value }));
+      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+
+    async putValues(written) {
+      for (const { scope, key, value } of written) {
+        let scoped = values.get(scope);
+        if (!scoped) values.set(scope, (scoped = new Map()));
+        scoped.set(key, value);
+      }
+    },
+
+    async deleteValues(scope, keys) {
+      if (keys === undefined) values.delete(scope);
+      else for (const key of keys) values.get(scope)?.delete(key);
     },
 
     async close() {},

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HeedError } from '../../errors.js';
-import type { ConversationFilter, ConversationRead, PendingFilter, Store } from '../store.js';
+import type { ConversationFilter, ConversationRead, PendingFilter, Store, StoredValue } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
 import { postgresQueue } from './queue.js';
@@ -357,6 +357,24 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     finishDelivery: (id, outcome) => outbox.finish(id, outcome),
     listDeliveries: (filter) => outbox.list(filter),
     secret: (name) => outbox.secret(name),
+
+    listValues: (scope) =>
+      query<StoredValue>(`SELECT key, value FROM ${t('adapter_values')} WHERE scope = $1 ORDER BY key`, [scope]),
+
+    async putValues(values) {
+      if (values.length === 0) return;
+      // One statement, so the values are written all or none.
+      await query(
+        `INSERT INTO ${t('adapter_values')} (scope, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+         ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value`,
+        [values.map((v) => v.scope), values.map((v) => v.key), values.map((v) => v.value)],
+      );
+    },
+
+    async deleteValues(scope, keys) {
+      if (keys === undefined) await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
+      else await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
+    },
 
     async listen(onEvents, onReconnect) {
       const { listenConnection } = await open();

@@ -188,8 +188,21 @@ export const migrations: Migration[] = [
     sql: `ALTER TABLE conversations ADD COLUMN queue TEXT;`,
   },
   {
+    // What agent adapters keep between calls (heed/langgraph's checkpoints, heed/openai-agents' run
+    // states): small values by scope and key. Numbered apart from the steps around it so that steps
+    // written at the same time on other branches keep their own numbers.
+    version: 20,
+    sql: `
+      CREATE TABLE adapter_values (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+  {
     // An action found by its id alone (`POST /api/inbox/decisions` names actions, not their conversations).
-    // Numbered apart from the steps written beside it on other branches.
     version: 21,
     sql: `CREATE INDEX actions_by_id ON actions (id);`,
   },

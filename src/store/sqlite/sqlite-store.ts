@@ -12,6 +12,7 @@ import type {
   ConversationRead,
   PendingFilter,
   Store,
+  StoredValue,
 } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
@@ -366,6 +367,30 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     async secret(name) {
       return outbox.secret(name);
+    },
+
+    async listValues(scope) {
+      return cached('SELECT key, value FROM adapter_values WHERE scope = ? ORDER BY key').all(scope) as StoredValue[];
+    },
+
+    async putValues(values) {
+      const put = cached(
+        'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
+      );
+      db.transaction(() => {
+        for (const { scope, key, value } of values) put.run(scope, key, value);
+      }).immediate();
+    },
+
+    async deleteValues(scope, keys) {
+      if (keys === undefined) {
+        cached('DELETE FROM adapter_values WHERE scope = ?').run(scope);
+        return;
+      }
+      const remove = cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?');
+      db.transaction(() => {
+        for (const key of keys) remove.run(scope, key);
+      }).immediate();
     },
 
     async close() {
