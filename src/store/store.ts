@@ -63,6 +63,14 @@ interface ChangeParts {
   remember?: RememberedTool[];
   /** Notifications this change causes (the outbox): written with it, or not at all. */
   deliveries?: NewDelivery[];
+  /**
+   * `false`: the writer goes on without waiting for this commit to reach the disk, because a later commit of
+   * the same turn, which does wait, comes before anything is promised on it (a turn's claim: the pause, the
+   * reply or the failure that follows flushes it). A store process that crashes in between may forget it; a
+   * Heed process that crashes may not. PostgreSQL only (`synchronous_commit` off for that commit); the other
+   * stores keep their own setting.
+   */
+  waitForFlush?: false;
 }
 
 /** A change to a conversation that exists: compare-and-set, refused with `version` unless the stored version equals `expectVersion`. */

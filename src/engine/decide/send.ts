@@ -123,6 +123,9 @@ export function decideSend(
     newEvent('turn.started', at, { trigger: 'message' }),
   );
   write.set = { status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null, updatedAt: at };
+  // The turn's claim: the pause, reply or failure the turn writes next waits for the flush, and nothing is
+  // promised before it (docs/guarantees.md). A write that also withdraws a pause waits, as any answer does.
+  if (!write.settle?.length) write.waitForFlush = false;
   // A conversation with no title is named by its first message (docs/http.md, "Titles and search").
   if (conversation.metadata?.title === undefined)
     write.set.metadata = { ...(conversation.metadata ?? {}), title: titleFromMessage(content) };

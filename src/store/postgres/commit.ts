@@ -208,6 +208,8 @@ export function commitStatement(
   }
 
   const selected = ['(SELECT row_to_json(c) FROM c) AS conversation'];
+  // For this commit only (its transaction is the statement): it returns before its WAL flush.
+  if (change.waitForFlush === false) selected.push(`set_config('synchronous_commit', 'off', true) AS unflushed`);
   if (!change.create) selected.push(`EXISTS (SELECT 1 FROM ${t('conversations')} WHERE id = ${id}) AS present`);
   // A CTE that only reads runs only when referenced: this is what makes the NOTIFY happen.
   if (events.length > 0) selected.push('(SELECT count(*) FROM n) AS notified');

@@ -55,6 +55,29 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       await store.close();
     });
 
+    it('a commit that need not wait for its flush turns synchronous_commit off for itself only', async () => {
+      const { pool } = await openPool({ connectionString: database!.url, max: 1 });
+      const store = postgresStore({ pool, schema: nextSchema() });
+      try {
+        await store.migrate();
+        expect((await store.commit({ conversationId: 'c1', create: conversation('c1') })).ok).toBe(true);
+        const claimed = await store.commit({
+          conversationId: 'c1',
+          expectVersion: 1,
+          set: { status: 'running' },
+          waitForFlush: false,
+        });
+        expect(claimed.ok).toBe(true);
+        expect((await store.getConversation('c1'))?.status).toBe('running');
+        // The one connection of the pool is back to the server's setting for whatever it runs next.
+        const shown = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+        expect(shown.rows[0].synchronous_commit).toBe('on');
+      } finally {
+        await store.close();
+        await pool.end();
+      }
+    });
+
     it('applies migrations once under a lock: stores starting together agree, running them again changes nothing', async () => {
       // Versions only grow (the runner applies those above the stored one, in order); numbers handed out per change may leave a gap.
       expect(migrations.map((m) => m.version)).toEqual(
