@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { quorumTokens } from '../../test/fixtures/quorum-agent.js';
+import { click, fakeSlack, mention, sendToHeed } from '../../test/slack/fake-slack.js';
 import type { AgentConfig, HeedConfig } from '../config.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { AgentHandler, ProcessMessageInput, ResolveActionInput } from './handler-types.js';
@@ -290,6 +291,37 @@ describe('handler agents', () => {
     expect(two.body.status).toBe('completed');
     expect(calls.resolved).toHaveLength(1);
     expect(calls.resolved[0].resolution).toMatchObject({ decision: 'allow', votes: [{ by: 'bob' }, { by: 'cat' }] });
+  });
+
+  it("a channel: the handler's pause is posted in the Slack thread and a click there reaches resolveAction, as a tool's", async () => {
+    const secret = 'slack-signing-secret-for-handlers';
+    const slack = await fakeSlack();
+    const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    try {
+      const server = await start(
+        { handler: refunds(calls) },
+        {
+          channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'refunds', apiUrl: slack.apiUrl } },
+          notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+        },
+      );
+      const event = mention('refund order 1042', { user: 'U1', ts: '1700000000.000077', eventId: 'EvHandler' });
+      expect((await sendToHeed(server.url, secret, event)).status).toBe(200);
+      const withButtons = () =>
+        slack
+          .of('chat.postMessage')
+          .find((call) => (call.body.blocks ?? []).some((block: { type: string }) => block.type === 'actions'));
+      await slack.until(() => withButtons() !== undefined);
+      const request = withButtons()!;
+      expect(request.body).toMatchObject({ channel: 'C1', thread_ts: '1700000000.000077' });
+      expect(JSON.stringify(request.body.blocks)).toContain('Refund order 1042');
+      const clicked = click({ ts: request.answer.ts, blocks: request.body.blocks }, 'Allow', 'U2');
+      expect((await sendToHeed(server.url, secret, clicked, { form: true })).status).toBe(200);
+      await slack.until(() => slack.of('chat.postMessage').some((call) => call.body.text === 'Refund allow.'));
+      expect(calls.resolved).toHaveLength(1);
+    } finally {
+      await slack.close();
+    }
   });
 
   it('the config takes exactly one of model, handler and remote', async () => {
