@@ -303,6 +303,29 @@ describe('heed/langgraph over HTTP', () => {
     expect(conversation.body.runtime.status).toBe('idle');
   });
 
+  it('a lapse (onTimeout cancel) ends the turn without resuming the graph', async () => {
+    let now = new Date('2026-01-01T10:00:00Z');
+    const seen: unknown[] = [];
+    const server = await start({
+      agents: [
+        {
+          ...langgraphAgent({ name: 'reviewer', graph: reviewGraph(seen) }),
+          hitl: { timeoutMinutes: 5, onTimeout: 'cancel' },
+        },
+      ],
+      store: sqliteStore({ path: database() }),
+      now: () => now,
+    });
+    const { id } = await ask(server, 'reviewer', 'Refund order 1042');
+    now = new Date('2026-01-01T10:06:00Z');
+    expect((await server.heed.expireDue()).lapsed).toBe(2);
+    expect(seen).toEqual([]);
+    const actions = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(actions.body.actions.map((action: { status: string }) => action.status)).toEqual(['expired', 'expired']);
+    const conversation = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+    expect(conversation.body.runtime.status).toBe('idle');
+  });
+
   it("an approval policy on a LangGraph pause decides by votes, as on a tool's", async () => {
     const seen: unknown[] = [];
     const server = await start({
@@ -369,6 +392,42 @@ describe('heed/openai-agents over HTTP', () => {
     expect(replay.body.error.details.resolution).toMatchObject({ decision: 'allow' });
     expect(refunds).toHaveLength(1);
   });
+
+  for (const onTimeout of ['deny', 'cancel'] as const) {
+    it(`a lapse (onTimeout ${onTimeout}): ${onTimeout === 'deny' ? 'the run goes on with the call rejected' : 'the run is not resumed'}`, async () => {
+      let now = new Date('2026-01-01T10:00:00Z');
+      const refunds: unknown[] = [];
+      const requests: Array<{ input: unknown }> = [];
+      const agent = refundAgent(
+        [[functionCall('refund', { orderId: '9', amount: 20 })], [assistantText('Nobody approved it, so no refund.')]],
+        refunds,
+      );
+      const model = agent.model as { getResponse(request: { input: unknown }): Promise<unknown> };
+      const original = model.getResponse.bind(model);
+      model.getResponse = (request) => {
+        requests.push(request);
+        return original(request);
+      };
+      const server = await start({
+        agents: [{ ...openaiAgent({ name: 'support', agent }), hitl: { timeoutMinutes: 5, onTimeout } }],
+        store: sqliteStore({ path: database() }),
+        now: () => now,
+      });
+      const { id, sent } = await ask(server, 'support', 'Refund order 9');
+      expect(sent.body.status).toBe('requires_action');
+      now = new Date('2026-01-01T10:06:00Z');
+      expect((await server.heed.expireDue()).lapsed).toBe(1);
+      expect(refunds).toEqual([]);
+      const conversation = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+      expect(conversation.body.runtime.status).toBe('idle');
+      if (onTimeout === 'deny') {
+        expect(requests).toHaveLength(2);
+        expect(texts(conversation.body)).toContain('assistant: Nobody approved it, so no refund.');
+      } else {
+        expect(requests).toHaveLength(1);
+      }
+    });
+  }
 
   it('a restart between the pause and the answer: the stored RunState goes on; a deny reaches the model as the comment', async () => {
     const path = database();
