@@ -175,4 +175,30 @@ describe('remote agents', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a lapse under onTimeout cancel ends the turn and calls the remote agent no more', async () => {
+    const remote = await remoteAgent(() => ({
+      status: 200,
+      body: { pendingActions: [{ kind: 'approval', title: 'Ship it?', expiresInMinutes: 5 }] },
+    }));
+    let now = new Date('2026-01-01T10:00:00Z');
+    const server = await startServer({
+      agents: [{ name: 'remote', remote: { url: remote.url, secret }, hitl: { onTimeout: 'cancel' } }],
+      now: () => now,
+    });
+    servers.push(server);
+    const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'remote' } })).body;
+    const sent = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'ship' },
+    });
+    expect(sent.body.status).toBe('requires_action');
+    now = new Date('2026-01-01T10:06:00Z');
+    expect((await server.heed.expireDue()).lapsed).toBe(1);
+    expect(remote.received.map((entry) => entry.body.type)).toEqual(['message']);
+    const actions = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(actions.body.actions[0].status).toBe('expired');
+    const conversation = await server.api('GET', `/api/conversations/${id}`, { token: 'ada' });
+    expect(conversation.body.runtime.status).toBe('idle');
+  });
 });
