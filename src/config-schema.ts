@@ -83,6 +83,14 @@ const hitlShape = {
     .enum(['deny', 'cancel'], { error: 'expected "deny" or "cancel"' })
     .default('deny')
     .describe('What a lapse does, frozen at pause time: `deny` answers for the person, `cancel` ends the turn.'),
+  lapseMessage: z
+    .string({ error: 'expected a sentence' })
+    .min(1, 'expected a sentence')
+    .max(1000, 'expected at most 1000 characters')
+    .optional()
+    .describe(
+      'What the model reads for a request nobody answered in time (a lapse under `deny`, or a page that was never opened), instead of "Nobody answered in time, so the call was not approved and did not run."',
+    ),
   resolveWaitMs: duration
     .default(3000)
     .describe('How long an answer that meets another being recorded retries before giving up.'),
@@ -343,6 +351,7 @@ const agentShape = {
     onTimeout: hitlShape.onTimeout.unwrap().optional(),
     validateApprovedArgs: hitlShape.validateApprovedArgs.unwrap().optional(),
     allowRememberApproval: hitlShape.allowRememberApproval.unwrap().optional(),
+    lapseMessage: hitlShape.lapseMessage,
   }).optional(),
   maxSteps: wholeCount(1).default(20).describe('Model calls per turn before it stops (warning `max_steps`).'),
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
@@ -439,7 +448,7 @@ const optionsShape = {
   hitl: strict(hitlShape)
     .optional()
     .describe(
-      'How actions wait for people; an agent may set its own `timeoutMinutes`, `onTimeout`, `validateApprovedArgs`, `allowRememberApproval`.',
+      'How actions wait for people; an agent may set its own `timeoutMinutes`, `onTimeout`, `validateApprovedArgs`, `allowRememberApproval`, `lapseMessage`.',
     ),
   limits: strict(limitsShape).optional().describe('Limits (docs/http.md#limits).'),
   pendingActionPolicy: z

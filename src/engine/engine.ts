@@ -134,6 +134,11 @@ export class Engine {
     return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? defaults.onTimeout;
   }
 
+  /** What the model reads for a request nobody answered in time (`hitl.lapseMessage`, the agent's over the server's); undefined: the kind's own sentence. */
+  lapseMessage(agent: AgentConfig): string | undefined {
+    return agent.hitl?.lapseMessage ?? this.hitl.lapseMessage;
+  }
+
   /** Whether edited arguments are checked against the tool's schema (`hitl.validateApprovedArgs`, the agent's over the server's; default true). */
   validateApprovedArgs(agent: AgentConfig | undefined): boolean {
     return agent?.hitl?.validateApprovedArgs ?? this.hitl.validateApprovedArgs ?? defaults.validateApprovedArgs;

@@ -161,10 +161,10 @@ export const approval = defineKind({
     };
   },
 
-  modelReads(action) {
+  modelReads(action, options) {
     const resolution = action.resolution;
     if (action.status !== 'resolved' || resolution?.type !== 'approval' || resolution.decision !== 'allow')
-      return refusal(action);
+      return refusal(action, options);
     return undefined;
   },
 

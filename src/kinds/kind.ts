@@ -110,6 +110,12 @@ export interface ModelReads {
   isError?: true;
 }
 
+/** What the agent's config changes in what the model reads. */
+export interface ModelReadsOptions {
+  /** `hitl.lapseMessage`: the sentence for a request nobody answered in time, instead of the kind's own. */
+  lapseMessage?: string;
+}
+
 /** What checking an answer may look at besides the action: the agent's tools, the server's limits and its switches. */
 export interface AnswerContext {
   agent: AgentTools | undefined;
@@ -283,7 +289,7 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
    * What the model reads for a tool call whose action is closed (answered, lapsed or cancelled) and that
    * has no result yet; undefined when the call goes on to run (an allowed approval).
    */
-  modelReads(action: KindAction<T>): ModelReads | undefined;
+  modelReads(action: KindAction<T>, options?: ModelReadsOptions): ModelReads | undefined;
   /** The answer a browser's tool part stands for, as a resolution to check; undefined when it holds none for this kind. */
   answerFromUiPart(part: SentToolPart): Record<string, unknown> | undefined;
   readonly presentation: KindPresentation<T>;

@@ -149,9 +149,9 @@ export const question = defineKind({
     };
   },
 
-  modelReads(action) {
+  modelReads(action, options) {
     const resolution = action.resolution;
-    if (!resolution || resolution.type !== 'question') return refusal(action);
+    if (!resolution || resolution.type !== 'question') return refusal(action, options);
     if ('dismiss' in resolution)
       return { output: { type: 'error-text', value: dismissal(resolution.note) }, stop: true };
     const skipped = 'skip' in resolution;

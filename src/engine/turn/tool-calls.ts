@@ -84,7 +84,7 @@ async function settleCall(
 
   if (definition.client) {
     const action = mine.find((entry) => entry.kind === 'client_tool');
-    if (action) return answeredResult(action);
+    if (action) return answeredResult(turn, action);
     if (!turn.interactive)
       return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
@@ -170,7 +170,7 @@ async function approvalGate(
     });
     return { allowed: { input } };
   }
-  const refused = closedResult(approval);
+  const refused = closedResult(turn, approval);
   if (refused) return refused;
   const resolution = approval.resolution;
   if (
@@ -285,7 +285,7 @@ function afterResult(asked: ActionRecord[]): string[] {
 function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mine: ActionRecord[]): CallOutcome {
   const action = mine.find((entry) => entry.kind === 'question');
   if (action) {
-    return answeredResult(action);
+    return answeredResult(turn, action);
   }
   if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
   if (!turn.interactive)
@@ -389,8 +389,8 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
 }
 
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
-function closedResult(action: ActionRecord): CallOutcome | undefined {
-  const reads = kindOf(action.kind).modelReads(action);
+function closedResult(turn: Turn, action: ActionRecord): CallOutcome | undefined {
+  const reads = kindOf(action.kind).modelReads(action, { lapseMessage: turn.engine.lapseMessage(turn.agent) });
   return (
     reads && {
       result: reads.output,
@@ -401,8 +401,11 @@ function closedResult(action: ActionRecord): CallOutcome | undefined {
 }
 
 /** The result of a call whose action was answered: a call is settled again only once its action is closed. */
-function answeredResult(action: ActionRecord): CallOutcome {
-  return must(closedResult(action), `The ${action.kind} action ${action.id} is closed before its call is settled.`);
+function answeredResult(turn: Turn, action: ActionRecord): CallOutcome {
+  return must(
+    closedResult(turn, action),
+    `The ${action.kind} action ${action.id} is closed before its call is settled.`,
+  );
 }
 
 function error(value: string): CallOutcome {
