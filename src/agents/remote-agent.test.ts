@@ -94,8 +94,17 @@ describe('remote agents', () => {
     expect(first).toMatchObject({ type: 'message', conversation: { id }, message: { role: 'user' } });
     expect(first.idempotencyKey).toBe(first.message?.id);
 
+    const bad = await answer(action.id, { type: 'approval', decision: 'maybe' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_resolution');
+    expect(remote.received).toHaveLength(2);
+
     const done = await answer(action.id, { type: 'approval', decision: 'allow', comment: 'Go.' });
     expect(done.body.status).toBe('completed');
+    expect(remote.received).toHaveLength(3);
+    const replay = await answer(action.id, { type: 'approval', decision: 'deny' });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.details.resolution).toMatchObject({ decision: 'allow', comment: 'Go.' });
     expect(remote.received).toHaveLength(3);
     const second = remote.received[2];
     expect(second.verified).toBe(true);

@@ -332,6 +332,53 @@ describe('requests from anywhere over HTTP', () => {
     }
   });
 
+  it('on SQLite: a bad answer is refused (400, still pending), a restart keeps the request, the answer settles it once, a replay is 409', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-requests-'));
+    try {
+      const path = join(dir, 'requests.db');
+      const first = await start({ store: sqliteStore({ path }) });
+      const made = (await first.api('POST', '/api/requests', { token: 'ada', body: { request: approval } })).body;
+      const route = `/api/conversations/${made.conversationId}/actions/${made.id}`;
+      const bad = await first.api('POST', route, {
+        token: 'ada',
+        body: { resolution: { type: 'approval', decision: 'maybe' } },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_resolution');
+      expect((await first.api('GET', `/api/requests/${made.id}`, { token: 'ada' })).body.status).toBe('pending');
+      await servers.splice(servers.indexOf(first), 1)[0].close();
+
+      const second = await start({ store: sqliteStore({ path }) });
+      expect((await second.api('GET', `/api/requests/${made.id}`, { token: 'ada' })).body.status).toBe('pending');
+      const allow = { type: 'approval', decision: 'allow', comment: 'Ship it.' };
+      expect((await second.api('POST', route, { token: 'ada', body: { resolution: allow } })).status).toBe(200);
+      const replay = await second.api('POST', route, {
+        token: 'ada',
+        body: { resolution: { type: 'approval', decision: 'deny' } },
+      });
+      expect(replay.status).toBe(409);
+      expect(replay.body.error.details.resolution).toMatchObject({ decision: 'allow', comment: 'Ship it.' });
+      const settled = await second.api('GET', `/api/requests/${made.id}`, { token: 'ada' });
+      expect(settled.body).toMatchObject({ status: 'resolved', resolution: { decision: 'allow' } });
+      await servers.splice(servers.indexOf(second), 1)[0].close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a request that lapses under onTimeout cancel settles as expired with no answer for anyone, and a wait returns it', async () => {
+    let now = new Date('2026-04-01T08:00:00Z');
+    const server = await start({ hitl: { onTimeout: 'cancel', timeoutMinutes: 30 }, now: () => now });
+    const made = (await server.api('POST', '/api/requests', { token: 'ada', body: { request: approval } })).body;
+    expect(made.expiresAt).toBe('2026-04-01T08:30:00.000Z');
+    now = new Date('2026-04-01T08:31:00Z');
+    expect((await server.heed.expireDue()).lapsed).toBe(1);
+    const waited = await server.api('GET', `/api/requests/${made.id}/wait?timeoutSeconds=1`, { token: 'ada' });
+    expect(waited.status).toBe(200);
+    expect(waited.body.status).toBe('expired');
+    expect(waited.body.resolution?.decision).not.toBe('allow');
+  });
+
   it('heed/client: requests.create, get and wait', async () => {
     const server = await start();
     const ada = createClient({ baseUrl: server.url, token: 'ada' });
