@@ -13,20 +13,7 @@ import { actionView, type ActionView } from './views.js';
 export type { ExternalRequest };
 
 /** What `heed.requests.create` takes: a request any backend can make, answered like any other. */
-export interface CreateRequestInput {
-  /** Any kind's request as a tool raises it with `ctx.request` (an approval, a question, a URL to open). */
-  request: ExternalRequest;
-  /** User ids who may answer it besides the caller; it shows in their inbox. */
-  assignees?: string[];
-  /** Where the settled action is posted (a host listed in `notify.callbackHosts`). */
-  callbackUrl?: string;
-  /** When it lapses (ISO time). */
-  expiresAt?: string;
-  /** The same key from the same caller returns the same request. */
-  idempotencyKey?: string;
-  metadata?: JsonObject;
-  caller?: Caller;
-}
+export type CreateRequestInput = NewRequest;
 
 /**
  * Requests from anywhere: a backend that is not a chat agent asks a person directly. Each request is an
@@ -59,7 +46,7 @@ export function heedRequests(
       whenReady(async () => {
         if (input.callbackUrl !== undefined) checkCallbackUrl(input.callbackUrl, notifier.config);
         checkMetadata(input.metadata);
-        const made = await createRequest(engine, input satisfies NewRequest);
+        const made = await createRequest(engine, input);
         return { action: view(made.action), created: made.created };
       }),
     get: (id, options = {}) => whenReady(async () => view(await readRequest(engine, id, options.caller))),

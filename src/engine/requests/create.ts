@@ -17,11 +17,13 @@ import { actionView } from '../../views.js';
 import { newConversationRecord, type Engine } from '../engine.js';
 import { createConversation } from '../transact.js';
 
-/** A request as `POST /api/requests` takes it, its callback already allowed (src/notify/callbacks.ts). */
+/** A request as `POST /api/requests` and `heed.requests.create` take it (its callback is checked before it gets here). */
 export interface NewRequest {
+  /** Any kind's request as a tool raises it with `ctx.request` (an approval, a question, a URL to open). */
   request: ExternalRequest;
   /** User ids who may answer it besides the caller; it shows in their inbox. */
   assignees?: string[];
+  /** Where the settled action is posted (a host listed in `notify.callbackHosts`). */
   callbackUrl?: string;
   /** When it lapses (ISO time); default its own `expiresInMinutes`, else `hitl.timeoutMinutes`. */
   expiresAt?: string;
