@@ -70,29 +70,25 @@ function makeMeters(prom: PromClient, host: HeedHooks): Meters {
       pending = { at: now, counts: host.store.countPending(host.now()) };
     return pending.counts;
   };
-  new prom.Gauge({
-    name: 'heed_pending_actions',
-    help: 'Actions waiting for a person, by agent and kind.',
-    labelNames: ['agent', 'kind'],
-    registers,
-    async collect(this: Gauge<'agent' | 'kind'>) {
-      this.reset();
-      for (const row of await readPending()) this.set({ agent: row.agent, kind: row.kind }, row.count);
-    },
-  });
-  new prom.Gauge({
-    name: 'heed_oldest_pending_seconds',
-    help: 'How long the oldest waiting action has waited, by agent and kind.',
-    labelNames: ['agent', 'kind'],
-    registers,
-    async collect(this: Gauge<'agent' | 'kind'>) {
-      this.reset();
-      const now = Date.parse(host.now());
-      for (const row of await readPending()) {
-        this.set({ agent: row.agent, kind: row.kind }, (now - Date.parse(row.oldestCreatedAt)) / 1000);
-      }
-    },
-  });
+  // Both gauges are read from one grouped query of the store (cached), each its own figure of a row.
+  const pendingGauge = (name: string, help: string, figure: (row: PendingCount, now: number) => number) =>
+    new prom.Gauge({
+      name,
+      help,
+      labelNames: ['agent', 'kind'],
+      registers,
+      async collect(this: Gauge<'agent' | 'kind'>) {
+        this.reset();
+        const now = Date.parse(host.now());
+        for (const row of await readPending()) this.set({ agent: row.agent, kind: row.kind }, figure(row, now));
+      },
+    });
+  pendingGauge('heed_pending_actions', 'Actions waiting for a person, by agent and kind.', (row) => row.count);
+  pendingGauge(
+    'heed_oldest_pending_seconds',
+    'How long the oldest waiting action has waited, by agent and kind.',
+    (row, now) => (now - Date.parse(row.oldestCreatedAt)) / 1000,
+  );
   return {
     registry,
     decisions: new prom.Histogram({
