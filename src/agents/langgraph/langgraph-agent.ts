@@ -2,6 +2,7 @@ import type { Command } from '@langchain/langgraph';
 import { HeedError } from '../../errors.js';
 import { importOptional } from '../../optional-dependency.js';
 import type { MessageRecord } from '../../types.js';
+import { conversationState, messageText, valuesFinder } from '../adapter-state.js';
 import type {
   AgentHandler,
   HandlerActionRequest,
@@ -53,6 +54,8 @@ interface AdapterState {
   resumed?: { key: string; reply: HandlerReply };
 }
 
+const stored = conversationState<AdapterState>(stateScope);
+
 type LangGraph = LangGraphModule & { Command: typeof Command };
 
 /**
@@ -77,16 +80,7 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
       },
     ));
 
-  function valuesOf(input: { values?: HandlerValues }): HandlerValues {
-    const values = input.values ?? options.values;
-    if (!values) {
-      throw new HeedError(
-        'internal_error',
-        `The LangGraph agent "${options.name}" was called without Heed's store: run it as an agent of createHeed, or pass \`values\`.`,
-      );
-    }
-    return values;
-  }
+  const valuesOf = valuesFinder(`The LangGraph agent "${options.name}"`, options.values);
 
   /** Runs the graph on the conversation's thread with its checkpoints loaded, then reads where it stopped. */
   async function run(
@@ -137,7 +131,7 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
       state = {};
     }
     if (resumed) state.resumed = { key: resumed.key, reply };
-    await writeState(values, threadId, state);
+    await stored.write(values, threadId, state);
     return reply;
   }
 
@@ -157,7 +151,7 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
     async processMessage(input: ProcessMessageInput) {
       const values = valuesOf(input);
       const threadId = input.conversation.id;
-      const text = input.message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+      const text = messageText(input.message);
       const graphInput = options.input
         ? options.input(text, input.message)
         : { messages: [{ role: 'user', content: text }] };
@@ -167,7 +161,7 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
     async resolveAction(input: ResolveActionInput) {
       const values = valuesOf(input);
       const threadId = input.conversation.id;
-      const state = await readState(values, threadId);
+      const state = await stored.read(values, threadId);
       // This very call was made before and resumed the graph (a retry after a crash): same reply, no second run.
       if (state.resumed?.key === input.idempotencyKey) return state.resumed.reply;
       const pause = state.pause;
@@ -181,10 +175,10 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
       pause.answers[String(input.action.journalIndex)] = input.resolution;
       if (pause.entries.some((_, index) => pause.answers[String(index)] === undefined)) {
         // The graph resumes once every action of the pause is answered: one resume takes them all.
-        await writeState(values, threadId, { ...state, pause });
+        await stored.write(values, threadId, { ...state, pause });
         return {};
       }
-      await writeState(values, threadId, { pause });
+      await stored.write(values, threadId, { pause });
       const { langgraph } = await setUp();
       const resumes = resumeValues(pause);
       // One interrupt takes its value; several (parallel nodes) take a map by interrupt id.
@@ -206,15 +200,6 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
     },
   };
   return { name: options.name, ...(options.description ? { description: options.description } : {}), handler };
-}
-
-async function readState(values: HandlerValues, threadId: string): Promise<AdapterState> {
-  const [row] = await values.listValues(stateScope(threadId));
-  return row ? (JSON.parse(row.value) as AdapterState) : {};
-}
-
-async function writeState(values: HandlerValues, threadId: string, state: AdapterState): Promise<void> {
-  await values.putValues([{ scope: stateScope(threadId), key: 'state', value: JSON.stringify(state) }]);
 }
 
 /** The text of the last assistant message of a state with `messages`, or the state itself when it is text. */

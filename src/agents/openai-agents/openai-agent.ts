@@ -5,6 +5,7 @@ import { importOptional } from '../../optional-dependency.js';
 import type { JsonValue } from '../../protocol/values.js';
 import type { StoredResolution } from '../../types.js';
 import { editedArguments } from '../edited-arguments.js';
+import { conversationState, messageText, valuesFinder } from '../adapter-state.js';
 import type {
   AgentHandler,
   HandlerActionRequest,
@@ -59,6 +60,7 @@ interface AdapterState {
 }
 
 const scope = (conversationId: string) => `openai-agents:${conversationId}`;
+const stored = conversationState<AdapterState>(scope);
 
 /**
  * An OpenAI Agents JS agent as a Heed agent: each conversation keeps its history; each interruption of a
@@ -73,16 +75,7 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
   let sdk: Promise<OpenAIAgents> | undefined;
   const load = () => (sdk ??= importOptional<OpenAIAgents>('@openai/agents', 'heed/openai-agents (openaiAgent)'));
 
-  function valuesOf(input: { values?: HandlerValues }): HandlerValues {
-    const values = input.values ?? options.values;
-    if (!values) {
-      throw new HeedError(
-        'internal_error',
-        `The OpenAI agent "${options.name}" was called without Heed's store: run it as an agent of createHeed, or pass \`values\`.`,
-      );
-    }
-    return values;
-  }
+  const valuesOf = valuesFinder(`The OpenAI agent "${options.name}"`, options.values);
 
   /** Runs the agent and reads how the run ended: paused on approvals (kept), or finished (its history kept). */
   async function runOnce(
@@ -128,7 +121,7 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
       reply = content ? { content } : {};
     }
     if (resumedBy) state.resumed = { key: resumedBy, reply };
-    await writeState(values, conversationId, state);
+    await stored.write(values, conversationId, state);
     return reply;
   }
 
@@ -142,8 +135,8 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
     async processMessage(input: ProcessMessageInput) {
       const values = valuesOf(input);
       const id = input.conversation.id;
-      const text = input.message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-      const previous = await readState(values, id);
+      const text = messageText(input.message);
+      const previous = await stored.read(values, id);
       const history: AgentInputItem[] = [...(previous.history ?? []), { role: 'user', content: text }];
       return runOnce(history, id, values, input.signal, { history: previous.history });
     },
@@ -151,7 +144,7 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
     async resolveAction(input: ResolveActionInput) {
       const values = valuesOf(input);
       const id = input.conversation.id;
-      const previous = await readState(values, id);
+      const previous = await stored.read(values, id);
       // This very call was made before and ran the agent on (a retry after a crash): same reply, no second run.
       if (previous.resumed?.key === input.idempotencyKey) return previous.resumed.reply;
       const pause = previous.pause;
@@ -163,7 +156,7 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
         );
       }
       pause.answers[String(input.action.journalIndex)] = input.resolution;
-      await writeState(values, id, { ...previous, pause });
+      await stored.write(values, id, { ...previous, pause });
       // The run goes on once every call of the pause is decided: one run takes them all.
       if (pause.calls.some((_, index) => pause.answers[String(index)] === undefined)) return {};
 
@@ -202,13 +195,4 @@ function parseArguments(text: string | undefined): JsonValue {
   } catch {
     return text;
   }
-}
-
-async function readState(values: HandlerValues, conversationId: string): Promise<AdapterState> {
-  const [row] = await values.listValues(scope(conversationId));
-  return row ? (JSON.parse(row.value) as AdapterState) : {};
-}
-
-async function writeState(values: HandlerValues, conversationId: string, state: AdapterState): Promise<void> {
-  await values.putValues([{ scope: scope(conversationId), key: 'state', value: JSON.stringify(state) }]);
 }
