@@ -87,6 +87,7 @@ describe('GET /metrics', () => {
 
     // The console's Queue page reads the same figures, for operators only.
     expect((await api('GET', '/api/queue', { token: 'bob' })).status).toBe(403);
+    expect((await api('GET', '/api/queue')).status).toBe(403); // anonymous: no operator
     expect((await api('GET', '/api/me', { token: 'bob' })).body).toEqual({ userId: 'bob' });
     expect((await api('GET', '/api/me', { token: 'ada' })).body).toEqual({ userId: 'ada', operator: true });
     const queue = await api('GET', '/api/queue', { token: 'ada' });
