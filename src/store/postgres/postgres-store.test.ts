@@ -184,7 +184,8 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       const stop = await reader.listen!((notice) => notices.push(notice));
       await writer.commit({ conversationId: 'c1', expectVersion: 1, events: [event] });
       await expect.poll(() => notices).toEqual([{ conversationId: 'c1', seq: 2 }]);
-      expect(seen).toHaveLength(1);
+      // The watcher is another connection: the same NOTIFY may reach it a moment after the reader.
+      await expect.poll(() => seen).toHaveLength(1);
       await stop();
       await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
       await new Promise((resolve) => setTimeout(resolve, 100));
