@@ -50,6 +50,12 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
   resolvedAt: string | null;
   /** Question ids that took their default because the answer left them out. */
   defaulted: string[] | null;
+  /**
+   * When reminders are still to be sent before `expiresAt` (`hitl.remind`, docs/notifications.md), earliest
+   * first; planned when the action is raised or extended, and each taken off by the sweep that sends it.
+   * Absent or empty: none.
+   */
+  remindAt?: string[] | null;
 }
 
 export const resolutionChannel = z

@@ -838,6 +838,38 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       });
     });
 
+    it("keeps an action's reminders still to send, and moves its deadline and reminders with a revision", async () => {
+      await parked('c1', {}, { remindAt: [at(82_800), at(85_800)] });
+      expect((await store.getAction('c1', 'c1-a'))?.remindAt).toEqual([at(82_800), at(85_800)]);
+      expect((await store.readConversation('c1', { actions: true }))?.actions?.[0].remindAt).toEqual([
+        at(82_800),
+        at(85_800),
+      ]);
+      const request = (await store.getAction('c1', 'c1-a'))!.request;
+      // A reminder sent: the first time is taken off, the deadline stays.
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        revise: [{ id: 'c1-a', request, reason: 'reminder', remindAt: [at(85_800)] }],
+      });
+      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', { remindAt: [at(85_800)] }));
+      // An extension: a new deadline and new reminders; the last reminder sent leaves none.
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 2,
+        revise: [{ id: 'c1-a', request, reason: 'extension', expiresAt: at(90_000), remindAt: [at(89_400)] }],
+      });
+      expect(await store.getAction('c1', 'c1-a')).toEqual(
+        action('c1', 'c1-a', { expiresAt: at(90_000), remindAt: [at(89_400)] }),
+      );
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 3,
+        revise: [{ id: 'c1-a', request, reason: 'extension', expiresAt: null, remindAt: [] }],
+      });
+      expect(await store.getAction('c1', 'c1-a')).toEqual(action('c1', 'c1-a', { expiresAt: null }));
+    });
+
     it('lists pending actions of the owner together with those naming the user among their approvers', async () => {
       const named = {
         kind: 'approval' as const,

@@ -40,12 +40,22 @@ export interface ActionSettlement {
   defaulted?: string[] | null;
 }
 
-/** A new request for a pending action: what it asks stays, its votes and approvers change. */
+/**
+ * A new request for a pending action: what it asks stays, its votes and approvers change; with `expiresAt`
+ * and `remindAt`, its deadline and the reminders still to send change too.
+ */
 export interface ActionRevision {
   id: string;
   request: ActionRequest;
-  /** Why: a vote, or an escalation (which notifies like a new request, docs/notifications.md). */
-  reason: 'vote' | 'escalation';
+  /**
+   * Why: a vote, an escalation (which notifies like a new request, docs/notifications.md), a reminder sent
+   * (which notifies the same people again) or an extension of the deadline.
+   */
+  reason: 'vote' | 'escalation' | 'reminder' | 'extension';
+  /** The new deadline (null: never lapses); absent: unchanged. */
+  expiresAt?: string | null;
+  /** The reminders still to send; absent: unchanged. */
+  remindAt?: string[] | null;
 }
 
 /** An event to append; the store numbers it. Built with `newEvent` (src/protocol/events.ts). */
@@ -103,8 +113,16 @@ export interface CreateChange extends ChangeParts {
  */
 export type Change = UpdateChange | CreateChange;
 
-/** What a notification is about: an action was raised, answered, lapsed or cancelled. */
-export type DeliveryEvent = 'action.required' | 'action.resolved' | 'action.expired' | 'action.cancelled';
+/**
+ * What a notification is about: an action was raised, answered, lapsed or cancelled, or is still waiting
+ * as its deadline nears (`action.reminder`, `hitl.remind`).
+ */
+export type DeliveryEvent =
+  | 'action.required'
+  | 'action.reminder'
+  | 'action.resolved'
+  | 'action.expired'
+  | 'action.cancelled';
 
 /**
  * What a channel delivery is about: the action events, or `message.created`, an agent's reply to post in

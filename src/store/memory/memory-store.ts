@@ -108,7 +108,12 @@ export function memoryStore(): Store {
         ...(x.defaulted !== undefined ? { defaulted: clone(x.defaulted) } : {}),
       },
     }));
-    const revisions = (change.revise ?? []).map((x) => ({ id: x.id, request: clone(x.request) }));
+    const revisions = (change.revise ?? []).map((x) => ({
+      id: x.id,
+      request: clone(x.request),
+      ...(x.expiresAt !== undefined ? { expiresAt: normalTimeOrNull(x.expiresAt) } : {}),
+      ...(x.remindAt !== undefined ? { remindAt: x.remindAt ? x.remindAt.map(normalTime) : null } : {}),
+    }));
     const remembered = (change.remember ?? []).map((r) => ({ ...r, rememberedAt: normalTime(r.rememberedAt) }));
     const newDeliveries = (change.deliveries ?? []).map((d): DeliveryRecord => ({
       ...clone(d),
@@ -145,7 +150,9 @@ export function memoryStore(): Store {
     }
     for (const x of revisions) {
       const action = must(entry.actions.get(x.id), `Action ${x.id} was checked to exist before it is revised.`);
-      entry.actions.set(x.id, { ...action, request: x.request });
+      const { remindAt, ...revised } = { ...action, request: x.request, ...x };
+      // As the other stores keep it: no reminders left is no `remindAt`.
+      entry.actions.set(x.id, remindAt && remindAt.length > 0 ? { ...revised, remindAt } : revised);
     }
     for (const r of remembered) entry.remembered.set(r.toolName, r);
     for (const e of appended) entry.events.push(e);
@@ -406,12 +413,13 @@ function normalizeConversation({ queue, ...c }: ConversationRecord): Conversatio
   };
 }
 
-function normalizeAction(a: ActionRecord): ActionRecord {
+function normalizeAction({ remindAt, ...a }: ActionRecord): ActionRecord {
   return {
     ...a,
     createdAt: normalTime(a.createdAt),
     expiresAt: normalTimeOrNull(a.expiresAt),
     resolvedAt: normalTimeOrNull(a.resolvedAt),
+    ...(remindAt && remindAt.length > 0 ? { remindAt: remindAt.map(normalTime) } : {}),
   };
 }
 

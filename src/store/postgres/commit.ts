@@ -117,16 +117,19 @@ export function commitStatement(
       resolved_at: msOrNull(a.resolvedAt),
       defaulted: a.defaulted,
       channel: a.channel,
+      remind_at: a.remindAt && a.remindAt.length > 0 ? a.remindAt : null,
     }));
     parts.push(
       `a AS (INSERT INTO ${t('actions')} (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index,
-         status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted, channel)
+         status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted, channel,
+         remind_at)
        SELECT c.key, x.id, x.message_id, x.tool_call_id, x.tool_name, x.origin, x.journal_index, x.status, x.request,
-         x.created_at, x.expires_at, x.on_timeout, x.resolution, x.resolved_by, x.resolved_at, x.defaulted, x.channel
+         x.created_at, x.expires_at, x.on_timeout, x.resolution, x.resolved_by, x.resolved_at, x.defaulted, x.channel,
+         x.remind_at
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
          AS x(id text, message_id text, tool_call_id text, tool_name text, origin text, journal_index int, status text,
            request json, created_at bigint, expires_at bigint, on_timeout text, resolution json, resolved_by text,
-           resolved_at bigint, defaulted json, channel text))`,
+           resolved_at bigint, defaulted json, channel text, remind_at json))`,
     );
   }
 
@@ -152,10 +155,20 @@ export function commitStatement(
 
   const revise = change.revise ?? [];
   if (revise.length > 0) {
-    const rows = revise.map((x) => ({ id: x.id, request: x.request }));
+    const rows = revise.map((x) => ({
+      id: x.id,
+      request: x.request,
+      set_expires: x.expiresAt !== undefined,
+      expires_at: msOrNull(x.expiresAt ?? null),
+      set_remind: x.remindAt !== undefined,
+      remind_at: x.remindAt && x.remindAt.length > 0 ? x.remindAt : null,
+    }));
     parts.push(
-      `v AS (UPDATE ${t('actions')} AS t SET request = x.request
-       FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')}) AS x(id text, request json)
+      `v AS (UPDATE ${t('actions')} AS t SET request = x.request,
+         expires_at = CASE WHEN x.set_expires THEN x.expires_at ELSE t.expires_at END,
+         remind_at = CASE WHEN x.set_remind THEN x.remind_at ELSE t.remind_at END
+       FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
+         AS x(id text, request json, set_expires boolean, expires_at bigint, set_remind boolean, remind_at json)
        WHERE t.conversation_key = c.key AND t.id = x.id AND t.status = 'pending' RETURNING t.id)`,
     );
   }

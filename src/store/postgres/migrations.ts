@@ -180,6 +180,12 @@ export const migrations: Migration[] = [
     version: 21,
     sql: `CREATE INDEX actions_by_id ON {schema}.actions (id);`,
   },
+  {
+    // Reminders before a deadline (hitl.remind, docs/notifications.md): a short JSON list of the times still
+    // to remind at, planned when the action is raised or extended. NULL when none is left.
+    version: 22,
+    sql: `ALTER TABLE {schema}.actions ADD COLUMN remind_at JSON;`,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

@@ -22,7 +22,7 @@ export const conversationColumns =
 
 export const actionColumns =
   'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-  'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel';
+  'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at';
 
 export interface ConversationRow {
   key: Int8;
@@ -70,6 +70,7 @@ export interface ActionRow {
   resolved_at: Int8 | null;
   defaulted: string[] | null;
   channel: ActionRecord['channel'];
+  remind_at?: string[] | null;
 }
 
 export interface EventRow {
@@ -138,6 +139,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     channel: row.channel ?? null,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: row.defaulted ?? null,
+    ...(row.remind_at && row.remind_at.length > 0 ? { remindAt: row.remind_at } : {}),
   };
 }
 

@@ -206,6 +206,12 @@ export const migrations: Migration[] = [
     version: 21,
     sql: `CREATE INDEX actions_by_id ON actions (id);`,
   },
+  {
+    // Reminders before a deadline (hitl.remind, docs/notifications.md): a short JSON list of the times still
+    // to remind at, planned when the action is raised or extended. NULL when none is left.
+    version: 22,
+    sql: `ALTER TABLE actions ADD COLUMN remind_at TEXT;`,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */
@@ -235,4 +241,6 @@ export const eventTypeCodes: Record<EventType, number> = {
   'action.escalated': 14,
   'message.queued': 15,
   'message.dropped': 16,
+  'action.extended': 17,
+  'action.reminded': 18,
 };

@@ -53,6 +53,7 @@ export interface ActionRow {
   resolved_at: number | null;
   defaulted: string | null;
   channel: ActionRecord['channel'];
+  remind_at: string | null;
 }
 
 export interface EventRow {
@@ -170,6 +171,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     channel: row.channel,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: parseOrNull(row.defaulted),
+    ...remindAtOf(parseOrNull<string[]>(row.remind_at)),
   };
 }
 
@@ -179,4 +181,9 @@ export function parseOrNull<T>(text: string | null): T | null {
 /** 1 when a settlement sets the field (even to null), 0 when it leaves it alone. */
 export function flag(value: unknown): number {
   return value === undefined ? 0 : 1;
+}
+
+/** An action's reminders still to send, as the record has them: absent when none is left. */
+export function remindAtOf(times: string[] | null | undefined): { remindAt?: string[] } {
+  return times && times.length > 0 ? { remindAt: times } : {};
 }

@@ -158,6 +158,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         msOrNull(a.resolvedAt),
         json(a.defaulted),
         a.channel,
+        a.remindAt && a.remindAt.length > 0 ? JSON.stringify(a.remindAt) : null,
       );
     }
     for (const settlement of change.settle ?? []) {
@@ -175,8 +176,16 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (changes === 0) throw new Refusal('action_not_pending');
     }
     for (const revision of change.revise ?? []) {
-      if (queries.reviseAction.run(JSON.stringify(revision.request), key, revision.id).changes === 0)
-        throw new Refusal('action_not_pending');
+      const revised = queries.reviseAction.run(
+        JSON.stringify(revision.request),
+        flag(revision.expiresAt),
+        msOrNull(revision.expiresAt ?? null),
+        flag(revision.remindAt),
+        revision.remindAt && revision.remindAt.length > 0 ? JSON.stringify(revision.remindAt) : null,
+        key,
+        revision.id,
+      );
+      if (revised.changes === 0) throw new Refusal('action_not_pending');
     }
     for (const r of change.remember ?? []) queries.remember.run(key, r.toolName, r.rememberedBy, ms(r.rememberedAt));
     for (const d of change.deliveries ?? []) outbox.insert(change.conversationId, d);
@@ -408,7 +417,7 @@ function prepare(db: Database.Database) {
   const keyOf = '(SELECT key FROM conversations WHERE id = ?)';
   const actionColumns =
     'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-    'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel';
+    'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at';
   return {
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
@@ -423,7 +432,7 @@ function prepare(db: Database.Database) {
       'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertAction: db.prepare(
-      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     settleAction: db.prepare(
       `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, channel = ?, resolved_at = ?,
@@ -431,7 +440,9 @@ function prepare(db: Database.Database) {
        WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
     ),
     reviseAction: db.prepare(
-      `UPDATE actions SET request = ? WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
+      `UPDATE actions SET request = ?, expires_at = CASE WHEN ? THEN ? ELSE expires_at END,
+         remind_at = CASE WHEN ? THEN ? ELSE remind_at END
+       WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
     ),
     remember: db.prepare(
       `INSERT INTO remembered_tools (conversation_key, tool_name, remembered_by, remembered_at) VALUES (?, ?, ?, ?)
