@@ -112,6 +112,22 @@ const hitlShape = {
     .describe(
       'Let an approval be remembered for later calls of its tool (`remember: true`); false also stops earlier ones from applying.',
     ),
+  remind: strict({
+    beforeMinutes: z
+      .array(z.number({ error: 'expected a number' }).positive('expected more than 0'), {
+        error: 'expected a list of minutes, such as [60, 10]',
+      })
+      .max(10, 'expected at most 10 reminders'),
+  })
+    .default({ beforeMinutes: [] })
+    .describe(
+      'Reminders before a request lapses, through the same webhooks, mail and channels as the request: `{ beforeMinutes: [60, 10] }` sends one an hour and one ten minutes before; none by default.',
+    ),
+  maxExtendMinutes: duration
+    .default(10080)
+    .describe(
+      'The furthest an extension (`POST …/actions/{actionId}/extend`) may put a deadline, in minutes from now; 0 = no bound, and `minutes: 0` (never lapse) is allowed.',
+    ),
 };
 
 const intakeShape = {
@@ -173,12 +189,12 @@ const webhookShape = {
     .describe('Signs each delivery per Standard Webhooks (`whsec_…`).'),
   events: z
     .array(
-      z.enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled'], {
-        error: 'expected action.required, action.resolved, action.expired or action.cancelled',
+      z.enum(['action.required', 'action.reminder', 'action.resolved', 'action.expired', 'action.cancelled'], {
+        error: 'expected action.required, action.reminder, action.resolved, action.expired or action.cancelled',
       }),
     )
     .optional()
-    .describe('Only these event types (default: all four).'),
+    .describe('Only these event types (default: all five).'),
   agents: z
     .array(z.string({ error: 'expected an agent name' }))
     .optional()
@@ -352,6 +368,8 @@ const agentShape = {
     validateApprovedArgs: hitlShape.validateApprovedArgs.unwrap().optional(),
     allowRememberApproval: hitlShape.allowRememberApproval.unwrap().optional(),
     lapseMessage: hitlShape.lapseMessage,
+    remind: hitlShape.remind.unwrap().optional(),
+    maxExtendMinutes: hitlShape.maxExtendMinutes.unwrap().optional(),
   }).optional(),
   maxSteps: wholeCount(1).default(20).describe('Model calls per turn before it stops (warning `max_steps`).'),
   mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),

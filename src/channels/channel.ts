@@ -62,7 +62,7 @@ const settledEvent: Record<Exclude<ActionStatus, 'pending'>, ChannelDeliveryEven
 /**
  * What one change to a channel's conversation must post there, in the order it happened: each
  * assistant message with text (a reply), each request it raises, each request it settles (to update
- * the posted one). Written in the same commit as the change, like every other notification, so a
+ * the posted one), each reminder the sweep sends. Written in the same commit as the change, like every other notification, so a
  * restart loses none and each is sent by one process.
  */
 export function channelDeliveries(
@@ -85,6 +85,10 @@ export function channelDeliveries(
   }
   for (const x of change.settle ?? [])
     out.push({ id: newId('msg'), event: settledEvent[x.status], actionId: x.id, target, createdAt: at });
+  // A reminder the sweep sends (hitl.remind): a line in the request's thread.
+  for (const x of change.revise ?? [])
+    if (x.reason === 'reminder')
+      out.push({ id: newId('msg'), event: 'action.reminder', actionId: x.id, target, createdAt: at });
   return out;
 }
 

@@ -149,6 +149,32 @@ export class Engine {
     return agent.hitl?.allowRememberApproval ?? this.hitl.allowRememberApproval ?? defaults.allowRememberApproval;
   }
 
+  /** Minutes before a deadline at which reminders go out (`hitl.remind.beforeMinutes`, the agent's over the server's). */
+  remindBeforeMinutes(agent: AgentConfig | undefined): number[] {
+    return (agent?.hitl?.remind ?? this.hitl.remind ?? defaults.remind).beforeMinutes;
+  }
+
+  /**
+   * The reminders of a deadline set now (docs/notifications.md): the times still ahead, earliest first;
+   * a reminder whose time has already passed (a deadline nearer than it) is not planned.
+   */
+  reminderTimes(agent: AgentConfig | undefined, expiresAt: string | null): { remindAt?: string[] } {
+    if (expiresAt === null) return {};
+    const now = this.clock().getTime();
+    const deadline = Date.parse(expiresAt);
+    const times = [...new Set(this.remindBeforeMinutes(agent))]
+      .map((minutes) => deadline - minutes * 60_000)
+      .filter((time) => time > now)
+      .sort((a, b) => a - b)
+      .map((time) => new Date(time).toISOString());
+    return times.length > 0 ? { remindAt: times } : {};
+  }
+
+  /** The furthest from now an extension may put a deadline, in minutes (`hitl.maxExtendMinutes`; 0 = no bound). */
+  maxExtendMinutes(agent: AgentConfig | undefined): number {
+    return agent?.hitl?.maxExtendMinutes ?? this.hitl.maxExtendMinutes ?? defaults.maxExtendMinutes;
+  }
+
   expiresAfterMinutes(minutes: number | undefined): string | null {
     if (!minutes || minutes <= 0) return null;
     return new Date(this.clock().getTime() + minutes * 60_000).toISOString();
@@ -273,12 +299,13 @@ export function newConversationRecord(
   };
 }
 
-/** The earliest deadline among actions still open (a lapse, or an approval's escalation); null if none. */
+/** The earliest time the sweep has work among actions still open (a lapse, an escalation or a reminder); null if none. */
 export function earliestDue(actions: ActionRecord[]): string | null {
   let due: string | null = null;
   for (const action of actions) {
     if (action.status !== 'pending') continue;
-    for (const at of [action.expiresAt, escalationDue(action)]) if (at && (due === null || at < due)) due = at;
+    for (const at of [action.expiresAt, escalationDue(action), action.remindAt?.[0]])
+      if (at && (due === null || at < due)) due = at;
   }
   return due;
 }

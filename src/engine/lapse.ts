@@ -10,6 +10,8 @@ import { decideLapse, lapseParts } from './decide/lapse.js';
 export interface SweepReport {
   /** Actions that lapsed in this sweep. */
   lapsed: number;
+  /** Reminders this sweep sent (`hitl.remind`, docs/notifications.md). */
+  reminded: number;
   /** Continuations whose lease had lapsed and were taken over. */
   recovered: number;
   /** The turns that went on because of this sweep, finished. */
@@ -23,7 +25,7 @@ const BATCH = 200;
  * died). Each due action lapses once, whichever instance sweeps: every write is compare-and-set.
  */
 export async function expireDue(engine: Engine, options: { conversationId?: string } = {}): Promise<SweepReport> {
-  const report: SweepReport = { lapsed: 0, recovered: 0, turns: [] };
+  const report: SweepReport = { lapsed: 0, reminded: 0, recovered: 0, turns: [] };
   const runs: Promise<TurnResult>[] = [];
   const sweep = async (conversation: ConversationRecord) => {
     if (conversation.status === 'running') {
@@ -35,6 +37,7 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
     } else if (conversation.status === 'requires_action') {
       const outcome = await lapse(engine, conversation);
       report.lapsed += outcome.lapsed;
+      report.reminded += outcome.reminded;
       if (outcome.run) runs.push(outcome.run);
     }
   };
@@ -86,16 +89,18 @@ async function recover(
 async function lapse(
   engine: Engine,
   conversation: ConversationRecord,
-): Promise<{ lapsed: number; run?: Promise<TurnResult> }> {
+): Promise<{ lapsed: number; reminded: number; run?: Promise<TurnResult> }> {
   const done = await transact(engine, conversation.id, lapseParts, (read) =>
     decideLapse(engine, conversation.version, read),
   );
-  if (!done.committed) return { lapsed: 0 };
+  if (!done.committed) return { lapsed: 0, reminded: 0 };
   releaseLiveCalls(engine, done.value.released);
   const { lapsed, leaseOwner } = done.value;
-  if (leaseOwner === undefined) return { lapsed };
+  const reminded = done.value.reminded ?? 0;
+  if (leaseOwner === undefined) return { lapsed, reminded };
   return {
     lapsed,
+    reminded,
     run: runTurnUnderLease(engine, done.conversation, leaseOwner, { caller: systemCaller, interactive: true }),
   };
 }

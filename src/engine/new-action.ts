@@ -22,6 +22,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     if (fields.origin === 'intake') minutes = turn.agent.intake?.timeoutMinutes ?? 0;
     else minutes = kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.timeoutMinutes(turn.agent);
   }
+  const expiresAt = engine.expiresAfterMinutes(minutes);
   return {
     id: newId('a'),
     conversationId: turn.conversation.id,
@@ -34,7 +35,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     status: 'pending',
     request: fields.request,
     createdAt: engine.now(),
-    expiresAt: engine.expiresAfterMinutes(minutes),
+    expiresAt,
     // A kind with a policy of its own keeps it whatever the agent says (a client tool: always answered on lapse).
     onTimeout: kindOf(fields.request.kind).onTimeout ?? engine.onTimeout(turn.agent),
     resolution: null,
@@ -42,5 +43,6 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     channel: null,
     resolvedAt: null,
     defaulted: null,
+    ...engine.reminderTimes(turn.agent, expiresAt),
   };
 }

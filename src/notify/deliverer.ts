@@ -60,6 +60,10 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
       const action = conversation && (await store.getAction(delivery.conversationId, delivery.actionId));
       if (!conversation || !action) throw new Drop('the action is gone');
       const targets = targetsFor(config, engine.agents.get(conversation.agent));
+      const reminder = delivery.event === 'action.reminder';
+      // A reminder of a request answered, lapsed, cancelled or made open-ended meanwhile is not sent.
+      if (reminder && action.status !== 'pending') throw new Drop(`the action is no longer pending (${action.status})`);
+      if (reminder && action.expiresAt === null) throw new Drop('the action no longer lapses');
       // `action.required` shows the action as it was raised, whatever became of it since: the request
       // itself never changes, so every attempt sends the same action (only the links are left out once it is settled).
       const asRaised =
@@ -95,7 +99,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         if (!hook) throw new Drop('the webhook is no longer configured');
         // Links answer as the conversation's owner: whoever the webhook's receiver hands them to acts for the owner.
         const links =
-          delivery.event === 'action.required'
+          delivery.event === 'action.required' || reminder
             ? await notifier.links(action, conversation, conversation.ownerId)
             : undefined;
         const data = { action: view, conversation: about, ...(links ? { links } : {}) };
@@ -117,6 +121,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
           conversation: { ...about, channel: conversation.channel },
           links,
           from: targets.email.from,
+          ...(reminder ? { reminder } : {}),
         });
         await sendMail(targets.email, target.to, mail, attemptTimeoutMs);
       }

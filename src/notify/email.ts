@@ -134,11 +134,20 @@ export function composeActionMail(input: {
   conversation: { id: string; agent: string; ownerId?: string | null; channel?: string | null };
   links?: ActionLinks;
   from: string;
+  /** A reminder (`hitl.remind`): said first, with the time it lapses, and in the subject. */
+  reminder?: boolean;
 }): ActionMail {
   const { action, links, conversation } = input;
   const html: string[] = [];
   const text: string[] = [];
   const domain = domainOf(input.from);
+  if (input.reminder && action.expiresAt) {
+    const when = new Date(action.expiresAt).toUTCString();
+    html.push(
+      `<p style="background:#fff4d6;padding:8px 12px;border-radius:6px"><b>Reminder:</b> this request still waits for an answer and lapses ${escape(when)} if nobody answers.</p>`,
+    );
+    text.push(`Reminder: this request still waits for an answer and lapses ${when} if nobody answers.`, '');
+  }
   byKind(bodies, genericMailBody, action, links, askerOf(conversation), { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
@@ -148,7 +157,7 @@ export function composeActionMail(input: {
   // A hash, not the id: for an ownerless conversation the id alone grants reading it, and mail headers travel far.
   const root = `<thread.${createHash('sha256').update(conversation.id).digest('hex').slice(0, 32)}@${domain}>`;
   return {
-    subject: `[${conversation.agent}] ${summaryOf(action)}`,
+    subject: `[${conversation.agent}] ${input.reminder ? 'Reminder: ' : ''}${summaryOf(action)}`,
     html: `<!doctype html><html><body style="font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#1d1d1f;max-width:640px">${html.join('\n')}</body></html>`,
     text: text.join('\n'),
     messageId: `<${input.deliveryId}@${domain}>`,

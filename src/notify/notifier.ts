@@ -53,7 +53,10 @@ export class Notifier implements Outbox {
     known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {},
   ): Promise<NewDelivery[]> {
     const escalations = (change.revise ?? []).filter((x) => x.reason === 'escalation');
-    const aboutActions = Boolean(change.actions?.length || change.settle?.length || escalations.length);
+    const reminders = (change.revise ?? []).filter((x) => x.reason === 'reminder');
+    const aboutActions = Boolean(
+      change.actions?.length || change.settle?.length || escalations.length || reminders.length,
+    );
     const replies = this.channels.size > 0 && (change.messages ?? []).some((message) => message.role === 'assistant');
     if (!aboutActions && !replies) return [];
     if (!this.active) return [];
@@ -71,14 +74,20 @@ export class Notifier implements Outbox {
     if (!aboutActions || !this.notifying) return posts;
     const targets = targetsFor(this.config, this.engine.agents.get(conversation.agent));
     if (!hasTargets(targets)) return posts;
-    // An escalated approval is announced again, as asked now (with its new approvers).
-    const escalated: ActionRecord[] = [];
-    for (const x of escalations) {
-      const action = known.actions
-        ? known.actions.find((entry) => entry.id === x.id)
-        : await this.engine.store.getAction(change.conversationId, x.id);
-      if (action) escalated.push({ ...action, request: x.request });
-    }
+    // An escalated approval is announced again, as asked now (with its new approvers); a reminder goes
+    // to whoever the request went to.
+    const revised = async (list: typeof escalations) => {
+      const out: ActionRecord[] = [];
+      for (const x of list) {
+        const action = known.actions
+          ? known.actions.find((entry) => entry.id === x.id)
+          : await this.engine.store.getAction(change.conversationId, x.id);
+        if (action) out.push({ ...action, request: x.request });
+      }
+      return out;
+    };
+    const escalated = await revised(escalations);
+    const reminded = await revised(reminders);
     return [
       ...posts,
       ...deliveriesFor(change, {
@@ -86,6 +95,7 @@ export class Notifier implements Outbox {
         targets,
         at,
         escalated,
+        reminded,
         view: (action) => actionView(this.engine, action, conversation.agent),
       }),
     ];

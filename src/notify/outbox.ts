@@ -41,12 +41,14 @@ export interface OutboxContext {
   view: (action: ActionRecord) => ActionView;
   /** Approvals this change escalates (docs/approvals.md): notified like a new request. */
   escalated?: ActionRecord[];
+  /** Actions this change sends a reminder of (`hitl.remind`): `action.reminder` to the request's own targets. */
+  reminded?: ActionRecord[];
 }
 
 /**
  * The notifications a change causes, computed from the change alone: an action it inserts as pending
  * is `action.required`; an action it settles is `action.resolved`, `action.expired` or `action.cancelled`
- * by its new status. Actions inserted already closed (a branch's copies) notify nobody. One delivery per
+ * by its new status; a reminder the sweep sends is `action.reminder`, to the same people as the request. Actions inserted already closed (a branch's copies) notify nobody. One delivery per
  * webhook that wants the event, and one per email recipient of an action a person can answer.
  */
 export function deliveriesFor(change: Change, context: OutboxContext): NewDelivery[] {
@@ -59,6 +61,8 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
   }
   for (const action of context.escalated ?? [])
     happened.push({ event: 'action.required', action, actionId: action.id });
+  for (const action of context.reminded ?? [])
+    happened.push({ event: 'action.reminder', action, actionId: action.id });
   for (const x of change.settle ?? []) happened.push({ event: settledEvent[x.status], actionId: x.id });
 
   const out: NewDelivery[] = [];
@@ -67,7 +71,9 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
       if (hook.events && !hook.events.includes(event)) continue;
       out.push({ id: newId('msg'), event, actionId, target: { type: 'webhook', url: hook.url }, createdAt: at });
     }
-    if (targets.email && event === 'action.required' && action && answerableByLink(action)) {
+    // Mail goes to the people who answer: the request, and its reminders.
+    const asks = event === 'action.required' || event === 'action.reminder';
+    if (targets.email && asks && action && answerableByLink(action)) {
       const conversation = {
         id: context.conversation.id,
         agent: context.conversation.agent,

@@ -159,6 +159,26 @@ const actionEscalated = z.object({
   approvers: z.array(z.string()).describe('Everyone who may vote from now on.'),
 });
 
+const actionExtended = z.object({
+  actionId: z.string(),
+  kind: actionKind,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  by: z.string().nullable().describe('Who extended it (null: an anonymous caller).'),
+  minutes: z.number().describe('What was asked: the deadline is now this many minutes away (0: never lapses).'),
+  previousExpiresAt: isoTime.nullable(),
+  expiresAt: isoTime.nullable().describe('The new deadline; null: it never lapses.'),
+});
+
+const actionReminded = z.object({
+  actionId: z.string(),
+  kind: actionKind,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  expiresAt: isoTime.describe('When it lapses unless someone answers.'),
+  minutesLeft: z.number().describe('Minutes from the reminder to the deadline.'),
+});
+
 /** The `data` of each event type. */
 export const eventData = {
   'message.created': messageCreated,
@@ -172,6 +192,8 @@ export const eventData = {
   'action.resolved': actionResolved,
   'action.voted': actionVoted,
   'action.escalated': actionEscalated,
+  'action.extended': actionExtended,
+  'action.reminded': actionReminded,
   'turn.paused': turnPaused,
   'turn.completed': turnCompleted,
   'turn.cancelled': turnCancelled,

@@ -272,6 +272,14 @@ export function settledBlocks(action: ActionRecord): Block[] {
   return [...(card ? card.asked(action.request) : askedBlocks(action)), section(outcomeText(action))];
 }
 
+/** A reminder in the request's thread (`hitl.remind`): that it still waits, and when it lapses. */
+export function reminderText(action: ActionRecord): string {
+  const title = escape(titleOf(actionView(undefined, action)));
+  if (!action.expiresAt) return `:alarm_clock: Reminder: *${title}* still waits for an answer.`;
+  const seconds = Math.floor(Date.parse(action.expiresAt) / 1000);
+  return `:alarm_clock: Reminder: *${title}* still waits for an answer. It lapses <!date^${seconds}^{date_short_pretty} at {time}|${action.expiresAt}> if nobody answers.`;
+}
+
 /** The notification text of a posted request (what a phone shows). */
 export function requestText(action: ActionRecord): string {
   if (action.status !== 'pending') return outcomeText(action);

@@ -9,7 +9,7 @@ import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
-import { requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
+import { reminderText, requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
 import { answerInteraction, ok } from './interactions.js';
 import { placeOf, type SlackPlace } from './place.js';
 import { defaults } from '../../config-schema.js';
@@ -250,6 +250,17 @@ export class SlackChannel implements ChannelAdapter {
         thread_ts: place.thread,
         text: requestText(action),
         blocks: requestBlocks(action) as never,
+      });
+      return { ts: posted.ts ?? null };
+    }
+    if (delivery.event === 'action.reminder') {
+      // Not sent for a request settled or made open-ended meanwhile.
+      if (action.status !== 'pending' || action.expiresAt === null)
+        throw new DeliveryDropped('the action no longer waits for a deadline');
+      const posted = await this.client.chat.postMessage({
+        channel: place.channel,
+        thread_ts: place.thread,
+        text: reminderText(action),
       });
       return { ts: posted.ts ?? null };
     }

@@ -20,6 +20,8 @@ export const lapseParts = { actions: true, messages: true } as const;
  */
 export interface Lapsed {
   lapsed: number;
+  /** Reminders this sweep sent (docs/notifications.md). */
+  reminded?: number;
   released: ActionRecord[];
   leaseOwner?: string;
 }
@@ -37,16 +39,19 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
   const due = pending.filter((action) => action.expiresAt !== null && action.expiresAt <= now);
   const write: Write = { set: { updatedAt: now } };
   // Approvals whose escalation time came without a decision gain approvers (their lapse time stays).
-  const escalation = escalate(
+  const escalated = escalate(
     pending.filter((action) => !due.includes(action)),
     conversation,
     now,
   );
+  // Reminders due now go out with the same compare-and-set: once each, whichever instance sweeps.
+  const escalation = remind(escalated, now);
+  const reminded = escalation.reminded;
   if (due.length === 0) {
     write.set = { ...write.set, actionDueAt: earliestDue(escalation.pending) };
     write.revise = escalation.revise;
     write.events = escalation.events;
-    return { type: 'write', write, value: { lapsed: 0, released: [] } };
+    return { type: 'write', write, value: { lapsed: 0, released: [], reminded } };
   }
 
   // With nothing left to ask and no budget left to carry on, a deny pause ends as a cancel.
@@ -110,7 +115,7 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
   write.events = events;
   if (remaining.length > 0) {
     write.set = { ...write.set, actionDueAt: earliestDue(remaining) };
-    return { type: 'write', write, value: { lapsed: due.length, released: [] } };
+    return { type: 'write', write, value: { lapsed: due.length, released: [], reminded } };
   }
   if (holdsRequest(conversation)) {
     // No agent runs here: the lapse's answer is all there is, and the conversation rests.
@@ -161,4 +166,44 @@ function escalate(
     );
   }
   return { revise, events, pending: candidates.map((action) => byId.get(action.id) ?? action) };
+}
+
+/**
+ * The reminders due now (`remindAt`, planned from `hitl.remind` when the deadline was set): each action
+ * whose next reminder time came gets one reminder (several passed at once, after a pause of the sweep,
+ * make one) and loses those times, as one revision (`reason: 'reminder'`, which the outbox sends to the
+ * request's own targets) and one `action.reminded` event. An action escalated in the same sweep is
+ * announced again anyway: its times are taken off with the escalation, and no separate reminder is sent.
+ */
+function remind(
+  escalation: { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[] },
+  now: string,
+): { revise: ActionRevision[]; events: NewEvent[]; pending: ActionRecord[]; reminded: number } {
+  const revise = [...escalation.revise];
+  const events = [...escalation.events];
+  let reminded = 0;
+  const pending = escalation.pending.map((action) => {
+    const times = action.remindAt ?? [];
+    if (times.length === 0 || times[0] > now || action.expiresAt === null || action.expiresAt <= now) return action;
+    const rest = times.filter((time) => time > now);
+    const escalated = revise.findIndex((x) => x.id === action.id);
+    if (escalated >= 0) {
+      revise[escalated] = { ...revise[escalated], remindAt: rest };
+      return { ...action, remindAt: rest };
+    }
+    revise.push({ id: action.id, request: action.request, reason: 'reminder', remindAt: rest });
+    events.push(
+      newEvent('action.reminded', now, {
+        actionId: action.id,
+        kind: action.kind,
+        toolCallId: action.toolCallId,
+        toolName: action.toolName,
+        expiresAt: action.expiresAt,
+        minutesLeft: Math.round((Date.parse(action.expiresAt) - Date.parse(now)) / 60_000),
+      }),
+    );
+    reminded++;
+    return { ...action, remindAt: rest };
+  });
+  return { revise, events, pending, reminded };
 }

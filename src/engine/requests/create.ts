@@ -14,7 +14,7 @@ import {
 } from '../../protocol/request-conversation.js';
 import type { ActionRecord, ConversationRecord, JsonObject, MessageRecord } from '../../types.js';
 import { actionView } from '../../views.js';
-import { newConversationRecord, type Engine } from '../engine.js';
+import { earliestDue, newConversationRecord, type Engine } from '../engine.js';
 import { createConversation } from '../transact.js';
 
 /** A request as `POST /api/requests` and `heed.requests.create` take it (its callback is checked before it gets here). */
@@ -109,6 +109,8 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
     channel: null,
     resolvedAt: null,
     defaulted: null,
+    // No agent: the server's own `hitl.remind`.
+    ...engine.reminderTimes(undefined, expiresAt),
   };
   const settings: RequestSettings = {
     ...(input.callbackUrl !== undefined ? { callbackUrl: input.callbackUrl } : {}),
@@ -129,7 +131,8 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
       createdAt: at,
     }),
     status: 'requires_action',
-    actionDueAt: expiresAt,
+    // The sweep looks at it again at its first reminder or its lapse.
+    actionDueAt: earliestDue([action]),
   };
   const message: MessageRecord = {
     id: messageId,

@@ -372,7 +372,7 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
     return false;
   }
   turn.addActions(asks);
-  // The sweep looks again at the earliest lapse or escalation.
+  // The sweep looks again at the earliest lapse, escalation or reminder.
   const due = earliestDue(asks);
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
   // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).

@@ -133,6 +133,8 @@ const RELOAD_ON = new Set<string>([
   // A vote or an escalation changes who a pending approval waits on (docs/approvals.md).
   'action.voted',
   'action.escalated',
+  // A new deadline (docs/approvals.md, Reminders and extensions).
+  'action.extended',
   'turn.paused',
   'turn.completed',
   'turn.cancelled',

@@ -150,7 +150,7 @@ export function memoryStore(): Store {
     }
     for (const x of revisions) {
       const action = must(entry.actions.get(x.id), `Action ${x.id} was checked to exist before it is revised.`);
-      const { remindAt, ...revised } = { ...action, request: x.request, ...x };
+      const { remindAt, ...revised } = { ...action, ...x };
       // As the other stores keep it: no reminders left is no `remindAt`.
       entry.actions.set(x.id, remindAt && remindAt.length > 0 ? { ...revised, remindAt } : revised);
     }
