@@ -12,6 +12,8 @@ export const errorStatus = {
   invalid_config: 400,
   message_limit_reached: 400,
   callback_not_allowed: 400,
+  extension_too_long: 400,
+  invalid_extension: 400,
   unauthorized: 401,
   budget_reached: 402,
   action_forbidden: 403,

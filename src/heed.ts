@@ -4,6 +4,7 @@ import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
 import { expireDue, type SweepReport } from './engine/lapse.js';
+import { extendAction, type ExtendOptions } from './engine/extend.js';
 import { settleAction, type SettleOptions } from './engine/settle.js';
 import type { ResolutionInput } from './protocol/resolution-input.js';
 import { branchConversation } from './engine/branch.js';
@@ -120,6 +121,11 @@ export interface ConversationHandle {
   actions(options?: CallerOption): Promise<ActionView[]>;
   pendingActions(options?: CallerOption): Promise<PendingAction[]>;
   resolve(actionId: string, resolution: unknown, options?: SettleOptions): Promise<TurnResult>;
+  /**
+   * Moves a pending action's deadline to `minutes` from now (0: never lapses, where the agent allows it), by
+   * whoever may answer it (docs/approvals.md, Reminders and extensions); the action as it now is.
+   */
+  extend(actionId: string, minutes: number, options?: ExtendOptions): Promise<ActionView>;
   cancel(options?: CallerOption): Promise<{ status: ConversationRecord['status']; cancelled: boolean }>;
   events(options?: CallerOption & { after?: number; limit?: number }): Promise<EventRecord[]>;
   /**
@@ -303,6 +309,8 @@ export function createHeed(options: HeedOptions): Heed {
     },
     resolve: (actionId, resolution, settleOptions) =>
       whenReady(() => settleAction(engine, id, actionId, resolution, libraryWrite(settleOptions))),
+    extend: (actionId, minutes, extendOptions) =>
+      whenReady(() => extendAction(engine, id, actionId, minutes, libraryWrite(extendOptions))),
     cancel: (cancelOptions) => whenReady(() => cancelConversation(engine, id, libraryWrite(cancelOptions))),
     async events(eventOptions = {}) {
       await ready;

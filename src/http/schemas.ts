@@ -19,6 +19,7 @@ import {
   demoResponse,
   errorBody,
   eventsResponse,
+  extendResponse,
   healthResponse,
   inboxResponse,
   meResponse,
@@ -40,6 +41,7 @@ export {
   conversationView,
   demoResponse,
   eventsResponse,
+  extendResponse,
   healthResponse,
   inboxResponse,
   meResponse,
@@ -62,6 +64,15 @@ export const agentParams = z.object({
   name: z.string().min(1).max(200).describe("The agent's name, as `GET /api/agents` lists it."),
 });
 export const actionParams = conversationIdParams.extend({ actionId: z.string().min(1).max(200) });
+export const extendBody = z.strictObject({
+  minutes: z
+    .number()
+    .min(0)
+    .max(10 * 365 * 24 * 60)
+    .describe(
+      'The request lapses this many minutes from now (fractions allowed), at most `hitl.maxExtendMinutes`; 0 = never, where the agent allows it.',
+    ),
+});
 export const toolParams = conversationIdParams.extend({ tool: z.string().min(1).max(200) });
 
 export const createConversationBody = z.strictObject({

@@ -61,8 +61,7 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
   }
   for (const action of context.escalated ?? [])
     happened.push({ event: 'action.required', action, actionId: action.id });
-  for (const action of context.reminded ?? [])
-    happened.push({ event: 'action.reminder', action, actionId: action.id });
+  for (const action of context.reminded ?? []) happened.push({ event: 'action.reminder', action, actionId: action.id });
   for (const x of change.settle ?? []) happened.push({ event: settledEvent[x.status], actionId: x.id });
 
   const out: NewDelivery[] = [];

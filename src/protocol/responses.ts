@@ -86,6 +86,8 @@ export const rememberedTool = z.strictObject({
 export const agentsResponse = z.strictObject({ agents: z.array(agentInfo) });
 export const conversationsResponse = z.strictObject({ conversations: z.array(conversationView) });
 export const actionsResponse = z.strictObject({ actions: z.array(actionView) });
+/** `POST …/actions/{actionId}/extend`: the action with its new deadline (`expiresAt` absent: it never lapses). */
+export const extendResponse = z.strictObject({ action: actionView });
 export const inboxResponse = z.strictObject({
   actions: z.array(actionView),
   nextCursor: z.string().optional().describe('Pass as `cursor` for the next page; absent on the last page.'),

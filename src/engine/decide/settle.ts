@@ -217,6 +217,43 @@ export async function decideSettle(
   };
 }
 
+/**
+ * The action `actionId` when the caller may answer it, else the refusal an answer would get, in the same
+ * order (404 → 409 → 410 → 403): what an extension of its deadline checks (docs/approvals.md). A named
+ * approver of an approval decided by votes may extend it whether or not they have voted.
+ */
+export async function answerableAction(
+  engine: Engine,
+  actionId: string,
+  input: SettleInput,
+  read: Snapshot<{ actions: true }>,
+): Promise<ActionRecord> {
+  const { conversation, actions } = read;
+  const owns = input.link !== undefined || mayAccess(input.caller, conversation);
+  const hook = engine.hitl.authorizeResolve;
+  const sees = owns || actions.some((entry) => namesApprover(entry, input.caller?.userId));
+  if (!sees && !hook) throw conversationNotFound(conversation.id);
+  const action = actions.find((entry) => entry.id === actionId);
+  if (!action) {
+    if (!sees) throw conversationNotFound(conversation.id);
+    throw new HeedError('not_found', 'There is no action with that id in this conversation.', {
+      details: { actionId },
+    });
+  }
+  if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action })))
+    throw conversationNotFound(conversation.id);
+  refuseUnanswerable(engine.agents.get(conversation.agent), action.id);
+  await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
+  const by = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
+  const voted = isVoted(action.request) ? action.request : undefined;
+  if (voted) {
+    if (by === null || !mayVote(voted, by, conversation.ownerId, owns || hook !== undefined))
+      throw new HeedError('action_forbidden', 'You may not answer this request.', { details: { actionId } });
+  } else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId)))
+    throw new HeedError('action_forbidden', 'You may not answer this request.');
+  return action;
+}
+
 /** The messages of a snapshot that was read with them (asked for above whenever they are used). */
 function messagesOf(read: { messages?: MessageRecord[] }): MessageRecord[] {
   if (!read.messages)

@@ -7,6 +7,8 @@ import {
   actionParams,
   actionsResponse,
   conversationIdParams,
+  extendBody,
+  extendResponse,
   streamActionBody,
   streamActionEnvelope,
   turnResult,
@@ -95,6 +97,39 @@ export const actionRoutes: Route[] = [
     },
     ({ c, heed, host, caller, params, body, signal }) =>
       resolveAction(c, { heed, host }, caller, params, body.resolution, true, signal),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/conversations/:id/actions/:actionId/extend',
+      operationId: 'extendAction',
+      summary: "Move a pending action's deadline",
+      description:
+        'By whoever may answer the action, with the checks of an answer in the same order (404 → 409 `action_not_pending` → ' +
+        '410 `action_expired` → 403 `action_forbidden`). The action then lapses `minutes` from now (never earlier than it ' +
+        'already would: 400 `invalid_extension`); more than `hitl.maxExtendMinutes` is 400 `extension_too_long`. `minutes: 0` ' +
+        '(never lapse) is allowed only where `hitl.maxExtendMinutes` is 0. Recorded as an `action.extended` event; reminders ' +
+        '(`hitl.remind`) are planned again for the new deadline.',
+      tag: 'actions',
+      params: actionParams,
+      body: extendBody,
+      responses: { 200: { description: 'The action with its new deadline.', schema: extendResponse } },
+      errors: [
+        'invalid_request',
+        'extension_too_long',
+        'invalid_extension',
+        'unauthorized',
+        'not_found',
+        'action_not_pending',
+        'action_expired',
+        'action_forbidden',
+        'channel_chat',
+        'conversation_busy',
+        'rate_limited',
+      ],
+    },
+    async ({ heed, caller, params, body }) =>
+      Response.json({ action: await heed.conversation(params.id).extend(params.actionId, body.minutes, { caller }) }),
   ),
 ];
 

@@ -1,0 +1,34 @@
+import type { Caller, ChannelWrite } from '../caller.js';
+import type { Engine } from './engine.js';
+import type { ActionView } from '../views.js';
+import { actionView } from '../views.js';
+import { transact } from './transact.js';
+import { decideExtend, extendParts } from './decide/extend.js';
+
+export interface ExtendOptions extends ChannelWrite {
+  /** Who extends; omitted = the library acting as the conversation's owner. */
+  caller?: Caller;
+  /** Through a signed answer link: its recipient extends (as an answer through the link would be recorded). */
+  link?: { recipient: string | null };
+}
+
+/**
+ * Moves a pending action's deadline to `minutes` from now (0: never lapses), by whoever may answer it:
+ * the extension decider (src/engine/decide/extend.ts) under the runner. Returns the action as it now is.
+ */
+export async function extendAction(
+  engine: Engine,
+  conversationId: string,
+  actionId: string,
+  minutes: number,
+  options: ExtendOptions = {},
+): Promise<ActionView> {
+  const done = await transact(
+    engine,
+    conversationId,
+    extendParts,
+    (read) => decideExtend(engine, actionId, minutes, options, read),
+    { busy: 'The conversation kept changing while the extension was being recorded; send it again.' },
+  );
+  return actionView(engine, done.value, done.conversation.agent);
+}
