@@ -34,7 +34,7 @@ describe('GET /metrics', () => {
     let now = Date.parse('2026-06-01T09:00:00Z');
     server = await startServer({
       metrics: { token: scraper },
-      hitl: { timeoutMinutes: 60 },
+      hitl: { timeoutMinutes: 60, remind: { beforeMinutes: [10] } },
       notify: { operators: ['ada'] },
       now: () => new Date(now),
     });
@@ -59,7 +59,9 @@ describe('GET /metrics', () => {
       body: { resolution: { type: 'approval', decision: 'allow' } },
     });
     expect(approved.status).toBe(200);
-    now += 31 * 60_000; // the first lapses; the third, asked now, waits
+    now += 20 * 60_000; // ten minutes before the first lapses: its reminder (the answered one had none)
+    expect((await server.heed.expireDue()).reminded).toBe(1);
+    now += 11 * 60_000; // the first lapses; the third, asked now, waits
     await server.heed.expireDue();
     await open();
 
@@ -73,6 +75,7 @@ describe('GET /metrics', () => {
 
     expect(sample(families, 'heed_pending_actions', { agent: 'support', kind: 'approval' })?.value).toBe('1');
     expect(sample(families, 'heed_actions_lapsed_total', { kind: 'approval' })?.value).toBe('1');
+    expect(sample(families, 'heed_reminders_sent_total', { kind: 'approval' })?.value).toBe('1');
     // The parser keeps a labelled histogram's buckets but drops its labels, count and sum: those are read off the lines.
     expect(families.find((family) => family.name === 'heed_decision_seconds')?.type).toBe('HISTOGRAM');
     const lines = text.split('\n');

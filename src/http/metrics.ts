@@ -31,6 +31,7 @@ interface Meters {
   registry: Registry;
   decisions: Histogram<'kind' | 'channel'>;
   lapses: Counter<'kind'>;
+  reminders: Counter<'kind'>;
   turns: Counter<'status'>;
   deliveriesFailed: Counter<'target'>;
 }
@@ -104,6 +105,12 @@ function makeMeters(prom: PromClient, host: HeedHooks): Meters {
       labelNames: ['kind'],
       registers,
     }),
+    reminders: new prom.Counter({
+      name: 'heed_reminders_sent_total',
+      help: 'Reminders sent before a request lapsed (hitl.remind), by kind; one per reminder, whatever it was sent to.',
+      labelNames: ['kind'],
+      registers,
+    }),
     turns: new prom.Counter({
       name: 'heed_turns_total',
       help: 'Turns that ended, by how: completed, paused, failed or cancelled.',
@@ -131,6 +138,7 @@ function count(host: HeedHooks, meters: Meters, events: EventRecord[]): void {
     const ended = turnEnds[event.type];
     if (ended) meters.turns.inc({ status: ended });
     if (event.type === 'delivery.failed') meters.deliveriesFailed.inc({ target: event.data.target });
+    if (event.type === 'action.reminded') meters.reminders.inc({ kind: event.data.kind });
     if (event.type !== 'action.resolved') continue;
     if (event.data.expired) meters.lapses.inc({ kind: event.data.kind });
     else if (event.data.actionId && !event.data.cancelled && event.data.channel && byPerson(event.data.channel)) {
