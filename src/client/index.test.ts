@@ -20,6 +20,13 @@ describe('heed/client', () => {
     expect(paused.status).toBe('requires_action');
     const [action] = await client.pending(conversation.id);
     expect((await client.inbox()).actions.map((entry) => entry.id)).toContain(action.id);
+    // An extension: the deadline moves to 2 days from now (the default bound is 7 days; the default deadline 1 day).
+    const extended = await client.extend(conversation.id, action.id, 2880);
+    expect(Date.parse(extended.action.expiresAt!) - Date.parse(action.expiresAt!)).toBeGreaterThan(23 * 3600_000);
+    await expect(client.extend(conversation.id, action.id, 20_000)).rejects.toMatchObject({
+      status: 400,
+      code: 'extension_too_long',
+    });
     const done = await client.answer(conversation.id, action.id, { type: 'approval', decision: 'allow' });
     expect(done.status).toBe('completed');
     expect((await client.getConversation(conversation.id)).runtime.status).toBe('idle');

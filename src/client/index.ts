@@ -191,6 +191,11 @@ export interface HeedClient {
     resolution: ResolutionInput,
     options?: { signal?: AbortSignal },
   ): AsyncGenerator<TurnStreamPart>;
+  /**
+   * Moves a pending action's deadline to `minutes` from now (0: never lapses, where the server allows it), as
+   * whoever may answer it (`POST …/actions/{actionId}/extend`); the action with its new `expiresAt`.
+   */
+  extend(conversationId: string, actionId: string, minutes: number): Promise<{ action: ActionView }>;
   cancel(conversationId: string): Promise<{ status: ConversationStatus; cancelled: boolean }>;
   events(
     conversationId: string,
@@ -389,6 +394,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
     answer: (id, actionId, resolution) => json('POST', conversationPath(id, 'actions', actionId), { resolution }),
     answerStream: (id, actionId, resolution, streamOptions = {}) =>
       turnStream(conversationPath(id, 'actions', actionId), { resolution }, streamOptions.signal),
+    extend: (id, actionId, minutes) => json('POST', conversationPath(id, 'actions', actionId, 'extend'), { minutes }),
     cancel: (id) => json('POST', conversationPath(id, 'cancel')),
     events: (id, eventOptions = {}) =>
       json(

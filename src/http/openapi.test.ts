@@ -40,6 +40,7 @@ describe('OpenAPI document', () => {
         'GET /api/conversations/{id}/actions',
         'POST /api/conversations/{id}/actions/{actionId}',
         'POST /api/conversations/{id}/actions/{actionId}/stream',
+        'POST /api/conversations/{id}/actions/{actionId}/extend',
         'POST /api/conversations/{id}/cancel',
         'GET /api/conversations/{id}/events',
         'GET /api/conversations/{id}/events/stream',
