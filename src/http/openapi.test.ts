@@ -56,6 +56,7 @@ describe('OpenAPI document', () => {
         'GET /api/requests/{id}/wait',
         'GET /api/links/{token}',
         'POST /api/links/{token}',
+        'POST /api/links/{token}/extend',
         'GET /api/deliveries',
         'POST /api/ai-sdk/chat/{agent}',
         'GET /api/ai-sdk/chat/{agent}/{id}/messages',

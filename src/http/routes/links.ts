@@ -5,6 +5,7 @@ import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { askerOf } from '../../notify/email.js';
 import { actionView } from '../../views.js';
 import { defineRoute, type Route } from '../route.js';
+import { extendBody } from '../schemas.js';
 import type { HeedHooks } from '../../hooks.js';
 
 const tokenParams = z.object({ token: z.string().min(1).max(2048) });
@@ -31,6 +32,14 @@ const linkResponse = z.object({
   expiresAt: z.string().describe('When the link stops working: never later than the action lapses.'),
 });
 const answeredResponse = z.object({ status: z.literal('recorded'), action: linkAction });
+const extendedResponse = z.object({
+  status: z.literal('extended'),
+  action: linkAction,
+  page: z
+    .string()
+    .optional()
+    .describe('A new link to the same page that lasts as long as the new deadline (the old one keeps its own end).'),
+});
 
 /** One answer for every token that does not lead to an action: forged, tampered, expired, another server's. */
 const notFound = () => new HeedError('not_found', 'This link is not valid (it may have expired).');
@@ -135,6 +144,49 @@ export const linkRoutes: Route[] = [
       const settled = (await store.getAction(claims.conversationId, claims.actionId))!;
       const conversation = await store.getConversation(claims.conversationId);
       return Response.json({ status: 'recorded', action: linkView(host, settled, conversation?.agent ?? '') });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/links/:token/extend',
+      operationId: 'extendLink',
+      summary: 'Move the deadline of the action an answer link names',
+      description:
+        'As `POST /api/conversations/{id}/actions/{actionId}/extend`, as the link\'s recipient: the same bounds and errors. ' +
+        'The answer carries a new link (`page`) that lasts until the new deadline.',
+      tag: 'links',
+      params: tokenParams,
+      body: extendBody,
+      responses: { 200: { description: 'The action with its new deadline.', schema: extendedResponse } },
+      errors: [
+        'invalid_request',
+        'extension_too_long',
+        'invalid_extension',
+        'not_found',
+        'action_not_pending',
+        'action_expired',
+        'action_forbidden',
+        'channel_chat',
+        'conversation_busy',
+      ],
+    },
+    async ({ heed, host, params, body }) => {
+      const { claims, action } = await open(host, params.token);
+      if (!answerableByLink(action)) throw notFound();
+      await heed.conversation(claims.conversationId).extend(claims.actionId, body.minutes, {
+        caller: { userId: claims.recipient },
+        link: { recipient: claims.recipient },
+      });
+      const { store } = host;
+      const extended = (await store.getAction(claims.conversationId, claims.actionId))!;
+      const conversation = (await store.getConversation(claims.conversationId))!;
+      const links = await host.notifier.links(extended, conversation, claims.recipient);
+      return Response.json({
+        status: 'extended',
+        action: linkView(host, extended, conversation.agent),
+        ...(links ? { page: links.page } : {}),
+      });
     },
   ),
 ];

@@ -1,6 +1,15 @@
-import { ActionCard, channelPlatform, WaitingCard, whoDecides, type UseConversationResult } from 'heed/react';
+import {
+  ActionCard,
+  channelPlatform,
+  toChatError,
+  WaitingCard,
+  whoDecides,
+  type UseConversationResult,
+} from 'heed/react';
 import type { ActionView } from 'heed/client';
 import type { Branching } from './branching.js';
+import { useConsole } from '../console.js';
+import { ExtendControl } from './extend-control.js';
 
 /**
  * The requests waiting in a conversation, split by who answers them here: those the viewer may answer
@@ -44,6 +53,7 @@ export function PendingDock({
   me: string | null;
   branching: Branching;
 }) {
+  const { client } = useConsole();
   const conversation = chat.conversation;
   const pending = chat.pendingActions;
   const platform = channelPlatform(conversation?.channel);
@@ -69,6 +79,15 @@ export function PendingDock({
   }
   const { mine, others } = splitPending(pending, me, conversation?.ownerId);
   const current = mine[0];
+  // Whoever may answer may give the request more time (docs/approvals.md, Reminders and extensions).
+  const extend = async (minutes: number) => {
+    try {
+      const { action } = await client.extend(current.conversationId, current.id, minutes);
+      return { ok: true as const, expiresAt: action.expiresAt };
+    } catch (thrown) {
+      return { ok: false as const, message: toChatError(thrown).message };
+    }
+  };
   return (
     <>
       {others.map(({ action, note, reason }) => (
@@ -86,6 +105,7 @@ export function PendingDock({
             onRunClientTool={() => chat.runClientTool(current.id)}
             onSubmit={(resolution) => chat.answer(current.id, resolution)}
           />
+          <ExtendControl key={`${current.id}-extend`} expiresAt={current.expiresAt} onExtend={extend} />
         </div>
       )}
     </>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ActionView, ErrorBody } from 'heed/client';
 import { ActionCard, describeResolution, oneClickChoiceOf, SettledCard, type AnswerResult } from 'heed/react';
+import { ExtendControl, type ExtendOutcome } from '../chat/extend-control.js';
 
 /** An action of any kind without `conversationId` and `messageId`, which a link does not show. */
 type LinkAction<View = ActionView> = View extends ActionView ? Omit<View, 'conversationId' | 'messageId'> : never;
@@ -39,7 +40,9 @@ function WhoAsks({ link }: { link: LinkRead }) {
  * every button POSTs to `/api/links/<token>`. A link made for one choice (the mail's Approve, Deny or an
  * option) opens the card with that choice picked and marked, to confirm with one press.
  */
-export function AnswerLinkPage({ token }: { token: string }) {
+export function AnswerLinkPage({ token: opened }: { token: string }) {
+  // An extension signs a new link that lasts as long as the new deadline: the page goes on with it.
+  const [token, setToken] = useState(opened);
   const [state, setState] = useState<State>({ status: 'loading' });
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string>();
@@ -94,6 +97,28 @@ export function AnswerLinkPage({ token }: { token: string }) {
     [api, load],
   );
 
+  const extend = useCallback(
+    async (minutes: number): Promise<ExtendOutcome> => {
+      const response = await fetch(`${api}/extend`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ minutes }),
+      }).catch(() => undefined);
+      const body = (await response?.json().catch(() => undefined)) as
+        | { action?: { expiresAt?: string }; page?: string; error?: { message?: string } }
+        | undefined;
+      if (!response?.ok)
+        return { ok: false, message: body?.error?.message ?? 'The request could not be extended.' };
+      if (body?.page) {
+        const next = new URL(body.page, window.location.href);
+        window.history.replaceState(null, '', `${next.pathname}${window.location.search}`);
+        setToken(next.pathname.split('/').at(-1) ?? token);
+      } else await load();
+      return { ok: true, expiresAt: body?.action?.expiresAt };
+    },
+    [api, load, token],
+  );
+
   if (state.status === 'loading') {
     return (
       <main className="link-page">
@@ -140,6 +165,7 @@ export function AnswerLinkPage({ token }: { token: string }) {
       ) : (
         <ActionCard action={choice?.view ?? action} onSubmit={submit} busy={busy} autoFocus confirm={choice?.confirm} />
       )}
+      {pending && <ExtendControl expiresAt={action.expiresAt} onExtend={extend} />}
       {pending && <p className="muted link-foot">This link works until {new Date(link.expiresAt).toLocaleString()}.</p>}
     </main>
   );
