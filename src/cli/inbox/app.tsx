@@ -18,9 +18,10 @@ import {
   type Settled,
 } from './inbox-state.js';
 import { ListView } from './list-view.js';
+import { ExtendPrompt } from './extend-prompt.js';
 import { QuestionView } from './question-view.js';
 import type { InboxSystem } from './system.js';
-import { ColorContext, useTerminalSize } from './theme.js';
+import { ColorContext, Say, useTerminalSize } from './theme.js';
 import { UrlView } from './url-view.js';
 import { KeysEnabled, useKeys } from './use-keys.js';
 import type { RequestViewProps } from './view-props.js';
@@ -62,6 +63,8 @@ export function InboxApp(props: InboxAppProps) {
   const [cursor, setCursor] = useState(0);
   const [openId, setOpenId] = useState<string>();
   const [help, setHelp] = useState(false);
+  const [extending, setExtending] = useState<ActionView>();
+  const [notice, setNotice] = useState<{ text: string; bad: boolean }>();
   const [filter, setFilter] = useState('');
   const [filtering, setFiltering] = useState(false);
   const [now, setNow] = useState(clock);
@@ -190,12 +193,18 @@ export function InboxApp(props: InboxAppProps) {
       if (key.home) return setCursor(0);
       if (key.end) return setCursor(Math.max(0, shown.length - 1));
       if (input === 'r') return void refresh();
+      // E: give the selected request more time (whoever may answer it may).
+      if ((input === 'E' || input === 'e') && shown[selected] && !shown[selected].settled) {
+        setNotice(undefined);
+        return setExtending(shown[selected].action);
+      }
       if (key.return && shown[selected]) {
+        setNotice(undefined);
         setNow(clock());
         setOpenId(shown[selected].action.id);
       }
     },
-    { isActive: !open && !help },
+    { isActive: !open && !help && !extending },
   );
 
   let view = null;
@@ -282,6 +291,19 @@ export function InboxApp(props: InboxAppProps) {
             ) : (
               list
             ))}
+          {!view && extending ? (
+            <ExtendPrompt
+              client={client}
+              action={extending}
+              columns={columns}
+              onDone={(outcome) => {
+                setExtending(undefined);
+                setNotice(outcome);
+                if (outcome && !outcome.bad) void refresh();
+              }}
+            />
+          ) : null}
+          {!view && !extending && notice ? <Say tone={notice.bad ? 'bad' : 'good'}>{notice.text}</Say> : null}
         </Box>
       </KeysEnabled.Provider>
     </ColorContext.Provider>

@@ -11,6 +11,7 @@ const SECTIONS: Array<{ title: string; keys: Array<[string, string]> }> = [
       ['↑↓ j k  Home End', 'move; first, last'],
       ['Enter', 'open the request'],
       ['/', 'filter: type, Enter keeps it, Esc clears it'],
+      ['E', 'extend the deadline: 1–4 picks how long from now'],
       ['r', 'read the list now'],
       ['q  Ctrl-C', 'quit'],
     ],
