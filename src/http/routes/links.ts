@@ -153,7 +153,7 @@ export const linkRoutes: Route[] = [
       operationId: 'extendLink',
       summary: 'Move the deadline of the action an answer link names',
       description:
-        'As `POST /api/conversations/{id}/actions/{actionId}/extend`, as the link\'s recipient: the same bounds and errors. ' +
+        "As `POST /api/conversations/{id}/actions/{actionId}/extend`, as the link's recipient: the same bounds and errors. " +
         'The answer carries a new link (`page`) that lasts until the new deadline.',
       tag: 'links',
       params: tokenParams,

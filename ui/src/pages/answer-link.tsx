@@ -105,10 +105,8 @@ export function AnswerLinkPage({ token: opened }: { token: string }) {
         body: JSON.stringify({ minutes }),
       }).catch(() => undefined);
       const body = (await response?.json().catch(() => undefined)) as
-        | { action?: { expiresAt?: string }; page?: string; error?: { message?: string } }
-        | undefined;
-      if (!response?.ok)
-        return { ok: false, message: body?.error?.message ?? 'The request could not be extended.' };
+        { action?: { expiresAt?: string }; page?: string; error?: { message?: string } } | undefined;
+      if (!response?.ok) return { ok: false, message: body?.error?.message ?? 'The request could not be extended.' };
       if (body?.page) {
         const next = new URL(body.page, window.location.href);
         window.history.replaceState(null, '', `${next.pathname}${window.location.search}`);
