@@ -246,6 +246,10 @@ describe('extending a deadline: POST …/actions/{actionId}/extend', () => {
     const forever = await server.api('POST', path, { token: 'ada', body: { minutes: 0 } });
     expect(forever.status).toBe(200);
     expect(forever.body.action.expiresAt).toBeUndefined();
+    // No deadline left to extend: a later extension would only give it one.
+    const again = await server.api('POST', path, { token: 'ada', body: { minutes: 60 } });
+    expect([again.status, again.body.error.code]).toEqual([400, 'invalid_extension']);
+    expect(again.body.error.message).toBe('This request never lapses: there is no deadline to extend.');
     clock.now = t0 + 10_000 * minute;
     expect(await server.heed.expireDue()).toMatchObject({ lapsed: 0, reminded: 0 });
     await outboxSettled(server);

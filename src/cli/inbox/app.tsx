@@ -194,7 +194,7 @@ export function InboxApp(props: InboxAppProps) {
       if (key.end) return setCursor(Math.max(0, shown.length - 1));
       if (input === 'r') return void refresh();
       // E: give the selected request more time (whoever may answer it may).
-      if ((input === 'E' || input === 'e') && shown[selected] && !shown[selected].settled) {
+      if (input === 'E' && shown[selected] && !shown[selected].settled) {
         setNotice(undefined);
         return setExtending(shown[selected].action);
       }

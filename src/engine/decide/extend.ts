@@ -52,9 +52,15 @@ export async function decideExtend(
       { details: { actionId, minutes, maxMinutes: max } },
     );
   }
+  // Nothing to extend: a request that never lapses keeps waiting (an extension would give it a deadline).
+  if (action.expiresAt === null) {
+    throw new HeedError('invalid_extension', 'This request never lapses: there is no deadline to extend.', {
+      details: { actionId },
+    });
+  }
   const at = engine.now();
   const expiresAt = minutes === 0 ? null : engine.expiresAfterMinutes(minutes);
-  if (expiresAt !== null && action.expiresAt !== null && expiresAt < action.expiresAt) {
+  if (expiresAt !== null && expiresAt < action.expiresAt) {
     throw new HeedError(
       'invalid_extension',
       `This request already waits until ${action.expiresAt}; an extension only moves its deadline later.`,
