@@ -76,6 +76,8 @@ const validBodies: Record<string, (target: { actionKind: string }) => unknown> =
   sendMessage: () => ({ content: 'hello' }),
   resolveAction: () => ({ resolution: { type: 'approval', decision: 'allow' } }),
   answerLink: () => ({ resolution: { type: 'approval', decision: 'allow' } }),
+  extendAction: () => ({ minutes: 60 }),
+  extendLink: () => ({ minutes: 60 }),
   branchConversation: () => ({}),
 };
 
