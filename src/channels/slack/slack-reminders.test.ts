@@ -3,8 +3,7 @@ import { startServer, type TestServer } from '../../../test/http-fixtures.js';
 import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../../../test/slack/fake-slack.js';
 
 // A reminder before a request lapses (hitl.remind, docs/approvals.md) in the Slack thread the request was
-// posted in, on a fake clock: a reply that says it is a reminder and when the request lapses; none once it
-// was answered.
+// posted in, on a fake clock: a reply that says it is a reminder and when the request lapses, sent once.
 const secret = 'slack-signing-secret-for-tests';
 const t0 = Date.parse('2026-03-02T09:00:00.000Z');
 let slack: FakeSlack | undefined;
