@@ -21,9 +21,9 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function remindingServer(extra: Partial<HeedConfig> = {}) {
+async function remindingServer(extra: Partial<HeedConfig> = {}, answer?: (n: number) => number) {
   const clock = { now: t0 };
-  const receiver = await webhookReceiver();
+  const receiver = await webhookReceiver(answer);
   cleanup.push(receiver.close);
   const smtp = await smtpReceiver();
   cleanup.push(smtp.close);
@@ -58,6 +58,34 @@ const reminderCalls = (calls: WebhookCall[]) => calls.filter((call) => typeOf(ca
 async function eventsOf(server: TestServer, conversationId: string) {
   const read = await server.api('GET', `/api/conversations/${conversationId}/events`, { token: 'ada' });
   return read.body.events as Array<{ type: string; at: string; data: Record<string, unknown> }>;
+}
+
+/** The `data:` of the first event of type `type` on the conversation's live SSE stream (from now on). */
+async function streamUntil(server: TestServer, conversationId: string, type: string): Promise<string> {
+  const { lastEventSeq } = (await server.api('GET', `/api/conversations/${conversationId}`, { token: 'ada' })).body
+    .conversation;
+  const stop = new AbortController();
+  const response = await fetch(
+    `${server.url}/api/conversations/${conversationId}/events/stream?after=${lastEventSeq}`,
+    { headers: { authorization: 'Bearer ada', accept: 'text/event-stream' }, signal: stop.signal },
+  );
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before ${type}`);
+      text += value;
+      const found = text.split('\n\n').find((block) => block.includes(`event: ${type}\n`));
+      if (found)
+        return found
+          .split('\n')
+          .find((line) => line.startsWith('data: '))!
+          .slice(6);
+    }
+  } finally {
+    stop.abort();
+  }
 }
 
 /** Every delivery of the outbox has been sent (or dropped): nothing is left to arrive. */
@@ -141,6 +169,30 @@ describe('reminders before a request lapses', () => {
     expect(reminders).toEqual([open.actionId]);
     expect((await eventsOf(server, answered.conversationId)).some((e) => e.type === 'action.reminded')).toBe(false);
   });
+  it('drops a reminder whose request was answered after the sweep planned it but before it could be sent', async () => {
+    // The webhook refuses the reminder's first try; its retry is due a minute later on the fake clock.
+    const { server, receiver, smtp, clock } = await remindingServer({}, (n) => (n === 2 ? 503 : 204));
+    const { conversationId, actionId } = await pausedOnRefund(server);
+    await receiver.until((calls) => calls.length === 1);
+    await smtp.until(() => smtp.mails.length === 1);
+    clock.now = t0 + 60 * minute;
+    expect((await server.heed.expireDue()).reminded).toBe(1);
+    await receiver.until((calls) => calls.length === 2);
+    await smtp.until(() => smtp.mails.length === 2);
+    const answered = await server.api('POST', `/api/conversations/${conversationId}/actions/${actionId}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(answered.status).toBe(200);
+    clock.now = t0 + 62 * minute;
+    const deliveries = await outboxSettled(server);
+    const retried = deliveries.find(
+      (delivery) => delivery.event === 'action.reminder' && delivery.target.type === 'webhook',
+    );
+    expect(retried?.status).toBe('dropped');
+    expect(JSON.stringify(retried)).toContain('the action is no longer pending (resolved)');
+    expect(receiver.calls.map(typeOf)).toEqual(['action.required', 'action.reminder', 'action.resolved']);
+  });
 });
 
 describe('extending a deadline: POST …/actions/{actionId}/extend', () => {
@@ -153,6 +205,8 @@ describe('extending a deadline: POST …/actions/{actionId}/extend', () => {
     await receiver.until((calls) => reminderCalls(calls).length === 1);
 
     clock.now = t0 + 100 * minute;
+    // A follower of the live event stream sees the extension too.
+    const seen = streamUntil(server, conversationId, 'action.extended');
     const extended = await server.api('POST', path, { token: 'ada', body: { minutes: 180 } });
     expect(extended.status).toBe(200);
     expect(extended.body.action).toMatchObject({ id: actionId, status: 'pending', expiresAt: at(280) });
@@ -163,6 +217,7 @@ describe('extending a deadline: POST …/actions/{actionId}/extend', () => {
       at: at(100),
       data: { actionId, by: 'ada', minutes: 180, previousExpiresAt: at(120), expiresAt: at(280) },
     });
+    expect(JSON.parse(await seen)).toMatchObject({ type: 'action.extended', data: { actionId, expiresAt: at(280) } });
 
     // The old deadline and its 10-minute reminder pass: nothing lapses, nothing is sent.
     clock.now = t0 + 121 * minute;
