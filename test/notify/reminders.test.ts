@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../http-fixtures.js';
+import { startServer, supportAgent, type TestServer } from '../http-fixtures.js';
 import { eventually, smtpReceiver, webhookReceiver, type WebhookCall } from './receivers.js';
 import { engineOf } from '../../src/heed.js';
 import type { HeedConfig } from '../../src/config.js';
@@ -169,6 +169,24 @@ describe('reminders before a request lapses', () => {
     expect(reminders).toEqual([open.actionId]);
     expect((await eventsOf(server, answered.conversationId)).some((e) => e.type === 'action.reminded')).toBe(false);
   });
+  it("keeps to an agent's own hitl.remind over the server's", async () => {
+    const ran = new Map<string, number>();
+    const { server, receiver, clock } = await remindingServer({
+      agents: [{ ...supportAgent(ran), hitl: { remind: { beforeMinutes: [30] } } }],
+    });
+    await pausedOnRefund(server);
+    for (const minutes of [60, 89]) {
+      clock.now = t0 + minutes * minute;
+      expect((await server.heed.expireDue()).reminded).toBe(0);
+    }
+    clock.now = t0 + 90 * minute;
+    expect((await server.heed.expireDue()).reminded).toBe(1);
+    // Not the server's ten-minute one either.
+    clock.now = t0 + 110 * minute;
+    expect((await server.heed.expireDue()).reminded).toBe(0);
+    await receiver.until((calls) => reminderCalls(calls).length === 1);
+  });
+
   it('drops a reminder whose request was answered after the sweep planned it but before it could be sent', async () => {
     // The webhook refuses the reminder's first try; its retry is due a minute later on the fake clock.
     const { server, receiver, smtp, clock } = await remindingServer({}, (n) => (n === 2 ? 503 : 204));
