@@ -118,11 +118,7 @@ export type Change = UpdateChange | CreateChange;
  * as its deadline nears (`action.reminder`, `hitl.remind`).
  */
 export type DeliveryEvent =
-  | 'action.required'
-  | 'action.reminder'
-  | 'action.resolved'
-  | 'action.expired'
-  | 'action.cancelled';
+  'action.required' | 'action.reminder' | 'action.resolved' | 'action.expired' | 'action.cancelled';
 
 /**
  * What a channel delivery is about: the action events, or `message.created`, an agent's reply to post in
