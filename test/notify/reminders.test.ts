@@ -187,6 +187,25 @@ describe('reminders before a request lapses', () => {
     await receiver.until((calls) => reminderCalls(calls).length === 1);
   });
 
+  it('reminds of a request made with POST /api/requests too, and its assignee may extend it', async () => {
+    const { server, receiver, clock } = await remindingServer();
+    const made = await server.api('POST', '/api/requests', {
+      token: 'ada',
+      body: { request: { kind: 'approval', title: 'Deploy 1.4?', args: { version: '1.4' } }, assignees: ['bob'] },
+    });
+    expect(made.status).toBe(201);
+    const { id: actionId, conversationId } = made.body;
+    clock.now = t0 + 60 * minute;
+    expect((await server.heed.expireDue()).reminded).toBe(1);
+    await receiver.until((calls) => reminderCalls(calls).length === 1);
+    const extended = await server.api('POST', `/api/conversations/${conversationId}/actions/${actionId}/extend`, {
+      token: 'bob',
+      body: { minutes: 120 },
+    });
+    expect(extended.status).toBe(200);
+    expect(extended.body.action.expiresAt).toBe(at(180));
+  });
+
   it('drops a reminder whose request was answered after the sweep planned it but before it could be sent', async () => {
     // The webhook refuses the reminder's first try; its retry is due a minute later on the fake clock.
     const { server, receiver, smtp, clock } = await remindingServer({}, (n) => (n === 2 ? 503 : 204));
