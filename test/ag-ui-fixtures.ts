@@ -35,6 +35,7 @@ export function aguiAgent(server: TestServer, options: { agent?: string; token?:
 export async function run(
   agent: HttpAgent,
   parameters: { resume?: ResumeEntry[]; tools?: Tool[] } = {},
+  onEvent?: (event: BaseEvent) => void,
 ): Promise<RunSeen> {
   const seen: RunSeen = { events: [], types: [], interrupts: [] };
   try {
@@ -42,6 +43,7 @@ export async function run(
       onEvent: ({ event }) => {
         seen.events.push(event);
         seen.types.push(event.type);
+        onEvent?.(event);
       },
       onRunFinishedEvent: (params) => {
         seen.finished = params.event;

@@ -198,7 +198,9 @@ export const approval = defineKind({
       editedArgs: z
         .record(z.string(), z.unknown())
         .optional()
-        .describe("The tool's arguments to run with instead of the model's: a full replacement, checked like `approvedArgs`."),
+        .describe(
+          "The tool's arguments to run with instead of the model's: a full replacement, checked like `approvedArgs`.",
+        ),
       comment: z.string().max(MAX_COMMENT_CHARS).optional(),
     }),
     answerFromResume(status, payload) {

@@ -3,14 +3,7 @@
  * interrupt per pending approval, and a resume settles it and streams the continuation, where the tool runs once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  aguiAgent,
-  expectWellFormed,
-  run,
-  say,
-  streamedCalls,
-  streamedText,
-} from '../../../test/ag-ui-fixtures.js';
+import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
 
 let server: TestServer;
@@ -48,7 +41,11 @@ describe('AG-UI tool approval', () => {
       name: 'issue_refund',
       args: JSON.stringify({ orderId: 42, amount: 5 }),
     });
-    expect(interrupt).toMatchObject({ reason: 'tool_call', message: expect.any(String), expiresAt: expect.any(String) });
+    expect(interrupt).toMatchObject({
+      reason: 'tool_call',
+      message: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     expect(JSON.stringify(interrupt.responseSchema)).toContain('editedArgs');
     expect(agent.pendingInterrupts.map((entry) => entry.id)).toEqual([interrupt.id]);
     expect(ran()).toBe(before);
@@ -60,7 +57,11 @@ describe('AG-UI tool approval', () => {
     // The call is not streamed again: its result is, against the same id, then the reply.
     expect(second.types.filter((type) => type.startsWith('TOOL_CALL'))).toEqual(['TOOL_CALL_RESULT']);
     expect(second.events).toContainEqual(
-      expect.objectContaining({ type: 'TOOL_CALL_RESULT', toolCallId: interrupt.toolCallId, content: '{"refunded":5}' }),
+      expect.objectContaining({
+        type: 'TOOL_CALL_RESULT',
+        toolCallId: interrupt.toolCallId,
+        content: '{"refunded":5}',
+      }),
     );
     expect(streamedText(second)).toBe('Done.');
     expect(second.finished?.outcome).toEqual({ type: 'success' });

@@ -86,7 +86,9 @@ export function responseSchema(kind: ActionKind): JsonObject {
   if (cached) return cached;
   const own = kind.wire.documentedAnswer ?? kind.wire.answer;
   const ownOptionalType = own.extend({ type: (own.shape.type as z.ZodType).optional() });
-  const schema = kind.agUi.alternativeAnswer ? z.union([ownOptionalType, kind.agUi.alternativeAnswer]) : ownOptionalType;
+  const schema = kind.agUi.alternativeAnswer
+    ? z.union([ownOptionalType, kind.agUi.alternativeAnswer])
+    : ownOptionalType;
   const json = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as JsonObject;
   delete json.$schema;
   responseSchemas.set(kind.kind, json);

@@ -16,7 +16,11 @@ afterAll(async () => {
   await server.close();
 });
 
-const pageTool = { name: 'get_selection', description: 'The text selected on the page.', parameters: { type: 'object' } };
+const pageTool = {
+  name: 'get_selection',
+  description: 'The text selected on the page.',
+  parameters: { type: 'object' },
+};
 
 describe('AG-UI questions and client tools', () => {
   it('a question set is an input_required interrupt answered with `{ answers }`', async () => {
@@ -38,7 +42,10 @@ describe('AG-UI questions and client tools', () => {
     expect(second.finished?.outcome).toEqual({ type: 'success' });
     expect(streamedText(second)).toBe('Done.');
     const actions = await server.api('GET', `/api/conversations/${agent.threadId}/actions`, { token: 'ada' });
-    expect(actions.body.actions[0].resolution).toMatchObject({ type: 'question', answers: { size: ['l'], qty: ['3'] } });
+    expect(actions.body.actions[0].resolution).toMatchObject({
+      type: 'question',
+      answers: { size: ['l'], qty: ['3'] },
+    });
   });
 
   it('a URL request is an input_required interrupt answered with its decision', async () => {
@@ -69,7 +76,11 @@ describe('AG-UI questions and client tools', () => {
     });
     expectWellFormed(second);
     expect(second.events).toContainEqual(
-      expect.objectContaining({ type: 'TOOL_CALL_RESULT', toolCallId: interrupt.toolCallId, content: '{"text":"hello"}' }),
+      expect.objectContaining({
+        type: 'TOOL_CALL_RESULT',
+        toolCallId: interrupt.toolCallId,
+        content: '{"text":"hello"}',
+      }),
     );
     expect(streamedText(second)).toBe('Done.');
   });

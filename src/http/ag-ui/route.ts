@@ -57,7 +57,9 @@ export const agUiRunBody = z
     tools: z
       .array(z.looseObject({ name: z.string() }))
       .optional()
-      .describe("Tools the client runs itself: a pending call of one of the agent's client tools named here is left to the client as a frontend tool call."),
+      .describe(
+        "Tools the client runs itself: a pending call of one of the agent's client tools named here is left to the client as a frontend tool call.",
+      ),
     context: z.array(z.unknown()).optional(),
     state: z.unknown().optional(),
     forwardedProps: z.unknown().optional(),
@@ -69,7 +71,9 @@ export const agUiRunBody = z
           payload: z
             .unknown()
             .optional()
-            .describe("The kind's answer as the HTTP API takes it (with or without `type`); for an approval also `{ approved, editedArgs? }`."),
+            .describe(
+              "The kind's answer as the HTTP API takes it (with or without `type`); for an approval also `{ approved, editedArgs? }`.",
+            ),
         }),
       )
       .optional()
@@ -118,9 +122,13 @@ export const agUiRoutes: Route[] = [
       if (!parsed.success) throw invalidRequest(parsed.error);
       const input = parsed.data as RunAgentInput;
       if (!CONVERSATION_ID.test(input.threadId)) {
-        throw new HeedError('invalid_request', 'The threadId is the conversation id: 1 to 128 letters, digits, _ or -.', {
-          details: { field: 'body.threadId' },
-        });
+        throw new HeedError(
+          'invalid_request',
+          'The threadId is the conversation id: 1 to 128 letters, digits, _ or -.',
+          {
+            details: { field: 'body.threadId' },
+          },
+        );
       }
       // SSE only: the encoder would answer a client that accepts protobuf in protobuf, which Heed does not document.
       const events = new encoder.EventEncoder();
@@ -193,7 +201,9 @@ interface RunContext {
 /** A message's text: its content, or its text parts joined when it is a list. */
 function contentText(content: string | Array<{ type: string; text?: string }>): string {
   if (typeof content === 'string') return content;
-  return content.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('\n');
+  return content
+    .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
+    .join('\n');
 }
 
 /** A tool message's content as the output it carries: JSON when it parses, else the text. */
@@ -253,11 +263,17 @@ async function runAgUi(context: RunContext): Promise<void> {
         { details: { pendingActionIds: pending.map((action) => action.id) } },
       );
     }
-    if (!exists) throw new HeedError('not_found', 'There is no thread with that id to resume.', { details: { threadId: id } });
+    if (!exists)
+      throw new HeedError('not_found', 'There is no thread with that id to resume.', { details: { threadId: id } });
     for (const entry of input.resume ?? []) {
       const action = actions.find((one) => one.id === entry.interruptId);
       const payload = entry.payload as { output?: unknown } | undefined;
-      if (action && entry.status === 'resolved' && kindOf(action.kind).agUi.frontendTool && payload?.output !== undefined)
+      if (
+        action &&
+        entry.status === 'resolved' &&
+        kindOf(action.kind).agUi.frontendTool &&
+        payload?.output !== undefined
+      )
         sentOutputs.set(action.toolCallId, JSON.stringify(payload.output));
     }
     return resume(context, actions, entries, sentOutputs);
@@ -388,7 +404,9 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
   const messages = snapshotMessages(liveMessages(stored));
   // A call the client has not seen (an intake's questions) is streamed and put in the snapshot, so its interrupt matches a call.
   const known = new Set(
-    messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [])),
+    messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [],
+    ),
   );
   const streamer = events ?? new AgUiEventStream(send, { newMessage: false });
   for (const action of open) {
