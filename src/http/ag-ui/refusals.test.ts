@@ -114,6 +114,29 @@ describe('AG-UI refusals', () => {
     expect(await statuses(agent.threadId)).toEqual(['pending']);
   });
 
+  it("refuses an interrupt of another thread (a forged id), and another user's message on the thread", async () => {
+    const mine = await paused();
+    const theirs = await paused();
+    const forged = await run(mine.other, {
+      resume: [
+        { interruptId: mine.interrupts[0].id, status: 'cancelled' },
+        { interruptId: theirs.interrupts[0].id, status: 'resolved', payload: { approved: true } },
+      ],
+    });
+    expect(forged.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining(theirs.interrupts[0].id),
+    });
+    expect(await statuses(mine.agent.threadId)).toEqual(['pending']);
+    expect(await statuses(theirs.agent.threadId)).toEqual(['pending']);
+
+    const bob = aguiAgent(server, { token: 'bob', threadId: mine.agent.threadId });
+    const sent = await say(bob, 'hello from bob');
+    expect(sent.error).toMatchObject({ code: 'not_found' });
+    const thread = await server.api('GET', `/api/conversations/${mine.agent.threadId}`, { token: 'ada' });
+    expect(JSON.stringify(thread.body.messages)).not.toContain('hello from bob');
+  });
+
   it('a replayed resume finishes the run without running anything again; another answer is refused saying who gave it', async () => {
     const { agent, interrupts } = await paused();
     const resume = [{ interruptId: interrupts[0].id, status: 'resolved' as const, payload: { approved: true } }];
