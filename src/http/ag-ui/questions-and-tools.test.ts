@@ -6,11 +6,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { startServer, supportAgent, type TestServer } from '../../../test/http-fixtures.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  const ran = new Map<string, number>();
+  const intake = {
+    name: 'intake',
+    model: scriptedModel(() => ({ text: 'Thanks.' })),
+    intake: {
+      preamble: 'Before we start:',
+      questions: [
+        {
+          header: 'Team',
+          prompt: 'Which team are you on?',
+          options: [{ value: 'web', label: 'Web' }],
+          defaults: ['web'],
+        },
+      ],
+    },
+  };
+  server = await startServer({ agents: [supportAgent(ran), intake] });
+  server.ran = ran;
 });
 afterAll(async () => {
   await server.close();
@@ -46,6 +64,27 @@ describe('AG-UI questions and client tools', () => {
       type: 'question',
       answers: { size: ['l'], qty: ['3'] },
     });
+  });
+
+  it("an agent's intake questions, asked with no tool call, come with a call the interrupt names", async () => {
+    const agent = aguiAgent(server, { agent: 'intake', token: 'ada' });
+    const first = await say(agent, 'hello');
+    expectWellFormed(first);
+    const [interrupt] = first.interrupts;
+    expect(interrupt).toMatchObject({ reason: 'input_required', message: 'Which team are you on?' });
+    expect(streamedCalls(first).has(interrupt.toolCallId!)).toBe(true);
+    const snapshot = first.events.find((event) => event.type === 'MESSAGES_SNAPSHOT') as unknown as {
+      messages: Array<{ toolCalls?: Array<{ id: string }> }>;
+    };
+    expect(snapshot.messages.flatMap((message) => message.toolCalls ?? []).map((call) => call.id)).toContain(
+      interrupt.toolCallId,
+    );
+    const second = await run(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { answers: { Team: 'web' } } }],
+    });
+    expectWellFormed(second);
+    expect(second.error).toBeUndefined();
+    expect(streamedText(second)).toBe('Thanks.');
   });
 
   it('a URL request is an input_required interrupt answered with its decision', async () => {

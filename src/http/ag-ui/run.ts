@@ -1,4 +1,4 @@
-import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
+import type { BaseEvent, Message, RunAgentInput, ToolCall } from '@ag-ui/core';
 import type { Caller } from '../../caller.js';
 import { checkMessageContent } from '../../engine/send.js';
 import { DuplicateMessage } from '../../engine/decide/send.js';
@@ -237,17 +237,21 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
   ]);
   const open = actions.filter((action) => action.status === 'pending');
   const messages = snapshotMessages(liveMessages(stored));
-  // A call the client has not seen (an intake's questions) is streamed and put in the snapshot, so its interrupt matches a call.
-  const known = new Set(
-    messages.flatMap((message) =>
-      message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [],
-    ),
+  // Every interrupt names a call the client has: one it sent back in its messages, or one streamed in this run.
+  // A call it has not seen (an intake's questions, which no `tool.called` announces) is streamed now, and put in
+  // the snapshot if the stored messages lack it.
+  const sentCalls = new Set(
+    input.messages
+      .flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []))
+      .map((call) => call.id),
   );
   const streamer = events ?? new AgUiEventStream(send, { newMessage: false });
   for (const action of open) {
-    if (known.has(action.toolCallId)) continue;
-    const args = (action.request as { args?: unknown }).args ?? {};
+    if (sentCalls.has(action.toolCallId) || streamer.streamedCalls.has(action.toolCallId)) continue;
+    const stored = storedCall(messages, action.toolCallId);
+    const args = stored ? JSON.parse(stored.function.arguments) : ((action.request as { args?: unknown }).args ?? {});
     streamer.streamCall(action.toolCallId, action.toolName, args, action.messageId);
+    if (stored) continue;
     const call = {
       id: action.toolCallId,
       type: 'function' as const,
@@ -283,4 +287,14 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
   }
   const interrupts = open.map((action) => interruptOf(action, actionView(host, action, agent)));
   send({ type: 'RUN_FINISHED', ...run, outcome: finishedOutcome(interrupts, outcome === 'cancelled') } as BaseEvent);
+}
+
+/** The call with this id among the snapshot's assistant messages. */
+function storedCall(messages: Message[], toolCallId: string): ToolCall | undefined {
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    const call = message.toolCalls?.find((entry) => entry.id === toolCallId);
+    if (call) return call;
+  }
+  return undefined;
 }
