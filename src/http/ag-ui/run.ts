@@ -50,6 +50,11 @@ function parsedContent(content: string): unknown {
   }
 }
 
+/**
+ * Reads what the run asks for and does it: answers (`resume`, or `tool` messages for frontend tool calls),
+ * else the last `user` message when Heed has not recorded it, else nothing (the thread as it stands).
+ * Throws a refusal before anything is recorded.
+ */
 export async function runAgUi(context: RunContext): Promise<void> {
   const { heed, host, caller, agent, input } = context;
   const id = input.threadId;
