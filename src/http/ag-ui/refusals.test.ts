@@ -4,13 +4,38 @@
  * A replayed resume finishes without running anything again; one racing the console's answer settles once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aguiAgent, expectWellFormed, run, say } from '../../../test/ag-ui-fixtures.js';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { aguiAgent, expectWellFormed, run, say, streamedText } from '../../../test/ag-ui-fixtures.js';
+import { z } from 'zod';
+import { gate, startServer, supportAgent, type TestServer } from '../../../test/http-fixtures.js';
+import { scriptedModel } from '../../testing/scripted-model.js';
+import { tool } from '../../tool.js';
 
 let server: TestServer;
 let clock = Date.now();
+/** `gated`'s tool: it says when it starts, and finishes when the test opens `release`. */
+let started = gate();
+let release = gate();
 beforeAll(async () => {
-  server = await startServer({ now: () => new Date(clock) });
+  const ran = new Map<string, number>();
+  const gated = {
+    name: 'gated',
+    model: scriptedModel(({ messages }) =>
+      messages.at(-1)?.role === 'tool' ? { text: 'Shipped.' } : { toolCalls: [{ toolName: 'ship', input: {} }] },
+    ),
+    tools: {
+      ship: tool({
+        inputSchema: z.object({}),
+        needsApproval: true,
+        execute: async () => {
+          started.open();
+          await release.opened;
+          return { shipped: true };
+        },
+      }),
+    },
+  };
+  server = await startServer({ agents: [supportAgent(ran), gated], now: () => new Date(clock) });
+  server.ran = ran;
 });
 afterAll(async () => {
   await server.close();
@@ -203,5 +228,73 @@ describe('AG-UI and the console answering the same approval at once', () => {
     }
     // Which surface wins is the race's own (both have, over these rounds, on this machine); each outcome is checked above.
     expect(winners.size).toBeGreaterThan(0);
+  });
+
+  it('the same answer from both: settled once, the tool runs once, and the AG-UI run ends with the reply', async () => {
+    for (let round = 0; round < 4; round++) {
+      const { other, interrupts } = await paused();
+      const before = ran();
+      const answer = () =>
+        server.api('POST', `/api/conversations/${other.threadId}/actions/${interrupts[0].id}`, {
+          token: 'ada',
+          body: { resolution: { type: 'approval', decision: 'allow' } },
+        });
+      const resume = [{ interruptId: interrupts[0].id, status: 'resolved' as const, payload: { approved: true } }];
+      let fromConsole: Awaited<ReturnType<typeof answer>> | undefined;
+      let answered: Promise<void> | undefined;
+      const agUi = await run(other, { resume }, (event) => {
+        if (event.type === 'RUN_STARTED' && round % 2 === 1)
+          answered = answer().then((response) => void (fromConsole = response));
+      });
+      if (round % 2 === 0) fromConsole = await answer();
+      await answered;
+      expectWellFormed(agUi);
+      expect(agUi.error).toBeUndefined();
+      expect(agUi.finished?.outcome).toEqual({ type: 'success' });
+      const snapshot = agUi.events.find((event) => event.type === 'MESSAGES_SNAPSHOT') as unknown as {
+        messages: Array<{ role: string; content?: string }>;
+      };
+      expect(snapshot.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Done.' });
+      // The console's answer either won (200) or was told the same answer was already recorded (409).
+      expect([200, 409]).toContain(fromConsole!.status);
+      expect(ran()).toBe(before + 1);
+    }
+  });
+
+  it('a resume that finds the same answer given elsewhere, its continuation still running, streams that continuation', async () => {
+    started = gate();
+    release = gate();
+    const agent = aguiAgent(server, { agent: 'gated', token: 'ada' });
+    const first = await say(agent, 'ship it');
+    const [interrupt] = first.interrupts;
+    // The console allows it; its continuation runs the tool, which waits.
+    const fromConsole = server.api('POST', `/api/conversations/${agent.threadId}/actions/${interrupt.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    await started.opened;
+    const resumed = run(
+      agent,
+      { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] },
+      (event) => {
+        // The run follows the continuation: let the tool finish once it has started streaming.
+        if (event.type === 'RUN_STARTED') release.open();
+      },
+    );
+    const [seen, answered] = await Promise.all([resumed, fromConsole]);
+    expect(answered.status).toBe(200);
+    expectWellFormed(seen);
+    expect(seen.error).toBeUndefined();
+    expect(seen.finished?.outcome).toEqual({ type: 'success' });
+    // The run ends with the continuation's outcome: streamed as it happens when the run catches it running (the
+    // usual case: the tool waits until the run has started), and in the messages snapshot either way.
+    const snapshot = seen.events.find((event) => event.type === 'MESSAGES_SNAPSHOT') as unknown as {
+      messages: Array<{ role: string; content?: string; toolCallId?: string }>;
+    };
+    expect(snapshot.messages.slice(-2)).toMatchObject([
+      { role: 'tool', toolCallId: interrupt.toolCallId, content: '{"shipped":true}' },
+      { role: 'assistant', content: 'Shipped.' },
+    ]);
+    if (seen.types.includes('TOOL_CALL_RESULT')) expect(streamedText(seen)).toBe('Shipped.');
   });
 });

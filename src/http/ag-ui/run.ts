@@ -12,7 +12,7 @@ import type { ActionRecord, JsonObject } from '../../types.js';
 import { actionView } from '../../views.js';
 import { openConversation } from '../ai-sdk-chat.js';
 import type { SseWriter } from '../sse.js';
-import { relayTurnEvents, untilRecorded } from '../turn-stream.js';
+import { relayTurnEvents, untilAborted, untilRecorded } from '../turn-stream.js';
 import { AgUiEventStream, finishedOutcome, interruptOf, snapshotMessages, type SendAgUi } from './events.js';
 import { planResume, type PlannedAnswer, type ResumeEntry } from './resume.js';
 
@@ -139,8 +139,8 @@ export async function runAgUi(context: RunContext): Promise<void> {
         onRecorded: (info) => recorded(info.eventSeq),
       }),
     ).catch(async (thrown: unknown) => {
-      // The same message sent twice at once: the other run records and runs it; this one reports where it stands.
-      if (thrown instanceof DuplicateMessage) return finish(context, undefined);
+      // The same message sent twice at once: the other run records and runs it; this one follows it.
+      if (thrown instanceof DuplicateMessage) return finish(context, await followRunning(context));
       throw thrown;
     });
   }
@@ -156,8 +156,8 @@ export async function runAgUi(context: RunContext): Promise<void> {
       details: { field: 'body.messages' },
     });
   }
-  // Nothing new: the thread as it stands.
-  return finish(context, undefined);
+  // Nothing new: the thread as it stands, once a turn under way (answered elsewhere) has paused or ended.
+  return finish(context, await followRunning(context));
 }
 
 /** Settles the resume's answers in order (the last one closes the pause and runs the turn) and streams it. */
@@ -170,8 +170,8 @@ async function resume(
   const { heed, host, caller, agent, input } = context;
   const id = input.threadId;
   const planned = await planResume(host, caller, agent, actions, entries);
-  // Every answer was settled so already: a replay runs nothing again.
-  if (planned.length === 0) return finish(context, undefined);
+  // Every answer was settled so already: a replay runs nothing again (it follows the continuation still running).
+  if (planned.length === 0) return finish(context, await followRunning(context));
   const handle = heed.conversation(id);
   const settleAll = async (recorded: (eventSeq: number) => void): Promise<TurnResult> => {
     let result: TurnResult | undefined;
@@ -191,8 +191,37 @@ async function resume(
     const now = await host.store.listActions(id);
     const again = await planResume(host, caller, agent, now, entries);
     if (again.length > 0) throw thrown;
-    return finish(context, undefined);
+    return finish(context, await followRunning(context));
   }
+}
+
+/**
+ * When the thread's turn is running (started elsewhere: the same answer, the same message), streams its events from now
+ * until it pauses or ends, so the run ends with its outcome; undefined when nothing runs. The follower reads
+ * the log from the number read first, so an end that comes in between is still seen.
+ */
+async function followRunning(context: RunContext): Promise<AgUiEventStream | undefined> {
+  const { host, input, writer } = context;
+  const conversation = await host.store.getConversation(input.threadId);
+  if (conversation?.status !== 'running') return undefined;
+  const events = new AgUiEventStream(context.send, { newMessage: false });
+  let ended!: () => void;
+  const done = new Promise<void>((resolve) => (ended = resolve));
+  const follow = host.follow(
+    input.threadId,
+    conversation.lastEventSeq,
+    (event) => {
+      events.handle(event);
+      if (events.ended) ended();
+    },
+    { flow: writer },
+  );
+  try {
+    await untilAborted(done, writer.signal);
+  } finally {
+    follow.close();
+  }
+  return events;
 }
 
 /**
