@@ -35,6 +35,8 @@ const optional = [
   '@hono/node-server',
   'ink',
   're2',
+  '@ag-ui/core',
+  '@ag-ui/encoder',
 ];
 
 const HOOKS = `

@@ -10,7 +10,10 @@ import { settleAction } from './engine/settle.js';
 import { HeedError } from './errors.js';
 import type { Notifier } from './notify/notifier.js';
 import type { Store } from './store/store.js';
-import type { EventRecord } from './types.js';
+import type { ActionRecord, EventRecord, StoredResolution } from './types.js';
+import type { Caller } from './caller.js';
+import { kindOf } from './kinds/index.js';
+import { checkResolution } from './kinds/validate-resolution.js';
 
 /*
  * The two narrow seams createHeed gives the layers built on it, so that neither reaches the whole Engine:
@@ -57,6 +60,12 @@ export interface HeedHooks {
   readonly notifier: Notifier;
   /** The Heed's `logger` (createHeed's option). */
   readonly logger: Logger;
+  /**
+   * Checks an answer to an action of a conversation of `agent` as settling it would (the kind's own access
+   * rule for `caller`, then the 400s of the order), recording nothing, and gives the answer as it would be
+   * stored: a surface that settles several answers at once refuses them all before it settles one.
+   */
+  checkAnswer(agent: string, action: ActionRecord, raw: unknown, caller: Caller): Promise<StoredResolution>;
 }
 
 export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
@@ -73,6 +82,14 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     now: () => engine.now(),
     track: (promise) => engine.track(promise),
     logger: engine.logger,
+    checkAnswer: async (agent, action, raw, caller) => {
+      const config = engine.agents.get(agent);
+      await kindOf(action.kind).checkAccess?.(action, { caller, agent: config });
+      return checkResolution(config, action, raw, {
+        limits: engine.limits,
+        validateApprovedArgs: engine.validateApprovedArgs(config),
+      }).stored;
+    },
   };
 }
 

@@ -59,7 +59,9 @@ async function probe(
 
 describe('optional packages', { timeout: 90_000 }, () => {
   it("import 'heed' and a memory-store Heed load none of them (nor the HTTP server)", async () => {
-    expect(await probe('library', [...optional, 'hono', '@hono/node-server', 'ink'])).toEqual({
+    expect(
+      await probe('library', [...optional, 'hono', '@hono/node-server', 'ink', '@ag-ui/core', '@ag-ui/encoder']),
+    ).toEqual({
       ok: true,
       value: { status: 'completed' },
     });

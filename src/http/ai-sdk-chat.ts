@@ -165,7 +165,7 @@ export const aiSdkChatRoutes: Route[] = [
  * The conversation the caller may see, for this agent; with `create`, a new one owned by the caller when the id
  * is free (`create` is called first: it counts the new conversation against the caller's limit).
  */
-async function openConversation(
+export async function openConversation(
   heed: Heed,
   caller: Caller,
   agent: string,

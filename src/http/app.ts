@@ -7,6 +7,7 @@ import { decisionRoutes } from './routes/decisions.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
+import { agUiRoutes } from './ag-ui/route.js';
 import { authMiddleware } from './auth.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
@@ -76,6 +77,7 @@ export function apiRoutes(): Route[] {
     ...deliveryRoutes,
     ...queueRoutes,
     ...aiSdkChatRoutes,
+    ...agUiRoutes,
     ...channelRoutes,
     ...demoRoutes,
   ];

@@ -61,6 +61,8 @@ describe('OpenAPI document', () => {
         'POST /api/ai-sdk/chat/{agent}',
         'GET /api/ai-sdk/chat/{agent}/{id}/messages',
         'GET /api/ai-sdk/chat/{agent}/{id}/stream',
+        'POST /api/ag-ui/{agent}',
+        'GET /api/ag-ui/{agent}/capabilities',
         'GET /api/demo',
         'GET /api/openapi.json',
         'GET /api/docs',

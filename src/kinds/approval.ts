@@ -190,6 +190,35 @@ export const approval = defineKind({
 
   decline: (note) => ({ type: 'approval', decision: 'deny', ...(note !== undefined ? { comment: note } : {}) }),
 
+  agUi: {
+    reason: 'tool_call',
+    // The pattern AG-UI's interrupts page recommends for a tool approval; `editedArgs` is its approve-with-edits.
+    alternativeAnswer: z.strictObject({
+      approved: z.boolean(),
+      editedArgs: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          "The tool's arguments to run with instead of the model's: a full replacement, checked like `approvedArgs`.",
+        ),
+      comment: z.string().max(MAX_COMMENT_CHARS).optional(),
+    }),
+    answerFromResume(status, payload) {
+      if (status === 'cancelled') return { type: 'approval', decision: 'deny' };
+      if (!isPlainObject(payload)) return { type: 'approval', decision: payload };
+      if (!('approved' in payload)) return { ...payload, type: 'approval' };
+      const { approved, editedArgs, ...rest } = payload;
+      // Anything but a boolean is left for the resolution check to refuse (400, in its place in the order).
+      const decided = approved === true ? 'allow' : approved === false ? 'deny' : approved;
+      return {
+        ...rest,
+        type: 'approval',
+        decision: decided,
+        ...(editedArgs !== undefined && approved === true ? { approvedArgs: editedArgs } : {}),
+      };
+    },
+  },
+
   presentation: {
     title: (action) => action.title || action.toolName,
     summary: (action) => `Approve? ${oneLine(action.title ?? action.toolName)}`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPlainObject } from './plain-object.js';
 import { HeedError } from '../errors.js';
 import { argsSchemaField } from '../protocol/action-base.js';
 import { jsonValue, type JsonValue } from '../protocol/values.js';
@@ -143,6 +144,15 @@ export const clientTool = defineKind({
   ranWith: (action) => (action.request.originalArgs !== undefined ? action.request.args : undefined),
 
   decline: (note) => ({ type: 'client_tool', error: (note as string | undefined) ?? 'Declined by the user.' }),
+
+  agUi: {
+    reason: 'tool_call',
+    frontendTool: true,
+    answerFromResume(status, payload) {
+      if (status === 'cancelled') return { type: 'client_tool', error: 'Cancelled by the user.' };
+      return isPlainObject(payload) ? { ...payload, type: 'client_tool' } : { type: 'client_tool', output: payload };
+    },
+  },
 
   answerFromUiPart(part) {
     if (part.state === 'output-error') {

@@ -136,6 +136,29 @@ export interface AccessContext {
  */
 export type SentToolPart = Record<string, unknown> & { state: string };
 
+/** How a kind's pending action reads as an AG-UI interrupt, and how a resume entry answers it (docs/ag-ui.md). */
+export interface AgUiInterruptRules {
+  /** The interrupt's `reason`: `tool_call` where a tool call waits on a decision or a result, `input_required` where a person is asked. */
+  readonly reason: 'tool_call' | 'input_required';
+  /**
+   * The answer as the resume `payload` may also carry it, besides the kind's own answer (an approval's
+   * `{ approved, editedArgs }`, as AG-UI clients send it). Absent: only the kind's own.
+   */
+  readonly alternativeAnswer?: ObjectSchema;
+  /**
+   * Whether a pending call of a tool the run itself offers (`RunAgentInput.tools`) is left to the client as
+   * an AG-UI frontend tool call (`pendingToolCallIds`, answered by a `role: 'tool'` message) rather than
+   * an interrupt. Absent: never.
+   */
+  readonly frontendTool?: boolean;
+  /**
+   * The answer a resume entry stands for, to check like any other: `cancelled` declines or dismisses it;
+   * `resolved` reads its payload (with or without the kind's `type`). Anything it cannot read is passed on
+   * for the answer check to refuse by name.
+   */
+  answerFromResume(status: 'resolved' | 'cancelled', payload: unknown): Record<string, unknown>;
+}
+
 /** The one-click answers an answer link offers: URLs of the answer page with a choice picked. */
 export interface OneClickLinks {
   /** An approval's allow and deny (the page still asks to confirm). */
@@ -292,6 +315,8 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   modelReads(action: KindAction<T>, options?: ModelReadsOptions): ModelReads | undefined;
   /** The answer a browser's tool part stands for, as a resolution to check; undefined when it holds none for this kind. */
   answerFromUiPart(part: SentToolPart): Record<string, unknown> | undefined;
+  /** How an AG-UI client (docs/ag-ui.md) sees a pending action of this kind as an interrupt, and answers it. */
+  readonly agUi: AgUiInterruptRules;
   readonly presentation: KindPresentation<T>;
   /** Type only, never set: the kind's types, read by src/kinds/index.ts to join every kind's. */
   readonly types?: T;

@@ -186,16 +186,19 @@ export const question = defineKind({
     };
   },
 
+  agUi: {
+    reason: 'input_required',
+    answerFromResume(status, payload) {
+      if (status === 'cancelled') return { type: 'question', dismiss: true };
+      // Read as the AI SDK output is: `{ answers }`, `{ skip }` or `{ dismiss }`, else a bare record of answers.
+      return answerFromOutput(payload);
+    },
+  },
+
   answerFromUiPart(part) {
     if (part.state === 'output-error') return { type: 'question', dismiss: true };
     if (part.state !== 'output-available') return undefined;
-    const output = part.output;
-    // `{ answers }`, `{ skip: true, note? }` or `{ dismiss: true, note? }`, checked like any answer (a key it does not
-    // take is refused by name); a bare record of answers is read as `{ answers }`.
-    if (isPlainObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output || 'note' in output)) {
-      return { ...output, type: 'question' };
-    }
-    return { type: 'question', answers: output };
+    return answerFromOutput(part.output);
   },
 
   presentation: {
@@ -279,3 +282,15 @@ export const question = defineKind({
     aiSdkTitle: () => undefined,
   },
 });
+
+/**
+ * An answer as a client's tool output or resume payload gives it: `{ answers }`, `{ skip: true, note? }` or
+ * `{ dismiss: true, note? }`, checked like any answer (a key it does not take is refused by name); a bare
+ * record of answers is read as `{ answers }`.
+ */
+function answerFromOutput(output: unknown): Record<string, unknown> {
+  if (isPlainObject(output) && ('answers' in output || 'skip' in output || 'dismiss' in output || 'note' in output)) {
+    return { ...output, type: 'question' };
+  }
+  return { type: 'question', answers: output };
+}

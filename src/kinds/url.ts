@@ -71,6 +71,16 @@ export const url = defineKind({
   // A URL answer has no note: one given is sent along, and refused by name rather than lost.
   decline: (note) => ({ type: 'url', decision: 'decline', ...(note !== undefined ? ({ note } as object) : {}) }),
 
+  agUi: {
+    reason: 'input_required',
+    answerFromResume: (status, payload) =>
+      status === 'cancelled'
+        ? { type: 'url', decision: 'cancel' }
+        : isPlainObject(payload)
+          ? { ...payload, type: 'url' }
+          : { type: 'url', decision: payload },
+  },
+
   answerFromUiPart(part) {
     if (part.state === 'output-error') return { type: 'url', decision: 'cancel' };
     if (part.state !== 'output-available') return undefined;
