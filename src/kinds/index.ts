@@ -200,7 +200,9 @@ export function oneClickChoiceOf(action: ActionView, params: URLSearchParams): O
 export function batchAnswerOf(action: ActionView, decision: BatchDecision): BatchAnswer {
   const presentation = presentationOf(action.kind);
   if (!presentation.batch) {
-    return { refused: `${presentation.answeredBy ? `Answered by ${presentation.answeredBy}` : 'Answered on its own page'}, not in a batch.` };
+    return {
+      refused: `${presentation.answeredBy ? `Answered by ${presentation.answeredBy}` : 'Answered on its own page'}, not in a batch.`,
+    };
   }
   return presentation.batch(action, decision) as BatchAnswer;
 }

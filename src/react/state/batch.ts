@@ -33,7 +33,12 @@ export function planBatch(selected: ActionView[], decision: BatchDecision): Batc
   for (const action of selected) {
     const answer = batchAnswerOf(action, decision);
     if ('refused' in answer) plan.leftOut.push({ action, reason: answer.refused });
-    else plan.send.push({ action, answer: answer.answer as ResolutionInput, ...(answer.runs ? { runs: answer.runs } : {}) });
+    else
+      plan.send.push({
+        action,
+        answer: answer.answer as ResolutionInput,
+        ...(answer.runs ? { runs: answer.runs } : {}),
+      });
   }
   return plan;
 }
@@ -52,7 +57,11 @@ export function batchOutcome(item: BatchItem, result: DecisionResult | undefined
   const { action } = item;
   if (!result) return { action, state: 'refused', text: 'Refused: the server gave no answer for it.' };
   if (result.status === 200) {
-    return { action, state: 'settled', text: `Settled: ${outcomeOf(action, item.answer as unknown as StoredResolution)}` };
+    return {
+      action,
+      state: 'settled',
+      text: `Settled: ${outcomeOf(action, item.answer as unknown as StoredResolution)}`,
+    };
   }
   const error = errorOf(result.body);
   if (error?.code === 'action_expired') return { action, state: 'answered', text: LAPSED };

@@ -85,22 +85,24 @@ export function InboxPage() {
             <span className="inbox-selected" aria-live="polite">
               {chosen.length} selected
             </span>
-            <button
-              type="button"
-              className="heed-button heed-primary"
-              disabled={chosen.length === 0 || plan !== null}
-              onClick={() => setPlan(planBatch(chosen, 'approve'))}
-            >
-              Approve all
-            </button>
-            <button
-              type="button"
-              className="heed-button heed-danger"
-              disabled={chosen.length === 0 || plan !== null}
-              onClick={() => setPlan(planBatch(chosen, 'deny'))}
-            >
-              Deny all
-            </button>
+            <span className="inbox-batch-buttons">
+              <button
+                type="button"
+                className="heed-button heed-primary"
+                disabled={chosen.length === 0 || plan !== null}
+                onClick={() => setPlan(planBatch(chosen, 'approve'))}
+              >
+                Approve all
+              </button>
+              <button
+                type="button"
+                className="heed-button heed-danger"
+                disabled={chosen.length === 0 || plan !== null}
+                onClick={() => setPlan(planBatch(chosen, 'deny'))}
+              >
+                Deny all
+              </button>
+            </span>
           </div>
           {plan && (
             <BatchPreflight
@@ -173,7 +175,15 @@ function BatchPreflight({
       const results = await client.decide(
         plan.send.map((item) => ({ actionId: item.action.id, resolution: item.answer })),
       );
-      onDone(plan.send.map((item) => batchOutcome(item, results.find((result) => result.actionId === item.action.id), me)));
+      onDone(
+        plan.send.map((item) =>
+          batchOutcome(
+            item,
+            results.find((result) => result.actionId === item.action.id),
+            me,
+          ),
+        ),
+      );
     } catch (thrown) {
       // Nothing was settled when the whole request failed (signed out, server away): the selection stays.
       setFailed(toChatError(thrown).message);
@@ -190,7 +200,13 @@ function BatchPreflight({
       </h2>
       {plan.decision === 'approve' && plan.send.length > 0 && (
         <>
-          <p>{runs.length === 0 ? 'No tool runs.' : runs.length === 1 ? 'This will run:' : `These ${runs.length} will run:`}</p>
+          <p>
+            {runs.length === 0
+              ? 'No tool runs.'
+              : runs.length === 1
+                ? 'This will run:'
+                : `These ${runs.length} will run:`}
+          </p>
           <ul className="inbox-preflight-list" aria-label="Will run">
             {runs.map((item) => (
               <li key={item.action.id}>
@@ -295,7 +311,11 @@ function InboxRow({ action, selected, onToggle }: { action: ActionView; selected
       // The normal answer route; once the answer is recorded, the rest of the turn goes on without this page.
       const answer = batchAnswerOf(action, decision === 'allow' ? 'approve' : 'deny');
       if ('refused' in answer) throw new Error(answer.refused);
-      for await (const part of client.answerStream(action.conversationId, action.id, answer.answer as ResolutionInput)) {
+      for await (const part of client.answerStream(
+        action.conversationId,
+        action.id,
+        answer.answer as ResolutionInput,
+      )) {
         if (part.type === 'event' || part.type === 'done') break;
       }
       setRow({ state: 'done', decision });
