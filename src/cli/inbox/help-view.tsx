@@ -11,6 +11,8 @@ const SECTIONS: Array<{ title: string; keys: Array<[string, string]> }> = [
       ['↑↓ j k  Home End', 'move; first, last'],
       ['Enter', 'open the request'],
       ['/', 'filter: type, Enter keeps it, Esc clears it'],
+      ['Space', 'mark the request (again: unmark)'],
+      ['A  D', 'approve / deny the marked (y confirms)'],
       ['r', 'read the list now'],
       ['q  Ctrl-C', 'quit'],
     ],
