@@ -328,7 +328,12 @@ export function resolvedEvent(
     channel: by.channel,
     // The settled line every surface shows (docs/concepts.md): a lapse reads as one, never as a person's denial.
     summary: describeResolution(
-      actionView(undefined, { ...action, status: by.channel === 'timeout' ? 'expired' : 'resolved', resolution, ...by }),
+      actionView(undefined, {
+        ...action,
+        status: by.channel === 'timeout' ? 'expired' : 'resolved',
+        resolution,
+        ...by,
+      }),
     ),
   };
   // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
