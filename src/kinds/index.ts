@@ -132,7 +132,7 @@ export function ownResolution<V extends ActionView>(
 }
 
 /** Whether nobody answered the action in time: it lapsed (or a lapse answered it, under `deny`). */
-function lapsed(action: Pick<ActionView, 'status' | 'channel'>): boolean {
+export function lapsed(action: Pick<ActionView, 'status' | 'channel'>): boolean {
   return action.status === 'expired' || action.channel === 'timeout';
 }
 
