@@ -144,6 +144,13 @@ describe('a lapsed request, on every surface', () => {
       expired: true,
     });
 
+    // An AI SDK chat (useChat) shows the call as the error the model read, not as `output-denied`.
+    const ui = (await api('GET', `/api/ai-sdk/chat/billing/${id}/messages`, { token: 'ada' })).body as Any;
+    const part = ui.messages
+      .flatMap((message: Any) => message.parts)
+      .find((each: Any) => each.type === 'tool-issue_refund');
+    expect(part).toMatchObject({ state: 'output-error', errorText: LAPSE_MESSAGE });
+
     // The model read the configured sentence for the call, never that the user denied it.
     const toolMessages = model.calls.flatMap((call) => call.messages.filter((message) => message.role === 'tool'));
     const read = JSON.stringify(toolMessages);
