@@ -24,7 +24,6 @@ const stillNamed = new Map<string, number>([
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question
   ['react/state/transcript.ts', 2], // an approval guards its call: the transcript says why that call did not run
-  ['../ui/src/pages/inbox.tsx', 1], // one press answers an approval on its row (Allow, Deny); other kinds open
   ['channels/slack/interactions.ts', 1], // an option's button belongs to a question's card
   ['cli/demo-server.ts', 1], // the demo mails no intake question (a user's config, as a user would write it)
   ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind

@@ -196,6 +196,12 @@ export interface HeedClient {
    * whoever may answer it (`POST …/actions/{actionId}/extend`); the action with its new `expiresAt`.
    */
   extend(conversationId: string, actionId: string, minutes: number): Promise<{ action: ActionView }>;
+  /**
+   * Answers several actions at once (`POST /api/inbox/decisions`, at most 100): each is settled as `answer`
+   * would settle it, in the order given, and gets its own outcome (`status` 200, 409 with the stored
+   * answer, 400…); one refused does not stop the others. `remember` is never applied in a batch.
+   */
+  decide(decisions: Array<{ actionId: string; resolution: ResolutionInput }>): Promise<DecisionResult[]>;
   cancel(conversationId: string): Promise<{ status: ConversationStatus; cancelled: boolean }>;
   events(
     conversationId: string,
@@ -211,6 +217,14 @@ export interface HeedClient {
 }
 
 /** What `requests.create` sends: `POST /api/requests`'s body. */
+/** How one answer of a batch went: the status and body the single answer would have got. */
+export interface DecisionResult {
+  actionId: string;
+  status: number;
+  /** The continued turn's result (200), or `{ error }` (`ErrorBody`) for anything else. */
+  body: unknown;
+}
+
 export interface CreateRequestInput {
   /** Any kind's request as a tool raises it with `ctx.request`: an approval, a question, a URL to open. */
   request: ExternalRequest;
@@ -462,6 +476,8 @@ export function createClient(options: HeedClientOptions): HeedClient {
         return { settled: response.status === 200, action: (await response.json()) as ActionView };
       },
     },
+    decide: async (decisions) =>
+      (await json<{ results: DecisionResult[] }>('POST', '/api/inbox/decisions', { decisions })).results,
     rememberedTools: async (id) =>
       (await json<{ tools: RememberedTool[] }>('GET', conversationPath(id, 'remembered-tools'))).tools,
     async forgetTool(id, toolName) {

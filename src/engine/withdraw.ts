@@ -1,7 +1,9 @@
 import { HeedError } from '../errors.js';
 import type { Engine } from './engine.js';
 import type { ActionSettlement, NewEvent } from '../store/store.js';
+import { describeResolution } from '../kinds/index.js';
 import { newEvent } from '../protocol/events.js';
+import { actionView } from '../views.js';
 import type { ActionRecord, ActionStatus, MessageRecord } from '../types.js';
 import { openToolCalls } from './open-calls.js';
 import { toolResultWrites } from './tool-result.js';
@@ -28,14 +30,15 @@ export function withdrawalWrites(
   const events: NewEvent[] = [];
   for (const action of pending) {
     const status: Exclude<ActionStatus, 'pending'> = options.lapsed?.has(action.id) ? 'expired' : 'cancelled';
-    settle.push({
+    const settled = {
       id: action.id,
       status,
-      resolution: { type: 'cancelled', reason: options.reason },
+      resolution: { type: 'cancelled' as const, reason: options.reason },
       resolvedBy: options.resolvedBy,
       channel: options.channel,
       resolvedAt: at,
-    });
+    };
+    settle.push(settled);
     events.push(
       newEvent('action.resolved', at, {
         actionId: action.id,
@@ -45,6 +48,8 @@ export function withdrawalWrites(
         status,
         resolvedBy: options.resolvedBy,
         channel: options.channel,
+        // In words, as every surface says it: a lapse is never told as someone's answer.
+        summary: describeResolution(actionView(undefined, { ...action, ...settled })),
         cancelled: true,
       }),
     );

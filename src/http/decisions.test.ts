@@ -54,6 +54,12 @@ describe('POST /api/inbox/decisions', () => {
     expect(results[7].body.error.code).toBe('invalid_resolution');
     expect(results[0].body).toMatchObject({ status: 'completed' });
     expect(server.ran.get('issue_refund')).toBe(17);
+    // Once each: every one of the 17 conversations logged exactly one run of its tool, the others none.
+    for (const [index, { id }] of asked.entries()) {
+      const events = (await api('GET', `/api/conversations/${id}/events?limit=200`, { token: 'ada' })).body as Any;
+      const runs = events.events.filter((event: Any) => event.type === 'tool.result' && !event.data.isError);
+      expect(runs.length, `decision ${index}`).toBe(index === 3 || index === 4 || index === 7 ? 0 : 1);
+    }
 
     // The invalid one is still waiting and can be answered; nothing was remembered for the tool.
     const retry = await api('POST', '/api/conversations/' + asked[7].id + '/actions/' + asked[7].actionId, {

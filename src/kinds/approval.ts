@@ -253,6 +253,13 @@ export const approval = defineKind({
     },
     aiSdkApproval: true,
     aiSdkTitle: (action) => action.title || undefined,
+    batch(action, decision) {
+      // One press of a batch is one answer: a request decided by votes is voted on its own page.
+      if (votesSummary(action)) return { refused: 'It is decided by votes: open it to cast yours.' };
+      return decision === 'approve'
+        ? { answer: { type: 'approval', decision: 'allow' }, runs: `${action.toolName}: ${argumentsLine(action.args)}` }
+        : { answer: { type: 'approval', decision: 'deny' } };
+    },
   },
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ActionRecordOf, CancelledResolution } from '../protocol/action-base.js';
 import { approval } from './approval.js';
 import { clientTool } from './client-tool.js';
-import type { ActionKind, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
+import type { ActionKind, BatchAnswer, BatchDecision, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
 
@@ -10,6 +10,8 @@ export type {
   AccessContext,
   ActionKind,
   AnswerContext,
+  BatchAnswer,
+  BatchDecision,
   CheckedResolution,
   Choice,
   DetailLine,
@@ -130,7 +132,7 @@ export function ownResolution<V extends ActionView>(
 }
 
 /** Whether nobody answered the action in time: it lapsed (or a lapse answered it, under `deny`). */
-function lapsed(action: Pick<ActionView, 'status' | 'channel'>): boolean {
+export function lapsed(action: Pick<ActionView, 'status' | 'channel'>): boolean {
   return action.status === 'expired' || action.channel === 'timeout';
 }
 
@@ -189,6 +191,20 @@ export function progressOf(action: ActionView): string | undefined {
 /** The choice an answer page's address carries for the action (its kind's `oneClickChoice`), if it names one. */
 export function oneClickChoiceOf(action: ActionView, params: URLSearchParams): OneClickChoice<TypesFor> | undefined {
   return presentationOf(action.kind).oneClickChoice?.(action, params) as OneClickChoice<TypesFor> | undefined;
+}
+
+/**
+ * What Approve all or Deny all of an inbox sends for the action (its kind's `batch`), or why it leaves it
+ * out: a kind with no `batch` (a page's tool, answered by the page) takes no answer in a batch.
+ */
+export function batchAnswerOf(action: ActionView, decision: BatchDecision): BatchAnswer {
+  const presentation = presentationOf(action.kind);
+  if (!presentation.batch) {
+    return {
+      refused: `${presentation.answeredBy ? `Answered by ${presentation.answeredBy}` : 'Answered on its own page'}, not in a batch.`,
+    };
+  }
+  return presentation.batch(action, decision) as BatchAnswer;
 }
 
 /** One line under the action's headline in a list (its kind's `detail`), if its kind has one. */

@@ -186,6 +186,18 @@ export interface Choice<T extends KindTypes = KindTypes> {
   primary?: boolean;
 }
 
+/** Approve all or Deny all, as the inboxes' batch answers (`POST /api/inbox/decisions`) name them. */
+export type BatchDecision = 'approve' | 'deny';
+
+/** What a batch's Approve all or Deny all sends for one request, or why it leaves the request out. */
+export type BatchAnswer<T extends KindTypes = KindTypes> =
+  | {
+      answer: T['answer'];
+      /** What runs once it is sent, in one line (a tool and its arguments); absent when nothing runs. */
+      runs?: string;
+    }
+  | { refused: string };
+
 /** One line of a request read in full: `strong` heads it, `dim` is said more quietly. */
 export interface DetailLine {
   text: string;
@@ -254,6 +266,11 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
    * generic card of heed/react, the terminal inbox). Absent: those say it cannot be answered there.
    */
   choices?(action: T['view']): Array<Choice<T>>;
+  /**
+   * The answer Approve all or Deny all of the inboxes sends for it (never remembered), or why it cannot
+   * take that decision (a question cannot be approved). Absent: it is left out of every batch.
+   */
+  batch?(action: T['view'], decision: BatchDecision): BatchAnswer<T>;
 }
 
 /**

@@ -264,6 +264,13 @@ export const question = defineKind({
     },
     // The card opens on the link's option, picked in place of the defaults (added to them on a multiple choice);
     // Skip still means the agent's own defaults.
+    // A question is answered, not approved or denied: a batch leaves it for the person to open.
+    batch: (_action, decision) => ({
+      refused:
+        decision === 'approve'
+          ? 'A question cannot be approved: open it to answer it.'
+          : 'A question cannot be denied: open it to answer or skip it.',
+    }),
     oneClickChoice(action, params) {
       const asked = action.questions.find((entry) => entry.id === params.get('q'));
       const option = asked?.options?.find((entry) => entry.value === params.get('v'));

@@ -114,5 +114,10 @@ export const url = defineKind({
       { label: 'Decline', answer: { type: 'url', decision: 'decline' } },
       { label: 'Not now', answer: { type: 'url', decision: 'cancel' } },
     ],
+    // Only the person can say they opened the page; declining it needs no visit.
+    batch: (_action, decision) =>
+      decision === 'approve'
+        ? { refused: 'Only you can say you opened the page: open it to do so.' }
+        : { answer: { type: 'url', decision: 'decline' } },
   },
 });

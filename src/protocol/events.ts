@@ -91,6 +91,12 @@ const actionResolved = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   status: z.string().describe('How it ended: `approved`, `denied`, `resolved`, `cancelled`, `expired`, …'),
+  summary: z
+    .string()
+    .optional()
+    .describe(
+      'How it ended in words, as the console and the inboxes say it: `Allowed`, `Denied ("not today")`, `Lapsed: nobody answered in time`.',
+    ),
   resolvedBy: z.string().nullable(),
   channel: resolutionChannel,
   decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),

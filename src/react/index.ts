@@ -38,9 +38,10 @@ export type { GenericCardProps } from './components/generic-card.js';
 /**
  * How Heed names an action of any kind, as its kind's presentation says: in a few words (`titleOf`), what it
  * asks in one line (`summaryOf`, `headlineOf` beside its kind's name `nounOf`), a line under that (`detailOf`),
- * how far its votes have got (`progressOf`), the choice an answer link carries (`oneClickChoiceOf`) and how it ended (`outcomeOf`, and in one line `describeResolution`).
+ * how far its votes have got (`progressOf`), what a batch's Approve all or Deny all sends for it (`batchAnswerOf`), the choice an answer link carries (`oneClickChoiceOf`) and how it ended (`outcomeOf`, and in one line `describeResolution`).
  */
 export {
+  batchAnswerOf,
   describeResolution,
   detailOf,
   headlineOf,
@@ -76,6 +77,8 @@ export type {
   ConversationStore,
   ConversationStoreOptions,
 } from './state/conversation-store.js';
+export { batchOutcome, planBatch } from './state/batch.js';
+export type { BatchDecision, BatchItem, BatchOutcome, BatchPlan } from './state/batch.js';
 export { createInboxStore } from './state/inbox-store.js';
 export type { InboxState, InboxStore } from './state/inbox-store.js';
 export { buildTranscript, byWhom, describeResolver } from './state/transcript.js';

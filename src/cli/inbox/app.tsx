@@ -1,8 +1,10 @@
 import { Box, useApp } from 'ink';
 import { useEffect, useRef, useState, type ReactElement } from 'react';
-import { readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
+import { HeedClientError, readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
 import type { KindName } from '../../kinds/index.js';
+import { batchOutcome, planBatch, type BatchDecision } from '../../react/state/batch.js';
 import { sendAnswer } from './answer.js';
+import { BatchView, type BatchStage } from './batch-view.js';
 import { ApprovalView } from './approval-view.js';
 import { ClientToolView } from './client-tool-view.js';
 import { GenericView } from './generic-view.js';
@@ -67,6 +69,10 @@ export function InboxApp(props: InboxAppProps) {
   const [notice, setNotice] = useState<{ text: string; bad: boolean }>();
   const [filter, setFilter] = useState('');
   const [filtering, setFiltering] = useState(false);
+  // Rows marked with Space for A (approve) or D (deny) all at once, and the batch under way.
+  const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
+  const [batch, setBatch] = useState<BatchStage>();
+  const [batchNotice, setBatchNotice] = useState<string>();
   const [now, setNow] = useState(clock);
   const [, setAgentsSeen] = useState(0);
   const agents = useRef(new Map<string, string>());
@@ -170,6 +176,54 @@ export function InboxApp(props: InboxAppProps) {
   const agentOf = (action: ActionView) => agents.current.get(action.conversationId) ?? '';
   const shown = filter ? entries.filter((entry) => matchesFilter(entry, agentOf(entry.action), filter)) : entries;
   const selected = Math.min(cursor, Math.max(0, shown.length - 1));
+  // Only rows still waiting stay marked: one answered elsewhere meanwhile drops out.
+  const markedActions = entries
+    .filter((entry) => !entry.settled && marked.has(entry.action.id))
+    .map((entry) => entry.action);
+
+  function startBatch(decision: BatchDecision) {
+    if (markedActions.length === 0)
+      return setBatchNotice('Mark requests with Space first, then A approves or D denies them.');
+    setBatchNotice(undefined);
+    setBatch({ stage: 'confirm', plan: planBatch(markedActions, decision) });
+  }
+
+  async function sendBatch(plan: BatchStage['plan']) {
+    setBatch({ stage: 'sending', plan });
+    for (const item of plan.send) answering.current.add(item.action.id);
+    try {
+      const results = await client.decide(
+        plan.send.map((item) => ({ actionId: item.action.id, resolution: item.answer })),
+      );
+      const outcomes = plan.send.map((item) =>
+        batchOutcome(
+          item,
+          results.find((result) => result.actionId === item.action.id),
+          props.who,
+        ),
+      );
+      let next = entriesRef.current;
+      for (const [index, item] of plan.send.entries()) {
+        const result = results.find((candidate) => candidate.actionId === item.action.id);
+        if (result?.status === 200) {
+          next = markSettled(next, { ...item.action, status: 'resolved', resolution: item.answer as never }, true);
+        } else if (outcomes[index].state === 'answered') {
+          const problem = answerProblem(toClientError(result));
+          if (problem.type === 'taken')
+            next = markSettled(next, { ...item.action, ...problem.settled } as ActionView, false);
+          else if (problem.type === 'lapsed') next = markSettled(next, { ...item.action, status: 'expired' }, false);
+        }
+      }
+      setEntries(next);
+      setMarked(new Set());
+      setBatch({ stage: 'done', plan, outcomes });
+    } catch (thrown) {
+      // The whole request failed (the server away, signed out): nothing was settled, the marks stay.
+      setBatch({ stage: 'confirm', plan, error: answerProblem(thrown).message });
+    } finally {
+      for (const item of plan.send) answering.current.delete(item.action.id);
+    }
+  }
 
   useKeys(
     (input, key) => {
@@ -198,13 +252,26 @@ export function InboxApp(props: InboxAppProps) {
         setNotice(undefined);
         return setExtending(shown[selected].action);
       }
+      if (input === ' ' && shown[selected] && !shown[selected].settled) {
+        const id = shown[selected].action.id;
+        setBatchNotice(undefined);
+        setMarked((before) => {
+          const next = new Set(before);
+          if (next.has(id)) next.delete(id);
+          else next.add(id);
+          return next;
+        });
+        return setCursor((current) => moveCursor(current, 1, shown.length));
+      }
+      if (input === 'A') return startBatch('approve');
+      if (input === 'D') return startBatch('deny');
       if (key.return && shown[selected]) {
         setNotice(undefined);
         setNow(clock());
         setOpenId(shown[selected].action.id);
       }
     },
-    { isActive: !open && !help && !extending },
+    { isActive: !open && !help && !extending && !batch },
   );
 
   let view = null;
@@ -254,6 +321,8 @@ export function InboxApp(props: InboxAppProps) {
       agents={agents.current}
       status={status}
       error={error}
+      notice={batchNotice}
+      marked={new Set(markedActions.map((action) => action.id))}
       anonymous={props.anonymous}
       server={props.server}
       who={props.who}
@@ -274,24 +343,34 @@ export function InboxApp(props: InboxAppProps) {
       {/* Hidden, not unmounted, under the key help: an open request keeps what was typed into it. */}
       <KeysEnabled.Provider value={!help}>
         <Box display={help ? 'none' : 'flex'} flexDirection="column">
-          {view ??
-            (wide ? (
-              <Box flexDirection="row">
-                <Box width={listWidth} flexDirection="column">
-                  {list}
+          {batch ? (
+            <BatchView
+              batch={batch}
+              columns={columns}
+              onSend={() => void sendBatch(batch.plan)}
+              onClose={() => setBatch(undefined)}
+            />
+          ) : null}
+          {batch
+            ? null
+            : (view ??
+              (wide ? (
+                <Box flexDirection="row">
+                  <Box width={listWidth} flexDirection="column">
+                    {list}
+                  </Box>
+                  <DetailPane
+                    action={shown[selected]?.action}
+                    agent={shown[selected] ? agentOf(shown[selected].action) || undefined : undefined}
+                    width={columns - listWidth}
+                    height={rows - 1}
+                    now={now}
+                  />
                 </Box>
-                <DetailPane
-                  action={shown[selected]?.action}
-                  agent={shown[selected] ? agentOf(shown[selected].action) || undefined : undefined}
-                  width={columns - listWidth}
-                  height={rows - 1}
-                  now={now}
-                />
-              </Box>
-            ) : (
-              list
-            ))}
-          {!view && extending ? (
+              ) : (
+                list
+              )))}
+          {!batch && !view && extending ? (
             <ExtendPrompt
               client={client}
               action={extending}
@@ -303,11 +382,17 @@ export function InboxApp(props: InboxAppProps) {
               }}
             />
           ) : null}
-          {!view && !extending && notice ? <Say tone={notice.bad ? 'bad' : 'good'}>{notice.text}</Say> : null}
+          {!batch && !view && !extending && notice ? <Say tone={notice.bad ? 'bad' : 'good'}>{notice.text}</Say> : null}
         </Box>
       </KeysEnabled.Provider>
     </ColorContext.Provider>
   );
+}
+
+/** A batch result's body as the error the single answer would have thrown, to read it the same way. */
+function toClientError(result: { status: number; body: unknown } | undefined): unknown {
+  const body = result?.body as { error?: ConstructorParameters<typeof HeedClientError>[1] } | undefined;
+  return new HeedClientError(result?.status ?? 0, body?.error ?? { code: 'http_error', message: '' });
 }
 
 /** The terminal view of each kind with one of its own, keyed by the kind's name; another kind gets the generic view. */

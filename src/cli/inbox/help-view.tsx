@@ -12,6 +12,8 @@ const SECTIONS: Array<{ title: string; keys: Array<[string, string]> }> = [
       ['Enter', 'open the request'],
       ['/', 'filter: type, Enter keeps it, Esc clears it'],
       ['E', 'extend the deadline: 1–4 picks how long from now'],
+      ['Space', 'mark the request (again: unmark)'],
+      ['A  D', 'approve / deny the marked (y confirms)'],
       ['r', 'read the list now'],
       ['q  Ctrl-C', 'quit'],
     ],

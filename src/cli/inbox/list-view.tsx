@@ -12,6 +12,10 @@ export interface ListViewProps {
   status: 'loading' | 'ready';
   /** The last read failed: shown above the list, which stays as it was. */
   error?: string;
+  /** A hint for the last key (A or D with nothing marked). */
+  notice?: string;
+  /** Rows marked with Space for a batch answer. */
+  marked?: ReadonlySet<string>;
   /** Said when the list is empty because no token was given. */
   anonymous: boolean;
   server: string;
@@ -42,6 +46,7 @@ export function ListView(props: ListViewProps) {
     <Box flexDirection="column">
       <Say tone="strong">{fit(title, columns)}</Say>
       {props.error ? <Say tone="bad">{fit(props.error, columns * 2)}</Say> : null}
+      {props.notice ? <Say tone="warn">{fit(props.notice, columns * 2)}</Say> : null}
       {filtering ? (
         <Text>
           {'Filter: '}
@@ -69,7 +74,9 @@ export function ListView(props: ListViewProps) {
         const { action } = entry;
         const here = index === cursor;
         const agent = props.agents.get(action.conversationId) ?? '';
-        const head = `${here ? '›' : ' '} ${column(kindWord(action), 10)} ${column(agent, agentWidth)} `;
+        // The column after the cursor marks a row for A or D (Space); settled rows are never marked.
+        const mark = !entry.settled && props.marked?.has(action.id) ? '●' : ' ';
+        const head = `${here ? '›' : ' '}${mark}${column(kindWord(action), 10)} ${column(agent, agentWidth)} `;
         if (entry.settled) {
           const mark = `${entry.settled.byMe ? '✓' : '×'} ${settledShort(action, entry.settled)}`;
           return (
@@ -98,7 +105,9 @@ export function ListView(props: ListViewProps) {
       <Keys>
         {filter?.typing
           ? 'type to filter · ↑↓ move · Enter keep the filter · Esc clear it'
-          : '↑↓ / j k move · Enter open · / filter · ? keys · q quit'}
+          : props.marked?.size
+            ? `Space mark · A approve / D deny ${props.marked.size} marked · Enter open · ? keys · q quit`
+            : '↑↓ / j k move · Enter open · / filter · ? keys · q quit'}
       </Keys>
     </Box>
   );

@@ -7,7 +7,8 @@ import { progressOf } from '../../kinds/index.js';
 
 /** One sentence on how a request ended when it was not answered here. */
 export function settledSentence(action: ActionView, settled: Settled): string {
-  if (settled.status === 'expired' || settled.channel === 'timeout') return 'It lapsed before anyone answered.';
+  // The settled line every surface shows for a lapse (src/kinds/index.ts), never a denial.
+  if (settled.status === 'expired' || settled.channel === 'timeout') return 'Lapsed: nobody answered in time.';
   if (settled.status === 'cancelled') return 'It was cancelled: the conversation moved on.';
   if (settled.status === 'pending') return 'It left the inbox.';
   if (settled.byMe) return `You answered: ${describeResolution(action, settled.resolution)}.`;

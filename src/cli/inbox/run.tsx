@@ -18,6 +18,7 @@ export const inboxUsage = `Usage: heed inbox [--url http://127.0.0.1:3000] [--to
   --interval <s>    how often the list is read again, in seconds (default 3)
 
   Keys: ↑↓ or j k move, Enter opens, / filters, ? shows every key, Esc goes back, q quits.
+  Space marks a request; A approves, D denies the marked (after a summary, y sends).
   In a request: a allow, d deny, e edit, r remember (approvals); numbers or hotkeys pick,
   Space toggles, Enter confirms, s skips, x dismisses (questions); o opens, a accepts,
   d declines (URLs). e edits in $VISUAL or $EDITOR when you set one (npm's own EDITOR=vi

@@ -24,7 +24,8 @@ import {
   type VoteOutcome,
 } from '../../kinds/approval-policy.js';
 import { checkResolution } from '../../kinds/validate-resolution.js';
-import { kindOf } from '../../kinds/index.js';
+import { describeResolution, kindOf } from '../../kinds/index.js';
+import { actionView } from '../../views.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
 
@@ -362,6 +363,15 @@ export function resolvedEvent(
     status,
     resolvedBy: by.resolvedBy,
     channel: by.channel,
+    // The settled line every surface shows (docs/concepts.md): a lapse reads as one, never as a person's denial.
+    summary: describeResolution(
+      actionView(undefined, {
+        ...action,
+        status: by.channel === 'timeout' ? 'expired' : 'resolved',
+        resolution,
+        ...by,
+      }),
+    ),
   };
   // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
   return resolution.type === 'cancelled'

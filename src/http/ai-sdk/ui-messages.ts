@@ -1,7 +1,7 @@
 import { ASK_TOOL_NAME } from '../../kinds/question.js';
 import { INTAKE_TOOL_NAME } from '../../engine/turn/prompt.js';
 import type { AgentConfig } from '../../config.js';
-import { aiSdkTitleOf, presentationOf } from '../../kinds/index.js';
+import { aiSdkTitleOf, lapsed, presentationOf } from '../../kinds/index.js';
 import { commentText } from '../../kinds/comment-text.js';
 import { toolResults } from '../../protocol/tool-results.js';
 import type { JsonObject, MessagePart, ToolOutput } from '../../types.js';
@@ -90,7 +90,9 @@ export function currentAction(actions: ActionView[] | undefined): ActionView | u
 }
 
 export function isDenied(action: ActionView | undefined): boolean {
-  return action?.resolution?.type === 'approval' && action.resolution.decision === 'deny';
+  // A lapse is stored as a refusal (seed 002) but nobody denied it: its part is the error the model read.
+  if (!action || lapsed(action)) return false;
+  return action.resolution?.type === 'approval' && action.resolution.decision === 'deny';
 }
 
 /** A deny whose comment is an object: the model read that object as the call's result, and the call did not run. */

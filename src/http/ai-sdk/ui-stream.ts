@@ -91,7 +91,9 @@ export class UiChunkStream {
         this.showAction(event.data.action);
         break;
       case 'action.resolved':
-        if (event.data.kind === 'approval' && event.data.decision === 'deny') this.denied.add(event.data.toolCallId);
+        // A lapse is recorded as a refusal, but nobody denied it: the call's part is the error the model read.
+        if (event.data.kind === 'approval' && event.data.decision === 'deny' && !event.data.expired)
+          this.denied.add(event.data.toolCallId);
         break;
       case 'tool.result':
         this.showResult(event.data);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
+import { describeResolution } from '../../kinds/index.js';
 import { answerableByLink, type LinkClaims } from '../../notify/links.js';
 import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { askerOf } from '../../notify/email.js';
@@ -49,12 +50,30 @@ async function open(
   token: string,
 ): Promise<{ claims: LinkClaims; action: ActionRecord; agent: string; conversation: ConversationRecord }> {
   const claims = await host.notifier.readToken(token);
-  if (!claims) throw notFound();
+  if (!claims) throw (await lapsedLink(host, token)) ?? notFound();
   const { store } = host;
   const conversation = await store.getConversation(claims.conversationId);
   const action = conversation && (await store.getAction(claims.conversationId, claims.actionId));
   if (!conversation || !action) throw notFound();
   return { claims, action, agent: conversation.agent, conversation };
+}
+
+/**
+ * A genuine link that ended because its request lapsed: 410 saying so (docs/notifications.md), so the
+ * person who opens it late reads that nobody answered in time, not that the link is broken. It shows
+ * nothing of the request; any other ended, forged or tampered link stays 404.
+ */
+async function lapsedLink(host: HeedHooks, token: string): Promise<HeedError | undefined> {
+  const ended = await host.notifier.readEndedToken(token);
+  if (!ended) return undefined;
+  const action = await host.store.getAction(ended.conversationId, ended.actionId);
+  if (!action?.expiresAt || (action.status !== 'expired' && action.channel !== 'timeout')) return undefined;
+  // The link ran until the request's deadline: it ended with the lapse, not before it (a shorter linkTtlMinutes).
+  if (ended.expiresAt < Date.parse(action.expiresAt)) return undefined;
+  return new HeedError(
+    'action_expired',
+    `${describeResolution(actionView(undefined, action))}: this request closed at ${action.expiresAt}, so this link no longer answers it.`,
+  );
 }
 
 /** The action as a link shows it: what it asks and how it ended, not where it lives. */
@@ -72,11 +91,12 @@ export const linkRoutes: Route[] = [
       summary: 'The action an answer link names',
       description:
         'No sign-in: the token is the permission. Reading never answers. A forged, tampered or expired token, or one of ' +
-        'another server, is 404 `not_found`. The action is shown settled once it is (status, resolution).',
+        'another server, is 404 `not_found`; a genuine one that ended because its request lapsed is 410 `action_expired`, ' +
+        'saying so and showing nothing of the request. The action is shown settled once it is (status, resolution).',
       tag: 'links',
       params: tokenParams,
       responses: { 200: { description: 'The action, who the link is for and until when.', schema: linkResponse } },
-      errors: ['not_found'],
+      errors: ['not_found', 'action_expired'],
     },
     async ({ host, params }) => {
       const { claims, action, agent, conversation } = await open(host, params.token);

@@ -3,6 +3,8 @@ import {
   answeredByOf,
   byKind,
   changedByAnswer,
+  describeResolution,
+  lapsed,
   outcomeOf,
   ownResolution,
   titleOf,
@@ -140,10 +142,11 @@ export function SettledCard({ action, me }: SettledCardProps) {
           {title}
         </span>
       </p>
-      {byKind(answerShown, nothingMore, action)}
+      {/* A lapse's stored answer is nobody's (seed 002's refusal, "timed out"): only the settled line is shown. */}
+      {!lapsed(action) && byKind(answerShown, nothingMore, action)}
       {resolution?.type === 'cancelled' && <p className="heed-hint">Reason: {resolution.reason}</p>}
       <p className="heed-by">
-        {answeredBy ? `Sent by ${answeredBy}` : `${headline} by ${by}`}
+        {lapsed(action) ? describeResolution(action) : answeredBy ? `Sent by ${answeredBy}` : `${headline} by ${by}`}
         {action.resolvedAt && <time dateTime={action.resolvedAt}> · {when(action.resolvedAt)}</time>}
       </p>
     </section>

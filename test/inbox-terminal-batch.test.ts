@@ -1,0 +1,145 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
+
+// `heed inbox` answering several requests at once, as a person does it: the real command in a real
+// pseudo-terminal (tmux, 80×24) against a real `heed serve`; Space marks, A approves and D denies the
+// marked after a summary of what runs; what the server stored is then read back over HTTP.
+const root = join(import.meta.dirname, '..');
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-batch-'));
+const socket = `heed-inbox-batch-${process.pid}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+let server: ServeProcess | undefined;
+
+afterAll(async () => {
+  tmux('kill-server');
+  await server?.stop();
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The screen as text, the way a person sees it (HEED_CAPTURE=1 prints it, for docs/terminal-inbox.md). */
+const screen = () => tmux('capture-pane', '-p', '-t', 'inbox').stdout;
+
+async function until(wanted: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const text = screen();
+    if (typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text)) return text;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function press(...keys: string[]): Promise<void> {
+  for (const key of keys) {
+    const named = /^(Enter|Escape|BSpace|Up|Down|Left|Right|Space|End)$/.test(key);
+    tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+}
+
+function show(name: string, text: string) {
+  if (process.env.HEED_CAPTURE) console.log(`--- ${name}\n${text.replace(/\s+$/, '')}`);
+}
+
+describe.skipIf(!hasTmux)('heed inbox: answering the marked requests at once', () => {
+  it(
+    'marks with Space, approves with A after a summary, says how each went; D denies',
+    { timeout: 120_000 },
+    async () => {
+      const config = join(dir, 'heed.config.mts');
+      writeFileSync(
+        config,
+        `import { defineConfig } from ${JSON.stringify(join(root, 'src/index.ts'))};
+import { browserAgents } from ${JSON.stringify(join(root, 'test/fixtures/browser.config.ts'))};
+export default defineConfig({ agents: browserAgents, auth: { tokens: { 'tok-ada': 'ada' } } });
+`,
+      );
+      server = await startServe(['--db', join(dir, 'inbox.db'), '--config', config]);
+      const url = server.url;
+      async function asked(agent: string, content: string) {
+        const { body } = await call(url, 'POST', '/api/conversations', { agent }, 'tok-ada');
+        const sent = await call(url, 'POST', `/api/conversations/${body.id}/messages`, { content }, 'tok-ada');
+        expect(sent.body.status).toBe('requires_action');
+        return { id: body.id as string, actionId: (sent.body.pendingActions as Array<{ id: string }>)[0].id };
+      }
+      const refunds = [];
+      for (const [order, amount] of [
+        [1, 12],
+        [2, 30],
+        [3, 45],
+      ])
+        refunds.push(await asked('refunds', `refund order ${order} $${amount}`));
+      await asked('confirm', 'ship it');
+
+      const command = `HEED_URL=${url} HEED_TOKEN=tok-ada ${process.execPath} --import tsx src/cli/main.ts inbox --interval 0.5; echo "exited with $?"; sleep 600`;
+      expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
+      await until('Ship the order today?', 60_000);
+
+      // A and D with nothing marked say how to mark.
+      await press('A');
+      await until('Mark requests with Space first, then A approves or D denies them.');
+      // Space marks the row and moves on: all four marked, then A shows what will run and what is left out.
+      await press('Space', 'Space', 'Space', 'Space');
+      show('marked', await until('Space mark · A approve / D deny 4 marked'));
+      await press('A');
+      const summary = await until('y approve 3 requests · n or Esc back');
+      show('approve summary', summary);
+      expect(summary).toContain('Approve 3 requests?');
+      expect(summary).toContain('  issue_refund: orderId 1 · amount 12 · reason “customer request”');
+      expect(summary).toContain('  issue_refund: orderId 3 · amount 45 · reason “customer request”');
+      expect(summary).toContain('Left out (1):');
+      expect(summary).toContain('Ship the order today? — A question cannot be approved: open it to answer it.');
+      expect(summary).toContain('no approval is remembered');
+
+      // Meanwhile order 3 is denied elsewhere: the batch tells who answered it, and how.
+      const elsewhere = await call(
+        url,
+        'POST',
+        `/api/conversations/${refunds[2].id}/actions/${refunds[2].actionId}`,
+        { resolution: { type: 'approval', decision: 'deny', comment: 'not this one' } },
+        'tok-ada',
+      );
+      expect(elsewhere.status).toBe(200);
+      await press('y');
+      const results = await until('Approve: 2 of 3 requests settled');
+      show('approve results', results);
+      expect(results).toContain('✓ Refund $12 on order 1? — Settled: Allowed');
+      expect(results).toContain('✓ Refund $30 on order 2? — Settled: Allowed');
+      expect(results).toContain('× Refund $45 on order 3? — Already answered by ada: Denied ("not this one")');
+
+      await press('Enter');
+      const list = await until('Heed inbox · 1 waiting');
+      show('list after', list);
+      expect(list).toContain('you: allowed — Refund $12 on order 1?');
+
+      // D on a new refund: nothing runs, and the call is refused.
+      const fourth = await asked('refunds', 'refund order 4 $80');
+      await until('Refund $80 on order 4?');
+      await press('End', 'Space', 'D');
+      const denying = await until('y deny 1 request · n or Esc back');
+      show('deny summary', denying);
+      expect(denying).toContain('Nothing runs. Will be denied:');
+      await press('y');
+      show('deny results', await until('✓ Refund $80 on order 4? — Settled: Denied'));
+      await press('q', 'q');
+      await until('exited with 0');
+
+      // Over HTTP: the two approved ran once each, the denied did not, nothing was remembered.
+      for (const [index, { id }] of [...refunds, fourth].entries()) {
+        const events = (await call(url, 'GET', `/api/conversations/${id}/events?limit=200`, undefined, 'tok-ada')).body
+          .events as Array<{ type: string; data: Record<string, unknown> }>;
+        const ran = events.filter((event) => event.type === 'tool.result' && !event.data.isError);
+        expect(ran.length, `refund ${index + 1}`).toBe(index < 2 ? 1 : 0);
+        const remembered = await call(url, 'GET', `/api/conversations/${id}/remembered-tools`, undefined, 'tok-ada');
+        expect(remembered.body.tools).toEqual([]);
+      }
+    },
+  );
+});
