@@ -45,6 +45,11 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
   resolution: Resolution | CancelledResolution | null;
   /** The user id of whoever settled it; null for an anonymous caller, the system and a lapse (see `channel`). */
   resolvedBy: string | null;
+  /**
+   * Set when `resolvedBy` answered as someone's delegate (docs/approvals.md, Delegation): whom they answered
+   * for. Absent otherwise.
+   */
+  answeredFor?: string;
   /** How it was settled; null while pending. */
   channel: ResolutionChannel | null;
   resolvedAt: string | null;
@@ -74,6 +79,10 @@ export const actionViewBase = {
     .string()
     .optional()
     .describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
+  answeredFor: z
+    .string()
+    .optional()
+    .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
   channel: resolutionChannel.optional(),
   resolvedAt: isoTime.optional(),
   conversation: z

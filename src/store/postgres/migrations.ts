@@ -180,6 +180,11 @@ export const migrations: Migration[] = [
     version: 21,
     sql: `CREATE INDEX actions_by_id ON {schema}.actions (id);`,
   },
+  {
+    // Whom an answer was given for, when a delegate gave it (PUT /api/me/delegation, docs/approvals.md).
+    version: 23,
+    sql: `ALTER TABLE {schema}.actions ADD COLUMN answered_for TEXT;`,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

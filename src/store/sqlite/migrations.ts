@@ -206,6 +206,11 @@ export const migrations: Migration[] = [
     version: 21,
     sql: `CREATE INDEX actions_by_id ON actions (id);`,
   },
+  {
+    // Whom an answer was given for, when a delegate gave it (PUT /api/me/delegation, docs/approvals.md).
+    version: 23,
+    sql: `ALTER TABLE actions ADD COLUMN answered_for TEXT;`,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */

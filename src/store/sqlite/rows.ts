@@ -53,6 +53,7 @@ export interface ActionRow {
   resolved_at: number | null;
   defaulted: string | null;
   channel: ActionRecord['channel'];
+  answered_for: string | null;
 }
 
 export interface EventRow {
@@ -167,6 +168,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     onTimeout: row.on_timeout,
     resolution: parseOrNull(row.resolution),
     resolvedBy: row.resolved_by,
+    ...(row.answered_for !== null ? { answeredFor: row.answered_for } : {}),
     channel: row.channel,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: parseOrNull(row.defaulted),
