@@ -6,6 +6,7 @@ import type { ActionRecord, ConversationRecord, ResolutionChannel } from '../typ
 import { actionView } from '../views.js';
 import { transact } from './transact.js';
 import { decideSettle, settleParts } from './decide/settle.js';
+import { heldBy } from './delegation.js';
 
 export { resolvedEvent } from './decide/settle.js';
 
@@ -45,12 +46,17 @@ export async function settleAction(
   raw: unknown,
   options: SettleOptions & ChannelWrite = {},
 ): Promise<SettleResult> {
+  // Whom the caller answers for as a delegate, now (a link or a channel answers as its own recipient).
+  const standsFor =
+    options.link || options.fromChannel || !options.caller
+      ? []
+      : (await heldBy(engine.store, options.caller.userId, engine.now())).map((held) => held.from);
   const done = await transact(
     engine,
     conversationId,
     // The messages come with the first read when this answer closes the pause (its turn needs them).
     { ...settleParts, messagesWhenClosing: actionId },
-    (read) => decideSettle(engine, actionId, raw, options, read),
+    (read) => decideSettle(engine, actionId, raw, { ...options, standsFor }, read),
     {
       busy: 'The conversation kept changing while the answer was being recorded; send it again.',
     },

@@ -92,6 +92,10 @@ const actionResolved = z.object({
   toolName: z.string(),
   status: z.string().describe('How it ended: `approved`, `denied`, `resolved`, `cancelled`, `expired`, …'),
   resolvedBy: z.string().nullable(),
+  answeredFor: z
+    .string()
+    .optional()
+    .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
   channel: resolutionChannel,
   decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),
   editedArgs: z.literal(true).optional().describe('The approval changed the arguments.'),
@@ -135,6 +139,7 @@ const actionVoted = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   by: z.string(),
+  for: z.string().optional().describe("Set when `by` voted as this approver's delegate: it counts as their vote."),
   decision: z.enum(['allow', 'deny']),
   comment: z
     .union([z.string(), z.record(z.string(), json)])
