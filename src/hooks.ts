@@ -7,6 +7,14 @@ import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { sendMessage } from './engine/send.js';
 import { settleAction } from './engine/settle.js';
+import {
+  clearDelegation,
+  delegationOf,
+  heldBy,
+  setDelegation,
+  type Delegation,
+  type HeldDelegation,
+} from './engine/delegation.js';
 import { HeedError } from './errors.js';
 import type { Notifier } from './notify/notifier.js';
 import type { Store } from './store/store.js';
@@ -57,6 +65,14 @@ export interface HeedHooks {
   readonly notifier: Notifier;
   /** The Heed's `logger` (createHeed's option). */
   readonly logger: Logger;
+  /** A signed-in person's delegation (docs/approvals.md, Delegation), read and set at the engine's clock. */
+  readonly delegation: {
+    /** Theirs in force, and the ones they hold for others. */
+    get(userId: string): Promise<{ delegation: Delegation | null; holding: HeldDelegation[] }>;
+    /** Checked and stored (400 `invalid_request` otherwise, nothing stored). */
+    set(userId: string, input: { to?: unknown; until?: unknown }): Promise<void>;
+    clear(userId: string): Promise<void>;
+  };
 }
 
 export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
@@ -73,6 +89,14 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     now: () => engine.now(),
     track: (promise) => engine.track(promise),
     logger: engine.logger,
+    delegation: {
+      get: async (userId) => ({
+        delegation: (await delegationOf(engine.store, userId, engine.now())) ?? null,
+        holding: await heldBy(engine.store, userId, engine.now()),
+      }),
+      set: async (userId, input) => void (await setDelegation(engine.store, userId, input, engine.now())),
+      clear: (userId) => clearDelegation(engine.store, userId),
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { HeedError } from '../errors.js';
+import { namesApprover } from '../kinds/approval-policy.js';
 import type { Store } from '../store/store.js';
+import type { ActionRecord, ConversationRecord } from '../types.js';
 
 /**
  * Delegation (docs/approvals.md, Delegation): a signed-in person hands what waits on them to another
@@ -100,4 +102,14 @@ export async function setDelegation(
 /** Ends `from`'s delegation now (nothing to do when there is none). */
 export async function clearDelegation(store: Store, from: string): Promise<void> {
   await store.deleteValues(SCOPE, [from]);
+}
+
+/** True when a pending action waits on one of `people`: it names them among its approvers, or they own the conversation. */
+export function waitsOnAny(
+  action: ActionRecord,
+  conversation: ConversationRecord,
+  people: string[] | undefined,
+): boolean {
+  if (action.status !== 'pending' || !people?.length) return false;
+  return people.some((id) => namesApprover(action, id) || id === conversation.ownerId);
 }

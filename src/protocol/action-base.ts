@@ -96,6 +96,12 @@ export const actionViewBase = {
     })
     .optional()
     .describe('In the inbox (`GET /api/inbox` and its stream): the conversation the action waits in.'),
+  onBehalfOf: z
+    .string()
+    .optional()
+    .describe(
+      'In the inbox: the person this waits on, whose delegation the caller holds (`PUT /api/me/delegation`); an answer is given for them.',
+    ),
 };
 
 /** JSON Schema of a tool's arguments, in the view of a kind that shows them (an approval, a client tool). */

@@ -27,6 +27,7 @@ import { checkResolution } from '../../kinds/validate-resolution.js';
 import { kindOf } from '../../kinds/index.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
+import { waitsOnAny } from '../delegation.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -297,16 +298,6 @@ function delegatedSeat(
   return standsFor.find(
     (id) => id !== voter && mayVote(request, id, ownerId, id === ownerId) && !currentVote(request, id),
   );
-}
-
-/** True when a pending action waits on one of `people`: it names them among its approvers, or they own the conversation. */
-export function waitsOnAny(
-  action: ActionRecord,
-  conversation: ConversationRecord,
-  people: string[] | undefined,
-): boolean {
-  if (action.status !== 'pending' || !people?.length) return false;
-  return people.some((id) => namesApprover(action, id) || id === conversation.ownerId);
 }
 
 /** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
