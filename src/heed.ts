@@ -1,6 +1,5 @@
 import { commitWrite } from './engine/transact.js';
 import { inboxOf } from './engine/inbox.js';
-import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
 import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
@@ -16,7 +15,7 @@ import { regenerateReply, type RegenerateOptions } from './engine/regenerate.js'
 import type { Caller, ChannelWrite } from './caller.js';
 import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
-import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
+import { defaults, Engine, newConversationRecord } from './engine/engine.js';
 import { HeedError, must } from './errors.js';
 import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
@@ -32,7 +31,6 @@ import { guardStore } from './store/unavailable.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
-import { conversationTitle } from './protocol/conversation.js';
 import { heedRequests, type HeedRequests } from './heed-requests.js';
 
 export type { AgentInfo, ConversationSnapshot };

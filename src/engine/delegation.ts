@@ -91,7 +91,11 @@ export async function setDelegation(
   const seen = new Set([from]);
   for (let next: string | undefined = to; next !== undefined; next = inForce.get(next)?.to) {
     if (seen.has(next))
-      throw refuse('to', 'cycle', `${to} has handed their requests on to you (or back through others); that would be a cycle.`);
+      throw refuse(
+        'to',
+        'cycle',
+        `${to} has handed their requests on to you (or back through others); that would be a cycle.`,
+      );
     seen.add(next);
   }
   const delegation: Delegation = { to, ...(end !== undefined ? { until: end } : {}), since: now };

@@ -121,7 +121,9 @@ describe('a delegate answers', () => {
       type: string;
       data: Record<string, unknown>;
     }>;
-    expect(events.filter((event) => event.type === 'action.voted').map((event) => [event.data.by, event.data.for])).toEqual([
+    expect(
+      events.filter((event) => event.type === 'action.voted').map((event) => [event.data.by, event.data.for]),
+    ).toEqual([
       ['eve', 'cat'],
       ['bob', undefined],
     ]);
@@ -172,9 +174,8 @@ describe('a delegate answers', () => {
     expect(answered.status).toBe(200);
     const view = (await server.api('GET', `/api/requests/${action.id}`, { token: 'ada' })).body;
     expect(view).toMatchObject({ status: 'resolved', resolvedBy: 'dan', answeredFor: 'bob' });
-    const events = (
-      await server.api('GET', `/api/conversations/${action.conversationId}/events`, { token: 'ada' })
-    ).body.events as Array<{ type: string; data: Record<string, unknown> }>;
+    const events = (await server.api('GET', `/api/conversations/${action.conversationId}/events`, { token: 'ada' }))
+      .body.events as Array<{ type: string; data: Record<string, unknown> }>;
     expect(events.find((event) => event.type === 'action.resolved')?.data).toMatchObject({
       resolvedBy: 'dan',
       answeredFor: 'bob',

@@ -42,7 +42,9 @@ export function whoDecides(
     requester !== me &&
     (viewer.standsFor ?? []).some(
       (id) =>
-        id !== requester && !voted.has(id) && (action.approvers ? action.approvers.includes(id) : id === viewer.ownerId),
+        id !== requester &&
+        !voted.has(id) &&
+        (action.approvers ? action.approvers.includes(id) : id === viewer.ownerId),
     );
   if (delegated) return { mayAnswer: true, waitingFor };
   if (requester === me)
