@@ -1,21 +1,8 @@
 import { z } from 'zod';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import { isoTime } from '../../protocol/values.js';
+import { delegationResponse } from '../../protocol/responses.js';
 import { defineRoute, type Route, type Served } from '../route.js';
-
-const delegation = z.strictObject({
-  to: z.string().describe('The user id who answers for the caller meanwhile.'),
-  until: isoTime.optional().describe('When it ends by itself; absent: until cleared.'),
-  since: isoTime.describe('When it was set.'),
-});
-
-const delegationResponse = z.strictObject({
-  delegation: delegation.nullable().describe("The caller's own delegation in force; null when none."),
-  holding: z
-    .array(z.strictObject({ from: z.string(), until: isoTime.optional() }))
-    .describe('The people whose delegation to the caller is in force: the caller answers for them.'),
-});
 
 const delegationBody = z.strictObject({
   to: z.string().describe("Another person's user id."),

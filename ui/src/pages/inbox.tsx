@@ -13,6 +13,7 @@ import {
 } from 'heed/react';
 import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
+import { DelegationPanel } from './delegation-panel.js';
 
 /**
  * An approval answered here with one press, as its row's Allow and Deny: one answer decides it (no votes, which
@@ -59,6 +60,7 @@ export function InboxPage() {
           {inbox.error.message}
         </p>
       )}
+      {session.token && <DelegationPanel />}
     </section>
   );
 }
@@ -111,7 +113,8 @@ function InboxRow({ action }: { action: ActionView }) {
         {progress && <span className="inbox-detail">{progress}. Open it to vote.</span>}
         <span className="inbox-meta">
           {where}
-          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} ·{' '}
+          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''}
+          {action.onBehalfOf ? ` · for ${action.onBehalfOf}` : ''} ·{' '}
           <time dateTime={action.createdAt}>{ago(action.createdAt)}</time>
           {action.expiresAt && ` · lapses ${shortTime(action.expiresAt)}`}
         </span>
