@@ -46,7 +46,12 @@ export function DelegationPanel() {
     );
   };
 
-  if (!view) return error ? <p className="banner" role="alert">{error}</p> : null;
+  if (!view)
+    return error ? (
+      <p className="banner" role="alert">
+        {error}
+      </p>
+    ) : null;
   const own = view.delegation;
   return (
     <section className="delegation" aria-labelledby="delegation-title">
