@@ -41,6 +41,11 @@ async function allInForce(store: Store, now: string): Promise<Map<string, Delega
   return held;
 }
 
+/** Who answers for whom at `now`: each delegation in force, as who delegated → their delegate. */
+export async function delegatesInForce(store: Store, now: string): Promise<Map<string, string>> {
+  return new Map([...(await allInForce(store, now))].map(([from, delegation]) => [from, delegation.to]));
+}
+
 /** The caller's own delegation in force at `now`, if any. */
 export async function delegationOf(store: Store, userId: string, now: string): Promise<Delegation | undefined> {
   return (await allInForce(store, now)).get(userId);

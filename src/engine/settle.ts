@@ -46,11 +46,9 @@ export async function settleAction(
   raw: unknown,
   options: SettleOptions & ChannelWrite = {},
 ): Promise<SettleResult> {
-  // Whom the caller answers for as a delegate, now (a link or a channel answers as its own recipient).
-  const standsFor =
-    options.link || options.fromChannel || !options.caller
-      ? []
-      : (await heldBy(engine.store, options.caller.userId, engine.now())).map((held) => held.from);
+  // Whom the caller (or a link's recipient, a user id where mail goes to user ids) answers for as a delegate, now.
+  const answerer = options.link ? options.link.recipient : options.fromChannel ? null : options.caller?.userId;
+  const standsFor = (await heldBy(engine.store, answerer, engine.now())).map((held) => held.from);
   const done = await transact(
     engine,
     conversationId,

@@ -190,6 +190,30 @@ describe('a delegate answers', () => {
   });
 });
 
+describe('notifications', () => {
+  it("mail's `to` is told the delegates of whom a request waits on, so they are mailed too", async () => {
+    const seen: unknown[] = [];
+    const server = await startServer({
+      agents: [quorumAgent(() => undefined)],
+      auth: { tokens: quorumTokens },
+      notify: {
+        email: {
+          transport: 'smtp://127.0.0.1:9',
+          from: 'Heed <heed@example.com>',
+          // Nothing is sent: the test reads what `to` was asked with.
+          to: ({ delegates }) => (seen.push(delegates), null),
+        },
+      },
+    });
+    servers.push(server);
+    expect((await server.api('PUT', '/api/me/delegation', { token: 'cat', body: { to: 'erin' } })).status).toBe(200);
+    const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'payments' } })).body;
+    await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'pay acme' } });
+    // `pay` names ada (left out: she asks), bob, cat and dan.
+    expect(seen).toEqual([[{ for: 'cat', to: 'erin' }]]);
+  });
+});
+
 let database: TestDatabase | undefined;
 describe.skipIf(!pgServer)(`delegation on PostgreSQL${pgServer ? '' : ` (${pgSkipReason})`}`, () => {
   beforeAll(async () => {
