@@ -4,6 +4,10 @@ import { quorumAgent, quorumTokens } from '../../test/fixtures/quorum-agent.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../test/pg.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
+import { readSse, type SseEvent } from '../client/sse-reader.js';
+import { scriptedModel } from '../testing/scripted-model.js';
+import { tool } from '../tool.js';
+import { z } from 'zod';
 
 /** Delegation (docs/approvals.md, Delegation) over real HTTP on loopback, with a clock the test moves. */
 
@@ -158,6 +162,18 @@ describe('a delegate answers', () => {
 
     expect((await delegate('bob', { to: 'dan', until: hours(1) })).status).toBe(200);
     expect(await inbox('dan')).toMatchObject([{ id: action.id, onBehalfOf: 'bob' }]);
+    // The live inbox says the same.
+    const abort = new AbortController();
+    const stream = await fetch(`${server.url}/api/inbox/stream`, {
+      headers: { authorization: 'Bearer dan' },
+      signal: abort.signal,
+    });
+    const live = readSse(stream.body!, abort.signal)[Symbol.asyncIterator]();
+    const added = (await live.next()).value as SseEvent;
+    expect(added.event).toBe('inbox.added');
+    expect(JSON.parse(added.data)).toMatchObject({ id: action.id, onBehalfOf: 'bob' });
+    expect(((await live.next()).value as SseEvent).event).toBe('inbox.synced');
+    abort.abort();
     expect((await server.api('GET', `/api/conversations/${other.id}`, { token: 'dan' })).status).toBe(404);
     expect((await server.api('GET', `/api/conversations/${other.id}/events`, { token: 'dan' })).status).toBe(404);
     // eve holds no delegation: still refused, as before.
@@ -187,6 +203,55 @@ describe('a delegate answers', () => {
     });
     expect(late.status).toBe(409);
     expect(late.body.error.details).toMatchObject({ resolvedBy: 'dan', answeredFor: 'bob' });
+  });
+});
+
+describe("a delegate and the person's own conversations", () => {
+  it("answers the approval waiting in grace's own chat, for grace; reads that chat only while it waits", async () => {
+    const runs: string[] = [];
+    const server = await startServer({
+      agents: [
+        {
+          name: 'ops',
+          model: scriptedModel(({ messages }) =>
+            messages.at(-1)?.role === 'tool'
+              ? { text: 'Done.' }
+              : { toolCalls: [{ toolName: 'restart', input: { service: 'api' } }] },
+          ),
+          tools: {
+            restart: tool({
+              inputSchema: z.object({ service: z.string() }),
+              needsApproval: true,
+              execute: async () => (runs.push('restart'), 'restarted'),
+            }),
+          },
+        },
+      ],
+      auth: { tokens: { ...quorumTokens, grace: { userId: 'grace' } } },
+    });
+    servers.push(server);
+    const { id } = (await server.api('POST', '/api/conversations', { token: 'grace', body: { agent: 'ops' } })).body;
+    const sent = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'grace',
+      body: { content: 'restart the api' },
+    });
+    const action = sent.body.pendingActions[0] as { id: string };
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).status).toBe(404);
+    await server.api('PUT', '/api/me/delegation', { token: 'grace', body: { to: 'ada' } });
+    const inbox = (await server.api('GET', '/api/inbox', { token: 'ada' })).body.actions;
+    expect(inbox).toMatchObject([{ id: action.id, onBehalfOf: 'grace', conversation: { ownerId: 'grace' } }]);
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).status).toBe(200);
+
+    const answered = await server.api('POST', `/api/conversations/${id}/actions/${action.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(answered.status).toBe(200);
+    expect(runs).toEqual(['restart']);
+    const [settled] = (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'grace' })).body.actions;
+    expect(settled).toMatchObject({ status: 'resolved', resolvedBy: 'ada', answeredFor: 'grace' });
+    // Nothing waits on grace there any more: the chat is hers again.
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).status).toBe(404);
   });
 });
 
