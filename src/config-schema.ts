@@ -203,6 +203,11 @@ const webhookShape = {
 type EmailRecipients = (target: {
   action: ActionView;
   conversation: { id: string; agent: string; ownerId: string | null };
+  /**
+   * The delegations in force for the people the action waits on (its approvers, else the conversation's
+   * owner): `{ for, to }` user ids, so their delegates can be mailed too (docs/approvals.md, Delegation).
+   */
+  delegates: Array<{ for: string; to: string }>;
 }) => string | string[] | null | undefined;
 const emailShape = {
   transport: z

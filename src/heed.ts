@@ -1,5 +1,5 @@
 import { commitWrite } from './engine/transact.js';
-import { currentVote, isVoted, mayVote } from './kinds/approval-policy.js';
+import { inboxOf } from './engine/inbox.js';
 import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
@@ -16,7 +16,7 @@ import { regenerateReply, type RegenerateOptions } from './engine/regenerate.js'
 import type { Caller, ChannelWrite } from './caller.js';
 import type { AgentConfig, HeedOptions } from './config.js';
 import { checkOptions } from './config-schema.js';
-import { defaults, Engine, mayAccess, newConversationRecord } from './engine/engine.js';
+import { defaults, Engine, newConversationRecord } from './engine/engine.js';
 import { HeedError, must } from './errors.js';
 import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
@@ -32,7 +32,6 @@ import { guardStore } from './store/unavailable.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
-import { conversationTitle } from './protocol/conversation.js';
 import { heedRequests, type HeedRequests } from './heed-requests.js';
 
 export type { AgentInfo, ConversationSnapshot };
@@ -387,46 +386,7 @@ export function createHeed(options: HeedOptions): Heed {
       }),
     conversation,
     inbox: (inboxOptions = {}) =>
-      whenReady(async () => {
-        // An anonymous caller owns nothing, so its inbox is empty rather than everyone's ownerless requests.
-        if (inboxOptions.caller && inboxOptions.caller.userId === null) return [];
-        const ownerId = inboxOptions.caller ? inboxOptions.caller.userId : undefined;
-        // A signed-in caller also finds the approvals naming them; an approval they may not (or no longer) vote on is left out.
-        const approver = ownerId ?? undefined;
-        const limit = inboxOptions.limit ?? 50;
-        const conversations = new Map<string, ConversationRecord | undefined>();
-        const views: ActionView[] = [];
-        let after = inboxOptions.after;
-        for (;;) {
-          const actions = await store.listPendingActions({ ownerId, approver, limit, after });
-          for (const action of actions) {
-            if (!conversations.has(action.conversationId))
-              conversations.set(action.conversationId, await store.getConversation(action.conversationId));
-            const record = conversations.get(action.conversationId);
-            if (inboxOptions.caller && isVoted(action.request)) {
-              const userId = inboxOptions.caller.userId;
-              const owns = record !== undefined && mayAccess(inboxOptions.caller, record);
-              if (
-                userId === null ||
-                !mayVote(action.request, userId, record?.ownerId ?? null, owns) ||
-                currentVote(action.request, userId)
-              )
-                continue;
-            }
-            const conversation = record
-              ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId }
-              : undefined;
-            views.push({
-              ...actionView(engine, action, record?.agent ?? ''),
-              ...(conversation ? { conversation } : {}),
-            });
-            if (views.length === limit) return views;
-          }
-          const last = actions.at(-1);
-          if (actions.length < limit || !last) return views;
-          after = { createdAt: last.createdAt, id: last.id };
-        }
-      }),
+      whenReady(() => inboxOf(engine, inboxOptions.caller, inboxOptions.limit ?? 50, inboxOptions.after)),
     requests: heedRequests(engine, notifier, whenReady, (metadata) =>
       checkMetadataSize(metadata, engine.limits.maxMetadataBytes),
     ),

@@ -7,6 +7,14 @@ import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { sendMessage } from './engine/send.js';
 import { settleAction } from './engine/settle.js';
+import {
+  clearDelegation,
+  delegationOf,
+  heldBy,
+  setDelegation,
+  type Delegation,
+  type HeldDelegation,
+} from './engine/delegation.js';
 import { HeedError } from './errors.js';
 import type { Notifier } from './notify/notifier.js';
 import type { Store } from './store/store.js';
@@ -66,6 +74,14 @@ export interface HeedHooks {
    * stored: a surface that settles several answers at once refuses them all before it settles one.
    */
   checkAnswer(agent: string, action: ActionRecord, raw: unknown, caller: Caller): Promise<StoredResolution>;
+  /** A signed-in person's delegation (docs/approvals.md, Delegation), read and set at the engine's clock. */
+  readonly delegation: {
+    /** Theirs in force, and the ones they hold for others. */
+    get(userId: string): Promise<{ delegation: Delegation | null; holding: HeldDelegation[] }>;
+    /** Checked and stored (400 `invalid_request` otherwise, nothing stored). */
+    set(userId: string, input: { to?: unknown; until?: unknown }): Promise<void>;
+    clear(userId: string): Promise<void>;
+  };
 }
 
 export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
@@ -89,6 +105,14 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
         limits: engine.limits,
         validateApprovedArgs: engine.validateApprovedArgs(config),
       }).stored;
+    },
+    delegation: {
+      get: async (userId) => ({
+        delegation: (await delegationOf(engine.store, userId, engine.now())) ?? null,
+        holding: await heldBy(engine.store, userId, engine.now()),
+      }),
+      set: async (userId, input) => void (await setDelegation(engine.store, userId, input, engine.now())),
+      clear: (userId) => clearDelegation(engine.store, userId),
     },
   };
 }

@@ -49,6 +49,7 @@ export function actionView(
     // Once decided, the votes are those of the resolution (the deciding vote included).
     ...(resolution?.type === 'approval' && resolution.votes ? { votes: resolution.votes } : {}),
     ...(action.resolvedBy !== null ? { resolvedBy: action.resolvedBy } : {}),
+    ...(action.answeredFor !== undefined ? { answeredFor: action.answeredFor } : {}),
     ...(action.channel ? { channel: action.channel } : {}),
     ...(action.resolvedAt ? { resolvedAt: action.resolvedAt } : {}),
     ...(action.defaulted ? { defaulted: action.defaulted } : {}),

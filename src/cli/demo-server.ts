@@ -76,11 +76,12 @@ export async function demoServer(options: {
           from: 'Heed demo <heed@localhost>',
           // Mailed to the user ids themselves, so a link answers (and votes) as that user. The questions a
           // conversation opens with are not mailed: the person is in the conversation as they are asked.
-          to: ({ action, conversation }) => {
+          to: ({ action, conversation, delegates }) => {
             if (action.kind === 'question' && action.toolName === 'intake') return null;
             const approvers = (action as { approvers?: string[] }).approvers;
             const people = approvers?.length ? approvers : conversation.ownerId ? [conversation.ownerId] : [];
-            return people.filter((id) => ids.has(id));
+            // Someone who handed their requests over (PUT /api/me/delegation): their delegate is mailed too.
+            return [...people, ...delegates.map((delegate) => delegate.to)].filter((id) => ids.has(id));
           },
         },
       },

@@ -1,7 +1,15 @@
 import type { HeedErrorCode } from '../errors.js';
 import type { ErrorBody, ErrorDetails } from '../protocol/error-body.js';
 import type { ResolutionInput } from '../protocol/resolution-input.js';
-import type { AgentInfo, ConversationSnapshot, DemoInfo, Me, QueueView, TurnResult } from '../protocol/responses.js';
+import type {
+  AgentInfo,
+  ConversationSnapshot,
+  DelegationView,
+  DemoInfo,
+  Me,
+  QueueView,
+  TurnResult,
+} from '../protocol/responses.js';
 import type {
   ActionView,
   ApprovalActionView,
@@ -48,6 +56,7 @@ export type {
   DemoInfo,
   EventRecord,
   Me,
+  DelegationView,
   QuestionActionView,
   QueueView,
   ResolutionInput,
@@ -142,6 +151,12 @@ export interface HeedClient {
   me(): Promise<Me>;
   /** What waits for people and how long they take (`GET /api/queue`, operators only). */
   queue(): Promise<QueueView>;
+  /** The caller's delegation and the ones they hold (`GET /api/me/delegation`; docs/approvals.md, Delegation). */
+  delegation(): Promise<DelegationView>;
+  /** Hands the caller's requests to `to` until `until` (`PUT /api/me/delegation`). */
+  setDelegation(input: { to: string; until?: string }): Promise<DelegationView>;
+  /** Ends the caller's delegation now (`DELETE /api/me/delegation`). */
+  clearDelegation(): Promise<DelegationView>;
   /** One agent, as `agents()` lists it; a `HeedClientError` with code `not_found` when no agent has that name. */
   agent(name: string): Promise<AgentInfo>;
   /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
@@ -341,6 +356,9 @@ export function createClient(options: HeedClientOptions): HeedClient {
     agents: async () => (await json<{ agents: AgentInfo[] }>('GET', '/api/agents')).agents,
     me: () => json<Me>('GET', '/api/me'),
     queue: () => json<QueueView>('GET', '/api/queue'),
+    delegation: () => json<DelegationView>('GET', '/api/me/delegation'),
+    setDelegation: (input) => json<DelegationView>('PUT', '/api/me/delegation', input),
+    clearDelegation: () => json<DelegationView>('DELETE', '/api/me/delegation'),
     agent: (name) => json('GET', `/api/agents/${path(name)}`),
     async demo() {
       try {

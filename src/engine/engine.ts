@@ -1,6 +1,7 @@
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
+import { heldBy, waitsOnAny } from './delegation.js';
 import { HeedError } from '../errors.js';
 import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
@@ -228,7 +229,10 @@ export class Engine {
     if (!read) throw conversationNotFound(id);
     if (mayAccess(caller, read.conversation)) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
-    if (!actions.some((action) => namesApprover(action, caller?.userId))) throw conversationNotFound(id);
+    if (actions.some((action) => namesApprover(action, caller?.userId))) return read;
+    // A delegate reads it while something in it waits on someone they answer for (docs/approvals.md, Delegation).
+    const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
+    if (!actions.some((action) => waitsOnAny(action, read.conversation, standsFor))) throw conversationNotFound(id);
     return read;
   }
 

@@ -6,6 +6,7 @@ import type { ActionRecord, ConversationRecord, ResolutionChannel } from '../typ
 import { actionView } from '../views.js';
 import { transact } from './transact.js';
 import { decideSettle, settleParts } from './decide/settle.js';
+import { heldBy } from './delegation.js';
 
 export { resolvedEvent } from './decide/settle.js';
 
@@ -45,12 +46,15 @@ export async function settleAction(
   raw: unknown,
   options: SettleOptions & ChannelWrite = {},
 ): Promise<SettleResult> {
+  // Whom the caller (or a link's recipient, a user id where mail goes to user ids) answers for as a delegate, now.
+  const answerer = options.link ? options.link.recipient : options.fromChannel ? null : options.caller?.userId;
+  const standsFor = (await heldBy(engine.store, answerer, engine.now())).map((held) => held.from);
   const done = await transact(
     engine,
     conversationId,
     // The messages come with the first read when this answer closes the pause (its turn needs them).
     { ...settleParts, messagesWhenClosing: actionId },
-    (read) => decideSettle(engine, actionId, raw, options, read),
+    (read) => decideSettle(engine, actionId, raw, { ...options, standsFor }, read),
     {
       busy: 'The conversation kept changing while the answer was being recorded; send it again.',
     },

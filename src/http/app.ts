@@ -17,6 +17,7 @@ import { RateLimiter } from './rate-limit.js';
 import { mountRoutes, type AppEnv, type Route } from './route.js';
 import { actionRoutes } from './routes/actions.js';
 import { agentRoutes } from './routes/agents.js';
+import { delegationRoutes } from './routes/delegation.js';
 import { channelRoutes } from './routes/channels.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { deliveryRoutes } from './routes/deliveries.js';
@@ -64,6 +65,7 @@ export type HeedApp = Hono<AppEnv>;
 export function apiRoutes(): Route[] {
   const routes: Route[] = [
     ...agentRoutes,
+    ...delegationRoutes,
     ...conversationRoutes,
     ...messageRoutes,
     ...actionRoutes,

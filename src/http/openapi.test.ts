@@ -30,6 +30,9 @@ describe('OpenAPI document', () => {
       [
         'GET /api/agents',
         'GET /api/me',
+        'GET /api/me/delegation',
+        'PUT /api/me/delegation',
+        'DELETE /api/me/delegation',
         'GET /api/agents/{name}',
         'POST /api/channels/slack/events',
         'POST /api/conversations',

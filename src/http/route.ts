@@ -27,7 +27,7 @@ export interface RouteResponse {
 
 /** What a route is: its method, path, the schemas it validates with and what it answers. */
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** Hono form, e.g. `/api/conversations/:id`. */
   path: string;
   operationId: string;

@@ -139,9 +139,14 @@ export function mayVote(
   return request.approvers ? request.approvers.includes(userId) : sees;
 }
 
-/** The vote this user gave that still counts (an allow for replaced arguments does not). */
+/** Whose vote a vote is: the approver it was given for (a delegate's vote counts as theirs), else its voter. */
+export function voteOf(vote: Pick<ApprovalVote, 'by' | 'for'>): string {
+  return vote.for ?? vote.by;
+}
+
+/** The vote this user gave (or a delegate gave for them) that still counts (an allow for replaced arguments does not). */
 export function currentVote(request: ApprovalRequest, userId: string): ApprovalVote | undefined {
-  return request.votes?.find((vote) => vote.by === userId && !vote.outdated);
+  return request.votes?.find((vote) => voteOf(vote) === userId && !vote.outdated);
 }
 
 export interface VoteOutcome {
@@ -155,16 +160,19 @@ export interface VoteOutcome {
 /**
  * Counts one vote. An allow with new arguments proposes them: the allows given for the old ones stop
  * counting (their voters may vote again). Allows decide once `required` count. A deny decides at once
- * under `deny: 'any'`; under `majority` (see `denyDecides`) when enough have denied.
+ * under `deny: 'any'`; under `majority` (see `denyDecides`) when enough have denied. `answeredFor`: the
+ * approver whose vote a delegate gives (docs/approvals.md, Delegation).
  */
 export function castVote(
   request: ApprovalRequest & { required: number },
   voter: string,
   answer: { decision: 'allow' | 'deny'; comment?: string | JsonObject; approvedArgs?: JsonValue },
   at: string,
+  answeredFor?: string,
 ): VoteOutcome {
   const vote: ApprovalVote = {
     by: voter,
+    ...(answeredFor !== undefined ? { for: answeredFor } : {}),
     decision: answer.decision,
     at,
     ...(answer.comment ? { comment: answer.comment } : {}),

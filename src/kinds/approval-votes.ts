@@ -12,9 +12,9 @@ export function votesSummary(action: Pick<ApprovalRequest, 'required' | 'votes' 
   const head = `${allows} of ${action.required} approval${action.required === 1 ? '' : 's'}`;
   const said = votes.map(
     (vote) =>
-      `${vote.by} ${vote.decision === 'allow' ? (vote.args !== undefined ? 'allowed edited arguments' : 'allowed') : 'denied'}${vote.outdated ? ' (before the edit)' : ''}`,
+      `${vote.by}${vote.for !== undefined ? ` for ${vote.for}` : ''} ${vote.decision === 'allow' ? (vote.args !== undefined ? 'allowed edited arguments' : 'allowed') : 'denied'}${vote.outdated ? ' (before the edit)' : ''}`,
   );
-  const voted = new Set(votes.filter((vote) => !vote.outdated).map((vote) => vote.by));
+  const voted = new Set(votes.filter((vote) => !vote.outdated).map((vote) => vote.for ?? vote.by));
   const waiting = (action.approvers ?? []).filter((id) => !voted.has(id));
   return `${head}${said.length ? `: ${said.join(', ')}` : ''}${waiting.length ? ` · waiting on ${waiting.join(', ')}` : ''}`;
 }

@@ -29,6 +29,10 @@ const comment = z
 /** One approver's answer to an approval decided by votes. */
 const vote = z.strictObject({
   by: z.string(),
+  for: z
+    .string()
+    .optional()
+    .describe("Set when `by` voted as this approver's delegate: the vote counts as theirs (one vote per approver)."),
   decision,
   comment: comment.optional(),
   at: isoTime,

@@ -8,6 +8,7 @@ import { mailer } from './email.js';
 import { startDeliverer, type Deliverer } from './deliverer.js';
 import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
+import { delegatesInForce } from '../engine/delegation.js';
 import { callbackDeliveries } from './callbacks.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
 
@@ -96,6 +97,9 @@ export class Notifier implements Outbox {
         at,
         escalated,
         reminded,
+        ...(targets.email && (change.actions?.length || escalated.length)
+          ? { delegates: await delegatesInForce(this.engine.store, this.engine.now()) }
+          : {}),
         view: (action) => actionView(this.engine, action, conversation.agent),
       }),
     ];

@@ -43,6 +43,8 @@ export interface OutboxContext {
   escalated?: ActionRecord[];
   /** Actions this change sends a reminder of (`hitl.remind`): `action.reminder` to the request's own targets. */
   reminded?: ActionRecord[];
+  /** Delegations in force, who delegated → their delegate (read only when mail is configured). */
+  delegates?: Map<string, string>;
 }
 
 /**
@@ -78,7 +80,18 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
         agent: context.conversation.agent,
         ownerId: context.conversation.ownerId,
       };
-      const to = targets.email.to({ action: context.view(action), conversation });
+      // Whom it waits on: its approvers, else the conversation's owner; their delegates may be mailed too.
+      const waitsOn =
+        'approvers' in action.request && action.request.approvers?.length
+          ? action.request.approvers
+          : conversation.ownerId !== null
+            ? [conversation.ownerId]
+            : [];
+      const delegates = waitsOn.flatMap((id) => {
+        const delegate = context.delegates?.get(id);
+        return delegate !== undefined ? [{ for: id, to: delegate }] : [];
+      });
+      const to = targets.email.to({ action: context.view(action), conversation, delegates });
       const recipients = [
         ...new Set((Array.isArray(to) ? to : to ? [to] : []).map((address) => address.trim()).filter(Boolean)),
       ];

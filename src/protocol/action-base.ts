@@ -45,6 +45,11 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
   resolution: Resolution | CancelledResolution | null;
   /** The user id of whoever settled it; null for an anonymous caller, the system and a lapse (see `channel`). */
   resolvedBy: string | null;
+  /**
+   * Set when `resolvedBy` answered as someone's delegate (docs/approvals.md, Delegation): whom they answered
+   * for. Absent otherwise.
+   */
+  answeredFor?: string;
   /** How it was settled; null while pending. */
   channel: ResolutionChannel | null;
   resolvedAt: string | null;
@@ -80,6 +85,10 @@ export const actionViewBase = {
     .string()
     .optional()
     .describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
+  answeredFor: z
+    .string()
+    .optional()
+    .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
   channel: resolutionChannel.optional(),
   resolvedAt: isoTime.optional(),
   conversation: z
@@ -93,6 +102,12 @@ export const actionViewBase = {
     })
     .optional()
     .describe('In the inbox (`GET /api/inbox` and its stream): the conversation the action waits in.'),
+  onBehalfOf: z
+    .string()
+    .optional()
+    .describe(
+      'In the inbox: the person this waits on, whose delegation the caller holds (`PUT /api/me/delegation`); an answer is given for them.',
+    ),
 };
 
 /** JSON Schema of a tool's arguments, in the view of a kind that shows them (an approval, a client tool). */

@@ -98,6 +98,10 @@ const actionResolved = z.object({
       'How it ended in words, as the console and the inboxes say it: `Allowed`, `Denied ("not today")`, `Lapsed: nobody answered in time`.',
     ),
   resolvedBy: z.string().nullable(),
+  answeredFor: z
+    .string()
+    .optional()
+    .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
   channel: resolutionChannel,
   decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),
   editedArgs: z.literal(true).optional().describe('The approval changed the arguments.'),
@@ -141,6 +145,7 @@ const actionVoted = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   by: z.string(),
+  for: z.string().optional().describe("Set when `by` voted as this approver's delegate: it counts as their vote."),
   decision: z.enum(['allow', 'deny']),
   comment: z
     .union([z.string(), z.record(z.string(), json)])

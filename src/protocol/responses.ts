@@ -127,6 +127,22 @@ export type QueueWaits = z.output<typeof queueWaits>;
 export type AgentInfo = z.output<typeof agentInfo>;
 export type Me = z.output<typeof meResponse>;
 
+/** `GET|PUT|DELETE /api/me/delegation`: the caller's delegation and the ones they hold (docs/approvals.md, Delegation). */
+export const delegationResponse = z.strictObject({
+  delegation: z
+    .strictObject({
+      to: z.string().describe('The user id who answers for the caller meanwhile.'),
+      until: isoTime.optional().describe('When it ends by itself; absent: until cleared.'),
+      since: isoTime.describe('When it was set.'),
+    })
+    .nullable()
+    .describe("The caller's own delegation in force; null when none."),
+  holding: z
+    .array(z.strictObject({ from: z.string(), until: isoTime.optional() }))
+    .describe('The people whose delegation to the caller is in force: the caller answers for them.'),
+});
+export type DelegationView = z.output<typeof delegationResponse>;
+
 export const demoResponse = z.strictObject({
   users: z
     .array(

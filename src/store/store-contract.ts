@@ -539,6 +539,20 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.getAction('c2', 'c2-a')).toMatchObject({ resolvedBy: 'system:timeout', channel: 'api' });
     });
 
+    it("keeps whom a delegate answered for (`answeredFor`), and leaves it out when nobody's delegate answered", async () => {
+      await parked('c1');
+      await commitOk({
+        conversationId: 'c1',
+        expectVersion: 1,
+        settle: [allow('c1-a', { resolvedBy: 'ada', answeredFor: 'grace', channel: 'api' })],
+      });
+      expect(await store.getAction('c1', 'c1-a')).toMatchObject({ resolvedBy: 'ada', answeredFor: 'grace' });
+      expect((await store.listActions('c1'))[0].answeredFor).toBe('grace');
+      await parked('c2');
+      await commitOk({ conversationId: 'c2', expectVersion: 1, settle: [allow('c2-a', { resolvedBy: 'bob' })] });
+      expect(await store.getAction('c2', 'c2-a')).not.toHaveProperty('answeredFor');
+    });
+
     it('rejects a duplicate message position or action id, writing nothing', async () => {
       await parked('c1');
       const change = { conversationId: 'c1', expectVersion: 1, events: [event('turn.started', 5)] };

@@ -35,6 +35,8 @@ export interface ActionSettlement {
   resolution: StoredResolution;
   /** User id, or null (anonymous caller, system, lapse). */
   resolvedBy: string | null;
+  /** Whom `resolvedBy` answered for, as their delegate; absent otherwise. */
+  answeredFor?: string;
   channel: ResolutionChannel;
   resolvedAt: string;
   defaulted?: string[] | null;

@@ -71,6 +71,7 @@ function SignedIn({
   const [conversations, setConversations] = useState<ConversationView[]>();
   const [loadError, setLoadError] = useState<string>();
   const [operator, setOperator] = useState(false);
+  const [standsFor, setStandsFor] = useState<string[]>([]);
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
 
@@ -115,6 +116,11 @@ function SignedIn({
       },
       () => undefined,
     );
+    // Whom this person answers for, so cards offer them the votes they may give in someone's place.
+    client.delegation().then(
+      ({ holding }) => setStandsFor(holding.map((held) => held.from)),
+      () => undefined,
+    );
   }, [client]);
   useEffect(() => {
     client
@@ -147,8 +153,19 @@ function SignedIn({
   );
 
   const value = useMemo(
-    () => ({ session, client, agents, conversations, operator, refreshConversations, startConversation, signOut }),
-    [session, client, agents, conversations, operator, refreshConversations, startConversation, signOut],
+    () => ({
+      session,
+      client,
+      agents,
+      conversations,
+      operator,
+      standsFor,
+      setStandsFor,
+      refreshConversations,
+      startConversation,
+      signOut,
+    }),
+    [session, client, agents, conversations, operator, standsFor, refreshConversations, startConversation, signOut],
   );
   const conversationId = /^\/c\/([^/]+)$/.exec(path)?.[1];
 

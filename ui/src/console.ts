@@ -13,6 +13,9 @@ interface ConsoleContextValue {
   conversations: ConversationView[] | undefined;
   /** The caller is one of `notify.operators` (`GET /api/me`): the Queue page is theirs. */
   operator: boolean;
+  /** Whose delegation the caller holds (`GET /api/me/delegation`): they may answer in those people's place. */
+  standsFor: string[];
+  setStandsFor: (ids: string[]) => void;
   refreshConversations: () => Promise<void>;
   startConversation: (agent: string) => Promise<void>;
   signOut: () => void;

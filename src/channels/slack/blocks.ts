@@ -250,7 +250,8 @@ function deadline(action: ActionRecord): Block[] {
 
 /** A one-line account of how a request ended: who answered what. */
 export function outcomeText(action: ActionRecord): string {
-  const by = who(action.resolvedBy);
+  // A delegate's answer names both (docs/approvals.md, Delegation).
+  const by = who(action.resolvedBy) + (action.answeredFor !== undefined ? ` for ${who(action.answeredFor)}` : '');
   const resolution = action.resolution;
   if (action.status === 'expired' || action.channel === 'timeout')
     return `:hourglass: ${describeResolution(actionView(undefined, action))}.`;

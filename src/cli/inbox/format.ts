@@ -56,9 +56,11 @@ export function describeResolution(action: ActionView, resolution: StoredResolut
 }
 
 /** Who settled it, as a sentence's subject: `bob`, `someone`, `the system`, `the deadline`. */
-export function describeWho(settled: Pick<ActionView, 'resolvedBy' | 'channel' | 'status'>): string {
+export function describeWho(settled: Pick<ActionView, 'resolvedBy' | 'answeredFor' | 'channel' | 'status'>): string {
   if (settled.status === 'expired' || settled.channel === 'timeout') return 'the deadline';
-  if (settled.resolvedBy) return settled.resolvedBy;
+  // A delegate's answer names both (docs/approvals.md, Delegation).
+  if (settled.resolvedBy)
+    return settled.answeredFor ? `${settled.resolvedBy} for ${settled.answeredFor}` : settled.resolvedBy;
   if (settled.channel === 'system') return 'Heed';
   if (settled.channel === 'remembered') return 'a remembered approval';
   return 'someone';

@@ -28,6 +28,7 @@ import { describeResolution, kindOf } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
+import { waitsOnAny } from '../delegation.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -37,6 +38,11 @@ export interface SettleInput extends ChannelWrite {
     may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
   };
   link?: { recipient: string | null };
+  /**
+   * Whom the caller answers for, as their delegate, at the time of the answer (src/engine/delegation.ts,
+   * read by settle.ts): they may answer what waits on those people too.
+   */
+  standsFor?: string[];
 }
 
 /**
@@ -83,7 +89,9 @@ export async function decideSettle(
   const hook = engine.hitl.authorizeResolve;
   // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
   const approver = !owns && actions.some((entry) => namesApprover(entry, input.caller?.userId));
-  const sees = owns || approver;
+  // A delegate sees the conversation while something in it waits on someone they answer for.
+  const delegate = !owns && !approver && actions.some((entry) => waitsOnAny(entry, conversation, input.standsFor));
+  const sees = owns || approver || delegate;
   if (!sees && !hook) throw conversationNotFound(conversationId);
   const action = actions.find((entry) => entry.id === actionId);
   if (!action) {
@@ -106,10 +114,20 @@ export async function decideSettle(
   const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
   const voted = isVoted(action.request) ? action.request : undefined;
   // With an authorizeResolve hook, the hook (asked above) stands for "may answer the conversation".
-  if (voted) checkVoter(voted, action, resolvedBy, conversation.ownerId, owns || hook !== undefined);
+  const mayAnswerAll = owns || hook !== undefined;
+  let answeredFor: string | undefined;
+  if (voted) {
+    answeredFor = delegatedSeat(voted, resolvedBy, conversation.ownerId, mayAnswerAll, input.standsFor);
+    if (answeredFor === undefined) checkVoter(voted, action, resolvedBy, conversation.ownerId, mayAnswerAll);
+  }
   // A request made with POST /api/requests is answered by its assignees too.
-  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId)))
-    throw new HeedError('action_forbidden', 'You may not answer this request.');
+  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId))) {
+    // A delegate answers what waits on someone they answer for (docs/approvals.md, Delegation).
+    answeredFor = (input.standsFor ?? []).find(
+      (id) => id === conversation.ownerId || (holdsRequest(conversation) && namesApprover(action, id)),
+    );
+    if (answeredFor === undefined) throw new HeedError('action_forbidden', 'You may not answer this request.');
+  }
 
   const agent = engine.agents.get(conversation.agent);
   const checked = checkResolution(agent, action, raw, {
@@ -127,7 +145,7 @@ export async function decideSettle(
   if (voted && checked.stored.type === 'approval') {
     const { decision, comment, approvedArgs } = checked.stored;
     // A vote needs a signed-in voter: checkVoter refused a null one above.
-    const outcome = castVote(voted, resolvedBy ?? '', { decision, comment, approvedArgs }, at);
+    const outcome = castVote(voted, resolvedBy ?? '', { decision, comment, approvedArgs }, at, answeredFor);
     votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome)));
     if (!outcome.decided) {
       // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
@@ -155,6 +173,7 @@ export async function decideSettle(
     status: 'resolved' as const,
     resolution: checked.stored,
     resolvedBy,
+    ...(answeredFor !== undefined ? { answeredFor } : {}),
     channel,
     resolvedAt: at,
     defaulted: checked.defaulted,
@@ -164,7 +183,7 @@ export async function decideSettle(
     newEvent(
       'action.resolved',
       at,
-      resolvedEvent(action, checked.eventStatus, { resolvedBy, channel }, checked.stored, at),
+      resolvedEvent(action, checked.eventStatus, { resolvedBy, answeredFor, channel }, checked.stored, at),
     ),
   ];
   const write: Write = { settle: [settlement], events, set: { updatedAt: at } };
@@ -278,6 +297,7 @@ async function checkOpen(
         status: action.status,
         resolution: action.resolution,
         ...(action.resolvedBy !== null ? { resolvedBy: action.resolvedBy } : {}),
+        ...(action.answeredFor !== undefined ? { answeredFor: action.answeredFor } : {}),
         channel: action.channel,
         resolvedAt: action.resolvedAt,
       },
@@ -296,6 +316,26 @@ async function checkOpen(
     caller: input.caller ?? null,
     agent: engine.agents.get(conversation.agent),
   });
+}
+
+/**
+ * Whose vote a delegate's answer is (docs/approvals.md, Delegation): none while the caller may still vote
+ * themselves (their own vote comes first); else the first person they answer for who may vote and has not.
+ * Never for the requester's own approval under four eyes, nor the requester voting in someone's place.
+ */
+function delegatedSeat(
+  request: ApprovalRequest,
+  voter: string | null,
+  ownerId: string | null,
+  mayAnswerAll: boolean,
+  standsFor: string[] | undefined,
+): string | undefined {
+  if (voter === null || !standsFor?.length) return undefined;
+  if (mayVote(request, voter, ownerId, mayAnswerAll) && !currentVote(request, voter)) return undefined;
+  if (request.excludeRequester && voter === ownerId) return undefined;
+  return standsFor.find(
+    (id) => id !== voter && mayVote(request, id, ownerId, id === ownerId) && !currentVote(request, id),
+  );
 }
 
 /** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
@@ -331,6 +371,7 @@ function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'acti
     toolCallId: action.toolCallId,
     toolName: action.toolName,
     by: outcome.vote.by,
+    ...(outcome.vote.for !== undefined ? { for: outcome.vote.for } : {}),
     decision: outcome.vote.decision,
     ...(outcome.vote.comment ? { comment: outcome.vote.comment } : {}),
     ...(outcome.vote.args !== undefined ? { editedArgs: true } : {}),
@@ -351,7 +392,7 @@ function expired(action: ActionRecord): HeedError {
 export function resolvedEvent(
   action: ActionRecord,
   status: string,
-  by: { resolvedBy: string | null; channel: ResolutionChannel },
+  by: { resolvedBy: string | null; answeredFor?: string; channel: ResolutionChannel },
   resolution: StoredResolution,
   at: string,
 ): EventData<'action.resolved'> {
@@ -362,6 +403,7 @@ export function resolvedEvent(
     toolName: action.toolName,
     status,
     resolvedBy: by.resolvedBy,
+    ...(by.answeredFor !== undefined ? { answeredFor: by.answeredFor } : {}),
     channel: by.channel,
     // The settled line every surface shows (docs/concepts.md): a lapse reads as one, never as a person's denial.
     summary: describeResolution(

@@ -67,6 +67,8 @@ export interface ConversationState {
 /** Who answered first (a user id; absent when anonymous or not a person), how (`channel`), and how it ended. */
 export interface AlreadyAnswered {
   resolvedBy?: string;
+  /** Whom `resolvedBy` answered for, as their delegate. */
+  answeredFor?: string;
   channel?: string;
   status?: string;
 }
@@ -388,6 +390,7 @@ export function createConversationStore(
         const details = error.details ?? {};
         const alreadyAnswered = {
           ...(typeof details.resolvedBy === 'string' ? { resolvedBy: details.resolvedBy } : {}),
+          ...(typeof details.answeredFor === 'string' ? { answeredFor: details.answeredFor } : {}),
           ...(typeof details.channel === 'string' ? { channel: details.channel } : {}),
           ...(typeof details.status === 'string'
             ? { status: details.status }

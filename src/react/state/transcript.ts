@@ -108,22 +108,27 @@ export function buildTranscript(
 }
 
 /** " by ada", " by the time limit"… for a notice about an answer that came first; empty when nothing says who. */
-export function byWhom(settled: { resolvedBy?: string | null; channel?: string }, me?: string | null): string {
+export function byWhom(
+  settled: { resolvedBy?: string | null; answeredFor?: string; channel?: string },
+  me?: string | null,
+): string {
   return settled.resolvedBy || settled.channel ? ` by ${describeResolver(settled, me)}` : '';
 }
 
 /**
  * Who settled a request, in words: "ada", "you", "the time limit"… Read from `channel` (how) and
  * `resolvedBy` (the user id) separately, so a user whose id is "system:timeout" is shown as that user.
+ * A delegate's answer names both: "ada for grace" (docs/approvals.md, Delegation).
  */
 export function describeResolver(
-  settled: { resolvedBy?: string | null; channel?: string },
+  settled: { resolvedBy?: string | null; answeredFor?: string; channel?: string },
   me?: string | null,
 ): string {
   if (settled.channel === 'timeout') return 'the time limit';
   if (settled.channel === 'remembered') return 'a remembered approval';
   if (settled.channel === 'system') return 'the system';
   if (!settled.resolvedBy) return settled.channel === 'api' ? 'an anonymous user' : 'someone';
-  if (me && settled.resolvedBy === me) return 'you';
-  return settled.resolvedBy;
+  const who = me && settled.resolvedBy === me ? 'you' : settled.resolvedBy;
+  if (settled.answeredFor === undefined) return who;
+  return `${who} for ${me && settled.answeredFor === me ? 'you' : settled.answeredFor}`;
 }

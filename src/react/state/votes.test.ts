@@ -18,6 +18,14 @@ describe('votesSummary', () => {
       }),
     ).toBe('1 of 2 approvals: bob allowed (before the edit), cat allowed edited arguments · waiting on bob');
     expect(votesSummary({ required: 1, votes: [] })).toBe('0 of 1 approval');
+    // A delegate's vote is the approver's: "eve for cat", and cat is no longer waited on.
+    expect(
+      votesSummary({
+        required: 2,
+        approvers: ['bob', 'cat', 'dan'],
+        votes: [{ by: 'eve', for: 'cat', decision: 'allow', at }],
+      }),
+    ).toBe('1 of 2 approvals: eve for cat allowed · waiting on bob, dan');
     expect(votesSummary({})).toBeUndefined();
   });
 });

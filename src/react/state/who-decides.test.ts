@@ -26,6 +26,21 @@ const fourEyes: ApprovalActionView = {
 };
 
 describe('whoDecides', () => {
+  it("a delegate may vote in an approver's place until that approver's vote is given (by them or for them)", () => {
+    expect(whoDecides(fourEyes, { me: 'sam', ownerId: 'ada', standsFor: ['grace'] }).mayAnswer).toBe(true);
+    const given = {
+      ...fourEyes,
+      votes: [{ by: 'sam', for: 'grace', decision: 'allow' as const, at }],
+    };
+    expect(whoDecides(given, { me: 'sam', ownerId: 'ada', standsFor: ['grace'] })).toEqual({
+      mayAnswer: false,
+      waitingFor: 'Waiting for 1 of: lin',
+      reason: 'You allowed it; the others decide the rest.',
+    });
+    // The requester votes in nobody's place under four eyes.
+    expect(whoDecides(fourEyes, { me: 'ada', ownerId: 'ada', standsFor: ['grace'] }).mayAnswer).toBe(false);
+  });
+
   it('the requester of a four-eyes approval may not answer it, and reads who must', () => {
     expect(whoDecides(fourEyes, { me: 'ada', ownerId: 'ada' })).toEqual({
       mayAnswer: false,

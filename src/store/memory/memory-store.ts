@@ -103,6 +103,7 @@ export function memoryStore(): Store {
         status: x.status,
         resolution: clone(x.resolution),
         resolvedBy: x.resolvedBy,
+        ...(x.answeredFor !== undefined ? { answeredFor: x.answeredFor } : {}),
         channel: x.channel,
         resolvedAt: normalTime(x.resolvedAt),
         ...(x.defaulted !== undefined ? { defaulted: clone(x.defaulted) } : {}),

@@ -118,18 +118,19 @@ export function commitStatement(
       defaulted: a.defaulted,
       channel: a.channel,
       remind_at: a.remindAt && a.remindAt.length > 0 ? a.remindAt : null,
+      answered_for: a.answeredFor ?? null,
     }));
     parts.push(
       `a AS (INSERT INTO ${t('actions')} (conversation_key, id, message_id, tool_call_id, tool_name, origin, journal_index,
          status, request, created_at, expires_at, on_timeout, resolution, resolved_by, resolved_at, defaulted, channel,
-         remind_at)
+         remind_at, answered_for)
        SELECT c.key, x.id, x.message_id, x.tool_call_id, x.tool_name, x.origin, x.journal_index, x.status, x.request,
          x.created_at, x.expires_at, x.on_timeout, x.resolution, x.resolved_by, x.resolved_at, x.defaulted, x.channel,
-         x.remind_at
+         x.remind_at, x.answered_for
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
          AS x(id text, message_id text, tool_call_id text, tool_name text, origin text, journal_index int, status text,
            request json, created_at bigint, expires_at bigint, on_timeout text, resolution json, resolved_by text,
-           resolved_at bigint, defaulted json, channel text, remind_at json))`,
+           resolved_at bigint, defaulted json, channel text, remind_at json, answered_for text))`,
     );
   }
 
@@ -139,6 +140,7 @@ export function commitStatement(
       status: x.status,
       resolution: x.resolution,
       resolved_by: x.resolvedBy,
+      answered_for: x.answeredFor ?? null,
       channel: x.channel,
       resolved_at: ms(x.resolvedAt),
       set_defaulted: x.defaulted !== undefined,
@@ -146,9 +148,9 @@ export function commitStatement(
     }));
     parts.push(
       `s AS (UPDATE ${t('actions')} AS t SET status = x.status, resolution = x.resolution, resolved_by = x.resolved_by,
-         channel = x.channel, resolved_at = x.resolved_at, defaulted = CASE WHEN x.set_defaulted THEN x.defaulted ELSE t.defaulted END
+         answered_for = x.answered_for, channel = x.channel, resolved_at = x.resolved_at, defaulted = CASE WHEN x.set_defaulted THEN x.defaulted ELSE t.defaulted END
        FROM c, json_to_recordset(${param(JSON.stringify(rows), 'json')})
-         AS x(id text, status text, resolution json, resolved_by text, channel text, resolved_at bigint, set_defaulted boolean, defaulted json)
+         AS x(id text, status text, resolution json, resolved_by text, answered_for text, channel text, resolved_at bigint, set_defaulted boolean, defaulted json)
        WHERE t.conversation_key = c.key AND t.id = x.id AND t.status = 'pending' RETURNING t.id)`,
     );
   }
@@ -283,6 +285,7 @@ function splitSettlements(inserted: ActionRecord[], settle: ActionSettlement[]) 
       status: x.status,
       resolution: x.resolution,
       resolvedBy: x.resolvedBy,
+      ...(x.answeredFor !== undefined ? { answeredFor: x.answeredFor } : {}),
       channel: x.channel,
       resolvedAt: x.resolvedAt,
       ...(x.defaulted !== undefined ? { defaulted: x.defaulted } : {}),

@@ -186,6 +186,11 @@ export const migrations: Migration[] = [
     version: 22,
     sql: `ALTER TABLE {schema}.actions ADD COLUMN remind_at JSON;`,
   },
+  {
+    // Whom an answer was given for, when a delegate gave it (PUT /api/me/delegation, docs/approvals.md).
+    version: 23,
+    sql: `ALTER TABLE {schema}.actions ADD COLUMN answered_for TEXT;`,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

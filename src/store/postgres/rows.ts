@@ -22,7 +22,7 @@ export const conversationColumns =
 
 export const actionColumns =
   'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-  'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at';
+  'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at, answered_for';
 
 export interface ConversationRow {
   key: Int8;
@@ -71,6 +71,7 @@ export interface ActionRow {
   defaulted: string[] | null;
   channel: ActionRecord['channel'];
   remind_at?: string[] | null;
+  answered_for: string | null;
 }
 
 export interface EventRow {
@@ -136,6 +137,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     onTimeout: row.on_timeout,
     resolution: row.resolution ?? null,
     resolvedBy: row.resolved_by,
+    ...(row.answered_for != null ? { answeredFor: row.answered_for } : {}),
     channel: row.channel ?? null,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: row.defaulted ?? null,

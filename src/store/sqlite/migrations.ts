@@ -212,6 +212,11 @@ export const migrations: Migration[] = [
     version: 22,
     sql: `ALTER TABLE actions ADD COLUMN remind_at TEXT;`,
   },
+  {
+    // Whom an answer was given for, when a delegate gave it (PUT /api/me/delegation, docs/approvals.md).
+    version: 23,
+    sql: `ALTER TABLE actions ADD COLUMN answered_for TEXT;`,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */

@@ -54,6 +54,7 @@ export interface ActionRow {
   defaulted: string | null;
   channel: ActionRecord['channel'];
   remind_at: string | null;
+  answered_for: string | null;
 }
 
 export interface EventRow {
@@ -168,6 +169,7 @@ export function toAction(row: ActionRow, conversationId: string): ActionRecord {
     onTimeout: row.on_timeout,
     resolution: parseOrNull(row.resolution),
     resolvedBy: row.resolved_by,
+    ...(row.answered_for !== null ? { answeredFor: row.answered_for } : {}),
     channel: row.channel,
     resolvedAt: isoOrNull(row.resolved_at),
     defaulted: parseOrNull(row.defaulted),

@@ -159,6 +159,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         json(a.defaulted),
         a.channel,
         a.remindAt && a.remindAt.length > 0 ? JSON.stringify(a.remindAt) : null,
+        a.answeredFor ?? null,
       );
     }
     for (const settlement of change.settle ?? []) {
@@ -166,6 +167,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         settlement.status,
         JSON.stringify(settlement.resolution),
         settlement.resolvedBy,
+        settlement.answeredFor ?? null,
         settlement.channel,
         ms(settlement.resolvedAt),
         flag(settlement.defaulted),
@@ -417,7 +419,7 @@ function prepare(db: Database.Database) {
   const keyOf = '(SELECT key FROM conversations WHERE id = ?)';
   const actionColumns =
     'id, message_id, tool_call_id, tool_name, origin, journal_index, status, request, created_at, expires_at, ' +
-    'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at';
+    'on_timeout, resolution, resolved_by, resolved_at, defaulted, channel, remind_at, answered_for';
   return {
     insertConversation: db.prepare(
       `INSERT INTO conversations (id, agent, owner_id, channel, status, version, metadata, created_at, updated_at,
@@ -432,10 +434,10 @@ function prepare(db: Database.Database) {
       'INSERT INTO messages (rowid, conversation_key, position, id, role, parts, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertAction: db.prepare(
-      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO actions (conversation_key, ${actionColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     settleAction: db.prepare(
-      `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, channel = ?, resolved_at = ?,
+      `UPDATE actions SET status = ?, resolution = ?, resolved_by = ?, answered_for = ?, channel = ?, resolved_at = ?,
          defaulted = CASE WHEN ? THEN ? ELSE defaulted END
        WHERE conversation_key = ? AND id = ? AND status = 'pending'`,
     ),

@@ -16,11 +16,16 @@ import { ExtendControl } from './extend-control.js';
  * (the first docked as a card), and those others decide (the requester of a four-eyes approval, someone
  * not named, a vote already given), shown read-only with whom they wait on.
  */
-export function splitPending(pending: ActionView[], me: string | null, ownerId: string | null | undefined) {
+export function splitPending(
+  pending: ActionView[],
+  me: string | null,
+  ownerId: string | null | undefined,
+  standsFor: string[] = [],
+) {
   const mine: ActionView[] = [];
   const others: Array<{ action: ActionView; note: string; reason?: string }> = [];
   for (const action of pending) {
-    const who = whoDecides(action, { me, ownerId });
+    const who = whoDecides(action, { me, ownerId, standsFor });
     if (who.mayAnswer) mine.push(action);
     else others.push({ action, note: who.waitingFor ?? 'Waiting for someone else', reason: who.reason });
   }
@@ -33,10 +38,11 @@ export function waitingStatus(
   me: string | null,
   ownerId: string | null | undefined,
   channel: string | null | undefined,
+  standsFor: string[] = [],
 ): string {
   const platform = channelPlatform(channel);
   if (platform) return `Waiting for an answer in ${platform}`;
-  const { mine, others } = splitPending(pending, me, ownerId);
+  const { mine, others } = splitPending(pending, me, ownerId, standsFor);
   return mine.length > 0 || others.length === 0 ? 'Waiting for you' : others[0].note;
 }
 
@@ -48,10 +54,13 @@ export function PendingDock({
   chat,
   me,
   branching,
+  standsFor = [],
 }: {
   chat: UseConversationResult;
   me: string | null;
   branching: Branching;
+  /** Whose delegation the viewer holds: their votes are the viewer's to give too. */
+  standsFor?: string[];
 }) {
   const { client } = useConsole();
   const conversation = chat.conversation;
@@ -77,7 +86,7 @@ export function PendingDock({
       </div>
     );
   }
-  const { mine, others } = splitPending(pending, me, conversation?.ownerId);
+  const { mine, others } = splitPending(pending, me, conversation?.ownerId, standsFor);
   const current = mine[0];
   // Whoever may answer may give the request more time (docs/approvals.md, Reminders and extensions).
   const extend = async (minutes: number) => {

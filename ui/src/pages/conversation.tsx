@@ -11,7 +11,7 @@ import { anonymousConversationIds } from '../session.js';
 export function ConversationPage({ conversationId }: { conversationId: string }) {
   const me = useHeedUser();
   const chat = useConversation(conversationId, { trustClientTools: (conversation) => startedHere(conversation, me) });
-  const { agents, refreshConversations } = useConsole();
+  const { agents, refreshConversations, standsFor } = useConsole();
   const agent = agents?.find((candidate) => candidate.name === chat.conversation?.agent);
   const transcript = useMemo(
     () => buildTranscript(chat.messages, chat.streaming, chat.queued),
@@ -102,7 +102,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
         </div>
         <p className={`status status-${status ?? 'idle'}`} role="status">
           {status === 'requires_action'
-            ? waitingStatus(pending, me, chat.conversation?.ownerId, chat.conversation?.channel)
+            ? waitingStatus(pending, me, chat.conversation?.ownerId, chat.conversation?.channel, standsFor)
             : status === 'running' || chat.running
               ? 'Working…'
               : ''}
@@ -170,7 +170,7 @@ export function ConversationPage({ conversationId }: { conversationId: string })
           </p>
         )}
         {inChannel || current ? (
-          <PendingDock chat={chat} me={me} branching={branching} />
+          <PendingDock chat={chat} me={me} branching={branching} standsFor={standsFor} />
         ) : (
           <Composer
             disabled={chat.status !== 'ready'}

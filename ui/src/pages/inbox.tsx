@@ -19,6 +19,7 @@ import {
 } from 'heed/react';
 import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
+import { DelegationPanel } from './delegation-panel.js';
 
 /**
  * A request answered here with one press, as its row's Allow and Deny: one its kind lets a batch approve (an
@@ -133,6 +134,7 @@ export function InboxPage() {
           {inbox.error.message}
         </p>
       )}
+      {session.token && <DelegationPanel />}
     </section>
   );
 }
@@ -348,7 +350,8 @@ function InboxRow({ action, selected, onToggle }: { action: ActionView; selected
         {progress && <span className="inbox-detail">{progress}. Open it to vote.</span>}
         <span className="inbox-meta">
           {where}
-          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''} ·{' '}
+          {owner ? ` · asked by ${owner === me ? 'you' : owner}` : ''}
+          {action.onBehalfOf ? ` · for ${action.onBehalfOf}` : ''} ·{' '}
           <time dateTime={action.createdAt}>{ago(action.createdAt)}</time>
           {action.expiresAt && ` · lapses ${shortTime(action.expiresAt)}`}
         </span>
