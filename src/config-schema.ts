@@ -283,10 +283,47 @@ const slackShape = {
     .optional()
     .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
 };
+/** A person of a chat platform, as `access` sees them (docs/channels.md). */
+export interface ChannelUser {
+  platform: string;
+  id: string;
+  userName?: string;
+  email?: string;
+}
+type ChannelAccess = (
+  user: ChannelUser,
+  target: { conversation: ConversationRecord; action: ActionRecord },
+) => boolean | Promise<boolean>;
+const channelAgent = z
+  .string({ error: 'expected an agent name' })
+  .min(1, 'expected an agent name')
+  .describe('The agent that answers there.');
+const channelAccess = fn<ChannelAccess>('access({ platform, id, userName?, email? }, { conversation, action })')
+  .optional()
+  .describe('Who may answer a request posted in a thread. Default: anyone in the thread.');
+const secretString = (what: string) => z.string({ error: 'expected a string' }).min(1, `expected ${what}`);
+const telegramShape = {
+  agent: channelAgent,
+  botToken: secretString("the bot's token from BotFather").describe("The bot's token from BotFather."),
+  secretToken: secretString('the webhook secret token').describe(
+    'The `secret_token` given to `setWebhook`: every request to `POST /api/channels/telegram/events` must carry it in `X-Telegram-Bot-Api-Secret-Token`.',
+  ),
+  userName: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The bot's @username (without @), which a mention names. Default: read with `getMe`."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The Bot API base (default https://api.telegram.org; tests point it at a local server).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
     .describe('A Slack workspace where one agent talks in threads (docs/channels.md).'),
+  telegram: strict(telegramShape)
+    .optional()
+    .describe('A Telegram bot: one agent talks in the chats it is in (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -522,6 +559,7 @@ export const configGroups = {
   'notify.webhooks[]': webhookShape,
   'notify.email': emailShape,
   'channels.slack': slackShape,
+  'channels.telegram': telegramShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -558,6 +596,7 @@ export type RetryConfig = z.input<ReturnType<typeof strict<typeof retryShape>>>;
 export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape>>>;
 export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
 export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
+export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

@@ -32,6 +32,7 @@ describe('OpenAPI document', () => {
         'GET /api/me',
         'GET /api/agents/{name}',
         'POST /api/channels/slack/events',
+        'POST /api/channels/{platform}/events',
         'POST /api/conversations',
         'GET /api/conversations',
         'GET /api/conversations/{id}',

@@ -78,7 +78,7 @@ export class HeedState implements StateAdapter {
 
   async setIfNotExists(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
     if (this.options.harmlessClaim?.(key)) return true;
-    return this.update(this.scope('kv', key), (entry) =>
+    return this.update<boolean>(this.scope('kv', key), (entry) =>
       entry ? { keep: false } : { next: this.encode(value, ttlMs), result: true },
     );
   }
@@ -101,14 +101,14 @@ export class HeedState implements StateAdapter {
 
   async acquireLock(threadId: string, ttlMs: number): Promise<Lock | null> {
     const lock: Lock = { threadId, token: randomUUID(), expiresAt: this.now() + ttlMs };
-    return this.update(this.scope('lock', threadId), (entry) =>
+    return this.update<Lock | null>(this.scope('lock', threadId), (entry) =>
       entry ? { keep: null } : { next: JSON.stringify({ v: lock.token, e: lock.expiresAt }), result: lock },
     );
   }
 
   async extendLock(lock: Lock, ttlMs: number): Promise<boolean> {
     const expiresAt = this.now() + ttlMs;
-    const extended = await this.update(this.scope('lock', lock.threadId), (entry) =>
+    const extended = await this.update<boolean>(this.scope('lock', lock.threadId), (entry) =>
       entry?.v === lock.token
         ? { next: JSON.stringify({ v: lock.token, e: expiresAt }), result: true }
         : { keep: false },
@@ -148,7 +148,7 @@ export class HeedState implements StateAdapter {
   }
 
   async dequeue(threadId: string): Promise<QueueEntry | null> {
-    return this.update(this.scope('queue', threadId), (stored) => {
+    return this.update<QueueEntry | null>(this.scope('queue', threadId), (stored) => {
       const [first, ...rest] = this.live(stored);
       if (!first) return { keep: null };
       return { next: rest.length ? this.encode(rest, undefined) : null, result: first };
