@@ -317,6 +317,33 @@ const telegramShape = {
     .describe('The Bot API base (default https://api.telegram.org; tests point it at a local server).'),
   access: channelAccess,
 };
+const githubShape = {
+  agent: channelAgent,
+  token: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected a token')
+    .optional()
+    .describe(
+      'A token (a personal access token, or an installation token) for posting comments; or the three GitHub App fields.',
+    ),
+  appId: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's id (in place of `token`)."),
+  privateKey: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's private key (PEM)."),
+  installationId: z
+    .number({ error: 'expected a number' })
+    .int()
+    .optional()
+    .describe("The App's installation id; absent, each webhook's own is used."),
+  webhookSecret: secretString('the webhook secret').describe(
+    "The webhook's secret: every request to `POST /api/channels/github/events` must carry its `X-Hub-Signature-256`.",
+  ),
+  userName: secretString("the bot's login").describe(
+    "The bot's login (`heed-bot`, or `my-app[bot]`), which a mention names.",
+  ),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The REST API base (default https://api.github.com; GitHub Enterprise, or a local server in tests).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -324,6 +351,9 @@ const channelsShape = {
   telegram: strict(telegramShape)
     .optional()
     .describe('A Telegram bot: one agent talks in the chats it is in (docs/channels.md).'),
+  github: strict(githubShape)
+    .optional()
+    .describe('A GitHub bot: one agent talks in the issues and pull requests that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -560,6 +590,7 @@ export const configGroups = {
   'notify.email': emailShape,
   'channels.slack': slackShape,
   'channels.telegram': telegramShape,
+  'channels.github': githubShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -597,6 +628,7 @@ export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape
 export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
 export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
 export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
+export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

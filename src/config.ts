@@ -13,6 +13,7 @@ import type {
   NotifyConfig,
   SlackChannelConfig,
   TelegramChannelConfig,
+  GithubChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -26,6 +27,7 @@ export type {
   RetryConfig,
   SlackChannelConfig,
   TelegramChannelConfig,
+  GithubChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -81,6 +83,7 @@ export type AgentNotifyConfig = Pick<NotifyConfig, 'webhooks' | 'email'>;
 export interface ChannelsConfig {
   slack?: SlackChannelConfig;
   telegram?: TelegramChannelConfig;
+  github?: GithubChannelConfig;
 }
 
 export interface HeedOptions {

@@ -40,6 +40,8 @@ export interface TypedAnswers {
   how: string;
   /** Whether answers are comment commands (`/approve`) rather than a reply's plain text. */
   commands: boolean;
+  /** Whether the platform's cards have buttons to click (GitHub and Linear show markdown only). */
+  buttons: boolean;
 }
 
 const text = (content: string): CardChild => ({ type: 'text', content: clip(content, 3000, '…') });
@@ -76,7 +78,9 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
     pending: (request, action, typed) => [
       text(request.summary),
       argsText(request.args),
-      actions([button('Allow', action.id, 'allow', 'primary'), button('Deny', action.id, 'deny', 'danger')]),
+      ...(typed.buttons
+        ? [actions([button('Allow', action.id, 'allow', 'primary'), button('Deny', action.id, 'deny', 'danger')])]
+        : []),
       ...(typed.commands ? [text(`${typed.how} \`/approve\` or \`/deny <why>\`.`)] : []),
     ],
     outcome(resolution, by) {
@@ -98,7 +102,7 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
       const options = clickOptions(request.questions);
       const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
       buttons.push(button('Skip', action.id, 'skip'));
-      children.push(actions(buttons));
+      if (typed.buttons) children.push(actions(buttons));
       const example =
         request.questions.length === 1
           ? options
@@ -134,8 +138,9 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
       text(request.url),
       actions([
         { type: 'link-button', label: 'Open', url: request.url },
-        button('Done', action.id, 'accept', 'primary'),
-        button('Decline', action.id, 'decline'),
+        ...(typed.buttons
+          ? [button('Done', action.id, 'accept', 'primary'), button('Decline', action.id, 'decline')]
+          : []),
       ]),
       ...(typed.commands ? [text(`${typed.how} \`/done\` or \`/decline\`.`)] : []),
     ],

@@ -170,8 +170,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       if (action) return this.answer(thread.id, action, user, typedAnswer(action, text, true), text);
     }
     if (this.platform.typed.commands && readCommand(text)) {
-      const pending = await this.pendingOf(thread.id);
-      if (pending) return this.answer(thread.id, pending, user, typedAnswer(pending, text, false), text);
+      const answered = await this.answeredBy(thread.id);
+      if (answered) return this.answer(thread.id, answered, user, typedAnswer(answered, text, false), text);
       return this.note(thread.id, user, 'Nothing in this thread waits for an answer.');
     }
     if (!message.isMention && !thread.isDM) return;
@@ -312,11 +312,15 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     return `${this.name}_${hash}`;
   }
 
-  /** The one pending request of a thread's conversation (the oldest, when several wait). */
-  private async pendingOf(threadId: string): Promise<ActionRecord | undefined> {
+  /**
+   * The request a comment command answers: the thread's pending one (the oldest, when several wait), else
+   * its latest (settled: the person is told who answered it).
+   */
+  private async answeredBy(threadId: string): Promise<ActionRecord | undefined> {
     const conversation = await this.host.store.getConversation(await this.conversationId(threadId));
     if (!conversation) return undefined;
-    return (await this.host.store.listActions(conversation.id)).find((action) => action.status === 'pending');
+    const actions = await this.host.store.listActions(conversation.id);
+    return actions.find((action) => action.status === 'pending') ?? actions.at(-1);
   }
 
   /** A note to one person: a reply in the thread naming them (best effort, not kept in the outbox). */

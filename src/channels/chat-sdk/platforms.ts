@@ -1,6 +1,7 @@
 import type { ChannelsConfig } from '../../config.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
+import { github } from './platforms/github.js';
 import { telegram } from './platforms/telegram.js';
 
 /**
@@ -13,6 +14,7 @@ export const chatPlatforms: {
   readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined;
 } = {
   telegram,
+  github,
 };
 
 export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack'> & ChannelPlatform;

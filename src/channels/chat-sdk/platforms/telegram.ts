@@ -23,7 +23,7 @@ export const telegram: ChatPlatform<TelegramChannelConfig> = {
       ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
       logger,
     }),
-  typed: { how: 'Or reply to this message with', commands: false },
+  typed: { how: 'Or reply to this message with', commands: false, buttons: true },
   // The adapter claims each update id before its message is handled; Heed dedupes by message id once recorded.
   harmlessClaim: (key) => key.startsWith('telegram:webhook-update:'),
   repliedTo(raw) {
