@@ -344,6 +344,18 @@ const githubShape = {
     .describe('The REST API base (default https://api.github.com; GitHub Enterprise, or a local server in tests).'),
   access: channelAccess,
 };
+const linearShape = {
+  agent: channelAgent,
+  apiKey: secretString('an API key').describe("A Linear API key of the bot's user, for posting and editing comments."),
+  webhookSecret: secretString('the webhook signing secret').describe(
+    "The webhook's signing secret: every request to `POST /api/channels/linear/events` must carry its `linear-signature`, at most 60 s old.",
+  ),
+  userName: secretString("the bot's name").describe("The bot user's name, which a mention names."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The GraphQL endpoint (default https://api.linear.app/graphql; tests point it at a local server).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -354,6 +366,9 @@ const channelsShape = {
   github: strict(githubShape)
     .optional()
     .describe('A GitHub bot: one agent talks in the issues and pull requests that mention it (docs/channels.md).'),
+  linear: strict(linearShape)
+    .optional()
+    .describe('A Linear bot: one agent talks in the comment threads that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -591,6 +606,7 @@ export const configGroups = {
   'channels.slack': slackShape,
   'channels.telegram': telegramShape,
   'channels.github': githubShape,
+  'channels.linear': linearShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -629,6 +645,7 @@ export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
 export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
 export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
 export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
+export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

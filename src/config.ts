@@ -14,6 +14,7 @@ import type {
   SlackChannelConfig,
   TelegramChannelConfig,
   GithubChannelConfig,
+  LinearChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -28,6 +29,7 @@ export type {
   SlackChannelConfig,
   TelegramChannelConfig,
   GithubChannelConfig,
+  LinearChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -84,6 +86,7 @@ export interface ChannelsConfig {
   slack?: SlackChannelConfig;
   telegram?: TelegramChannelConfig;
   github?: GithubChannelConfig;
+  linear?: LinearChannelConfig;
 }
 
 export interface HeedOptions {

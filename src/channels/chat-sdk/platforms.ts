@@ -2,6 +2,7 @@ import type { ChannelsConfig } from '../../config.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
 import { github } from './platforms/github.js';
+import { linear } from './platforms/linear.js';
 import { telegram } from './platforms/telegram.js';
 
 /**
@@ -15,6 +16,7 @@ export const chatPlatforms: {
 } = {
   telegram,
   github,
+  linear,
 };
 
 export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack'> & ChannelPlatform;
