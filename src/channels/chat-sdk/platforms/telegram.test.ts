@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
 import { channelAgent } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
+import { memoryStore } from '../../../store/memory/memory-store.js';
+import type { Store } from '../../../store/store.js';
 
 /**
  * Telegram end to end (docs/channels.md): Heed's endpoint gets updates carrying the webhook's secret token,
@@ -226,5 +228,47 @@ describe('Telegram', () => {
     await telegram.until(() => texts().some((text) => text.includes('Done.')));
     await telegram.until(() => calls('editMessageText').length === 1);
     expect(shown(calls('editMessageText')[0])).toMatch(/Answered by @bob/);
+  });
+
+  it('a message that cannot be recorded is a 5xx (Telegram sends it again); sent again, it is recorded once and runs once', async () => {
+    const store = memoryStore();
+    let failing = true;
+    // The store refuses the first commit that records a person's message, as a database that is down would.
+    const flaky: Store = {
+      ...store,
+      commit: async (change) => {
+        if (failing && change.messages?.some((entry) => entry.role === 'user')) {
+          failing = false;
+          throw new Error('database unavailable');
+        }
+        return store.commit(change);
+      },
+    };
+    const own = await startServer({
+      agents: [channelAgent(ran)],
+      store: flaky,
+      channels: { telegram: { agent: 'support', botToken: '123:abc', secretToken, apiUrl: telegram.url } },
+      notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+      // The failed commit is logged as an error: this test expects it.
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    const update = message(people.ada, '@heedbot hello there');
+    const post = () =>
+      fetch(`${own.url}/api/channels/telegram/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secretToken },
+        body: JSON.stringify(update),
+      });
+    const failed = await post();
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    const again = await post();
+    expect(again.status).toBe(200);
+    expect((await post()).status).toBe(200);
+    const [conversation] = await own.heed.listConversations({});
+    const snapshot = await own.heed.conversation(conversation.id).get();
+    expect(snapshot.messages.filter((entry) => entry.role === 'user')).toHaveLength(1);
+    await telegram.until(() => texts().some((text) => text.includes('Hello.')));
+    expect(texts().filter((text) => text.includes('Hello.'))).toHaveLength(1);
+    await own.close();
   });
 });
