@@ -356,6 +356,21 @@ const linearShape = {
     .describe('The GraphQL endpoint (default https://api.linear.app/graphql; tests point it at a local server).'),
   access: channelAccess,
 };
+const discordShape = {
+  agent: channelAgent,
+  botToken: secretString("the bot's token").describe(
+    "The bot's token: for posting, and the proof of Gateway events forwarded to `POST /api/channels/discord/events` (`x-discord-gateway-token`).",
+  ),
+  publicKey: secretString("the application's public key").describe(
+    "The application's public key (hex): every interaction must carry its Ed25519 signature.",
+  ),
+  applicationId: secretString("the application's id").describe("The application's id, which a mention names."),
+  userName: z.string({ error: 'expected a string' }).optional().describe("The bot's name, for mentions typed as text."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The REST API base (default https://discord.com/api/v10; tests point it at a local server).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -369,6 +384,9 @@ const channelsShape = {
   linear: strict(linearShape)
     .optional()
     .describe('A Linear bot: one agent talks in the comment threads that mention it (docs/channels.md).'),
+  discord: strict(discordShape)
+    .optional()
+    .describe('A Discord bot: one agent talks in the threads that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -607,6 +625,7 @@ export const configGroups = {
   'channels.telegram': telegramShape,
   'channels.github': githubShape,
   'channels.linear': linearShape,
+  'channels.discord': discordShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -646,6 +665,7 @@ export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackSh
 export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
 export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
 export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
+export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

@@ -15,6 +15,7 @@ import type {
   TelegramChannelConfig,
   GithubChannelConfig,
   LinearChannelConfig,
+  DiscordChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -30,6 +31,7 @@ export type {
   TelegramChannelConfig,
   GithubChannelConfig,
   LinearChannelConfig,
+  DiscordChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -87,6 +89,7 @@ export interface ChannelsConfig {
   telegram?: TelegramChannelConfig;
   github?: GithubChannelConfig;
   linear?: LinearChannelConfig;
+  discord?: DiscordChannelConfig;
 }
 
 export interface HeedOptions {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import type { ActionEvent, Adapter, Chat, Logger as ChatLogger, Message, Thread } from 'chat';
 import type { Caller } from '../../caller.js';
@@ -58,6 +59,12 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   readonly name: ChannelPlatform;
   private loaded?: Promise<Loaded>;
   private idKey?: Promise<string>;
+  /**
+   * What failed while one request was handled. Some adapters run handlers without handing Heed their
+   * promise (Discord's forwarded Gateway messages), and catch what they throw: a handler records its own
+   * failure here, so the endpoint still answers 5xx.
+   */
+  private readonly handling = new AsyncLocalStorage<{ failures: unknown[] }>();
 
   constructor(
     readonly host: ChannelHost,
@@ -94,16 +101,27 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         concurrency: 'concurrent',
         logger,
       });
-      const onMessage = (thread: Thread, message: Message) => this.onMessage(thread, message);
+      const onMessage = (thread: Thread, message: Message) => this.failing(this.onMessage(thread, message));
       chat.onNewMention(onMessage);
       chat.onDirectMessage(onMessage);
       chat.onSubscribedMessage(onMessage);
       chat.onNewMessage(/[\s\S]*/, onMessage);
-      chat.onAction(BUTTON, (event) => this.onClick(event));
+      chat.onAction(BUTTON, (event) => this.failing(this.onClick(event)));
       await chat.initialize();
       return { chat, adapter };
     })();
     return this.loaded;
+  }
+
+  /** A handler's work, its failure also kept for the request being handled (see `handling`). */
+  private async failing(work: Promise<void>): Promise<void> {
+    try {
+      await work;
+    } catch (error) {
+      const context = this.handling.getStore();
+      if (context && !context.failures.includes(error)) context.failures.push(error);
+      throw error;
+    }
   }
 
   callerFor(userId: string, user?: Partial<ChannelUser>): Caller {
@@ -124,21 +142,24 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const work: Promise<unknown>[] = [];
     const webhook = chat.webhooks[this.name];
     if (!webhook) throw new HeedError('not_found', `${this.platform.title} is not configured on this server.`);
-    const response = await webhook(
-      new Request(`http://heed.invalid/api/channels/${this.name}/events`, {
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-      }),
-      // Heed deduplicates by the platform's message id in its own store, once the message is recorded.
-      { deduplicate: false, propagateHandlerErrors: true, waitUntil: (task) => void work.push(task) },
+    const context = { failures: [] as unknown[] };
+    const response = await this.handling.run(context, () =>
+      webhook(
+        new Request(`http://heed.invalid/api/channels/${this.name}/events`, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+        }),
+        // Heed deduplicates by the platform's message id in its own store, once the message is recorded.
+        { deduplicate: false, propagateHandlerErrors: true, waitUntil: (task) => void work.push(task) },
+      ),
     );
     if (response.status === 401 || response.status === 403 || this.platform.badProof?.(response.clone()))
       throw new HeedError(
         'unauthorized',
         `This request is not signed by ${this.platform.title} (or its proof is stale).`,
       );
-    const failures: unknown[] = [];
+    const failures = context.failures;
     // A task may add others while it runs: the list is read to its end as it grows.
     for (let index = 0; index < work.length; index++) await work[index].catch((error) => failures.push(error));
     if (failures.length > 0) {
@@ -360,7 +381,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   private withoutMention(text: string, adapter: Adapter): string {
     const name = this.config.userName ?? adapter.userName;
     const mention = name ? new RegExp(`@${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b\\s*`, 'gi') : undefined;
-    return (mention ? text.replace(mention, '') : text).trim();
+    // Discord's text names the bot as `<@id>`: a leading one is the mention itself.
+    return (mention ? text.replace(mention, '') : text).replace(/^\s*<@!?\w+>\s*/, '').trim();
   }
 
   /** The request a posted message carries. */

@@ -1,6 +1,7 @@
 import type { ChannelsConfig } from '../../config.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
+import { discord } from './platforms/discord.js';
 import { github } from './platforms/github.js';
 import { linear } from './platforms/linear.js';
 import { telegram } from './platforms/telegram.js';
@@ -17,6 +18,7 @@ export const chatPlatforms: {
   telegram,
   github,
   linear,
+  discord,
 };
 
 export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack'> & ChannelPlatform;
