@@ -189,4 +189,51 @@ describe('GitHub', () => {
       resolution: { answers: { size: ['s'], qty: ['3'] } },
     });
   });
+
+  it('access decides who may answer: a refused person gets a note and settles nothing; an allowed one settles it', async () => {
+    const seen: unknown[] = [];
+    const own = await startServer({
+      agents: [channelAgent(ran)],
+      channels: {
+        github: {
+          agent: 'support',
+          token: 'ghp_test',
+          webhookSecret,
+          userName: 'heed-bot',
+          apiUrl: githubApi.url,
+          access: (user) => {
+            seen.push(user);
+            return user.userName === 'bob';
+          },
+        },
+      },
+      notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    });
+    const post = (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return fetch(`${own.url}/api/channels/github/events`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'issue_comment',
+          'x-hub-signature-256': `sha256=${createHmac('sha256', webhookSecret).update(body).digest('hex')}`,
+        },
+        body,
+      });
+    };
+    await post(comment(people.ada, '@heed-bot refund please'));
+    await githubApi.until(() => posts().some((call) => call.body.body.includes('/approve')));
+    expect((await post(comment(people.cyd, '/approve'))).status).toBe(200);
+    await githubApi.until(() => bodies().some((body) => body.startsWith('@cyd')));
+    const [conversation] = await own.heed.listConversations({});
+    expect((await own.heed.conversation(conversation.id).actions())[0].status).toBe('pending');
+    expect(ran.get('issue_refund')).toBeUndefined();
+    expect(seen[0]).toEqual({ platform: 'github', id: '333', userName: 'cyd' });
+    await post(comment(people.bob, '/approve'));
+    expect((await own.heed.conversation(conversation.id).actions())[0]).toMatchObject({
+      status: 'resolved',
+      resolvedBy: 'github:222',
+    });
+    await own.close();
+  });
 });
