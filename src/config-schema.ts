@@ -304,10 +304,110 @@ const slackShape = {
     .optional()
     .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
 };
+/** A person of a chat platform, as `access` sees them (docs/channels.md). */
+export interface ChannelUser {
+  platform: string;
+  id: string;
+  userName?: string;
+  email?: string;
+}
+type ChannelAccess = (
+  user: ChannelUser,
+  target: { conversation: ConversationRecord; action: ActionRecord },
+) => boolean | Promise<boolean>;
+const channelAgent = z
+  .string({ error: 'expected an agent name' })
+  .min(1, 'expected an agent name')
+  .describe('The agent that answers there.');
+const channelAccess = fn<ChannelAccess>('access({ platform, id, userName?, email? }, { conversation, action })')
+  .optional()
+  .describe('Who may answer a request posted in a thread. Default: anyone in the thread.');
+const secretString = (what: string) => z.string({ error: 'expected a string' }).min(1, `expected ${what}`);
+const telegramShape = {
+  agent: channelAgent,
+  botToken: secretString("the bot's token from BotFather").describe("The bot's token from BotFather."),
+  secretToken: secretString('the webhook secret token').describe(
+    'The `secret_token` given to `setWebhook`: every request to `POST /api/channels/telegram/events` must carry it in `X-Telegram-Bot-Api-Secret-Token`.',
+  ),
+  userName: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The bot's @username (without @), which a mention names. Default: read with `getMe`."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The Bot API base (default https://api.telegram.org; tests point it at a local server).'),
+  access: channelAccess,
+};
+const githubShape = {
+  agent: channelAgent,
+  token: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected a token')
+    .optional()
+    .describe(
+      'A token (a personal access token, or an installation token) for posting comments; or the three GitHub App fields.',
+    ),
+  appId: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's id (in place of `token`)."),
+  privateKey: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's private key (PEM)."),
+  installationId: z
+    .number({ error: 'expected a number' })
+    .int()
+    .optional()
+    .describe("The App's installation id; absent, each webhook's own is used."),
+  webhookSecret: secretString('the webhook secret').describe(
+    "The webhook's secret: every request to `POST /api/channels/github/events` must carry its `X-Hub-Signature-256`.",
+  ),
+  userName: secretString("the bot's login").describe(
+    "The bot's login (`heed-bot`, or `my-app[bot]`), which a mention names.",
+  ),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The REST API base (default https://api.github.com; GitHub Enterprise, or a local server in tests).'),
+  access: channelAccess,
+};
+const linearShape = {
+  agent: channelAgent,
+  apiKey: secretString('an API key').describe("A Linear API key of the bot's user, for posting and editing comments."),
+  webhookSecret: secretString('the webhook signing secret').describe(
+    "The webhook's signing secret: every request to `POST /api/channels/linear/events` must carry its `linear-signature`, at most 60 s old.",
+  ),
+  userName: secretString("the bot's name").describe("The bot user's name, which a mention names."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The GraphQL endpoint (default https://api.linear.app/graphql; tests point it at a local server).'),
+  access: channelAccess,
+};
+const discordShape = {
+  agent: channelAgent,
+  botToken: secretString("the bot's token").describe(
+    "The bot's token: for posting, and the proof of Gateway events forwarded to `POST /api/channels/discord/events` (`x-discord-gateway-token`).",
+  ),
+  publicKey: secretString("the application's public key").describe(
+    "The application's public key (hex): every interaction must carry its Ed25519 signature.",
+  ),
+  applicationId: secretString("the application's id").describe("The application's id, which a mention names."),
+  userName: z.string({ error: 'expected a string' }).optional().describe("The bot's name, for mentions typed as text."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The REST API base (default https://discord.com/api/v10; tests point it at a local server).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
     .describe('A Slack workspace where one agent talks in threads (docs/channels.md).'),
+  telegram: strict(telegramShape)
+    .optional()
+    .describe('A Telegram bot: one agent talks in the chats it is in (docs/channels.md).'),
+  github: strict(githubShape)
+    .optional()
+    .describe('A GitHub bot: one agent talks in the issues and pull requests that mention it (docs/channels.md).'),
+  linear: strict(linearShape)
+    .optional()
+    .describe('A Linear bot: one agent talks in the comment threads that mention it (docs/channels.md).'),
+  discord: strict(discordShape)
+    .optional()
+    .describe('A Discord bot: one agent talks in the threads that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -545,6 +645,10 @@ export const configGroups = {
   'notify.webhooks[]': webhookShape,
   'notify.email': emailShape,
   'channels.slack': slackShape,
+  'channels.telegram': telegramShape,
+  'channels.github': githubShape,
+  'channels.linear': linearShape,
+  'channels.discord': discordShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -581,6 +685,10 @@ export type RetryConfig = z.input<ReturnType<typeof strict<typeof retryShape>>>;
 export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape>>>;
 export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
 export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
+export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
+export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
+export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
+export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

@@ -6,7 +6,17 @@ import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { AskedQuestion } from './types.js';
-import type { CorsConfig, HitlConfig, Limits, NotifyConfig, SlackChannelConfig } from './config-schema.js';
+import type {
+  CorsConfig,
+  HitlConfig,
+  Limits,
+  NotifyConfig,
+  SlackChannelConfig,
+  TelegramChannelConfig,
+  GithubChannelConfig,
+  LinearChannelConfig,
+  DiscordChannelConfig,
+} from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
 // doc line (config-schema.ts); the rest hold functions and objects of libraries, typed here by hand.
@@ -18,6 +28,11 @@ export type {
   NotifyConfig,
   RetryConfig,
   SlackChannelConfig,
+  TelegramChannelConfig,
+  GithubChannelConfig,
+  LinearChannelConfig,
+  DiscordChannelConfig,
+  ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
 
@@ -71,6 +86,10 @@ export type AgentNotifyConfig = Pick<NotifyConfig, 'webhooks' | 'email'>;
 /** Chat workspaces where conversations live (docs/channels.md). */
 export interface ChannelsConfig {
   slack?: SlackChannelConfig;
+  telegram?: TelegramChannelConfig;
+  github?: GithubChannelConfig;
+  linear?: LinearChannelConfig;
+  discord?: DiscordChannelConfig;
 }
 
 export interface HeedOptions {

@@ -27,6 +27,8 @@ import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
 import type { ChannelAdapter } from './channels/channel.js';
 import { SlackChannel } from './channels/slack/slack-channel.js';
+import { ChatChannel, type ChatChannelConfig } from './channels/chat-sdk/chat-channel.js';
+import { chatPlatforms } from './channels/chat-sdk/platforms.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import { guardStore } from './store/unavailable.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
@@ -196,7 +198,9 @@ export function createHeed(options: HeedOptions): Heed {
   });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   const mcp = startMcpServers(engine);
-  const ready = Promise.all([store.migrate(), mcp.ready]).then(() => notifier.start());
+  const ready = Promise.all([store.migrate(), mcp.ready])
+    .then(() => notifier.startChannels())
+    .then(() => notifier.start());
   // A store shared by several processes announces their events: followers here then read them from the store.
   // The listener starts with the first follower (a conversation's or the inbox's stream), so a process nobody
   // follows on holds no LISTEN connection, and the database wakes no listener for its commits. Events
@@ -432,15 +436,26 @@ function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
 
 /** The chat workspaces of `channels` (docs/channels.md), each checked against the agents it names. */
 function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[] {
-  const slack = options.channels?.slack;
-  if (!slack) return [];
-  if (!engine.agents.has(slack.agent)) {
-    throw new HeedError(
-      'invalid_config',
-      `channels.slack.agent names no agent ("${slack.agent}"); the agents are ${[...engine.agents.keys()].map((name) => `"${name}"`).join(', ')}.`,
-    );
+  const adapters: ChannelAdapter[] = [];
+  for (const [name, config] of Object.entries(options.channels ?? {})) {
+    if (!config) continue;
+    if (!engine.agents.has(config.agent)) {
+      throw new HeedError(
+        'invalid_config',
+        `channels.${name}.agent names no agent ("${config.agent}"); the agents are ${[...engine.agents.keys()].map((agent) => `"${agent}"`).join(', ')}.`,
+      );
+    }
   }
-  return [new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs)];
+  const slack = options.channels?.slack;
+  if (slack)
+    adapters.push(
+      new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs),
+    );
+  for (const [name, platform] of Object.entries(chatPlatforms)) {
+    const config = (options.channels as Record<string, ChatChannelConfig | undefined> | undefined)?.[name];
+    if (platform && config) adapters.push(new ChatChannel(channelHost(engine), platform, config));
+  }
+  return adapters;
 }
 
 /** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */

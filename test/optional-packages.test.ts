@@ -21,6 +21,13 @@ const optional = [
   '@langchain/langgraph',
   '@langchain/core',
   '@openai/agents',
+  'chat',
+  '@chat-adapter/telegram',
+  '@chat-adapter/github',
+  '@chat-adapter/linear',
+  '@chat-adapter/discord',
+  '@chat-adapter/teams',
+  '@chat-adapter/gchat',
 ];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -72,6 +79,8 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['postgres', 'pg', 'The PostgreSQL store'],
     ['email', 'nodemailer', 'Email notifications (notify.email)'],
     ['slack', '@slack/web-api', 'The Slack channel'],
+    ['telegram', '@chat-adapter/telegram', 'The Telegram channel'],
+    ['telegram', 'chat', 'The Telegram channel'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
     ['metrics', 'prom-client', 'metrics: true'],
     ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],

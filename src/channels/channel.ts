@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { ChannelPlatform } from '../protocol/action-base.js';
 import type { Caller } from '../caller.js';
 import type { SendOptions } from '../engine/send.js';
 import type { SettleOptions } from '../engine/settle.js';
@@ -7,9 +8,11 @@ import { newId } from '../ids.js';
 import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery, Store } from '../store/store.js';
 import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
 
+export type { ChannelPlatform } from '../protocol/action-base.js';
+
 /**
- * A chat workspace where conversations live (docs/channels.md): Slack today; Discord or Teams would be one
- * more folder beside `slack/` implementing this. An adapter owns the conversations whose `channel`
+ * A chat workspace where conversations live (docs/channels.md): Slack (`slack/`, on Bolt) and every
+ * other platform on Chat SDK (`chat-sdk/`). An adapter owns the conversations whose `channel`
  * starts with `<name>:`; Heed writes nothing to them but what the adapter hands it.
  */
 export interface ChannelAdapter {
@@ -17,7 +20,7 @@ export interface ChannelAdapter {
    * The adapter's name: the first part of its conversations' `channel` (`slack:…`), its endpoint
    * (`POST /api/channels/<name>/events`) and the `channel` recorded on answers given there.
    */
-  readonly name: 'slack';
+  readonly name: ChannelPlatform;
   /**
    * Receives what the workspace sends to its endpoint: people's messages (which start or continue a
    * conversation) and their answers to posted requests. Proves the sender first (a bad proof is 401 and
@@ -32,12 +35,29 @@ export interface ChannelAdapter {
   deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined>;
   /** Who a person of the workspace is to Heed: the caller their messages and answers are recorded as. */
   callerFor(userId: string): Caller;
+  /** Loads what the adapter needs before its first request (a missing package fails the start here). */
+  start?(): Promise<void>;
+  /** Stops what `start` began. */
+  close?(): Promise<void>;
 }
 
 /** What Heed gives a channel's adapter (built by createHeed): its reads, and writes counted as the channel's own. */
 export interface ChannelHost {
   /** Reads with no access check (the workspace's signature is the proof), and the secret thread ids are keyed by. */
-  readonly store: Pick<Store, 'getConversation' | 'getAction' | 'listMessages' | 'listDeliveries' | 'secret'>;
+  readonly store: Pick<
+    Store,
+    | 'getConversation'
+    | 'getAction'
+    | 'findAction'
+    | 'listActions'
+    | 'listMessages'
+    | 'listDeliveries'
+    | 'secret'
+    | 'listValues'
+    | 'putValues'
+    | 'deleteValues'
+    | 'swapValue'
+  >;
   /** Records a person's message in a conversation of the channel and runs the turn it starts. */
   send(conversationId: string, content: string, options: SendOptions): Promise<TurnResult>;
   /** Settles an action of a conversation of the channel, by the normal order, and runs the turn it continues. */

@@ -1,8 +1,9 @@
 import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import type { Caller, ChannelWrite } from '../caller.js';
+import type { ChannelPlatform } from '../protocol/action-base.js';
 import type { Engine } from './engine.js';
-import type { ActionRecord, ConversationRecord, ResolutionChannel } from '../types.js';
+import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
 import { transact } from './transact.js';
 import { decideSettle, settleParts } from './decide/settle.js';
@@ -18,7 +19,7 @@ export interface SettleOptions {
    * own rule of who may answer (`may`, checked in the 403 place of the order).
    */
   fromChannel?: {
-    name: Extract<ResolutionChannel, 'slack'>;
+    name: ChannelPlatform;
     may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
   };
   /**

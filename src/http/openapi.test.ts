@@ -35,6 +35,7 @@ describe('OpenAPI document', () => {
         'DELETE /api/me/delegation',
         'GET /api/agents/{name}',
         'POST /api/channels/slack/events',
+        'POST /api/channels/{platform}/events',
         'POST /api/conversations',
         'GET /api/conversations',
         'GET /api/conversations/{id}',

@@ -110,6 +110,11 @@ export class Notifier implements Outbox {
     if (this.active && !this.deliverer) this.deliverer = startDeliverer(this.engine, this);
   }
 
+  /** Loads each channel's adapter (a configured platform whose package is missing fails the start). */
+  async startChannels(): Promise<void> {
+    await Promise.all([...this.channels.values()].map((channel) => channel.start?.()));
+  }
+
   /** A commit wrote deliveries: look for them now rather than at the next poll. */
   wake(): void {
     this.deliverer?.wake();
@@ -117,6 +122,7 @@ export class Notifier implements Outbox {
 
   async close(): Promise<void> {
     await this.deliverer?.stop();
+    await Promise.all([...this.channels.values()].map((channel) => channel.close?.()));
   }
 
   linkSigner(): Promise<LinkSigner> {

@@ -14,7 +14,14 @@ export type TimeoutPolicy = 'deny' | 'cancel';
  * person through a signed answer link (`resolvedBy` is then the link's recipient). Kept apart
  * from `resolvedBy`, the user id, so no user id can pass for the system or for an anonymous caller.
  */
-export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | 'slack';
+export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | ChannelPlatform;
+
+/**
+ * The chat platforms a conversation can live in (docs/channels.md): each one's name starts its
+ * conversations' `channel` (`telegram:…`), names its endpoint and is the `channel` of answers given there.
+ */
+export const channelPlatforms = ['slack', 'teams', 'discord', 'telegram', 'github', 'linear', 'gchat'] as const;
+export type ChannelPlatform = (typeof channelPlatforms)[number];
 /**
  * How the action came to be: a gated tool, the model's ask tool, the agent's intake, a tool's
  * ctx.ask/approve/openUrl/request (re-run on resume), or a tool's ctx.askLive (kept running in memory).
@@ -64,9 +71,9 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
 }
 
 export const resolutionChannel = z
-  .enum(['api', 'system', 'timeout', 'remembered', 'link', 'slack'])
+  .enum(['api', 'system', 'timeout', 'remembered', 'link', ...channelPlatforms])
   .describe(
-    'How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), `slack`.',
+    'How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), or the chat platform it was answered in (`slack`, `telegram`, …).',
   );
 
 export const cancelledResolution = z.strictObject({ type: z.literal('cancelled'), reason: z.string() });

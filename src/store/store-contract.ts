@@ -1266,5 +1266,21 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.listValues('thread-1')).toEqual([]);
       expect(await store.listValues('thread-2')).toEqual([{ key: 'a', value: 'other' }]);
     });
+
+    it('swaps a value only from the one expected: set when absent, replace, remove; a stale expectation changes nothing', async () => {
+      expect(await store.swapValue('s', 'k', null, null)).toBe(true);
+      expect(await store.swapValue('s', 'k', null, 'one')).toBe(true);
+      expect(await store.swapValue('s', 'k', null, 'again')).toBe(false);
+      expect(await store.swapValue('s', 'k', null, null)).toBe(false);
+      expect(await store.swapValue('s', 'k', 'stale', 'two')).toBe(false);
+      expect(await store.listValues('s')).toEqual([{ key: 'k', value: 'one' }]);
+      expect(await store.swapValue('s', 'k', 'one', 'two')).toBe(true);
+      expect(await store.swapValue('s', 'k', 'one', null)).toBe(false);
+      expect(await store.swapValue('s', 'k', 'two', null)).toBe(true);
+      expect(await store.listValues('s')).toEqual([]);
+      // Many claims of one key at once: exactly one wins.
+      const wins = await Promise.all(Array.from({ length: 8 }, (_, i) => store.swapValue('s', 'race', null, `${i}`)));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+    });
   });
 }

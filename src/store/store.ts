@@ -358,6 +358,12 @@ export interface Store {
   putValues(values: ScopedValue[]): Promise<void>;
   /** Removes values of `scope`: the ones named by `keys`, or all of them. */
   deleteValues(scope: string, keys?: string[]): Promise<void>;
+  /**
+   * Compare-and-set of one value: when the value under `scope` and `key` is `expected` (null: there is
+   * none), makes it `next` (null: removes it) and resolves true; else changes nothing and resolves false.
+   * Atomic across processes sharing the store: channels build their locks and dedupe claims on it.
+   */
+  swapValue(scope: string, key: string, expected: string | null, next: string | null): Promise<boolean>;
 
   listen?(onEvents: (notice: EventNotice) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
 

@@ -4,6 +4,7 @@ import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
 import type { NewEvent } from '../../store/store.js';
+import type { ChannelPlatform } from '../../protocol/action-base.js';
 import { toolResultWrites } from '../tool-result.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
 import type {
@@ -34,7 +35,7 @@ import { waitsOnAny } from '../delegation.js';
 export interface SettleInput extends ChannelWrite {
   caller?: Caller;
   fromChannel?: {
-    name: Extract<ResolutionChannel, 'slack'>;
+    name: ChannelPlatform;
     may?: (target: { conversation: ConversationRecord; action: ActionRecord }) => boolean | Promise<boolean>;
   };
   link?: { recipient: string | null };

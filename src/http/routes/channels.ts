@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelPlatforms } from '../../protocol/action-base.js';
 import { HeedError } from '../../errors.js';
 import { readText } from '../errors.js';
 import { defineRoute, type Route } from '../route.js';
@@ -33,6 +34,46 @@ export const channelRoutes: Route[] = [
       // The raw bytes: the signature is over them, exactly as sent.
       const body = await readText(c.req.raw, 1024 * 1024);
       return slack.receive({ headers: c.req.raw.headers, body });
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/channels/:platform/events',
+      operationId: 'channelEvents',
+      summary: "A chat platform's webhook (signed by the platform)",
+      description:
+        'The webhook URL of a platform configured under `channels.<platform>` (Telegram, GitHub, Linear, Discord, Teams, Google Chat), ' +
+        "authenticated by the platform's own proof, not by a bearer token: Telegram's `X-Telegram-Bot-Api-Secret-Token`, GitHub's " +
+        "`X-Hub-Signature-256`, Linear's `linear-signature`, Discord's Ed25519 signature, Teams' Bot Framework JWT. A bad or stale proof " +
+        'is 401 and changes nothing. Each message is recorded before the answer; a failure to record is a 5xx, which the platform retries. ' +
+        'See docs/channels.md.',
+      tag: 'Channels',
+      bodyType: 'any',
+      params: z.object({
+        platform: z
+          .string()
+          .min(1)
+          .max(40)
+          .describe(
+            `The platform, as named under \`channels\`: ${channelPlatforms.map((name) => `\`${name}\``).join(', ')}.`,
+          ),
+      }),
+      responses: {
+        200: { description: "Received: the platform's own acknowledgement.", schema: z.object({}).passthrough() },
+      },
+      errors: ['unauthorized', 'not_found', 'invalid_request', 'payload_too_large', 'internal_error'],
+    },
+    async ({ c, host, params }) => {
+      const channel = host.notifier.channels.get(params.platform);
+      if (!channel)
+        throw new HeedError(
+          'not_found',
+          `This platform is not configured on this server (channels.${params.platform}).`,
+        );
+      // The raw bytes: the proof is over them, exactly as sent.
+      const body = await readText(c.req.raw, 1024 * 1024);
+      return channel.receive({ headers: c.req.raw.headers, body });
     },
   ),
 ];

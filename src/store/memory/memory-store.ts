@@ -385,6 +385,16 @@ export function memoryStore(): Store {
       else for (const key of keys) values.get(scope)?.delete(key);
     },
 
+    async swapValue(scope, key, expected, next) {
+      const scoped = values.get(scope);
+      if ((scoped?.get(key) ?? null) !== expected) return false;
+      if (next !== null) {
+        if (scoped) scoped.set(key, next);
+        else values.set(scope, new Map([[key, next]]));
+      } else scoped?.delete(key);
+      return true;
+    },
+
     async close() {},
   };
 }

@@ -376,6 +376,42 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       else await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
     },
 
+    async swapValue(scope, key, expected, next) {
+      const table = t('adapter_values');
+      // Each case is one statement, so it is atomic against every other process on the database.
+      if (expected === null && next === null)
+        return (await query(`SELECT 1 FROM ${table} WHERE scope = $1 AND key = $2`, [scope, key])).length === 0;
+      if (expected === null)
+        return (
+          (
+            await query(
+              `INSERT INTO ${table} (scope, key, value) VALUES ($1, $2, $3) ON CONFLICT (scope, key) DO NOTHING RETURNING 1`,
+              [scope, key, next],
+            )
+          ).length === 1
+        );
+      if (next === null)
+        return (
+          (
+            await query(`DELETE FROM ${table} WHERE scope = $1 AND key = $2 AND value = $3 RETURNING 1`, [
+              scope,
+              key,
+              expected,
+            ])
+          ).length === 1
+        );
+      return (
+        (
+          await query(`UPDATE ${table} SET value = $4 WHERE scope = $1 AND key = $2 AND value = $3 RETURNING 1`, [
+            scope,
+            key,
+            expected,
+            next,
+          ])
+        ).length === 1
+      );
+    },
+
     async listen(onEvents, onReconnect) {
       const { listenConnection } = await open();
       const stop = await listenForEvents(listenConnection, channel, onEvents, onReconnect);

@@ -404,6 +404,22 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       }).immediate();
     },
 
+    async swapValue(scope, key, expected, next) {
+      const read = cached('SELECT value FROM adapter_values WHERE scope = ? AND key = ?').pluck();
+      // Read and write in one immediate transaction: no other process writes between them.
+      return db
+        .transaction(() => {
+          if (((read.get(scope, key) as string | undefined) ?? null) !== expected) return false;
+          if (next === null) cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?').run(scope, key);
+          else
+            cached(
+              'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
+            ).run(scope, key, next);
+          return true;
+        })
+        .immediate();
+    },
+
     async close() {
       await checkpointer?.stop();
       if (db.open) db.close();

@@ -1,0 +1,210 @@
+import type { ActionsElement, ButtonElement, CardChild, CardElement } from 'chat';
+import { clip } from '../../kinds/clip.js';
+import { commentText } from '../../kinds/comment-text.js';
+import {
+  describeResolution,
+  summaryOf,
+  titleOf,
+  type KindName,
+  type KindRequest,
+  type TypesFor,
+} from '../../kinds/index.js';
+import type { ActionRecord, Question, QuestionOption } from '../../types.js';
+import { actionView } from '../../views.js';
+
+/**
+ * Requests as Chat SDK cards (docs/channels.md), which each adapter renders natively (Adaptive Cards,
+ * Discord components, a Telegram inline keyboard, markdown on GitHub and Linear). Pure: no I/O. A
+ * button carries only `<action id>:<choice>` (Telegram allows 64 bytes of callback data).
+ */
+
+/** The id of every Heed button; its value says which action and which choice. */
+export const BUTTON = 'heed';
+
+/** What a click chose: a decision, skip, or a question's option by its place. */
+export type Choice = 'allow' | 'deny' | 'skip' | 'accept' | 'decline' | `o${number}`;
+
+export function buttonValue(actionId: string, choice: Choice): string {
+  return `${actionId}:${choice}`;
+}
+
+/** The action and choice of a button's value, when it is one of Heed's. */
+export function readButton(value: string | undefined): { actionId: string; choice: Choice } | undefined {
+  const match = /^([A-Za-z0-9_-]{1,40}):(allow|deny|skip|accept|decline|o\d{1,3})$/.exec(value ?? '');
+  return match ? { actionId: match[1], choice: match[2] as Choice } : undefined;
+}
+
+/** How a person answers by typing on this platform: said under a request that needs typing. */
+export interface TypedAnswers {
+  /** `Reply to this message with` (Telegram, Discord) or `Comment` (GitHub, Linear). */
+  how: string;
+  /** Whether answers are comment commands (`/approve`) rather than a reply's plain text. */
+  commands: boolean;
+  /** Whether the platform's cards have buttons to click (GitHub and Linear show markdown only). */
+  buttons: boolean;
+}
+
+const text = (content: string): CardChild => ({ type: 'text', content: clip(content, 3000, '…') });
+const button = (label: string, actionId: string, choice: Choice, style?: 'primary' | 'danger'): ButtonElement => ({
+  type: 'button',
+  id: BUTTON,
+  label: clip(label, 75, '…'),
+  value: buttonValue(actionId, choice),
+  ...(style ? { style } : {}),
+});
+const actions = (children: ActionsElement['children']): CardChild => ({ type: 'actions', children });
+
+function argsText(args: unknown): CardChild {
+  return text(`\`\`\`json\n${clip(JSON.stringify(args ?? {}, null, 2), 2800, '…').replace(/```/g, "'''")}\n\`\`\``);
+}
+
+/** The options a single single-choice question is answered with by one click (at most 10: one row each). */
+export function clickOptions(questions: Question[]): QuestionOption[] | undefined {
+  const options = questions[0]?.options;
+  const byClick = questions.length === 1 && options !== undefined && options.length > 0 && !questions[0].multiple;
+  return byClick && options.length <= 10 ? options : undefined;
+}
+
+/** Each kind with a card of its own: keyed by kind, so nothing here switches on one. */
+interface ChatCard<K extends KindName> {
+  pending(request: KindRequest<K>, action: ActionRecord, typed: TypedAnswers): CardChild[];
+  title(request: KindRequest<K>): string;
+  outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>): string;
+}
+
+const cards: { readonly [K in KindName]?: ChatCard<K> } = {
+  approval: {
+    title: (request) => `Approval needed: ${request.title}`,
+    pending: (request, action, typed) => [
+      text(request.summary),
+      argsText(request.args),
+      ...(typed.buttons
+        ? [actions([button('Allow', action.id, 'allow', 'primary'), button('Deny', action.id, 'deny', 'danger')])]
+        : []),
+      ...(typed.commands ? [text(`${typed.how} \`/approve\` or \`/deny <why>\`.`)] : []),
+    ],
+    outcome(resolution, by) {
+      const comment = resolution.comment ? `: “${commentText(resolution.comment)}”` : '';
+      return resolution.decision === 'allow' ? `✅ Allowed by ${by}${comment}` : `❌ Denied by ${by}${comment}`;
+    },
+  },
+  question: {
+    title: (request) => (request.questions.length === 1 ? request.questions[0].header : 'Questions'),
+    pending(request, action, typed) {
+      const children: CardChild[] = [];
+      if (request.preamble) children.push(text(request.preamble));
+      request.questions.forEach((question, index) => {
+        const options = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
+        const id = request.questions.length > 1 ? ` (\`${question.id}\`)` : '';
+        children.push(text(`**${question.header}**${id} ${question.prompt}${options ? `\n${options}` : ''}`));
+        if (index === 0 && question.description) children.push(text(question.description));
+      });
+      const options = clickOptions(request.questions);
+      const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
+      buttons.push(button('Skip', action.id, 'skip'));
+      if (typed.buttons) children.push(actions(buttons));
+      const example =
+        request.questions.length === 1
+          ? options
+            ? 'your own answer'
+            : 'your answer'
+          : request.questions.map((question) => `${question.id}=…`).join(' ');
+      children.push(
+        text(
+          typed.commands
+            ? `${typed.how} \`/answer ${request.questions.length === 1 ? (options ? '2' : '…') : example}\`.`
+            : `${typed.how} ${request.questions.length === 1 ? example : `\`${example}\``}.`,
+        ),
+      );
+      return children;
+    },
+    outcome(resolution, by, request) {
+      if ('dismiss' in resolution) return `Dismissed by ${by}.`;
+      if ('skip' in resolution) return `Skipped by ${by}.`;
+      const parts = request.questions
+        .filter((question) => resolution.answers[question.id]?.length)
+        .map(
+          (question) =>
+            `**${question.header}:** ${resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', ')}`,
+        );
+      return `💬 Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
+    },
+  },
+  url: {
+    title: (request) => request.title ?? 'Please open this page',
+    pending: (request, action, typed) => [
+      ...(request.message ? [text(request.message)] : []),
+      // The whole address, so a person sees where the link goes before opening it.
+      text(request.url),
+      actions([
+        { type: 'link-button', label: 'Open', url: request.url },
+        ...(typed.buttons
+          ? [button('Done', action.id, 'accept', 'primary'), button('Decline', action.id, 'decline')]
+          : []),
+      ]),
+      ...(typed.commands ? [text(`${typed.how} \`/done\` or \`/decline\`.`)] : []),
+    ],
+    outcome: (resolution, by) =>
+      resolution.decision === 'accept'
+        ? `✅ Done, says ${by}.`
+        : resolution.decision === 'decline'
+          ? `❌ Declined by ${by}.`
+          : `Cancelled by ${by}.`,
+  },
+};
+
+function cardOf(action: ActionRecord): ChatCard<KindName> | undefined {
+  // The entry for `action.kind` takes that kind's request and answers, which the action's are.
+  return cards[action.kind] as ChatCard<KindName> | undefined;
+}
+
+function labelOf(question: Question, value: string): string {
+  return question.options?.find((option) => option.value === value)?.label ?? value;
+}
+
+/** The card of a request waiting for an answer (or, once settled, as it ended). */
+export function requestCard(
+  action: ActionRecord,
+  typed: TypedAnswers,
+  by: (userId: string | null) => string,
+): CardElement {
+  if (action.status !== 'pending') return settledCard(action, by);
+  const card = cardOf(action);
+  if (!card) {
+    const view = actionView(undefined, action);
+    return {
+      type: 'card',
+      title: titleOf(view),
+      children: [text(summaryOf(view)), text('This request cannot be answered here: answer it in the app.')],
+    };
+  }
+  return {
+    type: 'card',
+    title: clip(card.title(action.request), 200, '…'),
+    children: card.pending(action.request, action, typed),
+  };
+}
+
+/** One line of how a request ended: who answered what. */
+export function outcomeText(action: ActionRecord, by: (userId: string | null) => string): string {
+  const resolution = action.resolution;
+  if (action.status === 'expired' || action.channel === 'timeout')
+    return `⌛ ${describeResolution(actionView(undefined, action))}.`;
+  if (action.status === 'cancelled') return '🚫 Cancelled.';
+  if (!resolution || resolution.type === 'cancelled') return 'Settled.';
+  const card = cardOf(action);
+  if (card) return card.outcome(resolution, by(action.resolvedBy), action.request);
+  return `${describeResolution(actionView(undefined, action))}, by ${by(action.resolvedBy)}.`;
+}
+
+/** The request as it ended: what was asked, without buttons, then who answered what. */
+export function settledCard(action: ActionRecord, by: (userId: string | null) => string): CardElement {
+  const card = cardOf(action);
+  const view = actionView(undefined, action);
+  const asked = card ? card.title(action.request) : titleOf(view);
+  return {
+    type: 'card',
+    title: clip(asked, 200, '…'),
+    children: [text(summaryOf(view)), text(outcomeText(action, by))],
+  };
+}

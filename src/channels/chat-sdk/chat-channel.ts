@@ -1,0 +1,452 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHmac } from 'node:crypto';
+import type { ActionEvent, Adapter, Chat, Logger as ChatLogger, Message, Thread } from 'chat';
+import type { Caller } from '../../caller.js';
+import type { ChannelUser } from '../../config-schema.js';
+import { HeedError } from '../../errors.js';
+import { errorFields, type Logger } from '../../logger.js';
+import { importOptional } from '../../optional-dependency.js';
+import { DuplicateMessage } from '../../engine/send.js';
+import type { ChannelPlatform } from '../../protocol/action-base.js';
+import type { DeliveryRecord } from '../../store/store.js';
+import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
+import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
+import { clickAnswer, readCommand, typedAnswer } from './answers.js';
+import { BUTTON, outcomeText, readButton, requestCard, settledCard, type TypedAnswers } from './cards.js';
+import { HeedState } from './heed-state.js';
+
+/** What every platform's entry of `channels` has besides its adapter's own options (docs/channels.md). */
+export interface ChatChannelConfig {
+  agent: string;
+  apiUrl?: string;
+  userName?: string;
+  access?: (
+    user: ChannelUser,
+    target: { conversation: ConversationRecord; action: ActionRecord },
+  ) => boolean | Promise<boolean>;
+}
+
+/** One chat platform on Chat SDK: its package, how its adapter is made, and how people answer there. */
+export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConfig> {
+  name: ChannelPlatform;
+  /** The platform's name as people know it (`Telegram`). */
+  title: string;
+  /** The `@chat-adapter/*` package, loaded only when the platform is configured. */
+  package: string;
+  /** The adapter, from the loaded package, the config and a logger. */
+  adapter(module: unknown, config: Config, logger: ChatLogger): Adapter;
+  /** How a person answers by typing (a reply, or comment commands). */
+  typed: TypedAnswers;
+  /** State keys the adapter claims before Heed records a message (Heed deduplicates by message id itself). */
+  harmlessClaim?(key: string): boolean;
+  /** The id of the posted message a message replies to, when it is a reply. */
+  repliedTo?(raw: unknown): string | undefined;
+  /** The adapter's answers that mean a bad or stale proof, besides 401 and 403 (Linear answers 400). */
+  badProof?(response: Response): boolean;
+}
+
+interface Loaded {
+  chat: Chat;
+  adapter: Adapter;
+}
+
+/**
+ * A chat platform as a channel, on Chat SDK (docs/channels.md): the adapter proves and parses what the
+ * platform sends and renders cards; Heed records each message before the endpoint answers, settles answers
+ * by the normal order, and posts everything through its outbox.
+ */
+export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> implements ChannelAdapter {
+  readonly name: ChannelPlatform;
+  private loaded?: Promise<Loaded>;
+  private idKey?: Promise<string>;
+  /**
+   * What failed while one request was handled. Some adapters run handlers without handing Heed their
+   * promise (Discord's forwarded Gateway messages), and catch what they throw: a handler records its own
+   * failure here, so the endpoint still answers 5xx.
+   */
+  private readonly handling = new AsyncLocalStorage<{ failures: unknown[] }>();
+
+  constructor(
+    readonly host: ChannelHost,
+    readonly platform: ChatPlatform<Config>,
+    readonly config: Config,
+  ) {
+    this.name = platform.name;
+  }
+
+  /** Loads Chat SDK and the platform's adapter: a missing package fails the start with its `npm i` line. */
+  async start(): Promise<void> {
+    await this.load();
+  }
+
+  async close(): Promise<void> {
+    const loaded = await this.loaded?.catch(() => undefined);
+    await loaded?.chat.shutdown();
+  }
+
+  private load(): Promise<Loaded> {
+    this.loaded ??= (async () => {
+      const feature = `The ${this.platform.title} channel`;
+      const sdk = await importOptional<typeof import('chat')>('chat', feature);
+      const module = await importOptional<unknown>(this.platform.package, feature);
+      const logger = chatLogger(this.host.logger, this.name);
+      const adapter = this.platform.adapter(module, this.config, logger);
+      const chat = new sdk.Chat({
+        userName: this.config.userName ?? 'heed',
+        adapters: { [this.name]: adapter },
+        state: new HeedState(this.host.store, {
+          harmlessClaim: (key) => this.platform.harmlessClaim?.(key) ?? false,
+        }),
+        // Heed runs one turn at a time per conversation itself, and refuses a message while one runs.
+        concurrency: 'concurrent',
+        logger,
+      });
+      const onMessage = (thread: Thread, message: Message) => this.failing(this.onMessage(thread, message));
+      chat.onNewMention(onMessage);
+      chat.onDirectMessage(onMessage);
+      chat.onSubscribedMessage(onMessage);
+      chat.onNewMessage(/[\s\S]*/, onMessage);
+      chat.onAction(BUTTON, (event) => this.failing(this.onClick(event)));
+      await chat.initialize();
+      return { chat, adapter };
+    })();
+    return this.loaded;
+  }
+
+  /** A handler's work, its failure also kept for the request being handled (see `handling`). */
+  private async failing(work: Promise<void>): Promise<void> {
+    try {
+      await work;
+    } catch (error) {
+      const context = this.handling.getStore();
+      if (context && !context.failures.includes(error)) context.failures.push(error);
+      throw error;
+    }
+  }
+
+  callerFor(userId: string, user?: Partial<ChannelUser>): Caller {
+    return {
+      userId: `${this.name}:${userId}`,
+      data: { [this.name]: { user: userId, ...(user?.userName ? { userName: user.userName } : {}) } },
+    };
+  }
+
+  /**
+   * Proves and parses a request through the adapter, then waits for the handlers' work: each message is
+   * recorded (or found already recorded) before the platform has its answer, so nothing is lost if the
+   * process dies after it. A bad proof is 401 and changes nothing; a failure to record is a 5xx, which
+   * the platform retries.
+   */
+  async receive(request: { headers: Headers; body: string }): Promise<Response> {
+    const { chat } = await this.load();
+    const work: Promise<unknown>[] = [];
+    const webhook = chat.webhooks[this.name];
+    if (!webhook) throw new HeedError('not_found', `${this.platform.title} is not configured on this server.`);
+    const context = { failures: [] as unknown[] };
+    const response = await this.handling.run(context, () =>
+      webhook(
+        new Request(`http://heed.invalid/api/channels/${this.name}/events`, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+        }),
+        // Heed deduplicates by the platform's message id in its own store, once the message is recorded.
+        { deduplicate: false, propagateHandlerErrors: true, waitUntil: (task) => void work.push(task) },
+      ),
+    );
+    if (response.status === 401 || response.status === 403 || this.platform.badProof?.(response.clone()))
+      throw new HeedError(
+        'unauthorized',
+        `This request is not signed by ${this.platform.title} (or its proof is stale).`,
+      );
+    const failures = context.failures;
+    // A task may add others while it runs: the list is read to its end as it grows.
+    for (let index = 0; index < work.length; index++) await work[index].catch((error) => failures.push(error));
+    if (failures.length > 0) {
+      this.host.logger.error(
+        { channel: this.name, ...errorFields(failures[0]) },
+        `Heed: a ${this.platform.title} event could not be recorded; the platform will send it again`,
+      );
+      throw new HeedError('internal_error', 'The event could not be recorded; send it again.');
+    }
+    return response;
+  }
+
+  /** A message in a thread: an answer typed to a posted request, or a mention or direct message for the agent. */
+  private async onMessage(thread: Thread, message: Message): Promise<void> {
+    const author = message.author;
+    if (author.isMe || author.isBot === true) return;
+    const user: ChannelUser = {
+      platform: this.name,
+      id: author.userId,
+      ...(author.userName ? { userName: author.userName } : {}),
+      ...(author.email ? { email: author.email } : {}),
+    };
+    const { adapter } = await this.load();
+    const text = this.withoutMention(message.text ?? '', adapter);
+    const repliedTo = this.platform.repliedTo?.(message.raw);
+    const posted = repliedTo ? await this.postedAt(repliedTo) : undefined;
+    if (posted) {
+      const action = await this.host.store.getAction(posted.conversationId, posted.actionId);
+      if (action) return this.answer(thread.id, action, user, typedAnswer(action, text, true), text);
+    }
+    if (this.platform.typed.commands && readCommand(text)) {
+      const answered = await this.answeredBy(thread.id);
+      if (answered) return this.answer(thread.id, answered, user, typedAnswer(answered, text, false), text);
+      return this.note(thread.id, user, 'Nothing in this thread waits for an answer.');
+    }
+    if (!message.isMention && !thread.isDM) return;
+    if (!text) return;
+    const conversationId = await this.conversationFor(thread.id);
+    // Later messages of the thread (replies to posted requests) reach Heed without a mention.
+    await thread.subscribe();
+    await this.remember(user);
+    try {
+      await this.recorded((onRecorded) =>
+        this.host.send(conversationId, text, {
+          caller: this.callerFor(user.id, user),
+          metadata: { [this.name]: { messageId: message.id, user: user.id } },
+          // The same message again (the platform retries until it has its answer): recorded once, by its id.
+          seen: (messages) =>
+            messages.some((entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id),
+          onRecorded,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof DuplicateMessage) return;
+      if (!HeedError.isInstance(error)) throw error;
+      const why =
+        error.code === 'action_pending'
+          ? 'This thread is waiting for an answer to the request above; answer it first, then write again.'
+          : error.code === 'conversation_busy'
+            ? "I'm still working on the last message in this thread; write again once I have replied."
+            : error.message;
+      this.note(thread.id, user, why);
+    }
+  }
+
+  /** A click on a posted request's button: an answer from the person who clicked. */
+  private async onClick(event: ActionEvent): Promise<void> {
+    const picked = readButton(event.value);
+    if (!picked || !event.threadId) return;
+    const action = await this.host.store.findAction(picked.actionId);
+    if (!action) return;
+    const user: ChannelUser = {
+      platform: this.name,
+      id: event.user.userId,
+      ...(event.user.userName ? { userName: event.user.userName } : {}),
+    };
+    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice), undefined);
+  }
+
+  /**
+   * Settles as `<platform>:<user id>` by the normal order, checked by the config's `access`. A refusal
+   * (already settled, a bad value, not allowed) is a note to that person; an unexpected failure is thrown,
+   * so the endpoint answers 5xx and the platform tries again.
+   */
+  private async answer(
+    threadId: string,
+    action: ActionRecord,
+    user: ChannelUser,
+    resolution: Record<string, unknown> | undefined,
+    typed: string | undefined,
+  ): Promise<void> {
+    const conversation = await this.host.store.getConversation(action.conversationId);
+    // A button or reply names an action of this very thread, or nothing.
+    if (!conversation || conversation.channel !== threadId) return;
+    if (action.status !== 'pending') return this.late(threadId, user, action);
+    if (!resolution) {
+      if (typed !== undefined) this.note(threadId, user, `I could not read “${typed}” as an answer to this request.`);
+      return;
+    }
+    await this.remember(user);
+    const access = this.config.access;
+    try {
+      await this.recorded((onRecorded) =>
+        this.host.settle(conversation.id, action.id, resolution, {
+          caller: this.callerFor(user.id, user),
+          fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
+          onRecorded,
+        }),
+      );
+    } catch (error) {
+      if (!HeedError.isInstance(error)) throw error;
+      if (error.code === 'action_not_pending' || error.code === 'action_expired') {
+        const now = await this.host.store.getAction(conversation.id, action.id);
+        return this.late(threadId, user, now ?? action);
+      }
+      this.note(threadId, user, error.message);
+    }
+  }
+
+  private late(threadId: string, user: ChannelUser, action: ActionRecord): void {
+    void this.names().then((by) =>
+      this.note(threadId, user, `This request was already settled. ${outcomeText(action, by)}`.trim()),
+    );
+  }
+
+  /**
+   * Runs a write whose work goes on after it is recorded: resolves once recorded (or finished), rejects
+   * with what refused it before that. The rest runs in the background, tracked so `close()` waits for it.
+   */
+  private recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const work = run(() => {
+        done = true;
+        resolve();
+      });
+      void this.host.track(
+        work.then(
+          () => resolve(),
+          (error: unknown) => {
+            if (!done) return reject(error);
+            this.host.logger.error(
+              errorFields(error),
+              `Heed: a turn started from ${this.platform.title} failed after its message was recorded`,
+            );
+          },
+        ),
+      );
+    });
+  }
+
+  /** The conversation of a thread, made on its first message; its id is keyed by a stored secret. */
+  async conversationFor(threadId: string): Promise<string> {
+    const id = await this.conversationId(threadId);
+    if (await this.host.store.getConversation(id)) return id;
+    await this.host.createConversation({
+      id,
+      agent: this.config.agent,
+      channel: threadId,
+      metadata: { [this.name]: { thread: threadId } },
+    });
+    return id;
+  }
+
+  private async conversationId(threadId: string): Promise<string> {
+    this.idKey ??= this.host.store.secret(`${this.name}-conversations`);
+    const hash = createHmac('sha256', await this.idKey)
+      .update(threadId)
+      .digest('base64url')
+      .slice(0, 32);
+    return `${this.name}_${hash}`;
+  }
+
+  /**
+   * The request a comment command answers: the thread's pending one (the oldest, when several wait), else
+   * its latest (settled: the person is told who answered it).
+   */
+  private async answeredBy(threadId: string): Promise<ActionRecord | undefined> {
+    const conversation = await this.host.store.getConversation(await this.conversationId(threadId));
+    if (!conversation) return undefined;
+    const actions = await this.host.store.listActions(conversation.id);
+    return actions.find((action) => action.status === 'pending') ?? actions.at(-1);
+  }
+
+  /** A note to one person: a reply in the thread naming them (best effort, not kept in the outbox). */
+  private note(threadId: string, user: ChannelUser, text: string): void {
+    const sent = this.load()
+      .then(({ adapter }) =>
+        adapter.postMessage(threadId, { markdown: `${user.userName ? `@${user.userName}` : user.id}: ${text}` }),
+      )
+      .catch((error: unknown) =>
+        this.host.logger.warn(
+          { channel: this.name, user: user.id, ...errorFields(error) },
+          `Heed: a ${this.platform.title} note to one person could not be posted`,
+        ),
+      );
+    void this.host.track(sent);
+  }
+
+  /** Keeps a person's name, for the card that says who answered. */
+  private async remember(user: ChannelUser): Promise<void> {
+    if (!user.userName) return;
+    await this.host.store.putValues([{ scope: `${this.name}:people`, key: user.id, value: user.userName }]);
+  }
+
+  /** Who a user id is, as a settled card says it (`@ada`, else the id). */
+  private async names(): Promise<(userId: string | null) => string> {
+    const known = new Map(
+      (await this.host.store.listValues(`${this.name}:people`)).map((entry) => [entry.key, entry.value]),
+    );
+    return (userId) => {
+      if (!userId) return 'someone';
+      const id = userId.startsWith(`${this.name}:`) ? userId.slice(this.name.length + 1) : undefined;
+      const name = id === undefined ? undefined : known.get(id);
+      return name ? `@${name}` : userId;
+    };
+  }
+
+  private withoutMention(text: string, adapter: Adapter): string {
+    const name = this.config.userName ?? adapter.userName;
+    const mention = name ? new RegExp(`@${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b\\s*`, 'gi') : undefined;
+    // Discord's text names the bot as `<@id>`: a leading one is the mention itself.
+    return (mention ? text.replace(mention, '') : text).replace(/^\s*<@!?\w+>\s*/, '').trim();
+  }
+
+  /** The request a posted message carries. */
+  private async postedAt(messageId: string): Promise<{ conversationId: string; actionId: string } | undefined> {
+    const [row] = await this.host.store.listValues(`${this.name}:post:${messageId}`);
+    return row ? (JSON.parse(row.value) as { conversationId: string; actionId: string }) : undefined;
+  }
+
+  async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {
+    if (delivery.target.type !== 'channel') throw new DeliveryDropped('not a channel delivery');
+    const threadId = delivery.target.channel;
+    const { adapter } = await this.load();
+    const store = this.host.store;
+    if (delivery.event === 'message.created') {
+      const message = (await store.listMessages(delivery.conversationId)).find(
+        (entry) => entry.id === delivery.actionId,
+      );
+      if (!message) throw new DeliveryDropped('the message is gone');
+      const text = message.parts
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('')
+        .trim();
+      const posted = await adapter.postMessage(threadId, { markdown: text });
+      return { messageId: posted.id };
+    }
+    const action = await store.getAction(delivery.conversationId, delivery.actionId);
+    if (!action) throw new DeliveryDropped('the action is gone');
+    const by = await this.names();
+    if (delivery.event === 'action.required') {
+      // As it stands now: a request settled before it could be posted is posted as settled.
+      const card = requestCard(action, this.platform.typed, by);
+      const posted = await adapter.postMessage(threadId, { card, fallbackText: card.title ?? '' });
+      await store.putValues([
+        {
+          scope: `${this.name}:post:${posted.id}`,
+          key: '',
+          value: JSON.stringify({ conversationId: action.conversationId, actionId: action.id }),
+        },
+      ]);
+      return { messageId: posted.id };
+    }
+    // Settled: edit the posted request. Written after it, so it is normally sent after it too.
+    const post = (await store.listDeliveries({ actionId: action.id })).find(
+      (entry) => entry.event === 'action.required' && entry.target.type === 'channel',
+    );
+    if (!post || post.status === 'failed' || post.status === 'dropped')
+      throw new DeliveryDropped('the request was never posted');
+    const messageId = post.receipt?.messageId;
+    if (post.status !== 'delivered' || typeof messageId !== 'string') throw new Error('the request is not posted yet');
+    const card = settledCard(action, by);
+    await adapter.editMessage(threadId, messageId, { card, fallbackText: outcomeText(action, by) });
+    return undefined;
+  }
+}
+
+/** Chat SDK's logger onto Heed's: its warnings and errors only (its info is per-request chatter). */
+function chatLogger(logger: Logger, platform: string): ChatLogger {
+  const fields = (args: unknown[]) => ({ channel: platform, ...(args.length ? { detail: String(args[0]) } : {}) });
+  const make = (): ChatLogger => ({
+    child: () => make(),
+    debug: () => {},
+    info: () => {},
+    warn: (message, ...args) => logger.warn(fields(args), `Chat SDK: ${message}`),
+    error: (message, ...args) => logger.error(fields(args), `Chat SDK: ${message}`),
+  });
+  return make();
+}

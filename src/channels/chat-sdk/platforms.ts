@@ -1,0 +1,24 @@
+import type { ChannelsConfig } from '../../config.js';
+import type { ChannelPlatform } from '../../protocol/action-base.js';
+import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
+import { discord } from './platforms/discord.js';
+import { github } from './platforms/github.js';
+import { linear } from './platforms/linear.js';
+import { telegram } from './platforms/telegram.js';
+
+/**
+ * The platforms on Chat SDK, by the name of their entry in `channels` (docs/channels.md). Adding one is
+ * a file in platforms/, its config shape (src/config-schema.ts) and its line here.
+ */
+export const chatPlatforms: {
+  readonly [K in Exclude<keyof ChannelsConfig, 'slack'>]-?: ChatPlatform<NonNullable<ChannelsConfig[K]>>;
+} & {
+  readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined;
+} = {
+  telegram,
+  github,
+  linear,
+  discord,
+};
+
+export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack'> & ChannelPlatform;

@@ -1,0 +1,34 @@
+import type { Adapter, Logger } from 'chat';
+import type { TelegramChannelConfig } from '../../../config-schema.js';
+import type { ChatPlatform } from '../chat-channel.js';
+
+type TelegramModule = typeof import('@chat-adapter/telegram');
+
+/**
+ * Telegram (docs/channels.md): a bot in groups and direct chats; requests as messages with an inline
+ * keyboard; a typed answer is a reply to the posted request. The webhook's proof is the secret token
+ * given to `setWebhook`, in `X-Telegram-Bot-Api-Secret-Token`.
+ */
+export const telegram: ChatPlatform<TelegramChannelConfig> = {
+  name: 'telegram',
+  title: 'Telegram',
+  package: '@chat-adapter/telegram',
+  adapter: (module, config, logger: Logger): Adapter =>
+    (module as TelegramModule).createTelegramAdapter({
+      botToken: config.botToken,
+      secretToken: config.secretToken,
+      // Webhooks only: Heed's endpoint receives updates; it never polls, nor asks Telegram which mode it is in.
+      mode: 'webhook',
+      ...(config.userName ? { userName: config.userName } : {}),
+      ...(config.apiUrl ? { apiUrl: config.apiUrl } : {}),
+      logger,
+    }),
+  typed: { how: 'Or reply to this message with', commands: false, buttons: true },
+  // The adapter claims each update id before its message is handled; Heed dedupes by message id once recorded.
+  harmlessClaim: (key) => key.startsWith('telegram:webhook-update:'),
+  repliedTo(raw) {
+    const message = raw as { chat?: { id?: number | string }; reply_to_message?: { message_id?: number } };
+    const replied = message.reply_to_message?.message_id;
+    return replied === undefined || message.chat?.id === undefined ? undefined : `${message.chat.id}:${replied}`;
+  },
+};
