@@ -125,8 +125,11 @@ export async function commitWrite(
     throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
   }
   const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
-  const written =
-    deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+  // A notification is sent as soon as its commit returns, so a change that carries one waits for its flush.
+  const written: Change =
+    deliveries.length > 0
+      ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries], waitForFlush: undefined }
+      : change;
   const result = await engine.store.commit(written);
   if (result.ok && result.events.length > 0) engine.bus.publish(hydrateEvents(result.events, change.actions ?? []));
   if (result.ok && deliveries.length > 0) engine.outbox?.wake();
