@@ -61,6 +61,12 @@ export class Engine {
   readonly inFlight = new Set<Promise<unknown>>();
   /** Turns cut off by a store outage, waiting here for the store to answer again (start.ts), by conversation id. */
   readonly resumes = new Map<string, NodeJS.Timeout>();
+  /**
+   * Conversations this process just created empty (no message, action or remembered tool), as the store
+   * returned them, by id: the first transaction on one decides from this instead of reading it back
+   * (src/engine/transact.ts). Taken once; any other commit on the conversation drops it; at most 256.
+   */
+  readonly created = new Map<string, ConversationRecord>();
   /** Set by `close()`: nothing new is carried on. */
   closed = false;
 

@@ -1,7 +1,14 @@
 import { conversationNotFound, defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { hydrateEvents } from './hydrate.js';
-import type { Change, CommitResult, ConversationParts, CreateChange, UpdateChange } from '../store/store.js';
+import type {
+  Change,
+  CommitResult,
+  ConversationParts,
+  ConversationRead,
+  CreateChange,
+  UpdateChange,
+} from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../types.js';
 
 /*
@@ -67,11 +74,30 @@ export async function transact<const P extends ConversationParts, T>(
 ): Promise<Transacted<T>> {
   const waitUntil = Date.now() + (engine.hitl.resolveWaitMs ?? defaults.resolveWaitMs);
   let reading: ConversationParts = parts;
+  // A conversation this process just created empty is known without reading it. Only a write is taken from
+  // that snapshot, and its compare-and-set proves it current (nothing else changes an empty conversation
+  // without a new version); anything else, a refusal included, is decided again from a read.
+  let created = takeCreated(engine, conversationId);
   for (let attempt = 0; ; attempt++) {
-    const read = await engine.store.readConversation(conversationId, reading);
+    const fromMemory = created !== undefined;
+    const read = created
+      ? createdSnapshot(created, reading)
+      : await engine.store.readConversation(conversationId, reading);
+    created = undefined;
     if (!read) throw conversationNotFound(conversationId);
     const snapshot = read as Snapshot<P>;
-    const decision = await decide(snapshot);
+    let decision: Decision<T>;
+    try {
+      decision = await decide(snapshot);
+    } catch (error) {
+      if (!fromMemory) throw error;
+      attempt--;
+      continue;
+    }
+    if (fromMemory && decision.type !== 'write') {
+      attempt--;
+      continue;
+    }
     if (decision.type === 'read') {
       // The decider needs more than it asked for first (an answer that closes a pause reads the messages):
       // read one fuller snapshot and decide again from it.
@@ -94,6 +120,11 @@ export async function transact<const P extends ConversationParts, T>(
     const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
     if (result.ok)
       return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
+    // The conversation changed since it was created: not a lost race, the first read of this transaction.
+    if (fromMemory) {
+      attempt--;
+      continue;
+    }
     if (options.busy === undefined) return { committed: false, lost: true };
     if (Date.now() >= waitUntil) throw new HeedError('conversation_busy', options.busy);
     // Another write won the race; look again (it may have settled the very action this one wanted).
@@ -125,10 +156,43 @@ export async function commitWrite(
     throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
   }
   const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
-  const written =
-    deliveries.length > 0 ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries] } : change;
+  // A notification is sent as soon as its commit returns, so a change that carries one waits for its flush.
+  const written: Change =
+    deliveries.length > 0
+      ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries], waitForFlush: undefined }
+      : change;
+  engine.created.delete(change.conversationId);
   const result = await engine.store.commit(written);
+  if (result.ok && change.create && isEmptyCreate(change)) rememberCreated(engine, result.conversation);
   if (result.ok && result.events.length > 0) engine.bus.publish(hydrateEvents(result.events, change.actions ?? []));
   if (result.ok && deliveries.length > 0) engine.outbox?.wake();
   return result;
+}
+
+/** At most this many just-created conversations are kept (a conversation nobody writes to again costs a slot). */
+const CREATED_KEPT = 256;
+
+function isEmptyCreate(change: CreateChange): boolean {
+  return !change.messages?.length && !change.actions?.length && !change.remember?.length && !change.events?.length;
+}
+
+function rememberCreated(engine: Engine, conversation: ConversationRecord): void {
+  if (engine.created.size >= CREATED_KEPT) engine.created.delete(engine.created.keys().next().value!);
+  engine.created.set(conversation.id, conversation);
+}
+
+function takeCreated(engine: Engine, conversationId: string): ConversationRecord | undefined {
+  const conversation = engine.created.get(conversationId);
+  if (conversation) engine.created.delete(conversationId);
+  return conversation && structuredClone(conversation);
+}
+
+/** An empty conversation's snapshot with exactly the parts asked for (no action is pending, so no messages for `messagesWhenClosing`). */
+function createdSnapshot(conversation: ConversationRecord, parts: ConversationParts): ConversationRead {
+  return {
+    conversation,
+    ...(parts.messages ? { messages: [] } : {}),
+    ...(parts.actions ? { actions: [] } : {}),
+    ...(parts.remembered ? { remembered: [] } : {}),
+  };
 }

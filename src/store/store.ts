@@ -77,10 +77,11 @@ interface ChangeParts {
   deliveries?: NewDelivery[];
   /**
    * `false`: the writer goes on without waiting for this commit to reach the disk, because a later commit of
-   * the same turn, which does wait, comes before anything is promised on it (a turn's claim: the pause, the
-   * reply or the failure that follows flushes it). A store process that crashes in between may forget it; a
-   * Heed process that crashes may not. PostgreSQL only (`synchronous_commit` off for that commit); the other
-   * stores keep their own setting.
+   * the same turn, which does wait, comes before anything is promised or done on it (a turn's claim, a tool's
+   * result before the next model call: the side effect, pause, reply or failure that follows flushes it).
+   * A store process that crashes in between may forget it; a Heed process that crashes may not. A change
+   * that carries deliveries always waits (the runner drops this flag). PostgreSQL only (`synchronous_commit`
+   * off for that commit); the other stores keep their own setting.
    */
   waitForFlush?: false;
 }

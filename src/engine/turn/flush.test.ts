@@ -209,6 +209,77 @@ describe("a turn's writes", () => {
   });
 });
 
+describe('commits that do not wait for the disk (Change.waitForFlush, docs/guarantees.md)', () => {
+  it("a tool's result is stored before the next model call without waiting; a commit that waits comes after it before any side effect and before the turn answers", async () => {
+    // What the store was asked, in order, beside each tool's side effect: a commit that does not wait must be
+    // followed by one that does (which flushes it too) before anything is done or answered on it.
+    const log: Array<{ commit: { waits: boolean; events: string[] } } | { effect: string }> = [];
+    const inner = memoryStore();
+    const store: Store = new Proxy(inner, {
+      get(target, key) {
+        const value = Reflect.get(target, key) as unknown;
+        if (key !== 'commit' || typeof value !== 'function') return value;
+        return (change: Parameters<Store['commit']>[0]) => {
+          log.push({
+            commit: { waits: change.waitForFlush !== false, events: (change.events ?? []).map((e) => e.type) },
+          });
+          return (value as Store['commit']).call(target, change);
+        };
+      },
+    });
+    const model = scriptedModel(({ stepIndex }) =>
+      stepIndex === 0
+        ? { toolCalls: [{ toolName: 'look_up', input: { orderId: 42 } }] }
+        : stepIndex === 1
+          ? { toolCalls: [{ toolName: 'note', input: { text: 'found' } }] }
+          : { text: 'Done.' },
+    );
+    const heed = createHeed({
+      agents: [
+        {
+          name: 'support',
+          model,
+          tools: {
+            look_up: tool({
+              inputSchema: z.object({ orderId: z.number() }),
+              execute: async () => (log.push({ effect: 'look_up' }), { status: 'shipped' }),
+            }),
+            note: tool({
+              inputSchema: z.object({ text: z.string() }),
+              execute: async () => (log.push({ effect: 'note' }), { noted: true }),
+            }),
+          },
+        },
+      ],
+      store,
+      sweepIntervalMs: 0,
+    });
+    opened.push(heed);
+    const { id } = await heed.createConversation({ agent: 'support' });
+    const result = await heed.conversation(id).send('where is order 42?');
+    expect(result.status).toBe('completed');
+
+    const unflushedAt: Array<string[]> = [];
+    let dirty = false;
+    for (const entry of log) {
+      if ('effect' in entry) {
+        expect(dirty, `a side effect (${entry.effect}) after a commit nobody waited for`).toBe(false);
+        continue;
+      }
+      if (entry.commit.waits) dirty = false;
+      else {
+        dirty = true;
+        unflushedAt.push(entry.commit.events);
+      }
+    }
+    expect(dirty, 'the turn answered on a commit nobody waited for').toBe(false);
+    // The claim, then each tool's result before the model reads it back.
+    expect(unflushedAt).toEqual([['message.created', 'turn.started'], ['tool.result'], ['tool.result']]);
+    expect(log.filter((entry) => 'effect' in entry)).toEqual([{ effect: 'look_up' }, { effect: 'note' }]);
+    expect(await conversationProblems(inner, id)).toEqual([]);
+  });
+});
+
 describe("a model's connection error", () => {
   it('is the model failing, not the store: turn.failed model_error, never store_unavailable', async () => {
     const reset = Object.assign(new Error('Cannot connect to API: read ECONNRESET'), {

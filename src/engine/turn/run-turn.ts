@@ -79,7 +79,11 @@ async function runStep(turn: Turn): Promise<void> {
   const messageId = newId('m');
   const prompt = buildPrompt(agent, turn.messages);
   const tools = offeredTools(agent, turn.interactive);
-  await turn.flush();
+  // What the model reads back (a tool's result) is stored before it is called, so a process that dies
+  // during the call never runs that tool again. Nothing is answered or done on it before this turn's next
+  // commit, which waits for the disk (the tool's next side effect, the pause, the reply or the failure
+  // flush it first), so this one does not wait (docs/guarantees.md).
+  await turn.flush({ waitForFlush: false });
 
   // Deltas are written in small batches so a live follower sees text as it comes.
   let timer: NodeJS.Timeout | undefined;

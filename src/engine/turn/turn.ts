@@ -169,16 +169,17 @@ export class Turn {
    * takes whatever is pending when its turn comes, so one queued earlier (text deltas, a lease renewal)
    * may carry a later step's writes; if its commit fails, those writes are not dropped and the turn stops:
    * every later flush throws the same error. So a pause is offered only once its own commit (or one
-   * that carried it) succeeded.
+   * that carried it) succeeded. `waitForFlush: false` is for a commit this turn makes durable itself before
+   * anything is answered or done on it (`Change.waitForFlush`, docs/guarantees.md).
    */
-  flush(): Promise<void> {
-    const run = this.writing.then(() => this.commitPending());
+  flush(options: { waitForFlush?: false } = {}): Promise<void> {
+    const run = this.writing.then(() => this.commitPending(options.waitForFlush));
     // The chain goes on past a failure: `run` carries it to this caller, and commitPending refuses every later write.
     this.writing = run.catch(() => undefined);
     return run;
   }
 
-  private async commitPending(): Promise<void> {
+  private async commitPending(waitForFlush?: false): Promise<void> {
     if (this.failed) throw this.failed.error;
     const pending = this.pending;
     if (
@@ -203,6 +204,7 @@ export class Turn {
             messages: pending.messages,
             actions: pending.actions,
             events: pending.events as NewEvent[],
+            ...(waitForFlush === false ? { waitForFlush } : {}),
           },
           { messages: this.messages, actions: () => this.actions() },
         );
