@@ -208,3 +208,15 @@ export function settledCard(action: ActionRecord, by: (userId: string | null) =>
     children: [text(summaryOf(view)), text(outcomeText(action, by))],
   };
 }
+
+/**
+ * A reminder in the request's thread (`hitl.remind`, docs/approvals.md): that it still waits, and when it
+ * lapses. Markdown every adapter renders; the time in UTC, as no platform here formats a date for the reader.
+ */
+export function reminderText(action: ActionRecord): string {
+  const title = clip(titleOf(actionView(undefined, action)), 200, '…');
+  const when = action.expiresAt
+    ? ` It lapses at ${action.expiresAt.slice(0, 16).replace('T', ' ')} UTC if nobody answers.`
+    : '';
+  return `⏰ Reminder: **${title}** still waits for an answer above.${when}`;
+}

@@ -12,7 +12,7 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
 import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { clickAnswer, readCommand, typedAnswer } from './answers.js';
-import { BUTTON, outcomeText, readButton, requestCard, settledCard, type TypedAnswers } from './cards.js';
+import { BUTTON, outcomeText, readButton, reminderText, requestCard, settledCard, type TypedAnswers } from './cards.js';
 import { HeedState } from './heed-state.js';
 
 /** What every platform's entry of `channels` has besides its adapter's own options (docs/channels.md). */
@@ -422,6 +422,13 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
           value: JSON.stringify({ conversationId: action.conversationId, actionId: action.id }),
         },
       ]);
+      return { messageId: posted.id };
+    }
+    if (delivery.event === 'action.reminder') {
+      // A reply in the request's thread; not sent for a request settled or made open-ended meanwhile.
+      if (action.status !== 'pending' || action.expiresAt === null)
+        throw new DeliveryDropped('the action no longer waits for a deadline');
+      const posted = await adapter.postMessage(threadId, { markdown: reminderText(action) });
       return { messageId: posted.id };
     }
     // Settled: edit the posted request. Written after it, so it is normally sent after it too.
