@@ -38,7 +38,9 @@ describe('heed serve (separate process)', () => {
       ),
     );
     expect(output).toContain('Usage: heed serve');
-  });
+    // npx re-reads the whole installed tree when node_modules changed after npm's own lockfile of it (the
+    // build's Vite cache does that): seconds alone, over 20 s beside the rest of the suite on two cores.
+  }, 90_000);
 
   it('a config that cannot be loaded stops the start with a readable message', async () => {
     const failed = await start(['--config', 'test/fixtures/no-such-config.ts']).catch(

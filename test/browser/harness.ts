@@ -62,7 +62,8 @@ export async function startHarness(config: Partial<HeedConfig> = {}): Promise<Ha
 /** A new browser context (its own storage, like another profile), 1100×800 unless told. */
 export async function newContext(harness: Harness, viewport = { width: 1100, height: 800 }): Promise<BrowserContext> {
   const context = await harness.browser.newContext({ viewport, baseURL: harness.url });
-  context.setDefaultTimeout(10_000);
+  // 20 s, not 10: under a full parallel `npm test` on two cores a cold console page once took over 10 s to render.
+  context.setDefaultTimeout(20_000);
   return context;
 }
 
