@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { ChannelPlatform } from '../protocol/action-base.js';
 import type { Caller } from '../caller.js';
 import type { SendOptions } from '../engine/send.js';
@@ -115,4 +115,36 @@ export function channelDeliveries(
 /** The adapter's name a conversation's `channel` starts with (`slack` for `slack:T1:C1:123.4`). */
 export function channelName(channel: string): string {
   return channel.slice(0, Math.max(0, channel.indexOf(':')));
+}
+
+/**
+ * Runs a write whose work goes on after it is recorded (a channel's message or answer, then the turn it
+ * starts): resolves once recorded (or finished), rejects with what refused it before that. The rest runs in
+ * the background, tracked so `close()` waits for it; a failure after the record is the log's to report,
+ * since the platform already has its answer.
+ */
+export function recordedThen(
+  host: Pick<ChannelHost, 'track' | 'logger'>,
+  platformTitle: string,
+  run: (onRecorded: () => void) => Promise<unknown>,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const work = run(() => {
+      done = true;
+      resolve();
+    });
+    void host.track(
+      work.then(
+        () => resolve(),
+        (error: unknown) => {
+          if (!done) return reject(error);
+          host.logger.error(
+            errorFields(error),
+            `Heed: a turn started from ${platformTitle} failed after its message was recorded`,
+          );
+        },
+      ),
+    );
+  });
 }

@@ -10,7 +10,7 @@ import { DuplicateMessage } from '../../engine/send.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
-import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
+import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { clickAnswer, readCommand, typedAnswer } from './answers.js';
 import { BUTTON, outcomeText, readButton, reminderText, requestCard, settledCard, type TypedAnswers } from './cards.js';
 import { HeedState } from './heed-state.js';
@@ -285,30 +285,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     );
   }
 
-  /**
-   * Runs a write whose work goes on after it is recorded: resolves once recorded (or finished), rejects
-   * with what refused it before that. The rest runs in the background, tracked so `close()` waits for it.
-   */
+  /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
   private recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const work = run(() => {
-        done = true;
-        resolve();
-      });
-      void this.host.track(
-        work.then(
-          () => resolve(),
-          (error: unknown) => {
-            if (!done) return reject(error);
-            this.host.logger.error(
-              errorFields(error),
-              `Heed: a turn started from ${this.platform.title} failed after its message was recorded`,
-            );
-          },
-        ),
-      );
-    });
+    return recordedThen(this.host, this.platform.title, run);
   }
 
   /** The conversation of a thread, made on its first message; its id is keyed by a stored secret. */

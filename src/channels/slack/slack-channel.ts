@@ -8,7 +8,7 @@ import { HeedError } from '../../errors.js';
 import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
-import { DeliveryDropped, type ChannelAdapter, type ChannelHost } from '../channel.js';
+import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { reminderText, requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
 import { answerInteraction, ok } from './interactions.js';
 import { placeOf, type SlackPlace } from './place.js';
@@ -161,32 +161,9 @@ export class SlackChannel implements ChannelAdapter {
     }
   }
 
-  /**
-   * Runs a write whose work goes on after it is recorded: resolves once recorded (or finished), rejects
-   * with what refused it before that. The rest runs in the background, tracked so `close()` waits for it.
-   */
+  /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
   recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const work = run(() => {
-        done = true;
-        resolve();
-      });
-      // track() only waits for it; the rejection is handled here: before the write was recorded it is the
-      // caller's, after it (the turn that runs once Slack has its answer) only the log can say it.
-      void this.host.track(
-        work.then(
-          () => resolve(),
-          (error: unknown) => {
-            if (!done) return reject(error);
-            this.host.logger.error(
-              errorFields(error),
-              'Heed: a turn started from Slack failed after its message was recorded',
-            );
-          },
-        ),
-      );
-    });
+    return recordedThen(this.host, 'Slack', run);
   }
 
   /** The conversation of a thread, made on its first message. Its id is keyed by a stored secret: nobody can work it out from the thread. */
