@@ -22,6 +22,8 @@ export default defineConfig({
     // Chromium, PostgreSQL, one temp folder for the run and a fresh console build: test/setup/prepare.ts.
     globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 20_000,
+    // expect.poll waits for what a user would see; a second (the default) is too short on two busy cores.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
   },
 });
