@@ -34,7 +34,7 @@ const layerZones = layers.slice(0, -1).flatMap((paths, index) => {
 });
 
 export default [
-  { ignores: ['dist/', 'ui/dist/', 'tmp/', '**/*.d.ts', '**/*.d.mts'] },
+  { ignores: ['dist/', 'ui/dist/', 'tmp/', '.cache/', '**/*.d.ts', '**/*.d.mts'] },
   {
     files: ['**/*.{js,mjs,ts,tsx,mts}'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 'latest', sourceType: 'module' },

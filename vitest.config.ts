@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
 export default defineConfig({
+  // Outside node_modules: a write there makes npm's hidden lockfile look stale, and `npx heed` then re-reads the tree.
+  cacheDir: '.cache/vite',
   resolve: {
     // Tests import the package by its public names, straight from the sources.
     alias: [

@@ -8,6 +8,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   root: here('.'),
   base: '/',
+  // Outside node_modules: a write there makes npm's hidden lockfile look stale, and `npx heed` then re-reads the tree.
+  cacheDir: here('../.cache/vite-ui'),
   plugins: [react()],
   resolve: {
     alias: [

@@ -21,5 +21,5 @@ export default async function buildConsole(): Promise<void> {
   );
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.filter(existsSync).map(newest))) return;
   const { build } = await import('vite');
-  await build({ configFile: join(root, 'ui/vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(root, 'ui/vite.config.ts'), configLoader: 'runner', logLevel: 'warn' });
 }
