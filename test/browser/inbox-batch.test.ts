@@ -93,6 +93,16 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
         'Refund $45 on order 3? Already answered by you: Denied ("not this one")',
       ]);
       await page.getByText('1 request is waiting on you.').waitFor();
+      if (size.width >= 760) {
+        // The conversation list beside follows at once (not at its 10 s refresh): the settled ones no longer say Waiting.
+        const list = page.getByRole('navigation', { name: 'Conversations' });
+        const rows = (text: string) =>
+          list.getByRole('link', { name: new RegExp(text.replace('$', '\\$')) }).allTextContents();
+        const waiting = async (text: string) => (await rows(text)).map((row) => row.includes('Waiting'));
+        for (const text of ['refund order 1 $12', 'refund order 2 $30', 'refund order 3 $45'])
+          await expect.poll(() => waiting(text), { timeout: 4000 }).not.toContain(true);
+        expect(await waiting('ship it')).not.toContain(false);
+      }
       const layout = await layoutReport(page);
       expect(layout.overflowing).toEqual([]);
       expect(layout.scrollWidth).toBe(layout.width);

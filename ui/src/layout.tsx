@@ -20,12 +20,20 @@ export function TopBar({
   menuButtonRef: RefObject<HTMLButtonElement | null>;
   onMenu: () => void;
 }) {
-  const { session, signOut, operator } = useConsole();
+  const { session, signOut, operator, refreshConversations } = useConsole();
   const inbox = useInbox({ intervalMs: 5000 });
   const { refresh } = inbox;
   useEffect(() => {
     void refresh();
   }, [path, refresh]);
+  // A request leaving the inbox (answered here, elsewhere, or lapsed) changes its conversation's status in the list.
+  const pendingIds = inbox.actions.map((action) => action.id).join(' ');
+  const seenIds = useRef(pendingIds);
+  useEffect(() => {
+    if (seenIds.current === pendingIds) return;
+    seenIds.current = pendingIds;
+    void refreshConversations();
+  }, [pendingIds, refreshConversations]);
   const waiting = session.token ? inbox.actions.length : 0;
   return (
     <header className="topbar">
