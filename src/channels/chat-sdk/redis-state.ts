@@ -24,7 +24,11 @@ interface RedisClient {
  * `npm i` line. A server that does not answer fails the start too: node-redis would otherwise retry the
  * first connection for ever and the start would never end. Once connected, it reconnects by itself.
  */
-export async function redisState(config: ChannelStateConfig, feature: string, logger: ChatLogger): Promise<StateAdapter> {
+export async function redisState(
+  config: ChannelStateConfig,
+  feature: string,
+  logger: ChatLogger,
+): Promise<StateAdapter> {
   const module = await importOptional<RedisStateModule>(redisStatePackage, `${feature} with channels.state.redis`);
   const state = module.createRedisState({ url: config.redis, keyPrefix: config.keyPrefix, logger });
   const client = state.getClient();
