@@ -392,6 +392,22 @@ const discordShape = {
     .describe('The REST API base (default https://discord.com/api/v10; tests point it at a local server).'),
   access: channelAccess,
 };
+const channelStateShape = {
+  redis: z
+    .string({ error: 'expected a redis:// URL' })
+    .refine(
+      (value) => /^rediss?:\/\/[^\s]+$/i.test(value) && URL.canParse(value),
+      'expected a redis:// or rediss:// URL',
+    )
+    .describe(
+      "The Redis server that keeps Chat SDK's state (`redis://[user:password@]host:6379[/db]`), through `@chat-adapter/state-redis`. Default: Heed's own store.",
+    ),
+  keyPrefix: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected a key prefix')
+    .default('chat-sdk')
+    .describe("What every key Chat SDK writes in Redis starts with (Chat SDK's own default)."),
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -408,6 +424,11 @@ const channelsShape = {
   discord: strict(discordShape)
     .optional()
     .describe('A Discord bot: one agent talks in the threads that mention it (docs/channels.md).'),
+  state: strict(channelStateShape)
+    .optional()
+    .describe(
+      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear and Discord: Heed's own store, unless `redis` names a server (docs/channels.md).",
+    ),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -649,6 +670,7 @@ export const configGroups = {
   'channels.github': githubShape,
   'channels.linear': linearShape,
   'channels.discord': discordShape,
+  'channels.state': channelStateShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -689,6 +711,7 @@ export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof tele
 export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
 export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
 export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
+export type ChannelStateConfig = z.input<ReturnType<typeof strict<typeof channelStateShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

@@ -16,6 +16,7 @@ import type {
   GithubChannelConfig,
   LinearChannelConfig,
   DiscordChannelConfig,
+  ChannelStateConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -32,6 +33,7 @@ export type {
   GithubChannelConfig,
   LinearChannelConfig,
   DiscordChannelConfig,
+  ChannelStateConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -90,6 +92,8 @@ export interface ChannelsConfig {
   github?: GithubChannelConfig;
   linear?: LinearChannelConfig;
   discord?: DiscordChannelConfig;
+  /** Where Chat SDK's state is kept: Heed's own store, unless `redis` names a server. */
+  state?: ChannelStateConfig;
 }
 
 export interface HeedOptions {

@@ -438,7 +438,8 @@ function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
 function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[] {
   const adapters: ChannelAdapter[] = [];
   for (const [name, config] of Object.entries(options.channels ?? {})) {
-    if (!config) continue;
+    // `channels.state` is where Chat SDK keeps its state, not a platform.
+    if (!config || name === 'state' || !('agent' in config)) continue;
     if (!engine.agents.has(config.agent)) {
       throw new HeedError(
         'invalid_config',
@@ -453,7 +454,8 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
     );
   for (const [name, platform] of Object.entries(chatPlatforms)) {
     const config = (options.channels as Record<string, ChatChannelConfig | undefined> | undefined)?.[name];
-    if (platform && config) adapters.push(new ChatChannel(channelHost(engine), platform, config));
+    if (platform && config)
+      adapters.push(new ChatChannel(channelHost(engine), platform, config, options.channels?.state));
   }
   return adapters;
 }

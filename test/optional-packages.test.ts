@@ -28,6 +28,7 @@ const optional = [
   '@chat-adapter/discord',
   '@chat-adapter/teams',
   '@chat-adapter/gchat',
+  '@chat-adapter/state-redis',
 ];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -81,6 +82,7 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['slack', '@slack/web-api', 'The Slack channel'],
     ['telegram', '@chat-adapter/telegram', 'The Telegram channel'],
     ['telegram', 'chat', 'The Telegram channel'],
+    ['telegramRedis', '@chat-adapter/state-redis', 'The Telegram channel with channels.state.redis'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
     ['metrics', 'prom-client', 'metrics: true'],
     ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import type { ActionEvent, Adapter, Chat, Logger as ChatLogger, Message, Thread } from 'chat';
 import type { Caller } from '../../caller.js';
-import type { ChannelUser } from '../../config-schema.js';
+import type { ChannelStateConfig, ChannelUser } from '../../config-schema.js';
 import { HeedError } from '../../errors.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { importOptional } from '../../optional-dependency.js';
@@ -13,7 +13,9 @@ import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.j
 import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
 import { clickAnswer, readCommand, typedAnswer } from './answers.js';
 import { BUTTON, outcomeText, readButton, reminderText, requestCard, settledCard, type TypedAnswers } from './cards.js';
+import { HarmlessClaims } from './harmless-claims.js';
 import { HeedState } from './heed-state.js';
+import { redisState } from './redis-state.js';
 
 /** What every platform's entry of `channels` has besides its adapter's own options (docs/channels.md). */
 export interface ChatChannelConfig {
@@ -70,6 +72,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     readonly host: ChannelHost,
     readonly platform: ChatPlatform<Config>,
     readonly config: Config,
+    /** `channels.state`: where Chat SDK's state is kept (absent: Heed's store). */
+    readonly state?: ChannelStateConfig,
   ) {
     this.name = platform.name;
   }
@@ -91,12 +95,11 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       const module = await importOptional<unknown>(this.platform.package, feature);
       const logger = chatLogger(this.host.logger, this.name);
       const adapter = this.platform.adapter(module, this.config, logger);
+      const state = this.state ? await redisState(this.state, feature, logger) : new HeedState(this.host.store);
       const chat = new sdk.Chat({
         userName: this.config.userName ?? 'heed',
         adapters: { [this.name]: adapter },
-        state: new HeedState(this.host.store, {
-          harmlessClaim: (key) => this.platform.harmlessClaim?.(key) ?? false,
-        }),
+        state: new HarmlessClaims(state, (key) => this.platform.harmlessClaim?.(key) ?? false),
         // Heed runs one turn at a time per conversation itself, and refuses a message while one runs.
         concurrency: 'concurrent',
         logger,

@@ -11,13 +11,6 @@ interface Entry {
 export interface HeedStateOptions {
   /** The clock, in ms since the epoch (tests pass their own: nothing here waits). */
   now?: () => number;
-  /**
-   * Claims that always succeed and store nothing. Adapters claim a webhook's update id before Heed has
-   * recorded its message; Heed deduplicates by the platform's message id itself, once the message is
-   * recorded (docs/channels.md), so such a claim must never make a retry of a message not yet recorded
-   * look like a duplicate.
-   */
-  harmlessClaim?: (key: string) => boolean;
 }
 
 /**
@@ -30,7 +23,7 @@ export class HeedState implements StateAdapter {
 
   constructor(
     private readonly store: Pick<Store, 'listValues' | 'putValues' | 'deleteValues' | 'swapValue'>,
-    private readonly options: HeedStateOptions = {},
+    options: HeedStateOptions = {},
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -77,7 +70,6 @@ export class HeedState implements StateAdapter {
   }
 
   async setIfNotExists(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
-    if (this.options.harmlessClaim?.(key)) return true;
     return this.update<boolean>(this.scope('kv', key), (entry) =>
       entry ? { keep: false } : { next: this.encode(value, ttlMs), result: true },
     );

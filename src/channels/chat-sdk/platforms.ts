@@ -11,7 +11,7 @@ import { telegram } from './platforms/telegram.js';
  * a file in platforms/, its config shape (src/config-schema.ts) and its line here.
  */
 export const chatPlatforms: {
-  readonly [K in Exclude<keyof ChannelsConfig, 'slack'>]-?: ChatPlatform<NonNullable<ChannelsConfig[K]>>;
+  readonly [K in Exclude<keyof ChannelsConfig, 'slack' | 'state'>]-?: ChatPlatform<NonNullable<ChannelsConfig[K]>>;
 } & {
   readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined;
 } = {
@@ -21,4 +21,4 @@ export const chatPlatforms: {
   discord,
 };
 
-export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack'> & ChannelPlatform;
+export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack' | 'state'> & ChannelPlatform;
