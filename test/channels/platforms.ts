@@ -58,7 +58,7 @@ async function telegram(): Promise<PlatformFake> {
     const method = call.path.split('/').at(-1);
     if (method === 'getMe') return { body: { ok: true, result: bot } };
     if (method === 'answerCallbackQuery') return { body: { ok: true, result: true } };
-    if (method === 'sendMessage' || method === 'editMessageText')
+    if (method === 'sendMessage' || method === 'sendRichMessage' || method === 'editMessageText')
       return {
         body: {
           ok: true,
@@ -74,7 +74,10 @@ async function telegram(): Promise<PlatformFake> {
     return undefined;
   });
   const calls = (method: string) => api.calls.filter((call) => call.path.endsWith(`/${method}`));
-  const text = (call: ApiCall) => String(call.body.text ?? '').replace(/\\(\S)/g, '$1');
+  /** What a posted or edited message reads, without MarkdownV2's escapes. */
+  const text = (call: ApiCall) =>
+    String(call.body.text ?? call.body.rich_message?.markdown ?? '').replace(/\\(\S)/g, '$1');
+  const posts = () => [...calls('sendMessage'), ...calls('sendRichMessage')];
   const headers = () => ({ 'x-telegram-bot-api-secret-token': secretToken });
   return {
     name: 'telegram',
@@ -95,7 +98,10 @@ async function telegram(): Promise<PlatformFake> {
       }),
     }),
     approve(request) {
-      const buttons = (request.body.reply_markup?.inline_keyboard ?? []).flat() as { text: string; callback_data: string }[];
+      const buttons = (request.body.reply_markup?.inline_keyboard ?? []).flat() as {
+        text: string;
+        callback_data: string;
+      }[];
       const allow = buttons.find((button) => button.text === 'Allow')!;
       return {
         headers,
@@ -111,8 +117,8 @@ async function telegram(): Promise<PlatformFake> {
         }),
       };
     },
-    requests: () => calls('sendMessage').filter((call) => (call.body.reply_markup?.inline_keyboard?.length ?? 0) > 0),
-    posted: (wanted) => calls('sendMessage').filter((call) => text(call) === wanted),
+    requests: () => posts().filter((call) => (call.body.reply_markup?.inline_keyboard?.length ?? 0) > 0),
+    posted: (wanted) => posts().filter((call) => text(call) === wanted),
     edits: () => calls('editMessageText').map(text),
     close: () => api.close(),
   };
@@ -247,7 +253,8 @@ async function linear(): Promise<PlatformFake> {
     config: { apiKey: 'lin_api_test', webhookSecret, userName: 'heed', apiUrl: `${api.url}/graphql` },
     mention: () => comment({ id: 'u-ada', name: 'Ada' }, '@heed refund order 42', 'c-100'),
     approve: () => comment({ id: 'u-bob', name: 'Bob' }, '/approve', 'c-101', 'c-100'),
-    requests: () => mutations('createComment').filter((call) => String(call.body.variables.input.body).includes('/approve')),
+    requests: () =>
+      mutations('createComment').filter((call) => String(call.body.variables.input.body).includes('/approve')),
     posted: (wanted) => mutations('createComment').filter((call) => call.body.variables.input.body === wanted),
     edits: () => mutations('updateComment').map((call) => shown(call.body.variables.input.body)),
     close: () => api.close(),
@@ -273,7 +280,8 @@ async function discord(): Promise<PlatformFake> {
     });
     if (call.method === 'POST' && /^\/channels\/c1\/messages\/\d+\/threads$/.test(call.path))
       return { body: { id: 'th1', parent_id: 'c1', type: 11, name: 'thread' } };
-    if (call.method === 'GET' && call.path === '/channels/th1') return { body: { id: 'th1', parent_id: 'c1', type: 11 } };
+    if (call.method === 'GET' && call.path === '/channels/th1')
+      return { body: { id: 'th1', parent_id: 'c1', type: 11 } };
     const posted = /^\/channels\/(\w+)\/messages$/.exec(call.path);
     if (call.method === 'POST' && posted) return { body: message(String(nextId++), posted[1]) };
     const edited = /^\/channels\/(\w+)\/messages\/(\w+)$/.exec(call.path);

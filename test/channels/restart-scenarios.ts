@@ -92,22 +92,22 @@ export function restartTests(name: PlatformName): void {
       // Restarted; the platform sends the mention again. The turn the dead process had begun is taken over.
       server = await start();
       expect((await deliver(server.url, name, mention)).status).toBe(200);
-      await fake.api.until(() => fake.requests().length > 0, 15_000);
+      await fake.api.until(() => fake.requests().length > 0, 30_000);
       expect((await deliver(server.url, name, fake.approve(fake.requests()[0]))).status).toBe(200);
-      await fake.api.until(() => fake.posted('Done.').length > 0 && fake.edits().length > 0, 15_000);
+      await fake.api.until(() => fake.posted('Done.').length > 0 && fake.edits().length > 0, 30_000);
       expect(await server.stop()).toBe(0);
 
       expect(runs()).toHaveLength(1);
       await expectPostedOnce(fake);
       await expectStoredOnce(dir);
       await fake.close();
-    }, 60_000);
+    }, 120_000);
 
     it('killed after the click is recorded, before it is acknowledged, then after the reply is recorded, before it is posted: the tool runs once, the reply is posted once', async () => {
       const { dir, fake, start, runUntilDead, runs } = await setUp();
       let server = await start('action.resolved');
       expect((await deliver(server.url, name, fake.mention())).status).toBe(200);
-      await fake.api.until(() => fake.requests().length > 0, 15_000);
+      await fake.api.until(() => fake.requests().length > 0, 30_000);
       const approve = fake.approve(fake.requests()[0]);
       // The answer is recorded (and its continuation claimed); the process dies before the platform has a 200.
       await expect(deliver(server.url, name, approve)).rejects.toThrow();
@@ -123,13 +123,13 @@ export function restartTests(name: PlatformName): void {
       // Restarted again; the platform sends the click once more: the reply is posted, nothing runs again.
       server = await start();
       expect((await deliver(server.url, name, approve)).status).toBe(200);
-      await fake.api.until(() => fake.posted('Done.').length > 0 && fake.edits().length > 0, 15_000);
+      await fake.api.until(() => fake.posted('Done.').length > 0 && fake.edits().length > 0, 30_000);
       expect(await server.stop()).toBe(0);
 
       expect(runs()).toHaveLength(1);
       await expectPostedOnce(fake);
       await expectStoredOnce(dir);
       await fake.close();
-    }, 60_000);
+    }, 120_000);
   });
 }
