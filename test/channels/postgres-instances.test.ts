@@ -9,7 +9,7 @@ import { deliver, platformFake, type PlatformFake, type PlatformName } from './p
 /**
  * Two Heed servers on one PostgreSQL database, each with its own store (its own pool), as two processes
  * behind a balancer would have, both receiving one Chat SDK platform's webhooks (docs/channels.md): a
- * mention to either is posted about once, and a click delivered to both at once settles once, runs the
+ * mention to either has its approval posted once, and a click delivered to both at once settles once, runs the
  * tool once, edits the card once and posts the reply once. Both servers' deliverers poll the one outbox.
  */
 
@@ -42,7 +42,7 @@ describe.skipIf(!pgServer)(
     });
 
     it.each<PlatformName>(['telegram', 'github', 'linear', 'discord'])(
-      '%s: a mention is posted about once; the same click delivered to both at once settles once, the tool runs once, the card is edited once, the reply posted once',
+      '%s: the approval of a mention is posted once; the same click delivered to both at once settles once, the tool runs once, the card is edited once, the reply posted once',
       async (name) => {
         const fake = await platformFake(name);
         fakes.push(fake);
