@@ -20,6 +20,26 @@ export interface ServeProcess {
 }
 
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const { child, output, exited } = spawnServe(args, env);
+  const url = await listeningUrl(output, exited);
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    output,
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Starts `heed serve` without waiting for it to listen (a process meant to die early may never print it). */
+export function spawnServe(
+  args: string[],
+  env: Record<string, string> = {},
+): Pick<ServeProcess, 'child' | 'output' | 'exited'> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
     cwd: root,
     env: { ...process.env, OPENAI_API_KEY: '', HEED_DEMO_DELAY_MS: '0', ...env },
@@ -35,18 +55,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
       resolve(code ?? signal);
     }),
   );
-  const url = await listeningUrl(() => output, exited);
-  return {
-    url,
-    pid: child.pid!,
-    child,
-    output: () => output,
-    exited,
-    stop: (signal = 'SIGTERM') => {
-      child.kill(signal);
-      return exited;
-    },
-  };
+  return { child, output: () => output, exited };
 }
 
 /** Resolves with the address `heed serve` prints once it listens; rejects with its output if it exits first. */

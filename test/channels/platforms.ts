@@ -1,0 +1,353 @@
+/**
+ * The Chat SDK platforms as the crash and multi-instance tests drive them: for each one a fake of its API
+ * (test/channels/fake-api.ts), its `channels` entry, the webhooks a person's mention and approval make
+ * (signed as the platform signs them, at the moment they are sent), and what the fake saw posted.
+ * A webhook is built once and can be sent again as is: the platform re-delivering what it thinks was lost.
+ */
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { fakeApi, type ApiCall, type FakeApi } from './fake-api.js';
+
+export type PlatformName = 'telegram' | 'github' | 'linear' | 'discord';
+
+/** A request to Heed's endpoint; `headers` is called at each sending (signatures carry the time). */
+export interface Webhook {
+  headers: () => Record<string, string>;
+  body: string;
+}
+
+export interface PlatformFake {
+  name: PlatformName;
+  api: FakeApi;
+  /** The `channels.<name>` entry, without `agent`. */
+  config: Record<string, unknown>;
+  /** Ada mentions the bot: "refund order 42". */
+  mention(): Webhook;
+  /** Bob allows the posted request (a button, or a `/approve` comment). */
+  approve(request: ApiCall): Webhook;
+  /** The approval requests the fake accepted. */
+  requests(): ApiCall[];
+  /** The posts the fake accepted that read `text`. */
+  posted(text: string): ApiCall[];
+  /** The edits of posted messages the fake accepted, as the text they show. */
+  edits(): string[];
+  close(): Promise<void>;
+}
+
+/** POSTs a webhook to a Heed's endpoint for the platform. */
+export function deliver(url: string, name: PlatformName, webhook: Webhook): Promise<Response> {
+  return fetch(`${url}/api/channels/${name}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...webhook.headers() },
+    body: webhook.body,
+  });
+}
+
+const json = (value: unknown): Webhook['body'] => JSON.stringify(value);
+const shown = (value: unknown) => JSON.stringify(value ?? '').replace(/\\\\(\S)/g, '$1');
+
+export function platformFake(name: PlatformName): Promise<PlatformFake> {
+  return { telegram, github, linear, discord }[name]();
+}
+
+async function telegram(): Promise<PlatformFake> {
+  const secretToken = 'telegram-secret-for-tests';
+  const chat = { id: -100123, type: 'supergroup', title: 'Ops' };
+  const bot = { id: 999, is_bot: true, first_name: 'Heed', username: 'heedbot' };
+  let nextMessageId = 500;
+  const api = await fakeApi((call) => {
+    const method = call.path.split('/').at(-1);
+    if (method === 'getMe') return { body: { ok: true, result: bot } };
+    if (method === 'answerCallbackQuery') return { body: { ok: true, result: true } };
+    if (method === 'sendMessage' || method === 'sendRichMessage' || method === 'editMessageText')
+      return {
+        body: {
+          ok: true,
+          result: {
+            message_id: method === 'editMessageText' ? call.body.message_id : nextMessageId++,
+            chat,
+            from: bot,
+            date: 1_700_000_000,
+            text: call.body.text,
+          },
+        },
+      };
+    return undefined;
+  });
+  const calls = (method: string) => api.calls.filter((call) => call.path.endsWith(`/${method}`));
+  /** What a posted or edited message reads, without MarkdownV2's escapes. */
+  const text = (call: ApiCall) =>
+    String(call.body.text ?? call.body.rich_message?.markdown ?? '').replace(/\\(\S)/g, '$1');
+  const posts = () => [...calls('sendMessage'), ...calls('sendRichMessage')];
+  const headers = () => ({ 'x-telegram-bot-api-secret-token': secretToken });
+  return {
+    name: 'telegram',
+    api,
+    config: { botToken: '123:abc', secretToken, apiUrl: api.url },
+    mention: () => ({
+      headers,
+      body: json({
+        update_id: 1,
+        message: {
+          message_id: 100,
+          from: { id: 111, is_bot: false, first_name: 'Ada', username: 'ada' },
+          chat,
+          date: 1_700_000_000,
+          text: '@heedbot refund order 42',
+          entities: [{ type: 'mention', offset: 0, length: 8 }],
+        },
+      }),
+    }),
+    approve(request) {
+      const buttons = (request.body.reply_markup?.inline_keyboard ?? []).flat() as {
+        text: string;
+        callback_data: string;
+      }[];
+      const allow = buttons.find((button) => button.text === 'Allow')!;
+      return {
+        headers,
+        body: json({
+          update_id: 2,
+          callback_query: {
+            id: 'cb2',
+            from: { id: 222, is_bot: false, first_name: 'Bob', username: 'bob' },
+            chat_instance: 'ci',
+            data: allow.callback_data,
+            message: { message_id: request.answer.result.message_id, chat, from: bot, date: 1_700_000_000, text: 'x' },
+          },
+        }),
+      };
+    },
+    requests: () => posts().filter((call) => (call.body.reply_markup?.inline_keyboard?.length ?? 0) > 0),
+    posted: (wanted) => posts().filter((call) => text(call) === wanted),
+    edits: () => calls('editMessageText').map(text),
+    close: () => api.close(),
+  };
+}
+
+async function github(): Promise<PlatformFake> {
+  const webhookSecret = 'github-webhook-secret-for-tests';
+  const bot = { id: 999, login: 'heed-bot', type: 'Bot' };
+  const repository = { id: 1, name: 'shop', full_name: 'acme/shop', owner: { id: 5, login: 'acme' } };
+  let nextCommentId = 9000;
+  const api = await fakeApi((call) => {
+    const comment = (id: number) => ({
+      id,
+      body: call.body?.body,
+      user: bot,
+      created_at: '2026-12-02T10:00:00Z',
+      updated_at: '2026-12-02T10:00:00Z',
+      html_url: `https://github.com/acme/shop/issues/7#issuecomment-${id}`,
+    });
+    if (call.method === 'GET' && call.path === '/user') return { body: bot };
+    if (call.method === 'POST' && /^\/repos\/acme\/shop\/issues\/\d+\/comments$/.test(call.path))
+      return { status: 201, body: comment(nextCommentId++) };
+    const edited = /^\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(call.path);
+    if (call.method === 'PATCH' && edited) return { body: comment(Number(edited[1])) };
+    return undefined;
+  });
+  const comment = (user: { id: number; login: string }, body: string, id: number): Webhook => {
+    const payload = json({
+      action: 'created',
+      issue: { number: 7, title: 'Refund order 42', user: { id: 111, login: 'ada', type: 'User' } },
+      comment: {
+        id,
+        body,
+        user: { ...user, type: 'User' },
+        created_at: '2026-12-02T10:00:00Z',
+        updated_at: '2026-12-02T10:00:00Z',
+        html_url: `https://github.com/acme/shop/issues/7#issuecomment-${id}`,
+      },
+      repository,
+      sender: { ...user, type: 'User' },
+    });
+    return {
+      headers: () => ({
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': `d-${id}`,
+        'x-hub-signature-256': `sha256=${createHmac('sha256', webhookSecret).update(payload).digest('hex')}`,
+      }),
+      body: payload,
+    };
+  };
+  const posts = () => api.calls.filter((call) => call.method === 'POST' && call.path.endsWith('/comments'));
+  return {
+    name: 'github',
+    api,
+    config: { token: 'ghp_test', webhookSecret, userName: 'heed-bot', apiUrl: api.url },
+    mention: () => comment({ id: 111, login: 'ada' }, '@heed-bot refund order 42', 100),
+    approve: () => comment({ id: 222, login: 'bob' }, '/approve', 101),
+    requests: () => posts().filter((call) => String(call.body.body).includes('/approve')),
+    posted: (wanted) => posts().filter((call) => call.body.body === wanted),
+    edits: () => api.calls.filter((call) => call.method === 'PATCH').map((call) => shown(call.body.body)),
+    close: () => api.close(),
+  };
+}
+
+async function linear(): Promise<PlatformFake> {
+  const webhookSecret = 'linear-webhook-secret-for-tests';
+  const bodies = new Map<string, string>();
+  let nextComment = 1;
+  const api = await fakeApi((call) => {
+    const query = String(call.body?.query ?? '');
+    const variables = call.body?.variables ?? {};
+    if (query.includes('LinearAdapterViewerOrganization'))
+      return { body: { data: { viewer: { id: 'u-bot', displayName: 'heed', organization: { id: 'org-1' } } } } };
+    if (/mutation createComment/.test(query)) {
+      const id = `bot-${nextComment++}`;
+      bodies.set(id, variables.input.body);
+      return { body: { data: { commentCreate: { success: true, lastSyncId: 1, comment: { id } } } } };
+    }
+    if (/mutation updateComment/.test(query)) {
+      bodies.set(variables.id, variables.input.body);
+      return { body: { data: { commentUpdate: { success: true, lastSyncId: 2, comment: { id: variables.id } } } } };
+    }
+    if (/query comment\(/.test(query))
+      return {
+        body: {
+          data: {
+            comment: {
+              id: variables.id,
+              body: bodies.get(variables.id),
+              createdAt: '2026-12-02T10:00:00.000Z',
+              updatedAt: '2026-12-02T10:00:00.000Z',
+              url: `https://linear.app/acme/issue/ENG-1#comment-${variables.id}`,
+              reactions: [],
+              reactionData: {},
+            },
+          },
+        },
+      };
+    return undefined;
+  });
+  const comment = (user: { id: string; name: string }, body: string, id: string, root?: string): Webhook => {
+    // Linear refuses a webhook more than 60 s old: the test re-sends it within seconds.
+    const at = Date.now();
+    const payload = json({
+      type: 'Comment',
+      action: 'create',
+      organizationId: 'org-1',
+      webhookTimestamp: at,
+      createdAt: new Date(at).toISOString(),
+      url: `https://linear.app/acme/issue/ENG-1#comment-${id}`,
+      data: {
+        id,
+        body,
+        issueId: 'iss-1',
+        ...(root ? { parentId: root } : {}),
+        userId: user.id,
+        user: { ...user, url: `https://linear.app/acme/profiles/${user.name.toLowerCase()}` },
+        createdAt: new Date(at).toISOString(),
+        updatedAt: new Date(at).toISOString(),
+      },
+    });
+    return {
+      headers: () => ({ 'linear-signature': createHmac('sha256', webhookSecret).update(payload).digest('hex') }),
+      body: payload,
+    };
+  };
+  const mutations = (name: string) =>
+    api.calls.filter((call) => String(call.body?.query ?? '').includes(`mutation ${name}`));
+  return {
+    name: 'linear',
+    api,
+    config: { apiKey: 'lin_api_test', webhookSecret, userName: 'heed', apiUrl: `${api.url}/graphql` },
+    mention: () => comment({ id: 'u-ada', name: 'Ada' }, '@heed refund order 42', 'c-100'),
+    approve: () => comment({ id: 'u-bob', name: 'Bob' }, '/approve', 'c-101', 'c-100'),
+    requests: () =>
+      mutations('createComment').filter((call) => String(call.body.variables.input.body).includes('/approve')),
+    posted: (wanted) => mutations('createComment').filter((call) => call.body.variables.input.body === wanted),
+    edits: () => mutations('updateComment').map((call) => shown(call.body.variables.input.body)),
+    close: () => api.close(),
+  };
+}
+
+async function discord(): Promise<PlatformFake> {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const applicationId = '424242';
+  const botToken = 'discord-bot-token';
+  let nextId = 7000;
+  const api = await fakeApi((call) => {
+    const message = (id: string, channel: string) => ({
+      id,
+      channel_id: channel,
+      content: call.body?.content ?? '',
+      components: call.body?.components ?? [],
+      embeds: call.body?.embeds ?? [],
+      author: { id: applicationId, username: 'heed', bot: true },
+      timestamp: '2026-12-02T10:00:00.000Z',
+      attachments: [],
+      mentions: [],
+    });
+    if (call.method === 'POST' && /^\/channels\/c1\/messages\/\d+\/threads$/.test(call.path))
+      return { body: { id: 'th1', parent_id: 'c1', type: 11, name: 'thread' } };
+    if (call.method === 'GET' && call.path === '/channels/th1')
+      return { body: { id: 'th1', parent_id: 'c1', type: 11 } };
+    const posted = /^\/channels\/(\w+)\/messages$/.exec(call.path);
+    if (call.method === 'POST' && posted) return { body: message(String(nextId++), posted[1]) };
+    const edited = /^\/channels\/(\w+)\/messages\/(\w+)$/.exec(call.path);
+    if (call.method === 'PATCH' && edited) return { body: message(edited[2], edited[1]) };
+    return undefined;
+  });
+  const posts = () => api.calls.filter((call) => call.method === 'POST' && call.path === '/channels/th1/messages');
+  return {
+    name: 'discord',
+    api,
+    config: {
+      botToken,
+      publicKey: publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex'),
+      applicationId,
+      apiUrl: api.url,
+    },
+    mention: () => ({
+      // A Gateway message, forwarded with the bot token as Chat SDK's listener forwards it.
+      headers: () => ({ 'x-discord-gateway-token': botToken }),
+      body: json({
+        type: 'GATEWAY_MESSAGE_CREATE',
+        timestamp: 1_790_000_000_000,
+        data: {
+          id: '100',
+          channel_id: 'c1',
+          guild_id: 'g1',
+          channel_type: 0,
+          author: { id: '111', username: 'ada' },
+          content: `<@${applicationId}> refund order 42`,
+          mentions: [{ id: applicationId, username: 'heed', bot: true }],
+          timestamp: '2026-12-02T10:00:00.000Z',
+          attachments: [],
+        },
+      }),
+    }),
+    approve(request) {
+      type Button = { label?: string; custom_id?: string };
+      const buttons = (request.body.components ?? []).flatMap((row: { components: Button[] }) => row.components);
+      const allow = buttons.find((button: Button) => button.label === 'Allow')!;
+      const body = json({
+        id: 'i101',
+        application_id: applicationId,
+        type: 3,
+        token: 'interaction-token',
+        version: 1,
+        guild_id: 'g1',
+        channel_id: 'th1',
+        channel: { id: 'th1', type: 11, parent_id: 'c1' },
+        member: { user: { id: '222', username: 'bob' } },
+        message: { id: request.answer.id, channel_id: 'th1' },
+        data: { custom_id: allow.custom_id, component_type: 2 },
+      });
+      return {
+        headers: () => {
+          const timestamp = String(Math.floor(Date.now() / 1000));
+          return {
+            'x-signature-timestamp': timestamp,
+            'x-signature-ed25519': sign(null, Buffer.from(timestamp + body), privateKey).toString('hex'),
+          };
+        },
+        body,
+      };
+    },
+    requests: () => posts().filter((call) => (call.body.components ?? []).length > 0),
+    posted: (wanted) => posts().filter((call) => call.body.content === wanted),
+    edits: () => api.calls.filter((call) => call.method === 'PATCH').map((call) => shown(call.body)),
+    close: () => api.close(),
+  };
+}
