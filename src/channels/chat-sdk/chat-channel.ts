@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { ActionEvent, Adapter, Chat, Logger as ChatLogger, Message, Thread } from 'chat';
 import type { Caller } from '../../caller.js';
 import type { ChannelStateConfig, ChannelUser } from '../../config-schema.js';
@@ -45,6 +46,8 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   repliedTo?(raw: unknown): string | undefined;
   /** The adapter's answers that mean a bad or stale proof, besides 401 and 403 (Linear answers 400). */
   badProof?(response: Response): boolean;
+  /** How a note addresses its person, where `@name` is not the platform's mention (Discord's `<@id>`). */
+  mention?(user: ChannelUser): string;
 }
 
 interface Loaded {
@@ -257,7 +260,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const conversation = await this.host.store.getConversation(action.conversationId);
     // A button or reply names an action of this very thread, or nothing.
     if (!conversation || conversation.channel !== threadId) return;
-    if (action.status !== 'pending') return this.late(threadId, user, action);
+    if (action.status !== 'pending') return this.late(threadId, user, action, resolution);
     if (!resolution) {
       if (typed !== undefined) this.note(threadId, user, `I could not read “${typed}” as an answer to this request.`);
       return;
@@ -276,13 +279,21 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       if (!HeedError.isInstance(error)) throw error;
       if (error.code === 'action_not_pending' || error.code === 'action_expired') {
         const now = await this.host.store.getAction(conversation.id, action.id);
-        return this.late(threadId, user, now ?? action);
+        return this.late(threadId, user, now ?? action, resolution);
       }
       this.note(threadId, user, error.message);
     }
   }
 
-  private late(threadId: string, user: ChannelUser, action: ActionRecord): void {
+  private late(
+    threadId: string,
+    user: ChannelUser,
+    action: ActionRecord,
+    resolution: Record<string, unknown> | undefined,
+  ): void {
+    // The same person's same answer again (a platform's retry, a double click, the other instance): it counted; say nothing.
+    if (resolution && action.resolvedBy === this.callerFor(user.id).userId && sameAnswer(action.resolution, resolution))
+      return;
     void this.names().then((by) =>
       this.note(threadId, user, `This request was already settled. ${outcomeText(action, by)}`.trim()),
     );
@@ -329,9 +340,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   /** A note to one person: a reply in the thread naming them (best effort, not kept in the outbox). */
   private note(threadId: string, user: ChannelUser, text: string): void {
     const sent = this.load()
-      .then(({ adapter }) =>
-        adapter.postMessage(threadId, { markdown: `${user.userName ? `@${user.userName}` : user.id}: ${text}` }),
-      )
+      .then(({ adapter }) => adapter.postMessage(threadId, { markdown: `${this.mention(user)}: ${text}` }))
       .catch((error: unknown) =>
         this.host.logger.warn(
           { channel: this.name, user: user.id, ...errorFields(error) },
@@ -339,6 +348,10 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         ),
       );
     void this.host.track(sent);
+  }
+
+  private mention(user: ChannelUser): string {
+    return this.platform.mention?.(user) ?? (user.userName ? `@${user.userName}` : user.id);
   }
 
   /** Keeps a person's name, for the card that says who answered. */
@@ -438,4 +451,12 @@ function chatLogger(logger: Logger, platform: string): ChatLogger {
     error: (message, ...args) => logger.error(fields(args), `Chat SDK: ${message}`),
   });
   return make();
+}
+
+/** True when what was stored says what was given: each field given has the stored value. */
+function sameAnswer(stored: ActionRecord['resolution'], given: Record<string, unknown>): boolean {
+  return (
+    stored !== null &&
+    Object.entries(given).every(([key, value]) => isDeepStrictEqual((stored as Record<string, unknown>)[key], value))
+  );
 }

@@ -169,6 +169,10 @@ describe('Discord', () => {
 
     expect((await sendInteraction(click(people.cyd, request, 'Deny'))).status).toBe(200);
     await discordApi.until(() => posts().some((call) => text(call).includes('already settled')));
+    // The note mentions Cyd as Discord mentions people, by id.
+    expect(posts().find((call) => text(call).includes('already settled'))!.body.content).toMatch(
+      new RegExp(`^<@${people.cyd.id}>: This request was already settled`),
+    );
     expect(ran.get('issue_refund')).toBe(1);
   });
 

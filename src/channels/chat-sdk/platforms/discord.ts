@@ -26,6 +26,8 @@ export const discord: ChatPlatform<DiscordChannelConfig> = {
   typed: { how: 'Or reply to this message with', commands: false, buttons: true },
   // Forwarded Gateway messages are claimed by Chat SDK's own dedupe before Heed records them.
   harmlessClaim: (key) => key.startsWith('dedupe:discord:'),
+  // Discord's mention is by id; a plain `@name` would reach nobody.
+  mention: (user) => `<@${user.id}>`,
   repliedTo(raw) {
     const message = raw as { message_reference?: { message_id?: string } };
     return message.message_reference?.message_id;
