@@ -16,6 +16,7 @@ import type {
   GithubChannelConfig,
   LinearChannelConfig,
   DiscordChannelConfig,
+  TeamsChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -32,6 +33,7 @@ export type {
   GithubChannelConfig,
   LinearChannelConfig,
   DiscordChannelConfig,
+  TeamsChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -90,6 +92,7 @@ export interface ChannelsConfig {
   github?: GithubChannelConfig;
   linear?: LinearChannelConfig;
   discord?: DiscordChannelConfig;
+  teams?: TeamsChannelConfig;
 }
 
 export interface HeedOptions {
