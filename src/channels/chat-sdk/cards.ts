@@ -166,13 +166,16 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
     pending(request, action, typed) {
       const children: CardChild[] = [];
       if (request.preamble) children.push(text(request.preamble));
+      const options = clickOptions(request.questions);
+      // Where the card is a form, each input is labelled with its question: the text would say it twice.
+      const asForm = typed.forms && !options;
       request.questions.forEach((question, index) => {
-        const options = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
+        const listed = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
         const id = request.questions.length > 1 ? ` (\`${question.id}\`)` : '';
-        children.push(text(`**${question.header}**${id} ${question.prompt}${options ? `\n${options}` : ''}`));
+        if (!asForm)
+          children.push(text(`**${question.header}**${id} ${question.prompt}${listed ? `\n${listed}` : ''}`));
         if (index === 0 && question.description) children.push(text(question.description));
       });
-      const options = clickOptions(request.questions);
       const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
       // Where the card is a form, its typed inputs are sent by Submit (the inputs are the platform's: cards.ts has none).
       if (typed.forms && formOf(action).length > 0) buttons.push(button('Submit', action.id, 'form', 'primary'));

@@ -260,7 +260,7 @@ describe('Microsoft Teams', () => {
         { title: 'Large', value: 'l' },
       ],
     });
-    expect(inputs[1]).toMatchObject({ min: 1, max: 9, value: '1' });
+    expect(inputs[1]).toMatchObject({ min: 1, max: 9, value: 1 });
     expect(cardOf(request)!.actions!.map((action) => action.title)).toEqual(['Submit', 'Skip']);
     const [recorded] = await server.heed.listConversations({});
 

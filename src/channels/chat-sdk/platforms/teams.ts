@@ -98,7 +98,8 @@ function adaptiveInput(field: FormField): Record<string, unknown> {
         ...(field.multiple ? { isMultiSelect: true } : {}),
       };
     case 'number':
-      return { type: 'Input.Number', ...common, ...bounds };
+      // Input.Number's value is a number, not the canonical string a default is kept as.
+      return { type: 'Input.Number', ...common, ...bounds, ...(field.value ? { value: Number(field.value) } : {}) };
     case 'date':
       return { type: 'Input.Date', ...common, ...bounds };
     case 'boolean':
