@@ -76,10 +76,10 @@ export function requestForm(action: ActionRecord): FormField[] | undefined {
 }
 
 function formOf(action: ActionRecord): FormField[] {
-  if (action.kind === 'approval')
-    return [{ name: `${FIELD}comment`, label: 'Comment (optional; sent with Allow or Deny)', type: 'textarea' }];
-  if (action.kind !== 'question') return [];
-  const questions = (action.request as KindRequest<'question'>).questions;
+  return cardOf(action)?.form?.(action.request) ?? [];
+}
+
+function questionFields(questions: Question[]): FormField[] {
   const byClick = clickOptions(questions);
   return questions.flatMap((question): FormField[] => {
     const label = clip(`${question.header}: ${question.prompt}`, 200, '…');
@@ -143,11 +143,14 @@ interface ChatCard<K extends KindName> {
   pending(request: KindRequest<K>, action: ActionRecord, typed: TypedAnswers): CardChild[];
   title(request: KindRequest<K>): string;
   outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>): string;
+  /** The typed inputs of its card where the platform has forms (`TypedAnswers.forms`). */
+  form?(request: KindRequest<K>): FormField[];
 }
 
 const cards: { readonly [K in KindName]?: ChatCard<K> } = {
   approval: {
     title: (request) => `Approval needed: ${request.title}`,
+    form: () => [{ name: `${FIELD}comment`, label: 'Comment (optional; sent with Allow or Deny)', type: 'textarea' }],
     pending: (request, action, typed) => [
       text(request.summary),
       argsText(request.args),
@@ -163,6 +166,7 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
   },
   question: {
     title: (request) => (request.questions.length === 1 ? request.questions[0].header : 'Questions'),
+    form: (request) => questionFields(request.questions),
     pending(request, action, typed) {
       const children: CardChild[] = [];
       if (request.preamble) children.push(text(request.preamble));
@@ -178,7 +182,8 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
       });
       const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
       // Where the card is a form, its typed inputs are sent by Submit (the inputs are the platform's: cards.ts has none).
-      if (typed.forms && formOf(action).length > 0) buttons.push(button('Submit', action.id, 'form', 'primary'));
+      if (typed.forms && questionFields(request.questions).length > 0)
+        buttons.push(button('Submit', action.id, 'form', 'primary'));
       buttons.push(button('Skip', action.id, 'skip'));
       if (typed.buttons) children.push(actions(buttons));
       if (typed.forms) return children;

@@ -73,6 +73,9 @@ interface Activity {
   value?: { action?: { data?: unknown } } & Record<string, unknown>;
 }
 
+/** Input.Text's styles, by a typed input's type (a keyboard and a check of their own on some clients). */
+const TEXT_STYLES: Partial<Record<FormField['type'], string>> = { email: 'Email', url: 'Url' };
+
 /** A form field as an Adaptive Card input (schema 1.5). */
 function adaptiveInput(field: FormField): Record<string, unknown> {
   const common = {
@@ -106,12 +109,9 @@ function adaptiveInput(field: FormField): Record<string, unknown> {
       return { type: 'Input.Toggle', ...common, title: field.label, valueOn: 'true', valueOff: 'false' };
     case 'textarea':
       return { type: 'Input.Text', ...common, isMultiline: true };
-    case 'email':
-      return { type: 'Input.Text', ...common, style: 'Email' };
-    case 'url':
-      return { type: 'Input.Text', ...common, style: 'Url' };
     default:
       break;
   }
-  return { type: 'Input.Text', ...common };
+  const style = TEXT_STYLES[field.type];
+  return { type: 'Input.Text', ...common, ...(style ? { style } : {}) };
 }
