@@ -408,6 +408,40 @@ const channelStateShape = {
     .default('chat-sdk')
     .describe("What every key Chat SDK writes in Redis starts with (Chat SDK's own default)."),
 };
+
+const teamsShape = {
+  agent: channelAgent,
+  appId: secretString("the bot's Microsoft App ID").describe(
+    "The Azure Bot's Microsoft App ID: the audience every Bot Framework token to `POST /api/channels/teams/events` must name.",
+  ),
+  appPassword: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected a client secret')
+    .optional()
+    .describe("The app's client secret, for the tokens Heed posts with (or `token`; default `TEAMS_APP_PASSWORD`)."),
+  token: fn<(scope: string | string[], tenantId?: string) => string | Promise<string>>('token(scope)')
+    .optional()
+    .describe('Gives the bearer token for posting to the Bot Framework, in place of fetching one with `appPassword`.'),
+  tenantId: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The app's tenant, for a single-tenant app. Default: `TEAMS_APP_TENANT_ID`, else a multi-tenant app."),
+  openIdMetadataUrl: httpUrl
+    .default('https://login.botframework.com/v1/.well-known/openidconfiguration')
+    .describe(
+      'The OpenID metadata whose `issuer` and `jwks_uri` sign the Bot Framework tokens (sovereign clouds have their own; tests point it at a local server).',
+    ),
+  userName: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The bot's name, for mentions typed as text. Default: the name a mention's entity gives."),
+  apiUrl: httpUrl
+    .optional()
+    .describe(
+      "Sends every reply to this connector URL instead of each conversation's own `serviceUrl` (a gateway or an emulator).",
+    ),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -427,8 +461,11 @@ const channelsShape = {
   state: strict(channelStateShape)
     .optional()
     .describe(
-      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear and Discord: Heed's own store, unless `redis` names a server (docs/channels.md).",
+      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear, Discord and Teams: Heed's own store, unless `redis` names a server (docs/channels.md).",
     ),
+  teams: strict(teamsShape)
+    .optional()
+    .describe('A Microsoft Teams bot: one agent talks in the threads and chats that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -671,6 +708,7 @@ export const configGroups = {
   'channels.linear': linearShape,
   'channels.discord': discordShape,
   'channels.state': channelStateShape,
+  'channels.teams': teamsShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -712,6 +750,7 @@ export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof github
 export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
 export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
 export type ChannelStateConfig = z.input<ReturnType<typeof strict<typeof channelStateShape>>>;
+export type TeamsChannelConfig = z.input<ReturnType<typeof strict<typeof teamsShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

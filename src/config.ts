@@ -17,6 +17,7 @@ import type {
   LinearChannelConfig,
   DiscordChannelConfig,
   ChannelStateConfig,
+  TeamsChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -34,6 +35,7 @@ export type {
   LinearChannelConfig,
   DiscordChannelConfig,
   ChannelStateConfig,
+  TeamsChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -94,6 +96,7 @@ export interface ChannelsConfig {
   discord?: DiscordChannelConfig;
   /** Where Chat SDK's state is kept: Heed's own store, unless `redis` names a server. */
   state?: ChannelStateConfig;
+  teams?: TeamsChannelConfig;
 }
 
 export interface HeedOptions {

@@ -1,6 +1,6 @@
 import type { KindName, KindRequest } from '../../kinds/index.js';
 import type { ActionRecord } from '../../types.js';
-import type { Choice } from './cards.js';
+import { FIELD, type Choice } from './cards.js';
 
 /**
  * What a person's click or typed answer means for a request (docs/channels.md): a button's choice, a
@@ -11,16 +11,23 @@ import type { Choice } from './cards.js';
 
 type Resolution = Record<string, unknown>;
 
+/** A form's typed inputs by their id (`answer.<question id>`), as the platform sends them with a click. */
+export type FormValues = Record<string, unknown>;
+
 interface KindAnswers<K extends KindName> {
-  /** A button's choice. */
-  click(choice: Choice, request: KindRequest<K>): Resolution | undefined;
+  /** A button's choice, with the typed inputs of the card's form where it has one. */
+  click(choice: Choice, request: KindRequest<K>, form: FormValues): Resolution | undefined;
   /** A command (`deny`, `answer`…) and the text after it; `command` is undefined for a reply's plain text. */
   typed(command: string | undefined, rest: string, request: KindRequest<K>): Resolution | undefined;
 }
 
 const answers: { readonly [K in KindName]?: KindAnswers<K> } = {
   approval: {
-    click: (choice) => (choice === 'allow' || choice === 'deny' ? { type: 'approval', decision: choice } : undefined),
+    click(choice, _request, form) {
+      if (choice !== 'allow' && choice !== 'deny') return undefined;
+      const comment = typed(form, 'comment');
+      return { type: 'approval', decision: choice, ...(comment ? { comment } : {}) };
+    },
     typed(command, rest) {
       const word = command ?? rest.split(/\s+/)[0]?.toLowerCase();
       const why = command ? rest : rest.slice(word?.length ?? 0).trim();
@@ -30,8 +37,17 @@ const answers: { readonly [K in KindName]?: KindAnswers<K> } = {
     },
   },
   question: {
-    click(choice, request) {
+    click(choice, request, form) {
       if (choice === 'skip') return { type: 'question', skip: true };
+      if (choice === 'form') {
+        // A question left empty takes its default (or is refused by the normal order when it has none); a multiple choice's picks come comma-separated.
+        const out: Record<string, string | string[]> = Object.create(null);
+        for (const question of request.questions) {
+          const value = typed(form, question.id);
+          if (value) out[question.id] = question.multiple && question.options ? value.split(',') : value;
+        }
+        return { type: 'question', answers: out };
+      }
       const question = request.questions[0];
       const option = choice.startsWith('o') ? question?.options?.[Number(choice.slice(1))] : undefined;
       return question && option ? { type: 'question', answers: { [question.id]: option.value } } : undefined;
@@ -69,8 +85,14 @@ function answersOf(action: ActionRecord): KindAnswers<KindName> | undefined {
 }
 
 /** The answer a button's choice gives, or undefined when the choice is not one of the request's. */
-export function clickAnswer(action: ActionRecord, choice: Choice): Resolution | undefined {
-  return answersOf(action)?.click(choice, action.request);
+export function clickAnswer(action: ActionRecord, choice: Choice, form: FormValues = {}): Resolution | undefined {
+  return answersOf(action)?.click(choice, action.request, form);
+}
+
+/** A form input's typed text, trimmed; undefined when it is empty or not text. */
+function typed(form: FormValues, name: string): string | undefined {
+  const value = Object.hasOwn(form, FIELD + name) ? form[FIELD + name] : undefined;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** The commands a comment may start with. */

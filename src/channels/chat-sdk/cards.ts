@@ -9,7 +9,7 @@ import {
   type KindRequest,
   type TypesFor,
 } from '../../kinds/index.js';
-import type { ActionRecord, Question, QuestionOption } from '../../types.js';
+import type { ActionRecord, InputType, Question, QuestionOption } from '../../types.js';
 import { actionView } from '../../views.js';
 
 /**
@@ -21,8 +21,8 @@ import { actionView } from '../../views.js';
 /** The id of every Heed button; its value says which action and which choice. */
 export const BUTTON = 'heed';
 
-/** What a click chose: a decision, skip, or a question's option by its place. */
-export type Choice = 'allow' | 'deny' | 'skip' | 'accept' | 'decline' | `o${number}`;
+/** What a click chose: a decision, skip, a question's option by its place, or a form's typed answers. */
+export type Choice = 'allow' | 'deny' | 'skip' | 'accept' | 'decline' | 'form' | `o${number}`;
 
 export function buttonValue(actionId: string, choice: Choice): string {
   return `${actionId}:${choice}`;
@@ -30,7 +30,7 @@ export function buttonValue(actionId: string, choice: Choice): string {
 
 /** The action and choice of a button's value, when it is one of Heed's. */
 export function readButton(value: string | undefined): { actionId: string; choice: Choice } | undefined {
-  const match = /^([A-Za-z0-9_-]{1,40}):(allow|deny|skip|accept|decline|o\d{1,3})$/.exec(value ?? '');
+  const match = /^([A-Za-z0-9_-]{1,40}):(allow|deny|skip|accept|decline|form|o\d{1,3})$/.exec(value ?? '');
   return match ? { actionId: match[1], choice: match[2] as Choice } : undefined;
 }
 
@@ -42,6 +42,79 @@ export interface TypedAnswers {
   commands: boolean;
   /** Whether the platform's cards have buttons to click (GitHub and Linear show markdown only). */
   buttons: boolean;
+  /** Whether the platform's cards take typed inputs (Teams' Adaptive Cards): typed answers are a form in the card. */
+  forms?: boolean;
+}
+
+/** A typed input of a request's form, which the platform renders natively (Teams: `Input.Text`, `Input.ChoiceSet`). */
+export interface FormField {
+  /** The input's id: `answer.<question id>`, or `answer.comment` on an approval. */
+  name: string;
+  label: string;
+  type: InputType | 'choice';
+  options?: QuestionOption[];
+  multiple?: boolean;
+  required?: boolean;
+  placeholder?: string;
+  /** The value shown at first (a question's defaults, comma-separated). */
+  value?: string;
+  min?: number | string;
+  max?: number | string;
+}
+
+/** The prefix of every form input's id, so no question id meets the button's own `actionId` or `value`. */
+export const FIELD = 'answer.';
+
+/**
+ * The typed inputs of a pending request's card, where the platform has forms: each question not answered by
+ * one click (with its options as a choice set), or a comment on an approval. Undefined when there are none.
+ */
+export function requestForm(action: ActionRecord): FormField[] | undefined {
+  if (action.status !== 'pending') return undefined;
+  const fields = formOf(action);
+  return fields.length > 0 ? fields : undefined;
+}
+
+function formOf(action: ActionRecord): FormField[] {
+  return cardOf(action)?.form?.(action.request) ?? [];
+}
+
+function questionFields(questions: Question[]): FormField[] {
+  const byClick = clickOptions(questions);
+  return questions.flatMap((question): FormField[] => {
+    const label = clip(`${question.header}: ${question.prompt}`, 200, '…');
+    const value = question.defaults?.length ? question.defaults.join(',') : undefined;
+    if (question.options?.length) {
+      // One click answers it; a typed answer of its own is still possible unless the question forbids it.
+      if (byClick)
+        return question.custom === false
+          ? []
+          : [{ name: FIELD + question.id, label: 'Or your own answer', type: 'text' }];
+      return [
+        {
+          name: FIELD + question.id,
+          label,
+          type: 'choice',
+          options: question.options,
+          ...(question.multiple ? { multiple: true } : {}),
+          ...(value ? { value } : {}),
+        },
+      ];
+    }
+    const input = question.input;
+    return [
+      {
+        name: FIELD + question.id,
+        label,
+        type: input?.type ?? 'text',
+        ...(input?.required ? { required: true } : {}),
+        ...(input?.placeholder ? { placeholder: input.placeholder } : {}),
+        ...(input?.min !== undefined ? { min: input.min } : {}),
+        ...(input?.max !== undefined ? { max: input.max } : {}),
+        ...(value ? { value } : {}),
+      },
+    ];
+  });
 }
 
 const text = (content: string): CardChild => ({ type: 'text', content: clip(content, 3000, '…') });
@@ -70,11 +143,14 @@ interface ChatCard<K extends KindName> {
   pending(request: KindRequest<K>, action: ActionRecord, typed: TypedAnswers): CardChild[];
   title(request: KindRequest<K>): string;
   outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>): string;
+  /** The typed inputs of its card where the platform has forms (`TypedAnswers.forms`). */
+  form?(request: KindRequest<K>): FormField[];
 }
 
 const cards: { readonly [K in KindName]?: ChatCard<K> } = {
   approval: {
     title: (request) => `Approval needed: ${request.title}`,
+    form: () => [{ name: `${FIELD}comment`, label: 'Comment (optional; sent with Allow or Deny)', type: 'textarea' }],
     pending: (request, action, typed) => [
       text(request.summary),
       argsText(request.args),
@@ -90,19 +166,27 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
   },
   question: {
     title: (request) => (request.questions.length === 1 ? request.questions[0].header : 'Questions'),
+    form: (request) => questionFields(request.questions),
     pending(request, action, typed) {
       const children: CardChild[] = [];
       if (request.preamble) children.push(text(request.preamble));
+      const options = clickOptions(request.questions);
+      // Where the card is a form, each input is labelled with its question: the text would say it twice.
+      const asForm = typed.forms && !options;
       request.questions.forEach((question, index) => {
-        const options = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
+        const listed = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
         const id = request.questions.length > 1 ? ` (\`${question.id}\`)` : '';
-        children.push(text(`**${question.header}**${id} ${question.prompt}${options ? `\n${options}` : ''}`));
+        if (!asForm)
+          children.push(text(`**${question.header}**${id} ${question.prompt}${listed ? `\n${listed}` : ''}`));
         if (index === 0 && question.description) children.push(text(question.description));
       });
-      const options = clickOptions(request.questions);
       const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
+      // Where the card is a form, its typed inputs are sent by Submit (the inputs are the platform's: cards.ts has none).
+      if (typed.forms && questionFields(request.questions).length > 0)
+        buttons.push(button('Submit', action.id, 'form', 'primary'));
       buttons.push(button('Skip', action.id, 'skip'));
       if (typed.buttons) children.push(actions(buttons));
+      if (typed.forms) return children;
       const example =
         request.questions.length === 1
           ? options

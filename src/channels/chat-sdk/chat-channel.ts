@@ -1,7 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { ActionEvent, Adapter, Chat, Logger as ChatLogger, Message, Thread } from 'chat';
+import type {
+  ActionEvent,
+  Adapter,
+  CardElement,
+  Chat,
+  Logger as ChatLogger,
+  Message,
+  PostableCard,
+  Thread,
+} from 'chat';
 import type { Caller } from '../../caller.js';
 import type { ChannelStateConfig, ChannelUser } from '../../config-schema.js';
 import { HeedError } from '../../errors.js';
@@ -12,9 +21,19 @@ import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
 import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
-import { clickAnswer, readCommand, typedAnswer } from './answers.js';
-import { BUTTON, outcomeText, readButton, reminderText, requestCard, settledCard, type TypedAnswers } from './cards.js';
 import { HarmlessClaims } from './harmless-claims.js';
+import { clickAnswer, readCommand, typedAnswer, type FormValues } from './answers.js';
+import {
+  BUTTON,
+  outcomeText,
+  readButton,
+  reminderText,
+  requestCard,
+  requestForm,
+  settledCard,
+  type FormField,
+  type TypedAnswers,
+} from './cards.js';
 import { HeedState } from './heed-state.js';
 import { redisState } from './redis-state.js';
 
@@ -48,7 +67,17 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   badProof?(response: Response): boolean;
   /** How a note addresses its person, where `@name` is not the platform's mention (Discord's `<@id>`). */
   mention?(user: ChannelUser): string;
+  /** The bot's name as a message's mention of it shows it (Teams: the mention entity's), when the platform says. */
+  mentioned?(raw: unknown): string | undefined;
+  /** Where cards are forms (`typed.forms`): the typed inputs a click carries, by input id, from its raw event. */
+  formValues?(raw: unknown): FormValues;
 }
+
+/**
+ * A request's card as Heed posts it: where the platform has forms, with the typed inputs its adapter
+ * renders into the card (cards.ts cannot say them in Chat SDK's card model).
+ */
+export type RequestMessage = PostableCard & { card: CardElement; form?: FormField[] };
 
 interface Loaded {
   chat: Chat;
@@ -189,7 +218,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       ...(author.email ? { email: author.email } : {}),
     };
     const { adapter } = await this.load();
-    const text = this.withoutMention(message.text ?? '', adapter);
+    const name = this.platform.mentioned?.(message.raw) ?? this.config.userName ?? adapter.userName;
+    const text = this.withoutMention(message.text ?? '', name);
     const repliedTo = this.platform.repliedTo?.(message.raw);
     const posted = repliedTo ? await this.postedAt(repliedTo) : undefined;
     if (posted) {
@@ -242,7 +272,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       id: event.user.userId,
       ...(event.user.userName ? { userName: event.user.userName } : {}),
     };
-    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice), undefined);
+    const form = this.platform.formValues?.(event.raw) ?? {};
+    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice, form), undefined);
   }
 
   /**
@@ -373,8 +404,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     };
   }
 
-  private withoutMention(text: string, adapter: Adapter): string {
-    const name = this.config.userName ?? adapter.userName;
+  private withoutMention(text: string, name: string | undefined): string {
     const mention = name ? new RegExp(`@${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b\\s*`, 'gi') : undefined;
     // Discord's text names the bot as `<@id>`: a leading one is the mention itself.
     return (mention ? text.replace(mention, '') : text).replace(/^\s*<@!?\w+>\s*/, '').trim();
@@ -409,7 +439,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     if (delivery.event === 'action.required') {
       // As it stands now: a request settled before it could be posted is posted as settled.
       const card = requestCard(action, this.platform.typed, by);
-      const posted = await adapter.postMessage(threadId, { card, fallbackText: card.title ?? '' });
+      const form = this.platform.typed.forms ? requestForm(action) : undefined;
+      const message: RequestMessage = { card, fallbackText: card.title ?? '', ...(form ? { form } : {}) };
+      const posted = await adapter.postMessage(threadId, message);
       await store.putValues([
         {
           scope: `${this.name}:post:${posted.id}`,

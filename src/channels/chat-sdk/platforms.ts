@@ -4,6 +4,7 @@ import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
 import { discord } from './platforms/discord.js';
 import { github } from './platforms/github.js';
 import { linear } from './platforms/linear.js';
+import { teams } from './platforms/teams.js';
 import { telegram } from './platforms/telegram.js';
 
 /**
@@ -19,6 +20,7 @@ export const chatPlatforms: {
   github,
   linear,
   discord,
+  teams,
 };
 
 export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack' | 'state'> & ChannelPlatform;
