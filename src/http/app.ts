@@ -8,6 +8,7 @@ import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { agUiRoutes } from './ag-ui/route.js';
+import { a2aRoutes } from './a2a/route.js';
 import { authMiddleware } from './auth.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
@@ -80,6 +81,7 @@ export function apiRoutes(): Route[] {
     ...queueRoutes,
     ...aiSdkChatRoutes,
     ...agUiRoutes,
+    ...a2aRoutes,
     ...channelRoutes,
     ...demoRoutes,
   ];
