@@ -42,7 +42,10 @@ export function dataPart(data: unknown, metadata?: Record<string, unknown>): Par
 }
 
 /** A user message; `taskId`/`contextId` continue a task or a conversation. */
-export function userMessage(parts: Part[], ids: { taskId?: string; contextId?: string; messageId?: string } = {}): Message {
+export function userMessage(
+  parts: Part[],
+  ids: { taskId?: string; contextId?: string; messageId?: string } = {},
+): Message {
   return {
     messageId: ids.messageId ?? nextId(),
     contextId: ids.contextId ?? '',

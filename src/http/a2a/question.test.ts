@@ -31,7 +31,11 @@ describe('A2A card', () => {
     const card = AgentCard.fromJSON(response.body);
     expect(AgentCard.toJSON(card)).toMatchObject({ name: 'support' });
     expect(card.supportedInterfaces).toEqual([
-      expect.objectContaining({ url: `${server.url}/api/a2a/support`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({
+        url: `${server.url}/api/a2a/support`,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+      }),
     ]);
     expect(card.capabilities?.streaming).toBe(true);
     expect(card.skills.map((skill) => skill.id)).toEqual(['chat', 'issue_refund', 'get_selection', 'connect', 'ask']);
@@ -68,7 +72,10 @@ describe('A2A question', () => {
     expect(statusText(done)).toBe('Done.');
     expect(done.artifacts[0].parts[0].content).toEqual({ $case: 'text', value: 'Done.' });
     const after = await server.api('GET', `/api/conversations/${paused.contextId}/actions`, { token: 'ada' });
-    expect(after.body.actions[0]).toMatchObject({ status: 'resolved', resolution: expect.objectContaining({ type: 'question' }) });
+    expect(after.body.actions[0]).toMatchObject({
+      status: 'resolved',
+      resolution: expect.objectContaining({ type: 'question' }),
+    });
 
     // GetTask reads the same task back from the store.
     const read = await client.getTask({ tenant: '', id: paused.id, historyLength: undefined });
