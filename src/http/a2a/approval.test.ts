@@ -95,7 +95,8 @@ describe('A2A approval decided elsewhere', () => {
       async (event) => {
         if (!allowed && stateOf(event) === TaskState.TASK_STATE_AUTH_REQUIRED) {
           allowed = true;
-          const task = await getTask(client, event.payload!.value.taskId ?? (event.payload!.value as Task).id);
+          const value = event.payload!.value;
+          const task = await getTask(client, 'taskId' in value ? value.taskId : value.id);
           expect((await allow(task)).status).toBe(200);
         }
       },

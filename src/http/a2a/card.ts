@@ -80,7 +80,7 @@ export function agentCard(agent: AgentConfig, baseUrl: string): JsonObject {
     provider: { organization: 'Heed', url: baseUrl },
     version: '1.0.0',
     documentationUrl: `${baseUrl}/api/docs`,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [] },
     securitySchemes: {
       bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: "A token from the server's auth config." } },
     },

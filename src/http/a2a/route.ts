@@ -4,8 +4,17 @@ import { defineRoute, type Route, type RouteInput } from '../route.js';
 import { sseResponse } from '../sse.js';
 import { agentCard } from './card.js';
 import { A2A_CODES, badParams, notCancelable, rpcFailure, rpcResult, RpcError, type RpcId } from './json-rpc.js';
-import { startSend, type A2aRequestContext, type SentMessage } from './send.js';
-import { buildTask, parseTaskId, readTask, TERMINAL } from './task.js';
+import {
+  checkPushUrl,
+  createPushConfig,
+  deletePushConfig,
+  listPushConfigs,
+  pushConfigNotFound,
+  pushConfigParams,
+  pushConfigRef,
+} from './push.js';
+import { startSend, type A2aRequestContext, type SentMessage, type Started } from './send.js';
+import { buildTask, parseTaskId, readTask, taskId, TERMINAL } from './task.js';
 import { untilIdle, watchTask } from './watch.js';
 
 /*
@@ -41,7 +50,12 @@ const sendParams = z.looseObject({
     parts: z.array(partSchema).min(1).max(100),
     metadata: z.record(z.string(), z.unknown()).optional(),
   }),
-  configuration: z.looseObject({ returnImmediately: z.boolean().optional() }).optional(),
+  configuration: z
+    .looseObject({
+      returnImmediately: z.boolean().optional(),
+      taskPushNotificationConfig: pushConfigParams.omit({ taskId: true }).optional(),
+    })
+    .optional(),
 });
 const taskParams = z.looseObject({ id: z.string().min(1).max(400) });
 
@@ -145,7 +159,7 @@ async function dispatch(input: Input, context: A2aRequestContext, method: string
   switch (method) {
     case 'SendMessage': {
       const sent = parseParams(sendParams, params);
-      const started = await startSend(context, sent.message as SentMessage);
+      const started = await send(context, sent);
       if (!sent.configuration?.returnImmediately) {
         await started.running.catch(() => undefined);
         await untilIdle(host, started.ref.conversationId, input.signal);
@@ -155,7 +169,7 @@ async function dispatch(input: Input, context: A2aRequestContext, method: string
     }
     case 'SendStreamingMessage': {
       const sent = parseParams(sendParams, params);
-      const started = await startSend(context, sent.message as SentMessage);
+      const started = await send(context, sent);
       const after =
         started.firstSeq !== undefined ? started.firstSeq - 1 : await lastSeq(input, started.ref.conversationId);
       return stream(input, id, (send, writer) =>
@@ -194,16 +208,22 @@ async function dispatch(input: Input, context: A2aRequestContext, method: string
       return Response.json(rpcResult(id, await readTask(heed, host, caller, agent, taskId)));
     }
     case 'CreateTaskPushNotificationConfig':
-    case 'GetTaskPushNotificationConfig':
-    case 'ListTaskPushNotificationConfigs':
-    case 'DeleteTaskPushNotificationConfig':
-      throw new RpcError(
-        A2A_CODES.pushNotSupported,
-        new HeedError(
-          'invalid_request',
-          'This server does not send A2A push notifications yet: follow a task with SubscribeToTask or GetTask.',
-        ),
-      );
+      return Response.json(rpcResult(id, await createPushConfig(context, parseParams(pushConfigParams, params))));
+    case 'GetTaskPushNotificationConfig': {
+      const ref = parseParams(pushConfigRef, params);
+      const [found] = await listPushConfigs(context, { ...ref, id: ref.id ?? '' });
+      if (!found) throw pushConfigNotFound();
+      return Response.json(rpcResult(id, found));
+    }
+    case 'ListTaskPushNotificationConfigs': {
+      const { taskId } = parseParams(pushConfigRef, params);
+      return Response.json(rpcResult(id, { configs: await listPushConfigs(context, { taskId }), nextPageToken: '' }));
+    }
+    case 'DeleteTaskPushNotificationConfig': {
+      const ref = parseParams(pushConfigRef, params);
+      await deletePushConfig(context, { ...ref, id: ref.id ?? '' });
+      return Response.json(rpcResult(id, null));
+    }
     default:
       throw new RpcError(
         A2A_CODES.methodNotFound,
@@ -212,6 +232,16 @@ async function dispatch(input: Input, context: A2aRequestContext, method: string
         }),
       );
   }
+}
+
+/** Sends the message; a push config in its configuration is stored for the task it started or answered. */
+async function send(context: A2aRequestContext, sent: z.output<typeof sendParams>): Promise<Started> {
+  const push = sent.configuration?.taskPushNotificationConfig;
+  // Checked before anything is sent, so that a refused URL records nothing.
+  if (push) checkPushUrl(context, push.url);
+  const started = await startSend(context, sent.message as SentMessage);
+  if (push) await createPushConfig(context, { ...push, taskId: taskId(started.ref) });
+  return started;
 }
 
 async function lastSeq(input: Input, conversationId: string): Promise<number> {
