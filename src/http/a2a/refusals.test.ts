@@ -91,10 +91,11 @@ describe('A2A refusals', () => {
     expect(again.data?.[0].metadata.code).toBe('task_not_cancelable');
   });
 
-  it('answers a malformed JSON-RPC request and an unknown method with JSON-RPC errors', async () => {
+  it('refuses a body that is not JSON-RPC with a 400, and answers an unknown method with a JSON-RPC error', async () => {
+    // Not JSON-RPC at all: an HTTP 400, as any route refuses a body that is not its own.
     const bad = await server.api('POST', '/api/a2a/support', { token: 'ada', body: { method: 'GetTask' } });
-    expect(bad.status).toBe(200);
-    expect(bad.body.error.code).toBe(-32600);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
     const unknown = await server.api('POST', '/api/a2a/support', {
       token: 'ada',
       body: { jsonrpc: '2.0', id: 3, method: 'Teleport', params: {} },

@@ -27,15 +27,17 @@ const agentParams = z.object({ agent: z.string().min(1).max(200) });
 
 const rpcBody = z
   .looseObject({
-    jsonrpc: z.unknown().optional().describe('`"2.0"`.'),
-    id: z.unknown().optional(),
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
     method: z
-      .unknown()
-      .optional()
-      .describe('`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask` or `SubscribeToTask`.'),
+      .string()
+      .max(200)
+      .describe(
+        '`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask`, or `CreateTaskPushNotificationConfig`, `GetTaskPushNotificationConfig`, `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`.',
+      ),
     params: z.unknown().optional().describe("The method's params in A2A 1.0's JSON form."),
   })
-  .describe('A JSON-RPC 2.0 request.');
+  .describe('A JSON-RPC 2.0 request (anything else is an HTTP 400, as for any route).');
 
 const partSchema = z.looseObject({
   text: z.string().optional(),
@@ -129,14 +131,7 @@ export const a2aRoutes: Route[] = [
           details: { agent: params.agent },
         });
       }
-      const id: RpcId = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
-      if (body.jsonrpc !== '2.0' || typeof body.method !== 'string') {
-        const error = new RpcError(
-          A2A_CODES.invalidRequest,
-          new HeedError('invalid_request', 'A JSON-RPC 2.0 request needs `"jsonrpc": "2.0"` and a `method`.'),
-        );
-        return Response.json(rpcFailure(id, error));
-      }
+      const id: RpcId = body.id ?? null;
       const context: A2aRequestContext = {
         heed: input.heed,
         host,
