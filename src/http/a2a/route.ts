@@ -28,7 +28,6 @@ const agentParams = z.object({ agent: z.string().min(1).max(200) });
 const rpcBody = z
   .looseObject({
     jsonrpc: z.literal('2.0'),
-    id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
     method: z
       .string()
       .max(200)
@@ -37,7 +36,9 @@ const rpcBody = z
       ),
     params: z.unknown().optional().describe("The method's params in A2A 1.0's JSON form."),
   })
-  .describe('A JSON-RPC 2.0 request (anything else is an HTTP 400, as for any route).');
+  .describe(
+    'A JSON-RPC 2.0 request, with its `id` (a string, a number or null) answered back (anything else is an HTTP 400, as for any route).',
+  );
 
 const partSchema = z.looseObject({
   text: z.string().optional(),
@@ -131,7 +132,9 @@ export const a2aRoutes: Route[] = [
           details: { agent: params.agent },
         });
       }
-      const id: RpcId = body.id ?? null;
+      // Not in the schema's shape (that would read as a conversation id), but answered back as JSON-RPC asks.
+      const sent = (body as { id?: unknown }).id;
+      const id: RpcId = typeof sent === 'string' || typeof sent === 'number' ? sent : null;
       const context: A2aRequestContext = {
         heed: input.heed,
         host,
