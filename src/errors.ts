@@ -26,6 +26,7 @@ export const errorStatus = {
   channel_chat: 409,
   action_pending: 409,
   chat_id_taken: 409,
+  task_not_cancelable: 409,
   action_expired: 410,
   payload_too_large: 413,
   metadata_too_large: 413,

@@ -1,4 +1,5 @@
-import { commitWrite } from './engine/transact.js';
+import { commitWrite, transact } from './engine/transact.js';
+import { A2A_SETTINGS_KEY, a2aPushConfigs, type A2aPushConfig } from './protocol/request-conversation.js';
 import type { Logger } from './logger.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
@@ -74,6 +75,11 @@ export interface HeedHooks {
    * stored: a surface that settles several answers at once refuses them all before it settles one.
    */
   checkAnswer(agent: string, action: ActionRecord, raw: unknown, caller: Caller): Promise<StoredResolution>;
+  /**
+   * A conversation's A2A push-notification configs (docs/a2a.md), kept in its metadata: `edit` gets the
+   * current list and returns the new one, written with compare-and-set; resolves with the list written.
+   */
+  editA2aPush(conversationId: string, edit: (configs: A2aPushConfig[]) => A2aPushConfig[]): Promise<A2aPushConfig[]>;
   /** A signed-in person's delegation (docs/approvals.md, Delegation), read and set at the engine's clock. */
   readonly delegation: {
     /** Theirs in force, and the ones they hold for others. */
@@ -105,6 +111,20 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
         limits: engine.limits,
         validateApprovedArgs: engine.validateApprovedArgs(config),
       }).stored;
+    },
+    editA2aPush: async (conversationId, edit) => {
+      const result = await transact(
+        engine,
+        conversationId,
+        {},
+        ({ conversation }) => {
+          const configs = edit(a2aPushConfigs(conversation));
+          const metadata = { ...conversation.metadata, [A2A_SETTINGS_KEY]: { push: configs as never } };
+          return { type: 'write', write: { set: { metadata, updatedAt: engine.now() } }, value: configs };
+        },
+        { busy: 'The conversation kept changing while its A2A push configs were being written.' },
+      );
+      return result.value;
     },
     delegation: {
       get: async (userId) => ({

@@ -8,6 +8,8 @@ import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { agUiRoutes } from './ag-ui/route.js';
+import { a2aRoutes } from './a2a/route.js';
+import { pushSender } from './a2a/push.js';
 import { authMiddleware } from './auth.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
@@ -80,6 +82,7 @@ export function apiRoutes(): Route[] {
     ...queueRoutes,
     ...aiSdkChatRoutes,
     ...agUiRoutes,
+    ...a2aRoutes,
     ...channelRoutes,
     ...demoRoutes,
   ];
@@ -136,6 +139,8 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   });
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
+  // A2A push notifications wait in the outbox until an app that can build their tasks is up (docs/a2a.md).
+  host.notifier.a2aPush ??= pushSender(host);
   const perMinute = host.conversationsPerMinute;
   mountRoutes(app, heed, host, apiRoutes(), {
     signal: options.signal ?? new AbortController().signal,

@@ -67,6 +67,8 @@ describe('OpenAPI document', () => {
         'GET /api/ai-sdk/chat/{agent}/{id}/stream',
         'POST /api/ag-ui/{agent}',
         'GET /api/ag-ui/{agent}/capabilities',
+        'GET /api/a2a/{agent}/.well-known/agent-card.json',
+        'POST /api/a2a/{agent}',
         'GET /api/demo',
         'GET /api/openapi.json',
         'GET /api/docs',

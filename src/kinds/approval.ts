@@ -194,6 +194,7 @@ export const approval = defineKind({
 
   decline: (note) => ({ type: 'approval', decision: 'deny', ...(note !== undefined ? { comment: note } : {}) }),
 
+  a2aPause: 'auth_required',
   agUi: {
     reason: 'tool_call',
     // The pattern AG-UI's interrupts page recommends for a tool approval; `editedArgs` is its approve-with-edits.

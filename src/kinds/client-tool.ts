@@ -145,6 +145,7 @@ export const clientTool = defineKind({
 
   decline: (note) => ({ type: 'client_tool', error: (note as string | undefined) ?? 'Declined by the user.' }),
 
+  a2aPause: 'input_required',
   agUi: {
     reason: 'tool_call',
     frontendTool: true,

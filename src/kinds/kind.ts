@@ -334,6 +334,11 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   answerFromUiPart(part: SentToolPart): Record<string, unknown> | undefined;
   /** How an AG-UI client (docs/ag-ui.md) sees a pending action of this kind as an interrupt, and answers it. */
   readonly agUi: AgUiInterruptRules;
+  /**
+   * The A2A task state (docs/a2a.md) a pause on an action of this kind shows: `input_required` when the
+   * caller itself answers it (the default), `auth_required` when a person decides elsewhere and the task goes on by itself.
+   */
+  readonly a2aPause?: 'input_required' | 'auth_required';
   readonly presentation: KindPresentation<T>;
   /** Type only, never set: the kind's types, read by src/kinds/index.ts to join every kind's. */
   readonly types?: T;

@@ -186,6 +186,7 @@ export const question = defineKind({
     };
   },
 
+  a2aPause: 'input_required',
   agUi: {
     reason: 'input_required',
     answerFromResume(status, payload) {

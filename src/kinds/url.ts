@@ -71,6 +71,7 @@ export const url = defineKind({
   // A URL answer has no note: one given is sent along, and refused by name rather than lost.
   decline: (note) => ({ type: 'url', decision: 'decline', ...(note !== undefined ? ({ note } as object) : {}) }),
 
+  a2aPause: 'input_required',
   agUi: {
     reason: 'input_required',
     answerFromResume: (status, payload) =>

@@ -56,6 +56,15 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         await store.finishDelivery(delivery.id, { status: 'delivered', at: at(), ...(receipt ? { receipt } : {}) });
         return;
       }
+      if (target.type === 'a2a') {
+        // An A2A push (./a2a-push.ts): the URL is checked again, in case the operator changed the list since.
+        if (!callbackAllowed(target.url, config.callbackHosts ?? []))
+          throw new Drop("the push URL's host is no longer allowed");
+        if (!notifier.a2aPush) throw new Error('no A2A endpoint is served yet to build the task');
+        const receipt = await notifier.a2aPush(delivery, { timeoutMs: attemptTimeoutMs, signal: stopping.signal });
+        await store.finishDelivery(delivery.id, { status: 'delivered', at: at(), receipt });
+        return;
+      }
       const conversation = await store.getConversation(delivery.conversationId);
       const action = conversation && (await store.getAction(delivery.conversationId, delivery.actionId));
       if (!conversation || !action) throw new Drop('the action is gone');
@@ -223,7 +232,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
 /** The delivery's target for a log line: the webhook's URL, the mail's address or the channel (the operator's own log, unlike the event log). */
 function targetOf(delivery: DeliveryRecord): string {
   const target = delivery.target;
-  return target.type === 'webhook' || target.type === 'callback'
+  return target.type === 'webhook' || target.type === 'callback' || target.type === 'a2a'
     ? withoutQuery(target.url)
     : target.type === 'channel'
       ? `channel ${target.channel}`

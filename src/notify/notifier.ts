@@ -10,6 +10,7 @@ import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
 import { delegatesInForce } from '../engine/delegation.js';
 import { callbackDeliveries } from './callbacks.js';
+import { a2aPushDeliveries, movesTask, type A2aPushSender } from './a2a-push.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
 
 /**
@@ -27,6 +28,8 @@ export class Notifier implements Outbox {
   readonly channels = new Map<string, ChannelAdapter>();
   /** True when a webhook or an email is configured for the server or any agent. */
   private readonly notifying: boolean;
+  /** Posts an A2A task's state to a push config (docs/a2a.md); set by the HTTP app that serves A2A. */
+  a2aPush?: A2aPushSender;
 
   constructor(
     private readonly engine: Engine,
@@ -59,7 +62,9 @@ export class Notifier implements Outbox {
       change.actions?.length || change.settle?.length || escalations.length || reminders.length,
     );
     const replies = this.channels.size > 0 && (change.messages ?? []).some((message) => message.role === 'assistant');
-    if (!aboutActions && !replies) return [];
+    // A2A push configs need callback hosts to post to, so a server without any reads nothing more here.
+    const pushes = (this.config.callbackHosts ?? []).length > 0 && movesTask(change);
+    if (!aboutActions && !replies && !pushes) return [];
     if (!this.active) return [];
     // The runner's snapshot, when it holds one: the conversation as this change found it.
     const conversation =
@@ -71,6 +76,7 @@ export class Notifier implements Outbox {
         ? channelDeliveries(change, conversation, at)
         : []),
       ...callbackDeliveries(change, conversation, at),
+      ...(pushes ? a2aPushDeliveries(change, conversation, at) : []),
     ];
     if (!aboutActions || !this.notifying) return posts;
     const targets = targetsFor(this.config, this.engine.agents.get(conversation.agent));

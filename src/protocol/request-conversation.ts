@@ -35,10 +35,43 @@ export function requestSettings(conversation: { agent: string; metadata: JsonObj
   return settings;
 }
 
-/** Metadata as clients see it: without the server's own settings of a request. */
+/**
+ * The metadata key of a conversation's A2A push-notification configs (docs/a2a.md): they hold a caller's
+ * token and credentials, so views leave them out like a request's settings.
+ */
+export const A2A_SETTINGS_KEY = 'heed:a2a';
+
+/** One A2A push-notification config of a task, as the server keeps it. */
+export interface A2aPushConfig {
+  id: string;
+  /** The id of the user message that started the task. */
+  task: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials: string };
+}
+
+/** The A2A push-notification configs kept in a conversation's metadata (none when it has none). */
+export function a2aPushConfigs(conversation: { metadata: JsonObject | null }): A2aPushConfig[] {
+  const kept = conversation.metadata?.[A2A_SETTINGS_KEY];
+  if (typeof kept !== 'object' || kept === null || Array.isArray(kept) || !Array.isArray(kept.push)) return [];
+  return kept.push.filter(
+    (entry): entry is JsonObject =>
+      typeof entry === 'object' &&
+      entry !== null &&
+      !Array.isArray(entry) &&
+      typeof entry.id === 'string' &&
+      typeof entry.task === 'string' &&
+      typeof entry.url === 'string',
+  ) as unknown as A2aPushConfig[];
+}
+
+const HIDDEN = [REQUEST_SETTINGS_KEY, A2A_SETTINGS_KEY];
+
+/** Metadata as clients see it: without the server's own settings of a request or of A2A push notifications. */
 export function shownMetadata(metadata: JsonObject | null): JsonObject | null {
-  if (!metadata || !Object.hasOwn(metadata, REQUEST_SETTINGS_KEY)) return metadata;
+  if (!metadata || !HIDDEN.some((key) => Object.hasOwn(metadata, key))) return metadata;
   const shown: Record<string, JsonValue> = {};
-  for (const [key, value] of Object.entries(metadata)) if (key !== REQUEST_SETTINGS_KEY) shown[key] = value;
+  for (const [key, value] of Object.entries(metadata)) if (!HIDDEN.includes(key)) shown[key] = value;
   return shown;
 }

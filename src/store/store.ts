@@ -127,18 +127,20 @@ export type DeliveryEvent =
  * What a channel delivery is about: the action events, or `message.created`, an agent's reply to post in
  * the channel (its `actionId` then holds the message's id).
  */
-export type ChannelDeliveryEvent = DeliveryEvent | 'message.created';
+export type ChannelDeliveryEvent = DeliveryEvent | 'message.created' | 'task.status';
 
 /**
  * Where a delivery goes: a webhook by its URL, one email recipient, a channel's conversation (the
  * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there), or the
- * `callbackUrl` of a request made with `POST /api/requests`.
+ * `callbackUrl` of a request made with `POST /api/requests`, or an A2A push-notification config (docs/a2a.md; its
+ * `actionId` is then the config's id).
  */
 export type DeliveryTarget =
   | { type: 'webhook'; url: string }
   | { type: 'email'; to: string }
   | { type: 'channel'; channel: string }
-  | { type: 'callback'; url: string };
+  | { type: 'callback'; url: string }
+  | { type: 'a2a'; url: string; configId: string };
 
 /** A notification to send, written in the same commit as the change that causes it. */
 export interface NewDelivery {

@@ -12,12 +12,21 @@ const delivery = z.object({
   conversationId: z.string(),
   actionId: z.string(),
   event: z
-    .enum(['action.required', 'action.resolved', 'action.expired', 'action.cancelled', 'message.created'])
-    .describe('`message.created`: an agent reply posted to a channel (`actionId` is then the message id).'),
+    .enum([
+      'action.required',
+      'action.resolved',
+      'action.expired',
+      'action.cancelled',
+      'message.created',
+      'task.status',
+    ])
+    .describe(
+      '`message.created`: an agent reply posted to a channel (`actionId` is then the message id); `task.status`: an A2A task changed state (`actionId` is then the push config id).',
+    ),
   target: z
     .record(z.string(), z.unknown())
     .describe(
-      '`{ type: "webhook", url }`, `{ type: "email", to }`, `{ type: "channel", channel }` (a Slack thread) or `{ type: "callback", url }` (the `callbackUrl` of a request).',
+      '`{ type: "webhook", url }`, `{ type: "email", to }`, `{ type: "channel", channel }` (a Slack thread) `{ type: "callback", url }` (the `callbackUrl` of a request) or `{ type: "a2a", url, configId }` (an A2A push config).',
     ),
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']),
   attempts: z.number().int(),

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { DeliveryDropped } from '../../channels/channel.js';
+import { HeedError } from '../../errors.js';
+import type { HeedHooks } from '../../hooks.js';
+import { newId } from '../../ids.js';
+import { checkCallbackUrl } from '../../notify/callbacks.js';
+import type { A2aPushSender } from '../../notify/a2a-push.js';
+import { a2aPushConfigs, type A2aPushConfig } from '../../protocol/request-conversation.js';
+import type { DeliveryRecord } from '../../store/store.js';
+import { A2A_CODES, RpcError } from './json-rpc.js';
+import type { A2aRequestContext } from './send.js';
+import { buildTask, parseTaskId, readTask, taskId } from './task.js';
+import { statusUpdate } from './watch.js';
+
+/*
+ * A2A push-notification configs (docs/a2a.md): kept in the task's conversation (so any instance sends them),
+ * and delivered from the outbox. A config's URL must be one the operator allows for callbacks
+ * (`notify.callbackHosts`, with `notify.callbackSecret` to sign): a caller cannot make the server post to
+ * an internal address the operator did not choose. Each POST is the task's status update, with the config's
+ * token in `X-A2A-Notification-Token`, its credentials in `Authorization`, and a Standard Webhooks signature.
+ */
+
+export const pushConfigParams = z.looseObject({
+  id: z.string().max(200).optional(),
+  taskId: z.string().min(1).max(400),
+  url: z.string().min(1).max(2000),
+  token: z.string().max(1000).optional(),
+  authentication: z.looseObject({ scheme: z.string().min(1).max(100), credentials: z.string().max(4000) }).optional(),
+});
+export const pushConfigRef = z.looseObject({ taskId: z.string().min(1).max(400), id: z.string().max(200).optional() });
+
+/** A config as A2A shows it (its credentials stay on the server). */
+function shown(config: A2aPushConfig, conversationId: string) {
+  return {
+    id: config.id,
+    taskId: taskId({ conversationId, messageId: config.task }),
+    url: config.url,
+    ...(config.token ? { token: config.token } : {}),
+    ...(config.authentication ? { authentication: { scheme: config.authentication.scheme } } : {}),
+  };
+}
+
+/** Refuses a push URL the operator does not allow for callbacks, as a request's callbackUrl is refused. */
+export function checkPushUrl(context: A2aRequestContext, url: string): void {
+  try {
+    checkCallbackUrl(url, context.host.notifier.config);
+  } catch (thrown) {
+    if (!HeedError.isInstance(thrown)) throw thrown;
+    throw new RpcError(
+      A2A_CODES.invalidParams,
+      new HeedError('callback_not_allowed', thrown.message.replace('callbackUrl', 'The push URL'), {
+        details: { field: 'params.url' },
+      }),
+    );
+  }
+}
+
+/** Stores a config for a task the caller may read (the URL checked first); returns it as A2A shows it. */
+export async function createPushConfig(context: A2aRequestContext, input: z.output<typeof pushConfigParams>) {
+  const { heed, host, caller, agent } = context;
+  await readTask(heed, host, caller, agent, input.taskId);
+  const ref = parseTaskId(input.taskId)!;
+  checkPushUrl(context, input.url);
+  const config: A2aPushConfig = {
+    id: input.id || newId('msg'),
+    task: ref.messageId,
+    url: input.url,
+    ...(input.token ? { token: input.token } : {}),
+    ...(input.authentication ? { authentication: input.authentication } : {}),
+  };
+  await host.editA2aPush(ref.conversationId, (configs) => [
+    ...configs.filter((entry) => entry.id !== config.id),
+    config,
+  ]);
+  return shown(config, ref.conversationId);
+}
+
+/** The task's configs (one when `id` is given), after the same access check as GetTask. */
+export async function listPushConfigs(context: A2aRequestContext, input: z.output<typeof pushConfigRef>) {
+  const { heed, host, caller, agent } = context;
+  await readTask(heed, host, caller, agent, input.taskId);
+  const ref = parseTaskId(input.taskId)!;
+  const conversation = await host.store.getConversation(ref.conversationId);
+  const configs = conversation ? a2aPushConfigs(conversation).filter((entry) => entry.task === ref.messageId) : [];
+  return configs
+    .filter((entry) => input.id === undefined || entry.id === input.id)
+    .map((c) => shown(c, ref.conversationId));
+}
+
+export async function deletePushConfig(context: A2aRequestContext, input: z.output<typeof pushConfigRef>) {
+  const found = await listPushConfigs(context, input);
+  if (found.length === 0) throw pushConfigNotFound();
+  const ref = parseTaskId(input.taskId)!;
+  await context.host.editA2aPush(ref.conversationId, (configs) => configs.filter((entry) => entry.id !== input.id));
+}
+
+export const pushConfigNotFound = () =>
+  new HeedError('not_found', 'That task has no push notification config with this id.');
+
+/**
+ * The sender the outbox calls (src/notify/a2a-push.ts): builds the task now, skips it when the config's last
+ * delivery already carried this state, and posts the status update.
+ */
+export function pushSender(host: HeedHooks): A2aPushSender {
+  return async (delivery: DeliveryRecord, { timeoutMs, signal }) => {
+    const conversation = await host.store.getConversation(delivery.conversationId);
+    const config = conversation && a2aPushConfigs(conversation).find((entry) => entry.id === delivery.actionId);
+    if (!conversation || !config) throw new DeliveryDropped('the push config is gone');
+    const task = await buildTask(host, conversation.agent, {
+      conversationId: conversation.id,
+      messageId: config.task,
+    });
+    if (!task) throw new DeliveryDropped('the task is gone');
+    const earlier = await host.store.listDeliveries({ actionId: config.id, status: 'delivered' });
+    const lastState = earlier.at(-1)?.receipt?.state;
+    if (lastState === task.status.state) throw new DeliveryDropped(`the task is still ${task.status.state}`);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'heed-a2a' };
+    if (config.token) headers['x-a2a-notification-token'] = config.token;
+    if (config.authentication)
+      headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
+    const body = JSON.stringify({ statusUpdate: statusUpdate(task) });
+    const secret = host.notifier.config.callbackSecret;
+    if (secret) Object.assign(headers, await signed(secret, delivery.id, body));
+    let response: Response;
+    try {
+      response = await fetch(config.url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+      });
+    } catch (error) {
+      throw new Error(`could not connect (${(error as Error).name})`);
+    }
+    await response.arrayBuffer().catch(() => undefined);
+    if (response.status < 200 || response.status > 299) throw new Error(`HTTP ${response.status}`);
+    return { state: task.status.state };
+  };
+}
+
+/** Standard Webhooks headers for the body, as webhooks and callbacks are signed. */
+async function signed(secret: string, id: string, body: string): Promise<Record<string, string>> {
+  const { Webhook } = await import('standardwebhooks');
+  const at = new Date();
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, body),
+  };
+}
