@@ -2,14 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { a2aClient, dataPart, send as a2aSend, statusData, TaskState, textPart, userMessage } from './a2a-fixtures.js';
 import { aguiAgent, run, say, type RunSeen } from './ag-ui-fixtures.js';
 import { startServer, type TestServer } from './http-fixtures.js';
 import { mailCapture, type CapturedMail } from '../src/notify/mail-capture.js';
 
 /**
- * One pause, four surfaces answering it at the same moment (docs/guarantees.md): the AG-UI client resuming
- * its run, the answer page through the mailed link, the console's action route and the inbox's batch
- * decisions. Whatever the race's order, the request is settled once, the tool runs at most once (once when
+ * One pause, five surfaces answering it at the same moment (docs/guarantees.md): the AG-UI client resuming
+ * its run, the A2A client answering its task, the answer page through the mailed link, the console's action
+ * route and the inbox's batch decisions. The pause is asked for through AG-UI or A2A, by turns. Whatever the race's order, the request is settled once, the tool runs at most once (once when
  * the winner allowed it), one `action.resolved` is recorded, and every loser is told the stored answer.
  */
 
@@ -41,25 +42,44 @@ async function until(check: () => boolean): Promise<void> {
   await expect.poll(check).toBe(true);
 }
 
-const SURFACES = ['ag-ui', 'link', 'console', 'batch'] as const;
+const SURFACES = ['ag-ui', 'a2a', 'link', 'console', 'batch'] as const;
 type Surface = (typeof SURFACES)[number];
 type Answered = Awaited<ReturnType<TestServer['api']>>;
 
-describe('the same approval answered from four surfaces at once', () => {
+describe('the same approval answered from five surfaces at once', () => {
   it('settles once, runs the tool at most once, and tells every other surface the stored answer', async () => {
     const winners = new Set<Surface>();
-    for (let round = 0; round < 8; round++) {
-      const agent = aguiAgent(server, { token: 'ada' });
+    for (let round = 0; round < 10; round++) {
       const before = { refunds: refunds(), mails: mails.length };
-      const paused = await say(agent, 'refund');
-      const [interrupt] = paused.interrupts;
-      expect(interrupt).toBeDefined();
+      // The pause is asked for through AG-UI in even rounds, through A2A in odd ones; both clients then answer it.
+      const a2a = await a2aClient(server, { token: 'ada' });
+      let agent = aguiAgent(server, { token: 'ada' });
+      let conversationId: string;
+      let actionId: string;
+      let taskId: string;
+      if (round % 2 === 0) {
+        const paused = await say(agent, 'refund');
+        const [interrupt] = paused.interrupts;
+        expect(interrupt).toBeDefined();
+        conversationId = agent.threadId;
+        actionId = interrupt.id;
+        // The turn is an A2A task too: `<conversation id>.<the user message's id>` (docs/a2a.md).
+        const snapshot = await server.api('GET', `/api/conversations/${conversationId}`, { token: 'ada' });
+        const asked = (snapshot.body.messages as Array<{ id: string; role: string }>).filter((m) => m.role === 'user');
+        taskId = `${conversationId}.${asked.at(-1)!.id}`;
+      } else {
+        const task = await a2aSend(a2a, userMessage([textPart('refund')]));
+        expect(task.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+        conversationId = task.contextId;
+        actionId = String(statusData(task)[0].actionId);
+        taskId = task.id;
+        // An AG-UI client on the same thread: it holds no interrupts of its own and resumes the one it is told of.
+        agent = aguiAgent(server, { token: 'ada', threadId: conversationId });
+      }
       await until(() => mails.length > before.mails);
       const token = mails.at(-1)!.page!.split('/a/')[1];
-      const conversationId = agent.threadId;
-      const actionId = interrupt.id;
       // Each surface gives its own decision, so the stored answer names the winner.
-      const allow = round % 2 === 0;
+      const allow = Math.floor(round / 2) % 2 === 0;
       const comment = (surface: Surface) => `${surface} ${allow ? 'allows' : 'denies'}`;
       const resolution = (surface: Surface) => ({
         type: 'approval',
@@ -77,6 +97,13 @@ describe('the same approval answered from four surfaces at once', () => {
               },
             ],
           }),
+        a2a: () =>
+          a2aSend(
+            a2a,
+            userMessage([dataPart({ decision: allow ? 'allow' : 'deny', comment: comment('a2a') }, { actionId })], {
+              taskId,
+            }),
+          ).catch((error: unknown) => error),
         link: () => server.api('POST', `/api/links/${token}`, { body: { resolution: resolution('link') } }),
         console: () =>
           server.api('POST', `/api/conversations/${conversationId}/actions/${actionId}`, {
@@ -99,6 +126,10 @@ describe('the same approval answered from four surfaces at once', () => {
         ),
       );
       const agUi = sent['ag-ui'] as RunSeen;
+      const viaA2a = sent.a2a as { status?: { state?: number } } & {
+        data?: Array<{ metadata?: { code?: string } }>;
+        message?: string;
+      };
       const [link, fromConsole, batch] = [sent.link, sent.console, sent.batch] as Answered[];
 
       const actions = await server.api('GET', `/api/conversations/${conversationId}/actions`, { token: 'ada' });
@@ -112,6 +143,12 @@ describe('the same approval answered from four surfaces at once', () => {
         'ag-ui': {
           won: agUi.error === undefined && agUi.thrown === undefined,
           toldStored: agUi.error?.code === 'action_not_pending' && agUi.error.message.includes('already answered'),
+        },
+        a2a: {
+          won: viaA2a.status?.state === TaskState.TASK_STATE_COMPLETED,
+          toldStored:
+            viaA2a.data?.[0]?.metadata?.code === 'action_not_pending' &&
+            Boolean(viaA2a.message?.includes('already answered')),
         },
         link: {
           won: link.status === 200,
@@ -148,6 +185,7 @@ describe('the same approval answered from four surfaces at once', () => {
     }
     // Which surface wins is the race's own; each outcome is checked above.
     expect(winners.size).toBeGreaterThan(0);
-    expect(refunds()).toBe(4);
+    // Rounds 0, 1, 4, 5, 8 and 9 allowed.
+    expect(refunds()).toBe(6);
   });
 });
