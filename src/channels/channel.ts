@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { errorFields, type Logger } from '../logger.js';
 import type { ChannelPlatform } from '../protocol/action-base.js';
 import type { Caller } from '../caller.js';
@@ -147,4 +148,35 @@ export function recordedThen(
       ),
     );
   });
+}
+
+/**
+ * The conversation of a thread, made on its first message. Its id is the platform's name and an HMAC of the
+ * thread keyed by a secret stored per platform, so nobody can work a conversation's id out from a thread.
+ */
+export class ThreadConversations {
+  private key?: Promise<string>;
+
+  constructor(
+    private readonly host: Pick<ChannelHost, 'store' | 'createConversation'>,
+    private readonly name: ChannelPlatform,
+  ) {}
+
+  /** The id a thread's conversation has (or will have). */
+  async idOf(thread: string): Promise<string> {
+    this.key ??= this.host.store.secret(`${this.name}-conversations`);
+    const hash = createHmac('sha256', await this.key)
+      .update(thread)
+      .digest('base64url')
+      .slice(0, 32);
+    return `${this.name}_${hash}`;
+  }
+
+  /** The thread's conversation id, made with `agent` and `metadata` when the thread has none yet. */
+  async open(thread: string, agent: string, metadata: JsonObject): Promise<string> {
+    const id = await this.idOf(thread);
+    if (await this.host.store.getConversation(id)) return id;
+    await this.host.createConversation({ id, agent, channel: thread, metadata });
+    return id;
+  }
 }

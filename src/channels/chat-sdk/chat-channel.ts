@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHmac } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type {
   ActionEvent,
@@ -20,7 +19,13 @@ import { DuplicateMessage } from '../../engine/send.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
-import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
+import {
+  DeliveryDropped,
+  recordedThen,
+  ThreadConversations,
+  type ChannelAdapter,
+  type ChannelHost,
+} from '../channel.js';
 import { HarmlessClaims } from './harmless-claims.js';
 import { clickAnswer, readCommand, typedAnswer, type FormValues } from './answers.js';
 import {
@@ -91,8 +96,8 @@ interface Loaded {
  */
 export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> implements ChannelAdapter {
   readonly name: ChannelPlatform;
+  private readonly threads: ThreadConversations;
   private loaded?: Promise<Loaded>;
-  private idKey?: Promise<string>;
   /**
    * What failed while one request was handled. Some adapters run handlers without handing Heed their
    * promise (Discord's forwarded Gateway messages), and catch what they throw: a handler records its own
@@ -108,6 +113,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     readonly state?: ChannelStateConfig,
   ) {
     this.name = platform.name;
+    this.threads = new ThreadConversations(host, platform.name);
   }
 
   /** Loads Chat SDK and the platform's adapter: a missing package fails the start with its `npm i` line. */
@@ -335,26 +341,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     return recordedThen(this.host, this.platform.title, run);
   }
 
-  /** The conversation of a thread, made on its first message; its id is keyed by a stored secret. */
-  async conversationFor(threadId: string): Promise<string> {
-    const id = await this.conversationId(threadId);
-    if (await this.host.store.getConversation(id)) return id;
-    await this.host.createConversation({
-      id,
-      agent: this.config.agent,
-      channel: threadId,
-      metadata: { [this.name]: { thread: threadId } },
-    });
-    return id;
-  }
-
-  private async conversationId(threadId: string): Promise<string> {
-    this.idKey ??= this.host.store.secret(`${this.name}-conversations`);
-    const hash = createHmac('sha256', await this.idKey)
-      .update(threadId)
-      .digest('base64url')
-      .slice(0, 32);
-    return `${this.name}_${hash}`;
+  /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
+  conversationFor(threadId: string): Promise<string> {
+    return this.threads.open(threadId, this.config.agent, { [this.name]: { thread: threadId } });
   }
 
   /**
@@ -362,7 +351,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
    * its latest (settled: the person is told who answered it).
    */
   private async answeredBy(threadId: string): Promise<ActionRecord | undefined> {
-    const conversation = await this.host.store.getConversation(await this.conversationId(threadId));
+    const conversation = await this.host.store.getConversation(await this.threads.idOf(threadId));
     if (!conversation) return undefined;
     const actions = await this.host.store.listActions(conversation.id);
     return actions.find((action) => action.status === 'pending') ?? actions.at(-1);

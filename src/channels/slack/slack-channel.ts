@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { importOptional, requireOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
@@ -8,7 +7,13 @@ import { HeedError } from '../../errors.js';
 import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
-import { DeliveryDropped, recordedThen, type ChannelAdapter, type ChannelHost } from '../channel.js';
+import {
+  DeliveryDropped,
+  recordedThen,
+  ThreadConversations,
+  type ChannelAdapter,
+  type ChannelHost,
+} from '../channel.js';
 import { reminderText, requestBlocks, requestText, settledBlocks, outcomeText } from './blocks.js';
 import { answerInteraction, ok } from './interactions.js';
 import { placeOf, type SlackPlace } from './place.js';
@@ -39,13 +44,14 @@ const json = (body: unknown, status = 200) =>
 export class SlackChannel implements ChannelAdapter {
   readonly name = 'slack' as const;
   readonly client: WebClient;
-  private idKey?: Promise<string>;
+  private readonly threads: ThreadConversations;
 
   constructor(
     readonly host: ChannelHost,
     readonly config: SlackChannelConfig,
     attemptTimeoutMs: number,
   ) {
+    this.threads = new ThreadConversations(host, 'slack');
     const base = config.apiUrl ?? defaults.slackApiUrl;
     const apiUrl = base.endsWith('/') ? base : `${base}/`;
     // Loaded when the config names Slack, not at `import 'heed'`; a missing one fails createHeed with its `npm i` line.
@@ -166,22 +172,11 @@ export class SlackChannel implements ChannelAdapter {
     return recordedThen(this.host, 'Slack', run);
   }
 
-  /** The conversation of a thread, made on its first message. Its id is keyed by a stored secret: nobody can work it out from the thread. */
-  async conversationFor(place: SlackPlace): Promise<string> {
-    const channel = `slack:${place.team}:${place.channel}:${place.thread}`;
-    this.idKey ??= this.host.store.secret('slack-conversations');
-    const id = `slack_${createHmac('sha256', await this.idKey)
-      .update(channel)
-      .digest('base64url')
-      .slice(0, 32)}`;
-    if (await this.host.store.getConversation(id)) return id;
-    await this.host.createConversation({
-      id,
-      agent: this.config.agent,
-      channel,
-      metadata: { slack: { team: place.team, channel: place.channel, threadTs: place.thread } },
+  /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
+  conversationFor(place: SlackPlace): Promise<string> {
+    return this.threads.open(`slack:${place.team}:${place.channel}:${place.thread}`, this.config.agent, {
+      slack: { team: place.team, channel: place.channel, threadTs: place.thread },
     });
-    return id;
   }
 
   /** A note only one person sees (best effort: nobody else needs it, so it is not kept in the outbox). */
