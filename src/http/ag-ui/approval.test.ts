@@ -124,6 +124,8 @@ describe('AG-UI tool approval', () => {
       interrupts: true,
       approveWithEdits: true,
     });
+    // Tools offered by a run are answered when the agent declares them, but not given to the model: not claimed.
+    expect(response.body.tools).toEqual({ supported: true, clientProvided: false });
     expect((await server.api('GET', '/api/ag-ui/nobody/capabilities', { token: 'ada' })).status).toBe(404);
   });
 });

@@ -161,7 +161,8 @@ export const agUiRoutes: Route[] = [
       const capabilities: AgentCapabilities = {
         identity: { name: agent.name, type: 'heed', ...(agent.description ? { description: agent.description } : {}) },
         transport: { streaming: true },
-        tools: { supported: true, clientProvided: true },
+        // The model sees the agent's own tools only: a tool the run offers is not given to it (docs/ag-ui.md).
+        tools: { supported: true, clientProvided: false },
         state: { snapshots: true, persistentState: true },
         humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
       };
