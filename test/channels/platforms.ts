@@ -5,9 +5,10 @@
  * A webhook is built once and can be sent again as is: the platform re-delivering what it thinks was lost.
  */
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { SignJWT, exportJWK } from 'jose';
 import { fakeApi, type ApiCall, type FakeApi } from './fake-api.js';
 
-export type PlatformName = 'telegram' | 'github' | 'linear' | 'discord';
+export type PlatformName = 'telegram' | 'github' | 'linear' | 'discord' | 'teams';
 
 /** A request to Heed's endpoint; `headers` is called at each sending (signatures carry the time). */
 export interface Webhook {
@@ -18,7 +19,10 @@ export interface Webhook {
 export interface PlatformFake {
   name: PlatformName;
   api: FakeApi;
-  /** The `channels.<name>` entry, without `agent`. */
+  /**
+   * The `channels.<name>` entry, without `agent`. A function in it (Teams' `token`) is called without
+   * arguments for the value it gives when the entry is sent as JSON to a `heed serve` process.
+   */
   config: Record<string, unknown>;
   /** Ada mentions the bot: "refund order 42". */
   mention(): Webhook;
@@ -46,7 +50,7 @@ const json = (value: unknown): Webhook['body'] => JSON.stringify(value);
 const shown = (value: unknown) => JSON.stringify(value ?? '').replace(/\\\\(\S)/g, '$1');
 
 export function platformFake(name: PlatformName): Promise<PlatformFake> {
-  return { telegram, github, linear, discord }[name]();
+  return { telegram, github, linear, discord, teams }[name]();
 }
 
 async function telegram(): Promise<PlatformFake> {
@@ -349,5 +353,106 @@ async function discord(): Promise<PlatformFake> {
     posted: (wanted) => posts().filter((call) => call.body.content === wanted),
     edits: () => api.calls.filter((call) => call.method === 'PATCH').map((call) => shown(call.body)),
     close: () => api.close(),
+  };
+}
+
+async function teams(): Promise<PlatformFake> {
+  // As src/channels/chat-sdk/platforms/teams.test.ts: the test's RSA key signs the Bot Framework tokens,
+  // published by a local OpenID metadata and JWKS server; Heed answers at the activity's `serviceUrl`.
+  const appId = '00000000-0000-0000-0000-0000000000a1';
+  const issuer = 'https://api.botframework.com';
+  const kid = 'test-key';
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig', endorsements: ['msteams'] };
+  const openId = await fakeApi((call) => {
+    if (call.path === '/v1/.well-known/openidconfiguration')
+      return { body: { issuer, jwks_uri: `${openId.url}/v1/.well-known/keys` } };
+    if (call.path === '/v1/.well-known/keys') return { body: { keys: [jwk] } };
+    return undefined;
+  });
+  const bot = { id: `28:${appId}`, name: 'Heed' };
+  const people = {
+    ada: { id: '29:ada', name: 'ada', aadObjectId: 'aad-ada' },
+    bob: { id: '29:bob', name: 'bob', aadObjectId: 'aad-bob' },
+  };
+  const conversation = { id: '19:ops@thread.tacv2;messageid=1700', conversationType: 'channel', tenantId: 't1' };
+  let nextId = 1;
+  const api = await fakeApi((call) => {
+    const path = decodeURIComponent(call.path);
+    if (call.method === 'GET' && /^\/v3\/conversations\/[^/]+\/members\/[^/]+$/.test(path)) {
+      const person = Object.values(people).find((entry) => entry.id === path.split('/').at(-1));
+      return person ? { body: { ...person, userPrincipalName: `${person.name}@example.com` } } : undefined;
+    }
+    if (call.method === 'POST' && /^\/v3\/conversations\/[^/]+\/activities(\/[^/]+)?$/.test(path))
+      return { status: 201, body: { id: `sent-${nextId++}` } };
+    const updated = /^\/v3\/conversations\/[^/]+\/activities\/([^/]+)$/.exec(path);
+    if (call.method === 'PUT' && updated) return { body: { id: updated[1] } };
+    return undefined;
+  });
+  // Heed posts with this token (`channels.teams.token`); the Teams SDK reads it as a JWT.
+  const botToken = await new SignJWT({ aud: issuer })
+    .setProtectedHeader({ alg: 'RS256' })
+    .setExpirationTime('2h')
+    .sign(privateKey);
+  // The Bot Framework's token for Heed, valid for an hour: long enough for a test to send a webhook again.
+  const now = Math.floor(Date.now() / 1000);
+  const bearer = await new SignJWT({
+    iss: issuer,
+    aud: appId,
+    serviceurl: api.url,
+    iat: now - 60,
+    nbf: now - 60,
+    exp: now + 3600,
+  })
+    .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+    .sign(privateKey);
+  const headers = () => ({ authorization: `Bearer ${bearer}` });
+  const activity = (from: (typeof people)[keyof typeof people], id: string) => ({
+    id,
+    timestamp: '2026-12-02T10:00:00.000Z',
+    channelId: 'msteams',
+    serviceUrl: api.url,
+    from,
+    recipient: bot,
+    conversation,
+    channelData: { tenant: { id: 't1' }, channel: { id: '19:ops@thread.tacv2' } },
+  });
+  type Action = { title: string; data: Record<string, unknown> };
+  const cardOf = (call: ApiCall): { actions?: Action[] } | undefined =>
+    call.body?.attachments?.find((entry: { contentType: string }) => entry.contentType.includes('adaptive'))?.content;
+  const posts = () => api.calls.filter((call) => call.method === 'POST' && /\/activities(\/[^/]+)?$/.test(call.path));
+  return {
+    name: 'teams',
+    api,
+    config: { appId, token: () => botToken, openIdMetadataUrl: `${openId.url}/v1/.well-known/openidconfiguration` },
+    mention: () => ({
+      headers,
+      body: json({
+        ...activity(people.ada, 'in-100'),
+        type: 'message',
+        text: '<at>Heed</at> refund order 42',
+        entities: [{ type: 'mention', text: '<at>Heed</at>', mentioned: bot }],
+      }),
+    }),
+    approve(request) {
+      // Action.Submit: a message whose `value` holds the button's data.
+      const allow = cardOf(request)!.actions!.find((action) => action.title === 'Allow')!;
+      return {
+        headers,
+        body: json({
+          ...activity(people.bob, 'in-101'),
+          type: 'message',
+          replyToId: request.answer.id,
+          value: allow.data,
+        }),
+      };
+    },
+    requests: () => posts().filter((call) => cardOf(call) !== undefined),
+    posted: (wanted) => posts().filter((call) => call.body?.text === wanted),
+    edits: () => api.calls.filter((call) => call.method === 'PUT').map((call) => shown(call.body)),
+    close: async () => {
+      await api.close();
+      await openId.close();
+    },
   };
 }

@@ -13,7 +13,7 @@ import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { killAll, spawnServe, startServe } from '../serve-process.js';
 import { deliver, platformFake, type PlatformFake, type PlatformName } from './platforms.js';
 
-const ids = { telegram: '222', github: '222', linear: 'u-bob', discord: '222' };
+const ids = { telegram: '222', github: '222', linear: 'u-bob', discord: '222', teams: '29:bob' };
 
 export function restartTests(name: PlatformName): void {
   const dirs: string[] = [];
@@ -31,7 +31,9 @@ export function restartTests(name: PlatformName): void {
     const env = (crashAfter?: string) => ({
       HEED_CHANNEL_DIR: dir,
       HEED_CHANNEL: name,
-      HEED_CHANNEL_CONFIG: JSON.stringify(fake.config),
+      HEED_CHANNEL_CONFIG: JSON.stringify(fake.config, (_key, value: unknown) =>
+        typeof value === 'function' ? (value as () => unknown)() : value,
+      ),
       HEED_DATABASE_URL: '',
       ...(crashAfter ? { HEED_CRASH_AFTER: crashAfter } : {}),
     });
