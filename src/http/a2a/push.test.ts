@@ -121,4 +121,36 @@ describe('A2A push notifications', () => {
     });
     expect(listed.configs).toEqual([]);
   });
+
+  it('keeps at most 10 configs per conversation: an 11th is refused with a readable error, and 10 stay', async () => {
+    const client = await a2aClient(server, { token: 'ada' });
+    const task = await send(client, userMessage([textPart('hi')]));
+    const create = (id: string) =>
+      client.createTaskPushNotificationConfig({
+        tenant: '',
+        id,
+        taskId: task.id,
+        url: receiver.url,
+        token: '',
+        authentication: undefined,
+      });
+    for (let i = 0; i < 10; i++) await create(`c${i}`);
+    // The same id again replaces its config, so it is not an 11th.
+    await create('c3');
+    const refused = await create('c10').then(
+      () => undefined,
+      (error: { message: string; data: Array<{ metadata: Record<string, string> }> }) => error,
+    );
+    expect(refused?.data[0].metadata.code).toBe('invalid_request');
+    expect(refused?.message).toContain('at most 10 A2A push configs');
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs.map((entry) => entry.id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `c${i}`).sort(),
+    );
+  });
 });

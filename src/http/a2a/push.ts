@@ -20,6 +20,9 @@ import { statusUpdate } from './watch.js';
  * token in `X-A2A-Notification-Token`, its credentials in `Authorization`, and a Standard Webhooks signature.
  */
 
+/** Push configs one conversation keeps, across its tasks. */
+export const MAX_PUSH_CONFIGS = 10;
+
 export const pushConfigParams = z.looseObject({
   id: z.string().max(200).optional(),
   taskId: z.string().min(1).max(400),
@@ -68,10 +71,21 @@ export async function createPushConfig(context: A2aRequestContext, input: z.outp
     ...(input.token ? { token: input.token } : {}),
     ...(input.authentication ? { authentication: input.authentication } : {}),
   };
-  await host.editA2aPush(ref.conversationId, (configs) => [
-    ...configs.filter((entry) => entry.id !== config.id),
-    config,
-  ]);
+  await host.editA2aPush(ref.conversationId, (configs) => {
+    const others = configs.filter((entry) => entry.id !== config.id);
+    // Each config is one more POST per state change, kept with the conversation: a caller gets a few, not many.
+    if (others.length >= MAX_PUSH_CONFIGS) {
+      throw new RpcError(
+        A2A_CODES.invalidParams,
+        new HeedError(
+          'invalid_request',
+          `A conversation keeps at most ${MAX_PUSH_CONFIGS} A2A push configs; delete one (DeleteTaskPushNotificationConfig) before adding another.`,
+          { details: { field: 'params', limit: String(MAX_PUSH_CONFIGS) } },
+        ),
+      );
+    }
+    return [...others, config];
+  });
   return shown(config, ref.conversationId);
 }
 
