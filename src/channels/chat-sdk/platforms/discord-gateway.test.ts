@@ -166,7 +166,8 @@ async function until(check: () => boolean | Promise<boolean>, what: string) {
   }
 }
 
-const posts = () => discordApi.calls.filter((call) => call.method === 'POST' && /\/channels\/th1\/messages$/.test(call.path));
+const posts = () =>
+  discordApi.calls.filter((call) => call.method === 'POST' && /\/channels\/th1\/messages$/.test(call.path));
 const withButtons = (call: ApiCall) => (call.body.components ?? []).length > 0;
 
 describe('Discord with gateway: true', { timeout: 60_000 }, () => {

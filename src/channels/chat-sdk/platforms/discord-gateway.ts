@@ -24,7 +24,10 @@ const retryDelaysMs = [250, 1000, 4000];
  * deduplicated by message id exactly as a forwarded one. Loads `@discordjs/ws` and `@discordjs/rest`
  * (a missing one fails the start with its `npm i` line).
  */
-export async function listenToGateway(config: DiscordChannelConfig, inbox: ChannelInbox): Promise<Listener | undefined> {
+export async function listenToGateway(
+  config: DiscordChannelConfig,
+  inbox: ChannelInbox,
+): Promise<Listener | undefined> {
   if (!config.gateway) return undefined;
   const feature = 'The Discord channel with gateway: true';
   const socket = await importOptional<SocketModule>('@discordjs/ws', feature);
@@ -141,7 +144,10 @@ class GatewayHolder implements Listener {
    */
   private async handOver(event: { type: string; data: unknown }): Promise<void> {
     const body = JSON.stringify({ type: `GATEWAY_${event.type}`, timestamp: Date.now(), data: event.data });
-    const headers = new Headers({ 'content-type': 'application/json', 'x-discord-gateway-token': this.config.botToken });
+    const headers = new Headers({
+      'content-type': 'application/json',
+      'x-discord-gateway-token': this.config.botToken,
+    });
     for (let attempt = 0; ; attempt++) {
       try {
         await this.inbox.receive({ headers, body });
