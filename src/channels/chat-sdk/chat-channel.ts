@@ -143,8 +143,12 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     });
   }
 
-  async close(): Promise<void> {
+  async stopListening(): Promise<void> {
     await this.listener?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.stopListening();
     const loaded = await this.loaded?.catch(() => undefined);
     await loaded?.chat.shutdown();
   }

@@ -92,11 +92,15 @@ class GatewayHolder implements Listener {
     }
     // Dropped before the lease lapses (a renewal's wait early), so no other instance holds it meanwhile.
     const holds = this.heldUntil - this.lease.leaseMs / 3 > Date.now();
-    if (holds && !this.manager) await this.connect();
+    if (holds && !this.manager) this.connect();
     else if (!holds && this.manager) await this.disconnect();
   }
 
-  private async connect(): Promise<void> {
+  /**
+   * Opens the socket in the background: the lease goes on being renewed meanwhile (a connect can wait long
+   * on an unreachable Gateway), and a lease lost meanwhile closes it.
+   */
+  private connect(): void {
     const manager = this.createManager();
     manager.on('dispatch', ({ data }) => {
       if (!data.t || !handed.has(data.t)) return;
@@ -106,17 +110,18 @@ class GatewayHolder implements Listener {
       this.inbox.logger.warn({ channel: 'discord', ...errorFields(error) }, "Heed: Discord's Gateway socket failed"),
     );
     this.manager = manager;
-    try {
-      await manager.connect();
-      this.inbox.logger.info({ channel: 'discord' }, "Heed: holding Discord's Gateway socket");
-    } catch (error) {
-      // Tried again at the next renewal of the lease.
-      this.inbox.logger.error(
-        { channel: 'discord', ...errorFields(error) },
-        "Heed: Discord's Gateway could not be reached",
-      );
-      await this.disconnect();
-    }
+    manager.connect().then(
+      () => this.inbox.logger.info({ channel: 'discord' }, "Heed: holding Discord's Gateway socket"),
+      async (error: unknown) => {
+        if (this.manager !== manager) return;
+        // Tried again at the next renewal of the lease.
+        this.inbox.logger.error(
+          { channel: 'discord', ...errorFields(error) },
+          "Heed: Discord's Gateway could not be reached",
+        );
+        await this.disconnect();
+      },
+    );
   }
 
   private async disconnect(): Promise<void> {
