@@ -390,6 +390,14 @@ const discordShape = {
   apiUrl: httpUrl
     .optional()
     .describe('The REST API base (default https://discord.com/api/v10; tests point it at a local server).'),
+  gateway: z
+    .union([booleanOption, z.strictObject({ leaseMs: wholeCount(100).optional() })], {
+      error: 'expected true, false or { leaseMs }',
+    })
+    .optional()
+    .describe(
+      "Hold Discord's Gateway socket in this process (one instance of a deployment holds it, by a lease in the store renewed while held; `leaseMs`, default 30000, is how long another waits after the holder stops). Needs `npm i @discordjs/ws @discordjs/rest`. Off: a listener forwards Gateway events to the endpoint.",
+    ),
   access: channelAccess,
 };
 const channelStateShape = {

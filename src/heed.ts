@@ -398,6 +398,8 @@ export function createHeed(options: HeedOptions): Heed {
     ready: () => ready,
     async close() {
       if (timer) clearInterval(timer);
+      // A channel's own socket first: what it already took is recorded while the engine still runs.
+      await notifier.stopListening();
       engine.stop();
       await sweeping;
       // A turn that ends may start the one queued behind it: wait for those too.

@@ -29,6 +29,8 @@ const optional = [
   '@chat-adapter/teams',
   '@chat-adapter/gchat',
   '@chat-adapter/state-redis',
+  '@discordjs/ws',
+  '@discordjs/rest',
 ];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

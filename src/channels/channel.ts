@@ -38,6 +38,11 @@ export interface ChannelAdapter {
   callerFor(userId: string): Caller;
   /** Loads what the adapter needs before its first request (a missing package fails the start here). */
   start?(): Promise<void>;
+  /**
+   * Stops taking what arrives on a socket the adapter holds itself (Discord's Gateway), and waits for what
+   * it took to be recorded: called before the Heed stops its engine, so nothing arrives it cannot record.
+   */
+  stopListening?(): Promise<void>;
   /** Stops what `start` began. */
   close?(): Promise<void>;
 }

@@ -121,6 +121,11 @@ export class Notifier implements Outbox {
     await Promise.all([...this.channels.values()].map((channel) => channel.start?.()));
   }
 
+  /** Closes the sockets channels hold themselves (before the engine stops: what they took gets recorded). */
+  async stopListening(): Promise<void> {
+    await Promise.all([...this.channels.values()].map((channel) => channel.stopListening?.()));
+  }
+
   /** A commit wrote deliveries: look for them now rather than at the next poll. */
   wake(): void {
     this.deliverer?.wake();

@@ -76,6 +76,27 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   mentioned?(raw: unknown): string | undefined;
   /** Where cards are forms (`typed.forms`): the typed inputs a click carries, by input id, from its raw event. */
   formValues?(raw: unknown): FormValues;
+  /**
+   * A socket the platform sends on that Heed holds itself when the config says so (Discord's Gateway with
+   * `gateway: true`): started once the adapter is loaded, closed first at close. What arrives on it goes to
+   * `inbox.receive`, the endpoint's own code.
+   */
+  listen?(config: Config, inbox: ChannelInbox): Promise<Listener | undefined>;
+}
+
+/** What a platform's socket hands its events to (`ChatPlatform.listen`). */
+export interface ChannelInbox {
+  /** The channel's endpoint: proves, records (before it resolves) and deduplicates, as for a request. */
+  receive(request: { headers: Headers; body: string }): Promise<Response>;
+  readonly store: ChannelHost['store'];
+  readonly logger: Logger;
+  /** Runs a detached promise, so the Heed's `close()` waits for it. */
+  track<T>(promise: Promise<T>): Promise<T>;
+}
+
+/** A socket held by `ChatPlatform.listen`. */
+export interface Listener {
+  close(): Promise<void>;
 }
 
 /**
@@ -98,6 +119,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   readonly name: ChannelPlatform;
   private readonly threads: ThreadConversations;
   private loaded?: Promise<Loaded>;
+  private listener?: Listener;
   /**
    * What failed while one request was handled. Some adapters run handlers without handing Heed their
    * promise (Discord's forwarded Gateway messages), and catch what they throw: a handler records its own
@@ -119,9 +141,20 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   /** Loads Chat SDK and the platform's adapter: a missing package fails the start with its `npm i` line. */
   async start(): Promise<void> {
     await this.load();
+    this.listener = await this.platform.listen?.(this.config, {
+      receive: (request) => this.receive(request),
+      store: this.host.store,
+      logger: this.host.logger,
+      track: (promise) => this.host.track(promise),
+    });
+  }
+
+  async stopListening(): Promise<void> {
+    await this.listener?.close();
   }
 
   async close(): Promise<void> {
+    await this.stopListening();
     const loaded = await this.loaded?.catch(() => undefined);
     await loaded?.chat.shutdown();
   }

@@ -1,13 +1,15 @@
 import type { Adapter, Logger } from 'chat';
 import type { DiscordChannelConfig } from '../../../config-schema.js';
 import type { ChatPlatform } from '../chat-channel.js';
+import { listenToGateway } from './discord-gateway.js';
 
 type DiscordModule = typeof import('@chat-adapter/discord');
 
 /**
  * Discord (docs/channels.md): a bot in servers and direct messages. Messages (mentions, replies) arrive over
- * the Gateway and are forwarded to Heed's endpoint with the bot token (`x-discord-gateway-token`), as Chat
- * SDK forwards them; button clicks arrive as HTTP interactions signed with Ed25519. Requests are messages
+ * the Gateway: held by Heed itself with `gateway: true` (discord-gateway.ts), else forwarded to Heed's
+ * endpoint with the bot token (`x-discord-gateway-token`) as Chat SDK forwards them; either way they take
+ * the endpoint's one path. Button clicks arrive as HTTP interactions signed with Ed25519. Requests are messages
  * with buttons; a typed answer is a reply to the posted request.
  */
 export const discord: ChatPlatform<DiscordChannelConfig> = {
@@ -28,6 +30,7 @@ export const discord: ChatPlatform<DiscordChannelConfig> = {
   harmlessClaim: (key) => key.startsWith('dedupe:discord:'),
   // Discord's mention is by id; a plain `@name` would reach nobody.
   mention: (user) => `<@${user.id}>`,
+  listen: listenToGateway,
   repliedTo(raw) {
     const message = raw as { message_reference?: { message_id?: string } };
     return message.message_reference?.message_id;
