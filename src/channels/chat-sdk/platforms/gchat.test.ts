@@ -209,6 +209,13 @@ describe('Google Chat', () => {
     expect(buttons(request).map((button) => button.text)).toEqual(['Allow', 'Deny']);
     expect(buttons(request)[0].onClick.action.function).toBe(endpointUrl);
     expect(widgets(request).find((widget) => widget.textInput)?.textInput.name).toBe('answer.comment');
+    // The comment field sits after the arguments, just above Allow / Deny.
+    expect(widgets(request).map((widget) => Object.keys(widget)[0])).toEqual([
+      'textParagraph',
+      'textParagraph',
+      'textInput',
+      'buttonList',
+    ]);
     const snapshot = await server.heed.conversation(recorded.id).get();
     expect(snapshot.messages.filter((entry) => entry.role === 'user')).toHaveLength(1);
     expect(snapshot.runtime.status).toBe('requires_action');

@@ -80,9 +80,12 @@ export const gchat: ChatPlatform<GchatChannelConfig> = {
         const { card } = message as RequestMessage;
         const { spaceName, threadName } = this.decodeThreadId(threadId);
         const googleCard = cardToGoogleCard(card, { cardId: `heed-${Date.now()}`, endpointUrl: this.endpointUrl });
-        const sections = googleCard.card.sections as unknown[];
-        // The inputs go above the buttons, which the adapter puts in the last section.
-        sections.splice(Math.max(sections.length - 1, 0), 0, { widgets: form.map(chatInput) });
+        // The inputs go just above the buttons (their Submit, or Allow / Deny), after the request's text.
+        const sections = googleCard.card.sections as { widgets: unknown[] }[];
+        const section = [...sections].reverse().find((entry) => entry.widgets.some(isButtons)) ?? sections.at(-1);
+        const at = section?.widgets.findIndex(isButtons) ?? -1;
+        if (section) section.widgets.splice(at === -1 ? section.widgets.length : at, 0, ...form.map(chatInput));
+        else sections.push({ widgets: form.map(chatInput) });
         const response = await this.chatApi.spaces.messages.create({
           parent: spaceName,
           ...(threadName ? { messageReplyOption: 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD' } : {}),
@@ -130,6 +133,10 @@ async function tokenAuth(token: () => string | Promise<string>): Promise<unknown
   // Expired as soon as it is set, so every call asks `token()` again.
   client.refreshHandler = async () => ({ access_token: await token(), expiry_date: Date.now() });
   return client;
+}
+
+function isButtons(widget: unknown): boolean {
+  return typeof widget === 'object' && widget !== null && 'buttonList' in widget;
 }
 
 /** A form field as a Google Chat card widget. */
