@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
 import { channelAgent } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
+import { createHeed } from '../../../heed.js';
 
 /**
  * Google Chat end to end (docs/channels.md): Heed's endpoint gets Chat app events (Workspace add-on shape)
@@ -307,5 +308,12 @@ describe('Google Chat', () => {
     await api.until(() => updates().length === 1);
     expect(shown(updates()[0])).toMatch(/Answered by @Bob/);
     expect(widgets(updates()[0]).some((widget) => widget.selectionInput || widget.textInput)).toBe(false);
+  });
+
+  it('a config without a way to post (`credentials` or `token`), or without `endpointUrl`, is refused at start', () => {
+    const config = (gchat: Record<string, unknown>) => () =>
+      createHeed({ agents: [channelAgent(new Map())], channels: { gchat } } as Parameters<typeof createHeed>[0]);
+    expect(config({ agent: 'support', endpointUrl })).toThrow(/channels\.gchat: expected `credentials` or `token`/);
+    expect(config({ agent: 'support', token: () => accessToken })).toThrow(/channels\.gchat\.endpointUrl/);
   });
 });
