@@ -450,6 +450,62 @@ const teamsShape = {
     ),
   access: channelAccess,
 };
+const gchatShape = {
+  agent: channelAgent,
+  credentials: z
+    .object(
+      {
+        client_email: secretString("the service account's email").describe("The service account's email."),
+        private_key: secretString("the service account's private key").describe(
+          "The service account's private key (PEM).",
+        ),
+        project_id: z.string({ error: 'expected a string' }).optional().describe("The service account's project id."),
+      },
+      { error: 'expected a service account key' },
+    )
+    .optional()
+    .describe(
+      "The Chat app's service account key (the JSON file's `client_email` and `private_key`), for posting and editing messages; or `token`.",
+    ),
+  token: fn<() => string | Promise<string>>('token()')
+    .optional()
+    .describe(
+      'Gives the OAuth access token (scope `chat.bot`) for posting, in place of signing one with `credentials`.',
+    ),
+  endpointUrl: httpUrl.describe(
+    "The URL Google Chat calls (`https://…/api/channels/gchat/events`, as in the app's configuration): cards' buttons call it back, and it is the audience of endpoint-URL tokens.",
+  ),
+  googleChatProjectNumber: z
+    .string({ error: 'expected a string' })
+    .regex(/^\d+$/, 'expected a project number (digits)')
+    .optional()
+    .describe(
+      "The Google Cloud project number, when the app's authentication audience is *Project number*: the audience of the tokens `chat@system.gserviceaccount.com` signs.",
+    ),
+  workspaceAddOnServiceAccountEmail: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe(
+      'A Chat app built as a Workspace add-on: its own `service-<project number>@gcp-sa-gsuiteaddons.iam.gserviceaccount.com`, the email its endpoint-URL tokens carry.',
+    ),
+  chatJwksUrl: httpUrl
+    .default('https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com')
+    .describe(
+      'The keys of `chat@system.gserviceaccount.com`, which sign project-number tokens (tests point it at a local server).',
+    ),
+  googleJwksUrl: httpUrl
+    .default('https://www.googleapis.com/oauth2/v3/certs')
+    .describe("Google's OpenID keys, which sign endpoint-URL tokens (tests point it at a local server)."),
+  botUserId: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The app's user resource name (`users/…`): tells its own messages and mentions from other apps'."),
+  userName: z.string({ error: 'expected a string' }).optional().describe("The app's name, for mentions typed as text."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The Chat API root (default https://chat.googleapis.com/; tests point it at a local server).'),
+  access: channelAccess,
+};
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
@@ -469,11 +525,17 @@ const channelsShape = {
   state: strict(channelStateShape)
     .optional()
     .describe(
-      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear, Discord and Teams: Heed's own store, unless `redis` names a server (docs/channels.md).",
+      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear, Discord, Teams and Google Chat: Heed's own store, unless `redis` names a server (docs/channels.md).",
     ),
   teams: strict(teamsShape)
     .optional()
     .describe('A Microsoft Teams bot: one agent talks in the threads and chats that mention it (docs/channels.md).'),
+  gchat: strict(gchatShape)
+    .refine((value) => value.credentials !== undefined || value.token !== undefined, {
+      message: 'expected `credentials` or `token`',
+    })
+    .optional()
+    .describe('A Google Chat app: one agent talks in the spaces and threads that mention it (docs/channels.md).'),
 };
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
@@ -717,6 +779,7 @@ export const configGroups = {
   'channels.discord': discordShape,
   'channels.state': channelStateShape,
   'channels.teams': teamsShape,
+  'channels.gchat': gchatShape,
   cors: corsShape,
 } satisfies Record<string, z.ZodRawShape>;
 
@@ -759,6 +822,7 @@ export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linear
 export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
 export type ChannelStateConfig = z.input<ReturnType<typeof strict<typeof channelStateShape>>>;
 export type TeamsChannelConfig = z.input<ReturnType<typeof strict<typeof teamsShape>>>;
+export type GchatChannelConfig = z.input<ReturnType<typeof strict<typeof gchatShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
 

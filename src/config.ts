@@ -18,6 +18,7 @@ import type {
   DiscordChannelConfig,
   ChannelStateConfig,
   TeamsChannelConfig,
+  GchatChannelConfig,
 } from './config-schema.js';
 
 // The options that are plain data have their type derived from their zod shape, beside their default and
@@ -36,6 +37,7 @@ export type {
   DiscordChannelConfig,
   ChannelStateConfig,
   TeamsChannelConfig,
+  GchatChannelConfig,
   ChannelUser,
   WebhookConfig,
 } from './config-schema.js';
@@ -97,6 +99,7 @@ export interface ChannelsConfig {
   /** Where Chat SDK's state is kept: Heed's own store, unless `redis` names a server. */
   state?: ChannelStateConfig;
   teams?: TeamsChannelConfig;
+  gchat?: GchatChannelConfig;
 }
 
 export interface HeedOptions {

@@ -60,8 +60,8 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   title: string;
   /** The `@chat-adapter/*` package, loaded only when the platform is configured. */
   package: string;
-  /** The adapter, from the loaded package, the config and a logger. */
-  adapter(module: unknown, config: Config, logger: ChatLogger): Adapter;
+  /** The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too). */
+  adapter(module: unknown, config: Config, logger: ChatLogger): Adapter | Promise<Adapter>;
   /** How a person answers by typing (a reply, or comment commands). */
   typed: TypedAnswers;
   /** State keys the adapter claims before Heed records a message (Heed deduplicates by message id itself). */
@@ -165,7 +165,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       const sdk = await importOptional<typeof import('chat')>('chat', feature);
       const module = await importOptional<unknown>(this.platform.package, feature);
       const logger = chatLogger(this.host.logger, this.name);
-      const adapter = this.platform.adapter(module, this.config, logger);
+      const adapter = await this.platform.adapter(module, this.config, logger);
       const state = this.state ? await redisState(this.state, feature, logger) : new HeedState(this.host.store);
       const chat = new sdk.Chat({
         userName: this.config.userName ?? 'heed',

@@ -2,6 +2,7 @@ import type { ChannelsConfig } from '../../config.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
 import { discord } from './platforms/discord.js';
+import { gchat } from './platforms/gchat.js';
 import { github } from './platforms/github.js';
 import { linear } from './platforms/linear.js';
 import { teams } from './platforms/teams.js';
@@ -21,6 +22,7 @@ export const chatPlatforms: {
   linear,
   discord,
   teams,
+  gchat,
 };
 
 export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack' | 'state'> & ChannelPlatform;

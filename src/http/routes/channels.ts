@@ -45,7 +45,7 @@ export const channelRoutes: Route[] = [
       description:
         'The webhook URL of a platform configured under `channels.<platform>` (Telegram, GitHub, Linear, Discord, Teams, Google Chat), ' +
         "authenticated by the platform's own proof, not by a bearer token: Telegram's `X-Telegram-Bot-Api-Secret-Token`, GitHub's " +
-        "`X-Hub-Signature-256`, Linear's `linear-signature`, Discord's Ed25519 signature, Teams' Bot Framework JWT. A bad or stale proof " +
+        "`X-Hub-Signature-256`, Linear's `linear-signature`, Discord's Ed25519 signature, Teams' Bot Framework JWT, Google Chat's Google-signed JWT. A bad or stale proof " +
         'is 401 and changes nothing. Each message is recorded before the answer; a failure to record is a 5xx, which the platform retries. ' +
         'See docs/channels.md.',
       tag: 'Channels',
