@@ -470,7 +470,8 @@ describe('hostile input on every route', () => {
       await check(request, response);
       expect([path, response.status]).not.toEqual([path, 200]);
     }
-  });
+    // A few hundred hostile requests, each over every route: 10–30 s on two busy cores.
+  }, 90_000);
 
   it('where a route takes any JSON (metadata, edited arguments, page output), a value nested too deep is a 400, not a 500', async () => {
     const [approval, , page] = fixtures.ids;
