@@ -8,7 +8,7 @@ import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
 import { fakeApi, type ApiCall, type FakeApi } from './fake-api.js';
 
-export type PlatformName = 'telegram' | 'github' | 'linear' | 'discord' | 'teams';
+export type PlatformName = 'telegram' | 'github' | 'linear' | 'discord' | 'teams' | 'gchat';
 
 /** A request to Heed's endpoint; `headers` is called at each sending (signatures carry the time). */
 export interface Webhook {
@@ -20,8 +20,8 @@ export interface PlatformFake {
   name: PlatformName;
   api: FakeApi;
   /**
-   * The `channels.<name>` entry, without `agent`. A function in it (Teams' `token`) is called without
-   * arguments for the value it gives when the entry is sent as JSON to a `heed serve` process.
+   * The `channels.<name>` entry, without `agent`. A function in it (Teams' and Google Chat's `token`) is
+   * called without arguments for the value it gives when the entry is sent as JSON to a `heed serve` process.
    */
   config: Record<string, unknown>;
   /** Ada mentions the bot: "refund order 42". */
@@ -50,7 +50,7 @@ const json = (value: unknown): Webhook['body'] => JSON.stringify(value);
 const shown = (value: unknown) => JSON.stringify(value ?? '').replace(/\\\\(\S)/g, '$1');
 
 export function platformFake(name: PlatformName): Promise<PlatformFake> {
-  return { telegram, github, linear, discord, teams }[name]();
+  return { telegram, github, linear, discord, teams, gchat }[name]();
 }
 
 async function telegram(): Promise<PlatformFake> {
@@ -453,6 +453,117 @@ async function teams(): Promise<PlatformFake> {
     close: async () => {
       await api.close();
       await openId.close();
+    },
+  };
+}
+
+async function gchat(): Promise<PlatformFake> {
+  // As src/channels/chat-sdk/platforms/gchat.test.ts: the test's RSA key signs Google Chat's project-number
+  // tokens, published by a local key server in place of Google's; Heed posts through a fake Chat API.
+  const projectNumber = '123456789012';
+  const endpointUrl = 'https://heed.example.com/api/channels/gchat/events';
+  const chatIssuer = 'chat@system.gserviceaccount.com';
+  const accessToken = 'ya29.test-access-token';
+  const kid = 'chat-key';
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' }] };
+  // Google's ID-token keys are not served: only project-number tokens are sent, and nothing reaches Google.
+  const keys = await fakeApi((call) =>
+    call.path === `/service_accounts/v1/jwk/${chatIssuer}` ? { body: jwks } : undefined,
+  );
+  const space = { name: 'spaces/AAAA', type: 'ROOM', spaceType: 'SPACE', displayName: 'Ops' };
+  const threadName = 'spaces/AAAA/threads/t1';
+  const bot = { name: 'users/app-1', displayName: 'Heed', type: 'BOT' };
+  const people = {
+    ada: { name: 'users/101', displayName: 'ada', email: 'ada@example.com', type: 'HUMAN' },
+    bob: { name: 'users/102', displayName: 'bob', email: 'bob@example.com', type: 'HUMAN' },
+  };
+  let nextId = 1;
+  const api = await fakeApi((call) => {
+    if (call.method === 'POST' && /^\/v1\/spaces\/[^/]+\/messages$/.test(call.path))
+      return { body: { name: `spaces/AAAA/messages/sent-${nextId++}`, thread: { name: threadName }, ...call.body } };
+    if (call.method === 'PUT' && /^\/v1\/spaces\/[^/]+\/messages\/[^/]+$/.test(call.path))
+      return { body: { name: call.path.slice('/v1/'.length), ...call.body } };
+    return undefined;
+  });
+  // Google Chat's token for Heed, valid for an hour: long enough for a test to send a webhook again.
+  const now = Math.floor(Date.now() / 1000);
+  const bearer = await new SignJWT({ iss: chatIssuer, aud: projectNumber, iat: now - 60, exp: now + 3600 })
+    .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+    .sign(privateKey);
+  const headers = () => ({ authorization: `Bearer ${bearer}` });
+  type Button = {
+    text: string;
+    onClick: { action: { function: string; parameters: { key: string; value: string }[] } };
+  };
+  type Widget = { buttonList?: { buttons?: Button[] } };
+  const cardOf = (call: ApiCall): { sections: { widgets: Widget[] }[] } | undefined => call.body?.cardsV2?.[0]?.card;
+  const posts = () => api.calls.filter((call) => call.method === 'POST');
+  return {
+    name: 'gchat',
+    api,
+    config: {
+      token: () => accessToken,
+      endpointUrl,
+      googleChatProjectNumber: projectNumber,
+      botUserId: bot.name,
+      chatJwksUrl: `${keys.url}/service_accounts/v1/jwk/${chatIssuer}`,
+      googleJwksUrl: `${keys.url}/oauth2/v3/certs`,
+      apiUrl: api.url,
+    },
+    mention: () => {
+      // A message that mentions the app in a space's thread (Workspace add-on shape).
+      const message = {
+        name: 'spaces/AAAA/messages/in-100',
+        sender: people.ada,
+        createTime: '2026-12-02T10:00:00.000Z',
+        text: '@Heed refund order 42',
+        argumentText: ' refund order 42',
+        annotations: [{ type: 'USER_MENTION', startIndex: 0, length: 5, userMention: { user: bot, type: 'MENTION' } }],
+        thread: { name: threadName },
+        space,
+      };
+      return {
+        headers,
+        body: json({
+          commonEventObject: { hostApp: 'CHAT', userLocale: 'en' },
+          chat: { user: people.ada, eventTime: message.createTime, messagePayload: { space, message } },
+        }),
+      };
+    },
+    approve(request) {
+      // A click on Allow: the button's function and parameters, and the card's (empty) inputs.
+      const buttons = cardOf(request)!.sections.flatMap((section) =>
+        section.widgets.flatMap((widget) => widget.buttonList?.buttons ?? []),
+      );
+      const { action } = buttons.find((button) => button.text === 'Allow')!.onClick;
+      return {
+        headers,
+        body: json({
+          commonEventObject: {
+            hostApp: 'CHAT',
+            invokedFunction: action.function,
+            parameters: Object.fromEntries(action.parameters.map((entry) => [entry.key, entry.value])),
+            formInputs: {},
+          },
+          chat: {
+            user: people.bob,
+            eventTime: '2026-12-02T10:01:00.000Z',
+            buttonClickedPayload: {
+              space,
+              message: { name: request.answer.name, thread: { name: threadName }, sender: bot, space },
+              user: people.bob,
+            },
+          },
+        }),
+      };
+    },
+    requests: () => posts().filter((call) => cardOf(call) !== undefined),
+    posted: (wanted) => posts().filter((call) => call.body?.text === wanted),
+    edits: () => api.calls.filter((call) => call.method === 'PUT').map((call) => shown(call.body)),
+    close: async () => {
+      await api.close();
+      await keys.close();
     },
   };
 }

@@ -41,7 +41,7 @@ describe.skipIf(!pgServer)(
       await database?.drop();
     });
 
-    it.each<PlatformName>(['telegram', 'github', 'linear', 'discord', 'teams'])(
+    it.each<PlatformName>(['telegram', 'github', 'linear', 'discord', 'teams', 'gchat'])(
       '%s: the approval of a mention is posted once; the same click delivered to both at once settles once, the tool runs once, the card is edited once, the reply posted once',
       async (name) => {
         const fake = await platformFake(name);

@@ -13,7 +13,7 @@ import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { killAll, spawnServe, startServe } from '../serve-process.js';
 import { deliver, platformFake, type PlatformFake, type PlatformName } from './platforms.js';
 
-const ids = { telegram: '222', github: '222', linear: 'u-bob', discord: '222', teams: '29:bob' };
+const ids = { telegram: '222', github: '222', linear: 'u-bob', discord: '222', teams: '29:bob', gchat: 'users/102' };
 
 export function restartTests(name: PlatformName): void {
   const dirs: string[] = [];
