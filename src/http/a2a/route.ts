@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HeedError } from '../../errors.js';
 import { defineRoute, type Route, type RouteInput } from '../route.js';
 import { sseResponse } from '../sse.js';
+import { openStream } from '../stream-limits.js';
 import { agentCard } from './card.js';
 import { A2A_CODES, badParams, notCancelable, rpcFailure, rpcResult, RpcError, type RpcId } from './json-rpc.js';
 import {
@@ -252,6 +253,9 @@ function stream(
   id: RpcId,
   produce: (send: (result: unknown) => void, writer: Parameters<Parameters<typeof sseResponse>[0]>[0]) => Promise<void>,
 ): Response {
+  // A task's stream is a live stream like any other: it counts against the caller's streams (limits.streamsPerCaller).
+  const opened = openStream(input.c, input.caller);
+  if (opened instanceof Response) return opened;
   return sseResponse(
     async (writer) => {
       const send = (result: unknown) => writer.send({ data: JSON.stringify(rpcResult(id, result)) });
@@ -261,6 +265,6 @@ function stream(
         writer.send({ data: JSON.stringify(rpcFailure(id, thrown)) });
       }
     },
-    { signal: input.signal, request: input.c.req.raw },
+    { ...opened, signal: input.signal },
   );
 }

@@ -4,6 +4,7 @@ import { HeedError } from '../../errors.js';
 import { invalidRequest, toHeedError } from '../errors.js';
 import { defineRoute, type Route } from '../route.js';
 import { sseResponse } from '../sse.js';
+import { openStream } from '../stream-limits.js';
 import type { SendAgUi } from './events.js';
 import { runAgUi } from './run.js';
 
@@ -99,7 +100,7 @@ export const agUiRoutes: Route[] = [
       responses: { 200: { description: 'The run as AG-UI events.', events: streamDescription } },
       errors: ['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'rate_limited'],
     },
-    async ({ heed, host, caller, params, body, signal, countNewConversation }) => {
+    async ({ c, heed, host, caller, params, body, signal, countNewConversation }) => {
       if (!host.agents.has(params.agent)) {
         throw new HeedError('not_found', `There is no agent named "${params.agent}".`, {
           details: { agent: params.agent },
@@ -120,6 +121,9 @@ export const agUiRoutes: Route[] = [
       }
       // SSE only: the encoder would answer a client that accepts protobuf in protobuf, which Heed does not document.
       const events = new encoder.EventEncoder();
+      // A run is a live stream like any other: it counts against the caller's streams (limits.streamsPerCaller).
+      const opened = openStream(c, caller);
+      if (opened instanceof Response) return opened;
       return sseResponse(
         async (writer) => {
           const send: SendAgUi = (event) => writer.send({ data: sseData(events.encodeSSE(event)) });
@@ -133,7 +137,7 @@ export const agUiRoutes: Route[] = [
             send({ type: 'RUN_ERROR', message: error.message, code: error.code } as BaseEvent);
           }
         },
-        { signal },
+        { ...opened, signal },
       );
     },
   ),
