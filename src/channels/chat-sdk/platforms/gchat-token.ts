@@ -1,4 +1,5 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { bearerToken, verifyRs256 } from './bearer-jwt.js';
 
 /** The account Google Chat signs its project-number tokens with. */
 export const GOOGLE_CHAT_ISSUER = 'chat@system.gserviceaccount.com';
@@ -35,33 +36,22 @@ export function googleChatVerifier(options: {
 
   const projectNumberToken = async (token: string): Promise<boolean> => {
     if (!options.projectNumber) return false;
-    const { jwtVerify } = await import('jose');
     chatKeys ??= remote(options.chatJwksUrl);
-    await jwtVerify(token, await chatKeys, {
-      issuer: GOOGLE_CHAT_ISSUER,
-      audience: options.projectNumber,
-      algorithms: ['RS256'],
-      clockTolerance: 300,
-      requiredClaims: ['exp'],
-    });
+    await verifyRs256(token, await chatKeys, { issuer: GOOGLE_CHAT_ISSUER, audience: options.projectNumber });
     return true;
   };
 
   const endpointUrlToken = async (token: string): Promise<boolean> => {
-    const { jwtVerify } = await import('jose');
     googleKeys ??= remote(options.googleJwksUrl);
-    const { payload } = await jwtVerify(token, await googleKeys, {
+    const payload = await verifyRs256(token, await googleKeys, {
       issuer: GOOGLE_OIDC_ISSUERS,
       audience: options.endpointUrl,
-      algorithms: ['RS256'],
-      clockTolerance: 300,
-      requiredClaims: ['exp'],
     });
     return sentByChat(payload, options.addOnServiceAccountEmail);
   };
 
   return async (request) => {
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const token = bearerToken(request);
     if (!token) return false;
     const { decodeJwt } = await import('jose');
     try {

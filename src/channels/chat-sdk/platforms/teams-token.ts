@@ -1,4 +1,5 @@
 import type { JWTVerifyGetKey } from 'jose';
+import { bearerToken, verifyRs256 } from './bearer-jwt.js';
 
 /** Microsoft's OpenID metadata for the tokens the Bot Framework sends bots (docs/channels.md). */
 export const BOT_FRAMEWORK_OPENID_METADATA = 'https://login.botframework.com/v1/.well-known/openidconfiguration';
@@ -36,17 +37,10 @@ export function botFrameworkVerifier(options: {
   };
 
   return async (request, body) => {
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const token = bearerToken(request);
     if (!token) return false;
-    const { jwtVerify } = await import('jose');
     const metadata = await keys();
-    const { payload } = await jwtVerify(token, metadata.keys, {
-      issuer: metadata.issuer,
-      audience: options.appId,
-      algorithms: ['RS256'],
-      clockTolerance: 300,
-      requiredClaims: ['exp'],
-    });
+    const payload = await verifyRs256(token, metadata.keys, { issuer: metadata.issuer, audience: options.appId });
     const serviceUrl = (JSON.parse(body) as { serviceUrl?: unknown }).serviceUrl;
     return typeof payload.serviceurl === 'string' && typeof serviceUrl === 'string'
       ? sameUrl(payload.serviceurl, serviceUrl)
