@@ -125,7 +125,7 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await shoot(page, 'edit-message');
       // Cancel leaves everything as it was.
       await transcript(page).getByRole('button', { name: 'Cancel' }).click();
-      expect(await box.count()).toBe(0);
+      await expect.poll(() => box.count()).toBe(0);
 
       await transcript(page).getByRole('button', { name: 'Edit' }).nth(1).click();
       await box.fill('second, but better');

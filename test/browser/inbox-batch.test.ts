@@ -141,6 +141,7 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
     // Approve all leaves out all but the refund; Back returns without sending anything.
     await page.getByRole('button', { name: 'Approve all' }).click();
     const approving = page.getByRole('region', { name: 'Approve 1 request?' });
+    await approving.waitFor();
     expect(await approving.getByRole('list', { name: 'Left out' }).getByRole('listitem').allTextContents()).toEqual([
       'Connect your Example account — Only you can say you opened the page: open it to do so.',
       'Ship the order today? — A question cannot be approved: open it to answer it.',
@@ -150,16 +151,16 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
 
     await page.getByRole('button', { name: 'Deny all' }).click();
     const denying = page.getByRole('region', { name: 'Deny 2 requests?' });
-    expect(await denying.getByText('Nothing runs').isVisible()).toBe(true);
+    await denying.getByText('Nothing runs').waitFor();
     expect(await denying.getByRole('list', { name: 'Left out' }).textContent()).toBe(
       'Ship the order today? — A question cannot be denied: open it to answer or skip it.',
     );
     await denying.getByRole('button', { name: 'Deny 2 requests' }).click();
+    // The summary comes once the server has answered; poll rather than read it once.
     const results = page.getByRole('region', { name: '2 of 2 requests settled' });
-    expect(await results.getByRole('listitem').allTextContents()).toEqual([
-      'Refund $80 on order 8? Settled: Denied',
-      'Connect your Example account Settled: Declined',
-    ]);
+    await expect
+      .poll(() => results.getByRole('listitem').allTextContents())
+      .toEqual(['Refund $80 on order 8? Settled: Denied', 'Connect your Example account Settled: Declined']);
     await page.getByText('1 request is waiting on you.').waitFor();
     const snapshot = await api('GET', `/api/conversations/${refund.id}`);
     expect(JSON.stringify(snapshot.messages)).toContain('No refund');
