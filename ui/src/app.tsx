@@ -75,10 +75,15 @@ function SignedIn({
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
 
+  // Reads overlap (the 10 s timer, a pause, an inbox change): only the latest read's answer is shown, so
+  // an older list that arrives last cannot bring back a "Waiting" mark the newer one had cleared.
+  const latestRead = useRef(0);
   const refreshConversations = useCallback(async () => {
+    const read = ++latestRead.current;
     try {
       if (session.token) {
         const listed = await client.listConversations({ limit: 100 });
+        if (read !== latestRead.current) return;
         setConversations(listed);
         const owner = listed.find((conversation) => conversation.ownerId)?.ownerId;
         if (owner && owner !== session.userId) onSession({ ...session, userId: owner });
@@ -93,6 +98,7 @@ function SignedIn({
             }
           }),
         );
+        if (read !== latestRead.current) return;
         setConversations(
           found
             .filter((item): item is ConversationView => item !== null)
@@ -102,7 +108,7 @@ function SignedIn({
       setLoadError(undefined);
     } catch (thrown) {
       if (HeedClientError.isInstance(thrown) && thrown.status === 401) return signOut();
-      setLoadError(thrown instanceof Error ? thrown.message : String(thrown));
+      if (read === latestRead.current) setLoadError(thrown instanceof Error ? thrown.message : String(thrown));
     }
   }, [client, session, onSession, signOut]);
 
