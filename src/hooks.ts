@@ -48,6 +48,11 @@ export interface HeedHooks {
     | 'countPending'
     | 'listDecisionTimes'
   >;
+  /**
+   * Values kept by scope, each written by compare-and-set across the instances on the store: the last state an
+   * A2A push config's deliveries took (http/a2a/push.ts), so two instances' outboxes do not both send it.
+   */
+  readonly values: Pick<Store, 'listValues' | 'swapValue' | 'deleteValues'>;
   /** Follows a conversation's events after `after` (stored backlog, then live), with no access check. */
   follow(
     conversationId: string,
@@ -96,6 +101,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     agents: engine.agents,
     conversationsPerMinute: engine.limits.conversationsPerMinute,
     store: engine.store,
+    values: engine.store,
     follow: (conversationId, after, listener, options) =>
       followEvents(engine.store, engine.bus, conversationId, after, listener, options),
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),

@@ -13,9 +13,10 @@ export interface WebhookCall {
 
 /**
  * A webhook endpoint. `answer(call number)` picks the status of each request (default 204); `hold`
- * makes a request wait forever (the sender's timeout or death ends it).
+ * makes a request wait forever (the sender's timeout or death ends it); a promise answers when it
+ * resolves (a slow receiver), the call being recorded as it arrives.
  */
-export async function webhookReceiver(answer: (n: number) => number | 'hold' = () => 204) {
+export async function webhookReceiver(answer: (n: number) => number | 'hold' | Promise<number> = () => 204) {
   const calls: WebhookCall[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((request, response) => {
@@ -26,13 +27,16 @@ export async function webhookReceiver(answer: (n: number) => number | 'hold' = (
       const call = {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-        status: decided === 'hold' ? 0 : decided,
+        status: typeof decided === 'number' ? decided : 0,
       };
       calls.push(call);
       for (const wake of waiters) wake();
       if (decided === 'hold') return;
-      response.statusCode = decided;
-      response.end();
+      void Promise.resolve(decided).then((status) => {
+        call.status = status;
+        response.statusCode = status;
+        response.end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,7 +9,7 @@ import { a2aPushConfigs, type A2aPushConfig } from '../../protocol/request-conve
 import type { DeliveryRecord } from '../../store/store.js';
 import { A2A_CODES, RpcError } from './json-rpc.js';
 import type { A2aRequestContext } from './send.js';
-import { buildTask, parseTaskId, readTask, taskId } from './task.js';
+import { buildTask, parseTaskId, readTask, taskId, type A2aTask } from './task.js';
 import { statusUpdate } from './watch.js';
 
 /*
@@ -106,28 +106,23 @@ export async function deletePushConfig(context: A2aRequestContext, input: z.outp
   if (found.length === 0) throw pushConfigNotFound();
   const ref = parseTaskId(input.taskId)!;
   await context.host.editA2aPush(ref.conversationId, (configs) => configs.filter((entry) => entry.id !== input.id));
+  // The state its deliveries took (takeState) goes with it: a config made again with this id starts afresh.
+  await context.host.values.deleteValues(sentScope(ref.conversationId, input.id ?? ''));
 }
 
 export const pushConfigNotFound = () =>
   new HeedError('not_found', 'That task has no push notification config with this id.');
 
 /**
- * The sender the outbox calls (src/notify/a2a-push.ts): builds the task now, skips it when the config's last
- * delivery already carried this state, and posts the status update.
+ * The sender the outbox calls (src/notify/a2a-push.ts): builds the task now, skips it when another delivery
+ * of the config already took this state (on any instance), and posts the status update.
  */
 export function pushSender(host: HeedHooks): A2aPushSender {
   return async (delivery: DeliveryRecord, { timeoutMs, signal }) => {
     const conversation = await host.store.getConversation(delivery.conversationId);
     const config = conversation && a2aPushConfigs(conversation).find((entry) => entry.id === delivery.actionId);
     if (!conversation || !config) throw new DeliveryDropped('the push config is gone');
-    const task = await buildTask(host, conversation.agent, {
-      conversationId: conversation.id,
-      messageId: config.task,
-    });
-    if (!task) throw new DeliveryDropped('the task is gone');
-    const earlier = await host.store.listDeliveries({ actionId: config.id, status: 'delivered' });
-    const lastState = earlier.at(-1)?.receipt?.state;
-    if (lastState === task.status.state) throw new DeliveryDropped(`the task is still ${task.status.state}`);
+    const task = await takeState(host, delivery, config, conversation.agent);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'heed-a2a' };
     if (config.token) headers['x-a2a-notification-token'] = config.token;
     if (config.authentication)
@@ -151,6 +146,45 @@ export function pushSender(host: HeedHooks): A2aPushSender {
     if (response.status < 200 || response.status > 299) throw new Error(`HTTP ${response.status}`);
     return { state: task.status.state };
   };
+}
+
+/** Where the store keeps a config's last state taken (a config id is the caller's, unique in its conversation only). */
+const sentScope = (conversationId: string, configId: string) => `a2a-push:${conversationId}:${configId}`;
+
+/** What the store keeps per push config: the last state a delivery took to send, and which delivery. */
+interface SentState {
+  state: string;
+  delivery: string;
+}
+
+/**
+ * Builds the task as it stands and takes its state for `delivery` to send, unless another delivery of the
+ * config took that state already (and sent it, or is sending it and retries): a compare-and-set of one
+ * stored value (`Store.swapValue`), so of two instances whose outboxes each hold a delivery of one config,
+ * one sends the state and the other drops. A retry of the delivery that took a state takes it again.
+ */
+async function takeState(
+  host: HeedHooks,
+  delivery: DeliveryRecord,
+  config: A2aPushConfig,
+  agent: string,
+): Promise<A2aTask> {
+  const scope = sentScope(delivery.conversationId, config.id);
+  for (let tries = 0; tries < 5; tries++) {
+    // Read before the task is built: a state taken since then (maybe a later one) makes the swap fail.
+    const row = (await host.values.listValues(scope)).find((entry) => entry.key === '');
+    const task = await buildTask(host, agent, { conversationId: delivery.conversationId, messageId: config.task });
+    if (!task) throw new DeliveryDropped('the task is gone');
+    const state = task.status.state;
+    const sent = row ? (JSON.parse(row.value) as SentState) : undefined;
+    if (sent?.state === state) {
+      if (sent.delivery === delivery.id) return task;
+      throw new DeliveryDropped(`the task is still ${state}`);
+    }
+    const next = JSON.stringify({ state, delivery: delivery.id } satisfies SentState);
+    if (await host.values.swapValue(scope, '', row?.value ?? null, next)) return task;
+  }
+  throw new Error('other deliveries of the push config kept taking its state');
 }
 
 /** Standard Webhooks headers for the body, as webhooks and callbacks are signed. */
