@@ -1,7 +1,34 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import CostliestFirst from './test/setup/sequencer.js';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
+/**
+ * The suite in four projects by cost (docs/testing.md). A file's name or folder says where it runs:
+ *
+ * - unit: `src/**\/*.test.ts(x)`: pure code and the app called in process; no set-up, no socket, no process.
+ * - http: `src/**\/*.http.test.ts(x)`: a server in this process (`serve()`), called in process where it can
+ *   be and over loopback where the socket is the point (streams, disconnects, limits, clients).
+ * - integration: `src/**\/*.pg.test.ts` and `test/`: PostgreSQL, several instances, channel fakes, processes.
+ * - e2e: Chromium (`test/browser/`), faults (`test/faults/`), restarts and crashes, the terminal (tmux),
+ *   the fresh clone and the published types.
+ */
+const e2e = [
+  'test/browser/**/*.test.ts',
+  'test/faults/**/*.test.ts',
+  'test/**/*-restart.test.ts',
+  'test/crash*.test.ts',
+  'test/inbox-*terminal*.test.ts',
+  'test/fresh-clone.test.ts',
+  'test/types/**/*.test.ts',
+];
+
+// unit, http and integration wait on servers and child processes more than they compute: three files
+// at a time keep two cores busy. e2e files are heavy (a browser page, several processes): two at a time,
+// run first, so that a busy machine slows them rather than failing them. HEED_TEST_WORKERS sets both
+// (say 1 to read one file's output in order).
+const workers = Number(process.env.HEED_TEST_WORKERS) || undefined;
 
 export default defineConfig({
   // Outside node_modules: a write there makes npm's hidden lockfile look stale, and `npx heed` then re-reads the tree.
@@ -20,12 +47,61 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
-    // Chromium, PostgreSQL, one temp folder for the run and a fresh console build: test/setup/prepare.ts.
-    globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 20_000,
     // expect.poll waits for what a user would see; a second (the default) is too short on two busy cores.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    maxWorkers: workers ?? 3,
+    // One module graph per worker, not one per file: a file shares nothing with the next but what both import.
+    isolate: false,
+    sequence: { sequencer: CostliestFirst },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          sequence: { groupOrder: 1 },
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+          exclude: ['src/**/*.http.test.ts', 'src/**/*.http.test.tsx', 'src/**/*.pg.test.ts'],
+          setupFiles: ['test/setup/unit-guard.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'http',
+          sequence: { groupOrder: 1 },
+          include: ['src/**/*.http.test.ts', 'src/**/*.http.test.tsx'],
+          globalSetup: ['test/setup/run-folder.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          sequence: { groupOrder: 1 },
+          include: ['src/**/*.pg.test.ts', 'test/**/*.test.ts'],
+          exclude: e2e,
+          globalSetup: ['test/setup/database.ts', 'test/setup/built-cli.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: e2e,
+          maxWorkers: workers ?? 2,
+          sequence: { groupOrder: 0 },
+          // A deadline, not a wait: a page or a restart on two busy cores can take longer than 20 s.
+          testTimeout: 60_000,
+          globalSetup: [
+            'test/setup/database.ts',
+            'test/setup/built-cli.ts',
+            'test/setup/browser.ts',
+            'test/setup/tmux.ts',
+          ],
+        },
+      },
+    ],
   },
 });

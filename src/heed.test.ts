@@ -59,7 +59,9 @@ describe('createHeed', () => {
     const follow = await chat.follow((event) => seen.push(event), { after: 2 });
     const [pending] = await chat.pendingActions();
     await pending.approve();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The follower has had the last event of the log (read after it, below, to compare).
+    const last = (await chat.events()).at(-1)!.seq;
+    await expect.poll(() => seen.at(-1)?.seq).toBe(last);
     follow.close();
     const all = await chat.events();
     expect(seen.map((event) => event.seq)).toEqual(all.slice(2).map((event) => event.seq));

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // Two real `heed serve` processes on one PostgreSQL database: the two deciding votes of a 2-of-3 quorum
@@ -19,7 +20,7 @@ describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer
   beforeAll(async () => {
     database = await freshDatabase();
     const start = () =>
-      startServe(['--config', 'test/fixtures/heed.quorum.config.ts', '--database-url', database!.url], {
+      startServe(['--config', fixtureConfig('heed.quorum.config.ts'), '--database-url', database!.url], {
         HEED_TEST_TOOL_LOG: toolLog,
       });
     [a, b] = await Promise.all([start(), start()]);
@@ -27,7 +28,8 @@ describe.skipIf(!pgServer)(`a quorum voted on two heed serve processes${pgServer
 
   afterAll(async () => {
     killAll();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Gone, and their connections with them, before the database is dropped.
+    await Promise.all([a?.exited, b?.exited]);
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });

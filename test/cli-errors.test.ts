@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, root } from './cli.js';
 import { killAll, listeningUrl, startServe } from './serve-process.js';
-
-const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-cli-'));
 // The configs written here import packages as a project's config would.
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
@@ -42,7 +41,7 @@ function heed(
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [CLI, ...args],
       { cwd: root, env, timeout: 30_000 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
@@ -55,7 +54,8 @@ function config(name: string, body: string): string {
   return file;
 }
 
-const src = (path: string) => JSON.stringify(join(root, 'src', path));
+/** A module of the built package, as the configs written here import it (the server runs the build too). */
+const built = (path: string) => JSON.stringify(join(root, 'dist', path));
 
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -94,8 +94,8 @@ describe('heed serve: one line and a clear exit code when it cannot start', { ti
     const file = config(
       'policy.config.mjs',
       `import { z } from 'zod';
-import { defineConfig, tool } from ${src('index.ts')};
-import { scriptedModel } from ${src('testing/scripted-model.ts')};
+import { defineConfig, tool } from ${built('index.js')};
+import { scriptedModel } from ${built('testing/index.js')};
 
 const pay = tool({
   description: 'Pay a supplier.',
@@ -145,7 +145,7 @@ describe('heed serve: what would fail later is said at start, one line per agent
     const file = config(
       'models.config.mjs',
       `import { createOpenAI } from '@ai-sdk/openai';
-import { defineConfig } from ${src('index.ts')};
+import { defineConfig } from ${built('index.js')};
 
 export default defineConfig({
   agents: [
@@ -188,10 +188,7 @@ describe('heed serve under npm: stopping npm stops the server', { timeout: 90_00
     // npx runs a package's command as `sh -c '<command>'` below npm; the shell here stands for both.
     const child = spawn(
       'sh',
-      [
-        '-c',
-        `"${process.execPath}" --import tsx src/cli/main.ts serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`,
-      ],
+      ['-c', `"${process.execPath}" "${CLI}" serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`],
       {
         cwd: root,
         env: cleanEnv({ npm_lifecycle_event: 'npx', npm_command: 'exec', EDITOR: 'vi' }),
@@ -217,9 +214,9 @@ describe('heed serve under npm: stopping npm stops the server', { timeout: 90_00
       if (alive) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(alive).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(output).toContain(
-      'npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n',
-    );
+    // Its last lines come as it stops.
+    await expect
+      .poll(() => output)
+      .toContain('npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n');
   });
 });

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHeed, type HeedOptions } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
+import { CLI, root } from './cli.js';
 import { call, killAll, startServe } from './serve-process.js';
-
-const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-config-'));
 
 afterAll(() => {
@@ -20,7 +19,7 @@ function failedStart(config: string, db: string): Promise<{ code: number | null;
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--db', db, '--config', config],
+      [CLI, 'serve', '--port', '0', '--db', db, '--config', config],
       { cwd: root, env: { ...process.env, OPENAI_API_KEY: '' }, timeout: 15_000 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, output: `${stdout}${stderr}` }),
     );

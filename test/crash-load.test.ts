@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { conversationProblems } from './invariants.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 /**
@@ -15,7 +16,7 @@ import { call, killAll, startServe, type ServeProcess } from './serve-process.js
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'heed-crash-load-'));
-const config = ['--config', 'test/fixtures/crash.config.ts'];
+const config = ['--config', fixtureConfig('crash.config.ts')];
 const env = { HEED_CRASH_DIR: dir, HEED_CRASH_TOOL_MS: '20' };
 const lines = (name: string) =>
   existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean) : [];
@@ -69,6 +70,7 @@ describe('crash safety under load', () => {
       let server = await startServe(config, env);
       for (const after of killAfter) {
         const running = load(server, answered, conversations);
+        // fixed wait kept: the kill moment is the scenario (random, printed so a failure can be replayed)
         await new Promise((resolve) => setTimeout(resolve, after));
         expect(await server.stop('SIGKILL')).toBe('SIGKILL');
         await running.stop();

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { conversationProblems, readConversation } from './invariants.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 /**
@@ -16,7 +17,7 @@ import { call, killAll, startServe, type ServeProcess } from './serve-process.js
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'heed-crash-'));
-const config = ['--config', 'test/fixtures/crash.config.ts'];
+const config = ['--config', fixtureConfig('crash.config.ts')];
 const env = { HEED_CRASH_DIR: dir };
 const lines = (name: string) =>
   existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean) : [];

@@ -9,9 +9,13 @@ export function cuttableFetch() {
   let stalled = false;
   const open = new Map<ReadableStreamDefaultController<Uint8Array>, ReadableStreamDefaultReader<Uint8Array>>();
   let streamsOpened = 0;
+  let refused = 0;
 
   const fetcher: typeof fetch = async (input, init) => {
-    if (down) throw new TypeError('fetch failed (the test cut the network)');
+    if (down) {
+      refused++;
+      throw new TypeError('fetch failed (the test cut the network)');
+    }
     const response = await fetch(input, init);
     if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response;
     streamsOpened++;
@@ -48,6 +52,10 @@ export function cuttableFetch() {
     /** Event streams opened so far. */
     get streamsOpened() {
       return streamsOpened;
+    },
+    /** Requests refused so far because the network was cut (each try of a client that retries). */
+    get refused() {
+      return refused;
     },
     /** Breaks every open stream and refuses new requests, as a stopped server does. */
     cut() {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer, type ServeOptions } from '../src/cli/serve.js';
 import { demoAgents as demoAgentsFromCli } from '../src/cli/demo-agents.js';
 import { demoResponse } from '../src/protocol/responses.js';
+import { engineOf } from '../src/heed.js';
 import { demoAgents, demoUsers } from 'heed/demo';
 import { defineConfig } from 'heed';
 
@@ -217,7 +218,9 @@ describe('the demo: users, inbox and the four-eyes refund', () => {
     expect(
       (await call(again.server.url, 'GET', '/api/conversations', { token: 'demo-ada' })).body.conversations.length,
     ).toBe(before);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing is left to send: a mail sent again would be a delivery still pending (or its line already printed).
+    const outbox = engineOf(again.server.heed).store;
+    await expect.poll(() => outbox.listDeliveries({ status: 'pending' })).toEqual([]);
     expect(again.lines.filter((line) => line.startsWith('Mail for '))).toEqual([]);
     expect(readdirSync(join(dir, 'demo', 'heed-mail'))).toHaveLength(4);
     // ada's inbox is what was left: the trip question (her refund was answered by link, the finance one by votes).

@@ -1,6 +1,8 @@
 /**
- * Shared by the HTTP tests: a real server on a loopback port (in this process), agents that exercise
- * every kind of action, and a small `api()` that returns status, headers and parsed body.
+ * Shared by the HTTP tests: a server in this process, agents that exercise every kind of action, and a
+ * small `api()` that returns status, headers and parsed body. `api()` calls the app in process (as Hono's
+ * `app.request()`); the server also listens on a loopback port (`url`) for the tests where the socket is
+ * the point: live streams, disconnects, clients that take a base URL.
  */
 import { z } from 'zod';
 import type { AgentConfig, HeedConfig } from '../src/config.js';
@@ -131,7 +133,7 @@ export async function startServer(
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers, body });
+    const response = await server.fetch(new Request(`${server.url}${path}`, { method, headers, body }));
     const text = await response.text();
     let parsed: unknown = undefined;
     try {

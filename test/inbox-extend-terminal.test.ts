@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, builtModule, root } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // `E` in `heed inbox` (docs/approvals.md, Reminders and extensions), as test/inbox-terminal.test.ts runs
 // the inbox: the real command in a real pseudo-terminal (tmux, 80×24) against a real `heed serve`, driven
 // by keystrokes; the deadline is then read back over HTTP.
-const root = join(import.meta.dirname, '..');
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-extend-'));
 const socket = `heed-inbox-extend-${process.pid}`;
@@ -39,6 +39,7 @@ async function press(...keys: string[]): Promise<void> {
   for (const key of keys) {
     const named = /^(Enter|Escape|Up|Down)$/.test(key);
     tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
+    // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
 }
@@ -48,12 +49,12 @@ describe.skipIf(!hasTmux)('heed inbox: E extends a request', () => {
     'E then a number moves the deadline; a choice past hitl.maxExtendMinutes shows the server’s sentence and changes nothing',
     { timeout: 120_000 },
     async () => {
-      const config = join(dir, 'heed.config.mts');
+      const config = join(dir, 'heed.config.mjs');
       writeFileSync(
         config,
         `import { z } from ${JSON.stringify(join(root, 'node_modules/zod/index.js'))};
-import { defineConfig, tool } from ${JSON.stringify(join(root, 'src/index.ts'))};
-import { scriptedModel } from ${JSON.stringify(join(root, 'src/testing/index.ts'))};
+import { defineConfig, tool } from ${builtModule('index.js')};
+import { scriptedModel } from ${builtModule('testing/index.js')};
 const model = scriptedModel(({ stepIndex }) =>
   stepIndex === 0 ? { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] } : { text: 'Done.' },
 );
@@ -88,7 +89,7 @@ export default defineConfig({
         );
       const before = await deadline();
 
-      const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} --import tsx src/cli/main.ts inbox --interval 0.5; echo "exited with $?"; sleep 600`;
+      const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; echo "exited with $?"; sleep 600`;
       expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
       await until(/Approval +support/, 60_000);
 

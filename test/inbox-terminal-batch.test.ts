@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, builtModule, fixtureConfig, root } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // `heed inbox` answering several requests at once, as a person does it: the real command in a real
 // pseudo-terminal (tmux, 80×24) against a real `heed serve`; Space marks, A approves and D denies the
 // marked after a summary of what runs; what the server stored is then read back over HTTP.
-const root = join(import.meta.dirname, '..');
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-batch-'));
 const socket = `heed-inbox-batch-${process.pid}`;
@@ -40,6 +40,7 @@ async function press(...keys: string[]): Promise<void> {
   for (const key of keys) {
     const named = /^(Enter|Escape|BSpace|Up|Down|Left|Right|Space|End)$/.test(key);
     tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
+    // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
 }
@@ -53,11 +54,11 @@ describe.skipIf(!hasTmux)('heed inbox: answering the marked requests at once', (
     'marks with Space, approves with A after a summary, says how each went; D denies',
     { timeout: 120_000 },
     async () => {
-      const config = join(dir, 'heed.config.mts');
+      const config = join(dir, 'heed.config.mjs');
       writeFileSync(
         config,
-        `import { defineConfig } from ${JSON.stringify(join(root, 'src/index.ts'))};
-import { browserAgents } from ${JSON.stringify(join(root, 'test/fixtures/browser.config.ts'))};
+        `import { defineConfig } from ${builtModule('index.js')};
+import { browserAgents } from ${JSON.stringify(fixtureConfig('browser.config.ts'))};
 export default defineConfig({ agents: browserAgents, auth: { tokens: { 'tok-ada': 'ada' } } });
 `,
       );
@@ -78,7 +79,7 @@ export default defineConfig({ agents: browserAgents, auth: { tokens: { 'tok-ada'
         refunds.push(await asked('refunds', `refund order ${order} $${amount}`));
       await asked('confirm', 'ship it');
 
-      const command = `HEED_URL=${url} HEED_TOKEN=tok-ada ${process.execPath} --import tsx src/cli/main.ts inbox --interval 0.5; echo "exited with $?"; sleep 600`;
+      const command = `HEED_URL=${url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; echo "exited with $?"; sleep 600`;
       expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
       await until('Ship the order today?', 60_000);
 

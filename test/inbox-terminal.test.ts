@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, builtModule, root } from './cli.js';
 import { call, killAll, listeningUrl, startServe, type ServeProcess } from './serve-process.js';
 
 // `heed inbox` as a person uses it: the real command in a real pseudo-terminal (tmux, 80×24), against a
 // real `heed serve`, answered by keystrokes alone; the answers are then read back over HTTP.
-const root = join(import.meta.dirname, '..');
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-'));
 const socket = `heed-inbox-${process.pid}`;
@@ -40,12 +40,13 @@ async function press(...keys: string[]): Promise<void> {
   for (const key of keys) {
     const named = /^(Enter|Escape|BSpace|Up|Down|Left|Right|Space)$/.test(key);
     tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
+    // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
 }
 
 function inbox(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'inbox', ...args], {
+  return spawnSync(process.execPath, [CLI, 'inbox', ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, ...env },
@@ -58,11 +59,11 @@ describe.skipIf(!hasTmux)('heed inbox in a terminal', () => {
     'answers a typed question and an approval by keystrokes; the answers are stored',
     { timeout: 90_000 },
     async () => {
-      const config = join(dir, 'heed.config.mts');
+      const config = join(dir, 'heed.config.mjs');
       writeFileSync(
         config,
-        `import { defineConfig } from ${JSON.stringify(join(root, 'src/index.ts'))};
-import { demoAgents } from ${JSON.stringify(join(root, 'src/cli/demo-agents.ts'))};
+        `import { defineConfig } from ${builtModule('index.js')};
+import { demoAgents } from ${builtModule('cli/demo-agents.js')};
 export default defineConfig({ agents: demoAgents({ chunkDelayMs: 0 }), auth: { tokens: { 'tok-ada': 'ada' } } });
 `,
       );
@@ -88,10 +89,10 @@ export default defineConfig({ agents: demoAgents({ chunkDelayMs: 0 }), auth: { t
         .map((line) => JSON.parse(line));
       expect(lines).toMatchObject([{ kind: 'question', toolName: 'intake', agent: 'helpdesk', conversationId: id }]);
 
-      const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} --import tsx src/cli/main.ts inbox --interval 0.5; echo "exited with $?"; sleep 600`;
+      const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; echo "exited with $?"; sleep 600`;
       expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
 
-      // The first screen waits for the program to start (tsx compiles it first: slow on a loaded machine).
+      // The first screen waits for the program to start (slow on a loaded machine).
       await until('What do you need help with? (+1 more)', 60_000);
       await press('Enter');
       await until('Question 1 of 2 — Topic');
@@ -180,6 +181,7 @@ describe.skipIf(!canIsolate)('heed inbox against the demo, no flags', () => {
     for (const key of keys) {
       const named = /^(Enter|Escape|BSpace|Up|Down|Left|Right|Space)$/.test(key);
       tmuxDemo('send-keys', '-t', session, ...(named ? [key] : ['-l', key]));
+      // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
   }
@@ -222,15 +224,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
         return JSON.parse(run.stdout) as { status: number; body: any };
       };
 
-      const [command, ...args] = inside(
-        process.execPath,
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'serve',
-        '--db',
-        join(dir, 'demo', 'heed.db'),
-      );
+      const [command, ...args] = inside(process.execPath, CLI, 'serve', '--db', join(dir, 'demo', 'heed.db'));
       mkdirSync(join(dir, 'demo'));
       demo = spawn(command, args, {
         cwd: root,
@@ -246,7 +240,7 @@ console.log(JSON.stringify({ status: response.status, body: await response.json(
       // What npm puts in the environment of what it runs (npx heed inbox): EDITOR=vi when the person set no editor.
       const npmEnv =
         'npm_lifecycle_event=npx npm_command=exec npm_execpath=/usr/lib/node_modules/npm/bin/npm-cli.js npm_config_user_agent=npm/11 EDITOR=vi';
-      const line = `${inside('env', '-u', 'VISUAL', '-u', 'HEED_URL', '-u', 'HEED_TOKEN', ...npmEnv.split(' '), process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'inbox').join(' ')}; echo "exited with $?"; sleep 600`;
+      const line = `${inside('env', '-u', 'VISUAL', '-u', 'HEED_URL', '-u', 'HEED_TOKEN', ...npmEnv.split(' '), process.execPath, CLI, 'inbox').join(' ')}; echo "exited with $?"; sleep 600`;
       expect(tmuxDemo('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-c', root, line).status).toBe(0);
 
       const list = await see('Heed inbox · 3 waiting · ada (demo) · http://127.0.0.1:3000', 60_000);

@@ -15,6 +15,7 @@ import { tool } from '../src/tool.js';
 import type { TimeoutPolicy } from '../src/types.js';
 import { conversationProblems } from './invariants.js';
 import { sizeQuestions } from './fixtures/size-questions.js';
+import { sizes } from './sizes.js';
 
 /**
  * Random interleavings of answers, cancels, new messages, lapses and sweeps, across several
@@ -433,8 +434,8 @@ describe('interleavings of answers, cancels, messages, lapses and sweeps across 
         await runPlan(s, p, () => ({ raw, perInstance: () => raw, close: async () => undefined }));
       }),
       {
-        numRuns: Number(process.env.INTERLEAVE_RUNS ?? 150),
-        seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined,
+        numRuns: sizes.interleave.memoryRuns,
+        seed: sizes.interleave.seed,
       },
     );
   });
@@ -462,8 +463,8 @@ describe('interleavings of answers, cancels, messages, lapses and sweeps across 
         });
       }),
       {
-        numRuns: Number(process.env.INTERLEAVE_RUNS ?? 40),
-        seed: process.env.INTERLEAVE_SEED ? Number(process.env.INTERLEAVE_SEED) : undefined,
+        numRuns: sizes.interleave.sqliteRuns,
+        seed: sizes.interleave.seed,
       },
     );
   });

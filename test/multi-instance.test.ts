@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../src/client/sse-reader.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
+import { fixtureConfig } from './cli.js';
 import { call as callServe, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // Two real `heed serve` processes on one PostgreSQL database, behind no balancer: the test spreads
@@ -13,7 +14,7 @@ const toolLog = join(dir, 'tool.log');
 const token = 'token-ada';
 
 function start(args: string[], env: Record<string, string>) {
-  return startServe(['--config', 'test/fixtures/heed.multi-instance.config.ts', ...args], {
+  return startServe(['--config', fixtureConfig('heed.multi-instance.config.ts'), ...args], {
     HEED_TEST_TOOL_LOG: toolLog,
     HEED_TEST_TOOL_MS: '800',
     ...env,
@@ -67,7 +68,8 @@ describe.skipIf(!pgServer)(
 
     afterAll(async () => {
       killAll();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Gone, and their connections with them, before the database is dropped.
+      await Promise.all([a?.exited, b?.exited]);
       await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     });

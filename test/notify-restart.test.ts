@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { webhookReceiver } from './notify/receivers.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe } from './serve-process.js';
 
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
@@ -18,7 +19,7 @@ describe('the outbox survives a crash', () => {
     // The first request is held open: the process has claimed the delivery and is mid-send when it dies.
     const receiver = await webhookReceiver((n) => (n === 1 ? 'hold' : 204));
     const env = { HEED_WEBHOOK_URL: receiver.url, HEED_WEBHOOK_SECRET: secret, HEED_ATTEMPT_TIMEOUT_MS: '3000' };
-    const args = ['--config', 'test/fixtures/notify.config.ts', '--db', join(dir, 'heed.db')];
+    const args = ['--config', fixtureConfig('notify.config.ts'), '--db', join(dir, 'heed.db')];
     let server = await startServe(args, env);
     const created = await call(server.url, 'POST', '/api/conversations', { agent: 'support' });
     const turn = await call(server.url, 'POST', `/api/conversations/${created.body.id}/messages`, {

@@ -7,8 +7,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = join(import.meta.dirname, '..');
+import { CLI, root } from './cli.js';
 const hider = join(import.meta.dirname, 'fixtures/hide-packages.mjs');
 const optional = [
   'better-sqlite3',
@@ -44,7 +43,7 @@ function run(args: string[], hidden: string[]): Promise<{ code: number | null; s
     delete env.HEED_DATABASE_URL;
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', '--import', hider, ...args],
+      ['--import', hider, ...args],
       { cwd: root, env, timeout: 60_000 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
@@ -56,7 +55,7 @@ async function probe(
   hidden: string[],
 ): Promise<{ ok: boolean; code?: string; message?: string; details?: Record<string, unknown>; value?: unknown }> {
   const { stdout, stderr } = await run(
-    [join(import.meta.dirname, 'fixtures/optional-packages-probe.ts'), name],
+    ['--import', 'tsx', join(import.meta.dirname, 'fixtures/optional-packages-probe.ts'), name],
     hidden,
   );
   const line = stdout.trim().split('\n').at(-1) ?? '';
@@ -108,10 +107,7 @@ describe('optional packages', { timeout: 90_000 }, () => {
   });
 
   it('heed serve on its SQLite default, without better-sqlite3: one line naming npm i better-sqlite3, exit 1', async () => {
-    const { code, stderr } = await run(
-      ['src/cli/main.ts', 'serve', '--port', '0', '--db', ':memory:'],
-      ['better-sqlite3'],
-    );
+    const { code, stderr } = await run([CLI, 'serve', '--port', '0', '--db', ':memory:'], ['better-sqlite3']);
     expect(code).toBe(1);
     expect(stderr).toContain(
       'The SQLite store needs the package better-sqlite3, which is not installed. Run: npm i better-sqlite3',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createHeed,
   HeedError,
@@ -251,12 +251,14 @@ describe.skipIf(!pgServer)(`two instances on one PostgreSQL database${pgServer ?
 
     // The lease A took is still running: B leaves the turn alone until it lapses, then takes it over.
     expect((await b.heed.expireDue()).recovered).toBe(0);
-    let report = await b.heed.expireDue();
-    const giveUp = Date.now() + 5000;
-    while (report.recovered === 0 && Date.now() < giveUp) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      report = await b.heed.expireDue();
-    }
+    const report = await vi.waitFor(
+      async () => {
+        const swept = await b.heed.expireDue();
+        expect(swept.recovered).toBeGreaterThan(0);
+        return swept;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(report.recovered).toBe(1);
     expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
 

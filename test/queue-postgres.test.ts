@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
 import { allRun, logged, release, waitForConversation } from './queue-kit.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // Two `heed serve` processes on one PostgreSQL database (test/fixtures/queue.config.ts): messages queued
@@ -25,7 +26,7 @@ describe.skipIf(!pgServer)(
     beforeAll(async () => {
       database = await freshDatabase();
       const start = () =>
-        startServe(['--config', 'test/fixtures/queue.config.ts', '--database-url', database!.url], {
+        startServe(['--config', fixtureConfig('queue.config.ts'), '--database-url', database!.url], {
           HEED_QUEUE_DIR: dir,
         });
       [a, b] = await Promise.all([start(), start()]);

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { allRun, logged, release, waitForConversation } from './queue-kit.js';
+import { fixtureConfig } from './cli.js';
 import { call, killAll, startServe } from './serve-process.js';
 
 // `heed serve` on a SQLite file is killed (SIGKILL) while a turn runs and three messages wait behind it,
 // then started again on the same file: the turn is taken over, and the three run after it, in order, once.
 const dir = mkdtempSync(join(tmpdir(), 'heed-queue-'));
 const start = () =>
-  startServe(['--config', 'test/fixtures/queue.config.ts', '--db', join(dir, 'heed.db')], { HEED_QUEUE_DIR: dir });
+  startServe(['--config', fixtureConfig('queue.config.ts'), '--db', join(dir, 'heed.db')], { HEED_QUEUE_DIR: dir });
 
 afterAll(() => {
   killAll();

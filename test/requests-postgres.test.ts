@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHeed, postgresStore, type Heed } from 'heed';
 import { scriptedModel } from 'heed/testing';
+import { engineOf } from '../src/heed.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
 
 // Requests from anywhere on two Heed instances sharing one PostgreSQL database, as two server processes:
@@ -52,7 +53,8 @@ describe.skipIf(!pgServer)(
       expect((await b.inbox({ caller: bob })).map((entry) => entry.id)).toEqual([action.id]);
       const started = Date.now();
       const waiting = a.requests.wait(action.id, { caller: ada, timeoutSeconds: 20 });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The wait is under way on A (it listens for the conversation's changes) before B answers.
+      await expect.poll(() => engineOf(a).bus.listenerCount(action.conversationId)).toBeGreaterThan(0);
       const answered = await b
         .conversation(action.conversationId)
         .resolve(action.id, { type: 'approval', decision: 'allow' }, { caller: bob });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const root = join(import.meta.dirname, '..');
+import { CLI, root } from './cli.js';
 
 describe('heed serve --log json', { timeout: 60_000 }, () => {
   it('prints one JSON object per line, with level, time and msg, until it stops', async () => {
@@ -18,20 +18,7 @@ describe('heed serve --log json', { timeout: 60_000 }, () => {
     const mail = mkdtempSync(join(tmpdir(), 'heed-serve-log-'));
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'serve',
-        '--port',
-        '0',
-        '--db',
-        ':memory:',
-        '--log',
-        'json',
-        '--mail-capture',
-        mail,
-      ],
+      [CLI, 'serve', '--port', '0', '--db', ':memory:', '--log', 'json', '--mail-capture', mail],
       {
         cwd: root,
         env,
@@ -40,9 +27,7 @@ describe('heed serve --log json', { timeout: 60_000 }, () => {
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 45_000;
-    while (!stdout.includes('Heed listening on') && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => stdout, { timeout: 45_000 }).toContain('Heed listening on');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = stdout.trimEnd().split('\n');
@@ -60,7 +45,7 @@ describe('heed serve --log json', { timeout: 60_000 }, () => {
   });
 
   it('--log takes text or json', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--log', 'yaml'], {
+    const child = spawn(process.execPath, [CLI, 'serve', '--log', 'yaml'], {
       cwd: root,
     });
     let stderr = '';

@@ -3,9 +3,7 @@
  * loopback, stop with any signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-
-const root = join(import.meta.dirname, '..');
+import { CLI, root } from './cli.js';
 const running = new Set<ChildProcess>();
 
 export interface ServeProcess {
@@ -40,7 +38,7 @@ export function spawnServe(
   args: string[],
   env: Record<string, string> = {},
 ): Pick<ServeProcess, 'child' | 'output' | 'exited'> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
     cwd: root,
     env: { ...process.env, OPENAI_API_KEY: '', HEED_DEMO_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

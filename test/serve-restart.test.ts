@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixtureConfig } from './cli.js';
 import { call as callServe, killAll, startServe } from './serve-process.js';
 
 // `heed serve` as a separate process: restarts between the pause and the answer, graceful shutdown.
@@ -13,12 +14,15 @@ const call = (url: string, method: string, path: string, body?: unknown, token?:
 
 /** Waits until the answer to the conversation's action is recorded (its continuation is then running). */
 async function recorded(url: string, target: { id: string; actionId: string }): Promise<void> {
-  for (;;) {
-    const actions = await call(url, 'GET', `/api/conversations/${target.id}/actions`, undefined, 'token-ada');
-    if (actions.body.actions.find((action: { id: string }) => action.id === target.actionId)?.status === 'resolved')
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect
+    .poll(
+      async () => {
+        const actions = await call(url, 'GET', `/api/conversations/${target.id}/actions`, undefined, 'token-ada');
+        return actions.body.actions.find((action: { id: string }) => action.id === target.actionId)?.status;
+      },
+      { interval: 20 },
+    )
+    .toBe('resolved');
 }
 
 afterAll(() => {
@@ -55,7 +59,7 @@ describe('heed serve (separate process)', () => {
       '--db',
       join(dir, 'mcp.db'),
       '--config',
-      'test/fixtures/heed.unreachable-mcp.config.ts',
+      fixtureConfig('heed.unreachable-mcp.config.ts'),
     ]).catch((thrown: Error) => thrown.message);
     expect(failed).toContain('heed serve exited early');
     expect(failed).toContain('The MCP server "contacts" of agent "crm" could not be reached');

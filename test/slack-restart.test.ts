@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { fixtureConfig } from './cli.js';
 import { killAll, startServe } from './serve-process.js';
 import { click, fakeSlack, mention, sendToHeed } from './slack/fake-slack.js';
 
@@ -18,7 +20,7 @@ describe('Slack posts survive a crash', () => {
     // Slack is out when the turn pauses: the post is kept in the outbox and retried.
     slack.down = true;
     const env = { HEED_SLACK_API_URL: slack.apiUrl, HEED_SLACK_SECRET: secret };
-    const args = ['--config', 'test/fixtures/slack.config.ts', '--db', join(dir, 'heed.db')];
+    const args = ['--config', fixtureConfig('slack.config.ts'), '--db', join(dir, 'heed.db')];
     let server = await startServe(args, env);
     const answered = await sendToHeed(
       server.url,
@@ -63,7 +65,14 @@ describe('Slack posts survive a crash', () => {
       10_000,
     );
     await slack.until(() => slack.of('chat.update').length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The outbox is done: every notification stored is marked sent (a second post of one would need a
+    // claim of a row still pending). What Slack got is then all it gets.
+    const store = sqliteStore({ path: join(dir, 'heed.db') });
+    try {
+      await expect.poll(() => store.listDeliveries({ status: 'pending' })).toEqual([]);
+    } finally {
+      await store.close();
+    }
     expect(slack.of('chat.postMessage').map((call) => call.body.text)).toEqual([
       'Approval needed: Run issue_refund?',
       'Refunded.',

@@ -63,6 +63,11 @@ export interface RunningServer {
   /** Set when this is the demo (no config) with its users: who they are and their demo-only tokens. */
   demo?: DemoInfo;
   /**
+   * Answers one request in process, as the socket would (Hono's `app.request`): for tests and for
+   * embedding the server in another HTTP stack. The caller counts as `127.0.0.1` for per-address limits.
+   */
+  fetch(request: Request): Promise<Response>;
+  /**
    * Stops taking requests, ends live event streams, lets requests under way finish (an answer that was
    * accepted is carried through), waits for continuations, then closes the store.
    */
@@ -243,7 +248,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       });
       await heed.close();
     })());
-  return { url, heed, close, ...(demo ? { demo } : {}) };
+  const inProcess = { incoming: { socket: { remoteAddress: '127.0.0.1' } } };
+  const fetchInProcess = async (request: Request) => app.fetch(request, inProcess);
+  return { url, heed, fetch: fetchInProcess, close, ...(demo ? { demo } : {}) };
 }
 
 /**

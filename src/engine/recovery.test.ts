@@ -34,8 +34,8 @@ describe('a continuation whose process died', () => {
     const { id } = await a.createConversation({ agent: 'payments' });
     const paused = await a.conversation(id).send('charge me');
     const approving = a.conversation(id).resolve(paused.pendingActions![0].id, { type: 'approval', decision: 'allow' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(keys).toHaveLength(1);
+    // A's tool has started (and hangs).
+    await expect.poll(() => keys).toHaveLength(1);
 
     const b = createHeed({
       agents: [agent(false)],
@@ -76,19 +76,22 @@ describe('a continuation whose process died', () => {
     // Instance A stands for a process that died after storing the message and before asking anything:
     // its model never answers, so nothing after the user's message is ever written.
     const past = new Date('2026-05-01T10:00:00Z');
+    const hungModel = scriptedModel(() => hung);
     const a = createHeed({
-      agents: [{ name: 'desk', model: scriptedModel(() => hung) }],
+      agents: [{ name: 'desk', model: hungModel }],
       store,
       sweepIntervalMs: 0,
       leaseMs: 60,
       now: () => past,
     });
     const { id } = await a.createConversation({ agent: 'desk' });
-    void a
+    // A's turn ends only once its model answers (after B took over); B's outcome is checked.
+    const fromA = a
       .conversation(id)
       .send('help me')
-      .catch(() => undefined); // A's turn never ends; B's outcome is checked
-    await new Promise((resolve) => setTimeout(resolve, 20));
+      .catch(() => undefined);
+    // A has stored the message and waits on its model.
+    await expect.poll(() => hungModel.callCount).toBe(1);
 
     const model = scriptedModel(() => ({ text: 'On it.' }));
     const b = createHeed({
@@ -104,7 +107,7 @@ describe('a continuation whose process died', () => {
     const pending = (await b.conversation(id).get()).pendingActions;
     expect(pending?.map((action) => action.toolName)).toEqual([expect.stringContaining('intake')]);
     release(); // A's model answers at last: its claim is gone, so its reply is not written
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await fromA;
     expect((await b.conversation(id).get()).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     await b.close();
     await a.close();

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createHeed } from '../heed.js';
 import { scriptedModel } from '../testing/scripted-model.js';
 import { tool } from '../tool.js';
+import { sizes } from '../../test/sizes.js';
 import { isAllowedUrl } from './url.js';
 
 /** What a browser would open for the text: its scheme after the URL parser's own clean-up. */
@@ -83,7 +84,7 @@ describe('URL actions: only http and https', () => {
         const protocol = scheme(candidate);
         expect(isAllowedUrl(candidate)).toBe(protocol === 'http:' || protocol === 'https:');
       }),
-      { numRuns: 2000 },
+      { numRuns: sizes.property.runs },
     );
   });
 

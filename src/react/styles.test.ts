@@ -50,6 +50,7 @@ describe('heed/react/styles.css', () => {
       scripts: Record<string, string>;
     };
     expect(manifest.exports['./react/styles.css']).toBe('./dist/react/styles.css');
-    expect(manifest.scripts.build).toContain("copyFileSync('src/react/styles.css', 'dist/react/styles.css')");
+    expect(manifest.scripts.build).toContain('npm run build:lib');
+    expect(manifest.scripts['build:lib']).toContain("copyFileSync('src/react/styles.css', 'dist/react/styles.css')");
   });
 });

@@ -85,7 +85,7 @@ describe.skipIf(browserSkip)('a CopilotKit-style AG-UI page', { timeout: 60_000 
       .getByRole('list', { name: 'Messages' })
       .getByText(/^assistant: Refund done/)
       .waitFor();
-    expect(await waiting.getByRole('article').count()).toBe(0);
+    await expect.poll(() => waiting.getByRole('article').count()).toBe(0);
     expect((await serverActions(harness, id, 'tok-ada'))[0]).toMatchObject({
       id: pending.id,
       status: 'resolved',

@@ -67,8 +67,8 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
     await page.getByRole('heading', { name: 'refunds is waiting for your answer' }).waitFor();
     // The approval card, with its arguments; no second box above it with a button of its own.
     await page.getByRole('heading', { name: 'Refund $30 on order 42?' }).waitFor();
-    expect(await page.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
-    expect(await page.getByRole('button', { name: /^(Approve|Allow)$/ }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
+    await expect.poll(() => page.getByRole('button', { name: /^(Approve|Allow)$/ }).count()).toBe(1);
     expect(await unlabelledControls(page)).toEqual([]);
     expect((await api('GET', `/api/conversations/${conversationId}/actions`)).actions[0].status).toBe('pending');
 
@@ -131,16 +131,20 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       const page = await context.newPage();
       await page.goto(allow.links.allow);
       await page.getByRole('heading', { name: 'Refund $12 on order 5?' }).waitFor();
-      expect(await page.locator('.link-who').textContent()).toBe('Requested by ada · agent refunds · for ada');
-      expect(
-        await page.getByText('You chose Allow in the message: check the arguments, then press Allow.').isVisible(),
-      ).toBe(true);
-      expect(await page.getByRole('button', { name: 'Allow', exact: true }).getAttribute('class')).toContain(
-        'heed-chosen',
-      );
-      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).not.toContain(
-        'heed-chosen',
-      );
+      await expect
+        .poll(() => page.locator('.link-who').textContent())
+        .toBe('Requested by ada · agent refunds · for ada');
+      await expect
+        .poll(() =>
+          page.getByText('You chose Allow in the message: check the arguments, then press Allow.').isVisible(),
+        )
+        .toBe(true);
+      await expect
+        .poll(() => page.getByRole('button', { name: 'Allow', exact: true }).getAttribute('class'))
+        .toContain('heed-chosen');
+      await expect
+        .poll(() => page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class'))
+        .not.toContain('heed-chosen');
       expect(await outsideViewport(page, page.locator('main').locator('h1, p, button, dl, textarea'))).toEqual([]);
       await shoot(page, 'link-allow');
 
@@ -148,19 +152,21 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       const deny = await paused('refunds', 'refund order 6 for $14');
       await page.goto(deny.links.deny);
       await page.getByRole('heading', { name: 'Refund $14 on order 6?' }).waitFor();
-      expect(await page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class')).toContain(
-        'heed-chosen',
-      );
+      await expect
+        .poll(() => page.getByRole('button', { name: 'Deny', exact: true }).getAttribute('class'))
+        .toContain('heed-chosen');
       await expect
         .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.tagName))
         .toBe('TEXTAREA');
       await page.keyboard.type('Order 6 was already refunded.');
       await shoot(page, 'link-deny');
       await page.getByRole('button', { name: 'Deny', exact: true }).click();
-      expect(await settled(deny.conversationId, deny.actionId)).toMatchObject({
-        resolution: { decision: 'deny', comment: 'Order 6 was already refunded.' },
-        channel: 'link',
-      });
+      await expect
+        .poll(() => settled(deny.conversationId, deny.actionId))
+        .toMatchObject({
+          resolution: { decision: 'deny', comment: 'Order 6 was already refunded.' },
+          channel: 'link',
+        });
 
       // "Wait until Monday" from the mail: that option is the one picked, not the default "Ship today".
       const wait = await paused('confirm', 'ship it');
@@ -169,18 +175,22 @@ describe.skipIf(browserSkip)('the answer link page', { timeout: 40_000 }, () => 
       await page.goto(later);
       const option = page.getByRole('radio', { name: /Wait until Monday/ });
       await option.waitFor();
-      expect(await option.getAttribute('aria-checked')).toBe('true');
-      expect(await page.getByRole('radio', { name: /Ship today/ }).getAttribute('aria-checked')).toBe('false');
-      expect(await page.getByText('You chose “Wait until Monday” in the message.').isVisible()).toBe(true);
+      await expect.poll(() => option.getAttribute('aria-checked')).toBe('true');
+      await expect
+        .poll(() => page.getByRole('radio', { name: /Ship today/ }).getAttribute('aria-checked'))
+        .toBe('false');
+      await expect.poll(() => page.getByText('You chose “Wait until Monday” in the message.').isVisible()).toBe(true);
       expect(await outsideViewport(page, page.locator('main').locator('h1, p, [role="radio"], button'))).toEqual([]);
       await shoot(page, 'link-question');
       expect((await api('GET', `/api/conversations/${wait.conversationId}/actions`)).actions[0].status).toBe('pending');
       await option.click();
-      expect(await settled(wait.conversationId, wait.actionId)).toMatchObject({
-        resolution: { answers: { Ship: ['no'] } },
-        resolvedBy: 'ada',
-        channel: 'link',
-      });
+      await expect
+        .poll(() => settled(wait.conversationId, wait.actionId))
+        .toMatchObject({
+          resolution: { answers: { Ship: ['no'] } },
+          resolvedBy: 'ada',
+          channel: 'link',
+        });
       await context.close();
     });
   }

@@ -55,13 +55,15 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
       await sendMessage(ada, 'pay acme for the March invoice');
       const waiting = ada.getByRole('region', { name: /^Waiting for 2 of: bob, cat, dan: Pay 100 to acme\?/ });
       await waiting.waitFor();
-      expect(await waiting.textContent()).toContain('You asked for this, so someone else must approve it (four eyes).');
-      expect(await waiting.getByRole('definition').allTextContents()).toEqual(['acme', '100']);
+      await expect
+        .poll(() => waiting.textContent())
+        .toContain('You asked for this, so someone else must approve it (four eyes).');
+      await expect.poll(() => waiting.getByRole('definition').allTextContents()).toEqual(['acme', '100']);
       await expect.poll(() => status(ada).textContent()).toBe('Waiting for 2 of: bob, cat, dan');
       // Nothing to press: no card to answer, no Allow or Deny, no message box while the pause is open.
-      expect(await dock(ada).count()).toBe(0);
-      expect(await ada.getByRole('button', { name: /^(Allow|Deny)$/ }).count()).toBe(0);
-      expect(await ada.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+      await expect.poll(() => dock(ada).count()).toBe(0);
+      await expect.poll(() => ada.getByRole('button', { name: /^(Allow|Deny)$/ }).count()).toBe(0);
+      await expect.poll(() => ada.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
       expect(await outsideViewport(ada, waiting.locator('h3, p, dl'))).toEqual([]);
       await shoot(ada, 'four-eyes-requester');
 
@@ -74,27 +76,29 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
       expect((await vote('bob', id, actionId, 'allow')).status).toBe(200);
       const afterBob = ada.getByRole('region', { name: /^Waiting for 1 of: cat, dan: / });
       await afterBob.waitFor();
-      expect(await afterBob.textContent()).toContain('1 of 2 approvals: bob allowed · waiting on cat, dan');
+      await expect.poll(() => afterBob.textContent()).toContain('1 of 2 approvals: bob allowed · waiting on cat, dan');
 
       // bob, who owns nothing here, is known by the server's word (GET /api/me): his vote is given, so no controls.
       const bob = await openAs('bob', viewport, `/c/${encodeURIComponent(id)}`);
       const bobSees = bob.getByRole('region', { name: /^Waiting for 1 of: cat, dan: / });
       await bobSees.waitFor();
-      expect(await bobSees.textContent()).toContain('You allowed it; the others decide the rest.');
-      expect(await bob.getByRole('button', { name: /^(Allow|Deny)$/ }).count()).toBe(0);
+      await expect.poll(() => bobSees.textContent()).toContain('You allowed it; the others decide the rest.');
+      await expect.poll(() => bob.getByRole('button', { name: /^(Allow|Deny)$/ }).count()).toBe(0);
 
       // cat may vote: the ordinary card, with the line saying whom it waits on.
       const cat = await openAs('cat', viewport, `/c/${encodeURIComponent(id)}`);
       const card = dock(cat);
       await card.getByRole('heading', { name: 'Pay 100 to acme?' }).waitFor();
-      expect(await card.textContent()).toContain('1 of 2 approvals: bob allowed · waiting on cat, dan');
+      await expect.poll(() => card.textContent()).toContain('1 of 2 approvals: bob allowed · waiting on cat, dan');
       await expect.poll(() => status(cat).textContent()).toBe('Waiting for you');
       // A named approver may vote, not write or branch ada's conversation: no Edit, no Branch from here.
-      expect(
-        await transcript(cat)
-          .getByRole('button', { name: /^(Edit|Branch from here)$/ })
-          .count(),
-      ).toBe(0);
+      await expect
+        .poll(() =>
+          transcript(cat)
+            .getByRole('button', { name: /^(Edit|Branch from here)$/ })
+            .count(),
+        )
+        .toBe(0);
       expect(await outsideViewport(cat, card.getByRole('button'))).toEqual([]);
       await shoot(cat, 'four-eyes-approver');
       await card.getByRole('button', { name: 'Allow' }).click();
@@ -102,11 +106,13 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
 
       // The requester's page ends with the settled card, naming the deciding approver.
       await transcript(ada).getByText('Done.').waitFor();
-      expect(
-        await transcript(ada)
-          .getByRole('region', { name: /^Allowed: Pay 100 to acme\?/ })
-          .textContent(),
-      ).toContain('Allowed by cat');
+      await expect
+        .poll(() =>
+          transcript(ada)
+            .getByRole('region', { name: /^Allowed: Pay 100 to acme\?/ })
+            .textContent(),
+        )
+        .toContain('Allowed by cat');
       await Promise.all([ada, bob, cat].map((page) => page.context().close()));
     });
 
@@ -126,7 +132,9 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
         name: /^Allowed with changes: Refund \$30 on order 42\?/,
       });
       // The title was written for $30: it is marked as what was asked, and the table says what ran.
-      expect(await settled.locator('.heed-settled-title').textContent()).toBe('Asked: Refund $30 on order 42?');
+      await expect
+        .poll(() => settled.locator('.heed-settled-title').textContent())
+        .toBe('Asked: Refund $30 on order 42?');
       const diff = settled.getByRole('table', { name: 'What was asked, and what was approved' });
       const rows = await diff
         .getByRole('row')
@@ -137,8 +145,8 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
         ['amount', '30', '20'],
         ['reason', 'customer request', 'customer request'],
       ]);
-      expect(await diff.locator('del').allTextContents()).toEqual(['30']);
-      expect(await diff.locator('ins').allTextContents()).toEqual(['20']);
+      await expect.poll(() => diff.locator('del').allTextContents()).toEqual(['30']);
+      await expect.poll(() => diff.locator('ins').allTextContents()).toEqual(['20']);
       expect(await outsideViewport(page, diff.locator('th, td'))).toEqual([]);
       await settled.scrollIntoViewIfNeeded();
       await shoot(page, 'settled-diff');
@@ -150,14 +158,16 @@ describe.skipIf(browserSkip)('approval cards', { timeout: 60_000 }, () => {
         .getByText(/No refund: .*Not without a receipt\./)
         .waitFor();
       // The call reads as denied, with the comment, never as a failure.
-      const chips = await transcript(page).locator('.message-tool summary').allTextContents();
-      expect(chips.at(-1)).toBe('issue_refund denied: “Not without a receipt.”');
-      expect(chips.some((text) => text.includes('failed'))).toBe(false);
-      expect(
-        await transcript(page)
-          .getByRole('region', { name: /^Denied: Refund \$10 on order 9\?/ })
-          .textContent(),
-      ).toContain('Not without a receipt.');
+      const chips = () => transcript(page).locator('.message-tool summary').allTextContents();
+      await expect.poll(async () => (await chips()).at(-1)).toBe('issue_refund denied: “Not without a receipt.”');
+      await expect.poll(async () => (await chips()).some((text) => text.includes('failed'))).toBe(false);
+      await expect
+        .poll(() =>
+          transcript(page)
+            .getByRole('region', { name: /^Denied: Refund \$10 on order 9\?/ })
+            .textContent(),
+        )
+        .toContain('Not without a receipt.');
       await shoot(page, 'denied');
       await page.context().close();
     });

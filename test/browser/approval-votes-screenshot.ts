@@ -2,7 +2,7 @@
 // approval card half-way through its votes (2 of bob, cat and dan; bob has allowed), as cat sees it.
 import { fileURLToPath } from 'node:url';
 import { quorumAgent, quorumTokens } from '../fixtures/quorum-agent.js';
-import buildConsole from './build-console.js';
+import buildConsole from '../setup/console-build.js';
 import { dock, newContext, signIn, startHarness } from './harness.js';
 
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));

@@ -39,17 +39,17 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await sendMessage(page, 'refund order 42 for $30');
     const card = dock(page);
     await card.getByRole('heading', { name: 'Refund $30 on order 42?' }).waitFor();
-    expect(await card.getByText('issue_refund', { exact: true }).isVisible()).toBe(true);
-    expect(await card.getByText('Money goes back to the card used for the order.').isVisible()).toBe(true);
-    expect(await card.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
-    expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+    await expect.poll(() => card.getByText('issue_refund', { exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => card.getByText('Money goes back to the card used for the order.').isVisible()).toBe(true);
+    await expect.poll(() => card.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
+    await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
 
     await card.getByRole('button', { name: 'Edit arguments' }).click();
     const amount = card.getByRole('spinbutton', { name: 'amount' });
     await amount.fill('900');
     await card.getByText('amount must be at most 500.').waitFor();
-    expect(await amount.getAttribute('aria-invalid')).toBe('true');
-    expect(await card.getByRole('button', { name: 'Allow with changes' }).isDisabled()).toBe(true);
+    await expect.poll(() => amount.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => card.getByRole('button', { name: 'Allow with changes' }).isDisabled()).toBe(true);
 
     // The JSON editor carries the same edit and the same check.
     await card.getByRole('button', { name: 'Edit as JSON' }).click();
@@ -69,9 +69,8 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
       .getByText(/Refund done: .*"refunded":20/)
       .waitFor();
     const settled = transcript(page).getByRole('region', { name: /^Allowed with changes/ });
-    const text = await settled.textContent();
-    expect(text).toContain('Partial refund: one item was fine.');
-    expect(text).toContain('Allowed with changes by you');
+    await expect.poll(() => settled.textContent()).toContain('Partial refund: one item was fine.');
+    await expect.poll(() => settled.textContent()).toContain('Allowed with changes by you');
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({
       type: 'approval',
@@ -86,7 +85,7 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await transcript(page)
       .getByText(/Refund done: .*"refunded":3/)
       .waitFor();
-    expect(await dock(page).count()).toBe(0);
+    await expect.poll(() => dock(page).count()).toBe(0);
   });
 
   it('keyboard alone: sign in, start a conversation, send, edit the arguments and allow', async () => {
@@ -108,12 +107,14 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     const card = dock(page);
     await card.getByRole('heading', { name: 'Refund $40 on order 8?' }).waitFor();
     // The card has the focus, not Allow: a stray Enter approves nothing.
-    expect(
-      await card
-        .locator('section')
-        .first()
-        .evaluate((element) => element === document.activeElement),
-    ).toBe(true);
+    await expect
+      .poll(() =>
+        card
+          .locator('section')
+          .first()
+          .evaluate((element) => element === document.activeElement),
+      )
+      .toBe(true);
     await tabTo(page, /Edit arguments/);
     await page.keyboard.press('Enter');
     await tabTo(page, /^\s*amount/);
@@ -138,11 +139,13 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await transcript(page)
       .getByText(/No refund: .*Not without a receipt\./)
       .waitFor();
-    expect(
-      await transcript(page)
-        .getByRole('region', { name: /^Denied/ })
-        .textContent(),
-    ).toContain('Not without a receipt.');
+    await expect
+      .poll(() =>
+        transcript(page)
+          .getByRole('region', { name: /^Denied/ })
+          .textContent(),
+      )
+      .toContain('Not without a receipt.');
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ decision: 'deny' });
   });
@@ -164,7 +167,7 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     // The reply can stream in before the transcript is read again with the settled request: wait for that, then count.
     const answeredByPage = transcript(page).getByRole('region', { name: /^Answered by the page/ });
     await answeredByPage.first().waitFor();
-    expect(await answeredByPage.count()).toBe(1);
+    await expect.poll(() => answeredByPage.count()).toBe(1);
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action).toMatchObject({ status: 'resolved', resolvedBy: 'ada' });
     // The page's output itself is not kept on the record, only its size.
@@ -182,11 +185,11 @@ describe.skipIf(browserSkip)('approval, client tool and URL cards', { timeout: 4
     await sendMessage(page, 'connect my account');
     const card = dock(page);
     await card.getByRole('heading', { name: 'Connect your Example account' }).waitFor();
-    expect(
-      await card
-        .getByText('https://accounts.example.com/connect?client=heed&state=a1b2c3', { exact: true })
-        .isVisible(),
-    ).toBe(true);
+    await expect
+      .poll(() =>
+        card.getByText('https://accounts.example.com/connect?client=heed&state=a1b2c3', { exact: true }).isVisible(),
+      )
+      .toBe(true);
     expect(opened).toEqual([]);
 
     const popup = context.waitForEvent('page');

@@ -88,27 +88,27 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await signIn(page, 'tok-ada');
       const original = await twoExchanges(page);
       const branchButtons = transcript(page).getByRole('button', { name: 'Branch from here' });
-      expect(await branchButtons.count()).toBe(2);
-      expect(await transcript(page).getByRole('button', { name: 'Edit' }).count()).toBe(2);
+      await expect.poll(() => branchButtons.count()).toBe(2);
+      await expect.poll(() => transcript(page).getByRole('button', { name: 'Edit' }).count()).toBe(2);
       expect(await outsideViewport(page, transcript(page).getByRole('button'))).toEqual([]);
       await shoot(page, 'branch-controls');
 
       await branchButtons.first().click();
       const branched = await waitForOtherConversation(page, original);
       await transcript(page).getByText('You said: first').waitFor();
-      expect(await transcript(page).getByText('You said: second').count()).toBe(0);
-      expect(await texts(branched)).toEqual(['first', 'You said: first']);
+      await expect.poll(() => transcript(page).getByText('You said: second').count()).toBe(0);
+      await expect.poll(() => texts(branched)).toEqual(['first', 'You said: first']);
       expect((await api(`/api/conversations/${branched}`)).conversation).toMatchObject({
         ownerId: 'ada',
         channel: null,
         metadata: { branchedFrom: original },
       });
       // The original is as it was, and the branch carries on on its own.
-      expect(await texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
+      await expect.poll(() => texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
       await sendMessage(page, 'third');
       await transcript(page).getByText('You said: third').waitFor();
-      expect(await texts(branched)).toEqual(['first', 'You said: first', 'third', 'You said: third']);
-      expect(await texts(original)).toHaveLength(4);
+      await expect.poll(() => texts(branched)).toEqual(['first', 'You said: first', 'third', 'You said: third']);
+      await expect.poll(() => texts(original)).toHaveLength(4);
       await context.close();
     });
 
@@ -120,7 +120,7 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
 
       await transcript(page).getByRole('button', { name: 'Edit' }).nth(1).click();
       const box = transcript(page).getByRole('textbox', { name: 'Edit your message' });
-      expect(await box.inputValue()).toBe('second');
+      await expect.poll(() => box.inputValue()).toBe('second');
       expect(await outsideViewport(page, page.locator('.message-edit'))).toEqual([]);
       await shoot(page, 'edit-message');
       // Cancel leaves everything as it was.
@@ -132,14 +132,11 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await transcript(page).getByRole('button', { name: 'Send in a new chat' }).click();
       const edited = await waitForOtherConversation(page, original);
       await transcript(page).getByText('You said: second, but better').waitFor();
-      expect(await transcript(page).getByText('You said: second', { exact: true }).count()).toBe(0);
-      expect(await texts(edited)).toEqual([
-        'first',
-        'You said: first',
-        'second, but better',
-        'You said: second, but better',
-      ]);
-      expect(await texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
+      await expect.poll(() => transcript(page).getByText('You said: second', { exact: true }).count()).toBe(0);
+      await expect
+        .poll(() => texts(edited))
+        .toEqual(['first', 'You said: first', 'second, but better', 'You said: second, but better']);
+      await expect.poll(() => texts(original)).toEqual(['first', 'You said: first', 'second', 'You said: second']);
 
       // Editing the first message: nothing comes before it, so the new chat holds the edited message alone.
       await transcript(page).getByRole('button', { name: 'Edit' }).first().click();
@@ -147,7 +144,7 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await transcript(page).getByRole('textbox', { name: 'Edit your message' }).press('Enter');
       const fresh = await waitForOtherConversation(page, edited);
       await transcript(page).getByText('You said: zeroth').waitFor();
-      expect(await texts(fresh)).toEqual(['zeroth', 'You said: zeroth']);
+      await expect.poll(() => texts(fresh)).toEqual(['zeroth', 'You said: zeroth']);
       expect((await api(`/api/conversations/${fresh}`)).conversation.metadata).toMatchObject({ branchedFrom: edited });
       await context.close();
     });
@@ -177,14 +174,16 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await notice.waitFor();
       const waiting = page.getByRole('region', { name: /^Waiting for an answer in Slack: Refund \$30 on order 42\?/ });
       await waiting.waitFor();
-      expect(await waiting.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
-      expect(
-        await page.getByRole('status').filter({ hasText: 'Waiting for an answer in Slack' }).count(),
-      ).toBeGreaterThan(0);
+      await expect
+        .poll(() => waiting.getByRole('definition').allTextContents())
+        .toEqual(['42', '30', 'customer request']);
+      await expect
+        .poll(() => page.getByRole('status').filter({ hasText: 'Waiting for an answer in Slack' }).count())
+        .toBeGreaterThan(0);
       // No controls: no Allow or Deny, no message box, no Edit (a channel's messages are written there); Branch from here stays.
-      expect(await page.getByRole('button', { name: /^(Allow|Deny|Edit|Send)$/ }).count()).toBe(0);
-      expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
-      expect(await dock(page).count()).toBe(0);
+      await expect.poll(() => page.getByRole('button', { name: /^(Allow|Deny|Edit|Send)$/ }).count()).toBe(0);
+      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+      await expect.poll(() => dock(page).count()).toBe(0);
       expect(
         await outsideViewport(page, page.locator('.channel-dock').locator('section, .channel-notice, button')),
       ).toEqual([]);
@@ -197,7 +196,7 @@ describe.skipIf(browserSkip)('branch and edit in the console', { timeout: 60_000
       await transcript(page)
         .getByRole('region', { name: /^Closed without an answer/ })
         .waitFor();
-      expect(await page.getByRole('note').count()).toBe(0);
+      await expect.poll(() => page.getByRole('note').count()).toBe(0);
       const copy = await api(`/api/conversations/${branched}`);
       expect(copy.conversation).toMatchObject({
         ownerId: 'ada',

@@ -110,15 +110,17 @@ describe.skipIf(browserSkip)('a Telegram conversation in the console', { timeout
         name: /^Waiting for an answer in Telegram: Refund \$30 on order 42\?/,
       });
       await waiting.waitFor();
-      expect(await waiting.getByRole('definition').allTextContents()).toEqual(['42', '30', 'customer request']);
-      expect(
-        await page.getByRole('status').filter({ hasText: 'Waiting for an answer in Telegram' }).count(),
-      ).toBeGreaterThan(0);
+      await expect
+        .poll(() => waiting.getByRole('definition').allTextContents())
+        .toEqual(['42', '30', 'customer request']);
+      await expect
+        .poll(() => page.getByRole('status').filter({ hasText: 'Waiting for an answer in Telegram' }).count())
+        .toBeGreaterThan(0);
       // Read only: no Allow or Deny, no message box, no Edit; nothing says Slack.
-      expect(await page.getByRole('button', { name: /^(Allow|Deny|Edit|Send)$/ }).count()).toBe(0);
-      expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
-      expect(await dock(page).count()).toBe(0);
-      expect(await page.getByText('Slack').count()).toBe(0);
+      await expect.poll(() => page.getByRole('button', { name: /^(Allow|Deny|Edit|Send)$/ }).count()).toBe(0);
+      await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+      await expect.poll(() => dock(page).count()).toBe(0);
+      await expect.poll(() => page.getByText('Slack').count()).toBe(0);
       expect(
         await outsideViewport(page, page.locator('.channel-dock').locator('section, .channel-notice, button')),
       ).toEqual([]);
@@ -134,15 +136,15 @@ describe.skipIf(browserSkip)('a Telegram conversation in the console', { timeout
       const branched = await waitForOtherConversation(page, id);
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       await transcript(page).getByText('refund order 42 for $30').waitFor();
-      expect(await page.getByRole('note').count()).toBe(0);
+      await expect.poll(() => page.getByRole('note').count()).toBe(0);
       const copy = await harness.server.heed.conversation(branched).get();
       expect(copy.conversation).toMatchObject({
         ownerId: 'ada',
         channel: null,
         metadata: { branchedFrom: id },
       });
-      expect(await texts(branched)).toEqual(await texts(id));
-      expect(await texts(branched)).toContain('refund order 42 for $30');
+      await expect.poll(() => texts(branched)).toEqual(await texts(id));
+      await expect.poll(() => texts(branched)).toContain('refund order 42 for $30');
       // The branch is a console chat: its request is answered here, and nothing reaches Telegram.
       await sendMessage(page, 'refund order 7 for $3');
       await dock(page).getByRole('button', { name: 'Allow' }).click();

@@ -62,6 +62,11 @@ describe.skipIf(browserSkip)('client tools and whose conversation it is', { time
       // Something selected in the console before following the link; the link opens within the console.
       const selected = await select(page, 'h1');
       expect(selected).toBe('Start a conversation');
+      // The page follows the conversation live once it has read it: when that stream answers, the page
+      // has all it will learn of it.
+      const following = page.waitForResponse((response) =>
+        response.url().includes(`/api/conversations/${id}/events/stream`),
+      );
       await page.evaluate((path) => {
         window.history.pushState(null, '', path);
         window.dispatchEvent(new Event('heed:navigate'));
@@ -69,8 +74,10 @@ describe.skipIf(browserSkip)('client tools and whose conversation it is', { time
       const card = dock(page);
       const run = card.getByRole('button', { name: 'Run get_selection' });
       await run.waitFor();
-      expect(await card.textContent()).toContain('run it only if you trust it');
-      await page.waitForTimeout(1000);
+      await expect.poll(() => card.textContent()).toContain('run it only if you trust it');
+      await following;
+      // Still only offered, and the server got nothing.
+      await expect.poll(() => run.count()).toBe(1);
       expect((await serverActions(harness, id)).map((action) => action.status)).toEqual(['pending']);
 
       // The viewer chooses to run it: then the page answers.

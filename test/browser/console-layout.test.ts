@@ -36,6 +36,30 @@ async function expectTranscriptKept(page: Page, where: string): Promise<void> {
   ).toBeGreaterThanOrEqual(Math.min(TRANSCRIPT_SHARE, content - 0.002));
 }
 
+/**
+ * Waits until the page is at rest: no CSS transition runs (the phone's drawer slides), and the room the
+ * transcript keeps (set from its messages' height by a ResizeObserver, ui/src/pages/conversation.tsx)
+ * matches what its messages need now.
+ */
+async function layoutAtRest(page: Page): Promise<void> {
+  await expect
+    .poll(() =>
+      page.evaluate(() => {
+        if (document.getAnimations().some((animation) => animation instanceof CSSTransition))
+          return 'a transition runs';
+        const element = document.querySelector<HTMLElement>('.transcript-scroll');
+        if (!element) return 'no transcript';
+        const content = Array.from(element.children).reduce(
+          (sum, child) => sum + (child as HTMLElement).offsetHeight,
+          0,
+        );
+        const kept = element.style.getPropertyValue('--transcript-keep');
+        return kept === `min(46dvh, ${Math.ceil(content)}px)` ? 'at rest' : `keeps ${kept} for ${content}px`;
+      }),
+    )
+    .toBe('at rest');
+}
+
 const secret = `whsec_${Buffer.from('a test secret of thirty-two bytes!').toString('base64')}`;
 /** An agent whose client tool no page handles: its card stays docked. */
 const kiosk = {
@@ -77,8 +101,8 @@ async function expectFits(page: Page, where: string): Promise<void> {
 async function expectTopBar(page: Page, phone: boolean): Promise<void> {
   for (const selector of ['.brand', '.topnav a[href="/inbox"]', '.sign-out'])
     expect(await wholeInView(page, selector), selector).toBe(true);
-  expect(await page.locator('.menu-button').isVisible()).toBe(phone);
-  expect(await page.locator('.topbar > .who').isVisible()).toBe(!phone);
+  await expect.poll(() => page.locator('.menu-button').isVisible()).toBe(phone);
+  await expect.poll(() => page.locator('.topbar > .who').isVisible()).toBe(!phone);
 }
 
 describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 }, () => {
@@ -139,7 +163,7 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           }
           await sendMessage(page, say);
           await dock(page).getByText(card).first().waitFor();
-          await page.waitForTimeout(150);
+          await layoutAtRest(page);
           await expectTranscriptKept(page, agent);
           await expectTopBar(page, phone);
           await expectFits(page, `${agent}'s card`);
@@ -200,11 +224,11 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           await startConversation(page, 'typed');
           // The list is out of the way until the menu opens it.
           const list = page.getByRole('navigation', { name: 'Conversations' });
-          expect(await list.isVisible()).toBe(false);
+          await expect.poll(() => list.isVisible()).toBe(false);
           const menu = page.getByRole('button', { name: 'Conversations' });
-          expect(await menu.getAttribute('aria-expanded')).toBe('false');
+          await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
           await menu.click();
-          expect(await menu.getAttribute('aria-expanded')).toBe('true');
+          await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
           await list.waitFor();
           await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('conversation-search');
           // The drawer slides in (0.15 s): measured once it is in place.
@@ -215,7 +239,9 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
           // Escape closes it and gives the keyboard back to the menu button.
           await page.keyboard.press('Escape');
           await expect.poll(() => list.isVisible()).toBe(false);
-          expect(await page.evaluate(() => document.activeElement?.classList.contains('menu-button'))).toBe(true);
+          await expect
+            .poll(() => page.evaluate(() => document.activeElement?.classList.contains('menu-button')))
+            .toBe(true);
           await menu.click();
           await waiting.click();
           await page.getByRole('heading', { name: 'Ship the blue chairs', level: 1 }).waitFor();
@@ -237,8 +263,8 @@ describe.skipIf(browserSkip)('the console fits the screen', { timeout: 90_000 },
             .getByRole('navigation', { name: 'Conversations' })
             .getByRole('link', { name: 'New conversation' })
             .waitFor();
-          expect(await page.getByRole('navigation', { name: 'Conversations' }).isVisible()).toBe(true);
-          expect(await page.locator('.menu-button').isVisible()).toBe(false);
+          await expect.poll(() => page.getByRole('navigation', { name: 'Conversations' }).isVisible()).toBe(true);
+          await expect.poll(() => page.locator('.menu-button').isVisible()).toBe(false);
           await context.close();
         });
       }

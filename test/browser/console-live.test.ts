@@ -83,7 +83,7 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
         expect(list.held()).toBeGreaterThan(0);
         await list.release();
         await sidebar.getByRole('link', { name: new RegExp(`Refund order 5 for \\$5 \\(${size.width}\\)`) }).waitFor();
-        expect(await seen()).toEqual([]);
+        await expect.poll(() => seen()).toEqual([]);
 
         // The conversation itself, while its first read is held.
         const conversation = await holdRequests(page, (url) => url.pathname === `/api/conversations/${id}`);
@@ -92,7 +92,7 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
         await transcript(page).getByText('Loading the conversation…').waitFor();
         await conversation.release();
         await dock(page).getByRole('heading', { name: 'Refund $5 on order 5?' }).waitFor();
-        expect(await page.getByText('Loading the conversation…').count()).toBe(0);
+        await expect.poll(() => page.getByText('Loading the conversation…').count()).toBe(0);
 
         // The inbox, while its stream and its list are held.
         const inbox = await holdRequests(page, (url) => url.pathname.startsWith('/api/inbox'));
@@ -100,7 +100,7 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
         await page.getByRole('main').getByText('Loading…').waitFor();
         await inbox.release();
         await page.getByRole('list', { name: 'Waiting on you' }).waitFor();
-        expect(await seen()).toEqual([]);
+        await expect.poll(() => seen()).toEqual([]);
         await context.close();
 
         // Someone with nothing yet is told so, once the list has come.
@@ -121,7 +121,7 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
           await signIn(page, 'tok-ada');
           const id = await startConversation(page, 'refunds');
           await page.getByRole('textbox', { name: 'Message' }).waitFor();
-          expect(await page.getByText('Reconnecting…').count()).toBe(0);
+          await expect.poll(() => page.getByText('Reconnecting…').count()).toBe(0);
 
           await proxy.stop();
           const note = page.getByRole('status').filter({ hasText: 'Reconnecting…' });
@@ -132,8 +132,12 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
             content: `Refund order 77 for $${size.width % 100}`,
           });
           expect(sent.status).toBe('requires_action');
-          await page.waitForTimeout(1500);
-          expect(await note.isVisible()).toBe(true);
+          // The page tries the stream again while the server is away, and still says so.
+          await page.waitForEvent('requestfailed', {
+            predicate: (request) => request.url().includes(`/api/conversations/${id}/events/stream`),
+            timeout: 20_000,
+          });
+          await expect.poll(() => note.isVisible()).toBe(true);
 
           await proxy.start();
           await note.waitFor({ state: 'detached', timeout: 20_000 });
@@ -155,7 +159,7 @@ describe.skipIf(browserSkip)('loading and reconnecting', { timeout: 90_000 }, ()
           });
           await proxy.start();
           await page.getByRole('main').getByText('Nothing is waiting on you.').waitFor({ timeout: 40_000 });
-          expect(await page.getByText('Reconnecting…').count()).toBe(0);
+          await expect.poll(() => page.getByText('Reconnecting…').count()).toBe(0);
         } finally {
           await context.close();
           await proxy.close();

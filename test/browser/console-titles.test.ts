@@ -92,10 +92,12 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         await expect
           .poll(() => rowTitles(page))
           .toEqual(['typed', 'Chairs for the new office', ...firsts.slice().reverse()]);
-        expect(await list.getByRole('link', { name: /Where is my PARCEL\?.*Waiting.*refunds/ }).count()).toBe(1);
+        await expect
+          .poll(() => list.getByRole('link', { name: /Where is my PARCEL\?.*Waiting.*refunds/ }).count())
+          .toBe(1);
         await list.getByRole('link', { name: /Refund order 7 for \$12/ }).click();
         await page.getByRole('heading', { name: 'Refund order 7 for $12', level: 1 }).waitFor();
-        expect(await page.locator('.chat-agent').textContent()).toBe('refunds');
+        await expect.poll(() => page.locator('.chat-agent').textContent()).toBe('refunds');
 
         // Search: the title, ignoring case, or the agent's name.
         list = await conversationList(page, phone);
@@ -137,20 +139,25 @@ describe.skipIf(browserSkip)('titles, search and the inbox', { timeout: 90_000 }
         const rows = page.getByRole('list', { name: 'Waiting on you' }).getByRole('listitem');
         const bigRow = rows.filter({ hasText: `Refund $${size.width % 400} on order 1042?` });
         await bigRow.waitFor();
-        const text = await bigRow.textContent();
-        expect(text).toContain(`issue_refund: orderId 1042 · amount ${size.width % 400} · reason “customer request”`);
-        expect(text).toMatch(
-          new RegExp(
-            `refunds · “Refund order 1042 for \\$${size.width % 400}” · asked by you · (just now|\\d+ min ago)`,
-          ),
-        );
+        await expect
+          .poll(() => bigRow.textContent())
+          .toContain(`issue_refund: orderId 1042 · amount ${size.width % 400} · reason “customer request”`);
+        await expect
+          .poll(() => bigRow.textContent())
+          .toMatch(
+            new RegExp(
+              `refunds · “Refund order 1042 for \\$${size.width % 400}” · asked by you · (just now|\\d+ min ago)`,
+            ),
+          );
         const question = rows.filter({ hasText: 'Ship the order today?' });
-        expect(await question.getByRole('button').count()).toBe(0);
+        await expect.poll(() => question.getByRole('button').count()).toBe(0);
         const vote = rows.filter({ hasText: 'Pay 100 to acme?' }).filter({ hasText: `asked by ${requester}` });
         await vote.waitFor();
         const approvers = ['ada', 'bob', 'cat', 'dan'].filter((name) => name !== requester).join(', ');
-        expect(await vote.textContent()).toContain(`0 of 2 approvals · waiting on ${approvers}. Open it to vote.`);
-        expect(await vote.getByRole('button').count()).toBe(0);
+        await expect
+          .poll(() => vote.textContent())
+          .toContain(`0 of 2 approvals · waiting on ${approvers}. Open it to vote.`);
+        await expect.poll(() => vote.getByRole('button').count()).toBe(0);
         expect(await axeProblems(page)).toEqual([]);
         const layout = await layoutReport(page);
         expect(layout.overflowing).toEqual([]);

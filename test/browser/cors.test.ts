@@ -128,7 +128,7 @@ describe.skipIf(browserSkip)('a useChat page on another origin', () => {
     await page.getByRole('textbox').fill('hello');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.getByTestId('status').textContent()).toBe('error');
-    expect(await page.getByRole('alert').textContent()).toBe('Failed to fetch');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Failed to fetch');
     const stored = await fetch(`${plain.url}/api/conversations/${id}`, {
       headers: { authorization: 'Bearer tok-ada' },
     });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../../src/cli/serve.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
-import { browserSkip, CHROMIUM } from './harness.js';
+import { browserSkip, openBrowser } from './harness.js';
 
 // The console against `heed serve` without a config (the demo), and against one with a config.
 const dir = mkdtempSync(join(tmpdir(), 'heed-browser-demo-'));
@@ -35,11 +35,7 @@ beforeAll(async () => {
     env: {},
     log: () => undefined,
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu'],
-  });
+  browser = await openBrowser();
 }, 60_000);
 
 afterAll(async () => {
@@ -56,10 +52,9 @@ describe.skipIf(browserSkip)('signing in to the demo', { timeout: 40_000 }, () =
     const page = await context.newPage();
     await page.goto('/');
     await page.getByRole('heading', { name: 'Try the demo' }).waitFor();
-    expect(await page.getByRole('button', { name: /^Try as / }).allTextContents()).toEqual([
-      'Try as Ada',
-      'Try as Grace',
-    ]);
+    await expect
+      .poll(() => page.getByRole('button', { name: /^Try as / }).allTextContents())
+      .toEqual(['Try as Ada', 'Try as Grace']);
     await page.screenshot({ path: join(shots, 'sign-in-1280.png') });
     await page.getByRole('button', { name: 'Try as Ada' }).click();
     // On a wide screen the top bar says who is signed in (the menu's copy of it is hidden).
@@ -98,8 +93,8 @@ describe.skipIf(browserSkip)('signing in to the demo', { timeout: 40_000 }, () =
     await page.goto('/sign-in');
     expect((await asked).status()).toBe(404);
     await page.getByLabel('Access token').waitFor();
-    expect(await page.getByRole('button', { name: /^Try as / }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Try the demo' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: /^Try as / }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('heading', { name: 'Try the demo' }).count()).toBe(0);
     await context.close();
   });
 });

@@ -1,48 +1,18 @@
 // An app that embeds heed/react gets styled cards: the built package (dist/, found through package.json's
 // `exports`) and its stylesheet alone, in a bare page, themed by --heed-* variables.
-import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserSkip, CHROMIUM } from './harness.js';
+import { browserSkip, openBrowser } from './harness.js';
 
 const root = join(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: { './react': { import: string }; './react/styles.css': string };
-  scripts: { build: string };
 };
 const builtCode = join(root, manifest.exports['./react'].import);
 const builtStyles = join(root, manifest.exports['./react/styles.css']);
-
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
-}
-
-/**
- * Builds the package when dist/ is missing or older than the React sources: tsc, then the build
- * script's own `node -e` steps (the ones that copy the stylesheet), so a build that forgets the copy fails here.
- */
-function buildPackage(): void {
-  const sources = Math.max(newest(join(root, 'src/react')), newest(join(root, 'package.json')));
-  if (
-    existsSync(builtCode) &&
-    existsSync(builtStyles) &&
-    Math.min(statSync(builtCode).mtimeMs, statSync(builtStyles).mtimeMs) >= sources
-  )
-    return;
-  try {
-    execSync('npx tsc -p tsconfig.build.json', { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    // Type errors elsewhere in the tree still emit; only a missing output stops the test.
-    if (!existsSync(builtCode) || statSync(builtCode).mtimeMs < sources) throw error;
-  }
-  for (const step of manifest.scripts.build.split(' && ').filter((part) => part.startsWith('node -e')))
-    execSync(step, { cwd: root, stdio: 'pipe' });
-}
 
 /** The embedding app (test/browser/embed/app.ts) bundled against the built package; returns its JS and CSS. */
 async function bundleApp(outDir: string): Promise<{ js: string; css: string }> {
@@ -80,13 +50,11 @@ describe.skipIf(browserSkip)('heed/react/styles.css in an embedding app', () => 
   const outDir = mkdtempSync(join(tmpdir(), 'heed-embed-'));
 
   beforeAll(async () => {
-    buildPackage();
+    // The built package: test/setup/built-cli.ts runs `npm run build:lib` (tsc, then the copy of the
+    // stylesheet) when dist/ is older than src/, so a build that forgets the copy fails here.
+    expect(existsSync(builtCode) && existsSync(builtStyles)).toBe(true);
     app = await bundleApp(outDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-    });
+    browser = await openBrowser();
   }, 180_000);
 
   afterAll(async () => {

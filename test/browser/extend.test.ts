@@ -68,7 +68,7 @@ describe.skipIf(browserSkip)('extending a deadline', { timeout: 40_000 }, () => 
     await deadline.getByRole('combobox', { name: 'Wait until' }).selectOption({ label: '3 days from now' });
     await deadline.getByRole('button', { name: 'Extend' }).click();
     await deadline.getByRole('alert').filter({ hasText: 'at most 2880 minutes' }).waitFor();
-    expect(await expiresAtOf(id)).toBe(before);
+    await expect.poll(() => expiresAtOf(id)).toBe(before);
 
     // One day from now is a little later than the deadline set a moment ago: accepted.
     await deadline.getByRole('combobox', { name: 'Wait until' }).selectOption({ label: '1 day from now' });
@@ -107,7 +107,7 @@ describe.skipIf(browserSkip)('extending a deadline', { timeout: 40_000 }, () => 
     await deadline.getByRole('combobox', { name: 'Wait until' }).selectOption({ label: '1 day from now' });
     await deadline.getByRole('button', { name: 'Extend' }).click();
     await deadline.getByRole('status').filter({ hasText: 'Extended: it now waits until' }).waitFor();
-    expect(await expiresAtOf(conversation.id)).toBeGreaterThan(before);
+    await expect.poll(() => expiresAtOf(conversation.id)).toBeGreaterThan(before);
     const { events } = await api('GET', `/api/conversations/${conversation.id}/events`);
     const extended = events.find((event: { type: string }) => event.type === 'action.extended');
     // The link was made for the conversation's owner: the extension is theirs.

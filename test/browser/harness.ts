@@ -5,23 +5,22 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { serve, type RunningServer } from '../../src/cli/serve.js';
 import type { HeedConfig } from '../../src/index.js';
 import { browserAgents } from '../fixtures/browser.config.js';
-
-/** Debian's Chromium, installed by the test set-up (test/setup); never one downloaded by Playwright. */
-export const CHROMIUM = process.env.HEED_CHROMIUM ?? '/usr/bin/chromium';
+import { CHROMIUM_ARGS } from '../setup/browser.js';
+import { CHROMIUM } from '../setup/prepare.js';
 
 /** Why the browser tests cannot run here (the set-up has said so in one line), or false. */
 export const browserSkip = Boolean(process.env.HEED_TEST_SKIP_BROWSER);
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/**
+ * The run's one Chromium (started by test/setup/browser.ts), connected to once per test file; a file
+ * run without that set-up launches a browser of its own. Closing what this returns disconnects from the
+ * shared browser (its contexts go with it) and leaves the browser to the other files.
+ */
+export async function openBrowser(): Promise<Browser> {
+  const endpoint = process.env.HEED_TEST_CHROMIUM_WS;
+  if (endpoint) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
 
 export interface Harness {
   server: RunningServer;
@@ -30,7 +29,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** `heed serve` in-process on a loopback port (a fresh SQLite file), and one headless Chromium. */
+/** `heed serve` in-process on a loopback port (a fresh SQLite file), and the run's headless Chromium. */
 export async function startHarness(config: Partial<HeedConfig> = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'heed-browser-'));
   const server = await serve({
@@ -45,8 +44,8 @@ export async function startHarness(config: Partial<HeedConfig> = {}): Promise<Ha
     env: {},
     log: () => undefined,
   });
-  // Launch gives every browser a fresh temporary profile.
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  // Each context is a fresh profile of its own, so files that share the browser share no storage.
+  const browser = await openBrowser();
   return {
     server,
     browser,

@@ -58,15 +58,17 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
       // Before anything is sent: three approvals, the tools and arguments that will run, the question left out.
       const preflight = page.getByRole('region', { name: 'Approve 3 requests?' });
       await preflight.waitFor();
-      expect(await preflight.getByRole('list', { name: 'Will run' }).getByRole('listitem').allTextContents()).toEqual([
-        'issue_refund: orderId 1 · amount 12 · reason “customer request”',
-        'issue_refund: orderId 2 · amount 30 · reason “customer request”',
-        'issue_refund: orderId 3 · amount 45 · reason “customer request”',
-      ]);
-      expect(await preflight.getByRole('list', { name: 'Left out' }).textContent()).toBe(
-        'Ship the order today? — A question cannot be approved: open it to answer it.',
-      );
-      expect(await preflight.getByText('no approval is remembered for later calls').isVisible()).toBe(true);
+      await expect
+        .poll(() => preflight.getByRole('list', { name: 'Will run' }).getByRole('listitem').allTextContents())
+        .toEqual([
+          'issue_refund: orderId 1 · amount 12 · reason “customer request”',
+          'issue_refund: orderId 2 · amount 30 · reason “customer request”',
+          'issue_refund: orderId 3 · amount 45 · reason “customer request”',
+        ]);
+      await expect
+        .poll(() => preflight.getByRole('list', { name: 'Left out' }).textContent())
+        .toBe('Ship the order today? — A question cannot be approved: open it to answer it.');
+      await expect.poll(() => preflight.getByText('no approval is remembered for later calls').isVisible()).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
       const shots = process.env.HEED_SCREENSHOT_DIR;
       const suffix = size.width < 760 ? '-phone' : '';
@@ -85,13 +87,13 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
       await preflight.getByRole('button', { name: 'Approve 3 requests' }).click();
       const results = page.getByRole('region', { name: '2 of 3 requests settled' });
       await results.waitFor();
-      expect(
-        await results.getByRole('list', { name: 'How each answer went' }).getByRole('listitem').allTextContents(),
-      ).toEqual([
-        'Refund $12 on order 1? Settled: Allowed',
-        'Refund $30 on order 2? Settled: Allowed',
-        'Refund $45 on order 3? Already answered by you: Denied ("not this one")',
-      ]);
+      await expect
+        .poll(() => results.getByRole('list', { name: 'How each answer went' }).getByRole('listitem').allTextContents())
+        .toEqual([
+          'Refund $12 on order 1? Settled: Allowed',
+          'Refund $30 on order 2? Settled: Allowed',
+          'Refund $45 on order 3? Already answered by you: Denied ("not this one")',
+        ]);
       await page.getByText('1 request is waiting on you.').waitFor();
       if (size.width >= 760) {
         // The conversation list beside follows at once (not at its 10 s refresh): the settled ones no longer say Waiting.
@@ -101,7 +103,7 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
         const waiting = async (text: string) => (await rows(text)).map((row) => row.includes('Waiting'));
         for (const text of ['refund order 1 $12', 'refund order 2 $30', 'refund order 3 $45'])
           await expect.poll(() => waiting(text), { timeout: 4000 }).not.toContain(true);
-        expect(await waiting('ship it')).not.toContain(false);
+        await expect.poll(() => waiting('ship it')).not.toContain(false);
       }
       const layout = await layoutReport(page);
       expect(layout.overflowing).toEqual([]);
@@ -142,19 +144,21 @@ describe.skipIf(browserSkip)('answering several requests from the inbox', { time
     await page.getByRole('button', { name: 'Approve all' }).click();
     const approving = page.getByRole('region', { name: 'Approve 1 request?' });
     await approving.waitFor();
-    expect(await approving.getByRole('list', { name: 'Left out' }).getByRole('listitem').allTextContents()).toEqual([
-      'Connect your Example account — Only you can say you opened the page: open it to do so.',
-      'Ship the order today? — A question cannot be approved: open it to answer it.',
-    ]);
+    await expect
+      .poll(() => approving.getByRole('list', { name: 'Left out' }).getByRole('listitem').allTextContents())
+      .toEqual([
+        'Connect your Example account — Only you can say you opened the page: open it to do so.',
+        'Ship the order today? — A question cannot be approved: open it to answer it.',
+      ]);
     await approving.getByRole('button', { name: 'Back' }).click();
     expect((await api('GET', `/api/conversations/${refund.id}/actions`)).actions[0].status).toBe('pending');
 
     await page.getByRole('button', { name: 'Deny all' }).click();
     const denying = page.getByRole('region', { name: 'Deny 2 requests?' });
     await denying.getByText('Nothing runs').waitFor();
-    expect(await denying.getByRole('list', { name: 'Left out' }).textContent()).toBe(
-      'Ship the order today? — A question cannot be denied: open it to answer or skip it.',
-    );
+    await expect
+      .poll(() => denying.getByRole('list', { name: 'Left out' }).textContent())
+      .toBe('Ship the order today? — A question cannot be denied: open it to answer or skip it.');
     await denying.getByRole('button', { name: 'Deny 2 requests' }).click();
     // The summary comes once the server has answered; poll rather than read it once.
     const results = page.getByRole('region', { name: '2 of 2 requests settled' });

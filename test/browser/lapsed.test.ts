@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mailCapture, type CapturedMail } from '../../src/notify/mail-capture.js';
 import { browserSkip, newContext, signIn, startHarness, type Harness } from './harness.js';
 
@@ -45,10 +45,7 @@ beforeAll(async () => {
   conversationId = (await api('POST', '/api/conversations', { agent: 'refunds' })).id;
   const sent = await api('POST', `/api/conversations/${conversationId}/messages`, { content: 'refund order 7 $12' });
   expect(sent.status).toBe('requires_action');
-  for (let tries = 0; mails.length === 0; tries++) {
-    if (tries > 200) throw new Error('no mail was sent');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await vi.waitFor(() => expect(mails.length, 'a mail was sent').toBeGreaterThan(0), { timeout: 10_000 });
   clock += 6 * 60_000;
   expect((await harness.server.heed.expireDue()).lapsed).toBe(1);
 }, 60_000);
@@ -65,13 +62,17 @@ describe.skipIf(browserSkip)('a lapsed request in the browser', { timeout: 40_00
     await page.goto(`/c/${conversationId}`);
     const card = page.getByRole('region', { name: 'Lapsed: Refund $12 on order 7?' });
     await card.waitFor();
-    expect(await card.innerText()).toMatch(/^Lapsed\s+Refund \$12 on order 7\?\s+Lapsed: nobody answered in time · /);
+    await expect
+      .poll(() => card.innerText())
+      .toMatch(/^Lapsed\s+Refund \$12 on order 7\?\s+Lapsed: nobody answered in time · /);
     // The call in the transcript: it timed out, and the agent's reply says nobody answered.
-    const shown = await page.locator('main').innerText();
-    expect(shown).toMatch(/issue_refund\s+timed out/);
-    expect(shown).toContain('No refund: Nobody answered in time, so the call was not approved and did not run.');
+    const shown = () => page.locator('main').innerText();
+    await expect.poll(shown).toMatch(/issue_refund\s+timed out/);
+    await expect
+      .poll(shown)
+      .toContain('No refund: Nobody answered in time, so the call was not approved and did not run.');
     if (process.env.HEED_LAPSE_SHOT) await page.screenshot({ path: process.env.HEED_LAPSE_SHOT, fullPage: true });
-    expect(shown).not.toMatch(/denied/i);
+    await expect.poll(shown).not.toMatch(/denied/i);
     await context.close();
   });
 
@@ -82,11 +83,13 @@ describe.skipIf(browserSkip)('a lapsed request in the browser', { timeout: 40_00
       await page.goto(address);
       const said = page.getByRole('alert');
       await said.waitFor();
-      expect(await said.textContent()).toBe(
-        'Lapsed: nobody answered in time: this request closed at 2026-03-01T09:05:00.000Z, so this link no longer answers it.',
-      );
-      expect(await page.locator('main').innerText()).not.toMatch(/denied/i);
-      expect(await page.getByRole('button').count()).toBe(0);
+      await expect
+        .poll(() => said.textContent())
+        .toBe(
+          'Lapsed: nobody answered in time: this request closed at 2026-03-01T09:05:00.000Z, so this link no longer answers it.',
+        );
+      await expect.poll(() => page.locator('main').innerText()).not.toMatch(/denied/i);
+      await expect.poll(() => page.getByRole('button').count()).toBe(0);
     }
     await context.close();
   });

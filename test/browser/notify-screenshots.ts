@@ -2,7 +2,7 @@
 // Chromium: the answer link page of an approval, and the email about a question as a mail reader shows it.
 import { fileURLToPath } from 'node:url';
 import { smtpReceiver } from '../notify/receivers.js';
-import buildConsole from './build-console.js';
+import buildConsole from '../setup/console-build.js';
 import { newContext, startHarness } from './harness.js';
 
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));

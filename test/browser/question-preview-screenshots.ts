@@ -2,7 +2,7 @@
 // whose options carry previews (seed 002) and hotkeys (seed 003), on a phone (390 px) and a laptop (1280 px).
 import { fileURLToPath } from 'node:url';
 import { layouts } from '../fixtures/seed-questions.js';
-import buildConsole from './build-console.js';
+import buildConsole from '../setup/console-build.js';
 import { dock, newContext, sendMessage, signIn, startConversation, startHarness } from './harness.js';
 
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));

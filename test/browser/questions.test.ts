@@ -41,25 +41,25 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     const composer = page.getByRole('textbox', { name: 'Message' });
 
     await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 1 of 3');
-    expect(await composer.count()).toBe(0);
-    expect(await card.getByText('Three quick questions before we start.').isVisible()).toBe(true);
+    await expect.poll(() => composer.count()).toBe(0);
+    await expect.poll(() => card.getByText('Three quick questions before we start.').isVisible()).toBe(true);
     expect(await unlabelledControls(page)).toEqual([]);
     // The default is pre-picked and focused, so Enter confirms it.
     const billing = card.getByRole('radio', { name: /Billing/ });
-    expect(await billing.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => billing.getAttribute('aria-checked')).toBe('true');
     await expect.poll(() => billing.evaluate((element) => element === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
 
     await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 2 of 3');
-    expect(await card.getByRole('radio', { name: /Normal/ }).getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => card.getByRole('radio', { name: /Normal/ }).getAttribute('aria-checked')).toBe('true');
     await page.keyboard.press('h'); // the option's own hotkey
-    expect(await card.getByRole('radio', { name: /High/ }).getAttribute('aria-checked')).toBe('true');
-    expect(await card.getByRole('radio', { name: /Normal/ }).getAttribute('aria-checked')).toBe('false');
+    await expect.poll(() => card.getByRole('radio', { name: /High/ }).getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => card.getByRole('radio', { name: /Normal/ }).getAttribute('aria-checked')).toBe('false');
     await page.keyboard.press('Enter');
 
     await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 3 of 3');
     const seats = card.getByRole('spinbutton', { name: 'How many seats does your team have?' });
-    expect(await seats.inputValue()).toBe('3');
+    await expect.poll(() => seats.inputValue()).toBe('3');
     // Back and forth keeps what was picked.
     await card.getByRole('button', { name: 'Back' }).click();
     await expect.poll(() => card.getByRole('radio', { name: /High/ }).getAttribute('aria-checked')).toBe('true');
@@ -72,10 +72,9 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await expect.poll(() => composer.evaluate((element) => element === document.activeElement)).toBe(true);
     const answered = transcript(page).getByRole('region', { name: /^Answered/ });
     await answered.waitFor();
-    const text = await answered.textContent();
-    expect(text).toContain('Billing');
-    expect(text).toContain('High');
-    expect(text).toContain('Answered by you');
+    await expect.poll(() => answered.textContent()).toContain('Billing');
+    await expect.poll(() => answered.textContent()).toContain('High');
+    await expect.poll(() => answered.textContent()).toContain('Answered by you');
     await transcript(page).getByText('How urgent is it? → High').waitFor();
 
     const [action] = await serverActions(harness, id, 'tok-ada');
@@ -94,15 +93,15 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => card.getByRole('heading').textContent()).toContain('Question 3 of 3');
     const seats = card.getByRole('spinbutton', { name: 'How many seats does your team have?' });
-    expect(await seats.inputValue()).toBe('3');
+    await expect.poll(() => seats.inputValue()).toBe('3');
     await expect.poll(() => seats.evaluate((element) => element === document.activeElement)).toBe(true);
     // As a person types: "15" means 15, not 315.
     await page.keyboard.type('15');
-    expect(await seats.inputValue()).toBe('15');
+    await expect.poll(() => seats.inputValue()).toBe('15');
     await page.keyboard.press('Backspace');
-    expect(await seats.inputValue()).toBe('1');
+    await expect.poll(() => seats.inputValue()).toBe('1');
     await page.keyboard.type('2');
-    expect(await seats.inputValue()).toBe('12');
+    await expect.poll(() => seats.inputValue()).toBe('12');
     await page.keyboard.press('Enter');
     await transcript(page)
       .getByText(/How many seats does your team have\? → 12/)
@@ -118,7 +117,7 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     const seats = card.getByRole('spinbutton', { name: 'How many seats does your team have?' });
     await seats.click();
     await page.keyboard.type('7');
-    expect(await seats.inputValue()).toBe('7');
+    await expect.poll(() => seats.inputValue()).toBe('7');
   });
 
   it("a typed answer the rules refuse shows the server's sentence beside the field; a corrected one goes through", async () => {
@@ -131,10 +130,10 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await seats.press('Enter');
     const error = card.getByText('"Seats" must be at most 9.');
     await error.waitFor();
-    expect(await seats.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => seats.getAttribute('aria-invalid')).toBe('true');
     // The message is tied to the field for assistive technology.
     const describedBy = await seats.getAttribute('aria-describedby');
-    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe('"Seats" must be at most 9.');
+    await expect.poll(() => page.locator(`[id="${describedBy}"]`).textContent()).toBe('"Seats" must be at most 9.');
     await seats.fill('4');
     await error.waitFor({ state: 'hidden' });
     await seats.press('Enter');
@@ -164,12 +163,12 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     const cheese = card.getByRole('checkbox', { name: /Cheese/ });
     const basil = card.getByRole('checkbox', { name: /Basil/ });
     const olives = card.getByRole('checkbox', { name: /Olives/ });
-    expect(await cheese.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => cheese.getAttribute('aria-checked')).toBe('true');
 
     // A lone question with several answers does not submit on click.
     await basil.click();
-    expect(await basil.getAttribute('aria-checked')).toBe('true');
-    expect(await card.isVisible()).toBe(true);
+    await expect.poll(() => basil.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => card.isVisible()).toBe(true);
     await basil.press('ArrowDown');
     await expect.poll(() => olives.evaluate((element) => element === document.activeElement)).toBe(true);
     await card
@@ -177,9 +176,9 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
       .getByText('Black olives, pitted.')
       .waitFor();
     await page.keyboard.press(' ');
-    expect(await olives.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => olives.getAttribute('aria-checked')).toBe('true');
     await cheese.click();
-    expect(await cheese.getAttribute('aria-checked')).toBe('false');
+    await expect.poll(() => cheese.getAttribute('aria-checked')).toBe('false');
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
 
     await transcript(page)
@@ -196,8 +195,8 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
   it('a lone single-choice question is answered by picking an option', async () => {
     const { page, id } = await openAgent('confirm', 'ship it');
     const card = dock(page);
-    expect(await card.getByRole('heading').textContent()).not.toContain('of');
-    expect(await card.getByRole('button', { name: 'Submit' }).count()).toBe(0);
+    await expect.poll(() => card.getByRole('heading').textContent()).not.toContain('of');
+    await expect.poll(() => card.getByRole('button', { name: 'Submit' }).count()).toBe(0);
     await card.getByRole('radio', { name: /Wait until Monday/ }).click();
     await transcript(page)
       .getByText(/Shipping decision recorded\./)
@@ -211,15 +210,17 @@ describe.skipIf(browserSkip)('question cards', { timeout: 40_000 }, () => {
     await dock(page).getByRole('button', { name: 'Dismiss' }).click();
     const dismissed = transcript(page).getByRole('region', { name: /^Dismissed/ });
     await dismissed.waitFor();
-    expect(await dismissed.textContent()).toContain('Dismissed by you');
+    await expect.poll(() => dismissed.textContent()).toContain('Dismissed by you');
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    expect(await dock(page).count()).toBe(0);
+    await expect.poll(() => dock(page).count()).toBe(0);
     // The model is not called again: no reply after the dismissal.
-    expect(
-      await transcript(page)
-        .getByText(/Coming up|Stopped/)
-        .count(),
-    ).toBe(0);
+    await expect
+      .poll(() =>
+        transcript(page)
+          .getByText(/Coming up|Stopped/)
+          .count(),
+      )
+      .toBe(0);
     const [action] = await serverActions(harness, id, 'tok-ada');
     expect(action.resolution).toMatchObject({ type: 'question', dismiss: true });
   });

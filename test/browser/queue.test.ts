@@ -68,18 +68,22 @@ describe.skipIf(browserSkip)('the Queue page', { timeout: 90_000 }, () => {
       await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
       const tile = (name: string) => page.locator('.queue-tiles > div').filter({ hasText: name }).locator('dd');
       await tile('Waiting').getByText('2', { exact: true }).waitFor();
-      expect(await tile('Oldest waiting').textContent()).toBe('8 days ago');
+      await expect.poll(() => tile('Oldest waiting').textContent()).toBe('8 days ago');
       // Two answers: 3 min and 40 min; the median (nearest rank) is the first, 90% is the second.
-      expect(await tile('Median to decision').textContent()).toBe('3 min');
-      expect(await tile('90% decided within').textContent()).toBe('40 min');
-      expect(await page.getByText('2 answers from people in the last 7 days').isVisible()).toBe(true);
-      expect(
-        await page.getByRole('img', { name: /Under a day: 1, 1–3 days: 0, 3–7 days: 0, Over 7 days: 1/ }).isVisible(),
-      ).toBe(true);
+      await expect.poll(() => tile('Median to decision').textContent()).toBe('3 min');
+      await expect.poll(() => tile('90% decided within').textContent()).toBe('40 min');
+      await expect.poll(() => page.getByText('2 answers from people in the last 7 days').isVisible()).toBe(true);
+      await expect
+        .poll(() =>
+          page.getByRole('img', { name: /Under a day: 1, 1–3 days: 0, 3–7 days: 0, Over 7 days: 1/ }).isVisible(),
+        )
+        .toBe(true);
       const agent = page.locator('.queue-agent').filter({ hasText: 'refunds' });
-      expect(
-        await agent.locator('.queue-bar').filter({ hasText: 'Waiting' }).locator('.queue-bar-value').textContent(),
-      ).toBe('2');
+      await expect
+        .poll(() =>
+          agent.locator('.queue-bar').filter({ hasText: 'Waiting' }).locator('.queue-bar-value').textContent(),
+        )
+        .toBe('2');
 
       const layout = await layoutReport(page);
       expect(layout.overflowing).toEqual([]);
@@ -100,7 +104,9 @@ describe.skipIf(browserSkip)('the Queue page', { timeout: 90_000 }, () => {
     const page = await context.newPage();
     await signIn(page, 'tok-bob');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).waitFor();
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queue' }).count()).toBe(0);
+    await expect
+      .poll(() => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queue' }).count())
+      .toBe(0);
     await page.goto('/queue');
     await page
       .getByRole('alert')

@@ -76,7 +76,7 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
         expect.stringMatching(/^You \(queued, waiting for the agent\): secondQueued$/),
         expect.stringMatching(/third.*Queued · 2$/),
       ]);
-    expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
 
     if (shots) {
       mkdirSync(shots, { recursive: true });
@@ -90,23 +90,20 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
     // A reload shows the same: the queue is the server's, not the page's.
     await page.reload();
     await transcript(page).locator('.message-queued').nth(1).waitFor();
-    expect(await transcript(page).locator('.message-queued').allTextContents()).toEqual([
-      expect.stringContaining('second'),
-      expect.stringContaining('third'),
-    ]);
+    await expect
+      .poll(() => transcript(page).locator('.message-queued').allTextContents())
+      .toEqual([expect.stringContaining('second'), expect.stringContaining('third')]);
 
     hold.open();
     await transcript(page).getByText('Noted third.').waitFor();
-    expect(await transcript(page).locator('.message-queued').count()).toBe(0);
-    const texts = await transcript(page).locator('.message').allTextContents();
-    expect(texts.map((text) => text.replace(/^(You|Agent): /, ''))).toEqual([
-      'hold this first',
-      'Noted hold this first.',
-      'second',
-      'Noted second.',
-      'third',
-      'Noted third.',
-    ]);
+    await expect.poll(() => transcript(page).locator('.message-queued').count()).toBe(0);
+    await expect
+      .poll(async () =>
+        (await transcript(page).locator('.message').allTextContents()).map((text) =>
+          text.replace(/^(You|Agent): /, ''),
+        ),
+      )
+      .toEqual(['hold this first', 'Noted hold this first.', 'second', 'Noted second.', 'third', 'Noted third.']);
     await context.close();
   });
 
@@ -126,7 +123,7 @@ describe.skipIf(browserSkip)('queued messages in the console', { timeout: 40_000
       .getByText('Your message “also this” was not sent. The agent asked for an answer before this message could run')
       .waitFor();
     await page.getByRole('region', { name: 'Waiting for your answer' }).waitFor();
-    expect(await transcript(page).locator('.message-queued').count()).toBe(0);
+    await expect.poll(() => transcript(page).locator('.message-queued').count()).toBe(0);
     if (shots) {
       await page.setViewportSize({ width: 390, height: 800 });
       await page.screenshot({ path: join(shots, 'queued-dropped-390.png') });

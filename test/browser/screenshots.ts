@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { demoAgents } from '../../src/cli/demo-agents.js';
-import buildConsole from './build-console.js';
+import buildConsole from '../setup/console-build.js';
 import { dock, newContext, sendMessage, signIn, startConversation, startHarness } from './harness.js';
 
 const docs = (name: string) => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
@@ -73,11 +73,12 @@ for (const { suffix, viewport } of sizes) {
     // On a phone, the menu: ada's conversations by title, the waiting ones marked.
     if (suffix === '-phone') {
       await page.getByRole('button', { name: 'Conversations' }).click();
-      await page
-        .getByRole('navigation', { name: 'Conversations' })
-        .getByRole('link', { name: /a parcel of mine arrived damaged/ })
-        .waitFor();
-      await page.waitForTimeout(300);
+      const menu = page.getByRole('navigation', { name: 'Conversations' });
+      await menu.getByRole('link', { name: /a parcel of mine arrived damaged/ }).waitFor();
+      // The drawer slides in (0.15 s): taken once it is in place.
+      await page.waitForFunction((element) => element?.getBoundingClientRect().x === 0, await menu.elementHandle(), {
+        timeout: 10_000,
+      });
       await page.screenshot({ path: docs(`conversations-menu${suffix}.png`) });
       written.push(`docs/conversations-menu${suffix}.png`);
     }

@@ -49,16 +49,16 @@ describe.skipIf(browserSkip)("seed 003's questions in the console", { timeout: 6
     const file = card.getByRole('radio', { name: /This file/ });
     const module = card.getByRole('radio', { name: /The whole module/ });
     // The hotkeys are on screen (a, b), not the numbers 1, 2.
-    expect(await file.getAttribute('aria-keyshortcuts')).toBe('a');
-    expect(await file.locator('kbd').textContent()).toBe('a');
-    expect(await module.locator('kbd').textContent()).toBe('b');
-    expect(await module.getAttribute('aria-checked')).toBe('true');
-    expect(await card.getByText("Space or an option's key picks · Enter confirms").count()).toBe(1);
+    await expect.poll(() => file.getAttribute('aria-keyshortcuts')).toBe('a');
+    await expect.poll(() => file.locator('kbd').textContent()).toBe('a');
+    await expect.poll(() => module.locator('kbd').textContent()).toBe('b');
+    await expect.poll(() => module.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => card.getByText("Space or an option's key picks · Enter confirms").count()).toBe(1);
 
     await page.keyboard.press('a');
-    expect(await file.getAttribute('aria-checked')).toBe('true');
-    expect(await module.getAttribute('aria-checked')).toBe('false');
-    expect(await focused(page)).toContain('This file');
+    await expect.poll(() => file.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => module.getAttribute('aria-checked')).toBe('false');
+    await expect.poll(() => focused(page)).toContain('This file');
     await page.keyboard.press('Enter');
     await expect.poll(() => card.getByRole('heading').textContent()).toBe('Question 2 of 2Tests');
     await page.keyboard.press('Enter');
@@ -74,19 +74,21 @@ describe.skipIf(browserSkip)("seed 003's questions in the console", { timeout: 6
     const preview = card.getByRole('complementary', { name: 'Preview of the option' });
     // The pre-picked option's preview is shown from the start.
     await expect.poll(() => preview.textContent()).toContain('│ General <│ Name [ Acme ]  │');
-    expect(await card.getByLabel('Or type your own answer').count()).toBe(0);
+    await expect.poll(() => card.getByLabel('Or type your own answer').count()).toBe(0);
 
     await page.keyboard.press('ArrowUp');
-    expect(await focused(page)).toContain('Tabs');
+    await expect.poll(() => focused(page)).toContain('Tabs');
     await expect.poll(() => preview.textContent()).toContain('┌ General ┬ Billing ┬ Team ┐');
     // Each line of the sketch stays one line: nothing wraps.
     expect(await preview.locator('pre').evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre');
 
     await page.keyboard.press('o');
-    expect(await card.getByRole('radio', { name: /One long page/ }).getAttribute('aria-checked')).toBe('true');
+    await expect
+      .poll(() => card.getByRole('radio', { name: /One long page/ }).getAttribute('aria-checked'))
+      .toBe('true');
     await expect.poll(() => preview.textContent()).toContain('  Plan  [ Pro v ]');
     await page.keyboard.press('t');
-    expect(await card.getByRole('radio', { name: /Tabs/ }).getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => card.getByRole('radio', { name: /Tabs/ }).getAttribute('aria-checked')).toBe('true');
     await page.keyboard.press('Enter');
     await expect.poll(() => card.getByRole('heading').textContent()).toBe('Question 2 of 2Density');
     await page.keyboard.press('Enter');

@@ -45,7 +45,7 @@ describe.skipIf(browserSkip)('the conversation list follows the open conversatio
     await signIn(page, 'tok-ada');
     const id = await startConversation(page, 'payments');
     await row(page, id).waitFor();
-    expect(await row(page, id).textContent()).not.toContain('Waiting');
+    await expect.poll(() => row(page, id).textContent()).not.toContain('Waiting');
 
     await sendMessage(page, 'pay acme');
     await page
@@ -56,7 +56,7 @@ describe.skipIf(browserSkip)('the conversation list follows the open conversatio
     // Well under the list's 10 s refresh.
     await expect.poll(() => row(page, id).textContent(), { timeout: 4_000 }).toContain('Waiting');
     // The request is not ada's to answer: her inbox stays empty, so it is not what refreshed the list.
-    expect(await page.getByRole('link', { name: /^Inbox/ }).textContent()).toBe('Inbox');
+    await expect.poll(() => page.getByRole('link', { name: /^Inbox/ }).textContent()).toBe('Inbox');
     expect((await api('GET', '/api/inbox', 'tok-ada')).body.actions).toEqual([]);
 
     const { actions } = (await api('GET', `/api/conversations/${encodeURIComponent(id)}/actions`, 'tok-ada')).body;

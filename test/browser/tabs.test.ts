@@ -56,17 +56,21 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
         ? 'Ship today'
         : 'Wait until Monday';
     for (const page of [first, second]) {
-      expect(
-        await transcript(page)
-          .getByRole('region', { name: /^Answered/ })
-          .textContent(),
-      ).toContain(winner);
+      await expect
+        .poll(() =>
+          transcript(page)
+            .getByRole('region', { name: /^Answered/ })
+            .textContent(),
+        )
+        .toContain(winner);
       // The turn continued exactly once.
-      expect(
-        await transcript(page)
-          .getByText(/Shipping decision recorded\./)
-          .count(),
-      ).toBe(1);
+      await expect
+        .poll(() =>
+          transcript(page)
+            .getByText(/Shipping decision recorded\./)
+            .count(),
+        )
+        .toBe(1);
     }
 
     // Now one after the other: the second tab's card closes as soon as the first tab answers.
@@ -105,7 +109,7 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     await dock(mine).waitFor({ state: 'detached' });
     const settled = transcript(mine).getByRole('region', { name: /^Allowed/ });
     await settled.waitFor();
-    expect(await settled.textContent()).toContain('Allowed by bob');
+    await expect.poll(() => settled.textContent()).toContain('Allowed by bob');
     await anonymous.close();
     await other.close();
   });
@@ -127,8 +131,8 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     await page.reload();
     const card = dock(page);
     await card.getByRole('heading', { name: /Question 1 of 3/ }).waitFor();
-    expect(await page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
-    expect(await card.getByRole('radio', { name: /Billing/ }).getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).count()).toBe(0);
+    await expect.poll(() => card.getByRole('radio', { name: /Billing/ }).getAttribute('aria-checked')).toBe('true');
     await card.getByRole('button', { name: 'Skip' }).click();
     await transcript(page)
       .getByText(/Noted\./)
@@ -159,11 +163,11 @@ describe.skipIf(browserSkip)('tabs, reloads and the inbox', { timeout: 40_000 },
     await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
     const list = page.getByRole('list', { name: 'Waiting on you' });
     await list.waitFor();
-    const items = await list.getByRole('listitem').allTextContents();
-    expect(items).toHaveLength(2);
-    expect(items[0]).toContain('Refund $12 on order 77?');
-    expect(items[0]).toContain('refunds');
-    expect(items[1]).toContain('How many seats do you need?');
+    const items = () => list.getByRole('listitem').allTextContents();
+    await expect.poll(items).toHaveLength(2);
+    await expect.poll(async () => (await items())[0]).toContain('Refund $12 on order 77?');
+    await expect.poll(async () => (await items())[0]).toContain('refunds');
+    await expect.poll(async () => (await items())[1]).toContain('How many seats do you need?');
     // The count shows in the navigation too.
     await expect
       .poll(() => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).textContent())

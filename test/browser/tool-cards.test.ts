@@ -135,14 +135,11 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
       const page = await openApp(viewport, picked);
       const card = region(page).getByRole('region', { name: 'Pick a file' });
       await card.waitFor();
-      expect(await card.getByRole('button').allTextContents()).toEqual([
-        'notes.txt',
-        'plan.md',
-        'budget.csv',
-        'None of these',
-      ]);
+      await expect
+        .poll(() => card.getByRole('button').allTextContents())
+        .toEqual(['notes.txt', 'plan.md', 'budget.csv', 'None of these']);
       // Nothing of the built-in client tool card ("Page action").
-      expect(await page.getByText('Page action').count()).toBe(0);
+      await expect.poll(() => page.getByText('Page action').count()).toBe(0);
       expect(await outsideViewport(page, card.getByRole('button'))).toEqual([]);
       await shoot(page, 'tool-card-kind');
       await card.getByRole('button', { name: 'plan.md' }).click();
@@ -204,7 +201,7 @@ describe.skipIf(browserSkip)('cards registered per tool', { timeout: 60_000 }, (
       await page.goto(`/c/${encodeURIComponent(id)}`);
       const preview = page.getByRole('figure', { name: 'What get_selection would send' });
       await preview.waitFor();
-      expect(await preview.textContent()).toContain('Nothing is selected');
+      await expect.poll(() => preview.textContent()).toContain('Nothing is selected');
       // The heading's line under the title: the agent's name and its description, whatever the page shows there.
       const selected = await page.locator('.agent-description').evaluate((element) => {
         const range = document.createRange();

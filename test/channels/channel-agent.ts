@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { AgentConfig } from '../../src/config.js';
-import { scriptedModel } from '../../src/testing/scripted-model.js';
-import { tool } from '../../src/tool.js';
+import { type AgentConfig, tool } from 'heed';
+import { scriptedModel } from 'heed/testing';
 import { sizeQuestions } from '../fixtures/size-questions.js';
 
 /**

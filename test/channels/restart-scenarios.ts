@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { fixtureConfig } from '../cli.js';
 import { killAll, spawnServe, startServe } from '../serve-process.js';
 import { deliver, platformFake, type PlatformFake, type PlatformName } from './platforms.js';
 
@@ -27,7 +28,7 @@ export function restartTests(name: PlatformName): void {
     const dir = mkdtempSync(join(tmpdir(), `heed-${name}-restart-`));
     dirs.push(dir);
     const fake = await platformFake(name);
-    const args = ['--config', 'test/fixtures/channels.config.ts'];
+    const args = ['--config', fixtureConfig('channels.config.ts')];
     const env = (crashAfter?: string) => ({
       HEED_CHANNEL_DIR: dir,
       HEED_CHANNEL: name,

@@ -5,7 +5,17 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { killAll, type ServeProcess } from '../serve-process.js';
-import { helpdesk, observe, storedProblems, summary, takeovers, unclearFailures } from './helpdesk.js';
+import {
+  elapsed,
+  helpdesk,
+  observe,
+  refundsThrough,
+  storedProblems,
+  storeUnavailable,
+  summary,
+  takeovers,
+  unclearFailures,
+} from './helpdesk.js';
 import { sleep, workspace } from './setup.js';
 
 /**
@@ -79,13 +89,18 @@ describe.skipIf(skip)(`SQLite on a file system that fills up${skip ? ` (${skip})
     async () => {
       const observed = observe();
       const clients = helpdesk(observed, [server.url], 12);
-      await sleep(3000);
+      // The load flows before the disk fills.
+      await refundsThrough(observed, [server.url], { count: 3 });
       const filler = fill();
-      const fullAt = Date.now() - observed.started;
-      await sleep(6000);
+      const fullAt = elapsed(observed);
+      // The clients meet the full disk (the check below asks for it).
+      await storeUnavailable(observed, server.url, { since: fullAt });
+      // fixed wait kept: the outage is the scenario (full for 6 s in all, turns cut off under load)
+      await sleep(Math.max(0, 6000 - (elapsed(observed) - fullAt)));
       rmSync(filler);
-      const freedAt = Date.now() - observed.started;
-      await sleep(8000);
+      const freedAt = elapsed(observed);
+      // The same process carries on once space is back (what the check below asks of it).
+      await refundsThrough(observed, [server.url], { since: freedAt });
       await clients.stop();
       console.log(`disk full: ${summary(observed)}`);
 

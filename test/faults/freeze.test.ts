@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/store/postgres/postgres-store.js';
 import { killAll, type ServeProcess } from '../serve-process.js';
 import type { Cluster } from './cluster.js';
-import { helpdesk, observe, storedProblems, summary, takeovers, unclearFailures } from './helpdesk.js';
+import {
+  elapsed,
+  helpdesk,
+  observe,
+  refundsThrough,
+  storedProblems,
+  summary,
+  takeovers,
+  unclearFailures,
+} from './helpdesk.js';
 import { clusterSkip, newCluster, sleep, workspace } from './setup.js';
 
 /**
@@ -42,13 +51,16 @@ describe.skipIf(clusterSkip)(`an instance frozen past its lease${clusterSkip ? `
       const clients = helpdesk(observed, [a.url, b.url], 12);
       const woke: number[] = [];
       for (let round = 0; round < 2; round++) {
-        await sleep(3000);
+        // The load flows on both before each freeze (before the second: A serves again since it woke).
+        await refundsThrough(observed, [a.url, b.url], { since: woke.at(-1) ?? 0 });
         process.kill(a.pid, 'SIGSTOP');
+        // fixed wait kept: the freeze is the scenario (four of A's 1.5 s leases, so B takes over its turns)
         await sleep(6000);
         process.kill(a.pid, 'SIGCONT');
-        woke.push(Date.now() - observed.started);
+        woke.push(elapsed(observed));
       }
-      await sleep(6000);
+      // A serves again after waking (what the check below asks of it).
+      await refundsThrough(observed, [a.url], { since: woke[1] });
       await clients.stop();
       console.log(`freeze: ${summary(observed)}`);
 

@@ -6,6 +6,7 @@
  * from what is stored, as a careful client would; it never restarts anything.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import type { MessageRecord } from '../../src/types.js';
 import { conversationProblems } from '../invariants.js';
@@ -68,6 +69,8 @@ interface Reply {
   body: any;
 }
 
+// A client's own pace: its pause before each request, and between reads while it follows a conversation
+// (each loop has its deadline). None of these stands in for "the server has done it by now".
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How long a client waits before each request, as a person or a program reading the last answer would. */
@@ -273,6 +276,48 @@ function finished(
 
 function done(observed: Observed, url: string): void {
   observed.completed.push({ at: Date.now() - observed.started, url });
+}
+
+/** Milliseconds since the run started. */
+export function elapsed(observed: Observed): number {
+  return Date.now() - observed.started;
+}
+
+/**
+ * Waits until each of `urls` has seen `count` refunds through to "Refunded" since `since` (milliseconds
+ * into the run): the load flows there. Fails, naming the instances that lag, after `timeout`.
+ */
+export async function refundsThrough(
+  observed: Observed,
+  urls: string[],
+  { since = 0, count = 1, timeout = 60_000 }: { since?: number; count?: number; timeout?: number } = {},
+): Promise<void> {
+  const lagging = () =>
+    urls.filter((url) => observed.completed.filter((done) => done.url === url && done.at > since).length < count);
+  await expect
+    .poll(lagging, { timeout, message: `${count} refund(s) through on each instance after ${since} ms` })
+    .toEqual([]);
+}
+
+/** Waits until an instance at `url` has answered 503 `store_unavailable` to a request made at or after `since`. */
+export async function storeUnavailable(
+  observed: Observed,
+  url: string,
+  { since = 0, timeout = 60_000 }: { since?: number; timeout?: number } = {},
+): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        observed.failures.some(
+          (failure) =>
+            failure.url === url &&
+            failure.at >= since &&
+            failure.status === 503 &&
+            failure.code === 'store_unavailable',
+        ),
+      { timeout, message: `a 503 store_unavailable from ${url} to a request made after ${since} ms` },
+    )
+    .toBe(true);
 }
 
 /** Tool runs from the log: conversation, order, idempotency key, pid. */

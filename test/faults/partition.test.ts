@@ -2,15 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/store/postgres/postgres-store.js';
 import { killAll, type ServeProcess } from '../serve-process.js';
 import type { Cluster } from './cluster.js';
-import { helpdesk, observe, storedProblems, summary, unclearFailures } from './helpdesk.js';
+import {
+  elapsed,
+  helpdesk,
+  observe,
+  refundsThrough,
+  storedProblems,
+  storeUnavailable,
+  summary,
+  unclearFailures,
+} from './helpdesk.js';
 import { startProxy, type Proxy } from './proxy.js';
 import { clusterSkip, newCluster, sleep, workspace } from './setup.js';
 
 /**
  * Two `heed serve` instances on a PostgreSQL cluster of the test's own; instance A reaches it through a
  * TCP proxy, B directly. Twelve clients run the helpdesk flow, six on each. The proxy first resets every
- * connection of A's for 3 s, then, after a pause, swallows A's traffic for 15 s (a partition), then
- * heals. While it lasts A answers with clear JSON errors (503 `store_unavailable`, `Retry-After`), none
+ * connection of A's for 3 s, then, after a pause, swallows A's traffic (a partition) until A's queries
+ * have run past their 10 s deadline and B has gone on meanwhile, then heals. While it lasts A answers with clear JSON errors (503 `store_unavailable`, `Retry-After`), none
  * slower than 30 s; B, untouched, takes over what A held; once healed A serves again, without a restart,
  * and nothing offered or answered with a 2xx is lost.
  */
@@ -41,23 +50,32 @@ describe.skipIf(clusterSkip)(
     });
 
     it(
-      'resets, then 15 s of swallowed traffic: clear 503s from the cut-off instance, nothing lost, recovery without a restart',
+      'resets, then swallowed traffic past the query deadline: clear 503s from the cut-off instance, nothing lost, recovery without a restart',
       { timeout: 240_000 },
       async () => {
         const observed = observe();
         const clients = helpdesk(observed, [a.url, b.url], 12);
-        await sleep(3000);
-        const resetAt = Date.now() - observed.started;
+        // The load flows on both instances before the resets.
+        await refundsThrough(observed, [a.url, b.url]);
+        const resetAt = elapsed(observed);
         proxy!.mode('reset');
-        await sleep(3000);
+        // A answers the resets with clear 503s (the check below asks for one).
+        await storeUnavailable(observed, a.url, { since: resetAt });
+        // fixed wait kept: the resets are the scenario (3 s of them in all, every connection A opens meanwhile reset)
+        await sleep(Math.max(0, 3000 - (elapsed(observed) - resetAt)));
         proxy!.mode('pass');
-        await sleep(2000);
-        const swallowAt = Date.now() - observed.started;
+        // A serves again before the partition.
+        await refundsThrough(observed, [a.url], { since: elapsed(observed) });
+        const swallowAt = elapsed(observed);
         proxy!.mode('swallow');
-        await sleep(15_000);
-        const healedAt = Date.now() - observed.started;
+        // The partition lasts until A's queries have run into their deadline (a 503 to a request made after
+        // it began; the server gives a query 10 s) and B has gone on meanwhile.
+        await storeUnavailable(observed, a.url, { since: swallowAt });
+        await refundsThrough(observed, [b.url], { since: swallowAt });
+        const healedAt = elapsed(observed);
         proxy!.mode('pass');
-        await sleep(8000);
+        // A serves again once healed, the same process (what the check below asks of it).
+        await refundsThrough(observed, [a.url], { since: healedAt });
         await clients.stop();
         const line = summary(observed);
         console.log(`partition: ${line}; proxy ${JSON.stringify(proxy!.counts())}`);

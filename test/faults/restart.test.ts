@@ -2,8 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/store/postgres/postgres-store.js';
 import { killAll, type ServeProcess } from '../serve-process.js';
 import type { Cluster } from './cluster.js';
-import { helpdesk, observe, storedProblems, summary, takeovers, unclearFailures } from './helpdesk.js';
-import { clusterSkip, newCluster, sleep, workspace } from './setup.js';
+import {
+  elapsed,
+  helpdesk,
+  observe,
+  refundsThrough,
+  storedProblems,
+  summary,
+  takeovers,
+  unclearFailures,
+} from './helpdesk.js';
+import { clusterSkip, newCluster, workspace } from './setup.js';
 
 /**
  * Two `heed serve` instances on a PostgreSQL cluster of the test's own, twelve helpdesk clients over
@@ -40,12 +49,15 @@ describe.skipIf(clusterSkip)(
       async () => {
         const observed = observe();
         const clients = helpdesk(observed, [a.url, b.url], 12);
-        await sleep(3000);
+        // The load flows on both instances before each restart: first from the start, then once the
+        // cluster is back from the clean restart.
+        await refundsThrough(observed, [a.url, b.url]);
         await cluster!.restart('fast');
-        await sleep(4000);
+        await refundsThrough(observed, [a.url, b.url], { since: elapsed(observed) });
         await cluster!.restart('immediate');
-        const backAt = Date.now() - observed.started;
-        await sleep(6000);
+        const backAt = elapsed(observed);
+        // Both serve again after the crash, without a restart of their own (what the check below asks of them).
+        await refundsThrough(observed, [a.url, b.url], { since: backAt });
         await clients.stop();
         console.log(`cluster restarts: ${summary(observed)}`);
 

@@ -1,35 +1,15 @@
 /**
  * The published declarations (dist/*.d.ts, what `import ... from 'heed'` type-checks against in a
  * user's project) accept AI SDK 7 models as well as AI SDK 6 ones, with no cast: ai-sdk-consumer.ts is
- * compiled by the TypeScript compiler with `heed` mapped to dist/. The build runs first when dist/ is
- * missing or older than the sources.
+ * compiled by the TypeScript compiler with `heed` mapped to dist/, which the run's set-up
+ * (test/setup/built-cli.ts) builds first when it is missing or older than the sources.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
-
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return path.endsWith('.test.ts') ? 0 : stat.mtimeMs;
-  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), 0);
-}
-
-function buildWhenStale(): void {
-  const built = join(root, 'dist/index.d.ts');
-  if (existsSync(built) && statSync(built).mtimeMs >= newest(join(root, 'src'))) return;
-  try {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: root,
-      stdio: 'pipe',
-    });
-  } catch {
-    // Type errors elsewhere in the tree still emit declarations; the check below reads what was emitted.
-  }
-}
 
 /** Errors in the consumer's file and in Heed's declarations (not in other packages' own .d.ts). */
 function consumerErrors(): string[] {
@@ -52,8 +32,6 @@ function consumerErrors(): string[] {
 }
 
 describe('published types', () => {
-  beforeAll(buildWhenStale, 240_000);
-
   it(
     'a project passing an @ai-sdk/openai@4 model and a MockLanguageModelV4 (and AI SDK 6 models) to createHeed compiles with no cast',
     { timeout: 120_000 },

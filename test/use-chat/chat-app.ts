@@ -59,6 +59,11 @@ export interface ChatAppProps {
   onChat?: (chat: Chat) => void;
   /** Records the bodies of the requests the transport makes. */
   requests?: string[];
+  /**
+   * Records each answer of `sendAutomaticallyWhen` (whether the chat sends again by itself), with how many
+   * requests had been made when it was asked.
+   */
+  decisions?: Array<{ requests: number; send: boolean }>;
 }
 
 interface Question {
@@ -100,9 +105,13 @@ export function ChatApp(props: ChatAppProps): ReactNode {
     id: props.id,
     messages: props.messages,
     transport,
-    sendAutomaticallyWhen: ({ messages }) =>
-      lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) ||
-      lastAssistantMessageIsCompleteWithToolCalls({ messages }),
+    sendAutomaticallyWhen: ({ messages }) => {
+      const send =
+        lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) ||
+        lastAssistantMessageIsCompleteWithToolCalls({ messages });
+      props.decisions?.push({ requests: props.requests?.length ?? 0, send });
+      return send;
+    },
   });
   props.onChat?.(chat);
   const { messages, status, error } = chat;

@@ -117,7 +117,13 @@ afterEach(async () => {
   refunds.length = 0;
 });
 
-type MountProps = { id: string; token?: string; messages?: UIMessage[]; requests?: string[] };
+type MountProps = {
+  id: string;
+  token?: string;
+  messages?: UIMessage[];
+  requests?: string[];
+  decisions?: Array<{ requests: number; send: boolean }>;
+};
 
 /** Renders the chat page, built with `sdk`; returns a handle on the hook it rendered. */
 async function mountWith(sdk: ChatSdk, props: MountProps) {
@@ -184,7 +190,8 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
   it('approves a call with addToolApprovalResponse: the tool runs once, with the stored input, not the tampered copy', async () => {
     const id = newChatId();
     const requests: string[] = [];
-    const { chat } = await mount({ id, token: 'ada', requests });
+    const decisions: Array<{ requests: number; send: boolean }> = [];
+    const { chat } = await mount({ id, token: 'ada', requests, decisions });
     await say('please refund order 42');
     await until('the approval card', () => container.querySelector('[role=dialog]') !== null);
     expect(text()).toContain('Refund $5 on order 42?');
@@ -210,8 +217,8 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
     await until('the chat to be ready', () => status() === 'ready');
 
     // One request for the message, one for the approval (carrying the tampered copy, which was ignored);
-    // the finished reply is not sent back again.
-    await act(() => new Promise((resolve) => setTimeout(resolve, 150)));
+    // the finished reply is not sent back again: once it is in, the chat asks whether to send again.
+    await until('the decision after the reply', () => decisions.some((decision) => decision.requests === 2));
     expect(requests).toHaveLength(2);
     expect(requests[1]).toContain('"amount":5000');
     expect(requests[1]).toContain('"state":"approval-responded"');
@@ -267,14 +274,16 @@ describe.each([sdk7, sdk6])('useChat of $name against Heed', (sdk) => {
 
   it('dismissing a question ends the turn without the model, and the chat does not send the reply back', async () => {
     const requests: string[] = [];
-    await mount({ id: newChatId(), requests });
+    const decisions: Array<{ requests: number; send: boolean }> = [];
+    await mount({ id: newChatId(), requests, decisions });
     await say('plan a trip');
     await until('the question card', () => container.querySelector('form[aria-label=question]') !== null);
     const callsBefore = model.callCount;
     await click(button('Dismiss'));
     await until('the dismissal', () => text().includes('Dismissed by the user.'));
     await until('the chat to be ready', () => status() === 'ready');
-    await act(() => new Promise((resolve) => setTimeout(resolve, 150)));
+    // Once the dismissal is in, the chat asks whether to send again; it sends nothing more.
+    await until('the decision after the dismissal', () => decisions.some((decision) => decision.requests === 2));
     expect(requests).toHaveLength(2);
     expect(model.callCount).toBe(callsBefore);
     expect(container.querySelector('[role=alert]')).toBeNull();

@@ -1,9 +1,10 @@
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createHeed, HeedError, memoryStore, tool, type AgentConfig, type Heed, type Store } from 'heed';
 import { scriptedModel } from 'heed/testing';
 import { conversationProblems } from '../../../test/invariants.js';
+import { Turn } from './turn.js';
 
 // A turn gathers its writes and commits them in order; a flush queued early (text deltas, a lease
 // renewal) takes whatever is pending when its turn comes, a later step's writes included. These tests
@@ -23,8 +24,11 @@ const refundCall: Part = {
 };
 const finish: Part = { type: 'finish', usage, finishReason: { unified: 'tool-calls', raw: undefined } } as Part;
 
-/** A model whose first call streams two words, then waits for `release()` before its tool call; later calls answer at once. */
-function heldModel() {
+/**
+ * A model whose first call streams a word, then a second once `firstHeld` (the first word's commit is held),
+ * then waits for `release()` before its tool call; later calls answer at once.
+ */
+function heldModel(firstHeld: Promise<void>) {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let calls = 0;
@@ -40,7 +44,7 @@ function heldModel() {
         if (first) {
           yield { type: 'text-delta', id: 't', delta: 'Let me ' };
           // After the first delta's flush began (and is held), a second delta queues a flush behind it.
-          await sleep(40);
+          await firstHeld;
           yield { type: 'text-delta', id: 't', delta: 'check.' };
           await held;
         }
@@ -118,11 +122,29 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((heed) => heed.close()));
 });
 
+/**
+ * Once the first delta's commit is held (`waiting`): waits until the second delta's flush is queued behind
+ * it (a delta is flushed 25 ms after it comes), lets the model finish (`release`), and waits until the
+ * step that pauses has queued its own flush too.
+ */
+async function queuedBehindHeld(waiting: Promise<void>, release: () => void): Promise<void> {
+  const flushes = vi.spyOn(Turn.prototype, 'flush');
+  try {
+    await waiting;
+    const held = flushes.mock.calls.length;
+    await expect.poll(() => flushes.mock.calls.length).toBeGreaterThanOrEqual(held + 1);
+    release();
+    await expect.poll(() => flushes.mock.calls.length).toBeGreaterThanOrEqual(held + 2);
+  } finally {
+    flushes.mockRestore();
+  }
+}
+
 describe("a turn's writes", () => {
   it('a pause is not offered when a flush queued before it was refused (the turn was taken over): the answer is what the conversation holds', async () => {
     const { store, inner, open, waiting } = heldStore();
     const runs: string[] = [];
-    const { model, release } = heldModel();
+    const { model, release } = heldModel(waiting);
     const past = new Date('2026-05-01T10:00:00Z');
     const a = createHeed({
       agents: [refunds(model, runs)],
@@ -136,10 +158,7 @@ describe("a turn's writes", () => {
     const sending = a.conversation(id).send('refund order 42');
 
     // The first deltas' commit is held; the second delta's flush and the pause's queue behind it.
-    await waiting;
-    await sleep(150);
-    release();
-    await sleep(50);
+    await queuedBehindHeld(waiting, release);
 
     // Meanwhile another instance, whose clock says A's lease lapsed, takes the turn over and pauses it.
     const b = createHeed({
@@ -172,16 +191,13 @@ describe("a turn's writes", () => {
   it('a store error in a flush queued before the pause: 503 store_unavailable, no pause offered, no turn.failed; the turn goes on once the store answers', async () => {
     const { store, inner, open, waiting, state } = heldStore();
     const runs: string[] = [];
-    const { model, release } = heldModel();
+    const { model, release } = heldModel(waiting);
     const heed = createHeed({ agents: [refunds(model, runs)], store, sweepIntervalMs: 0 });
     opened.push(heed);
     const { id } = await heed.createConversation({ agent: 'support' });
     const sending = heed.conversation(id).send('refund order 42');
 
-    await waiting;
-    await sleep(150);
-    release();
-    await sleep(50);
+    await queuedBehindHeld(waiting, release);
     state.down = true;
     open();
     const error = await sending.then(
@@ -300,7 +316,3 @@ describe("a model's connection error", () => {
     expect((await heed.conversation(id).get()).conversation.status).toBe('idle');
   });
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -82,8 +82,8 @@ describe('ctx.askLive', () => {
     const { id } = await heed.createConversation({ agent: 'connector' });
     await heed.conversation(id).send('connect me');
     await heed.conversation(id).cancel();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(log).toEqual(['start', 'form cancelled']);
+    // The waiting tool hears of it.
+    await expect.poll(() => log).toEqual(['start', 'form cancelled']);
     expect(engineOf(heed).liveCalls.size).toBe(0);
     await heed.close();
   });

@@ -57,7 +57,8 @@ describe('a turn', () => {
     const chat = heed.conversation(id);
     await expect(chat.send('   ')).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
     const running = chat.send('first');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The turn runs: its model has been called (and waits).
+    await expect.poll(() => model.callCount).toBe(1);
     await expect(chat.send('second')).rejects.toMatchObject({ code: 'conversation_busy', status: 409 });
     release();
     expect((await running).status).toBe('completed');
@@ -75,7 +76,8 @@ describe('a turn', () => {
     const { id } = await heed.createConversation({ agent: 'slow' });
     const chat = heed.conversation(id);
     const running = chat.send('first');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The turn runs: its model has been called (and waits).
+    await expect.poll(() => model.callCount).toBe(1);
     expect(await chat.cancel()).toEqual({ status: 'idle', cancelled: true });
     release();
     expect((await running).status).toBe('cancelled');

@@ -183,7 +183,9 @@ describe('conversation store', () => {
     );
     const actionId = waiting.pendingActions[0].id;
     expect(waiting.clientTools[actionId]).toEqual({ state: 'needs_confirmation' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Following live: everything the server holds has been read and looked at; the call still waits.
+    const live = await until(store, (state) => state.connection === 'live');
+    expect(live.clientTools[actionId]).toEqual({ state: 'needs_confirmation' });
     expect(handler).not.toHaveBeenCalled();
     store.runClientTool(actionId);
     const done = await until(store, (state) => lastText(state)?.startsWith('Page said') === true);

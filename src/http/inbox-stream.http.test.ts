@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { readSse, type SseEvent } from '../client/sse-reader.js';
 
@@ -68,9 +68,11 @@ describe('GET /api/inbox/stream', () => {
 
     // Back with the last id: nothing is sent again, only what changes next.
     stream.close();
+    const looks = vi.spyOn(server.heed, 'inbox');
     const resumed = await follow(server, 'ada', removed.id);
-    // Let it take its first look (which finds the state the id names) before the next change.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // It has taken its first look (which finds the state the id names) before the next change.
+    await expect.poll(() => looks.mock.settledResults.length).toBeGreaterThan(0);
+    looks.mockRestore();
     const third = await pause(server, 'ada');
     expect(await resumed.next()).toMatchObject({ event: 'inbox.added', json: { id: third.actionId } });
 

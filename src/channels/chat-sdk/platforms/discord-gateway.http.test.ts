@@ -213,6 +213,7 @@ describe('Discord with gateway: true', { timeout: 60_000 }, () => {
     await until(() => gateway.identifies.length === 1, 'the first IDENTIFY');
     const second = await instance(store, leaseMs);
     // Several leases go by: the second instance never connects while the first renews.
+    // fixed wait kept: the scenario is time going by (leases on the wall clock, which the Gateway's lease reads)
     await new Promise((resolve) => setTimeout(resolve, leaseMs * 4));
     expect(gateway.identifies).toHaveLength(1);
 

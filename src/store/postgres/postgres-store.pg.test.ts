@@ -137,9 +137,12 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
         { conversationId: 'c1', seq: 3 },
       ]);
       await stop();
+      const watcher = await watch(eventChannel(schema));
       await writer.commit({ conversationId: 'c1', expectVersion: 3, events: [event] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Whatever that commit sent has been delivered once a later NOTIFY has.
+      await watcher.caughtUp();
       expect(notices).toHaveLength(2);
+      await watcher.end();
       await Promise.all([writer.close(), reader.close()]);
     });
 
@@ -171,14 +174,12 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       const reader = postgresStore({ connectionString: database!.url, schema, max: 2 });
       await writer.migrate();
       // A bare LISTEN on the channel sees every NOTIFY sent, whoever listens through a store.
-      const watcher = new pg.Client({ connectionString: database!.url });
-      await watcher.connect();
-      const seen: string[] = [];
-      watcher.on('notification', (message: { payload?: string }) => seen.push(message.payload ?? ''));
-      await watcher.query(`LISTEN "${eventChannel(schema)}"`);
+      const watcher = await watch(eventChannel(schema));
+      const { seen } = watcher;
       const event = { type: 'turn.started' as const, data: {}, at: new Date().toISOString() };
       await writer.commit({ conversationId: 'c1', create: conversation('c1'), events: [event] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Whatever that commit sent has been delivered once a later NOTIFY has.
+      await watcher.caughtUp();
       expect(seen).toEqual([]);
       const notices: EventNotice[] = [];
       const stop = await reader.listen!((notice) => notices.push(notice));
@@ -188,7 +189,7 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
       await expect.poll(() => seen).toHaveLength(1);
       await stop();
       await writer.commit({ conversationId: 'c1', expectVersion: 2, events: [event] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await watcher.caughtUp();
       expect(seen).toHaveLength(1);
       await watcher.end();
       await Promise.all([writer.close(), reader.close()]);
@@ -223,6 +224,34 @@ describe.skipIf(!pgServer)(`postgres store${pgServer ? '' : ` (${pgSkipReason})`
     });
   });
 });
+
+/**
+ * A bare LISTEN on `channel`: `seen` holds the payloads of the NOTIFYs it got (the store's), and
+ * `caughtUp()` sends a NOTIFY of its own from another connection and waits until it arrives. PostgreSQL
+ * delivers notifications in the order their transactions committed, so every NOTIFY of a commit made
+ * before has been delivered by then, to this connection and to any other listening.
+ */
+async function watch(channel: string) {
+  const client = new pg.Client({ connectionString: database!.url });
+  await client.connect();
+  const seen: string[] = [];
+  const marks: string[] = [];
+  client.on('notification', (message: { payload?: string }) => {
+    const payload = message.payload ?? '';
+    (payload.startsWith('caught-up ') ? marks : seen).push(payload);
+  });
+  await client.query(`LISTEN "${channel}"`);
+  let sent = 0;
+  return {
+    seen,
+    async caughtUp() {
+      const mark = `caught-up ${++sent}`;
+      await sql(`NOTIFY "${channel}", '${mark}'`);
+      await expect.poll(() => marks).toContain(mark);
+    },
+    end: () => client.end(),
+  };
+}
 
 async function sql(text: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: database!.url });

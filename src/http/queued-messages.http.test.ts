@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentConfig, HeedConfig } from '../config.js';
 import { errorBody, queuedResult, snapshot as snapshotSchema, turnResult } from '../protocol/responses.js';
 import { scriptedModel } from '../testing/scripted-model.js';
+import { engineOf } from '../heed.js';
 import { tool } from '../tool.js';
 import { gate, startServer, type TestServer } from '../../test/http-fixtures.js';
 
@@ -314,7 +315,9 @@ describe('busyPolicy: queue', () => {
     expect(after.queuedMessages).toBeUndefined();
     const dropped = (await api.events(id)).filter((event) => event.type === 'message.dropped');
     expect(dropped.map((event) => (event.data.error as { code: string }).code)).toEqual(['cancelled', 'cancelled']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Nothing runs or is carried on in the server any more: a dropped message that ran anyway would have by now.
+    const engine = engineOf(server.heed);
+    await expect.poll(() => engine.running.size + engine.inFlight.size).toBe(0);
     expect(modelSaw).toEqual(['hold']);
   });
 

@@ -11,6 +11,7 @@ import { serve } from '../cli/serve.js';
 import { createHeed, type Heed } from '../heed.js';
 import { memoryStore } from '../store/memory/memory-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
+import { sizes } from '../../test/sizes.js';
 import { apiRoutes, createApp, type HeedApp } from './app.js';
 
 /**
@@ -364,8 +365,8 @@ describe('hostile input on every route', () => {
           await check(sent, await send(sent));
         }),
         {
-          numRuns: Number(process.env.FUZZ_RUNS ?? 600),
-          seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined,
+          numRuns: sizes.fuzz.runs,
+          seed: sizes.fuzz.seed,
           verbose: 1,
         },
       );

@@ -124,6 +124,7 @@ async function open(wanted: string, system: Partial<InboxSystem> = {}) {
   app.stdin.write(KEY.enter);
   await until(app.lastFrame, ' · asked ');
   // The view listens for keys once it has drawn (Ink subscribes in an effect).
+  // fixed wait kept: nothing outside Ink shows that subscription; a key written before it would be lost
   await new Promise((resolve) => setTimeout(resolve, 50));
   const press = async (keys: string, next: string | RegExp) => {
     app.stdin.write(keys);

@@ -57,7 +57,8 @@ describe('client.follow', () => {
     await until(() => connection.at(-1) === 'lost', 'the loss was told');
     // While it is cut, the conversation goes on; the follower tries again and again, told once.
     await server.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'still there?' } });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const tried = network.refused;
+    await until(() => network.refused >= tried + 3, 'three more tries while cut');
     expect(connection).toEqual(['open', 'lost']);
 
     network.restore();

@@ -109,8 +109,13 @@ describe('Slack: conversations in threads', () => {
     expect(note.body.text).toContain('Allowed by <@U2>');
     expect(server.ran.get('issue_refund')).toBe(1);
 
-    // Each thing was posted once: the request, the reply; one update.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each thing was posted once: the request, the reply; one update. The outbox is done (every delivery
+    // marked delivered after its call), so nothing more is to come.
+    await expect
+      .poll(async () =>
+        (await server.heed.store!.listDeliveries({})).every((delivery) => delivery.status === 'delivered'),
+      )
+      .toBe(true);
     expect(posts().filter(withButtons)).toHaveLength(1);
     expect(posts().filter((call) => call.body.text === 'Done.')).toHaveLength(1);
     expect(slack.of('chat.update')).toHaveLength(1);
@@ -192,8 +197,10 @@ describe('Slack: conversations in threads', () => {
       body: JSON.stringify(mention('refund')),
     });
     expect(unsigned.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A mention is recorded before Slack has its answer, and what it posts is in the outbox from then: a
+    // refused one left neither.
     expect(await server.heed.listConversations({})).toEqual([]);
+    expect(await server.heed.store!.listDeliveries({})).toEqual([]);
     expect(slack.calls).toEqual([]);
 
     const challenge = await send({ type: 'url_verification', token: 'x', challenge: 'abc123' });
@@ -203,15 +210,18 @@ describe('Slack: conversations in threads', () => {
 
 describe('Slack: a request that lapses', () => {
   it('updates the posted request to say it lapsed, and a click after that is told so', async () => {
+    let ahead = 0;
     const own = await startServer({
       channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'support', apiUrl: slack.apiUrl } },
       notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
       hitl: { timeoutMinutes: 0.001 },
+      // The server's clock, moved on by the test past the request's 60 ms.
+      now: () => new Date(Date.now() + ahead),
     });
     await sendToHeed(own.url, secret, mention('refund please', { ts: '1700000000.000003' }));
     await slack.until(() => posts().some(withButtons));
     const request = posts().find(withButtons)!;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    ahead = 60_000;
     await own.heed.expireDue();
     await slack.until(() => slack.of('chat.update').length === 1);
     expect(slack.of('chat.update')[0].body).toMatchObject({ ts: request.answer.ts });

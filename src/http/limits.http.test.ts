@@ -28,16 +28,14 @@ describe('quotas', () => {
     expect((await second.json()).error.code).toBe('rate_limited');
     first.abort();
     await open.body?.cancel().catch(() => undefined);
-    // Once the first one is gone, the slot is free again.
-    let again: Response | undefined;
-    for (let tries = 0; tries < 50; tries++) {
-      again = await fetch(path, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-      if (again?.status === 200) break;
-      await again?.body?.cancel().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(again?.status).toBe(200);
-    await again?.body?.cancel().catch(() => undefined);
+    // Once the server has seen the first one go, the slot is free again.
+    await expect
+      .poll(async () => {
+        const again = await fetch(path, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+        await again?.body?.cancel().catch(() => undefined);
+        return again?.status;
+      })
+      .toBe(200);
   });
 
   it('metadata over 16 KiB of JSON gets 413 metadata_too_large and creates nothing', async () => {
