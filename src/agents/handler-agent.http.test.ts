@@ -388,35 +388,45 @@ describe('handler agents', () => {
     expect(said).not.toContain('from the first process');
   });
 
-  it('resolveAction runs once per action, in the order they were settled; the last reply says what waits next', async () => {
-    const order: string[] = [];
-    const server = await start({
-      handler: {
-        processMessage: () => ({
-          pendingActions: [
-            { kind: 'approval', title: 'First asked' },
-            { kind: 'url', url: 'https://example.com/form', title: 'Second asked' },
-          ],
-        }),
-        resolveAction: ({ action }) => {
-          order.push(action.kind);
-          return order.length === 1
-            ? { content: 'One down.', pendingActions: [{ kind: 'approval', title: 'Superseded' }] }
-            : { content: 'Both in.', pendingActions: [{ kind: 'approval', title: 'Next step' }] };
+  // A frozen clock makes both answers land in the same millisecond: the order still comes from the log.
+  it.each([
+    ['the system clock', {}],
+    ['a clock that stands still', { now: () => new Date('2026-12-05T10:00:00.000Z') }],
+  ])(
+    'resolveAction runs once per action, in the order they were settled (%s); the last reply says what waits next',
+    async (_clock, config) => {
+      const order: string[] = [];
+      const server = await start(
+        {
+          handler: {
+            processMessage: () => ({
+              pendingActions: [
+                { kind: 'approval', title: 'First asked' },
+                { kind: 'url', url: 'https://example.com/form', title: 'Second asked' },
+              ],
+            }),
+            resolveAction: ({ action }) => {
+              order.push(action.kind);
+              return order.length === 1
+                ? { content: 'One down.', pendingActions: [{ kind: 'approval', title: 'Superseded' }] }
+                : { content: 'Both in.', pendingActions: [{ kind: 'approval', title: 'Next step' }] };
+            },
+          },
         },
-      },
-    });
-    const { id, sent } = await ask(server);
-    const [approval, url] = sent.body.pendingActions;
-    const partial = await answer(server, id, url.id, { type: 'url', decision: 'accept' });
-    expect(partial.body.status).toBe('requires_action');
-    expect(order).toEqual([]);
-    const closing = await answer(server, id, approval.id, { type: 'approval', decision: 'allow' });
-    expect(order).toEqual(['url', 'approval']);
-    expect(closing.body.status).toBe('requires_action');
-    expect(closing.body.pendingActions.map((action: { title: string }) => action.title)).toEqual(['Next step']);
-    expect(texts(closing.body)).toEqual(['assistant: One down.', 'assistant: Both in.']);
-  });
+        config,
+      );
+      const { id, sent } = await ask(server);
+      const [approval, url] = sent.body.pendingActions;
+      const partial = await answer(server, id, url.id, { type: 'url', decision: 'accept' });
+      expect(partial.body.status).toBe('requires_action');
+      expect(order).toEqual([]);
+      const closing = await answer(server, id, approval.id, { type: 'approval', decision: 'allow' });
+      expect(order).toEqual(['url', 'approval']);
+      expect(closing.body.status).toBe('requires_action');
+      expect(closing.body.pendingActions.map((action: { title: string }) => action.title)).toEqual(['Next step']);
+      expect(texts(closing.body)).toEqual(['assistant: One down.', 'assistant: Both in.']);
+    },
+  );
 
   it("a client tool asked by a handler: the page's output reaches resolveAction", async () => {
     const resolved: ResolveActionInput[] = [];

@@ -97,6 +97,27 @@ export async function runHandlerTurn(turn: Turn, handler: AgentHandler): Promise
   return record(turn, reply, { always: true });
 }
 
+/**
+ * Where each action's settlement stands in the event log. Two answers can land in the same millisecond
+ * (their `resolvedAt` then ties); the log still holds them in the order they were settled. Read only
+ * when there is such a tie.
+ */
+async function settlementOrder(turn: Turn, actions: ActionRecord[]): Promise<(action: ActionRecord) => number> {
+  const times = actions.map((action) => action.resolvedAt ?? '');
+  if (new Set(times).size === times.length) return () => 0;
+  const position = new Map<string, number>();
+  for (let after = 0, page = 500; page === 500 && position.size < actions.length;) {
+    const events = await turn.engine.store.listEvents(turn.conversation.id, { after, limit: 500 });
+    for (const event of events) {
+      const id = event.type === 'action.resolved' ? event.data.actionId : undefined;
+      if (id && actions.some((action) => action.id === id)) position.set(id, event.seq);
+      after = event.seq;
+    }
+    page = events.length;
+  }
+  return (action) => position.get(action.id) ?? Number.MAX_SAFE_INTEGER;
+}
+
 async function resolveSettled(
   turn: Turn,
   handler: AgentHandler,
@@ -105,13 +126,14 @@ async function resolveSettled(
   const after = turn.messages.filter((message) => message.position > paused.position);
   const handed = new Set(after.map((message) => message.metadata?.[HANDED]).filter((id) => typeof id === 'string'));
   const order = paused.parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []));
-  const todo = (await turn.actions())
-    .filter((action) => action.messageId === paused.id && !handed.has(action.id))
-    .sort(
-      (a, b) =>
-        (a.resolvedAt ?? '').localeCompare(b.resolvedAt ?? '') ||
-        order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
-    );
+  const todo = (await turn.actions()).filter((action) => action.messageId === paused.id && !handed.has(action.id));
+  const settled = await settlementOrder(turn, todo);
+  todo.sort(
+    (a, b) =>
+      (a.resolvedAt ?? '').localeCompare(b.resolvedAt ?? '') ||
+      settled(a) - settled(b) ||
+      order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
+  );
   if (todo.some((action) => action.status === 'pending'))
     throw new HeedError('internal_error', 'The turn went on while some of its requests were still waiting.');
   for (const [index, action] of todo.entries()) {
