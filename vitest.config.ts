@@ -24,10 +24,11 @@ const e2e = [
   'test/types/**/*.test.ts',
 ];
 
-// unit, http and integration wait on servers and child processes more than they compute: three files
-// at a time keep two cores busy. e2e files are heavy (a browser page, several processes): two at a time,
-// run first, so that a busy machine slows them rather than failing them. HEED_TEST_WORKERS sets both
-// (say 1 to read one file's output in order).
+// One queue for all four projects, four files at a time: the suite waits on servers, browsers, child
+// processes and the fault tests' scenarios more than it computes, and a file that waits leaves its core to
+// the next. The sequencer starts e2e files first, the longest of them first, so that the end of a run is
+// short unit files. Measured (docs/testing.md): 4 in one queue beat e2e alone at 2 then the rest at 3.
+// HEED_TEST_WORKERS sets it (say 1 to read one file's output in order).
 const workers = Number(process.env.HEED_TEST_WORKERS) || undefined;
 
 export default defineConfig({
@@ -51,7 +52,7 @@ export default defineConfig({
     // expect.poll waits for what a user would see; a second (the default) is too short on two busy cores.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    maxWorkers: workers ?? 3,
+    maxWorkers: workers ?? 4,
     // One module graph per worker, not one per file: a file shares nothing with the next but what both import.
     isolate: false,
     sequence: { sequencer: CostliestFirst },
@@ -60,7 +61,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          sequence: { groupOrder: 1 },
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
           exclude: ['src/**/*.http.test.ts', 'src/**/*.http.test.tsx', 'src/**/*.pg.test.ts'],
           setupFiles: ['test/setup/unit-guard.ts'],
@@ -70,7 +70,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'http',
-          sequence: { groupOrder: 1 },
           include: ['src/**/*.http.test.ts', 'src/**/*.http.test.tsx'],
           globalSetup: ['test/setup/run-folder.ts'],
         },
@@ -79,7 +78,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          sequence: { groupOrder: 1 },
           include: ['src/**/*.pg.test.ts', 'test/**/*.test.ts'],
           exclude: e2e,
           globalSetup: ['test/setup/database.ts', 'test/setup/built-cli.ts'],
@@ -90,8 +88,6 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: e2e,
-          maxWorkers: workers ?? 2,
-          sequence: { groupOrder: 0 },
           // A deadline, not a wait: a page or a restart on two busy cores can take longer than 20 s.
           testTimeout: 60_000,
           globalSetup: [

@@ -14,6 +14,9 @@ const longest = [
   'test/browser/console-layout.test.ts',
   'test/inbox-terminal.test.ts',
   'test/faults/partition.test.ts',
+  'test/serve-restart.test.ts',
+  'test/types/published-types.test.ts',
+  'test/fifth-kind.test.ts',
 ];
 
 function rank(spec: TestSpecification): number {
