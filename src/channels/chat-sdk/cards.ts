@@ -11,6 +11,8 @@ import {
 } from '../../kinds/index.js';
 import type { ActionRecord, InputType, Question, QuestionOption } from '../../types.js';
 import { actionView } from '../../views.js';
+import { linkTarget } from '../link-target.js';
+import { markdownCardText, type CardText } from './escape.js';
 
 /**
  * Requests as Chat SDK cards (docs/channels.md), which each adapter renders natively (Adaptive Cards,
@@ -127,8 +129,8 @@ const button = (label: string, actionId: string, choice: Choice, style?: 'primar
 });
 const actions = (children: ActionsElement['children']): CardChild => ({ type: 'actions', children });
 
-function argsText(args: unknown): CardChild {
-  return text(`\`\`\`json\n${clip(JSON.stringify(args ?? {}, null, 2), 2800, '…').replace(/```/g, "'''")}\n\`\`\``);
+function argsText(args: unknown, e: CardText): CardChild {
+  return text(`\`\`\`json\n${e.code(clip(JSON.stringify(args ?? {}, null, 2), 2800, '…'))}\n\`\`\``);
 }
 
 /** The options a single single-choice question is answered with by one click (at most 10: one row each). */
@@ -140,45 +142,48 @@ export function clickOptions(questions: Question[]): QuestionOption[] | undefine
 
 /** Each kind with a card of its own: keyed by kind, so nothing here switches on one. */
 interface ChatCard<K extends KindName> {
-  pending(request: KindRequest<K>, action: ActionRecord, typed: TypedAnswers): CardChild[];
-  title(request: KindRequest<K>): string;
-  outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>): string;
+  /** Everything an agent, a caller or a person wrote goes through `e` (escape.ts). */
+  pending(request: KindRequest<K>, action: ActionRecord, typed: TypedAnswers, e: CardText): CardChild[];
+  title(request: KindRequest<K>, e: CardText): string;
+  outcome(resolution: TypesFor<K>['stored'], by: string, request: KindRequest<K>, e: CardText): string;
   /** The typed inputs of its card where the platform has forms (`TypedAnswers.forms`). */
   form?(request: KindRequest<K>): FormField[];
 }
 
 const cards: { readonly [K in KindName]?: ChatCard<K> } = {
   approval: {
-    title: (request) => `Approval needed: ${request.title}`,
+    title: (request, e) => `Approval needed: ${e.title(request.title)}`,
     form: () => [{ name: `${FIELD}comment`, label: 'Comment (optional; sent with Allow or Deny)', type: 'textarea' }],
-    pending: (request, action, typed) => [
-      text(request.summary),
-      argsText(request.args),
+    pending: (request, action, typed, e) => [
+      text(e.text(request.summary)),
+      argsText(request.args, e),
       ...(typed.buttons
         ? [actions([button('Allow', action.id, 'allow', 'primary'), button('Deny', action.id, 'deny', 'danger')])]
         : []),
       ...(typed.commands ? [text(`${typed.how} \`/approve\` or \`/deny <why>\`.`)] : []),
     ],
-    outcome(resolution, by) {
-      const comment = resolution.comment ? `: “${commentText(resolution.comment)}”` : '';
+    outcome(resolution, by, _request, e) {
+      const comment = resolution.comment ? `: “${e.text(commentText(resolution.comment))}”` : '';
       return resolution.decision === 'allow' ? `✅ Allowed by ${by}${comment}` : `❌ Denied by ${by}${comment}`;
     },
   },
   question: {
-    title: (request) => (request.questions.length === 1 ? request.questions[0].header : 'Questions'),
+    title: (request, e) => (request.questions.length === 1 ? e.title(request.questions[0].header) : 'Questions'),
     form: (request) => questionFields(request.questions),
-    pending(request, action, typed) {
+    pending(request, action, typed, e) {
       const children: CardChild[] = [];
-      if (request.preamble) children.push(text(request.preamble));
+      if (request.preamble) children.push(text(e.text(request.preamble)));
       const options = clickOptions(request.questions);
       // Where the card is a form, each input is labelled with its question: the text would say it twice.
       const asForm = typed.forms && !options;
       request.questions.forEach((question, index) => {
-        const listed = (question.options ?? []).map((option, n) => `${n + 1}. ${option.label}`).join('\n');
-        const id = request.questions.length > 1 ? ` (\`${question.id}\`)` : '';
+        const listed = (question.options ?? []).map((option, n) => `${n + 1}. ${e.text(option.label)}`).join('\n');
+        const id = request.questions.length > 1 ? ` (\`${e.code(question.id)}\`)` : '';
         if (!asForm)
-          children.push(text(`**${question.header}**${id} ${question.prompt}${listed ? `\n${listed}` : ''}`));
-        if (index === 0 && question.description) children.push(text(question.description));
+          children.push(
+            text(`**${e.text(question.header)}**${id} ${e.text(question.prompt)}${listed ? `\n${listed}` : ''}`),
+          );
+        if (index === 0 && question.description) children.push(text(e.text(question.description)));
       });
       const buttons: ButtonElement[] = (options ?? []).map((option, n) => button(option.label, action.id, `o${n}`));
       // Where the card is a form, its typed inputs are sent by Submit (the inputs are the platform's: cards.ts has none).
@@ -202,26 +207,26 @@ const cards: { readonly [K in KindName]?: ChatCard<K> } = {
       );
       return children;
     },
-    outcome(resolution, by, request) {
+    outcome(resolution, by, request, e) {
       if ('dismiss' in resolution) return `Dismissed by ${by}.`;
       if ('skip' in resolution) return `Skipped by ${by}.`;
       const parts = request.questions
         .filter((question) => resolution.answers[question.id]?.length)
         .map(
           (question) =>
-            `**${question.header}:** ${resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', ')}`,
+            `**${e.text(question.header)}:** ${e.text(resolution.answers[question.id].map((answer) => labelOf(question, answer)).join(', '))}`,
         );
       return `💬 Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
     },
   },
   url: {
-    title: (request) => request.title ?? 'Please open this page',
-    pending: (request, action, typed) => [
-      ...(request.message ? [text(request.message)] : []),
-      // The whole address, so a person sees where the link goes before opening it.
-      text(request.url),
+    title: (request, e) => (request.title === undefined ? 'Please open this page' : e.title(request.title)),
+    pending: (request, action, typed, e) => [
+      ...(request.message ? [text(e.text(request.message))] : []),
+      // The whole address, so a person sees where the link goes before opening it (as words: the button opens it).
+      text(e.text(request.url)),
       actions([
-        { type: 'link-button', label: 'Open', url: request.url },
+        { type: 'link-button', label: 'Open', url: linkTarget(request.url) },
         ...(typed.buttons
           ? [button('Done', action.id, 'accept', 'primary'), button('Decline', action.id, 'decline')]
           : []),
@@ -251,45 +256,46 @@ export function requestCard(
   action: ActionRecord,
   typed: TypedAnswers,
   by: (userId: string | null) => string,
+  e: CardText,
 ): CardElement {
-  if (action.status !== 'pending') return settledCard(action, by);
+  if (action.status !== 'pending') return settledCard(action, by, e);
   const card = cardOf(action);
   if (!card) {
     const view = actionView(undefined, action);
     return {
       type: 'card',
-      title: titleOf(view),
-      children: [text(summaryOf(view)), text('This request cannot be answered here: answer it in the app.')],
+      title: e.title(titleOf(view)),
+      children: [text(e.text(summaryOf(view))), text('This request cannot be answered here: answer it in the app.')],
     };
   }
   return {
     type: 'card',
-    title: clip(card.title(action.request), 200, '…'),
-    children: card.pending(action.request, action, typed),
+    title: clip(card.title(action.request, e), 200, '…'),
+    children: card.pending(action.request, action, typed, e),
   };
 }
 
 /** One line of how a request ended: who answered what. */
-export function outcomeText(action: ActionRecord, by: (userId: string | null) => string): string {
+export function outcomeText(action: ActionRecord, by: (userId: string | null) => string, e: CardText): string {
   const resolution = action.resolution;
   if (action.status === 'expired' || action.channel === 'timeout')
-    return `⌛ ${describeResolution(actionView(undefined, action))}.`;
+    return `⌛ ${e.text(describeResolution(actionView(undefined, action)))}.`;
   if (action.status === 'cancelled') return '🚫 Cancelled.';
   if (!resolution || resolution.type === 'cancelled') return 'Settled.';
   const card = cardOf(action);
-  if (card) return card.outcome(resolution, by(action.resolvedBy), action.request);
-  return `${describeResolution(actionView(undefined, action))}, by ${by(action.resolvedBy)}.`;
+  if (card) return card.outcome(resolution, by(action.resolvedBy), action.request, e);
+  return `${e.text(describeResolution(actionView(undefined, action)))}, by ${by(action.resolvedBy)}.`;
 }
 
 /** The request as it ended: what was asked, without buttons, then who answered what. */
-export function settledCard(action: ActionRecord, by: (userId: string | null) => string): CardElement {
+export function settledCard(action: ActionRecord, by: (userId: string | null) => string, e: CardText): CardElement {
   const card = cardOf(action);
   const view = actionView(undefined, action);
-  const asked = card ? card.title(action.request) : titleOf(view);
+  const asked = card ? card.title(action.request, e) : e.title(titleOf(view));
   return {
     type: 'card',
     title: clip(asked, 200, '…'),
-    children: [text(summaryOf(view)), text(outcomeText(action, by))],
+    children: [text(e.text(summaryOf(view))), text(outcomeText(action, by, e))],
   };
 }
 
@@ -298,7 +304,8 @@ export function settledCard(action: ActionRecord, by: (userId: string | null) =>
  * lapses. Markdown every adapter renders; the time in UTC, as no platform here formats a date for the reader.
  */
 export function reminderText(action: ActionRecord): string {
-  const title = clip(titleOf(actionView(undefined, action)), 200, '…');
+  // Posted as markdown, which the adapter turns into the platform's own: escaped as markdown on every platform.
+  const title = markdownCardText.text(clip(titleOf(actionView(undefined, action)), 200, '…'));
   const when = action.expiresAt
     ? ` It lapses at ${action.expiresAt.slice(0, 16).replace('T', ' ')} UTC if nobody answers.`
     : '';

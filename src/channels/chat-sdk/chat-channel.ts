@@ -39,6 +39,7 @@ import {
   type FormField,
   type TypedAnswers,
 } from './cards.js';
+import type { CardText } from './escape.js';
 import { HeedState } from './heed-state.js';
 import { redisState } from './redis-state.js';
 
@@ -64,6 +65,8 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   adapter(module: unknown, config: Config, logger: ChatLogger): Adapter | Promise<Adapter>;
   /** How a person answers by typing (a reply, or comment commands). */
   typed: TypedAnswers;
+  /** How text an agent, a caller or a person wrote goes into this platform's cards: as words, never as markup (escape.ts). */
+  cardText: CardText;
   /** State keys the adapter claims before Heed records a message (Heed deduplicates by message id itself). */
   harmlessClaim?(key: string): boolean;
   /** The id of the posted message a message replies to, when it is a reply. */
@@ -365,7 +368,11 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     if (resolution && action.resolvedBy === this.callerFor(user.id).userId && sameAnswer(action.resolution, resolution))
       return;
     void this.names().then((by) =>
-      this.note(threadId, user, `This request was already settled. ${outcomeText(action, by)}`.trim()),
+      this.note(
+        threadId,
+        user,
+        `This request was already settled. ${outcomeText(action, by, this.platform.cardText)}`.trim(),
+      ),
     );
   }
 
@@ -460,7 +467,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const by = await this.names();
     if (delivery.event === 'action.required') {
       // As it stands now: a request settled before it could be posted is posted as settled.
-      const card = requestCard(action, this.platform.typed, by);
+      const card = requestCard(action, this.platform.typed, by, this.platform.cardText);
       const form = this.platform.typed.forms ? requestForm(action) : undefined;
       const message: RequestMessage = { card, fallbackText: card.title ?? '', ...(form ? { form } : {}) };
       const posted = await adapter.postMessage(threadId, message);
@@ -488,8 +495,11 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       throw new DeliveryDropped('the request was never posted');
     const messageId = post.receipt?.messageId;
     if (post.status !== 'delivered' || typeof messageId !== 'string') throw new Error('the request is not posted yet');
-    const card = settledCard(action, by);
-    await adapter.editMessage(threadId, messageId, { card, fallbackText: outcomeText(action, by) });
+    const card = settledCard(action, by, this.platform.cardText);
+    await adapter.editMessage(threadId, messageId, {
+      card,
+      fallbackText: outcomeText(action, by, this.platform.cardText),
+    });
     return undefined;
   }
 }

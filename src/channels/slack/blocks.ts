@@ -10,6 +10,7 @@ import {
   type TypesFor,
 } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
+import { linkTarget } from '../link-target.js';
 
 /**
  * Requests as Slack Block Kit (docs/channels.md): what is posted in the thread while a request waits, what it
@@ -43,8 +44,13 @@ const plain = (text: string, max = 3000) => ({ type: 'plain_text', text: clip(te
 const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000, '…') });
 const section = (text: string): Block => ({ type: 'section', text: mrkdwn(text) });
 const context = (text: string): Block => ({ type: 'context', elements: [mrkdwn(text)] });
-/** Slack's mrkdwn treats these three as markup; everything a model or a person wrote is escaped. */
+/**
+ * Slack's mrkdwn treats these three as markup (`<url|text>`, `<!channel>`, `<@U1>`); everything an agent, a
+ * caller or a person wrote is escaped, in blocks and in a message's `text` alike.
+ */
 export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** `<url|text>` for an address someone else gave: its target cannot end early (`|`, `>` are percent-encoded). */
+const link = (url: string) => `<${escape(linkTarget(url))}|${escape(url)}>`;
 
 function button(text: string, actionId: string, value: ButtonValue, style?: 'primary' | 'danger'): Block {
   return {
@@ -122,7 +128,7 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
         ? `:white_check_mark: Allowed by ${by}${comment}`
         : `:x: Denied by ${by}${comment}`;
     },
-    text: (request) => `Approval needed: ${request.title}`,
+    text: (request) => `Approval needed: ${escape(request.title)}`,
   },
   question: {
     pending(request, value, action) {
@@ -161,14 +167,14 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
         );
       return `:speech_balloon: Answered by ${by}${parts.length ? `\n${parts.join('\n')}` : '.'}`;
     },
-    text: (request) => `A question: ${request.questions[0]?.prompt ?? ''}`,
+    text: (request) => `A question: ${escape(request.questions[0]?.prompt ?? '')}`,
   },
   url: {
     pending(request, value, action) {
       const lines = [`*${escape(request.title ?? 'Please open this page')}*`];
       if (request.message) lines.push(escape(request.message));
       // The whole address, so a person sees where the link goes before opening it.
-      lines.push(`<${request.url}|${escape(request.url)}>`);
+      lines.push(link(request.url));
       return [
         section(lines.join('\n')),
         {
@@ -189,16 +195,14 @@ const slackCards: { readonly [K in KindName]?: SlackCard<K> } = {
         ...deadline(action),
       ];
     },
-    asked: (request) => [
-      section(`*${escape(request.title ?? 'Open this page')}*\n<${request.url}|${escape(request.url)}>`),
-    ],
+    asked: (request) => [section(`*${escape(request.title ?? 'Open this page')}*\n${link(request.url)}`)],
     outcome: (resolution, by) =>
       resolution.decision === 'accept'
         ? `:white_check_mark: Done, says ${by}.`
         : resolution.decision === 'decline'
           ? `:x: Declined by ${by}.`
           : `Cancelled by ${by}.`,
-    text: (request) => `Please open ${request.url}`,
+    text: (request) => `Please open ${escape(request.url)}`,
   },
   client_tool: {
     pending: (request) => [
@@ -285,7 +289,7 @@ export function reminderText(action: ActionRecord): string {
 export function requestText(action: ActionRecord): string {
   if (action.status !== 'pending') return outcomeText(action);
   const card = cardOf(action);
-  return card ? card.text(action.request) : summaryOf(actionView(undefined, action));
+  return card ? card.text(action.request) : escape(summaryOf(actionView(undefined, action)));
 }
 
 // ---------------------------------------------------------------- the modal

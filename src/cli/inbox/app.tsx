@@ -1,5 +1,5 @@
 import { Box, useApp } from 'ink';
-import { useEffect, useRef, useState, type ReactElement } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { HeedClientError, readWholeInbox, type ActionView, type HeedClient } from '../../client/index.js';
 import type { KindName } from '../../kinds/index.js';
 import { batchOutcome, planBatch, type BatchDecision } from '../../react/state/batch.js';
@@ -25,10 +25,12 @@ import { QuestionView } from './question-view.js';
 import type { InboxSystem } from './system.js';
 import { ColorContext, Say, useTerminalSize } from './theme.js';
 import { UrlView } from './url-view.js';
+import { terminalSafeClient } from './terminal-text.js';
 import { KeysEnabled, useKeys } from './use-keys.js';
 import type { RequestViewProps } from './view-props.js';
 
 export interface InboxAppProps {
+  /** Read through `terminalSafeClient`, whatever is passed. */
   client: HeedClient;
   /** The server's address, shown in the title. */
   server: string;
@@ -54,7 +56,9 @@ export function readInbox(client: HeedClient): Promise<ActionView[]> {
 
 /** The terminal inbox: the list, and one view per kind of request. */
 export function InboxApp(props: InboxAppProps) {
-  const { client, system } = props;
+  const { system } = props;
+  // Everything shown comes through this client, so it is stripped of escape sequences on the way in.
+  const client = useMemo(() => terminalSafeClient(props.client), [props.client]);
   const clock = props.clock ?? Date.now;
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();

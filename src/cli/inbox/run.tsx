@@ -6,6 +6,7 @@ import { ageOf, kindWord, timeLeftOf } from './format.js';
 import { headlineOf } from '../../kinds/index.js';
 import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
+import { terminalSafeClient } from './terminal-text.js';
 import { EXIT } from '../problems.js';
 
 export const inboxUsage = `Usage: heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]
@@ -72,7 +73,7 @@ export async function runInbox(args: string[]): Promise<number> {
       who = `${user.userId} (demo)`;
     }
   }
-  const client = createClient({ baseUrl: server, token });
+  const client = terminalSafeClient(createClient({ baseUrl: server, token }));
 
   // The first read doubles as the check of the address and the token: a mistake is one sentence.
   let first: ActionView[];

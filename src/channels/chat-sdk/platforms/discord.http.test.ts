@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 
 /**
@@ -199,5 +199,13 @@ describe('Discord', () => {
       resolvedBy: 'discord:222',
       resolution: { answers: { size: ['l'], qty: ['3'] } },
     });
+  });
+});
+
+describe('Discord: what an agent writes stays words', () => {
+  it('links, addresses and mentions (@everyone, <@id>) in a question arrive escaped', async () => {
+    await sendGateway(forward(people.ada, `<@${applicationId}> spoof`));
+    await discordApi.until(() => posts().some(withButtons));
+    expectInert(text(posts().find(withButtons)!));
   });
 });

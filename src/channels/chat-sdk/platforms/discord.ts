@@ -2,6 +2,7 @@ import type { Adapter, Logger } from 'chat';
 import type { DiscordChannelConfig } from '../../../config-schema.js';
 import type { ChatPlatform } from '../chat-channel.js';
 import { listenToGateway } from './discord-gateway.js';
+import { escapedTitleMarkdownCardText } from '../escape.js';
 
 type DiscordModule = typeof import('@chat-adapter/discord');
 
@@ -26,6 +27,7 @@ export const discord: ChatPlatform<DiscordChannelConfig> = {
       logger,
     }),
   typed: { how: 'Or reply to this message with', commands: false, buttons: true },
+  cardText: escapedTitleMarkdownCardText,
   // Forwarded Gateway messages are claimed by Chat SDK's own dedupe before Heed records them.
   harmlessClaim: (key) => key.startsWith('dedupe:discord:'),
   // Discord's mention is by id; a plain `@name` would reach nobody.

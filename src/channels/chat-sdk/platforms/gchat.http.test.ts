@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 import { createHeed } from '../../../heed.js';
 
@@ -315,5 +315,15 @@ describe('Google Chat', () => {
       createHeed({ agents: [channelAgent(new Map())], channels: { gchat } } as Parameters<typeof createHeed>[0]);
     expect(config({ agent: 'support', endpointUrl })).toThrow(/channels\.gchat: expected `credentials` or `token`/);
     expect(config({ agent: 'support', token: () => accessToken })).toThrow(/channels\.gchat\.endpointUrl/);
+  });
+});
+
+describe('Google Chat: what an agent writes stays words', () => {
+  it('links, addresses, mentions and HTML in a question arrive escaped', async () => {
+    await send(mention(people.ada, 'spoof'));
+    await api.until(() => posts().some(withCard));
+    const received = shown(posts().find(withCard)!);
+    expectInert(received);
+    expect(received).not.toContain('<b>bold');
   });
 });

@@ -4,6 +4,7 @@ import { importOptional } from '../../../optional-dependency.js';
 import type { FormField } from '../cards.js';
 import type { ChatPlatform, RequestMessage } from '../chat-channel.js';
 import { GOOGLE_CHAT_JWKS, GOOGLE_OIDC_JWKS, googleChatVerifier } from './gchat-token.js';
+import { googleChatCardText } from '../escape.js';
 
 type GchatModule = typeof import('@chat-adapter/gchat');
 type GchatEvent = import('@chat-adapter/gchat').GoogleChatEvent;
@@ -106,6 +107,7 @@ export const gchat: ChatPlatform<GchatChannelConfig> = {
     } as ConstructorParameters<GchatModule['GoogleChatAdapter']>[0]);
   },
   typed: { how: 'Or fill in the form and press Submit', commands: false, buttons: true, forms: true },
+  cardText: googleChatCardText,
   formValues(raw) {
     const inputs = (raw as GchatEvent).commonEventObject?.formInputs as
       | Record<string, { stringInputs?: { value?: string[] }; dateInput?: { msSinceEpoch?: string | number } }>

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 
 /**
@@ -235,5 +235,25 @@ describe('GitHub', () => {
       resolvedBy: 'github:222',
     });
     await own.close();
+  });
+});
+
+describe('GitHub: what an agent writes stays words', () => {
+  it('links, addresses and @mentions in a question arrive escaped', async () => {
+    await send(comment(people.ada, '@heed-bot spoof'));
+    await githubApi.until(() => posts().some((call) => call.body.body.includes('/answer')));
+    expectInert(bodies().find((body) => body.includes('/answer'))!);
+  });
+
+  it('an address that tries to end its markdown link early stays one link, to where it says', async () => {
+    await send(comment(people.ada, '@heed-bot lure'));
+    await githubApi.until(() => bodies().some((body) => body.includes('/done')));
+    const card = bodies().find((body) => body.includes('/done'))!;
+    // The Open link goes where the request says, all of it inside the link's target (`| > < ( ) [ ]` and spaces encoded).
+    const target =
+      'https://good.example/a%7CPay%20here%3E%20%3C!channel%3E%20%3Chttps://evil.example/b%7Cclick%29%20%5Bx%5D%28https://evil.example/c';
+    const open = `[Open](${target})`;
+    expect(card).toContain(open);
+    expectInert(card.replace(open, ''));
   });
 });

@@ -2,6 +2,7 @@ import type { Adapter, Logger } from 'chat';
 import type { GithubChannelConfig } from '../../../config-schema.js';
 import { HeedError } from '../../../errors.js';
 import type { ChatPlatform } from '../chat-channel.js';
+import { escapedTitleMarkdownCardText } from '../escape.js';
 
 type GithubModule = typeof import('@chat-adapter/github');
 
@@ -36,4 +37,5 @@ export const github: ChatPlatform<GithubChannelConfig> = {
     );
   },
   typed: { how: 'Answer with a comment:', commands: true, buttons: false },
+  cardText: escapedTitleMarkdownCardText,
 };

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 
 /**
@@ -188,5 +188,13 @@ describe('Linear', () => {
       status: 'resolved',
       resolution: { answers: { size: ['s'], qty: ['3'] } },
     });
+  });
+});
+
+describe('Linear: what an agent writes stays words', () => {
+  it('links, addresses and @mentions in a question arrive escaped', async () => {
+    await send(comment(people.ada, '@heed spoof'));
+    await linearApi.until(() => posted().some((body) => body.includes('/answer')));
+    expectInert(posted().find((body) => body.includes('/answer'))!);
   });
 });

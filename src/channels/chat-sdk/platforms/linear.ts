@@ -1,6 +1,7 @@
 import type { Adapter, Logger } from 'chat';
 import type { LinearChannelConfig } from '../../../config-schema.js';
 import type { ChatPlatform } from '../chat-channel.js';
+import { escapedTitleMarkdownCardText } from '../escape.js';
 
 type LinearModule = typeof import('@chat-adapter/linear');
 
@@ -24,6 +25,7 @@ export const linear: ChatPlatform<LinearChannelConfig> = {
       logger,
     }),
   typed: { how: 'Answer with a reply in this thread:', commands: true, buttons: false },
+  cardText: escapedTitleMarkdownCardText,
   // Linear's handler answers 400 to a missing, forged or stale signature (and to a body it cannot read).
   badProof: (response) => response.status === 400,
 };

@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 
 /**
@@ -279,5 +279,13 @@ describe('Microsoft Teams', () => {
     await connector.until(() => updates().length === 1);
     expect(shown(updates()[0])).toMatch(/Answered by @Bob/);
     expect(cardOf(updates()[0])!.body.some((element) => element.type.startsWith('Input.'))).toBe(false);
+  });
+});
+
+describe('Teams: what an agent writes stays words', () => {
+  it('links, addresses and mentions in a question arrive escaped', async () => {
+    await send(mention(people.ada, 'spoof'));
+    await connector.until(() => posts().some(withCard));
+    expectInert(shown(posts().find(withCard)!));
   });
 });

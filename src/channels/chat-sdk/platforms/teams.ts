@@ -3,6 +3,7 @@ import type { TeamsChannelConfig } from '../../../config-schema.js';
 import type { FormField } from '../cards.js';
 import type { ChatPlatform, RequestMessage } from '../chat-channel.js';
 import { BOT_FRAMEWORK_OPENID_METADATA, botFrameworkVerifier } from './teams-token.js';
+import { adaptiveCardText } from '../escape.js';
 
 type TeamsModule = typeof import('@chat-adapter/teams');
 
@@ -50,6 +51,7 @@ export const teams: ChatPlatform<TeamsChannelConfig> = {
     });
   },
   typed: { how: 'Or fill in the form and press Submit', commands: false, buttons: true, forms: true },
+  cardText: adaptiveCardText,
   mentioned(raw) {
     const activity = raw as Activity;
     const mention = activity.entities?.find(

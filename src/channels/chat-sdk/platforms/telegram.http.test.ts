@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
-import { channelAgent } from '../../../../test/channels/channel-agent.js';
+import { channelAgent, expectInert } from '../../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../../test/channels/fake-api.js';
 import { memoryStore } from '../../../store/memory/memory-store.js';
 import type { Store } from '../../../store/store.js';
@@ -274,5 +274,14 @@ describe('Telegram', () => {
     await telegram.until(() => texts().some((text) => text.includes('Hello.')));
     expect(texts().filter((text) => text.includes('Hello.'))).toHaveLength(1);
     await own.close();
+  });
+});
+
+describe('Telegram: what an agent writes stays words', () => {
+  it('links, addresses and @mentions in a question arrive escaped', async () => {
+    await send(message(people.ada, '@heedbot spoof'));
+    await telegram.until(() => calls('sendMessage').some(withKeyboard));
+    // As sent, in MarkdownV2: a link there is `[text](url)`.
+    expectInert(String(calls('sendMessage').find(withKeyboard)!.body.text));
   });
 });

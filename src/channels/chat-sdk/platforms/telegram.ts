@@ -1,6 +1,7 @@
 import type { Adapter, Logger } from 'chat';
 import type { TelegramChannelConfig } from '../../../config-schema.js';
 import type { ChatPlatform } from '../chat-channel.js';
+import { markdownCardText } from '../escape.js';
 
 type TelegramModule = typeof import('@chat-adapter/telegram');
 
@@ -24,6 +25,7 @@ export const telegram: ChatPlatform<TelegramChannelConfig> = {
       logger,
     }),
   typed: { how: 'Or reply to this message with', commands: false, buttons: true },
+  cardText: markdownCardText,
   // The adapter claims each update id before its message is handled; Heed dedupes by message id once recorded.
   harmlessClaim: (key) => key.startsWith('telegram:webhook-update:'),
   repliedTo(raw) {
