@@ -249,7 +249,7 @@ export interface CreateRequestInput {
   callbackUrl?: string;
   /** When it lapses (ISO time). */
   expiresAt?: string;
-  /** The same key from the same caller returns the same request (`created: false`). */
+  /** The same key from the same caller returns the same request (`created: false`); needs a token (refused when anonymous). */
   idempotencyKey?: string;
   metadata?: Record<string, unknown>;
 }
