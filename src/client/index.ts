@@ -236,7 +236,7 @@ export interface HeedClient {
 export interface DecisionResult {
   actionId: string;
   status: number;
-  /** The continued turn's result (200), or `{ error }` (`ErrorBody`) for anything else. */
+  /** The action as settled (200), or `{ error }` (`ErrorBody`) for anything else. */
   body: unknown;
 }
 

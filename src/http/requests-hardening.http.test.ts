@@ -200,3 +200,64 @@ describe('an answer link opens only as it was signed', () => {
     expect((await call(server, 'GET', `/api/links/${token}`)).status).toBe(200);
   });
 });
+
+describe('an answer link opens its action, not its conversation', () => {
+  it('a mail recipient holding an ownerless request’s action id can neither derive its conversation nor answer it in a batch', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'heed-link-reach-'));
+    const mails: CapturedMail[] = [];
+    const server = await start({
+      notify: {
+        publicUrl: 'https://heed.example.com',
+        pollIntervalMs: 20,
+        email: {
+          transport: mailCapture({ dir, onMail: (mail) => mails.push(mail) }),
+          from: 'heed@example.com',
+          to: () => 'grace@example.com',
+        },
+      },
+    });
+    // An anonymous backend asks; its request lives in an ownerless conversation, guarded by that id alone.
+    const made = await call(server, 'POST', '/api/requests', { body: { request: deploy } });
+    expect(made.status).toBe(201);
+    await expect.poll(() => mails.filter((mail) => mail.page).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const token = mails.find((mail) => mail.page)!.page!.split('/a/')[1];
+
+    // The recipient reads the link: the action's id, and nothing naming the conversation.
+    const link = await call(server, 'GET', `/api/links/${token}`);
+    expect(link.status).toBe(200);
+    const actionId = link.body.action.id as string;
+    expect(link.text).not.toContain(made.body.conversationId);
+    // The conversation's id does not follow from the action's.
+    const guessed = `c_${actionId.slice(2)}`;
+    expect(guessed).not.toBe(made.body.conversationId);
+    expect((await call(server, 'GET', `/api/conversations/${guessed}`)).status).toBe(404);
+    expect((await call(server, 'POST', `/api/conversations/${guessed}/cancel`)).status).toBe(404);
+
+    // A batch by action id alone finds nothing, anonymous or signed in, and tells nothing of the conversation.
+    for (const who of [undefined, 'bob']) {
+      const batch = await call(server, 'POST', '/api/inbox/decisions', {
+        token: who,
+        body: { decisions: [{ actionId, resolution: allow.resolution }] },
+      });
+      expect(batch.status).toBe(200);
+      expect(batch.body.results[0]).toMatchObject({ actionId, status: 404, body: { error: { code: 'not_found' } } });
+      expect(batch.text).not.toContain(made.body.conversationId);
+    }
+    const still = await call(server, 'GET', `/api/conversations/${made.body.conversationId}`);
+    expect(still.body.conversation.status).toBe('requires_action');
+    expect(still.body.messages).toHaveLength(1);
+
+    // The owner's batch answers its own request and gets the action back, nothing more of the conversation.
+    const own = await call(server, 'POST', '/api/requests', { token: 'ada', body: { request: deploy } });
+    const answered = await call(server, 'POST', '/api/inbox/decisions', {
+      token: 'ada',
+      body: { decisions: [{ actionId: own.body.id, resolution: allow.resolution }] },
+    });
+    expect(answered.body.results[0]).toMatchObject({
+      actionId: own.body.id,
+      status: 200,
+      body: { id: own.body.id, status: 'resolved', resolution: { decision: 'allow' } },
+    });
+    expect(answered.body.results[0].body.messages).toBeUndefined();
+  });
+});

@@ -41,16 +41,12 @@ export interface CreatedRequest {
 }
 
 /**
- * The action id of a request made with `POST /api/requests` is its conversation's id with `a_` for `c_`,
- * so the id alone finds it (and, like a conversation id, it cannot be guessed).
+ * The action id of a request made with `POST /api/requests`: the id alone finds it (`GET /api/requests/:id`),
+ * so it is as hard to guess as a conversation id, and drawn on its own: whoever holds it (an answer link's
+ * recipient reads it) learns nothing of the conversation's id, which opens the whole conversation.
  */
-export function requestActionId(conversationId: string): string {
-  return `a_${conversationId.slice(2)}`;
-}
-
-/** The conversation of a request's action id, or undefined for an id no request can have. */
-export function requestConversationId(actionId: string): string | undefined {
-  return /^a_[A-Za-z0-9_-]{20,64}$/.test(actionId) ? `c_${actionId.slice(2)}` : undefined;
+function newRequestActionId(): string {
+  return `a_${newId('c').slice(2)}`;
 }
 
 /**
@@ -101,7 +97,7 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
   const toolCallId = newId('call');
   const args = 'args' in request && request.args !== undefined ? request.args : {};
   const action: ActionRecord = {
-    id: requestActionId(conversationId),
+    id: newRequestActionId(),
     conversationId,
     messageId,
     toolCallId,
@@ -173,7 +169,8 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
   if (result.ok) return { action, conversation: result.conversation, created: true };
   if (result.reason === 'exists' && input.idempotencyKey !== undefined) {
     const read = await engine.store.readConversation(conversationId, { actions: true });
-    const found = read?.actions?.find((entry) => entry.id === action.id);
+    // The request's conversation holds its one action.
+    const found = read?.actions?.[0];
     if (read && found && holdsRequest(read.conversation) && read.conversation.ownerId === ownerId)
       return { action: found, conversation: read.conversation, created: false };
   }
