@@ -32,6 +32,7 @@ import { chatPlatforms } from './channels/chat-sdk/platforms.js';
 import { memoryStore } from './store/memory/memory-store.js';
 import { guardStore } from './store/unavailable.js';
 import type { AgentInfo, ConversationSnapshot } from './protocol/responses.js';
+import { RESERVED_METADATA_PREFIX } from './protocol/request-conversation.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
 import { heedRequests, type HeedRequests } from './heed-requests.js';
@@ -144,9 +145,21 @@ export interface ConversationHandle {
 
 const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** Metadata is stored and sent back with every read of the conversation: it stays small. */
-function checkMetadataSize(metadata: JsonObject | undefined, maxBytes: number): void {
+/**
+ * A caller's metadata: small, since it is stored and sent back with every read of the conversation, and
+ * free of the `heed:` keys where the server keeps what only it may write (A2A push configs, a request's
+ * callback), which views hide and the server acts on.
+ */
+function checkMetadata(metadata: JsonObject | undefined, maxBytes: number): void {
   if (metadata === undefined || metadata === null) return;
+  const reserved = Object.keys(metadata).find((key) => key.startsWith(RESERVED_METADATA_PREFIX));
+  if (reserved !== undefined) {
+    throw new HeedError(
+      'invalid_request',
+      `Metadata keys starting with "${RESERVED_METADATA_PREFIX}" are Heed's own; rename "${reserved.slice(0, 100)}".`,
+      { details: { field: 'metadata', key: reserved.slice(0, 100) } },
+    );
+  }
   const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (bytes > maxBytes) {
     throw new HeedError(
@@ -355,7 +368,7 @@ export function createHeed(options: HeedOptions): Heed {
             details: { field: 'id' },
           });
         }
-        checkMetadataSize(input.metadata, engine.limits.maxMetadataBytes);
+        checkMetadata(input.metadata, engine.limits.maxMetadataBytes);
         const at = engine.now();
         const record = newConversationRecord({
           id: input.id ?? newId('c'),
@@ -392,7 +405,7 @@ export function createHeed(options: HeedOptions): Heed {
     inbox: (inboxOptions = {}) =>
       whenReady(() => inboxOf(engine, inboxOptions.caller, inboxOptions.limit ?? 50, inboxOptions.after)),
     requests: heedRequests(engine, notifier, whenReady, (metadata) =>
-      checkMetadataSize(metadata, engine.limits.maxMetadataBytes),
+      checkMetadata(metadata, engine.limits.maxMetadataBytes),
     ),
     expireDue: (options) => whenReady(() => expireDue(engine, options)),
     ready: () => ready,

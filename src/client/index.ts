@@ -236,7 +236,7 @@ export interface HeedClient {
 export interface DecisionResult {
   actionId: string;
   status: number;
-  /** The continued turn's result (200), or `{ error }` (`ErrorBody`) for anything else. */
+  /** The action as settled (200), or `{ error }` (`ErrorBody`) for anything else. */
   body: unknown;
 }
 
@@ -249,7 +249,7 @@ export interface CreateRequestInput {
   callbackUrl?: string;
   /** When it lapses (ISO time). */
   expiresAt?: string;
-  /** The same key from the same caller returns the same request (`created: false`). */
+  /** The same key from the same caller returns the same request (`created: false`); needs a token (refused when anonymous). */
   idempotencyKey?: string;
   metadata?: Record<string, unknown>;
 }

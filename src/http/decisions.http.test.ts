@@ -52,7 +52,8 @@ describe('POST /api/inbox/decisions', () => {
     expect(results[3].body.error.code).toBe('action_not_pending');
     expect(JSON.stringify(results[3].body)).toContain('not this one');
     expect(results[7].body.error.code).toBe('invalid_resolution');
-    expect(results[0].body).toMatchObject({ status: 'completed' });
+    expect(results[0].body).toMatchObject({ id: asked[0].actionId, status: 'resolved', resolution: allow });
+    expect(results[0].body.messages).toBeUndefined();
     expect(server.ran.get('issue_refund')).toBe(17);
     // Once each: every one of the 17 conversations logged exactly one run of its tool, the others none.
     for (const [index, { id }] of asked.entries()) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
+import { MAX_TITLE_CHARS } from '../protocol/conversation.js';
 import { jsonValue } from '../protocol/values.js';
 import { kindOf, type KindName, type KindRequest, type RaisedRequest } from './index.js';
 
@@ -10,11 +11,14 @@ import { kindOf, type KindName, type KindRequest, type RaisedRequest } from './i
 
 const minutes = z.number().positive().optional().describe('Minutes until it lapses.');
 
+// A title is a headline in inboxes, mail subjects and chat cards: a conversation's title is cut at the same length.
+const titleTooLong = `a title is at most ${MAX_TITLE_CHARS} characters; put the rest in the summary or message`;
+
 /** A request as a backend sends it: any kind's request as a tool raises it with `ctx.request`. */
 export const externalRequest = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('approval'),
-    title: z.string().min(1),
+    title: z.string().min(1).max(MAX_TITLE_CHARS, titleTooLong),
     summary: z.string().optional(),
     toolName: z.string().min(1).max(200).optional().describe('Shown with the request; default `request`.'),
     args: jsonValue.optional().describe('What is to be approved; a person may send back edited ones.'),
@@ -39,7 +43,7 @@ export const externalRequest = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('url'),
     url: z.string(),
-    title: z.string().optional(),
+    title: z.string().max(MAX_TITLE_CHARS, titleTooLong).optional(),
     message: z.string().optional(),
     expiresInMinutes: minutes,
   }),

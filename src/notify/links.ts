@@ -49,7 +49,8 @@ export class LinkSigner {
   verify(token: string, now: number): LinkClaims | undefined {
     if (token.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
     const bytes = Buffer.from(token, 'base64url');
-    if (bytes.length <= IV + TAG) return undefined;
+    // The decoder drops a trailing character or stray low bits: only the exact text this server signed opens.
+    if (bytes.length <= IV + TAG || bytes.toString('base64url') !== token) return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG));

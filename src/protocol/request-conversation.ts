@@ -7,6 +7,9 @@ import type { JsonObject, JsonValue } from './values.js';
  * the idempotency key) is kept in its metadata under a reserved key that views leave out.
  */
 
+/** Metadata keys with this prefix are the server's own: a caller's metadata may not carry them. */
+export const RESERVED_METADATA_PREFIX = 'heed:';
+
 /** The `agent` of a conversation that holds a request made with `POST /api/requests`. */
 export const REQUESTS_AGENT = 'heed:requests';
 

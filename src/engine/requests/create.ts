@@ -27,7 +27,7 @@ export interface NewRequest {
   callbackUrl?: string;
   /** When it lapses (ISO time); default its own `expiresInMinutes`, else `hitl.timeoutMinutes`. */
   expiresAt?: string;
-  /** The same key from the same caller gives the same request. */
+  /** The same key from the same caller gives the same request; refused from an anonymous caller. */
   idempotencyKey?: string;
   metadata?: JsonObject;
   caller?: Caller;
@@ -41,27 +41,34 @@ export interface CreatedRequest {
 }
 
 /**
- * The action id of a request made with `POST /api/requests` is its conversation's id with `a_` for `c_`,
- * so the id alone finds it (and, like a conversation id, it cannot be guessed).
+ * The action id of a request made with `POST /api/requests`: the id alone finds it (`GET /api/requests/:id`),
+ * so it is as hard to guess as a conversation id, and drawn on its own: whoever holds it (an answer link's
+ * recipient reads it) learns nothing of the conversation's id, which opens the whole conversation.
  */
-export function requestActionId(conversationId: string): string {
-  return `a_${conversationId.slice(2)}`;
-}
-
-/** The conversation of a request's action id, or undefined for an id no request can have. */
-export function requestConversationId(actionId: string): string | undefined {
-  return /^a_[A-Za-z0-9_-]{20,64}$/.test(actionId) ? `c_${actionId.slice(2)}` : undefined;
+function newRequestActionId(): string {
+  return `a_${newId('c').slice(2)}`;
 }
 
 /**
  * Makes a request in a conversation of its own, owned by the caller, in which no agent runs: one
  * assistant message carrying the call that asked, and the pending action, in one write (which also writes
  * its notifications). With an idempotency key, the conversation's id is derived from the caller and the
- * key, so a second create with both finds the first (the store refuses the same id twice).
+ * key, so a second create with both finds the first (the store refuses the same id twice). An anonymous
+ * caller's key is refused (400 `invalid_request`).
  */
 export async function createRequest(engine: Engine, input: NewRequest): Promise<CreatedRequest> {
   const checked = checkExternalRequest(input.request);
   const ownerId = input.caller ? input.caller.userId : null;
+  if (input.idempotencyKey !== undefined && input.caller !== undefined && ownerId === null) {
+    // Anonymous callers are all one identity: a key of theirs would name whichever request any of them made
+    // with it first, so one could take (and answer) another's. Only the app's own calls (no caller) and
+    // signed-in callers have a key space that is theirs alone.
+    throw new HeedError(
+      'invalid_request',
+      'An idempotencyKey needs a signed-in caller: anonymous callers share one identity, so their keys could name each other’s requests. Sign in, or leave the key out.',
+      { details: { field: 'idempotencyKey' } },
+    );
+  }
   const now = engine.clock();
   const at = now.toISOString();
   let expiresAt: string | null;
@@ -90,7 +97,7 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
   const toolCallId = newId('call');
   const args = 'args' in request && request.args !== undefined ? request.args : {};
   const action: ActionRecord = {
-    id: requestActionId(conversationId),
+    id: newRequestActionId(),
     conversationId,
     messageId,
     toolCallId,
@@ -162,7 +169,8 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
   if (result.ok) return { action, conversation: result.conversation, created: true };
   if (result.reason === 'exists' && input.idempotencyKey !== undefined) {
     const read = await engine.store.readConversation(conversationId, { actions: true });
-    const found = read?.actions?.find((entry) => entry.id === action.id);
+    // The request's conversation holds its one action.
+    const found = read?.actions?.[0];
     if (read && found && holdsRequest(read.conversation) && read.conversation.ownerId === ownerId)
       return { action: found, conversation: read.conversation, created: false };
   }
@@ -171,7 +179,7 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
 
 /**
  * The conversation id an idempotency key gives for one caller: keyed by a secret of the store, so knowing a
- * caller's key does not give its id (an anonymous caller's request is guarded by its id alone).
+ * caller's key does not give its id. Owner null here is the app's own call (no caller), never an anonymous one.
  */
 async function keyedId(engine: Engine, ownerId: string | null, key: string): Promise<string> {
   const secret = await engine.store.secret('request-keys');

@@ -4,7 +4,6 @@ import { namesApprover } from '../../kinds/approval-policy.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
 import type { ActionRecord } from '../../types.js';
 import { mayAccess, type Engine } from '../engine.js';
-import { requestConversationId } from './create.js';
 
 /** The longest a wait may last, in seconds: longer ones are refused rather than held. */
 export const MAX_WAIT_SECONDS = 60;
@@ -19,13 +18,11 @@ function requestNotFound(id: string): HeedError {
  * assignees; anyone else gets the same 404 as an id that names nothing.
  */
 export async function readRequest(engine: Engine, id: string, caller: Caller | undefined): Promise<ActionRecord> {
-  const conversationId = requestConversationId(id);
-  if (!conversationId) throw requestNotFound(id);
-  const read = await engine.store.readConversation(conversationId, { actions: true });
-  const action = read?.actions?.find((entry) => entry.id === id);
-  if (!read || !action || !holdsRequest(read.conversation)) throw requestNotFound(id);
-  if (!mayAccess(caller, read.conversation) && !namesApprover(action, caller?.userId)) throw requestNotFound(id);
-  return action;
+  const found = await engine.store.findAction(id);
+  const conversation = found && (await engine.store.getConversation(found.conversationId));
+  if (!found || !conversation || !holdsRequest(conversation)) throw requestNotFound(id);
+  if (!mayAccess(caller, conversation) && !namesApprover(found, caller?.userId)) throw requestNotFound(id);
+  return found;
 }
 
 /**

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
+import { namesApprover } from '../../kinds/approval-policy.js';
 import { json } from '../../protocol/values.js';
+import type { ActionRecord, ConversationRecord } from '../../types.js';
+import { actionView } from '../../views.js';
 import { errorResponse } from '../errors.js';
 import { defineRoute, type Route } from '../route.js';
-import { turnResponse } from '../turn-stream.js';
 
 /** The most answers one batch may carry: a page of the inbox, not a bulk import. */
 export const MAX_DECISIONS = 100;
@@ -27,7 +30,11 @@ const decisionResult = z.object({
     .number()
     .int()
     .describe('What the single answer would have got: 200, 409 with the stored answer, 400, 404, …'),
-  body: z.unknown().describe('The body the single answer would have got.'),
+  body: z
+    .unknown()
+    .describe(
+      '200: the action as settled (nothing more of its conversation); otherwise the error the single answer would have got.',
+    ),
 });
 const decisionsResponse = z.object({
   results: z.array(decisionResult).describe('One per decision, in the order sent.'),
@@ -42,37 +49,47 @@ export const decisionRoutes: Route[] = [
       summary: 'Answer several actions at once',
       description:
         'Each decision is settled as `POST /api/conversations/{id}/actions/{actionId}` would settle it, one after the other in the ' +
-        'order sent, and gets the status and body that answer would have got: one refused does not stop the others, and ' +
+        'order sent, and gets the status that answer would have got (with its error body): one refused does not stop the others, and ' +
         'nothing is all-or-nothing. `remember` is never applied in a batch: a remembered approval is given one at a time. ' +
-        'An action the caller cannot see is 404, as one that does not exist.',
+        'A batch finds only actions the caller answers from an inbox: of a conversation they own, or naming them as an ' +
+        'approver (an ownerless conversation, open to whoever holds its id, is not answered by action id alone). Any other ' +
+        'is 404, as one that does not exist. A settled answer gets the action, not the continued turn.',
       tag: 'actions',
       body: decisionsBody,
       responses: { 200: { description: 'How each answer went.', schema: decisionsResponse } },
       errors: ['invalid_request', 'unauthorized'],
     },
-    async ({ heed, host, caller, body, signal }) => {
+    async ({ heed, host, caller, body }) => {
       const results: z.infer<typeof decisionResult>[] = [];
       for (const { actionId, resolution } of body.decisions) {
         const action = await host.store.findAction(actionId);
-        let response: Response;
+        const conversation = action && (await host.store.getConversation(action.conversationId));
         try {
-          if (!action) throw missing(actionId);
-          response = await turnResponse(
-            host,
-            action.conversationId,
-            () => heed.conversation(action.conversationId).resolve(actionId, withoutRemember(resolution), { caller }),
-            { signal },
-          );
+          if (!action || !conversation || !inBatchReach(caller, conversation, action)) throw missing(actionId);
+          await heed.conversation(action.conversationId).resolve(actionId, withoutRemember(resolution), { caller });
+          const settled = await host.store.getAction(action.conversationId, actionId);
+          const view = settled ? actionView(host, settled, conversation.agent) : undefined;
+          results.push({ actionId, status: 200, body: view });
         } catch (thrown) {
           // A conversation the caller may not see reads as a missing action: its id is not told.
-          response = errorResponse(hidden(thrown) ? missing(actionId) : thrown);
+          const response = errorResponse(hidden(thrown) ? missing(actionId) : thrown);
+          results.push({ actionId, status: response.status, body: await response.json() });
         }
-        results.push({ actionId, status: response.status, body: await response.json() });
       }
       return Response.json({ results });
     },
   ),
 ];
+
+/**
+ * What a batch may find by action id: an action of a conversation the caller owns, or one naming them as an
+ * approver (delegates and `hitl.authorizeResolve` are then checked by the answer itself). An ownerless
+ * conversation is guarded by its id alone, which a batch is not given: its actions are not found here.
+ */
+function inBatchReach(caller: Caller, conversation: ConversationRecord, action: ActionRecord): boolean {
+  if (caller.userId === null) return false;
+  return conversation.ownerId !== null || namesApprover(action, caller.userId);
+}
 
 function hidden(thrown: unknown): boolean {
   return HeedError.isInstance(thrown) && thrown.code === 'not_found' && thrown.details?.conversationId !== undefined;

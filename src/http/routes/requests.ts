@@ -32,8 +32,13 @@ export const createRequestBody = z.strictObject({
     .min(1)
     .max(200)
     .optional()
-    .describe('The same key from the same caller returns the same request (200 instead of 201).'),
-  metadata: z.record(z.string(), z.unknown()).optional().describe("The conversation's metadata (`title` names it)."),
+    .describe(
+      'The same key from the same caller returns the same request (200 instead of 201). Signed-in callers only: from an anonymous caller it is 400 `invalid_request`.',
+    ),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("The conversation's metadata (`title` names it); keys starting with `heed:` are refused."),
 });
 
 const requestParams = z.object({ id: z.string().min(1).max(200) });
