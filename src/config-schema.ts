@@ -588,6 +588,11 @@ const agentShape = {
     url: httpUrl,
     secret: z.string({ error: 'expected a string' }).min(1, 'expected a Standard Webhooks secret (whsec_…)'),
     timeoutSeconds: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
+    maxReplyBytes: z
+      .number({ error: 'expected a number' })
+      .int('expected a whole number of bytes')
+      .positive('expected more than 0')
+      .optional(),
   })
     .optional()
     .describe('An agent in another service, called with signed HTTP POSTs (docs/agents-elsewhere.md).'),

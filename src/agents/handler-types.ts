@@ -110,6 +110,8 @@ export interface RemoteAgentConfig {
   secret: string;
   /** The whole call, tries included (default 30). */
   timeoutSeconds?: number;
+  /** The largest reply body taken, in bytes (default 1 MiB): a larger one fails the turn, read no further. */
+  maxReplyBytes?: number;
 }
 
 /** The body Heed POSTs to a remote agent. */

@@ -10,12 +10,20 @@ const TRIES = 3;
 const FIRST_BACKOFF_MS = 200;
 /** How much of a refused reply's body the turn's error quotes. */
 const QUOTED_CHARS = 200;
+/** The largest reply body read (`remote.maxReplyBytes`), as the HTTP API's own body limit. */
+export const DEFAULT_MAX_REPLY_BYTES = 1024 * 1024;
+/** Deepest nesting of objects and lists a reply may have, as a request body (copying deeper would overflow the stack). */
+const MAX_REPLY_DEPTH = 64;
+
+/** A reply past `remote.maxReplyBytes`: the turn fails, the call is not tried again. */
+class ReplyTooLarge extends Error {}
 
 /**
  * A remote agent as a handler: each call is a POST of a `RemoteCallBody` to `url`, signed with Standard
  * Webhooks. Network errors and 5xx are tried again (up to 3 tries, within `timeoutSeconds` in all) with the
  * same `webhook-id`; a 4xx, or a reply that is not a handler's reply, fails the turn quoting the status and
- * the start of the body.
+ * the start of the body. A reply is read up to `maxReplyBytes` and no further: a larger one, or one nested
+ * deeper than 64 levels, fails the turn too.
  */
 export function remoteHandler(config: RemoteAgentConfig): AgentHandler {
   const webhook = new Webhook(config.secret);
@@ -37,6 +45,7 @@ async function postCall(
   const payload = JSON.stringify(body);
   const webhookId = newId('msg');
   const seconds = config.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const maxBytes = config.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   const timeout = AbortSignal.timeout(seconds * 1000);
   const signal = AbortSignal.any([stop, timeout]);
   let last = '';
@@ -61,8 +70,13 @@ async function postCall(
         signal,
         redirect: 'manual',
       });
-      text = await response.text();
+      text = await readCapped(response, maxBytes);
     } catch (thrown) {
+      if (thrown instanceof ReplyTooLarge) {
+        throw new AgentError(
+          `The remote agent at ${config.url} answered with a body over ${maxBytes} bytes (remote.maxReplyBytes); it was not read further.`,
+        );
+      }
       if (stop.aborted) throw stop.reason;
       if (timeout.aborted) break;
       last = `could not be reached (${thrown instanceof Error ? thrown.message : String(thrown)})`;
@@ -90,6 +104,11 @@ function readReply(url: string, status: number, text: string): HandlerReply {
   } catch {
     throw new AgentError(`The remote agent at ${url} answered ${status} with a body that is not JSON: ${quote(text)}`);
   }
+  if (nestedDeeperThan(value, MAX_REPLY_DEPTH)) {
+    throw new AgentError(
+      `The remote agent at ${url} answered ${status} with JSON nested more than ${MAX_REPLY_DEPTH} levels deep: ${quote(text)}`,
+    );
+  }
   const parsed = handlerReplySchema.safeParse(value);
   if (!parsed.success) {
     const problem = parsed.error.issues[0];
@@ -99,6 +118,38 @@ function readReply(url: string, status: number, text: string): HandlerReply {
   }
   // The kinds' own checks run on the raw reply, as on a handler's.
   return value as HandlerReply;
+}
+
+/** The body as text, read chunk by chunk and given up (the connection dropped) past `maxBytes`. */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new ReplyTooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** True when objects and lists nest deeper than `max`; iterative, so any depth is safe to look at. */
+function nestedDeeperThan(root: unknown, max: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= max) return true;
+    for (const item of Array.isArray(value) ? value : Object.values(value))
+      stack.push({ value: item, depth: depth + 1 });
+  }
+  return false;
 }
 
 function quote(text: string): string {

@@ -118,6 +118,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   checkConfig(config, typeof options.config === 'string' ? `The config ${options.config}` : 'The config');
   if (!isDemo && config.agents.length === 0)
     log('Warning: the config has no agents, so there is nothing to talk to; add some to agents: [ … ].');
+  for (const agent of config.agents) {
+    const remote = agent.remote && URL.canParse(agent.remote.url) ? new URL(agent.remote.url) : undefined;
+    // Its calls carry every message of the conversation, and its replies become the agent's turns.
+    if (remote?.protocol === 'http:' && !isLoopbackAddress(remote.hostname.replace(/^\[|\]$/g, ''))) {
+      log(
+        `Warning: the remote agent "${agent.name}" is called over plain http:// at ${remote.host}: anyone on the network between can read the conversations and forge its replies; use https://.`,
+      );
+    }
+  }
   if (!isDemo && options.mailCapture) config = withMailCapture(config, resolve(options.mailCapture), log);
   const store = databaseUrl
     ? postgresStore({ connectionString: databaseUrl })

@@ -52,6 +52,11 @@ export interface A2aPushConfig {
   url: string;
   token?: string;
   authentication?: { scheme: string; credentials: string };
+  /**
+   * Who made it (a user id; null: an anonymous caller): it is delivered only while they may still send to the
+   * conversation. Absent on a config kept from before makers were recorded: taken as the conversation's owner.
+   */
+  maker?: string | null;
 }
 
 /** The A2A push-notification configs kept in a conversation's metadata (none when it has none). */

@@ -7,7 +7,9 @@ import { responseSchema } from '../ag-ui/events.js';
  * An agent's A2A card (docs/a2a.md): its identity, one skill per tool (and one for its questions), the
  * JSON-RPC interface at `/api/a2a/<agent>`, streaming and push notifications. A skill whose tool pauses
  * for the caller's input says in its description how the caller answers: a data part holding the
- * resolution, with the JSON Schema it must match.
+ * resolution, with the JSON Schema it must match. An anonymous caller's card has no tool skills: a tool's name
+ * and description are the agent's internals, not what discovery needs (the interface, streaming, how to
+ * answer a question; a client tool's pause carries its answer's schema in the status message anyway).
  */
 
 /** The JSON Schema of the data part that answers an action of this kind (its `type` may be left out). */
@@ -32,8 +34,8 @@ interface Skill {
   outputModes: string[];
 }
 
-/** The card, with its interface at `baseUrl` + `/api/a2a/<agent>`. */
-export function agentCard(agent: AgentConfig, baseUrl: string): JsonObject {
+/** The card, with its interface at `baseUrl` + `/api/a2a/<agent>`; a skill per tool only when `tools` (a signed-in caller). */
+export function agentCard(agent: AgentConfig, baseUrl: string, { tools }: { tools: boolean }): JsonObject {
   const skills: Skill[] = [];
   const skill = (id: string, description: string, tags: string[]): Skill => ({
     id,
@@ -51,7 +53,7 @@ export function agentCard(agent: AgentConfig, baseUrl: string): JsonObject {
       ['chat'],
     ),
   );
-  for (const [name, tool] of Object.entries(agent.tools ?? {})) {
+  for (const [name, tool] of tools ? Object.entries(agent.tools ?? {}) : []) {
     const kind: ActionKind | undefined = tool.client ? kinds.client_tool : undefined;
     const approval = tool.needsApproval
       ? " It may need a person's approval first: the task shows TASK_STATE_AUTH_REQUIRED and goes on by itself once someone decides (in Heed's console, inbox, a link or a channel)."

@@ -45,7 +45,8 @@ describe('A2A push notifications', () => {
       token: 'tok-1',
       authentication: undefined,
     });
-    expect(config).toMatchObject({ taskId: paused.id, url: receiver.url, token: 'tok-1' });
+    // The receiver's token is the server's to send, never shown back.
+    expect(config).toMatchObject({ taskId: paused.id, url: receiver.url, token: '' });
     const listed = await client.listTaskPushNotificationConfig({
       tenant: '',
       taskId: paused.id,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DeliveryDropped } from '../../channels/channel.js';
+import type { Caller } from '../../caller.js';
+import { mayAccess } from '../../engine/engine.js';
 import { HeedError } from '../../errors.js';
 import type { HeedHooks } from '../../hooks.js';
 import { newId } from '../../ids.js';
@@ -9,7 +11,7 @@ import { a2aPushConfigs, type A2aPushConfig } from '../../protocol/request-conve
 import type { DeliveryRecord } from '../../store/store.js';
 import { A2A_CODES, RpcError } from './json-rpc.js';
 import type { A2aRequestContext } from './send.js';
-import { buildTask, parseTaskId, readTask, taskId, type A2aTask } from './task.js';
+import { buildTask, parseTaskId, readTask, taskId, taskNotFound, type A2aTask } from './task.js';
 import { statusUpdate } from './watch.js';
 
 /*
@@ -32,15 +34,34 @@ export const pushConfigParams = z.looseObject({
 });
 export const pushConfigRef = z.looseObject({ taskId: z.string().min(1).max(400), id: z.string().max(200).optional() });
 
-/** A config as A2A shows it (its credentials stay on the server). */
+/** A config as A2A shows it: its token and credentials stay on the server (the receiver's secrets, not the caller's to read back). */
 function shown(config: A2aPushConfig, conversationId: string) {
   return {
     id: config.id,
     taskId: taskId({ conversationId, messageId: config.task }),
     url: config.url,
-    ...(config.token ? { token: config.token } : {}),
     ...(config.authentication ? { authentication: { scheme: config.authentication.scheme } } : {}),
   };
+}
+
+/**
+ * Checks that the caller may manage the task's push configs: whoever may send to its conversation (the
+ * engine's `mayAccess`, as sending asks). A reader (a named approver, a delegate) gets the same not-found as
+ * a stranger: configs post the task's states to a URL of their choosing, which reading does not allow.
+ */
+async function manageTask(context: A2aRequestContext, id: string) {
+  const { heed, host, caller, agent } = context;
+  await readTask(heed, host, caller, agent, id);
+  const ref = parseTaskId(id)!;
+  const conversation = await host.store.getConversation(ref.conversationId);
+  if (!conversation || !mayAccess(caller, conversation)) throw taskNotFound(id);
+  return { ref, conversation };
+}
+
+/** True while the config's maker may still send to the conversation (one made before makers were kept: its owner's). */
+export function makerMayAccess(config: A2aPushConfig, conversation: Parameters<typeof mayAccess>[1]): boolean {
+  const maker: Caller = { userId: config.maker === undefined ? conversation.ownerId : config.maker };
+  return mayAccess(maker, conversation);
 }
 
 /** Refuses a push URL the operator does not allow for callbacks, as a request's callbackUrl is refused. */
@@ -58,11 +79,10 @@ export function checkPushUrl(context: A2aRequestContext, url: string): void {
   }
 }
 
-/** Stores a config for a task the caller may read (the URL checked first); returns it as A2A shows it. */
+/** Stores a config for a task the caller may send to (the URL checked first); returns it as A2A shows it. */
 export async function createPushConfig(context: A2aRequestContext, input: z.output<typeof pushConfigParams>) {
-  const { heed, host, caller, agent } = context;
-  await readTask(heed, host, caller, agent, input.taskId);
-  const ref = parseTaskId(input.taskId)!;
+  const { host, caller } = context;
+  const { ref } = await manageTask(context, input.taskId);
   checkPushUrl(context, input.url);
   const config: A2aPushConfig = {
     id: input.id || newId('msg'),
@@ -70,6 +90,7 @@ export async function createPushConfig(context: A2aRequestContext, input: z.outp
     url: input.url,
     ...(input.token ? { token: input.token } : {}),
     ...(input.authentication ? { authentication: input.authentication } : {}),
+    maker: caller.userId,
   };
   await host.editA2aPush(ref.conversationId, (configs) => {
     const others = configs.filter((entry) => entry.id !== config.id);
@@ -89,13 +110,10 @@ export async function createPushConfig(context: A2aRequestContext, input: z.outp
   return shown(config, ref.conversationId);
 }
 
-/** The task's configs (one when `id` is given), after the same access check as GetTask. */
+/** The task's configs (one when `id` is given), for a caller who may send to the task. */
 export async function listPushConfigs(context: A2aRequestContext, input: z.output<typeof pushConfigRef>) {
-  const { heed, host, caller, agent } = context;
-  await readTask(heed, host, caller, agent, input.taskId);
-  const ref = parseTaskId(input.taskId)!;
-  const conversation = await host.store.getConversation(ref.conversationId);
-  const configs = conversation ? a2aPushConfigs(conversation).filter((entry) => entry.task === ref.messageId) : [];
+  const { ref, conversation } = await manageTask(context, input.taskId);
+  const configs = a2aPushConfigs(conversation).filter((entry) => entry.task === ref.messageId);
   return configs
     .filter((entry) => input.id === undefined || entry.id === input.id)
     .map((c) => shown(c, ref.conversationId));
@@ -122,6 +140,8 @@ export function pushSender(host: HeedHooks): A2aPushSender {
     const conversation = await host.store.getConversation(delivery.conversationId);
     const config = conversation && a2aPushConfigs(conversation).find((entry) => entry.id === delivery.actionId);
     if (!conversation || !config) throw new DeliveryDropped('the push config is gone');
+    if (!makerMayAccess(config, conversation))
+      throw new DeliveryDropped('who made the push config may no longer send to the task');
     const task = await takeState(host, delivery, config, conversation.agent);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'heed-a2a' };
     if (config.token) headers['x-a2a-notification-token'] = config.token;

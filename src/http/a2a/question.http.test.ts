@@ -45,6 +45,19 @@ describe('A2A card', () => {
     expect((await server.api('GET', '/api/a2a/nobody/.well-known/agent-card.json', { token: 'ada' })).status).toBe(404);
   });
 
+  it("shows an anonymous caller no tool's name or description, and the SDK client still resolves it and sends", async () => {
+    const response = await fetch(`${server.url}/api/a2a/support/.well-known/agent-card.json`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const card = AgentCard.fromJSON(JSON.parse(text));
+    expect(card.name).toBe('support');
+    expect(card.skills.map((skill) => skill.id)).toEqual(['chat', 'ask']);
+    for (const internal of ['issue_refund', 'get_selection', 'connect']) expect(text).not.toContain(internal);
+    const anonymous = await a2aClient(server);
+    expect((await anonymous.getAgentCard()).skills.map((skill) => skill.id)).toEqual(['chat', 'ask']);
+    expect((await send(anonymous, userMessage([textPart('hi')]))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it('is resolved by the SDK client from the base URL with a trailing slash', async () => {
     const client = await a2aClient(server, { token: 'ada' });
     expect((await client.getAgentCard()).name).toBe('support');

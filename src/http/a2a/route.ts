@@ -83,7 +83,7 @@ export const a2aRoutes: Route[] = [
       operationId: 'a2aAgentCard',
       summary: "The agent's A2A agent card",
       description:
-        'Skills from its tools (a skill that pauses for the caller carries the JSON Schema of the answer), `capabilities.streaming`, ' +
+        'Skills from its tools for a signed-in caller (a skill that pauses for the caller carries the JSON Schema of the answer; an anonymous caller sees none), `capabilities.streaming`, ' +
         'and its JSON-RPC interface. `@a2a-js/sdk` resolves it from the base URL `/api/a2a/<agent>/` (with the trailing slash).',
       tag: 'a2a',
       params: agentParams,
@@ -92,7 +92,7 @@ export const a2aRoutes: Route[] = [
       },
       errors: ['unauthorized', 'not_found'],
     },
-    ({ c, host, params }) => {
+    ({ c, host, params, caller }) => {
       const agent = host.agents.get(params.agent);
       if (!agent) {
         throw new HeedError('not_found', `There is no agent named "${params.agent}".`, {
@@ -100,7 +100,7 @@ export const a2aRoutes: Route[] = [
         });
       }
       const base = host.notifier.config.publicUrl?.replace(/\/+$/, '') ?? new URL(c.req.url).origin;
-      return Response.json(agentCard(agent, base));
+      return Response.json(agentCard(agent, base, { tools: caller.userId !== null }));
     },
   ),
   defineRoute(
