@@ -3,7 +3,7 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /*
- * Few rules on purpose: the layer rule of docs/architecture.md, no import cycles, and cheap correctness
+ * Few rules on purpose: the layer rule of docs/architecture.md and cheap correctness
  * checks. Formatting is Prettier's. Two type-aware rules, on the library's sources only (where a promise
  * nobody awaits loses an error): they need the type checker, which is most of the lint's time.
  */
@@ -66,7 +66,6 @@ export default [
       'use-isnan': 'error',
       'valid-typeof': 'error',
       'import-x/no-self-import': 'error',
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'prefer-const': 'error',
       // A leading underscore names what is left out on purpose (`{ id: _id, ...rest }`, an unused parameter).
       '@typescript-eslint/no-unused-vars': [

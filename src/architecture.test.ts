@@ -158,3 +158,95 @@ describe('non-null assertions', () => {
     expect((assertions / lines) * 1000, `${assertions} in ${lines} lines:\n${where.join('\n')}`).toBeLessThan(1);
   });
 });
+
+/*
+ * No import cycles among the library's and the console's modules (a cycle makes the order modules run in
+ * depend on which one is imported first). Only imports that remain at run time count: `import type` and
+ * `export type` are erased by the compiler. Checked here, on the same parse as the layers, rather than by a
+ * lint rule that resolved every import of every file again (half of `eslint .`'s time).
+ */
+describe('import cycles', () => {
+  const ui = join(src, '..', 'ui', 'src');
+
+  /** The run-time imports of each source file, as absolute paths of other source files. */
+  function runtimeGraph(): Map<string, string[]> {
+    const files = [...sourceFiles(src), ...sourceFiles(ui)];
+    const known = new Set(files);
+    const graph = new Map<string, string[]>();
+    for (const file of files) {
+      const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, kind);
+      const targets: string[] = [];
+      const add = (specifier: ts.Expression | undefined) => {
+        if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return;
+        const base = resolve(dirname(file), specifier.text).replace(/\.js$/, '');
+        const target = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((path) => known.has(path));
+        if (target) targets.push(target);
+      };
+      const visit = (node: ts.Node): void => {
+        if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly) add(node.moduleSpecifier);
+        else if (ts.isExportDeclaration(node) && !node.isTypeOnly) add(node.moduleSpecifier);
+        else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+          add(node.arguments[0]);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      graph.set(file, targets);
+    }
+    return graph;
+  }
+
+  /** Each cycle once, as `a.ts -> b.ts -> a.ts` (Tarjan's strongly connected components of more than one module, or one importing itself). */
+  function cycles(graph: Map<string, string[]>): string[] {
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const found: string[] = [];
+    const connect = (node: string): void => {
+      index.set(node, index.size);
+      low.set(node, index.get(node)!);
+      stack.push(node);
+      onStack.add(node);
+      for (const next of graph.get(node) ?? []) {
+        if (!index.has(next)) {
+          connect(next);
+          low.set(node, Math.min(low.get(node)!, low.get(next)!));
+        } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+      if (low.get(node) !== index.get(node)) return;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || graph.get(node)!.includes(node)) {
+        found.push(component.map((path) => relative(join(src, '..'), path)).join(' <-> '));
+      }
+    };
+    for (const node of graph.keys()) if (!index.has(node)) connect(node);
+    return found;
+  }
+
+  it('finds the run-time imports it checks', () => {
+    const graph = runtimeGraph();
+    expect([...graph.values()].flat().length).toBeGreaterThan(300);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual(['c <-> b <-> a']);
+  });
+
+  it('no module imports itself through others', () => {
+    expect(cycles(runtimeGraph())).toEqual([]);
+  });
+});
