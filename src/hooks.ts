@@ -137,8 +137,15 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
         delegation: (await delegationOf(engine.store, userId, engine.now())) ?? null,
         holding: await heldBy(engine.store, userId, engine.now()),
       }),
-      set: async (userId, input) => void (await setDelegation(engine.store, userId, input, engine.now())),
-      clear: (userId) => clearDelegation(engine.store, userId),
+      // Followers who read through a delegation check again at once (this process; others at their next event).
+      set: async (userId, input) => {
+        await setDelegation(engine.store, userId, input, engine.now());
+        engine.bus.accessChanged();
+      },
+      clear: async (userId) => {
+        await clearDelegation(engine.store, userId);
+        engine.bus.accessChanged();
+      },
     },
   };
 }
