@@ -144,6 +144,53 @@ describe('a stream outlives no access', () => {
     expect(shows(stream.events, 'Done.')).toBe(false);
   });
 
+  it("ends a delegate's A2A SubscribeToTask stream with the task's not_found when the delegation is removed", async () => {
+    const { server } = await start();
+    const rpc = (token: string, method: string, params: unknown) =>
+      fetch(`${server.url}/api/a2a/support`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    const sent = await rpc('ada', 'SendMessage', {
+      message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'refund please' }] },
+    });
+    const task = ((await sent.json()) as { result: { task: { id: string; contextId: string } } }).result.task;
+    await delegate(server, 'bob');
+
+    const abort = new AbortController();
+    const subscribed = await fetch(`${server.url}/api/a2a/support`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer bob', 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: task.id } }),
+      signal: abort.signal,
+    });
+    expect(subscribed.headers.get('content-type')).toContain('text/event-stream');
+    const events: Array<{ result?: any; error?: any }> = [];
+    const ended = (async () => {
+      for await (const event of readSse(subscribed.body!, abort.signal)) events.push(JSON.parse(event.data));
+    })().catch(() => undefined);
+    cleanup.push(async () => {
+      abort.abort();
+      await ended;
+    });
+    // While the delegation holds, bob follows the task.
+    await expect.poll(() => events[0]?.result?.task?.id).toBe(task.id);
+
+    await server.api('DELETE', '/api/me/delegation', { token: 'ada' });
+    await within(ended, DEADLINE_MS, "the delegate's task stream ending");
+    expect(events.at(-1)?.error?.data[0].metadata).toMatchObject({ code: 'not_found' });
+
+    // ada allows: the task completes, and bob's stream (closed) saw none of it.
+    const actions = await server.api('GET', `/api/conversations/${task.contextId}/actions`, { token: 'ada' });
+    await answer(server, task.contextId, String(actions.body.actions[0].id));
+    const got = await rpc('ada', 'GetTask', { id: task.id });
+    expect(((await got.json()) as { result: { status: { state: string } } }).result.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
+    expect(JSON.stringify(events)).not.toContain('TASK_STATE_COMPLETED');
+  });
+
   it("drops the owner's actions from a delegate's inbox stream when the delegation is removed", async () => {
     const { server } = await start();
     const conversation = await paused(server);
