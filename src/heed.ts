@@ -136,7 +136,16 @@ export interface ConversationHandle {
    */
   follow(
     listener: (event: EventRecord) => void,
-    options?: CallerOption & { after?: number; flow?: FollowFlow },
+    options?: CallerOption & {
+      after?: number;
+      flow?: FollowFlow;
+      /**
+       * Called once when the caller may no longer read the conversation while following (a delegation
+       * ended, the action they read it for was answered): nothing more is delivered. Access is asked again
+       * before each page of events and whenever a delegation changes.
+       */
+      onRefused?: (error: HeedError) => void;
+    },
   ): Promise<Follow>;
   rememberedTools(options?: CallerOption): Promise<RememberedTool[]>;
   forgetTool(toolName: string, options?: CallerOption): Promise<void>;
@@ -335,8 +344,12 @@ export function createHeed(options: HeedOptions): Heed {
     },
     async follow(listener, followOptions = {}) {
       await ready;
-      await engine.readableConversation(id, followOptions.caller);
-      return followEvents(store, engine.bus, id, followOptions.after ?? 0, listener, { flow: followOptions.flow });
+      const conversation = await engine.readableConversation(id, followOptions.caller);
+      return followEvents(store, engine.bus, id, followOptions.after ?? 0, listener, {
+        flow: followOptions.flow,
+        recheck: engine.readerRecheck(conversation, followOptions.caller),
+        onRefused: followOptions.onRefused,
+      });
     },
     async rememberedTools(callerOption = {}) {
       await ready;

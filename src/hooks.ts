@@ -4,7 +4,7 @@ import type { Logger } from './logger.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
 import { newConversationRecord, type Engine } from './engine/engine.js';
-import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
+import { followEvents, type Follow, type FollowOptions, type Recheck } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { sendMessage } from './engine/send.js';
 import { settleAction } from './engine/settle.js';
@@ -53,13 +53,16 @@ export interface HeedHooks {
    * A2A push config's deliveries took (http/a2a/push.ts), so two instances' outboxes do not both send it.
    */
   readonly values: Pick<Store, 'listValues' | 'swapValue' | 'deleteValues'>;
-  /** Follows a conversation's events after `after` (stored backlog, then live), with no access check. */
-  follow(
-    conversationId: string,
-    after: number,
-    listener: (event: EventRecord) => void,
-    options: { flow?: FollowFlow },
-  ): Follow;
+  /**
+   * Follows a conversation's events after `after` (stored backlog, then live), with no access check of its
+   * own; with `recheck` (from `readerRecheck`) the caller's access is asked again as it follows.
+   */
+  follow(conversationId: string, after: number, listener: (event: EventRecord) => void, options: FollowOptions): Follow;
+  /**
+   * For a caller who may read the conversation (else 404 `not_found`): how to ask again while they follow
+   * it, or undefined when their access cannot end meanwhile (Engine.readerRecheck).
+   */
+  readerRecheck(conversationId: string, caller: Caller): Promise<Recheck | undefined>;
   /** A page of a conversation's stored events after `after`, with their actions, with no access check. */
   events(conversationId: string, options: { after: number; limit: number }): Promise<EventRecord[]>;
   /** Calls `listener` whenever any conversation may have changed (undefined: notices may have been missed). */
@@ -104,6 +107,8 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     values: engine.store,
     follow: (conversationId, after, listener, options) =>
       followEvents(engine.store, engine.bus, conversationId, after, listener, options),
+    readerRecheck: async (conversationId, caller) =>
+      engine.readerRecheck(await engine.readableConversation(conversationId, caller), caller),
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),
     onAnyChange: (listener) => engine.bus.onAny(listener),
     onCommitted: (listener) => engine.bus.onCommitted(listener),
@@ -137,8 +142,15 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
         delegation: (await delegationOf(engine.store, userId, engine.now())) ?? null,
         holding: await heldBy(engine.store, userId, engine.now()),
       }),
-      set: async (userId, input) => void (await setDelegation(engine.store, userId, input, engine.now())),
-      clear: (userId) => clearDelegation(engine.store, userId),
+      // Followers who read through a delegation check again at once (this process; others at their next event).
+      set: async (userId, input) => {
+        await setDelegation(engine.store, userId, input, engine.now());
+        engine.bus.accessChanged();
+      },
+      clear: async (userId) => {
+        await clearDelegation(engine.store, userId);
+        engine.bus.accessChanged();
+      },
     },
   };
 }

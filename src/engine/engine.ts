@@ -5,6 +5,7 @@ import { heldBy, waitsOnAny } from './delegation.js';
 import { HeedError } from '../errors.js';
 import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
+import type { Recheck } from './follow.js';
 import { holdsRequest, REQUESTS_AGENT } from '../protocol/request-conversation.js';
 import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
@@ -240,6 +241,25 @@ export class Engine {
     const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
     if (!actions.some((action) => waitsOnAny(action, read.conversation, standsFor))) throw conversationNotFound(id);
     return read;
+  }
+
+  /**
+   * For a follower of the conversation: how to ask again whether the caller may still read it (the same
+   * rule as `readReadable`, resolving with its refusal), or undefined when their access cannot end while they
+   * follow (they may see the conversation: its owner, an ownerless one, a call without a caller). A delegate's
+   * or an approver's can: the delegation ends, the action they read it for is answered.
+   */
+  readerRecheck(conversation: ConversationRecord, caller: Caller | undefined): Recheck | undefined {
+    if (mayAccess(caller, conversation)) return undefined;
+    return async () => {
+      try {
+        await this.readReadable(conversation.id, caller, {});
+        return undefined;
+      } catch (thrown) {
+        if (HeedError.isInstance(thrown) && thrown.code === 'not_found') return thrown;
+        throw thrown;
+      }
+    };
   }
 
   /** Stops carrying on turns that wait for the store (called first by `close()`). */

@@ -12,6 +12,7 @@ export class EventBus {
   private readonly pokeListeners = new Map<string, Set<PokeListener>>();
   private readonly anyListeners = new Set<(conversationId: string | undefined) => void>();
   private readonly committedListeners = new Set<(events: EventRecord[]) => void>();
+  private readonly accessListeners = new Set<() => void>();
   private watchers: Array<() => void> = [];
 
   publish(events: EventRecord[]): void {
@@ -62,6 +63,28 @@ export class EventBus {
     this.watched();
     this.anyListeners.add(listener);
     return () => void this.anyListeners.delete(listener);
+  }
+
+  /**
+   * Who may read what may have changed here without an event in any conversation (a delegation set or
+   * ended): followers who read a conversation they do not own check their access again, and the inbox
+   * streams look again.
+   */
+  accessChanged(): void {
+    for (const listener of [...this.accessListeners]) {
+      try {
+        listener();
+      } catch {
+        // As above: a listener never breaks the writer.
+      }
+    }
+    this.touched(undefined);
+  }
+
+  /** Calls `listener` on every `accessChanged()`. */
+  onAccessChanged(listener: () => void): () => void {
+    this.accessListeners.add(listener);
+    return () => void this.accessListeners.delete(listener);
   }
 
   /** Calls `listener` with the events of every commit this process makes (not another process's): `/metrics` counts them. */

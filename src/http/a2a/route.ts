@@ -193,8 +193,10 @@ async function dispatch(input: Input, context: A2aRequestContext, method: string
       }
       const ref = parseTaskId(taskId)!;
       const after = await lastSeq(input, ref.conversationId);
+      // A subscriber who reads the task through a delegation (or as an approver) is asked again as it moves.
+      const recheck = await host.readerRecheck(ref.conversationId, caller);
       return stream(input, id, (send, writer) =>
-        watchTask(host, agent, ref, after, send, { signal: writer.signal, flow: writer, sendTask: true }),
+        watchTask(host, agent, ref, after, send, { signal: writer.signal, flow: writer, sendTask: true, recheck }),
       );
     }
     case 'CancelTask': {

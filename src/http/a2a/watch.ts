@@ -1,8 +1,8 @@
-import type { FollowFlow } from '../../engine/follow.js';
+import type { FollowFlow, Recheck } from '../../engine/follow.js';
 import type { HeedHooks } from '../../hooks.js';
 import type { EventRecord } from '../../types.js';
 import { untilAborted } from '../turn-stream.js';
-import { buildTask, TERMINAL, type A2aTask, type TaskRef, type TaskState } from './task.js';
+import { buildTask, taskId, taskNotFound, TERMINAL, type A2aTask, type TaskRef, type TaskState } from './task.js';
 
 /*
  * Following a task through the conversation's event log (docs/a2a.md): the log is shared by every instance,
@@ -44,7 +44,8 @@ export const streamStops = (state: TaskState) => TERMINAL.has(state) || state ==
 
 /**
  * Sends the task as it is, then a status update at each change of its state (and its reply as an artifact
- * when it completes), until it stops or the signal aborts. Events are read from `after` on.
+ * when it completes), until it stops or the signal aborts. Events are read from `after` on. With `recheck`
+ * (a subscriber who does not own the task), it throws the task's `not_found` once they may no longer read it.
  */
 export async function watchTask(
   host: HeedHooks,
@@ -52,7 +53,7 @@ export async function watchTask(
   ref: TaskRef,
   after: number,
   send: (result: unknown) => void,
-  options: { signal: AbortSignal; flow?: FollowFlow; sendTask: boolean },
+  options: { signal: AbortSignal; flow?: FollowFlow; sendTask: boolean; recheck?: Recheck },
 ): Promise<void> {
   const first = await buildTask(host, agent, ref);
   if (!first) return;
@@ -60,7 +61,8 @@ export async function watchTask(
   let last: TaskState = first.status.state;
   if (streamStops(last) && (await notRunning(host, ref))) return finalArtifact(first, send);
   let ended!: () => void;
-  const done = new Promise<void>((resolve) => (ended = resolve));
+  let refused!: (error: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => ((ended = resolve), (refused = reject)));
   let checking = Promise.resolve();
   const check = () => {
     checking = checking.then(async () => {
@@ -75,6 +77,8 @@ export async function watchTask(
   };
   const follow = host.follow(ref.conversationId, after, (event) => MOVES.has(event.type) && check(), {
     flow: options.flow,
+    recheck: options.recheck,
+    onRefused: () => refused(taskNotFound(taskId(ref))),
   });
   // A change between the first read and the follower's start is in the log after `after`; check once anyway.
   check();

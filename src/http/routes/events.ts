@@ -40,7 +40,9 @@ export const eventRoutes: Route[] = [
       query: streamQuery,
       responses: {
         200: {
-          description: 'The stream; it stays open until the client leaves.',
+          description:
+            'The stream; it stays open until the client leaves, or until the caller may no longer read the ' +
+            'conversation (a delegation they read it through ended): then a last `error` event (`not_found`) and it closes.',
           events: 'Every event of the log, as in `GET …/events`.',
         },
       },
@@ -56,12 +58,15 @@ export const eventRoutes: Route[] = [
       let start!: () => void;
       const started = new Promise<void>((resolve) => (start = resolve));
       const flow: FollowFlow = { hasRoom: () => writer?.hasRoom() ?? false, ready: () => writer?.ready() ?? started };
+      // Set when the caller may no longer read the conversation (a delegation ended): the stream ends with it.
+      let refuse!: (error: HeedError) => void;
+      const refused = new Promise<HeedError>((resolve) => (refuse = resolve));
       let follow: Follow;
       try {
         // Follow before answering, so an unknown conversation is a plain 404 rather than an error event.
         follow = await heed
           .conversation(params.id)
-          .follow((event) => sendEvent(writer!, event), { caller, after, flow });
+          .follow((event) => sendEvent(writer!, event), { caller, after, flow, onRefused: refuse });
       } catch (thrown) {
         opened.onEnd?.();
         throw thrown;
@@ -70,10 +75,15 @@ export const eventRoutes: Route[] = [
         async (stream) => {
           writer = stream;
           start();
-          await new Promise<void>((resolve) => {
-            if (stream.signal.aborted) return resolve();
-            stream.signal.addEventListener('abort', () => resolve(), { once: true });
-          });
+          const error = await Promise.race([
+            refused,
+            new Promise<undefined>((resolve) => {
+              if (stream.signal.aborted) return resolve(undefined);
+              stream.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+            }),
+          ]);
+          // Sent as the stream's last event (`event: error`, the usual error body), then the stream closes.
+          if (error) throw error;
         },
         {
           ...opened,
