@@ -5,11 +5,13 @@
  * A full `npm ci` in the clone would download and compile the same packages again (a minute or more),
  * so the installed node_modules is hard-linked in and only `npm ci`'s own build step (`prepare`) runs.
  * What is cloned is the committed HEAD: uncommitted edits are not part of a fresh clone either.
+ * `npx heed` runs `prepare` once more (it links the package into npx's cache): that finds the build up to
+ * date and leaves it alone (scripts/prepare.mjs), so the README's two steps build once.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listeningUrl } from './serve-process.js';
@@ -19,6 +21,21 @@ const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'heed-fresh-clone-'));
 const clone = join(dir, 'heed');
 let server: ReturnType<typeof spawn> | undefined;
+
+/** npx keeps a folder in npm's cache per package folder it ran from: the clone's goes with the clone. */
+function forgetNpxLink(): void {
+  const npx = join(process.env.npm_config_cache ?? join(homedir(), '.npm'), '_npx');
+  for (const entry of existsSync(npx) ? readdirSync(npx) : []) {
+    const modules = join(npx, entry, 'node_modules');
+    let target = '';
+    try {
+      target = resolve(modules, readlinkSync(join(modules, 'heed')));
+    } catch {
+      continue; // Not a link to a package folder: another package npx ran.
+    }
+    if (target === clone) rmSync(join(npx, entry), { recursive: true, force: true });
+  }
+}
 
 afterAll(() => {
   // npx runs heed serve as its child: end the whole process group, not only npx.
@@ -30,6 +47,7 @@ afterAll(() => {
     }
   }
   rmSync(dir, { recursive: true, force: true });
+  forgetNpxLink();
   // A clone with node_modules linked in is thousands of entries: more than the default 10 s on a busy machine.
 }, 60_000);
 
@@ -40,6 +58,7 @@ describe('a fresh clone, as the README says', { timeout: 420_000 }, () => {
     // `npm ci` = the locked packages (linked from this checkout's install) + its `prepare` build.
     await run('cp', ['-al', join(root, 'node_modules'), join(clone, 'node_modules')]);
     await run('npm', ['run', 'prepare'], { cwd: clone, maxBuffer: 16 * 1024 * 1024 });
+    const builtAt = statSync(join(clone, 'dist/cli/main.js')).mtimeMs;
 
     server = spawn('npx', ['heed', 'serve', '--port', '0'], {
       cwd: clone,
@@ -65,6 +84,8 @@ describe('a fresh clone, as the README says', { timeout: 420_000 }, () => {
     expect((await fetch(`${url}${script}`)).status).toBe(200);
     // The SQLite default: ./heed.db in the folder it was started from.
     expect(existsSync(join(clone, 'heed.db'))).toBe(true);
+    // npx ran `prepare` again in its cache: the build was up to date, so it was not built a second time.
+    expect(statSync(join(clone, 'dist/cli/main.js')).mtimeMs).toBe(builtAt);
 
     // Stopping npx by its process id stops the server below it: npm passes the signal to the shell it
     // ran the command in, which ends without passing it on; the server sees npm go and stops cleanly.

@@ -5,22 +5,14 @@
  * test/fixtures are turned into JavaScript once, so that no process loads tsx to read its config.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { isStale } from '../../scripts/build-state.mjs';
 import { say } from './prepare.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** The newest modification time under `path`, test files left out (they are not built). */
-export function newest(path: string, skip: (name: string) => boolean = () => false): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path)
-    .filter((name) => !skip(name))
-    .reduce((latest, name) => Math.max(latest, newest(join(path, name), skip)), stat.mtimeMs);
-}
 
 /** Where test/fixtures/*.ts go as JavaScript (inside the package, so `heed` resolves to dist/). */
 export const builtFixtures = join(root, '.cache/fixtures');
@@ -40,9 +32,7 @@ function buildFixtures(): void {
 
 export default function setup(): void {
   buildFixtures();
-  const main = join(root, 'dist/cli/main.js');
-  const built = existsSync(main) ? statSync(main).mtimeMs : 0;
-  if (built >= newest(join(root, 'src'), (name) => /\.test\.tsx?$/.test(name))) return;
+  if (!isStale('lib', root)) return;
   say('building the CLI into dist/ (its sources changed since the last build)…');
   const result = spawnSync('npm', ['run', 'build:lib'], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`npm run build:lib failed:\n${result.stdout}${result.stderr}`);

@@ -1,7 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newest } from './built-cli.js';
+import { isStale } from '../../scripts/build-state.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -10,15 +9,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * (`npm ci` has built it already in CI; this catches edits made since).
  */
 export default async function buildConsole(): Promise<void> {
-  const index = join(root, 'dist/ui/index.html');
-  const sources = ['ui', 'src/react', 'src/client', 'src/kinds/question/coerce.ts', 'src/kinds/url.ts'].map((path) =>
-    join(root, path),
-  );
-  if (
-    existsSync(index) &&
-    statSync(index).mtimeMs >= Math.max(...sources.filter(existsSync).map((path) => newest(path)))
-  )
-    return;
+  if (!isStale('ui', root)) return;
   const { build } = await import('vite');
   await build({ configFile: join(root, 'ui/vite.config.ts'), configLoader: 'runner', logLevel: 'warn' });
 }
