@@ -56,6 +56,11 @@ const limitsShape = {
     .describe(
       'Stored messages (every role) a conversation may hold; past it, a new message gets 400 `message_limit_reached` (start a new conversation or branch from an earlier message).',
     ),
+  maxBranchBytes: wholeCount(1)
+    .default(4 * 1024 * 1024)
+    .describe(
+      'Largest copy a branch makes: the messages it copies, in bytes of JSON; past it 413 `payload_too_large` and no branch is made (branch from an earlier message).',
+    ),
   conversationsPerMinute: wholeCount(0)
     .default(30)
     .describe(
@@ -68,7 +73,9 @@ const limitsShape = {
     ),
   streamsPerCaller: wholeCount(1)
     .default(16)
-    .describe('Live streams (SSE) one caller may hold open at once; past it 429 `rate_limited` with `Retry-After`.'),
+    .describe(
+      'Live streams (SSE) and long polls (`GET /api/requests/:id/wait`) one caller may hold open at once; past it 429 `rate_limited` with `Retry-After`.',
+    ),
   streamQueueBytes: wholeCount(1024)
     .default(1024 * 1024)
     .describe(
@@ -757,7 +764,7 @@ const appShape = {
     })
     .default(false)
     .describe(
-      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in, `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
+      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in for the operators only (`notify.operators`, as for `/api/queue`), `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
     ),
 };
 const configShape = { ...optionsShape, ...appShape };

@@ -147,7 +147,8 @@ export interface HeedConfig extends Omit<HeedOptions, 'store'> {
   /** Pages on other origins allowed to call the API from a browser (CORS); off unless listed. */
   cors?: CorsConfig;
   /**
-   * `GET /metrics` in Prometheus' text format: `true` behind the API's sign-in, `{ token }` for a scraper's
+   * `GET /metrics` in Prometheus' text format: `true` behind the API's sign-in for the operators only
+   * (`notify.operators`, as for `/api/queue`), `{ token }` for a scraper's
    * own bearer token (docs/metrics.md). Needs `npm i prom-client`.
    */
   metrics?: boolean | { token: string };

@@ -91,6 +91,7 @@ export class Engine {
       maxTokensPerConversation: options.limits?.maxTokensPerConversation,
       maxMetadataBytes: options.limits?.maxMetadataBytes ?? defaults.maxMetadataBytes,
       maxMessagesPerConversation: options.limits?.maxMessagesPerConversation ?? defaults.maxMessagesPerConversation,
+      maxBranchBytes: options.limits?.maxBranchBytes ?? defaults.maxBranchBytes,
       conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
       maxQueuedMessages: options.limits?.maxQueuedMessages ?? defaults.maxQueuedMessages,
     };

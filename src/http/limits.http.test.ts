@@ -38,6 +38,37 @@ describe('quotas', () => {
       .toBe(200);
   });
 
+  // Issue 38: a conversation grown to 15 MB cost 15 MB more per branch, as often as the rate limit allowed.
+  it('a branch that would copy more than limits.maxBranchBytes gets 413 and makes nothing; from an earlier message it fits', async () => {
+    server = await startServer({ limits: { maxBranchBytes: 30_000 } });
+    const created = await server.api('POST', '/api/conversations', { body: { agent: 'support' } });
+    const id = created.body.id;
+    for (let index = 0; index < 4; index++) {
+      const sent = await server.api('POST', `/api/conversations/${id}/messages`, {
+        body: { content: `${index} ${'x'.repeat(10_000)}` },
+      });
+      expect(sent.status).toBe(200);
+    }
+    const read = await server.api('GET', `/api/conversations/${id}`);
+    const firstUserMessage = read.body.messages.find((message: { role: string }) => message.role === 'user').id;
+    expect(await conversationCount(server)).toBe(1);
+
+    const refused = await server.api('POST', `/api/conversations/${id}/branch`, { body: {} });
+    expect(refused.status).toBe(413);
+    expect(refused.body.error).toMatchObject({
+      code: 'payload_too_large',
+      details: { limit: 'maxBranchBytes', maxBytes: 30_000 },
+    });
+    expect(refused.body.error.message).toContain('branch from an earlier message');
+    expect(await conversationCount(server)).toBe(1);
+
+    const fits = await server.api('POST', `/api/conversations/${id}/branch`, {
+      body: { fromMessageId: firstUserMessage },
+    });
+    expect(fits.status).toBe(201);
+    expect(await conversationCount(server)).toBe(2);
+  });
+
   it('metadata over 16 KiB of JSON gets 413 metadata_too_large and creates nothing', async () => {
     server = await startServer();
     const refused = await server.api('POST', '/api/conversations', {

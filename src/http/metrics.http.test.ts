@@ -109,10 +109,29 @@ describe('GET /metrics', () => {
   });
 
   it('behind the API sign-in when set to true', async () => {
-    server = await startServer({ metrics: true, auth: { tokens, required: true } });
+    server = await startServer({ metrics: true, auth: { tokens, required: true }, notify: { operators: ['ada'] } });
     expect((await server.api('GET', '/metrics')).status).toBe(401);
     const scraped = await server.api('GET', '/metrics', { token: 'ada' });
     expect(scraped.status).toBe(200);
     expect(scraped.text).toContain('# TYPE heed_pending_actions gauge');
+  });
+
+  // Issue 38: with `metrics: true` and no sign-in required, anyone could read every agent's traffic.
+  it('set to true, only operators read it, as /api/queue: anonymous callers and other people get 403', async () => {
+    server = await startServer({ metrics: true, notify: { operators: ['ada'] } });
+    const url = `${server.url}/metrics`;
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(403);
+    const refusal = await anonymous.json();
+    expect(refusal.error).toMatchObject({ code: 'forbidden' });
+    expect(refusal.error.message).toContain('notify.operators');
+    expect(JSON.stringify(refusal)).not.toContain('heed_');
+    // The same answer as the queue gives the same callers.
+    expect((await fetch(`${server.url}/api/queue`)).status).toBe(403);
+    const other = await fetch(url, { headers: { authorization: 'Bearer bob' } });
+    expect(other.status).toBe(403);
+    const operator = await fetch(url, { headers: { authorization: 'Bearer ada' } });
+    expect(operator.status).toBe(200);
+    expect(await operator.text()).toContain('# TYPE heed_pending_actions gauge');
   });
 });

@@ -10,6 +10,7 @@ import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
 import { errorResponse } from './errors.js';
+import { mustBeOperator } from './operators.js';
 import type { AppEnv } from './route.js';
 
 /**
@@ -18,7 +19,7 @@ import type { AppEnv } from './route.js';
  * so every instance reports the same figures for them.
  */
 
-/** `true`: behind the API's own sign-in; `{ token }`: only that bearer token (a scraper's own). */
+/** `true`: the API's own sign-in, operators only (`notify.operators`); `{ token }`: only that bearer token (a scraper's own). */
 export type MetricsConfig = boolean | { token: string };
 
 /** How long one read of the store serves the pending gauges: a scraper that calls in a loop costs one query per this. */
@@ -48,7 +49,7 @@ export function metricsHandler(
   const prom = requireOptional<PromClient>('prom-client', 'metrics: true');
   const meters = makeMeters(prom, host);
   host.onCommitted((events) => count(host, meters, events));
-  const allowed = gate(config, auth);
+  const allowed = gate(config, auth, host);
   return async (c) => {
     try {
       await allowed(c.req.raw);
@@ -159,10 +160,16 @@ function count(host: HeedHooks, meters: Meters, events: EventRecord[]): void {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** Refuses a scrape that is not signed in as the API asks (`true`) or does not carry the metrics token. */
-function gate(config: MetricsConfig, auth: AuthConfig | undefined): (request: Request) => Promise<void> {
+function gate(
+  config: MetricsConfig,
+  auth: AuthConfig | undefined,
+  host: HeedHooks,
+): (request: Request) => Promise<void> {
   if (config === true || config === false) {
+    // The API's sign-in, and then the operators only, as for the queue: the figures cover every conversation.
     const resolve = callerResolver(auth);
-    return async (request) => void (await resolve(request));
+    return async (request) =>
+      mustBeOperator(await resolve(request), host.notifier.config.operators, 'read the metrics');
   }
   const expected = digest(config.token);
   return async (request) => {

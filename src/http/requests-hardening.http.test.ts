@@ -261,3 +261,38 @@ describe('an answer link opens its action, not its conversation', () => {
     expect(answered.body.results[0].body.messages).toBeUndefined();
   });
 });
+
+describe('a long poll takes a stream slot', () => {
+  it('past limits.streamsPerCaller open waits, another wait or stream gets 429 rate_limited; a wait that ends gives its slot back', async () => {
+    const server = await start({ limits: { streamsPerCaller: 2 } });
+    const made = await call(server, 'POST', '/api/requests', { token: 'ci', body: { request: deploy } });
+    expect(made.status).toBe(201);
+    const wait = (seconds: number, signal?: AbortSignal) =>
+      fetch(`${server.url}/api/requests/${made.body.id}/wait?timeoutSeconds=${seconds}`, {
+        headers: { authorization: 'Bearer ci' },
+        signal,
+      });
+
+    // Two waits held open, as a client holding thousands would begin.
+    const [first, second] = [new AbortController(), new AbortController()];
+    const pending = [first, second].map((controller) => wait(60, controller.signal).catch(() => undefined));
+    // Once the server holds both, a third (even one that would answer at once) is refused.
+    await expect.poll(async () => (await wait(0)).status).toBe(429);
+    const refused = await wait(0);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect((await refused.json()).error).toMatchObject({
+      code: 'rate_limited',
+      details: { limit: 'streamsPerCaller', max: 2 },
+    });
+    // The slots are the streams' own: the caller's event streams are counted with them.
+    const stream = await fetch(`${server.url}/api/inbox/stream`, { headers: { authorization: 'Bearer ci' } });
+    expect(stream.status).toBe(429);
+    await stream.body?.cancel();
+
+    // One wait goes away: its slot comes back.
+    first.abort();
+    await expect.poll(async () => (await wait(0)).status).toBe(202);
+    second.abort();
+    await Promise.all(pending);
+  });
+});

@@ -9,8 +9,8 @@ import { streamDefaults, type SseOptions } from './sse.js';
 /** Limits on live streams (Server-Sent Events), so no caller can make the server hold memory for them. */
 export interface StreamLimits {
   /**
-   * Streams one caller may hold open at once: a signed-in user, or one client address when anonymous.
-   * Past it a new stream gets 429 `rate_limited` with `Retry-After`. Default 16.
+   * Streams and long polls (`/api/requests/:id/wait`) one caller may hold open at once: a signed-in user,
+   * or one client address when anonymous. Past it a new one gets 429 `rate_limited` with `Retry-After`. Default 16.
    */
   maxPerCaller?: number;
   /**
@@ -74,28 +74,36 @@ export function streamKey(c: Context<AppEnv>, caller: Caller): string {
 }
 
 /**
+ * Takes one of the caller's stream slots for something held open (a stream, a long poll): the function
+ * that gives it back, or a 429 `rate_limited` response when the caller already holds as many as allowed.
+ */
+export function takeStreamSlot(c: Context<AppEnv>, caller: Caller): (() => void) | Response {
+  const gate = c.get('streams') ?? fallback;
+  const release = gate.take(streamKey(c, caller));
+  if (release) return release;
+  const response = errorResponse(
+    new HeedError(
+      'rate_limited',
+      `You already have ${gate.maxPerCaller} live streams or waits open; close one before opening another.`,
+      {
+        details: { limit: 'streamsPerCaller', max: gate.maxPerCaller },
+      },
+    ),
+  );
+  response.headers.set('retry-after', String(streamLimitDefaults.retryAfterSeconds));
+  return response;
+}
+
+/**
  * Opens a stream for the caller: the options `sseResponse` needs (the slot is given back when the stream
  * ends), or a 429 `rate_limited` response when the caller already holds as many as allowed.
  */
 export function openStream(c: Context<AppEnv>, caller: Caller): SseOptions | Response {
-  const gate = c.get('streams') ?? fallback;
-  const release = gate.take(streamKey(c, caller));
-  if (!release) {
-    const response = errorResponse(
-      new HeedError(
-        'rate_limited',
-        `You already have ${gate.maxPerCaller} live streams open; close one before opening another.`,
-        {
-          details: { limit: 'streamsPerCaller', max: gate.maxPerCaller },
-        },
-      ),
-    );
-    response.headers.set('retry-after', String(streamLimitDefaults.retryAfterSeconds));
-    return response;
-  }
+  const release = takeStreamSlot(c, caller);
+  if (release instanceof Response) return release;
   return {
     request: c.req.raw,
-    maxQueuedBytes: gate.maxQueuedBytes,
+    maxQueuedBytes: (c.get('streams') ?? fallback).maxQueuedBytes,
     onEnd: release,
     // Cut the connection too: a client that does not read would otherwise keep its socket.
     onDrop: () => (c.env as NodeBindings | undefined)?.outgoing?.destroy(),

@@ -31,6 +31,7 @@ export function decideBranch(
     while (end + 1 < messages.length && messages[end + 1].role === 'tool') end++;
     messages = messages.slice(0, end + 1);
   }
+  mustFitBranch(messages, engine.limits.maxBranchBytes);
   const at = engine.now();
   const id = newId('c');
   const ids = new Map<string, string>();
@@ -75,4 +76,21 @@ export function decideBranch(
     create: { conversationId: id, create: conversation, messages: copied, actions },
     value: null,
   };
+}
+
+/**
+ * A branch copies what it keeps: a conversation grown to many megabytes would cost as much again per branch,
+ * as often as the conversation rate limit lets a caller branch. Counted until the bound is passed, no further.
+ */
+function mustFitBranch(messages: readonly MessageRecord[], maxBytes: number): void {
+  let bytes = 0;
+  for (const message of messages) {
+    bytes += Buffer.byteLength(JSON.stringify(message.parts));
+    if (bytes > maxBytes)
+      throw new HeedError(
+        'payload_too_large',
+        `Branching here would copy more than ${maxBytes} bytes of messages (limits.maxBranchBytes); branch from an earlier message.`,
+        { details: { limit: 'maxBranchBytes', maxBytes } },
+      );
+  }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
+import { mustBeOperator } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 
 const deliveriesQuery = z.object({
@@ -53,10 +54,7 @@ export const deliveryRoutes: Route[] = [
       errors: ['invalid_request', 'unauthorized', 'forbidden'],
     },
     async ({ host, caller, query }) => {
-      const operators = host.notifier.config.operators ?? [];
-      if (caller.userId === null || !operators.includes(caller.userId)) {
-        throw new HeedError('forbidden', 'Only the operators named in notify.operators may list deliveries.');
-      }
+      mustBeOperator(caller, host.notifier.config.operators, 'list deliveries');
       let after: { createdAt: string; id: string } | undefined;
       if (query.cursor) {
         try {

@@ -1,6 +1,6 @@
-import { HeedError } from '../../errors.js';
 import type { DecisionTime, PendingCount } from '../../store/store.js';
 import { queueResponse, type QueueView, type QueueWaits } from '../../protocol/responses.js';
+import { mustBeOperator } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 
 /** The decisions the page reads: the last week's, at most this many (newest first). */
@@ -22,10 +22,7 @@ export const queueRoutes: Route[] = [
       errors: ['unauthorized', 'forbidden'],
     },
     async ({ host, caller }) => {
-      const operators = host.notifier.config.operators ?? [];
-      if (caller.userId === null || !operators.includes(caller.userId)) {
-        throw new HeedError('forbidden', 'Only the operators named in notify.operators may read the queue.');
-      }
+      mustBeOperator(caller, host.notifier.config.operators, 'read the queue');
       const now = host.now();
       const since = new Date(Date.parse(now) - DAYS * 86_400_000).toISOString();
       const [pending, decisions] = await Promise.all([

@@ -4,6 +4,7 @@ import { externalRequest } from '../../kinds/external-request.js';
 import { actionView } from '../../protocol/views.js';
 import type { JsonObject } from '../../types.js';
 import { defineRoute, type Route } from '../route.js';
+import { takeStreamSlot } from '../stream-limits.js';
 
 export const createRequestBody = z.strictObject({
   request: externalRequest.describe(
@@ -121,17 +122,24 @@ export const requestRoutes: Route[] = [
         200: { description: 'The settled request.', schema: actionView },
         202: { description: 'Still pending when the time was up.', schema: actionView },
       },
-      errors: ['invalid_request', 'unauthorized', 'not_found'],
+      errors: ['invalid_request', 'unauthorized', 'not_found', 'rate_limited'],
     },
     async ({ heed, caller, params, query, c, signal }) => {
-      // The wait ends when the caller goes away or the server shuts down, as well as on an answer or the time.
-      const gone = c.req.raw.signal;
-      const outcome = await heed.requests.wait(params.id, {
-        caller,
-        timeoutSeconds: query.timeoutSeconds,
-        signal: AbortSignal.any([signal, gone]),
-      });
-      return Response.json(outcome.action, { status: outcome.settled ? 200 : 202 });
+      // A wait holds a connection and a timer like a stream does: it takes one of the caller's stream slots.
+      const release = takeStreamSlot(c, caller);
+      if (release instanceof Response) return release;
+      try {
+        // The wait ends when the caller goes away or the server shuts down, as well as on an answer or the time.
+        const gone = c.req.raw.signal;
+        const outcome = await heed.requests.wait(params.id, {
+          caller,
+          timeoutSeconds: query.timeoutSeconds,
+          signal: AbortSignal.any([signal, gone]),
+        });
+        return Response.json(outcome.action, { status: outcome.settled ? 200 : 202 });
+      } finally {
+        release();
+      }
     },
   ),
 ];
