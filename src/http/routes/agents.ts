@@ -1,3 +1,4 @@
+import { isOperator } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentInfo, agentParams, agentsResponse, meResponse } from '../schemas.js';
 
@@ -28,7 +29,7 @@ export const agentRoutes: Route[] = [
       errors: ['unauthorized'],
     },
     ({ host, caller }) => {
-      const operator = caller.userId !== null && (host.notifier.config.operators ?? []).includes(caller.userId);
+      const operator = isOperator(caller, host.notifier.config.operators);
       return Response.json({ userId: caller.userId, ...(operator ? { operator: true } : {}) });
     },
   ),
