@@ -118,7 +118,8 @@ afterAll(() => {
 describe('crash safety: SIGKILL at each step of a turn, then a restart on the same SQLite file', () => {
   it(
     'every scenario ends as if the crash had not happened, with each side effect once',
-    { timeout: 120_000 },
+    // A deadline, not a wait: a kill and a restart of `heed serve` per scenario, on two cores that may be busy.
+    { timeout: scenarios.length * 20_000 },
     async () => {
       let server = await startServe(config, env);
       const done: string[] = [];

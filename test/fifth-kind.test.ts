@@ -149,7 +149,8 @@ afterAll(async () => {
 });
 
 describe('a fifth kind of action, added as one file and its registration', () => {
-  it('compiles: the library, the console and the cards need nothing else', { timeout: 120_000 }, () => {
+  // A deadline, not a wait: a whole-program check of the copy, on two cores that may be busy.
+  it('compiles: the library, the console and the cards need nothing else', { timeout: 300_000 }, () => {
     const { files, errors } = compile();
     expect(files).toEqual(
       expect.arrayContaining([

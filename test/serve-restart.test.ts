@@ -124,6 +124,7 @@ describe('heed serve (separate process)', () => {
     expect(await second.stop('SIGINT')).toBe(0);
   });
 
+  // A deadline, not a wait: three `heed serve` starts on a .ts config (tsx), on two cores that may be busy.
   it('a config file replaces the demo agents; SIGTERM lets an accepted answer finish; a killed continuation is recovered', async () => {
     const db = join(dir, 'config.db');
     const toolLog = join(dir, 'tool.log');
@@ -189,5 +190,5 @@ describe('heed serve (separate process)', () => {
     expect(runs).toHaveLength(2);
     expect(new Set(runs).size).toBe(2);
     expect(await restarted.stop()).toBe(0);
-  });
+  }, 180_000);
 });
