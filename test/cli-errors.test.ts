@@ -184,36 +184,32 @@ export default defineConfig({
 });
 
 describe('heed serve under npm: stopping npm stops the server', { timeout: 90_000 }, () => {
-  it(
-    'npm passes a signal to its shell, which ends without passing it on: the server sees npm go and stops',
-    { timeout: 60_000 },
-    async () => {
-      // npx runs a package's command as `sh -c '<command>'` below npm; the shell here stands for both.
-      const child = spawn(
-        'sh',
-        ['-c', `"${process.execPath}" "${CLI}" serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`],
-        {
-          cwd: root,
-          env: cleanEnv({ npm_lifecycle_event: 'npx', npm_command: 'exec', EDITOR: 'vi' }),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      const shellExited = new Promise((resolve) => child.once('exit', resolve));
-      const url = await listeningUrl(() => output, shellExited);
-      expect((await fetch(`${url}/health`)).status).toBe(200);
+  it('npm passes a signal to its shell, which ends without passing it on: the server sees npm go and stops', async () => {
+    // npx runs a package's command as `sh -c '<command>'` below npm; the shell here stands for both.
+    const child = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${CLI}" serve --port 0 --db "${join(dir, 'npm.db')}"; echo "the shell went on"`],
+      {
+        cwd: root,
+        env: cleanEnv({ npm_lifecycle_event: 'npx', npm_command: 'exec', EDITOR: 'vi' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const shellExited = new Promise((resolve) => child.once('exit', resolve));
+    const url = await listeningUrl(() => output, shellExited);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
 
-      child.kill('SIGTERM');
-      await shellExited;
-      // It says it stops, then stops: its last lines come first (a deadline, not a wait: it looks for its
-      // parent twice a second, and two busy cores may make that slow). Polling /health instead could see a
-      // kept-alive connection closed by the server's idle timeout and take that for the server gone.
-      await expect
-        .poll(() => output, { timeout: 30_000 })
-        .toContain('npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n');
-      await expect(fetch(`${url}/health`)).rejects.toThrow();
-    },
-  );
+    child.kill('SIGTERM');
+    await shellExited;
+    // It says it stops, then stops: its last lines come first (a deadline, not a wait: it looks for its
+    // parent twice a second, and two busy cores may make that slow). Polling /health instead could see a
+    // kept-alive connection closed by the server's idle timeout and take that for the server gone.
+    await expect
+      .poll(() => output, { timeout: 30_000 })
+      .toContain('npm ended: finishing requests under way, then stopping (again to stop at once).\nHeed stopped.\n');
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
 });
