@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTmux, terminal } from './terminal.js';
 import { CLI, builtModule, root } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
@@ -10,10 +10,9 @@ import { call, killAll, startServe, type ServeProcess } from './serve-process.js
 // title carries escape sequences (a disguised OSC 8 link, an OSC 0 window title, an OSC 52 clipboard write,
 // a CSI that clears the screen and one that paints red); the person runs `heed inbox` in a real terminal
 // (tmux, 80×24, which obeys all of them) and sees the words with none of the effects.
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-escapes-'));
 const socket = `heed-inbox-escapes-${process.pid}`;
-const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const { tmux, open, until } = terminal(socket, { attributes: true });
 let server: ServeProcess | undefined;
 
 afterAll(async () => {
@@ -22,20 +21,6 @@ afterAll(async () => {
   killAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The screen with its attributes kept (`-e`): colours and links would show as escape sequences. */
-const screen = () => tmux('capture-pane', '-p', '-e', '-t', 'inbox').stdout;
-
-async function until(wanted: string, timeoutMs = 10_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const text = screen();
-    if (text.includes(wanted)) return text;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`Timed out waiting for ${wanted}; the screen shows:\n${JSON.stringify(text)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const ESC = '\u001B';
 const BEL = '\u0007';
@@ -66,7 +51,7 @@ export default defineConfig({ agents: demoAgents({ chunkDelayMs: 0 }), auth: { t
     expect(made.status).toBe(201);
 
     const command = `env NO_COLOR=1 HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; sleep 600`;
-    expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
+    open(command, root);
     // A clipboard write (OSC 52) would land in tmux's paste buffers.
     tmux('set-option', '-g', 'set-clipboard', 'on');
     const before = tmux('display-message', '-p', '-t', 'inbox', '#{pane_title}').stdout.trim();

@@ -1,18 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTmux, terminal } from './terminal.js';
 import { CLI, builtModule, root } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // `E` in `heed inbox` (docs/approvals.md, Reminders and extensions), as test/inbox-terminal.test.ts runs
 // the inbox: the real command in a real pseudo-terminal (tmux, 80×24) against a real `heed serve`, driven
 // by keystrokes; the deadline is then read back over HTTP.
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-extend-'));
 const socket = `heed-inbox-extend-${process.pid}`;
-const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const { tmux, open, screen, until, press } = terminal(socket);
 let server: ServeProcess | undefined;
 
 afterAll(async () => {
@@ -21,28 +20,6 @@ afterAll(async () => {
   killAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const screen = () => tmux('capture-pane', '-p', '-t', 'inbox').stdout;
-
-async function until(wanted: string | RegExp, timeoutMs = 10_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const text = screen();
-    if (typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text)) return text;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function press(...keys: string[]): Promise<void> {
-  for (const key of keys) {
-    const named = /^(Enter|Escape|Up|Down)$/.test(key);
-    tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
-    // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
-    await new Promise((resolve) => setTimeout(resolve, 60));
-  }
-}
 
 describe.skipIf(!hasTmux)('heed inbox: E extends a request', () => {
   it(
@@ -90,7 +67,7 @@ export default defineConfig({
       const before = await deadline();
 
       const command = `env -u EDITOR -u VISUAL HEED_URL=${server.url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; echo "exited with $?"; sleep 600`;
-      expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
+      open(command, root);
       await until(/Approval +support/, 60_000);
 
       // A day is more than this server allows (four hours): its sentence, in the inbox, and nothing changed.

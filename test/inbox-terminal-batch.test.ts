@@ -1,18 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTmux, terminal } from './terminal.js';
 import { CLI, builtModule, fixtureConfig, root } from './cli.js';
 import { call, killAll, startServe, type ServeProcess } from './serve-process.js';
 
 // `heed inbox` answering several requests at once, as a person does it: the real command in a real
 // pseudo-terminal (tmux, 80×24) against a real `heed serve`; Space marks, A approves and D denies the
 // marked after a summary of what runs; what the server stored is then read back over HTTP.
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'heed-inbox-batch-'));
 const socket = `heed-inbox-batch-${process.pid}`;
-const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const { tmux, open, until, press } = terminal(socket);
 let server: ServeProcess | undefined;
 
 afterAll(async () => {
@@ -21,29 +20,6 @@ afterAll(async () => {
   killAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The screen as text, the way a person sees it (HEED_CAPTURE=1 prints it, for docs/terminal-inbox.md). */
-const screen = () => tmux('capture-pane', '-p', '-t', 'inbox').stdout;
-
-async function until(wanted: string | RegExp, timeoutMs = 10_000): Promise<string> {
-  const started = Date.now();
-  for (;;) {
-    const text = screen();
-    if (typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text)) return text;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`Timed out waiting for ${String(wanted)}; the screen shows:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function press(...keys: string[]): Promise<void> {
-  for (const key of keys) {
-    const named = /^(Enter|Escape|BSpace|Up|Down|Left|Right|Space|End)$/.test(key);
-    tmux('send-keys', '-t', 'inbox', ...(named ? [key] : ['-l', key]));
-    // fixed wait kept: keys arrive apart, as typed (two in one read would be taken as one sequence, Escape then a key as Alt+key)
-    await new Promise((resolve) => setTimeout(resolve, 60));
-  }
-}
 
 function show(name: string, text: string) {
   if (process.env.HEED_CAPTURE) console.log(`--- ${name}\n${text.replace(/\s+$/, '')}`);
@@ -80,7 +56,7 @@ export default defineConfig({ agents: browserAgents, auth: { tokens: { 'tok-ada'
       await asked('confirm', 'ship it');
 
       const command = `HEED_URL=${url} HEED_TOKEN=tok-ada ${process.execPath} ${CLI} inbox --interval 0.5; echo "exited with $?"; sleep 600`;
-      expect(tmux('new-session', '-d', '-s', 'inbox', '-x', '80', '-y', '24', '-c', root, command).status).toBe(0);
+      open(command, root);
       await until('Ship the order today?', 60_000);
 
       // A and D with nothing marked say how to mark.
