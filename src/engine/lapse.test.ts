@@ -60,9 +60,14 @@ describe('lapsing', () => {
       channel: 'timeout',
       resolution: { type: 'approval', decision: 'deny', comment: 'timed out' },
     });
-    expect(action.resolvedBy).toBeUndefined();
+    expect(action.resolvedBy).toBe('system:timeout');
     const resolved = (await chat.events()).find((event) => event.type === 'action.resolved')!;
-    expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: null, channel: 'timeout', expired: true });
+    expect(resolved.data).toMatchObject({
+      status: 'rejected',
+      resolvedBy: 'system:timeout',
+      channel: 'timeout',
+      expired: true,
+    });
     // Swept once: a second sweep finds nothing, and answering now is still 410.
     expect((await heed.expireDue()).lapsed).toBe(0);
     await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({
@@ -92,6 +97,35 @@ describe('lapsing', () => {
     expect((await chat.send('refund again')).status).toBe('requires_action');
     await heed.close();
   });
+
+  it.each(['deny', 'cancel'] as const)(
+    'under %s, a lapse reads as one: expired: true, by system:timeout, through the timeout (seed 002, DESIGN §4)',
+    async (onTimeout) => {
+      const clock = manualClock();
+      const heed = testHeed([refundAgent().agent], { now: clock.now, hitl: { timeoutMinutes: 10, onTimeout } });
+      const { id } = await heed.createConversation({ agent: 'support' });
+      const chat = heed.conversation(id);
+      await chat.send('refund');
+      clock.advanceMinutes(11);
+      expect((await heed.expireDue()).lapsed).toBe(1);
+
+      // A filter on `expired` finds the lapse whatever the policy was.
+      const lapses = (await chat.events()).filter((event) => event.type === 'action.resolved' && event.data.expired);
+      expect(lapses).toHaveLength(1);
+      expect(lapses[0].data).toMatchObject({
+        status: onTimeout === 'deny' ? 'rejected' : 'expired',
+        expired: true,
+        resolvedBy: 'system:timeout',
+        channel: 'timeout',
+      });
+      expect((await chat.actions())[0]).toMatchObject({
+        status: 'expired',
+        resolvedBy: 'system:timeout',
+        channel: 'timeout',
+      });
+      await heed.close();
+    },
+  );
 
   it('a pause larger than limits.maxStateBytes is not taken and the tool is not run', async () => {
     const { agent, runs } = refundAgent();

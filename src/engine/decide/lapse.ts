@@ -8,6 +8,7 @@ import { holdsRequest } from '../../protocol/request-conversation.js';
 import { escalatedRequest, escalationDue } from '../../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, TimeoutPolicy } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
+import { LAPSE_RESOLVER } from '../../caller.js';
 import { resolvedEvent } from './settle.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 
@@ -58,7 +59,7 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
   const nothingLeft = pending.length === due.length;
   if (due.some((action) => lapsePolicy(action) === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
     const closing = withdrawalWrites(engine, read.messages, pending, {
-      resolvedBy: null,
+      resolvedBy: LAPSE_RESOLVER,
       channel: 'timeout',
       reason: 'expired',
       lapsed: new Set(due.map((action) => action.id)),
@@ -81,14 +82,14 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
       id: action.id,
       status: 'expired',
       resolution,
-      resolvedBy: null,
+      resolvedBy: LAPSE_RESOLVER,
       channel: 'timeout',
       resolvedAt: now,
       defaulted,
     });
     events.push(
       newEvent('action.resolved', now, {
-        ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution, now),
+        ...resolvedEvent(action, status, { resolvedBy: LAPSE_RESOLVER, channel: 'timeout' }, resolution, now),
         expired: true,
       }),
     );
