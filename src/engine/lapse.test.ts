@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastToolResult, refundAgent, testHeed } from '../../test/kit.js';
+import type { Logger } from '../logger.js';
+import { memoryStore } from '../store/memory/memory-store.js';
 
 /** A clock the test moves by hand. */
 function manualClock(start = '2026-03-01T09:00:00.000Z') {
@@ -126,6 +128,52 @@ describe('lapsing', () => {
       await heed.close();
     },
   );
+
+  it('a deny pause whose agent is gone from the config is cancelled at its lapse, and the log says why', async () => {
+    const clock = manualClock();
+    const store = memoryStore();
+    const before = testHeed([refundAgent().agent], { now: clock.now, store, hitl: { timeoutMinutes: 10 } });
+    const { id } = await before.createConversation({ agent: 'support' });
+    expect((await before.conversation(id).send('refund')).status).toBe('requires_action');
+    await before.close();
+
+    // Started again on the same store with the agent "support" taken out of the config.
+    const warnings: Array<{ fields: object; message?: string }> = [];
+    const quiet = () => undefined;
+    const logger: Logger = {
+      debug: quiet,
+      info: quiet,
+      error: quiet,
+      warn: (fields, message) => warnings.push({ fields, message }),
+    };
+    const other = refundAgent();
+    const heed = testHeed([{ ...other.agent, name: 'billing' }], {
+      now: clock.now,
+      store,
+      logger,
+      hitl: { timeoutMinutes: 10 },
+    });
+    const chat = heed.conversation(id);
+    clock.advanceMinutes(11);
+    const report = await heed.expireDue();
+
+    // Nobody is left to carry on: the pause ends as a cancel, not as a failed turn.
+    expect(report).toMatchObject({ lapsed: 1, turns: [] });
+    const types = (await chat.events()).map((event) => event.type);
+    expect(types).not.toContain('turn.failed');
+    expect(types.at(-1)).toBe('turn.cancelled');
+    expect((await chat.events()).at(-1)).toMatchObject({ data: { reason: 'action_expired' } });
+    expect((await chat.actions())[0]).toMatchObject({ status: 'expired', channel: 'timeout' });
+    expect((await chat.get()).conversation.status).toBe('idle');
+    expect(other.model.calls).toHaveLength(0);
+    expect(warnings).toEqual([
+      {
+        fields: { conversationId: id, agent: 'support' },
+        message: expect.stringContaining('"support" is no longer configured'),
+      },
+    ]);
+    await heed.close();
+  });
 
   it('a pause larger than limits.maxStateBytes is not taken and the tool is not run', async () => {
     const { agent, runs } = refundAgent();

@@ -25,6 +25,8 @@ export interface Lapsed {
   reminded?: number;
   released: ActionRecord[];
   leaseOwner?: string;
+  /** The agent no longer configured, when that is why a deny pause was cancelled (the runner logs a warning). */
+  agentGone?: string;
 }
 
 /**
@@ -55,9 +57,18 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     return { type: 'write', write, value: { lapsed: 0, released: [], reminded } };
   }
 
-  // With nothing left to ask and no budget left to carry on, a deny pause ends as a cancel.
+  // With nothing left to ask and nobody to carry on (no budget left, or the agent gone from the config),
+  // a deny pause ends as a cancel (seed 002).
   const nothingLeft = pending.length === due.length;
-  if (due.some((action) => lapsePolicy(action) === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
+  const agentGone =
+    nothingLeft && !holdsRequest(conversation) && !engine.agents.has(conversation.agent)
+      ? conversation.agent
+      : undefined;
+  if (
+    due.some((action) => lapsePolicy(action) === 'cancel') ||
+    (nothingLeft && !engine.budgetLeft(conversation)) ||
+    agentGone !== undefined
+  ) {
     const closing = withdrawalWrites(engine, read.messages, pending, {
       resolvedBy: LAPSE_RESOLVER,
       channel: 'timeout',
@@ -68,7 +79,11 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     write.messages = closing.messages;
     write.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
     write.set = { ...write.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
-    return { type: 'write', write, value: { lapsed: due.length, released: pending } };
+    return {
+      type: 'write',
+      write,
+      value: { lapsed: due.length, released: pending, ...(agentGone !== undefined ? { agentGone } : {}) },
+    };
   }
 
   // deny: answer for the person, then carry on once nothing is open.
