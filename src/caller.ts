@@ -12,6 +12,12 @@ export interface Caller {
 export const systemCaller: Caller = { userId: null, data: { system: true } };
 
 /**
+ * Who the record names as having settled a request that lapsed (DESIGN.md §4, seed 002), with channel
+ * `timeout`. A user whose id is the same string answers over `api`: `channel` is what tells them apart.
+ */
+export const LAPSE_RESOLVER = 'system:timeout';
+
+/**
  * What the record says about who did something: the user id, or null for an anonymous caller. How it
  * was done (a person, the system, a lapse) is a separate field, so a user id never stands for either.
  */

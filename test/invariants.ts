@@ -176,7 +176,7 @@ function checkActions(
     } else {
       if (settled.length !== 1)
         say(`action ${action.id} (${action.status}) has ${settled.length} action.resolved events`);
-      // resolvedBy is null for an anonymous caller, the system and a lapse; channel always says how.
+      // resolvedBy is null for an anonymous caller and the system, `system:timeout` for a lapse; channel always says how.
       if (action.resolution === null || action.channel === null || action.resolvedAt === null)
         say(`action ${action.id} is ${action.status} without how, when and what`);
       if (

@@ -2,6 +2,7 @@ import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { policyFields } from '../kinds/approval-policy.js';
 import { conversationView } from '../views.js';
+import { channelPlatform } from '../protocol/conversation.js';
 import type { AgentConfig } from '../config.js';
 import { newAction } from '../engine/new-action.js';
 import { isFailureRecord } from '../engine/open-calls.js';
@@ -179,6 +180,14 @@ async function resolveSettled(
  * call was made.
  */
 async function record(turn: Turn, reply: CheckedReply, options: { always: boolean }): Promise<'paused' | 'completed'> {
+  // A request nobody could answer here (a client tool in a chat thread) would wait until it lapsed: refused
+  // before anything of the reply is recorded.
+  const unanswerable = reply.pending.find((entry) => !turn.answerableHere(entry.request.kind));
+  if (unanswerable) {
+    throw new AgentError(
+      `The agent asked for a ${unanswerable.request.kind} request ("${unanswerable.toolName}"), which nobody can answer in a ${channelPlatform(turn.conversation.channel)} thread: this conversation takes answers only from its thread.`,
+    );
+  }
   if (reply.content === undefined && reply.pending.length === 0 && !options.always) {
     await turn.flush();
     return 'completed';

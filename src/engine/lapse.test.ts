@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastToolResult, refundAgent, testHeed } from '../../test/kit.js';
+import type { Logger } from '../logger.js';
+import { memoryStore } from '../store/memory/memory-store.js';
 
 /** A clock the test moves by hand. */
 function manualClock(start = '2026-03-01T09:00:00.000Z') {
@@ -60,9 +62,14 @@ describe('lapsing', () => {
       channel: 'timeout',
       resolution: { type: 'approval', decision: 'deny', comment: 'timed out' },
     });
-    expect(action.resolvedBy).toBeUndefined();
+    expect(action.resolvedBy).toBe('system:timeout');
     const resolved = (await chat.events()).find((event) => event.type === 'action.resolved')!;
-    expect(resolved.data).toMatchObject({ status: 'rejected', resolvedBy: null, channel: 'timeout', expired: true });
+    expect(resolved.data).toMatchObject({
+      status: 'rejected',
+      resolvedBy: 'system:timeout',
+      channel: 'timeout',
+      expired: true,
+    });
     // Swept once: a second sweep finds nothing, and answering now is still 410.
     expect((await heed.expireDue()).lapsed).toBe(0);
     await expect(chat.resolve(actionId, { type: 'approval', decision: 'allow' })).rejects.toMatchObject({
@@ -90,6 +97,81 @@ describe('lapsing', () => {
     expect((await chat.get()).conversation.status).toBe('idle');
     // The conversation takes a new message.
     expect((await chat.send('refund again')).status).toBe('requires_action');
+    await heed.close();
+  });
+
+  it.each(['deny', 'cancel'] as const)(
+    'under %s, a lapse reads as one: expired: true, by system:timeout, through the timeout (seed 002, DESIGN §4)',
+    async (onTimeout) => {
+      const clock = manualClock();
+      const heed = testHeed([refundAgent().agent], { now: clock.now, hitl: { timeoutMinutes: 10, onTimeout } });
+      const { id } = await heed.createConversation({ agent: 'support' });
+      const chat = heed.conversation(id);
+      await chat.send('refund');
+      clock.advanceMinutes(11);
+      expect((await heed.expireDue()).lapsed).toBe(1);
+
+      // A filter on `expired` finds the lapse whatever the policy was.
+      const lapses = (await chat.events()).filter((event) => event.type === 'action.resolved' && event.data.expired);
+      expect(lapses).toHaveLength(1);
+      expect(lapses[0].data).toMatchObject({
+        status: onTimeout === 'deny' ? 'rejected' : 'expired',
+        expired: true,
+        resolvedBy: 'system:timeout',
+        channel: 'timeout',
+      });
+      expect((await chat.actions())[0]).toMatchObject({
+        status: 'expired',
+        resolvedBy: 'system:timeout',
+        channel: 'timeout',
+      });
+      await heed.close();
+    },
+  );
+
+  it('a deny pause whose agent is gone from the config is cancelled at its lapse, and the log says why', async () => {
+    const clock = manualClock();
+    const store = memoryStore();
+    const before = testHeed([refundAgent().agent], { now: clock.now, store, hitl: { timeoutMinutes: 10 } });
+    const { id } = await before.createConversation({ agent: 'support' });
+    expect((await before.conversation(id).send('refund')).status).toBe('requires_action');
+    await before.close();
+
+    // Started again on the same store with the agent "support" taken out of the config.
+    const warnings: Array<{ fields: object; message?: string }> = [];
+    const quiet = () => undefined;
+    const logger: Logger = {
+      debug: quiet,
+      info: quiet,
+      error: quiet,
+      warn: (fields, message) => warnings.push({ fields, message }),
+    };
+    const other = refundAgent();
+    const heed = testHeed([{ ...other.agent, name: 'billing' }], {
+      now: clock.now,
+      store,
+      logger,
+      hitl: { timeoutMinutes: 10 },
+    });
+    const chat = heed.conversation(id);
+    clock.advanceMinutes(11);
+    const report = await heed.expireDue();
+
+    // Nobody is left to carry on: the pause ends as a cancel, not as a failed turn.
+    expect(report).toMatchObject({ lapsed: 1, turns: [] });
+    const types = (await chat.events()).map((event) => event.type);
+    expect(types).not.toContain('turn.failed');
+    expect(types.at(-1)).toBe('turn.cancelled');
+    expect((await chat.events()).at(-1)).toMatchObject({ data: { reason: 'action_expired' } });
+    expect((await chat.actions())[0]).toMatchObject({ status: 'expired', channel: 'timeout' });
+    expect((await chat.get()).conversation.status).toBe('idle');
+    expect(other.model.calls).toHaveLength(0);
+    expect(warnings).toEqual([
+      {
+        fields: { conversationId: id, agent: 'support' },
+        message: expect.stringContaining('"support" is no longer configured'),
+      },
+    ]);
     await heed.close();
   });
 

@@ -95,6 +95,12 @@ async function lapse(
   );
   if (!done.committed) return { lapsed: 0, reminded: 0 };
   releaseLiveCalls(engine, done.value.released);
+  if (done.value.agentGone !== undefined) {
+    engine.logger.warn(
+      { conversationId: conversation.id, agent: done.value.agentGone },
+      `Heed: the agent "${done.value.agentGone}" is no longer configured, so the lapsed pause of conversation ${conversation.id} was cancelled instead of carrying on`,
+    );
+  }
   const { lapsed, leaseOwner } = done.value;
   const reminded = done.value.reminded ?? 0;
   if (leaseOwner === undefined) return { lapsed, reminded };

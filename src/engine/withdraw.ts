@@ -51,6 +51,8 @@ export function withdrawalWrites(
         // In words, as every surface says it: a lapse is never told as someone's answer.
         summary: describeResolution(actionView(undefined, { ...action, ...settled })),
         cancelled: true,
+        // A lapsed one says so as a lapse under deny does, so one filter on `expired` finds every lapse (seed 002).
+        ...(status === 'expired' ? { expired: true as const } : {}),
       }),
     );
   }

@@ -291,8 +291,8 @@ describe('who answered and how are separate fields (issue 11, item 14)', () => {
       await lapsing.heed.expireDue();
       const [action] = (await lapsing.api('GET', `/api/conversations/${target.id}/actions`, { token: 'fakeTimeout' }))
         .body.actions;
-      expect(action).toMatchObject({ status: 'expired', channel: 'timeout' });
-      expect(action).not.toHaveProperty('resolvedBy');
+      // The lapse is recorded as DESIGN.md §4 has it; its channel, never the user id, is what says it lapsed.
+      expect(action).toMatchObject({ status: 'expired', resolvedBy: 'system:timeout', channel: 'timeout' });
       const cancelled = await paused(lapsing, 'refund', 'fakeTimeout');
       expect(
         (await lapsing.api('POST', `/api/conversations/${cancelled.id}/cancel`, { token: 'fakeTimeout', body: {} }))

@@ -140,7 +140,7 @@ describe('a lapsed request, on every surface', () => {
     expect(resolved.data).toMatchObject({
       summary: 'Lapsed: nobody answered in time',
       channel: 'timeout',
-      resolvedBy: null,
+      resolvedBy: 'system:timeout',
       expired: true,
     });
 

@@ -41,6 +41,8 @@ export const clientTool = defineKind({
 }).rules({
   raisedByTools: false,
   viewsToolArgs: true,
+  // Only the app's web page answers it, and a chat thread's conversation takes no answer from the app.
+  answeredInThreads: false,
   // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
   checkRequest: (request) => request,
 

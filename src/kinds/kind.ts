@@ -285,6 +285,12 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   /** Whether its view shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
   readonly viewsToolArgs: boolean;
   /**
+   * Whether a person can answer it in a chat thread (docs/channels.md). A thread's conversation takes
+   * answers only from the thread, so where this is false (a client tool, which needs the app's web page)
+   * the thread's turns do not offer the model the tools that raise it (seed 000). Absent: they can.
+   */
+  readonly answeredInThreads?: boolean;
+  /**
    * Checks a request a running tool raises (`ctx.ask`, `ctx.approve`, `ctx.askLive`, `ctx.openUrl`, `ctx.request`)
    * and gives it as stored; throws a 400 `invalid_request` saying what is wrong.
    */

@@ -23,7 +23,7 @@ describe('a tool input given as JSON Schema', () => {
       model: scriptedModel(() => ({ text: '' })),
       tools: { weather: definition },
     };
-    expect(offeredTools(agent, true)[0]).toEqual({
+    expect(offeredTools(agent, () => true)[0]).toEqual({
       type: 'function',
       name: 'weather',
       description: 'Weather.',

@@ -10,9 +10,10 @@ export type ActionStatus = 'pending' | 'resolved' | 'cancelled' | 'expired';
 export type TimeoutPolicy = 'deny' | 'cancel';
 /**
  * How an action was settled: `api` a person (over HTTP or a library call), `system` Heed itself (a new
- * message closed the pause, a branch), `timeout` a lapse, `remembered` a remembered approval, `link` a
- * person through a signed answer link (`resolvedBy` is then the link's recipient). Kept apart
- * from `resolvedBy`, the user id, so no user id can pass for the system or for an anonymous caller.
+ * message closed the pause, a branch), `timeout` a lapse (`resolvedBy` is then `system:timeout`),
+ * `remembered` a remembered approval, `link` a person through a signed answer link (`resolvedBy` is then
+ * the link's recipient). Kept apart from `resolvedBy`, so no user id can pass for the system, a lapse or
+ * an anonymous caller.
  */
 export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | ChannelPlatform;
 
@@ -50,7 +51,10 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
   /** The lapse policy in force when the pause was taken. */
   onTimeout: TimeoutPolicy;
   resolution: Resolution | CancelledResolution | null;
-  /** The user id of whoever settled it; null for an anonymous caller, the system and a lapse (see `channel`). */
+  /**
+   * The user id of whoever settled it; `system:timeout` for a lapse (DESIGN.md §4), whose `channel` is
+   * `timeout`; null for an anonymous caller and the system (see `channel`).
+   */
   resolvedBy: string | null;
   /**
    * Set when `resolvedBy` answered as someone's delegate (docs/approvals.md, Delegation): whom they answered
@@ -91,7 +95,9 @@ export const actionViewBase = {
   resolvedBy: z
     .string()
     .optional()
-    .describe('The user id of whoever settled it; absent for an anonymous caller, the system and a lapse.'),
+    .describe(
+      'The user id of whoever settled it; `system:timeout` for a lapse (its `channel` is `timeout`); absent for an anonymous caller and the system.',
+    ),
   answeredFor: z
     .string()
     .optional()

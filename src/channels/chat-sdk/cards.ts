@@ -265,7 +265,12 @@ export function requestCard(
     return {
       type: 'card',
       title: e.title(titleOf(view)),
-      children: [text(e.text(summaryOf(view))), text('This request cannot be answered here: answer it in the app.')],
+      children: [
+        text(e.text(summaryOf(view))),
+        text(
+          'This request cannot be answered here, and this conversation takes answers only from here: it lapses unanswered.',
+        ),
+      ],
     };
   }
   return {

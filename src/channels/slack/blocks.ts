@@ -231,11 +231,16 @@ export function requestBlocks(action: ActionRecord): Block[] {
     : genericRequestBlocks(action);
 }
 
-/** A pending request of a kind with no blocks of its own: what it asks, and that it is answered in the app. */
+/**
+ * A pending request of a kind with no blocks of its own: what it asks, and that nobody can answer it (the
+ * app takes no answer for a thread's conversation), so it lapses.
+ */
 export function genericRequestBlocks(action: ActionRecord): Block[] {
   return [
     ...askedBlocks(action),
-    context('This request cannot be answered in Slack: answer it in the app.'),
+    context(
+      'This request cannot be answered in Slack, and this conversation takes answers only from Slack: it lapses unanswered.',
+    ),
     ...deadline(action),
   ];
 }

@@ -8,6 +8,7 @@ import { holdsRequest } from '../../protocol/request-conversation.js';
 import { escalatedRequest, escalationDue } from '../../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, TimeoutPolicy } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
+import { LAPSE_RESOLVER } from '../../caller.js';
 import { resolvedEvent } from './settle.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 
@@ -24,6 +25,8 @@ export interface Lapsed {
   reminded?: number;
   released: ActionRecord[];
   leaseOwner?: string;
+  /** The agent no longer configured, when that is why a deny pause was cancelled (the runner logs a warning). */
+  agentGone?: string;
 }
 
 /**
@@ -54,11 +57,20 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     return { type: 'write', write, value: { lapsed: 0, released: [], reminded } };
   }
 
-  // With nothing left to ask and no budget left to carry on, a deny pause ends as a cancel.
+  // With nothing left to ask and nobody to carry on (no budget left, or the agent gone from the config),
+  // a deny pause ends as a cancel (seed 002).
   const nothingLeft = pending.length === due.length;
-  if (due.some((action) => lapsePolicy(action) === 'cancel') || (nothingLeft && !engine.budgetLeft(conversation))) {
+  const agentGone =
+    nothingLeft && !holdsRequest(conversation) && !engine.agents.has(conversation.agent)
+      ? conversation.agent
+      : undefined;
+  if (
+    due.some((action) => lapsePolicy(action) === 'cancel') ||
+    (nothingLeft && !engine.budgetLeft(conversation)) ||
+    agentGone !== undefined
+  ) {
     const closing = withdrawalWrites(engine, read.messages, pending, {
-      resolvedBy: null,
+      resolvedBy: LAPSE_RESOLVER,
       channel: 'timeout',
       reason: 'expired',
       lapsed: new Set(due.map((action) => action.id)),
@@ -67,7 +79,11 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     write.messages = closing.messages;
     write.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
     write.set = { ...write.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
-    return { type: 'write', write, value: { lapsed: due.length, released: pending } };
+    return {
+      type: 'write',
+      write,
+      value: { lapsed: due.length, released: pending, ...(agentGone !== undefined ? { agentGone } : {}) },
+    };
   }
 
   // deny: answer for the person, then carry on once nothing is open.
@@ -81,14 +97,14 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
       id: action.id,
       status: 'expired',
       resolution,
-      resolvedBy: null,
+      resolvedBy: LAPSE_RESOLVER,
       channel: 'timeout',
       resolvedAt: now,
       defaulted,
     });
     events.push(
       newEvent('action.resolved', now, {
-        ...resolvedEvent(action, status, { resolvedBy: null, channel: 'timeout' }, resolution, now),
+        ...resolvedEvent(action, status, { resolvedBy: LAPSE_RESOLVER, channel: 'timeout' }, resolution, now),
         expired: true,
       }),
     );

@@ -292,7 +292,7 @@ async function checkOpen(
   if (action.status === 'expired') throw expired(action);
   if (action.status !== 'pending') {
     throw new HeedError('action_not_pending', 'This action was already settled.', {
-      // As the action's view shows it: `resolvedBy` only when a user answered.
+      // As the action's view shows it: `resolvedBy` only when a user answered, or `system:timeout` for a lapse.
       details: {
         actionId: action.id,
         status: action.status,

@@ -103,14 +103,24 @@ function withNotes(output: ModelToolOutput, notes: string[]): ModelToolOutput {
   }
 }
 
-const toolListCache = new WeakMap<AgentConfig, { withAsk: ModelFunctionTool[]; withoutAsk: ModelFunctionTool[] }>();
+/** An agent's tools offered to the model, by which of the asking ones are offered ("client tools, ask"). */
+type ToolLists = Map<`${boolean},${boolean}`, ModelFunctionTool[]>;
 
-/** The tools offered to the model; the ask tool and client tools only where a person can answer. */
-export function offeredTools(agent: AgentConfig, interactive: boolean): ModelFunctionTool[] {
+const toolListCache = new WeakMap<AgentConfig, ToolLists>();
+
+/**
+ * The tools offered to the model: its server tools, and the tools that raise requests (client tools, the
+ * ask tool) only where `offers` says their kind can be answered (a turn's `offers`, src/engine/turn/turn.ts).
+ */
+export function offeredTools(
+  agent: AgentConfig,
+  offers: (kind: 'client_tool' | 'question') => boolean,
+): ModelFunctionTool[] {
   let cached = toolListCache.get(agent);
   if (!cached) {
     const server: ModelFunctionTool[] = [];
-    const asking: ModelFunctionTool[] = [];
+    const client: ModelFunctionTool[] = [];
+    const ask: ModelFunctionTool[] = [];
     for (const [name, definition] of Object.entries(agent.tools ?? {})) {
       const entry: ModelFunctionTool = {
         type: 'function',
@@ -118,18 +128,22 @@ export function offeredTools(agent: AgentConfig, interactive: boolean): ModelFun
         description: definition.description,
         inputSchema: inputJsonSchema(definition) as ModelFunctionTool['inputSchema'],
       };
-      (definition.client ? asking : server).push(entry);
+      (definition.client ? client : server).push(entry);
     }
     if (agent.ask) {
-      asking.push({
+      ask.push({
         type: 'function',
         name: ASK_TOOL_NAME,
         description: askToolDescription,
         inputSchema: questionsJsonSchema as ModelFunctionTool['inputSchema'],
       });
     }
-    cached = { withAsk: [...server, ...asking], withoutAsk: server };
+    // One list per combination, made once, so a turn's every step sends the same list.
+    cached = new Map();
+    for (const withClient of [true, false])
+      for (const withAsk of [true, false])
+        cached.set(`${withClient},${withAsk}`, [...server, ...(withClient ? client : []), ...(withAsk ? ask : [])]);
     toolListCache.set(agent, cached);
   }
-  return interactive ? cached.withAsk : cached.withoutAsk;
+  return cached.get(`${offers('client_tool')},${offers('question')}`) ?? [];
 }

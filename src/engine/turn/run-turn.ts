@@ -78,7 +78,7 @@ async function runStep(turn: Turn): Promise<void> {
   const agent = turn.agent;
   const messageId = newId('m');
   const prompt = buildPrompt(agent, turn.messages);
-  const tools = offeredTools(agent, turn.interactive);
+  const tools = offeredTools(agent, (kind) => turn.offers(kind));
   // What the model reads back (a tool's result) is stored before it is called, so a process that dies
   // during the call never runs that tool again. Nothing is answered or done on it before this turn's next
   // commit, which waits for the disk (the tool's next side effect, the pause, the reply or the failure

@@ -85,7 +85,7 @@ async function settleCall(
   if (definition.client) {
     const action = mine.find((entry) => entry.kind === 'client_tool');
     if (action) return answeredResult(turn, action);
-    if (!turn.interactive)
+    if (!turn.offers('client_tool'))
       return error(`"${call.toolName}" needs the web page, which is not available here. Go on without it.`);
     const parsed = definition.inputSchema.safeParse(call.input);
     if (!parsed.success)
@@ -288,7 +288,7 @@ function settleQuestionCall(turn: Turn, assistant: MessageRecord, call: Call, mi
     return answeredResult(turn, action);
   }
   if (call.toolName === INTAKE_TOOL_NAME) return error('The intake questions were not recorded.');
-  if (!turn.interactive)
+  if (!turn.offers('question'))
     return error('Asking the user is not available here. Go on without asking, using your best judgement.');
   const input = (call.input ?? {}) as { preamble?: unknown; questions?: unknown };
   const checked = checkQuestions(input.questions, { source: 'ask' });

@@ -21,6 +21,7 @@ import type {
   TurnWarning,
 } from '../../types.js';
 import { eventToolOutput } from './tool-output.js';
+import { kindOf, type KindName } from '../../kinds/index.js';
 
 /** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
 export class TurnInterrupted extends Error {
@@ -63,6 +64,20 @@ export class Turn {
   ) {
     this.actionsCache = actions;
     this.startPosition = messages.length;
+  }
+
+  /**
+   * Whether this turn may raise requests of `kind` from the model's calls, and so offers it the tools
+   * that raise them (the ask tool, client tools): only where a person can answer them (seed 000). A
+   * one-shot turn (`interactive: false`) raises none; a chat thread's, none its thread cannot answer.
+   */
+  offers(kind: KindName): boolean {
+    return this.interactive && this.answerableHere(kind);
+  }
+
+  /** Whether a person can answer a request of `kind` where this conversation lives: a chat thread answers only some. */
+  answerableHere(kind: KindName): boolean {
+    return !this.conversation.channel || kindOf(kind).answeredInThreads !== false;
   }
 
   startLeaseRenewal(): void {

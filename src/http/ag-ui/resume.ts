@@ -101,11 +101,12 @@ export function answeredElsewhere(action: {
   resolvedBy: string | null;
   channel: string | null;
 }): HeedError {
+  // How first: a lapse is recorded as `system:timeout` with channel `timeout`, never as a person's answer.
   const who =
-    action.resolvedBy !== null
-      ? `by ${action.resolvedBy}`
-      : action.channel === 'timeout'
-        ? 'by its timeout'
+    action.channel === 'timeout'
+      ? 'by its timeout'
+      : action.resolvedBy !== null
+        ? `by ${action.resolvedBy}`
         : action.channel
           ? `through ${action.channel}`
           : 'elsewhere';
