@@ -76,7 +76,8 @@ export function toolContext(
       const note = 'note' in resolution ? resolution.note : undefined;
       // Declined (seed 004): no answers, not the pre-picked ones the record keeps for the model's summary.
       if ('skip' in resolution) return { answers: {}, skipped: true, defaulted: [], ...(note ? { note } : {}) };
-      const questions = entry.request.kind === 'question' ? entry.request.questions : [];
+      // The questions as recorded: the answers are theirs.
+      const questions = 'questions' in entry.request ? entry.request.questions : [];
       return {
         answers: typedAnswers(questions, resolution.answers),
         skipped: false,
