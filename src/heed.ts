@@ -44,8 +44,9 @@ export type PendingAction = ActionView & {
   /**
    * Answers it. Takes the resolution without its `type` (`{ decision: 'allow' }`, `{ answers }`, `{ output }`…);
    * for a question, also a bare value when it asks one question (`answer('window')`), the answers by id when it
-   * asks several (`answer({ environment: 'staging', reason: 'Release 2.2' })`; left out = the default), or
-   * nothing to confirm the defaults.
+   * asks several (`answer({ environment: 'staging', reason: 'Release 2.2' })`; left out = the default; keys that
+   * name no question, as a posted form carries, are dropped), or nothing to confirm the defaults. With nothing,
+   * an approval is approved and a URL request says the person opened the page (seed 004).
    */
   answer(
     resolution?: Omit<ResolutionInput, 'type'> | Record<string, unknown> | QuestionValue,
@@ -501,10 +502,13 @@ function withShortcuts(
   return {
     ...view,
     // Async, so a value that cannot answer it is a rejected promise like every other refusal.
-    answer: async (resolution, options) =>
-      view.kind === 'question'
-        ? resolve(questionResolutionFrom(view.questions ?? [], resolution), options)
-        : resolve({ type, ...(resolution as object) }, options),
+    answer: async (resolution, options) => {
+      if (view.kind === 'question') return resolve(questionResolutionFrom(view.questions ?? [], resolution), options);
+      // Seed 004: a kind whose answer takes no value (an approval, a page to visit) is answered by nothing.
+      const agree = kindOf(type).agree;
+      if (resolution === undefined && agree) return resolve(agree(), options);
+      return resolve({ type, ...(resolution as object) }, options);
+    },
     approve: ({ remember, approvedArgs, comment, ...options } = {}) =>
       resolve({ type, decision: 'allow', remember, approvedArgs, comment }, options),
     // Each kind's own decline; a kind without one gets an approval's deny, which its check refuses by name.

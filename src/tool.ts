@@ -6,6 +6,9 @@ import type { Caller } from './caller.js';
 import type { JsonObject, JsonValue, ToolContentPart } from './protocol/values.js';
 import type { RaisedRequest, StoredResolution } from './kinds/index.js';
 import type { AskedQuestion } from './kinds/question.js';
+import type { TypedAnswer } from './kinds/question/typed.js';
+
+export type { TypedAnswer };
 
 const CONTENT = Symbol('heed.toolContent');
 
@@ -23,15 +26,19 @@ export function isToolContent(value: unknown): value is ToolContent {
   return typeof value === 'object' && value !== null && CONTENT in value;
 }
 
-/** What a tool's `ctx.ask` resolves to. */
+/**
+ * What a tool's `ctx.ask` resolves to. Answers are typed as each question asks (as an MCP server's form
+ * gets them): a number for a `number` input, a boolean for a `boolean` one, a list of option values for a
+ * multiple choice, else text (an option's value, a date as YYYY-MM-DD).
+ */
 export interface AskOutcome {
-  /** Canonical answers by question id (defaults filled in). */
-  answers: Record<string, string[]>;
-  /** True when the person skipped: `answers` then holds only the pre-picked defaults. */
+  /** The answers by question id, typed (defaults filled in); none when the person declined (`skipped`). */
+  answers: Record<string, TypedAnswer>;
+  /** True when the person declined (skipped, `pending.decline(note)`) or the ask lapsed: `answers` is then empty. */
   skipped: boolean;
   /** Question ids that took their default. */
   defaulted: string[];
-  /** Why the person declined (skipped or dismissed), when they said; the model also reads it after the tool's result. */
+  /** Why the person declined, when they said; the model also reads it after the tool's result. */
   note?: string;
 }
 

@@ -1,4 +1,5 @@
 import { coerceAnswer as coerceWith, type CoerceAnswerResult } from '../kinds/question/coerce.js';
+import { ownField } from '../kinds/question/names.js';
 import type { Question } from '../types.js';
 import {
   buildAnswers,
@@ -18,9 +19,11 @@ export type { CoerceAnswerResult };
  * (trimmed; blank means left out): `{ ok: true, values }` in canonical form, or `{ ok: false, message }`
  * with the sentence the server would answer. A `pattern` is checked here only when the server marked it
  * safe for a browser (`input.patternBacktrackSafe`); otherwise the server's check is the one that counts.
+ * `raw` may also be the parameters a form posts: only this question's entry counts (by id, header or text),
+ * the other keys are dropped.
  */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
-  return coerceWith(question, raw);
+  return coerceWith(question, ownField(question, raw));
 }
 
 /** One question of a form, as a front end shows it. */

@@ -64,6 +64,10 @@ export async function settleAction(
   // Every settle decision writes; the events name the first one's number.
   const eventSeq = done.committed ? done.events[0].seq : 0;
   const agent = done.conversation.agent;
+  // The settlement as the store now holds it (seed 000: the response carries it beside the turn); a vote that
+  // does not yet decide settles nothing.
+  const stored = settled.type === 'voted' ? undefined : await engine.store.getAction(conversationId, actionId);
+  const settlement = stored ? [actionView(engine, stored, agent)] : [];
   if (settled.type === 'voted' || !settled.closes) {
     options.onRecorded?.({ closesPause: false, eventSeq });
     const pending = settled.type === 'voted' ? settled.pending : settled.others;
@@ -73,14 +77,16 @@ export async function settleAction(
       conversationId,
       messages: [],
       pendingActions: pending.map((entry) => actionView(engine, entry, agent)),
+      settled: settlement,
     };
   }
   options.onRecorded?.({ closesPause: true, eventSeq });
-  return runTurnUnderLease(engine, done.conversation, settled.leaseOwner, {
+  const turn = await runTurnUnderLease(engine, done.conversation, settled.leaseOwner, {
     caller: options.caller ?? null,
     interactive: true,
     actions: settled.actions,
     messages: settled.messages,
     remembered: settled.remembered,
   });
+  return { ...turn, settled: settlement };
 }

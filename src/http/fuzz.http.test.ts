@@ -590,7 +590,7 @@ describe('hostile input on every route', () => {
       status: 400,
       error: {
         code: 'invalid_resolution',
-        message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id or header.',
+        message: 'answers has 3 entries, but 2 questions were asked; answer each once, by its id, header or text.',
       },
     });
 

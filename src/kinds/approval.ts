@@ -193,6 +193,8 @@ export const approval = defineKind({
   },
 
   decline: (note) => ({ type: 'approval', decision: 'deny', ...(note !== undefined ? { comment: note } : {}) }),
+  // Seed 004: answering an approval approves its call.
+  agree: () => ({ type: 'approval', decision: 'allow' }),
 
   a2aPause: 'auth_required',
   agUi: {

@@ -315,6 +315,11 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
    */
   decline?(note: string | JsonObject | undefined): T['answer'];
   /**
+   * The answer that takes no value (seed 004): the library's `pending.answer()` with nothing. Absent: the kind's
+   * answer needs a value (a question's `answer()` confirms its defaults through its own rule).
+   */
+  agree?(): T['answer'];
+  /**
    * What the model reads after the result of a tool that asked this itself (`ctx.ask`…), when the answer
    * says more than the tool hears: a question declined with a note. Absent or undefined: nothing.
    */

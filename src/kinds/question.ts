@@ -20,6 +20,7 @@ import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { checkQuestions } from './question/check.js';
 import { coerceAnswer as coerceWith, type CoerceAnswerResult } from './question/coerce.js';
+import { ownField } from './question/names.js';
 import { re2PatternTest } from './question/pattern-re2.js';
 import { settleAnswers, skipAnswers } from './question/settle.js';
 import { summarizeAnswers } from './question/summary.js';
@@ -58,9 +59,12 @@ export type QuestionRequest = z.output<typeof request>;
 /** A request as a running tool raises it: its questions are checked by `checkRequest`. */
 type RaisedQuestions = Omit<QuestionRequest, 'questions'> & { questions: unknown };
 
-/** `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. */
+/**
+ * `coerceAnswer` as the server runs it: patterns matched by RE2, in time linear in the answer. `raw` may
+ * also be the parameters a form posts, of which only this question's entry counts (by id, header or text).
+ */
 export function coerceAnswer(question: Question, raw: unknown): CoerceAnswerResult {
-  return coerceWith(question, raw, re2PatternTest);
+  return coerceWith(question, ownField(question, raw), re2PatternTest);
 }
 
 /** How a question ended, in a few words. */
@@ -86,7 +90,7 @@ export const question = defineKind({
       .record(z.string(), z.union([answerValue, z.array(answerValue)]))
       .optional()
       .describe(
-        'By question id (or header): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.',
+        'By question id (or header, or its text when no other question has it): an option value or label, or the typed value; a list for a multiple choice. A question left out takes its default.',
       ),
   }),
   stored: [

@@ -70,6 +70,8 @@ export const url = defineKind({
 
   // A URL answer has no note: one given is sent along, and refused by name rather than lost.
   decline: (note) => ({ type: 'url', decision: 'decline', ...(note !== undefined ? ({ note } as object) : {}) }),
+  // Seed 004: answering a page to visit says the person agreed to go.
+  agree: () => ({ type: 'url', decision: 'accept' }),
 
   a2aPause: 'input_required',
   agUi: {

@@ -4,10 +4,12 @@
  */
 import { checkQuestions, coerceAnswer } from '../kinds/question.js';
 import { MAX_HEADER_LENGTH } from '../kinds/question/check.js';
+import { typedAnswer, type AnswerShape } from '../kinds/question/typed.js';
 import type { Question, QuestionInput, QuestionOption } from '../types.js';
 import type { ElicitationFormSchema, ElicitationValue } from './types.js';
 
-type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'single' | 'multiple';
+/** A field's answer shape (src/kinds/question/typed.ts), and `integer`: a number the schema wants whole. */
+type FieldKind = AnswerShape | 'integer';
 
 /** How one field is asked and how its answer is typed. */
 export interface FormField {
@@ -216,27 +218,15 @@ export function formContent(fields: FormField[], answers: Record<string, string[
     const values = answers[field.id];
     // A field left empty is left out: the schema's bounds apply only to a value that is there.
     if (!values || values.length === 0) continue;
-    switch (field.kind) {
-      case 'number':
-      case 'integer': {
-        const number = Number(values[0]);
-        if (field.kind === 'integer' && !Number.isInteger(number))
-          problems.push(`"${field.header}" must be a whole number; ${values[0]} is not.`);
-        content[field.id] = number;
-        break;
-      }
-      case 'boolean':
-        content[field.id] = values[0] === 'true';
-        break;
-      case 'multiple':
-        if (field.minItems !== undefined && values.length < field.minItems)
-          problems.push(`"${field.header}" needs at least ${field.minItems} picked.`);
-        if (field.maxItems !== undefined && values.length > field.maxItems)
-          problems.push(`"${field.header}" takes at most ${field.maxItems}.`);
-        content[field.id] = [...values];
-        break;
-      default:
-        content[field.id] = values[0];
+    // Typed as a tool's ctx.ask reads answers (src/kinds/question/typed.ts); the checks here are the schema's own.
+    content[field.id] = typedAnswer(field.kind === 'integer' ? 'number' : field.kind, values);
+    if (field.kind === 'integer' && !Number.isInteger(content[field.id]))
+      problems.push(`"${field.header}" must be a whole number; ${values[0]} is not.`);
+    if (field.kind === 'multiple') {
+      if (field.minItems !== undefined && values.length < field.minItems)
+        problems.push(`"${field.header}" needs at least ${field.minItems} picked.`);
+      if (field.maxItems !== undefined && values.length > field.maxItems)
+        problems.push(`"${field.header}" takes at most ${field.maxItems}.`);
     }
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, content: { ...content } };

@@ -40,6 +40,12 @@ export const turnResult = z.strictObject({
   warnings: z.array(warning).optional(),
   error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
   queued: queuedPlace.optional().describe('Only with status `queued`.'),
+  settled: z
+    .array(actionView)
+    .optional()
+    .describe(
+      'Only in the answer to an answer: the action it settled, as stored (resolution, `resolvedBy`, `channel`, `resolvedAt`); empty for a vote that does not yet decide.',
+    ),
 });
 
 /**

@@ -285,10 +285,10 @@ describeEachSpec("a tool's own ctx.ask", (spec) => {
                   },
                 ],
               });
-              seen.push(`env=${env.answers.Environment}`);
-              const ok = await ctx.approve({ title: `Deploy ${service} to ${env.answers.Environment}?` });
+              seen.push(`env=${String(env.answers.Environment)}`);
+              const ok = await ctx.approve({ title: `Deploy ${service} to ${String(env.answers.Environment)}?` });
               seen.push(`approved=${ok.approved}`);
-              return { deployed: ok.approved, env: env.answers.Environment[0] };
+              return { deployed: ok.approved, env: env.answers.Environment };
             },
           }),
         },

@@ -2,6 +2,7 @@ import { checkApprovalPolicy, policyFields } from '../../kinds/approval-policy.j
 import { conversationView } from '../../views.js';
 import { kindOf, kinds, type RaisedRequest } from '../../kinds/index.js';
 import { HeedError } from '../../errors.js';
+import { typedAnswers } from '../../kinds/question/typed.js';
 import { argsJsonSchema, type AskOutcome, type ApproveOutcome, type ToolContext } from '../../tool.js';
 import { conversationTitle } from '../../protocol/conversation.js';
 import type { ActionRecord, ActionRequest } from '../../types.js';
@@ -73,9 +74,13 @@ export function toolContext(
       const resolution = entry.resolution;
       if (!resolution || resolution.type !== 'question' || 'dismiss' in resolution) throw new DismissSignal();
       const note = 'note' in resolution ? resolution.note : undefined;
+      // Declined (seed 004): no answers, not the pre-picked ones the record keeps for the model's summary.
+      if ('skip' in resolution) return { answers: {}, skipped: true, defaulted: [], ...(note ? { note } : {}) };
+      // The questions as recorded: the answers are theirs.
+      const questions = 'questions' in entry.request ? entry.request.questions : [];
       return {
-        answers: resolution.answers,
-        skipped: 'skip' in resolution,
+        answers: typedAnswers(questions, resolution.answers),
+        skipped: false,
         defaulted: entry.defaulted ?? [],
         ...(note ? { note } : {}),
       };

@@ -61,7 +61,8 @@ export const actionRoutes: Route[] = [
         '`invalid_client_tool_result` (nothing consumed: answer again) → 402 `budget_reached`. The first valid answer wins. ' +
         "When the answer closes the pause the turn continues and the response has the shape of a message's; otherwise " +
         'it is `{ status: "requires_action", pendingActions }` — also for a vote that does not yet decide an approval decided by ' +
-        'votes (409 `already_voted` for a second vote; 403 `action_forbidden` for someone not among its approvers). For Server-Sent Events use `POST …/actions/{actionId}/stream` ' +
+        'votes (409 `already_voted` for a second vote; 403 `action_forbidden` for someone not among its approvers). Either way ' +
+        '`settled` holds the action the answer settled, as stored (empty after a vote that does not yet decide). For Server-Sent Events use `POST …/actions/{actionId}/stream` ' +
         '(or send `stream: true` here; the answer is then that stream).',
       tag: 'actions',
       params: actionParams,

@@ -31,11 +31,21 @@ describe('coerceAnswer: the shape a form sends', () => {
     expect(coerceAnswer(typed({ type: 'boolean' }), false)).toEqual({ ok: true, values: ['false'] });
   });
 
-  it('refuses other shapes', () => {
-    expect(coerceAnswer(color, { label: 'Red' })).toEqual({
+  it('reads an object as the parameters a form posts: only the fields the question asks for count (seed 004)', () => {
+    expect(coerceAnswer(color, { color: 'Red', authenticity_token: 'x', commit: 'Save' })).toEqual({
+      ok: true,
+      values: ['red'],
+    });
+    expect(coerceAnswer(color, { 'Which color?': 'Blue' })).toEqual({ ok: true, values: ['blue'] });
+    // Nothing of its own in them: left out, as a blank field is.
+    expect(coerceAnswer(color, { label: 'Red' })).toEqual({ ok: true, values: [] });
+    expect(coerceAnswer(color, { color: { label: 'Red' } })).toEqual({
       ok: false,
       message: '"Color" must be text or a list of texts.',
     });
+  });
+
+  it('refuses other shapes', () => {
     expect(coerceAnswer(color, [['red']])).toEqual({ ok: false, message: '"Color" must be text or a list of texts.' });
   });
 });

@@ -2,6 +2,7 @@ import type { Question } from './wire.js';
 import { isPlainObject } from '../plain-object.js';
 import { coerceAnswer, quote } from './coerce.js';
 import { re2PatternTest } from './pattern-re2.js';
+import { questionNamed, questionsWithText } from './names.js';
 
 /** One thing wrong with a submitted answer; `field` is `answers.<id>` (or `answers` for the whole). */
 export interface AnswerProblem {
@@ -17,10 +18,6 @@ export interface SettledAnswers {
 }
 
 export type SettleAnswersResult = ({ ok: true } & SettledAnswers) | { ok: false; problems: AnswerProblem[] };
-
-function findQuestion(questions: Question[], key: string): Question | undefined {
-  return questions.find((question) => question.id === key) ?? questions.find((question) => question.header === key);
-}
 
 /**
  * Checks the `answers` a client sent against the questions asked and settles them: canonical values,
@@ -42,7 +39,7 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
       problems: [
         {
           field: 'answers',
-          message: `answers has ${entries.length} entries, but ${questions.length === 1 ? 'one question was' : `${questions.length} questions were`} asked; answer each once, by its id or header.`,
+          message: `answers has ${entries.length} entries, but ${questions.length === 1 ? 'one question was' : `${questions.length} questions were`} asked; answer each once, by its id, header or text.`,
         },
       ],
     };
@@ -51,12 +48,16 @@ export function settleAnswers(questions: Question[], raw: unknown): SettleAnswer
   // Keys are client-sent; a Map keeps a key such as "__proto__" an ordinary key.
   const given = new Map<string, { key: string; value: unknown }>();
   for (const [key, value] of entries) {
-    const question = findQuestion(questions, key);
+    const question = questionNamed(questions, key);
     if (!question) {
       const ids = questions.map((q) => quote(q.id)).join(', ');
+      const shared = questionsWithText(questions, key);
       problems.push({
         field: `answers.${key}`,
-        message: `There is no question ${quote(key)} here. The questions are ${ids}.`,
+        message:
+          shared > 1
+            ? `${shared} questions have the text ${quote(key)}, so it names none of them; answer by id: ${ids}.`
+            : `There is no question ${quote(key)} here. The questions are ${ids}.`,
       });
       continue;
     }
