@@ -55,6 +55,8 @@ export type { TurnResult, TurnStatus } from './engine/turn/run-turn.js';
 export type { ResolutionInput } from './protocol/resolution-input.js';
 export { resolutionInputSchema } from './protocol/resolution-input.js';
 export { checkQuestions, coerceAnswer, settleAnswers, summarizeAnswers } from './kinds/question.js';
+export { askToolAnswerSchema, askToolInputSchema } from './kinds/question.js';
+export type { AskToolAnswer, AskToolInput } from './kinds/question.js';
 export type { ActionView, ConversationView, MessageView } from './views.js';
 export type { EventNotice, Store } from './store/store.js';
 export type { DeliveryEvent, DeliveryRecord, DeliveryStatus, DeliveryTarget } from './store/store.js';

@@ -51,6 +51,13 @@ const answer = z.strictObject({
     .describe('With skip or dismiss: why the person declined; the model reads it.'),
 });
 
+/** The ask tool's input (what the model sends): the request's preamble and questions, without kind or approvers. */
+export const askToolInputSchema = request.omit({ kind: true, approvers: true });
+/** The person's answer to an ask, as a question resolution carries it. */
+export const askToolAnswerSchema = answer;
+export type AskToolInput = z.output<typeof askToolInputSchema>;
+export type AskToolAnswer = z.output<typeof askToolAnswerSchema>;
+
 // As documented: each question's answer typed (an option's value or label, or the typed value; a list for a
 // multiple choice). The rules check the answers themselves, with messages that say which question is wrong.
 const answerValue = z.union([z.string(), z.number(), z.boolean()]);
