@@ -117,7 +117,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     logger: engine.logger,
     checkAnswer: async (agent, action, raw, caller) => {
       const config = engine.agents.get(agent);
-      await kindOf(action.kind).checkAccess?.(action, { caller, agent: config });
+      await kindOf(action.kind).checkAccess?.(action, { caller, agent: config, agentName: agent });
       return checkResolution(config, action, raw, {
         limits: engine.limits,
         validateApprovedArgs: engine.validateApprovedArgs(config),

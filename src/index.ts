@@ -45,7 +45,15 @@ export type {
   SamplingPolicy,
   McpRoot,
 } from './mcp/types.js';
-export type { HeedTool, ToolContext, ToolDefinition, AskOutcome, ApproveOutcome, TypedAnswer } from './tool.js';
+export type {
+  ClientToolCall,
+  HeedTool,
+  ToolContext,
+  ToolDefinition,
+  AskOutcome,
+  ApproveOutcome,
+  TypedAnswer,
+} from './tool.js';
 export { HeedError, errorStatus } from './errors.js';
 export { consoleLogger, jsonLogger, silentLogger } from './logger.js';
 export type { Logger, LogLevel } from './logger.js';

@@ -124,11 +124,28 @@ export interface ApprovalCheckContext {
   caller: Caller | null;
 }
 
+/** A client tool call as its `access` check sees it. */
+export interface ClientToolCall<Input> {
+  caller: Caller | null;
+  toolCallId: string;
+  /** The arguments of the call (as `request.args`). */
+  input: Input;
+  /** The stored request: `args`, `clientKind`, `timeoutSeconds`, `originalArgs`. */
+  request: { kind: 'client_tool'; args: unknown; clientKind: string; timeoutSeconds?: number; originalArgs?: unknown };
+  conversationId: string;
+  /** The assistant message that made the call. */
+  messageId: string;
+  /** The name of the conversation's agent. */
+  agent: string;
+  /** When the call was made (ISO 8601). */
+  createdAt: string;
+}
+
 export interface ClientToolOptions<Input, Output> {
   /** Groups client tools by the kind of answer they need; non-empty. */
   kind: string;
   /** Extra check of who may answer (on top of who may continue the conversation). */
-  access?: (context: { caller: Caller | null; toolCallId: string; input: Input }) => boolean | Promise<boolean>;
+  access?: (context: ClientToolCall<Input>) => boolean | Promise<boolean>;
   /** Check the output against the stored input: true to accept, or a sentence explaining the refusal. */
   validate?: (context: { input: Input; output: Output }) => true | string;
   /** The page answers with an error after this; the server's own deadline is this + 30 s. */

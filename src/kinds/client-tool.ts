@@ -46,9 +46,19 @@ export const clientTool = defineKind({
   // Raised only by the turn loop, from a tool call whose input was checked against the tool's schema.
   checkRequest: (request) => request,
 
-  async checkAccess(action, { caller, agent }) {
+  async checkAccess(action, { caller, agent, agentName }) {
     const access = agent?.tools?.[action.toolName]?.client?.access;
-    if (access && !(await access({ caller, toolCallId: action.toolCallId, input: action.request.args }))) {
+    const call = {
+      caller,
+      toolCallId: action.toolCallId,
+      input: action.request.args,
+      request: action.request,
+      conversationId: action.conversationId,
+      messageId: action.messageId,
+      agent: agentName,
+      createdAt: action.createdAt,
+    };
+    if (access && !(await access(call))) {
       throw new HeedError('action_forbidden', 'You may not answer this client tool call.');
     }
   },

@@ -128,6 +128,8 @@ export interface AnswerContext {
 export interface AccessContext {
   caller: Caller | null;
   agent: AgentTools | undefined;
+  /** The name of the conversation's agent. */
+  agentName: string;
 }
 
 /**

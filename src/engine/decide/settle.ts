@@ -316,6 +316,7 @@ async function checkOpen(
   await kindOf(action.kind).checkAccess?.(action, {
     caller: input.caller ?? null,
     agent: engine.agents.get(conversation.agent),
+    agentName: conversation.agent,
   });
 }
 

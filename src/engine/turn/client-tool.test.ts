@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { tool } from 'heed';
+import { tool, type ClientToolCall } from 'heed';
 import { scriptedModel, type ScriptedVersion } from 'heed/testing';
 import { testHeed } from '../../../test/kit.js';
 import { describeEachSpec } from '../../../test/spec-versions.js';
 
-type PageOptions = { access?: (context: { caller: { userId: string | null } | null }) => boolean };
+type PageOptions = { access?: (context: ClientToolCall<{ max: number }>) => boolean };
 
 function pageAgentOn(spec: ScriptedVersion, options: PageOptions = {}) {
   const serverRuns: string[] = [];
@@ -142,6 +142,28 @@ describeEachSpec('client tools', (spec) => {
       { caller: { userId: 'bob' } },
     );
     expect(done.status).toBe('completed');
+    await heed.close();
+  });
+
+  it('access sees the call: its request, conversation, message, agent and time', async () => {
+    const seen: ClientToolCall<{ max: number }>[] = [];
+    const { agent } = pageAgent({ access: (call) => seen.push(call) > 0 });
+    const heed = testHeed([agent], { now: () => new Date('2026-01-01T00:00:00Z') });
+    const { id } = await heed.createConversation({ agent: 'grid' });
+    const chat = heed.conversation(id);
+    const paused = await chat.send('use my selection');
+    const action = paused.pendingActions![0];
+    await chat.resolve(action.id, { type: 'client_tool', output: { rows: [] } }, { caller: { userId: 'bob' } });
+    expect(seen[0]).toMatchObject({
+      caller: { userId: 'bob' },
+      toolCallId: action.toolCallId,
+      input: { max: 2 },
+      request: { kind: 'client_tool', args: { max: 2 }, clientKind: 'grid' },
+      conversationId: id,
+      messageId: action.messageId,
+      agent: 'grid',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
     await heed.close();
   });
 });
