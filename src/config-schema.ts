@@ -603,6 +603,16 @@ const agentShape = {
   })
     .optional()
     .describe('An agent in another service, called with signed HTTP POSTs (docs/agents-elsewhere.md).'),
+  capabilities: strict({
+    toolApproval: booleanOption.optional(),
+    questions: booleanOption.optional(),
+    intake: booleanOption.optional(),
+    clientTools: booleanOption.optional(),
+  })
+    .optional()
+    .describe(
+      'What a `handler` or `remote` agent can ask, as `GET /api/agents/:name` reports it; unset ones are false. An agent with `model` has them from its tools.',
+    ),
   instructions: z.string({ error: 'expected a string' }).optional(),
   tools: toolsSchema.optional(),
   intake: strict(intakeShape).optional(),
@@ -627,7 +637,15 @@ const agentShape = {
 function oneWayToRun(agent: Record<string, unknown>, context: z.RefinementCtx): void {
   const set = ['model', 'handler', 'remote'].filter((key) => agent[key] !== undefined);
   if (set.length === 1) {
-    if (set[0] === 'model') return;
+    if (set[0] === 'model') {
+      if (agent.capabilities !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: ['capabilities'],
+          message: 'not used by an agent with model (its tools say what it can ask; only with handler or remote)',
+        });
+      return;
+    }
     // What only Heed's own loop uses: refused rather than ignored.
     for (const key of ['instructions', 'tools', 'intake', 'ask', 'mcpServers', 'beforeInputRequest'])
       if (agent[key] !== undefined)

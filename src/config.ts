@@ -6,6 +6,7 @@ import type { BeforeInputRequest, McpServerConfig } from './mcp/types.js';
 import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { AskedQuestion } from './types.js';
+import type { AgentInfo } from './protocol/responses.js';
 import type {
   CorsConfig,
   HitlConfig,
@@ -63,6 +64,11 @@ export interface AgentConfig {
   handler?: AgentHandler;
   /** An agent in another service: the handler's two calls as signed HTTP POSTs. */
   remote?: RemoteAgentConfig;
+  /**
+   * What a `handler` or `remote` agent can ask, as `GET /api/agents/:name` reports it (Heed cannot see into
+   * such an agent); an agent on Heed's own loop has them worked out from its tools. Unset ones are false.
+   */
+  capabilities?: Partial<AgentInfo['capabilities']>;
   instructions?: string;
   tools?: Record<string, HeedTool>;
   intake?: IntakeConfig;

@@ -448,17 +448,26 @@ export function createHeed(options: HeedOptions): Heed {
 /** What a client may know of an agent: its name, description and what it can ask. */
 function agentInfo(engine: Engine, agent: AgentConfig): AgentInfo {
   const tools = Object.values(agent.tools ?? {});
+  // A handler or remote agent says what it can ask; Heed's own loop is read from its tools.
+  const declared = agent.model ? undefined : agent.capabilities;
   return {
     name: agent.name,
     ...(agent.description ? { description: agent.description } : {}),
-    capabilities: {
-      toolApproval:
-        tools.some((entry) => entry.needsApproval) ||
-        Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
-      questions: Boolean(agent.ask || agent.intake),
-      intake: Boolean(agent.intake),
-      clientTools: tools.some((entry) => entry.client),
-    },
+    capabilities: declared
+      ? {
+          toolApproval: declared.toolApproval ?? false,
+          questions: declared.questions ?? false,
+          intake: declared.intake ?? false,
+          clientTools: declared.clientTools ?? false,
+        }
+      : {
+          toolApproval:
+            tools.some((entry) => entry.needsApproval) ||
+            Object.values(agent.mcpServers ?? {}).some((server) => server.needsApproval),
+          questions: Boolean(agent.ask || agent.intake),
+          intake: Boolean(agent.intake),
+          clientTools: tools.some((entry) => entry.client),
+        },
     ...(engine.busyPolicy(agent) === 'queue' ? { busyPolicy: 'queue' as const } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { quorumTokens } from '../../test/fixtures/quorum-agent.js';
 import { click, fakeSlack, mention, sendToHeed } from '../../test/slack/fake-slack.js';
 import type { AgentConfig, HeedConfig } from '../config.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
+import { scriptedModel } from '../testing/index.js';
 import type { AgentHandler, ProcessMessageInput, ResolveActionInput } from './handler-types.js';
 
 /** Handler agents (the host's own code as the agent) over real HTTP on loopback, with SQLite. */
@@ -449,5 +450,82 @@ describe('handler agents', () => {
     expect(resolved.map((call) => call.resolution)).toEqual([
       { type: 'client_tool', outputBytes: 17, output: { name: 'q3.csv' } },
     ]);
+  });
+
+  it('a client tool request keeps the toolCallId, title and argsSchema the handler gave; a reused id fails the turn', async () => {
+    const argsSchema = { type: 'object', properties: { max: { type: 'integer' } } };
+    const server = await start({
+      handler: {
+        processMessage: ({ message }) => ({
+          pendingActions: [
+            {
+              kind: 'client_tool',
+              toolName: 'get_selected_rows',
+              toolCallId: 'call_7',
+              title: message.parts.some((part) => part.type === 'text' && part.text === 'again')
+                ? 'Again'
+                : 'Read the selected rows',
+              args: { max: 20 },
+              argsSchema,
+            },
+          ],
+        }),
+        resolveAction: () => ({ content: 'Read them.' }),
+      },
+    });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action).toMatchObject({ toolCallId: 'call_7', title: 'Read the selected rows', argsSchema });
+    const read = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(read.body.actions).toMatchObject([{ toolCallId: 'call_7', title: 'Read the selected rows', argsSchema }]);
+    await answer(server, id, action.id, { type: 'client_tool', output: [] });
+    const again = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'again' },
+    });
+    expect(again.body.status).toBe('failed');
+    expect(again.body.error.message).toContain('toolCallId "call_7", which an earlier call of this conversation has');
+    const actions = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' });
+    expect(actions.body.actions).toHaveLength(1);
+  });
+
+  it('capabilities a handler or remote agent declares are what GET /api/agents/:name reports; a model agent may not declare them', async () => {
+    const server = await start({
+      handler: { processMessage: () => ({}) },
+      capabilities: { toolApproval: true, clientTools: true },
+    });
+    const info = await server.api('GET', '/api/agents/refunds', { token: 'ada' });
+    expect(info.body.capabilities).toEqual({ toolApproval: true, questions: false, intake: false, clientTools: true });
+    await expect(
+      startServer({
+        agents: [{ name: 'loop', model: scriptedModel(() => ({ text: 'hi' })), capabilities: { questions: true } }],
+      }),
+    ).rejects.toThrow(/agents\[0\]\.capabilities: not used by an agent with model/);
+  });
+
+  it('remember: true on a handler approval reaches resolveAction and is listed as remembered; adapters that cannot keep it are not offered it', async () => {
+    const calls = { processed: [] as ProcessMessageInput[], resolved: [] as ResolveActionInput[] };
+    const server = await start({ handler: refunds(calls) });
+    const { id, sent } = await ask(server);
+    const action = sent.body.pendingActions[0];
+    expect(action.canRemember).toBe(true);
+    const done = await answer(server, id, action.id, { type: 'approval', decision: 'allow', remember: true });
+    expect(done.status).toBe(200);
+    expect(calls.resolved.map((call) => call.resolution)).toEqual([
+      { type: 'approval', decision: 'allow', remember: true },
+    ]);
+    const remembered = await server.api('GET', `/api/conversations/${id}/remembered-tools`, { token: 'ada' });
+    expect(JSON.stringify(remembered.body)).toContain('"refund"');
+
+    const off = await start({ handler: { ...refunds(calls), remembersApprovals: false } });
+    const second = await ask(off);
+    const refused = await answer(off, second.id, second.sent.body.pendingActions[0].id, {
+      type: 'approval',
+      decision: 'allow',
+      remember: true,
+    });
+    expect(second.sent.body.pendingActions[0].canRemember).toBe(false);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('invalid_resolution');
   });
 });

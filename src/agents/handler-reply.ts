@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import { jsonValue, type JsonObject } from '../protocol/values.js';
+import { MAX_TITLE_CHARS } from '../protocol/conversation.js';
 import { kindOf, type RaisedRequest } from '../kinds/index.js';
 import { checkApprovalPolicy, type ApprovalPolicy } from '../kinds/approval-policy.js';
 import type { ActionRequest } from '../types.js';
@@ -12,9 +13,13 @@ export interface RaisedByHandler {
   toolName: string;
   expiresInMinutes?: number;
   policy?: ApprovalPolicy;
+  /** The call's id as the agent knows it (a client tool's), so the page's answer can be matched to it. */
+  toolCallId?: string;
 }
 
 const minutes = z.number().min(0).optional();
+// Ids travel in URLs, events and the page's messages: printable, no spaces, bounded.
+const toolCallId = z.string().regex(/^[\w.:-]{1,128}$/, 'a toolCallId is 1 to 128 letters, digits or any of _ . : -');
 const jsonObject = z.record(z.string(), jsonValue);
 
 // Each kind's request as a handler writes it, made into the kind's raised shape. The kinds' own checks
@@ -60,7 +65,10 @@ const requestSchema = z.discriminatedUnion('kind', [
     .strictObject({
       kind: z.literal('client_tool'),
       toolName: z.string().min(1, 'a client tool request needs a toolName'),
+      toolCallId: toolCallId.optional(),
+      title: z.string().min(1).max(MAX_TITLE_CHARS, `a title is at most ${MAX_TITLE_CHARS} characters`).optional(),
       args: jsonValue,
+      argsSchema: jsonObject.optional(),
       timeoutSeconds: z.number().positive().optional(),
     })
     .transform((request): RaisedByHandler => ({
@@ -68,9 +76,12 @@ const requestSchema = z.discriminatedUnion('kind', [
         kind: request.kind,
         args: request.args ?? null,
         clientKind: request.toolName,
+        ...(request.title !== undefined ? { title: request.title } : {}),
+        ...(request.argsSchema !== undefined ? { argsSchema: request.argsSchema } : {}),
         ...(request.timeoutSeconds !== undefined ? { timeoutSeconds: request.timeoutSeconds } : {}),
       },
       toolName: request.toolName,
+      ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
     })),
   z
     .strictObject({
@@ -114,8 +125,16 @@ export function checkReply(value: unknown, from: string): CheckedReply {
       .join('; ');
     throw new HeedError('invalid_request', `${from} returned a reply Heed cannot read (${problems}).`);
   }
+  const seen = new Set<string>();
   const pending = (parsed.data.pendingActions ?? []).map((entry, index) => {
     const where = `pendingActions[${index}]`;
+    if (entry.toolCallId !== undefined) {
+      if (seen.has(entry.toolCallId))
+        throw new HeedError('invalid_request', `${from} gave the toolCallId "${entry.toolCallId}" twice (${where}).`, {
+          details: { index },
+        });
+      seen.add(entry.toolCallId);
+    }
     try {
       if (entry.policy !== undefined) checkApprovalPolicy(entry.policy, `${where}.approval`);
       return { ...entry, request: kindOf(entry.raised.kind).checkRequest(entry.raised as never) as ActionRequest };

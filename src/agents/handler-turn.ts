@@ -198,7 +198,19 @@ async function record(turn: Turn, reply: CheckedReply, options: { always: boolea
     parts.push({ type: 'text', text: reply.content });
     turn.event('text.delta', { messageId, delta: reply.content });
   }
-  const calls = reply.pending.map((entry) => ({ ...entry, toolCallId: newId('call') }));
+  // An id the agent gave is kept, so its page can match the answer; one the conversation already has is refused.
+  const used = new Set(
+    turn.messages.flatMap((message) =>
+      message.parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])),
+    ),
+  );
+  const reused = reply.pending.find((entry) => entry.toolCallId !== undefined && used.has(entry.toolCallId));
+  if (reused) {
+    throw new AgentError(
+      `The agent asked with the toolCallId "${reused.toolCallId}", which an earlier call of this conversation has: each call needs its own.`,
+    );
+  }
+  const calls = reply.pending.map((entry) => ({ ...entry, toolCallId: entry.toolCallId ?? newId('call') }));
   for (const entry of calls) {
     const input = 'args' in entry.request ? entry.request.args : {};
     parts.push({ type: 'tool-call', toolCallId: entry.toolCallId, toolName: entry.toolName, input: input ?? null });
@@ -226,12 +238,19 @@ async function record(turn: Turn, reply: CheckedReply, options: { always: boolea
         toolCallId: entry.toolCallId,
         toolName: entry.toolName,
         journalIndex: index,
-        request: { ...entry.request, ...policy } as ActionRecord['request'],
+        request: { ...entry.request, ...policy, ...remembers(turn, entry.request) } as ActionRecord['request'],
         expiresInMinutes: entry.expiresInMinutes,
       }),
     );
   }
   return (await pause(turn, message, asks)) ? 'paused' : 'completed';
+}
+
+/** An approval may be remembered where the handler takes it and the config allows it (it arrives in `resolveAction`). */
+function remembers(turn: Turn, request: { kind: string }): { canRemember?: boolean } {
+  if (request.kind !== 'approval') return {};
+  const handler = handlerOf(turn.agent);
+  return { canRemember: handler?.remembersApprovals !== false && turn.engine.allowRememberApproval(turn.agent) };
 }
 
 /** Calls the handler, reads its reply; a throw becomes the turn's failure, unless the turn was stopped meanwhile. */

@@ -24,7 +24,18 @@ export type HandlerActionRequest =
       expiresInMinutes?: number;
     }
   | { kind: 'question'; preamble?: string; questions: AskedQuestion[]; expiresInMinutes?: number }
-  | { kind: 'client_tool'; toolName: string; args: JsonValue; timeoutSeconds?: number }
+  | {
+      kind: 'client_tool';
+      toolName: string;
+      /** The call's id as the agent knows it (1 to 128 of letters, digits, `_ . : -`); new in the conversation. */
+      toolCallId?: string;
+      /** What the call is for, in words. */
+      title?: string;
+      args: JsonValue;
+      /** JSON Schema of `args`, shown with the call. */
+      argsSchema?: JsonObject;
+      timeoutSeconds?: number;
+    }
   | { kind: 'url'; url: string; title?: string; message?: string; expiresInMinutes?: number };
 
 /**
@@ -89,6 +100,11 @@ export interface AgentHandler {
    * cannot take, such as edited arguments its framework has no way to run.
    */
   checkAnswer?(input: CheckAnswerInput): void;
+  /**
+   * Whether a person may tick "remember" on its approvals (default true, unless `hitl.allowRememberApproval`
+   * is false). Heed only passes `remember: true` on in `resolveAction`'s resolution: the handler acts on it.
+   */
+  remembersApprovals?: boolean;
 }
 
 export interface CheckAnswerInput {

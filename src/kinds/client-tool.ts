@@ -22,6 +22,10 @@ export const clientTool = defineKind({
     kind: z.literal('client_tool'),
     args: jsonValue.describe('The arguments of the call.'),
     clientKind: z.string(),
+    title: z.string().optional().describe('What the call is for, in words (given by a handler or remote agent).'),
+    argsSchema: argsSchemaField.describe(
+      'JSON Schema of the arguments, given by a handler or remote agent (a tool of the agent has its own).',
+    ),
     timeoutSeconds: z.number().optional(),
     originalArgs: jsonValue
       .optional()

@@ -136,6 +136,8 @@ export function langgraphAgent(options: LangGraphAgentOptions): HandlerAgent {
   }
 
   const handler: AgentHandler = {
+    // A graph has nowhere to keep a remembered approval.
+    remembersApprovals: false,
     checkAnswer({ action, resolution }) {
       // Edits go where the middleware allows them (the approval then has an argsSchema), nowhere else.
       const editable = 'argsSchema' in action.request && action.request.argsSchema !== undefined;

@@ -126,6 +126,8 @@ export function openaiAgent(options: OpenAIAgentOptions): HandlerAgent {
   }
 
   const handler: AgentHandler = {
+    // The SDK's alwaysApprove lasts one run, not the conversation a person would expect.
+    remembersApprovals: false,
     checkAnswer({ action, resolution }) {
       if (editedArguments(resolution, action)) {
         throw new HeedError('invalid_resolution', EDITS_REFUSED, { details: { field: 'approvedArgs' } });
