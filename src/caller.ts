@@ -6,6 +6,8 @@ import { HeedError } from './errors.js';
  */
 export interface Caller {
   userId: string | null;
+  /** The groups the identity provider, the proxy or the token names (`group:<name>` in policies). */
+  groups?: string[];
   data?: Record<string, unknown>;
 }
 

@@ -671,6 +671,21 @@ const userShape = {
   data: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
 };
 
+const oidcShape = {
+  issuer: httpUrl.describe('The provider\'s issuer URL (https; http only on this machine).'),
+  clientId: z.string({ error: 'expected a string' }).min(1, 'expected a client id'),
+  clientSecret: z.string({ error: 'expected a string' }).min(1, 'expected a client secret').optional(),
+  name: z.string({ error: 'expected a string' }).min(1).optional().describe('Shown as "Sign in with <name>".'),
+  scopes: z.array(z.string({ error: 'expected a scope' }), { error: 'expected a list of scopes' }).optional(),
+  userClaim: z.string({ error: 'expected a claim name' }).min(1).optional().describe('Default `sub`.'),
+  groupsClaim: z.string({ error: 'expected a claim name' }).min(1).optional().describe('Default `groups`.'),
+  allowedDomains: z
+    .array(z.string({ error: 'expected a domain' }).min(1), { error: 'expected a list of domains' })
+    .optional()
+    .describe('Only people with a verified email at these domains may sign in.'),
+  publicUrl: httpUrl.optional().describe('Heed\'s address as browsers reach it (the callback is under it).'),
+};
+
 const authShape = {
   tokens: z
     .record(
@@ -685,6 +700,14 @@ const authShape = {
     .optional(),
   resolveContext: fn('resolveContext(request)').optional(),
   required: z.boolean({ error: 'expected true or false' }).optional(),
+  oidc: strict(oidcShape)
+    .optional()
+    .describe('Sign in with an OpenID Connect provider (docs/auth.md): "Sign in with <name>" in the console.'),
+  sessionHours: z
+    .number({ error: 'expected a number' })
+    .positive('expected more than 0')
+    .optional()
+    .describe('A signed-in session ends after this many hours without use (default 12).'),
 };
 
 const allowedHosts = z.union(

@@ -169,6 +169,36 @@ export interface AuthConfig {
   resolveContext?: (request: Request) => Caller | null | Promise<Caller | null>;
   /** Refuse anonymous callers with 401. */
   required?: boolean;
+  /** Sign-in with the organization's OpenID Connect provider, for the console and the answer page (docs/auth.md). */
+  oidc?: OidcConfig;
+  /** A signed-in session ends after this many hours without use (default 12). */
+  sessionHours?: number;
+}
+
+/**
+ * An OpenID Connect provider people sign in with (Okta, Entra ID, Google Workspace, Keycloak…).
+ *
+ * @example
+ * { issuer: 'https://login.example.com', clientId: 'heed', clientSecret: process.env.OIDC_SECRET, name: 'Example SSO', userClaim: 'email' }
+ */
+export interface OidcConfig {
+  /** The issuer URL; its discovery document is read from `/.well-known/openid-configuration`. */
+  issuer: string;
+  clientId: string;
+  /** Left out for a public client (PKCE alone). */
+  clientSecret?: string;
+  /** Shown on the button: "Sign in with <name>". */
+  name?: string;
+  /** Default `openid email profile`. */
+  scopes?: string[];
+  /** The claim that is the user id (default `sub`; `email` is common). */
+  userClaim?: string;
+  /** The claim that lists the person's groups (default `groups`). */
+  groupsClaim?: string;
+  /** Only people whose verified email is at one of these domains may sign in. */
+  allowedDomains?: string[];
+  /** Heed's own address as the browser reaches it; the callback is `<publicUrl>/auth/callback`. */
+  publicUrl?: string;
 }
 
 /**

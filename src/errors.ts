@@ -18,6 +18,7 @@ export const errorStatus = {
   budget_reached: 402,
   action_forbidden: 403,
   forbidden: 403,
+  csrf: 403,
   not_found: 404,
   action_not_pending: 409,
   already_voted: 409,

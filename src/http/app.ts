@@ -11,6 +11,7 @@ import { agUiRoutes } from './ag-ui/route.js';
 import { a2aRoutes } from './a2a/route.js';
 import { pushSender } from './a2a/push.js';
 import { authMiddleware } from './auth.js';
+import { mountSignIn, signInOf } from './sign-in/sign-in.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';
@@ -114,7 +115,11 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     app.use('/api/*', cors);
     app.use('/health', cors);
   }
-  const auth = authMiddleware(options.auth);
+  // The one read past the public Heed: every route gets this typed surface as `host`.
+  const host = hooksOf(heed);
+  const signIn = signInOf(options.auth, host.values);
+  if (signIn) mountSignIn(app, options.auth!, signIn);
+  const auth = authMiddleware(options.auth, signIn);
   const streams = new StreamGate(options.streams);
   const demo = options.demo ? { users: options.demo.users.map((user) => ({ ...user })) } : undefined;
   app.use('/api/*', async (c, next) => {
@@ -137,8 +142,6 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     }
     return auth(c, next);
   });
-  // The one read past the public Heed: every route gets this typed surface as `host`.
-  const host = hooksOf(heed);
   // A2A push notifications wait in the outbox until an app that can build their tasks is up (docs/a2a.md).
   host.notifier.a2aPush ??= pushSender(host);
   const perMinute = host.conversationsPerMinute;
@@ -148,7 +151,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
     conversationsPerMinute: perMinute,
   });
-  if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth));
+  if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn));
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;
 }

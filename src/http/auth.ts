@@ -4,6 +4,7 @@ import type { Caller } from '../caller.js';
 import type { AuthConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import type { AppEnv } from './route.js';
+import { sessionCaller, type SignIn } from './sign-in/sign-in.js';
 
 const anonymous: Caller = Object.freeze({ userId: null }) as Caller;
 
@@ -14,7 +15,7 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
  * `tokens`. No credentials = anonymous (refused with 401 when `required`); a token that is not known
  * is always refused rather than treated as anonymous.
  */
-export function callerResolver(auth: AuthConfig = {}): (request: Request) => Promise<Caller> {
+export function callerResolver(auth: AuthConfig = {}, signIn?: SignIn): (request: Request) => Promise<Caller> {
   // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
   const tokens = new Map<string, Caller>();
   for (const [token, user] of Object.entries(auth.tokens ?? {})) {
@@ -30,7 +31,8 @@ export function callerResolver(auth: AuthConfig = {}): (request: Request) => Pro
     } else {
       const header = request.headers.get('authorization');
       if (header === null || header.trim() === '') {
-        caller = null;
+        // No bearer token: a signed-in person's session cookie, if any (a token wins over it).
+        caller = signIn ? await sessionCaller(signIn, request) : null;
       } else {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         caller = match ? (tokens.get(digest(match[1])) ?? null) : null;
@@ -46,8 +48,8 @@ export function callerResolver(auth: AuthConfig = {}): (request: Request) => Pro
 }
 
 /** Puts the caller on the context for every `/api` route. */
-export function authMiddleware(auth: AuthConfig = {}): MiddlewareHandler<AppEnv> {
-  const resolve = callerResolver(auth);
+export function authMiddleware(auth: AuthConfig = {}, signIn?: SignIn): MiddlewareHandler<AppEnv> {
+  const resolve = callerResolver(auth, signIn);
   return async (c, next) => {
     c.set('caller', await resolve(c.req.raw));
     await next();

@@ -9,6 +9,7 @@ import type { PendingCount } from '../store/store.js';
 import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
+import type { SignIn } from './sign-in/sign-in.js';
 import { errorResponse } from './errors.js';
 import { mustBeOperator } from './operators.js';
 import type { AppEnv } from './route.js';
@@ -44,12 +45,13 @@ export function metricsHandler(
   host: HeedHooks,
   config: MetricsConfig,
   auth: AuthConfig | undefined,
+  signIn?: SignIn,
 ): (c: Context<AppEnv>) => Promise<Response> {
   // Loaded only when metrics are on; missing, the app is not made (missing_dependency with the npm i line).
   const prom = requireOptional<PromClient>('prom-client', 'metrics: true');
   const meters = makeMeters(prom, host);
   host.onCommitted((events) => count(host, meters, events));
-  const allowed = gate(config, auth, host);
+  const allowed = gate(config, auth, host, signIn);
   return async (c) => {
     try {
       await allowed(c.req.raw);
@@ -164,10 +166,11 @@ function gate(
   config: MetricsConfig,
   auth: AuthConfig | undefined,
   host: HeedHooks,
+  signIn: SignIn | undefined,
 ): (request: Request) => Promise<void> {
   if (config === true || config === false) {
     // The API's sign-in, and then the operators only, as for the queue: the figures cover every conversation.
-    const resolve = callerResolver(auth);
+    const resolve = callerResolver(auth, signIn);
     return async (request) =>
       mustBeOperator(await resolve(request), host.notifier.config.operators, 'read the metrics');
   }

@@ -1,0 +1,65 @@
+import type { Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { parse } from 'hono/utils/cookie';
+import type { Caller } from '../../caller.js';
+import type { AuthConfig } from '../../config.js';
+import type { Store } from '../../store/store.js';
+import type { AppEnv } from '../route.js';
+import { csrfRefusal, mountOidc } from './oidc.js';
+import { Sessions } from './sessions.js';
+
+/** The cookie that carries a session id: HttpOnly, SameSite=Lax, Secure when `publicUrl` is https. */
+export const SESSION_COOKIE = 'heed_session';
+
+/** Methods that change nothing, so need no CSRF header. */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface SignIn {
+  values: Pick<Store, 'listValues' | 'swapValue' | 'deleteValues' | 'secret'>;
+  sessions: Sessions;
+}
+
+/** Sign-in for people (`auth.oidc`), or undefined when it is not configured: then none of it is loaded. */
+export function signInOf(auth: AuthConfig | undefined, values: SignIn['values']): SignIn | undefined {
+  if (!auth?.oidc) return undefined;
+  return { values, sessions: new Sessions(values, auth.sessionHours ?? 12) };
+}
+
+/**
+ * The caller a request's session cookie names, or null when it carries none that is alive. A change made
+ * with the cookie must carry the session's CSRF token, else 403 `csrf`.
+ */
+export async function sessionCaller(signIn: SignIn, request: Request): Promise<Caller | null> {
+  const id = parse(request.headers.get('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE];
+  if (!id) return null;
+  const session = await signIn.sessions.read(id);
+  if (!session) return null;
+  if (
+    !SAFE.has(request.method) &&
+    !(await signIn.sessions.csrfMatches(id, request.headers.get('x-heed-csrf') ?? undefined))
+  )
+    throw csrfRefusal();
+  return { userId: session.userId, groups: session.groups, data: { signedIn: 'session' } };
+}
+
+/** `/auth/*`: the provider's flow, and `GET /auth/session` for the console. */
+export function mountSignIn(app: Hono<AppEnv>, auth: AuthConfig, signIn: SignIn): void {
+  const oidc = auth.oidc!;
+  const provider = { name: oidc.name ?? 'your organization', loginUrl: '/auth/login' };
+  app.get('/auth/session', async (c) => {
+    c.header('cache-control', 'no-store');
+    const id = getCookie(c, SESSION_COOKIE);
+    const session = id ? await signIn.sessions.read(id) : undefined;
+    if (!session) return c.json({ signedIn: false, provider });
+    return c.json({
+      signedIn: true,
+      userId: session.userId,
+      groups: session.groups,
+      ...(session.email ? { email: session.email } : {}),
+      csrf: session.csrf,
+      expiresAt: session.expiresAt,
+      provider,
+    });
+  });
+  mountOidc(app, oidc, signIn);
+}
