@@ -119,6 +119,11 @@ export interface HeedClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * In a browser signed in with the organization's identity (its session cookie, docs/auth.md): the
+   * session's CSRF token from `GET /auth/session`, sent as `x-heed-csrf` on every request that changes something.
+   */
+  csrf?: string;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch;
 }
@@ -314,6 +319,7 @@ export function createClient(options: HeedClientOptions): HeedClient {
   ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    else if (options.csrf && method !== 'GET') headers['x-heed-csrf'] = options.csrf;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetcher(`${base}${url}`, {
       method,

@@ -12,36 +12,63 @@ import { SignInPage } from './pages/sign-in.js';
 import { navigate, usePath } from './router.js';
 import {
   anonymousConversationIds,
+  endSso,
   forgetAnonymousConversation,
+  isSignedIn,
   loadSession,
+  readSso,
   rememberAnonymousConversation,
   saveSession,
   type Session,
+  type SsoState,
 } from './session.js';
 
 export function App() {
   const [session, setSession] = useState<Session | null>(() => loadSession());
+  // undefined while the server is asked; null when it signs nobody in with an identity provider.
+  const [sso, setSso] = useState<SsoState | null>();
   const path = usePath();
+
+  useEffect(() => {
+    void readSso().then((state) => {
+      setSso(state);
+      // A session cookie stands for the person unless a token was chosen here.
+      if (state?.signedIn && state.csrf)
+        setSession((current) => (current?.token ? current : { csrf: state.csrf, userId: state.userId }));
+    });
+  }, []);
 
   const signIn = useCallback((next: Session) => {
     saveSession(next);
     setSession(next);
-    navigate('/', { replace: true });
+    const wanted = new URLSearchParams(window.location.search).get('next') ?? '/';
+    navigate(wanted.startsWith('/') && !wanted.startsWith('//') ? wanted : '/', { replace: true });
   }, []);
   const signOut = useCallback(() => {
+    const csrf = session?.csrf;
     saveSession(null);
     setSession(null);
-    navigate('/sign-in');
-  }, []);
+    if (!csrf) return navigate('/sign-in');
+    setSso((state) => (state ? { provider: state.provider, signedIn: false } : state));
+    void endSso(csrf).then((endSessionUrl) =>
+      endSessionUrl ? window.location.assign(endSessionUrl) : navigate('/sign-in'),
+    );
+  }, [session?.csrf]);
 
   // An answer link's page needs no sign-in: its token is the permission.
   const linkToken = /^\/a\/([^/]+)$/.exec(path)?.[1];
   useEffect(() => {
-    if (!linkToken && !session && path !== '/sign-in') navigate('/sign-in', { replace: true });
-  }, [session, path, linkToken]);
+    if (!linkToken && !session && sso !== undefined && path !== '/sign-in') {
+      // Signing in brings the person back where they were going.
+      const next = path === '/' ? '' : `?next=${encodeURIComponent(`${path}${window.location.search}`)}`;
+      navigate(`/sign-in${next}`, { replace: true });
+    }
+  }, [session, sso, path, linkToken]);
 
   if (linkToken) return <AnswerLinkPage token={decodeURIComponent(linkToken)} />;
-  if (!session || path === '/sign-in') return <SignInPage onSignIn={signIn} current={session} />;
+  if (!session && sso === undefined) return null;
+  if (!session || path === '/sign-in')
+    return <SignInPage onSignIn={signIn} current={session} provider={sso?.provider} />;
   return (
     <SignedIn
       session={session}
@@ -64,8 +91,12 @@ function SignedIn({
   path: string;
 }) {
   const client = useMemo(
-    () => createClient({ baseUrl: window.location.origin, ...(session.token ? { token: session.token } : {}) }),
-    [session.token],
+    () =>
+      createClient({
+        baseUrl: window.location.origin,
+        ...(session.token ? { token: session.token } : session.csrf ? { csrf: session.csrf } : {}),
+      }),
+    [session.token, session.csrf],
   );
   const [agents, setAgents] = useState<AgentInfo[]>();
   const [conversations, setConversations] = useState<ConversationView[]>();
@@ -81,7 +112,7 @@ function SignedIn({
   const refreshConversations = useCallback(async () => {
     const read = ++latestRead.current;
     try {
-      if (session.token) {
+      if (isSignedIn(session)) {
         const listed = await client.listConversations({ limit: 100 });
         if (read !== latestRead.current) return;
         setConversations(listed);
@@ -114,7 +145,7 @@ function SignedIn({
 
   // Who the token stands for, so cards can tell which requests are this person's to answer (four eyes).
   useEffect(() => {
-    if (!session.token) return;
+    if (!isSignedIn(session)) return;
     client.me().then(
       ({ userId, operator }) => {
         setOperator(operator === true);
@@ -149,7 +180,7 @@ function SignedIn({
     async (agent: string) => {
       const created = await client.createConversation({ agent });
       rememberStartedConversation(created.id);
-      if (!session.token) rememberAnonymousConversation(created.id);
+      if (!isSignedIn(session)) rememberAnonymousConversation(created.id);
       else if (created.ownerId && created.ownerId !== session.userId)
         onSession({ ...session, userId: created.ownerId });
       await refreshConversations();

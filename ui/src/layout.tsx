@@ -3,6 +3,7 @@ import type { ConversationView } from 'heed/client';
 import { useInbox } from 'heed/react';
 import { conversationName, shortTime, useConsole } from './console.js';
 import { Link } from './router.js';
+import { isSignedIn, type Session } from './session.js';
 
 /*
  * The console's frame: the top bar and the conversation list. On a wide screen the list is a sidebar;
@@ -34,7 +35,7 @@ export function TopBar({
     seenIds.current = pendingIds;
     void refreshConversations();
   }, [pendingIds, refreshConversations]);
-  const waiting = session.token ? inbox.actions.length : 0;
+  const waiting = isSignedIn(session) ? inbox.actions.length : 0;
   return (
     <header className="topbar">
       <button
@@ -73,14 +74,14 @@ export function TopBar({
       </nav>
       <span className="who">{whoText(session)}</span>
       <button type="button" className="heed-button heed-quiet sign-out" onClick={signOut}>
-        {session.token ? 'Sign out' : 'Sign in'}
+        {isSignedIn(session) ? 'Sign out' : 'Sign in'}
       </button>
     </header>
   );
 }
 
-function whoText(session: { token?: string; userId?: string }): string {
-  return session.token ? `Signed in${session.userId ? ` as ${session.userId}` : ''}` : 'Anonymous';
+function whoText(session: Session): string {
+  return isSignedIn(session) ? `Signed in${session.userId ? ` as ${session.userId}` : ''}` : 'Anonymous';
 }
 
 const STATUS_WORDS: Record<string, string> = { requires_action: 'Waiting', running: 'Working', idle: '' };
@@ -96,7 +97,7 @@ function useSearch(query: string): { found: ConversationView[] | undefined; sear
       setFound(undefined);
       return;
     }
-    if (!session.token) {
+    if (!isSignedIn(session)) {
       const lower = text.toLowerCase();
       setFound(
         (conversations ?? []).filter((item) => `${item.title ?? ''}\n${item.agent}`.toLowerCase().includes(lower)),
@@ -116,7 +117,7 @@ function useSearch(query: string): { found: ConversationView[] | undefined; sear
       clearTimeout(timer);
       stop.abort();
     };
-  }, [text, client, session.token, conversations]);
+  }, [text, client, session, conversations]);
   return { found: text ? found : undefined, searching: Boolean(text) && searching };
 }
 

@@ -17,7 +17,7 @@ export function usePath(): string {
 }
 
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
-  if (path === window.location.pathname) return;
+  if (path === `${window.location.pathname}${window.location.search}` || path === window.location.pathname) return;
   if (options.replace) window.history.replaceState(null, '', path);
   else window.history.pushState(null, '', path);
   window.dispatchEvent(new Event(NAVIGATE));

@@ -1,6 +1,11 @@
 /** Who the console speaks as: a bearer token, or anonymous. Kept in this browser's local storage. */
 export interface Session {
   token?: string;
+  /**
+   * Signed in with the organization's identity: the HttpOnly cookie carries the session and this is its CSRF
+   * token (from `GET /auth/session`, never kept in storage).
+   */
+  csrf?: string;
   /** The user id, once the server has shown it (the owner of a conversation this caller created). */
   userId?: string;
 }
@@ -20,8 +25,41 @@ export function loadSession(): Session | null {
 }
 
 export function saveSession(session: Session | null): void {
-  if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  // A cookie session is asked of the server on each load: nothing of it is kept here.
+  if (session && !session.csrf) localStorage.setItem(SESSION_KEY, JSON.stringify(session));
   else localStorage.removeItem(SESSION_KEY);
+}
+
+/** Whether the console speaks as someone (a token or a signed-in session), not anonymously. */
+export function isSignedIn(session: Session): boolean {
+  return Boolean(session.token || session.csrf);
+}
+
+/** What `GET /auth/session` says: sign-in with the organization's identity is set up, and who is signed in. */
+export interface SsoState {
+  provider: { name: string; loginUrl: string };
+  signedIn: boolean;
+  userId?: string;
+  csrf?: string;
+}
+
+/** Asks the server whether it signs people in (404: it does not) and whether this browser is. */
+export async function readSso(): Promise<SsoState | null> {
+  try {
+    const response = await fetch('/auth/session', { headers: { accept: 'application/json' } });
+    return response.ok ? ((await response.json()) as SsoState) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ends the signed-in session; where the provider's own sign-out is, when it has one. */
+export async function endSso(csrf: string): Promise<string | undefined> {
+  const response = await fetch('/auth/logout', { method: 'POST', headers: { 'x-heed-csrf': csrf } }).catch(
+    () => undefined,
+  );
+  if (!response?.ok) return undefined;
+  return ((await response.json()) as { endSessionUrl?: string }).endSessionUrl;
 }
 
 /**

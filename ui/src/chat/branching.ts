@@ -4,7 +4,7 @@ import type { ConversationView, HeedClient } from 'heed/client';
 import type { MessageView } from 'heed/react';
 import { useConsole } from '../console.js';
 import { navigate } from '../router.js';
-import { rememberAnonymousConversation, type Session } from '../session.js';
+import { isSignedIn, rememberAnonymousConversation, type Session } from '../session.js';
 
 export interface Branching {
   /** True while a branch is being made (or its first message sent). */
@@ -21,7 +21,7 @@ export interface Branching {
 /** A new conversation this console made: listed in the sidebar, and trusted to run page tools (it was started here). */
 function remember(created: ConversationView, session: Session): void {
   rememberStartedConversation(created.id);
-  if (!session.token) rememberAnonymousConversation(created.id);
+  if (!isSignedIn(session)) rememberAnonymousConversation(created.id);
 }
 
 /** The message just before `messageId`, read from the server when the page holds none before it. */

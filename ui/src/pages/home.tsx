@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useConsole } from '../console.js';
+import { isSignedIn } from '../session.js';
 
 const CAPABILITIES: Array<[keyof import('heed/client').AgentInfo['capabilities'], string]> = [
   ['intake', 'Intake questions'],
@@ -16,7 +17,7 @@ export function HomePage() {
   return (
     <section className="page" aria-labelledby="home-title">
       <h1 id="home-title">Start a conversation</h1>
-      {!session.token && (
+      {!isSignedIn(session) && (
         <p className="muted">
           You are anonymous: conversations you start are kept in this browser, and anyone with their address can answer
           them.

@@ -20,6 +20,7 @@ import {
 import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 import { DelegationPanel } from './delegation-panel.js';
+import { isSignedIn } from '../session.js';
 
 /**
  * A request answered here with one press, as its row's Allow and Deny: one its kind lets a batch approve (an
@@ -58,7 +59,7 @@ export function InboxPage() {
         </p>
       )}
       {outcomes && <BatchResults outcomes={outcomes} onDismiss={() => setOutcomes(null)} />}
-      {!session.token ? (
+      {!isSignedIn(session) ? (
         <p className="muted">The inbox lists what waits on a signed-in person. Sign in with a token to see yours.</p>
       ) : inbox.status === 'loading' ? (
         <p className="muted" role="status">
@@ -134,7 +135,7 @@ export function InboxPage() {
           {inbox.error.message}
         </p>
       )}
-      {session.token && <DelegationPanel />}
+      {isSignedIn(session) && <DelegationPanel />}
     </section>
   );
 }

@@ -1,12 +1,21 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { createClient, HeedClientError, type DemoInfo } from 'heed/client';
-import type { Session } from '../session.js';
+import type { Session, SsoState } from '../session.js';
 
 /**
- * Sign in with a bearer token from the server's config, or go on anonymously. On the demo (`heed serve`
- * without a config, which answers `GET /api/demo`), its users are one click away.
+ * Sign in with the organization's identity provider when the server has one (`auth.oidc`), with a bearer
+ * token from the server's config, or go on anonymously. On the demo (`heed serve` without a config, which
+ * answers `GET /api/demo`), its users are one click away.
  */
-export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session) => void; current: Session | null }) {
+export function SignInPage({
+  onSignIn,
+  current,
+  provider,
+}: {
+  onSignIn: (session: Session) => void;
+  current: Session | null;
+  provider?: SsoState['provider'];
+}) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [checking, setChecking] = useState(false);
@@ -55,6 +64,17 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
       <div className="sign-in-card">
         <h1>Heed</h1>
         <p className="muted">Answer your agents&apos; questions and approvals.</p>
+        {provider && (
+          <section className="sso" aria-label="Single sign-on">
+            <a
+              className="heed-button heed-primary sso-button"
+              href={`${provider.loginUrl}?returnTo=${encodeURIComponent(returnPath())}`}
+            >
+              Sign in with {provider.name}
+            </a>
+            <p className="muted">Or use an access token below.</p>
+          </section>
+        )}
         {demo && demo.users.length > 0 && (
           <section className="demo-users" aria-labelledby="demo-heading">
             <h2 id="demo-heading">Try the demo</h2>
@@ -87,7 +107,7 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? 'sign-in-error' : 'token-hint'}
               onChange={(event) => setToken(event.target.value)}
-              autoFocus
+              autoFocus={!provider}
             />
             <span id="token-hint" className="heed-hint">
               One of the tokens in the server&apos;s <code>auth.tokens</code>.
@@ -115,4 +135,9 @@ export function SignInPage({ onSignIn, current }: { onSignIn: (session: Session)
       </div>
     </main>
   );
+}
+
+/** Where the person was going before the console sent them here: sign-in brings them back to it. */
+function returnPath(): string {
+  return new URLSearchParams(window.location.search).get('next') ?? '/';
 }
