@@ -9,6 +9,11 @@ export interface Caller {
   /** The groups the identity provider, the proxy or the token names (`group:<name>` in policies). */
   groups?: string[];
   data?: Record<string, unknown>;
+  /**
+   * For a caller signed in with a session (docs/auth.md): whether that session is still on. A stream it
+   * opened ends when it is not (signed out, or lapsed), as when a delegation it read through ends.
+   */
+  stillSignedIn?: () => Promise<boolean>;
 }
 
 export const systemCaller: Caller = { userId: null, data: { system: true } };

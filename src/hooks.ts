@@ -63,6 +63,8 @@ export interface HeedHooks {
    * it, or undefined when their access cannot end meanwhile (Engine.readerRecheck).
    */
   readerRecheck(conversationId: string, caller: Caller): Promise<Recheck | undefined>;
+  /** Followers in this process ask `readerRecheck` again now (a session or a delegation ended). */
+  accessChanged(): void;
   /** A page of a conversation's stored events after `after`, with their actions, with no access check. */
   events(conversationId: string, options: { after: number; limit: number }): Promise<EventRecord[]>;
   /** Calls `listener` whenever any conversation may have changed (undefined: notices may have been missed). */
@@ -107,6 +109,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     values: engine.store,
     follow: (conversationId, after, listener, options) =>
       followEvents(engine.store, engine.bus, conversationId, after, listener, options),
+    accessChanged: () => engine.bus.accessChanged(),
     readerRecheck: async (conversationId, caller) =>
       engine.readerRecheck(await engine.readableConversation(conversationId, caller), caller),
     events: (conversationId, options) => readEventsWithActions(engine.store, conversationId, options),

@@ -251,8 +251,15 @@ export class Engine {
    * or an approver's can: the delegation ends, the action they read it for is answered.
    */
   readerRecheck(conversation: ConversationRecord, caller: Caller | undefined): Recheck | undefined {
-    if (mayAccess(caller, conversation)) return undefined;
+    const stillSignedIn = caller?.stillSignedIn;
+    const signedOut = async () =>
+      stillSignedIn && !(await stillSignedIn())
+        ? new HeedError('unauthorized', 'The session this stream was opened with has ended: sign in again.')
+        : undefined;
+    if (mayAccess(caller, conversation)) return stillSignedIn ? signedOut : undefined;
     return async () => {
+      const ended = await signedOut();
+      if (ended) return ended;
       try {
         await this.readReadable(conversation.id, caller, {});
         return undefined;

@@ -117,7 +117,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   }
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
-  const signIn = signInOf(options.auth, host.values);
+  const signIn = signInOf(options.auth, host.values, () => host.now(), () => host.accessChanged());
   if (signIn) mountSignIn(app, options.auth!, signIn);
   const auth = authMiddleware(options.auth, signIn);
   const streams = new StreamGate(options.streams);

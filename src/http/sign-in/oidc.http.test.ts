@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuthConfig, HeedConfig, OidcConfig } from '../../config.js';
 import { sqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { readSse } from '../../client/sse-reader.js';
 
 /** OpenID Connect sign-in against a real provider (oidc-provider) on loopback, over real HTTP. */
 
@@ -188,7 +189,10 @@ describe('sign-in with OpenID Connect', () => {
     const dir = mkdtempSync(join(tmpdir(), 'heed-oidc-'));
     closing.push(async () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'heed.db');
-    const { server, browser } = await setUp({ oidc: { userClaim: 'email' }, config: { store: sqliteStore({ path: file }) } });
+    const { server, browser } = await setUp({
+      oidc: { userClaim: 'email' },
+      config: { store: sqliteStore({ path: file }) },
+    });
     await browser.signIn(server.url, 'ada');
     expect((await session(browser, server)).userId).toBe('ada@example.com');
     const id = browser.cookie(new URL(server.url).origin, 'heed_session')!;
@@ -199,5 +203,90 @@ describe('sign-in with OpenID Connect', () => {
     expect(rows).not.toContain(id);
     expect(rows).not.toContain('heed-test-secret');
     expect(rows).not.toMatch(/ey[\w-]{10,}\.ey/);
+  });
+
+  it('a session ends after sessionHours without use, and lives on while used; it survives a restart on the same SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-oidc-'));
+    closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'heed.db');
+    const clock = { at: Date.now() };
+    const { server, browser, provider } = await setUp({
+      auth: { sessionHours: 2 },
+      config: { store: sqliteStore({ path: file }), now: () => new Date(clock.at) },
+    });
+    await browser.signIn(server.url, 'ada');
+    clock.at += 90 * 60_000; // used again within two hours: it goes on
+    expect((await session(browser, server)).signedIn).toBe(true);
+    clock.at += 90 * 60_000;
+    expect((await session(browser, server)).userId).toBe('ada');
+
+    // A new process on the same file knows the session (the provider is not asked again).
+    await server.close();
+    const again = await startServer({
+      auth: {
+        oidc: { issuer: provider.issuer, clientId: 'heed', clientSecret: 'heed-test-secret' },
+        sessionHours: 2,
+      },
+      store: sqliteStore({ path: file }),
+      now: () => new Date(clock.at),
+    });
+    closing.push(() => again.close());
+    const moved = new Browser();
+    moved.setCookie(
+      new URL(again.url).origin,
+      'heed_session',
+      browser.cookie(new URL(server.url).origin, 'heed_session')!,
+    );
+    expect((await session(moved, again)).userId).toBe('ada');
+
+    clock.at += 2 * 3_600_000 + 1; // two hours unused: it has ended
+    expect((await session(moved, again)).signedIn).toBe(false);
+    expect((await moved.fetch(`${again.url}/api/me`).then((response) => response.json())).userId).toBeNull();
+  });
+
+  it("a signed-in person's event stream ends when they sign out; the conversation's next message never reaches it", async () => {
+    const { server, browser } = await setUp();
+    await browser.signIn(server.url, 'ada');
+    const { csrf } = await session(browser, server);
+    const write = (path: string, body: unknown) =>
+      browser.fetch(`${server.url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', 'x-heed-csrf': csrf },
+      });
+    const { id } = await (await write('/api/conversations', { agent: 'support' })).json();
+    const turn = await (await write(`/api/conversations/${id}/messages`, { content: 'refund' })).json();
+    expect(turn.status).toBe('requires_action');
+
+    const abort = new AbortController();
+    closing.push(async () => abort.abort());
+    const response = await browser.fetch(`${server.url}/api/conversations/${id}/events/stream`, {
+      signal: abort.signal,
+    });
+    expect(response.status).toBe(200);
+    const events: Array<{ event: string; data: string }> = [];
+    let done = false;
+    void (async () => {
+      for await (const event of readSse(response.body!, abort.signal)) events.push(event);
+    })()
+      .catch(() => undefined)
+      .finally(() => (done = true));
+    await expect.poll(() => events.map((event) => event.event)).toContain('action.required');
+
+    const out = await browser.fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'x-heed-csrf': csrf } });
+    expect(out.status).toBe(200);
+    await expect.poll(() => done, { timeout: 5000 }).toBe(true);
+    expect(events.at(-1)).toMatchObject({ event: 'error' });
+    expect(JSON.parse(events.at(-1)!.data).error.code).toBe('unauthorized');
+
+    // ada answers with her token: the turn goes on, and its "Done." is in the log, not in the ended stream.
+    const answered = await server.api('POST', `/api/conversations/${id}/actions/${turn.pendingActions[0].id}`, {
+      token: 'tok-ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(answered.status).toBe(200);
+    const log = await server.api('GET', `/api/conversations/${id}/events`, { token: 'tok-ada' });
+    expect(JSON.stringify(log.body.events)).toContain('Done.');
+    expect(events.some((event) => event.data.includes('Done.'))).toBe(false);
   });
 });

@@ -112,6 +112,8 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
     // A page elsewhere must not sign a person out: the same CSRF header as every cookie write.
     if (!(await signIn.sessions.csrfMatches(id, c.req.header('x-heed-csrf')))) throw csrfRefusal();
     const { idToken } = await signIn.sessions.end(id);
+    // Streams it opened here end now; on other instances, at their next event.
+    signIn.accessChanged();
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     const { client, config } = await provider();
     let endSessionUrl: string | undefined;

@@ -80,6 +80,14 @@ export class Sessions {
     };
   }
 
+  /** Whether the session is still on (it exists and has not lapsed), without counting this as a use. */
+  async alive(id: string): Promise<boolean> {
+    const raw = (await this.values.listValues(scopeOf(id))).find((value) => value.key === KEY)?.value;
+    if (raw === undefined) return false;
+    const record = JSON.parse(raw) as SessionRecord;
+    return this.now().getTime() - Date.parse(record.usedAt) < this.sessionHours * 3_600_000;
+  }
+
   /** Ends the session; its ID token (opened) is handed back for the provider's end-session hint. */
   async end(id: string): Promise<{ idToken?: string }> {
     const scope = scopeOf(id);

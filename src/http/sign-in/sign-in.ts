@@ -17,12 +17,19 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 export interface SignIn {
   values: Pick<Store, 'listValues' | 'swapValue' | 'deleteValues' | 'secret'>;
   sessions: Sessions;
+  /** Tells this process's streams to ask again whether their callers may still follow (a session ended). */
+  accessChanged: () => void;
 }
 
 /** Sign-in for people (`auth.oidc`), or undefined when it is not configured: then none of it is loaded. */
-export function signInOf(auth: AuthConfig | undefined, values: SignIn['values']): SignIn | undefined {
+export function signInOf(
+  auth: AuthConfig | undefined,
+  values: SignIn['values'],
+  now: () => string,
+  accessChanged: () => void,
+): SignIn | undefined {
   if (!auth?.oidc) return undefined;
-  return { values, sessions: new Sessions(values, auth.sessionHours ?? 12) };
+  return { values, sessions: new Sessions(values, auth.sessionHours ?? 12, () => new Date(now())), accessChanged };
 }
 
 /**
@@ -39,7 +46,12 @@ export async function sessionCaller(signIn: SignIn, request: Request): Promise<C
     !(await signIn.sessions.csrfMatches(id, request.headers.get('x-heed-csrf') ?? undefined))
   )
     throw csrfRefusal();
-  return { userId: session.userId, groups: session.groups, data: { signedIn: 'session' } };
+  return {
+    userId: session.userId,
+    groups: session.groups,
+    data: { signedIn: 'session' },
+    stillSignedIn: () => signIn.sessions.alive(id),
+  };
 }
 
 /** `/auth/*`: the provider's flow, and `GET /auth/session` for the console. */
