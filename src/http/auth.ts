@@ -4,6 +4,7 @@ import type { Caller } from '../caller.js';
 import type { AuthConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import type { AppEnv } from './route.js';
+import { peerAddress, trustedHeaderCaller } from './trusted-header.js';
 
 const anonymous: Caller = Object.freeze({ userId: null }) as Caller;
 
@@ -11,26 +12,33 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 
 /**
  * Works out who is calling. `resolveContext` wins when set; otherwise a bearer token is looked up in
- * `tokens`. No credentials = anonymous (refused with 401 when `required`); a token that is not known
- * is always refused rather than treated as anonymous.
+ * `tokens`, and without one, `trustedHeader` may name the caller (`peer`: the TCP peer's address). No
+ * credentials = anonymous (refused with 401 when `required`); a token that is not known is always refused
+ * rather than treated as anonymous.
  */
-export function callerResolver(auth: AuthConfig = {}): (request: Request) => Promise<Caller> {
+export function callerResolver(auth: AuthConfig = {}): (request: Request, peer?: string) => Promise<Caller> {
   // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
   const tokens = new Map<string, Caller>();
   for (const [token, user] of Object.entries(auth.tokens ?? {})) {
     // The shorthand `{ token: 'userId' }` is the user id alone.
     if (typeof user === 'string') tokens.set(digest(token), { userId: user });
-    else tokens.set(digest(token), { userId: user.userId, ...(user.data ? { data: user.data } : {}) });
+    else
+      tokens.set(digest(token), {
+        userId: user.userId,
+        ...(user.groups ? { groups: [...user.groups] } : {}),
+        ...(user.data ? { data: user.data } : {}),
+      });
   }
+  const proxied = auth.trustedHeader ? trustedHeaderCaller(auth.trustedHeader) : undefined;
 
-  return async (request) => {
+  return async (request, peer) => {
     let caller: Caller | null;
     if (auth.resolveContext) {
       caller = await auth.resolveContext(request);
     } else {
       const header = request.headers.get('authorization');
       if (header === null || header.trim() === '') {
-        caller = null;
+        caller = proxied ? await proxied(request, peer) : null;
       } else {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         caller = match ? (tokens.get(digest(match[1])) ?? null) : null;
@@ -49,7 +57,7 @@ export function callerResolver(auth: AuthConfig = {}): (request: Request) => Pro
 export function authMiddleware(auth: AuthConfig = {}): MiddlewareHandler<AppEnv> {
   const resolve = callerResolver(auth);
   return async (c, next) => {
-    c.set('caller', await resolve(c.req.raw));
+    c.set('caller', await resolve(c.req.raw, peerAddress(c.env)));
     await next();
   };
 }

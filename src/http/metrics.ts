@@ -9,6 +9,7 @@ import type { PendingCount } from '../store/store.js';
 import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
+import { peerAddress } from './trusted-header.js';
 import { errorResponse } from './errors.js';
 import { mustBeOperator } from './operators.js';
 import type { AppEnv } from './route.js';
@@ -52,7 +53,7 @@ export function metricsHandler(
   const allowed = gate(config, auth, host);
   return async (c) => {
     try {
-      await allowed(c.req.raw);
+      await allowed(c.req.raw, peerAddress(c.env));
     } catch (error) {
       return errorResponse(error);
     }
@@ -164,12 +165,12 @@ function gate(
   config: MetricsConfig,
   auth: AuthConfig | undefined,
   host: HeedHooks,
-): (request: Request) => Promise<void> {
+): (request: Request, peer: string | undefined) => Promise<void> {
   if (config === true || config === false) {
     // The API's sign-in, and then the operators only, as for the queue: the figures cover every conversation.
     const resolve = callerResolver(auth);
-    return async (request) =>
-      mustBeOperator(await resolve(request), host.notifier.config.operators, 'read the metrics');
+    const rule = { operators: host.notifier.config.operators, admins: auth?.admins };
+    return async (request, peer) => mustBeOperator(await resolve(request, peer), rule, 'read the metrics');
   }
   const expected = digest(config.token);
   return async (request) => {
