@@ -262,7 +262,9 @@ const notifyShape = {
   operators: z
     .array(z.string({ error: 'expected a user id' }).min(1))
     .optional()
-    .describe('User ids that may list deliveries (`GET /api/deliveries`). Nobody else may, anonymous callers never.'),
+    .describe(
+      'User ids that may use the operator routes (`GET /api/deliveries`, `GET /api/queue`, `GET /metrics`), beside `auth.admins`. Nobody else may, anonymous callers never.',
+    ),
   callbackSecret: z
     .string({ error: 'expected a string' })
     .startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)')
@@ -845,7 +847,7 @@ const appShape = {
     })
     .default(false)
     .describe(
-      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in for the operators only (`notify.operators`, as for `/api/queue`), `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
+      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in for the operators only (`auth.admins` and `notify.operators`, as for `/api/queue`), `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
     ),
 };
 const configShape = { ...optionsShape, ...appShape };
