@@ -216,6 +216,25 @@ describe('auth.admins', () => {
     expect((await server.api('GET', '/api/queue')).status).toBe(403);
   });
 
+  it('a policy naming a group may ask for more allows than it lists; a bare "group:" does not start', async () => {
+    const agent = (approvers: string[], required: number): AgentConfig => ({
+      name: 'payments',
+      model: scriptedModel(() => ({ text: 'Hello.' })),
+      tools: {
+        pay: tool({
+          inputSchema: z.object({}),
+          needsApproval: true,
+          approval: { approvers, required },
+          execute: async () => ({}),
+        }),
+      },
+    });
+    servers.push(await startServer({ agents: [agent(['group:ops'], 3)] }));
+    // tool() checks its policy when it is called, before any start.
+    expect(() => agent(['bob'], 3)).toThrow(/only 1 approvers are named/);
+    expect(() => agent(['group:', 'bob'], 1)).toThrow(/"group:" needs a group name after it/);
+  });
+
   it('a token naming groups: config with an empty group name is refused at start', async () => {
     await expect(startServer({ auth: { tokens: { t: { userId: 'a', groups: [''] } } } })).rejects.toThrow(
       /auth\.tokens\.t\.groups\[0\]: expected a group name/,

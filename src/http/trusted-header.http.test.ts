@@ -48,8 +48,9 @@ describe('trusted header from a proxy address', () => {
         trustedHeader: { user: 'x-forwarded-user', groups: 'x-forwarded-groups', fromAddresses: [address] },
       });
       expect(await me(server, forged)).toEqual({ status: 200, body: { userId: 'ada', groups: ['ops', 'finance'] } });
-      // No user header: nobody is named.
+      // No user header: nobody is named; nor do two values, a client's copy the proxy appended to.
       expect((await me(server, {})).status).toBe(401);
+      expect((await me(server, { 'x-forwarded-user': 'mallory, ada' })).status).toBe(401);
     }
   });
 

@@ -57,7 +57,8 @@ export function trustedHeaderCaller(
     const headerGroups = allowed && config.groups ? groupList(request.headers.get(config.groups)) : [];
     if (!assertion) {
       const userId = request.headers.get(config.user)?.trim();
-      if (!userId) return null;
+      // Two values joined (a client's copy the proxy appended to rather than replaced) name nobody.
+      if (!userId || userId.includes(',')) return null;
       return { userId, ...(config.groups ? { groups: headerGroups } : {}) };
     }
     const token = request.headers.get(assertion.header)?.trim();
