@@ -1,12 +1,12 @@
 import { HeedError } from './errors.js';
 
 /**
- * Who is calling: a user id (null when anonymous) plus whatever the app attached (roles, tenant…).
- * Library calls made without a caller act as the conversation's owner.
+ * Who is calling: a user id (null when anonymous), the groups they are in, plus whatever the app attached
+ * (roles, tenant…). Library calls made without a caller act as the conversation's owner.
  */
 export interface Caller {
   userId: string | null;
-  /** The groups the identity provider, the proxy or the token names (`group:<name>` in policies). */
+  /** Group names (without `group:`): `group:<name>` entries of approvers, assignees and `auth.admins` name them. */
   groups?: string[];
   data?: Record<string, unknown>;
   /**

@@ -6,6 +6,7 @@
  * Adding a key to an interface of config.ts? Add it to its shape here too: the `SameKeys` checks at
  * the bottom fail to compile until both agree.
  */
+import { isIP } from 'node:net';
 import { approvalPolicyProblems } from './kinds/approval-policy.js';
 import { clip } from './kinds/clip.js';
 import { z } from 'zod';
@@ -261,7 +262,9 @@ const notifyShape = {
   operators: z
     .array(z.string({ error: 'expected a user id' }).min(1))
     .optional()
-    .describe('User ids that may list deliveries (`GET /api/deliveries`). Nobody else may, anonymous callers never.'),
+    .describe(
+      'User ids that may use the operator routes (`GET /api/deliveries`, `GET /api/queue`, `GET /metrics`), beside `auth.admins`. Nobody else may, anonymous callers never.',
+    ),
   callbackSecret: z
     .string({ error: 'expected a string' })
     .startsWith('whsec_', 'expected a Standard Webhooks secret (whsec_ followed by base64)')
@@ -666,13 +669,18 @@ function oneWayToRun(agent: Record<string, unknown>, context: z.RefinementCtx): 
   });
 }
 
+const groupNames = z.array(z.string({ error: 'expected a group name' }).min(1, 'expected a group name'), {
+  error: 'expected a list of group names',
+});
+
 const userShape = {
   userId: z.string({ error: 'expected a string' }).min(1, 'expected a user id'),
+  groups: groupNames.optional(),
   data: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
 };
 
 const oidcShape = {
-  issuer: httpUrl.describe('The provider\'s issuer URL (https; http only on this machine).'),
+  issuer: httpUrl.describe("The provider's issuer URL (https; http only on this machine)."),
   clientId: z.string({ error: 'expected a string' }).min(1, 'expected a client id'),
   clientSecret: z.string({ error: 'expected a string' }).min(1, 'expected a client secret').optional(),
   name: z.string({ error: 'expected a string' }).min(1).optional().describe('Shown as "Sign in with <name>".'),
@@ -683,8 +691,53 @@ const oidcShape = {
     .array(z.string({ error: 'expected a domain' }).min(1), { error: 'expected a list of domains' })
     .optional()
     .describe('Only people with a verified email at these domains may sign in.'),
-  publicUrl: httpUrl.optional().describe('Heed\'s address as browsers reach it (the callback is under it).'),
+  publicUrl: httpUrl.optional().describe("Heed's address as browsers reach it (the callback is under it)."),
 };
+
+const headerName = z
+  .string({ error: 'expected a header name' })
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a header name (x-forwarded-user)');
+
+const assertionShape = {
+  header: headerName.describe(
+    'The header that carries the signed JWT (`cf-access-jwt-assertion`, `x-goog-iap-jwt-assertion`).',
+  ),
+  jwksUrl: z
+    .string({ error: 'expected a URL' })
+    .regex(/^https?:\/\/\S+$/, 'expected an http(s) URL')
+    .describe("Where the proxy's signing keys are published (a JWKS)."),
+  issuer: z.string({ error: 'expected a string' }).min(1).describe('The `iss` the JWT must carry.'),
+  audience: z.string({ error: 'expected a string' }).min(1).describe('The `aud` the JWT must carry.'),
+};
+
+const trustedHeaderShape = {
+  user: headerName.describe('The header that names the user (`x-forwarded-email`, `x-auth-request-user`).'),
+  groups: headerName.optional().describe("The header with the user's groups, separated by commas."),
+  fromAddresses: z
+    .array(
+      z
+        .string({ error: 'expected an IP address' })
+        .refine((value) => isIP(value) !== 0, 'expected an IP address (10.0.0.5), not a range or a host name'),
+      { error: 'expected a list of IP addresses' },
+    )
+    .optional()
+    .describe("The proxy's own IP addresses: the headers count only on a connection from one of them."),
+  assertion: strict(assertionShape)
+    .optional()
+    .describe(
+      'A signed JWT the proxy adds: the headers count only when it verifies; the user is then its `email`, else `sub`.',
+    ),
+};
+
+/** A proxy's word is taken only from its address or with its signature: a header alone anyone can send. */
+function provesTheProxy(value: { fromAddresses?: unknown; assertion?: unknown }, context: z.RefinementCtx): void {
+  if (value.fromAddresses !== undefined || value.assertion !== undefined) return;
+  context.addIssue({
+    code: 'custom',
+    message:
+      'expected fromAddresses or assertion: without one, anyone who reaches the server could send the header and be any user',
+  });
+}
 
 const authShape = {
   tokens: z
@@ -708,6 +761,18 @@ const authShape = {
     .positive('expected more than 0')
     .optional()
     .describe('A signed-in session ends after this many hours without use (default 12).'),
+  admins: z
+    .array(z.string({ error: 'expected a user id' }).min(1, 'expected a user id'), {
+      error: 'expected a list of user ids and group: entries',
+    })
+    .optional()
+    .describe(
+      'User ids and `group:<name>` entries who may use the operator routes (the queue, the deliveries, the metrics), beside `notify.operators`.',
+    ),
+  trustedHeader: strict(trustedHeaderShape)
+    .superRefine(provesTheProxy)
+    .optional()
+    .describe('Take the user from headers an authenticating proxy sets (oauth2-proxy, Cloudflare Access, Google IAP).'),
 };
 
 const allowedHosts = z.union(
@@ -805,7 +870,7 @@ const appShape = {
     })
     .default(false)
     .describe(
-      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in for the operators only (`notify.operators`, as for `/api/queue`), `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
+      "`GET /metrics` in Prometheus' text format (docs/metrics.md): `true` behind the API's sign-in for the operators only (`auth.admins` and `notify.operators`, as for `/api/queue`), `{ token }` for a scraper's own bearer token. Needs `npm i prom-client`.",
     ),
 };
 const configShape = { ...optionsShape, ...appShape };
@@ -834,6 +899,8 @@ export const configGroups = {
   'channels.teams': teamsShape,
   'channels.gchat': gchatShape,
   cors: corsShape,
+  'auth.trustedHeader': trustedHeaderShape,
+  'auth.trustedHeader.assertion': assertionShape,
 } satisfies Record<string, z.ZodRawShape>;
 
 /** An option's default, when its shape has one. */
@@ -878,6 +945,7 @@ export type TeamsChannelConfig = z.input<ReturnType<typeof strict<typeof teamsSh
 export type GchatChannelConfig = z.input<ReturnType<typeof strict<typeof gchatShape>>>;
 export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
 export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
+export type TrustedHeaderConfig = z.input<ReturnType<typeof strict<typeof trustedHeaderShape>>>;
 
 /** `agents[0].tools.search`, `auth.tokens["tok-a"]`. */
 export function configPath(path: readonly PropertyKey[]): string {

@@ -10,6 +10,7 @@ import type { AgentInfo } from './protocol/responses.js';
 import type {
   CorsConfig,
   HitlConfig,
+  TrustedHeaderConfig,
   Limits,
   NotifyConfig,
   SlackChannelConfig,
@@ -163,12 +164,16 @@ export interface HeedConfig extends Omit<HeedOptions, 'store'> {
 export type AllowedHosts = string[] | true;
 
 export interface AuthConfig {
-  /** Bearer tokens mapped to users: `{ userId, data? }`, or the user id alone (`{ 'tok-a': 'alice' }`). */
-  tokens?: Record<string, string | { userId: string; data?: Record<string, unknown> }>;
+  /** Bearer tokens mapped to users: `{ userId, groups?, data? }`, or the user id alone (`{ 'tok-a': 'alice' }`). */
+  tokens?: Record<string, string | { userId: string; groups?: string[]; data?: Record<string, unknown> }>;
   /** Resolves the caller from a request; wins over `tokens`. Return null for anonymous. */
   resolveContext?: (request: Request) => Caller | null | Promise<Caller | null>;
   /** Refuse anonymous callers with 401. */
   required?: boolean;
+  /** User ids and `group:<name>` entries who may use the operator routes, beside `notify.operators`. */
+  admins?: string[];
+  /** The user (and groups) from headers an authenticating proxy sets, trusted by its address or its signed JWT. */
+  trustedHeader?: TrustedHeaderConfig;
   /** Sign-in with the organization's OpenID Connect provider, for the console and the answer page (docs/auth.md). */
   oidc?: OidcConfig;
   /** A signed-in session ends after this many hours without use (default 12). */

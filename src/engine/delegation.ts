@@ -1,4 +1,5 @@
 import { HeedError } from '../errors.js';
+import { byId } from '../groups.js';
 import { namesApprover } from '../kinds/approval-policy.js';
 import type { Store } from '../store/store.js';
 import type { ActionRecord, ConversationRecord } from '../types.js';
@@ -120,5 +121,5 @@ export function waitsOnAny(
   people: string[] | undefined,
 ): boolean {
   if (action.status !== 'pending' || !people?.length) return false;
-  return people.some((id) => namesApprover(action, id) || id === conversation.ownerId);
+  return people.some((id) => namesApprover(action, byId(id)) || id === conversation.ownerId);
 }

@@ -237,7 +237,7 @@ export class Engine {
     if (!read) throw conversationNotFound(id);
     if (mayAccess(caller, read.conversation)) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
-    if (actions.some((action) => namesApprover(action, caller?.userId))) return read;
+    if (actions.some((action) => namesApprover(action, caller))) return read;
     // A delegate reads it while something in it waits on someone they answer for (docs/approvals.md, Delegation).
     const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
     if (!actions.some((action) => waitsOnAny(action, read.conversation, standsFor))) throw conversationNotFound(id);

@@ -10,7 +10,7 @@ type After = { createdAt: string; id: string };
 
 /**
  * Every pending action waiting on the caller, oldest first: of the conversations they own, the approvals
- * naming them, and the same for each person whose delegation they hold (docs/approvals.md, Delegation;
+ * naming them or one of their groups, and the same for each person whose delegation they hold (docs/approvals.md, Delegation;
  * those carry `onBehalfOf`). An anonymous caller's inbox is empty; no caller (the library) sees all.
  */
 export async function inboxOf(
@@ -50,12 +50,14 @@ async function pendingOf(
   conversations: Map<string, ConversationRecord | undefined>,
 ): Promise<ActionView[]> {
   const ownerId = caller ? caller.userId : undefined;
-  // A signed-in caller also finds the approvals naming them; an approval they may not (or no longer) vote on is left out.
+  // A signed-in caller also finds the approvals naming them or one of their groups; an approval they may not
+  // (or no longer) vote on is left out.
   const approver = ownerId ?? undefined;
+  const groups = approver !== undefined && caller?.groups?.length ? caller.groups : undefined;
   const views: ActionView[] = [];
   let after = from;
   for (;;) {
-    const actions = await engine.store.listPendingActions({ ownerId, approver, limit, after });
+    const actions = await engine.store.listPendingActions({ ownerId, approver, groups, limit, after });
     for (const action of actions) {
       if (!conversations.has(action.conversationId))
         conversations.set(action.conversationId, await engine.store.getConversation(action.conversationId));
@@ -65,7 +67,7 @@ async function pendingOf(
         const owns = record !== undefined && mayAccess(caller, record);
         if (
           userId === null ||
-          !mayVote(action.request, userId, record?.ownerId ?? null, owns) ||
+          !mayVote(action.request, caller, record?.ownerId ?? null, owns) ||
           currentVote(action.request, userId) ||
           (delegate !== undefined && action.request.excludeRequester && delegate === record?.ownerId)
         )

@@ -125,6 +125,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   app.use('/api/*', async (c, next) => {
     c.set('streams', streams);
     if (demo) c.set('demo', demo);
+    if (options.auth?.admins) c.set('admins', options.auth.admins);
     return next();
   });
   // The document, its page and liveness are public; everything else under /api knows its caller.

@@ -5,6 +5,7 @@ import type { AuthConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import type { AppEnv } from './route.js';
 import { sessionCaller, type SignIn } from './sign-in/sign-in.js';
+import { peerAddress, trustedHeaderCaller } from './trusted-header.js';
 
 const anonymous: Caller = Object.freeze({ userId: null }) as Caller;
 
@@ -12,27 +13,38 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 
 /**
  * Works out who is calling. `resolveContext` wins when set; otherwise a bearer token is looked up in
- * `tokens`. No credentials = anonymous (refused with 401 when `required`); a token that is not known
- * is always refused rather than treated as anonymous.
+ * `tokens`, and without one, `trustedHeader` may name the caller (`peer`: the TCP peer's address). No
+ * credentials = anonymous (refused with 401 when `required`); a token that is not known is always refused
+ * rather than treated as anonymous.
  */
-export function callerResolver(auth: AuthConfig = {}, signIn?: SignIn): (request: Request) => Promise<Caller> {
+export function callerResolver(
+  auth: AuthConfig = {},
+  signIn?: SignIn,
+): (request: Request, peer?: string) => Promise<Caller> {
   // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
   const tokens = new Map<string, Caller>();
   for (const [token, user] of Object.entries(auth.tokens ?? {})) {
     // The shorthand `{ token: 'userId' }` is the user id alone.
     if (typeof user === 'string') tokens.set(digest(token), { userId: user });
-    else tokens.set(digest(token), { userId: user.userId, ...(user.data ? { data: user.data } : {}) });
+    else
+      tokens.set(digest(token), {
+        userId: user.userId,
+        ...(user.groups ? { groups: [...user.groups] } : {}),
+        ...(user.data ? { data: user.data } : {}),
+      });
   }
+  const proxied = auth.trustedHeader ? trustedHeaderCaller(auth.trustedHeader) : undefined;
 
-  return async (request) => {
+  return async (request, peer) => {
     let caller: Caller | null;
     if (auth.resolveContext) {
       caller = await auth.resolveContext(request);
     } else {
       const header = request.headers.get('authorization');
       if (header === null || header.trim() === '') {
-        // No bearer token: a signed-in person's session cookie, if any (a token wins over it).
-        caller = signIn ? await sessionCaller(signIn, request) : null;
+        // No bearer token: a signed-in person's session cookie, else what a trusted proxy says.
+        caller =
+          (signIn ? await sessionCaller(signIn, request) : null) ?? (proxied ? await proxied(request, peer) : null);
       } else {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         caller = match ? (tokens.get(digest(match[1])) ?? null) : null;
@@ -51,7 +63,7 @@ export function callerResolver(auth: AuthConfig = {}, signIn?: SignIn): (request
 export function authMiddleware(auth: AuthConfig = {}, signIn?: SignIn): MiddlewareHandler<AppEnv> {
   const resolve = callerResolver(auth, signIn);
   return async (c, next) => {
-    c.set('caller', await resolve(c.req.raw));
+    c.set('caller', await resolve(c.req.raw, peerAddress(c.env)));
     await next();
   };
 }

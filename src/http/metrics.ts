@@ -10,6 +10,7 @@ import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
 import type { SignIn } from './sign-in/sign-in.js';
+import { peerAddress } from './trusted-header.js';
 import { errorResponse } from './errors.js';
 import { mustBeOperator } from './operators.js';
 import type { AppEnv } from './route.js';
@@ -54,7 +55,7 @@ export function metricsHandler(
   const allowed = gate(config, auth, host, signIn);
   return async (c) => {
     try {
-      await allowed(c.req.raw);
+      await allowed(c.req.raw, peerAddress(c.env));
     } catch (error) {
       return errorResponse(error);
     }
@@ -167,12 +168,12 @@ function gate(
   auth: AuthConfig | undefined,
   host: HeedHooks,
   signIn: SignIn | undefined,
-): (request: Request) => Promise<void> {
+): (request: Request, peer: string | undefined) => Promise<void> {
   if (config === true || config === false) {
     // The API's sign-in, and then the operators only, as for the queue: the figures cover every conversation.
     const resolve = callerResolver(auth, signIn);
-    return async (request) =>
-      mustBeOperator(await resolve(request), host.notifier.config.operators, 'read the metrics');
+    const rule = { operators: host.notifier.config.operators, admins: auth?.admins };
+    return async (request, peer) => mustBeOperator(await resolve(request, peer), rule, 'read the metrics');
   }
   const expected = digest(config.token);
   return async (request) => {

@@ -11,8 +11,13 @@ import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
 import type { StreamGate } from './stream-limits.js';
 
-/** Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is set on the demo. */
-export type AppEnv = { Variables: { caller: Caller; streams?: StreamGate; demo?: DemoInfo } };
+/**
+ * Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is
+ * set on the demo; `admins` is `auth.admins` (src/http/operators.ts).
+ */
+export type AppEnv = {
+  Variables: { caller: Caller; streams?: StreamGate; demo?: DemoInfo; admins?: readonly string[] };
+};
 
 /** One documented response of a route. */
 export interface RouteResponse {

@@ -1,11 +1,12 @@
 import { HeedError } from '../errors.js';
+import { GROUP_PREFIX, isGroupEntry, names, type Member } from '../groups.js';
 import type { JsonObject, JsonValue } from '../protocol/values.js';
 import type { ApprovalRequest, ApprovalResolution, ApprovalVote } from './approval.js';
 import { commentText } from './comment-text.js';
 import type { ConversationView } from '../protocol/conversation.js';
 import type { ActionRecord } from './index.js';
 
-/** Who decides an approval, given as a list of user ids or worked out from the call. */
+/** Who decides an approval, given as a list of user ids and `group:<name>` entries, or worked out from the call. */
 export type ApproverList<Input = any> =
   string[] | ((input: Input, context: { conversation: ConversationView }) => string[] | Promise<string[]>);
 
@@ -14,7 +15,10 @@ export type ApproverList<Input = any> =
  * conversation decides (docs/concepts.md, "Who may answer").
  */
 export interface ApprovalPolicy<Input = any> {
-  /** User ids who may vote. Absent: whoever may answer the conversation (its owner; anyone signed in, for an ownerless one). */
+  /**
+   * User ids and `group:<name>` entries who may vote (a group's members each vote once, as themselves).
+   * Absent: whoever may answer the conversation (its owner; anyone signed in, for an ownerless one).
+   */
   approvers?: ApproverList<Input>;
   /** Distinct allows needed; default 1. */
   required?: number;
@@ -40,6 +44,8 @@ export function approvalPolicyProblems(policy: unknown, path: string): string[] 
     if (typeof value === 'function') return;
     if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || id.length === 0)) {
       problems.push(`${at}: must be a list of user ids or a function returning one.`);
+    } else if (value.some((id) => id === GROUP_PREFIX)) {
+      problems.push(`${at}: "${GROUP_PREFIX}" needs a group name after it (${GROUP_PREFIX}finance).`);
     } else if (new Set(value).size !== value.length) problems.push(`${at}: names a user twice.`);
   };
   if (p.approvers !== undefined) list(p.approvers, `${path}.approvers`);
@@ -48,6 +54,8 @@ export function approvalPolicyProblems(policy: unknown, path: string): string[] 
   } else if (
     Array.isArray(p.approvers) &&
     p.escalate === undefined &&
+    // A group may hold any number of people: only a list of user ids alone can be counted.
+    !p.approvers.some((id) => typeof id === 'string' && isGroupEntry(id)) &&
     ((p.required ?? 1) as number) > p.approvers.length
   ) {
     problems.push(
@@ -117,26 +125,22 @@ export function isVoted(request: ActionRecord['request']): request is ApprovalRe
 }
 
 /**
- * True when the action names this user among its approvers (so they may read the conversation and vote on
- * it), or, for a request made with `POST /api/requests`, among its assignees (so they may answer it).
+ * True when the action names this person among its approvers, by user id or through one of their groups (so
+ * they may read the conversation and vote on it), or, for a request made with `POST /api/requests`, among
+ * its assignees (so they may answer it).
  */
-export function namesApprover(action: ActionRecord, userId: string | null | undefined): boolean {
-  return !!userId && 'approvers' in action.request && !!action.request.approvers?.includes(userId);
+export function namesApprover(action: ActionRecord, who: Member | null | undefined): boolean {
+  return 'approvers' in action.request && names(action.request.approvers, who);
 }
 
 /**
- * Whether this user may vote now. `sees`: they may answer the conversation under the usual rule (docs/concepts.md, "Who may answer"),
+ * Whether this person may vote now. `sees`: they may answer the conversation under the usual rule (docs/concepts.md, "Who may answer"),
  * which is who votes when the policy names nobody.
  */
-export function mayVote(
-  request: ApprovalRequest,
-  userId: string | null,
-  ownerId: string | null,
-  sees: boolean,
-): boolean {
-  if (userId === null) return false;
-  if (request.excludeRequester && userId === ownerId) return false;
-  return request.approvers ? request.approvers.includes(userId) : sees;
+export function mayVote(request: ApprovalRequest, who: Member, ownerId: string | null, sees: boolean): boolean {
+  if (who.userId === null) return false;
+  if (request.excludeRequester && who.userId === ownerId) return false;
+  return request.approvers ? names(request.approvers, who) : sees;
 }
 
 /** Whose vote a vote is: the approver it was given for (a delegate's vote counts as theirs), else its voter. */
@@ -218,12 +222,14 @@ export function castVote(
 /**
  * When denies refuse the action. `any`: the first deny. `majority`, with n named approvers and d denies:
  * when 2d > n (most approvers said no), or when d > n − required (too few are left to reach `required`
- * allows, even if every one of them allowed). With nobody named (n unknown): when d reaches `required`.
+ * allows, even if every one of them allowed). With nobody named, or a group named (n unknown): when d
+ * reaches `required`.
  */
 export function denyDecides(request: ApprovalRequest & { required: number }, denies: number): boolean {
   if (denies === 0) return false;
   if ((request.deny ?? 'any') === 'any') return true;
-  if (!request.approvers) return denies >= request.required;
+  // A group may hold any number of people: with one named, how many may vote is unknown too.
+  if (!request.approvers || request.approvers.some(isGroupEntry)) return denies >= request.required;
   const n = request.approvers.length;
   return 2 * denies > n || denies > n - request.required;
 }

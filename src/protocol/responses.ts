@@ -107,10 +107,18 @@ export const rememberedToolsResponse = z.strictObject({ tools: z.array(remembere
 export const healthResponse = z.strictObject({ ok: z.literal(true) });
 export const meResponse = z.strictObject({
   userId: z.string().nullable().describe('The user id the caller is known by; null for an anonymous caller.'),
+  groups: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'The groups the caller is in (`group:<name>` entries of approvers and assignees name them); absent when none.',
+    ),
   operator: z
     .literal(true)
     .optional()
-    .describe('Present for the operators named in `notify.operators` (the deliveries and the queue are theirs).'),
+    .describe(
+      'Present for the admins of `auth.admins` and the operators of `notify.operators` (the deliveries and the queue are theirs).',
+    ),
 });
 
 const queueWaits = z.strictObject({

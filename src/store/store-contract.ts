@@ -915,6 +915,31 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(ids(await store.listPendingActions({ ownerId: 'cat', approver: 'cat' }))).toEqual([]);
     });
 
+    it('lists pending actions naming one of the groups of the user among their approvers', async () => {
+      const named = (approvers: string[]) => ({
+        kind: 'approval' as const,
+        args: {},
+        title: 'Pay',
+        summary: 'Pay',
+        canRemember: false,
+        approvers,
+        required: 1,
+      });
+      await parked('c1', { ownerId: 'ada' }, { createdAt: at(10), request: named(['group:ops', 'bob']) });
+      await parked('c2', { ownerId: 'ada' }, { createdAt: at(20), request: named(['group:finance']) });
+      await parked('c3', { ownerId: 'ada' }, { createdAt: at(30), request: named(['group:ops-team']) });
+      const ids = (actions: ActionRecord[]) => actions.map((a) => a.id);
+      const list = (approver: string, groups?: string[]) =>
+        store.listPendingActions({ ownerId: approver, approver, ...(groups ? { groups } : {}) });
+      expect(ids(await list('cat', ['ops']))).toEqual(['c1-a']);
+      expect(ids(await list('cat', ['ops', 'finance']))).toEqual(['c1-a', 'c2-a']);
+      expect(ids(await list('cat', []))).toEqual([]);
+      expect(ids(await list('cat'))).toEqual([]);
+      expect(ids(await list('bob', ['finance']))).toEqual(['c1-a', 'c2-a']);
+      // A user id that reads like a group entry is no member of it.
+      expect(ids(await list('group:ops'))).toEqual([]);
+    });
+
     it('lists conversations newest first, filtered by owner, status and agent, in pages', async () => {
       await commitOk({ conversationId: 'c1', create: conversation('c1', { ownerId: 'ada', updatedAt: at(10) }) });
       await commitOk({

@@ -206,6 +206,8 @@ export interface PendingFilter {
   ownerId?: string | null;
   /** With `ownerId`: also the actions that name this user id among their `approvers`. */
   approver?: string;
+  /** With `approver`: the groups they are in; actions naming `group:<name>` of one of them are listed too. */
+  groups?: string[];
   limit?: number;
   /** Cursor: the `createdAt`/`id` of the last row of the previous page. */
   after?: { createdAt: string; id: string };

@@ -30,6 +30,7 @@ import { actionView } from '../../views.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
 import { waitsOnAny } from '../delegation.js';
+import { byId, type Member } from '../../groups.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -89,7 +90,7 @@ export async function decideSettle(
   const owns = input.link !== undefined || mayAccess(input.caller, conversation);
   const hook = engine.hitl.authorizeResolve;
   // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
-  const approver = !owns && actions.some((entry) => namesApprover(entry, input.caller?.userId));
+  const approver = !owns && actions.some((entry) => namesApprover(entry, input.caller));
   // A delegate sees the conversation while something in it waits on someone they answer for.
   const delegate = !owns && !approver && actions.some((entry) => waitsOnAny(entry, conversation, input.standsFor));
   const sees = owns || approver || delegate;
@@ -112,20 +113,21 @@ export async function decideSettle(
   refuseUnanswerable(engine.agents.get(conversation.agent), action.id);
   if (!read.messages && action.status === 'pending' && closes) return { type: 'read', parts: { messages: true } };
   await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
-  const resolvedBy = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
+  const answerer = answererOf(input, conversation);
+  const resolvedBy = answerer.userId;
   const voted = isVoted(action.request) ? action.request : undefined;
   // With an authorizeResolve hook, the hook (asked above) stands for "may answer the conversation".
   const mayAnswerAll = owns || hook !== undefined;
   let answeredFor: string | undefined;
   if (voted) {
-    answeredFor = delegatedSeat(voted, resolvedBy, conversation.ownerId, mayAnswerAll, input.standsFor);
-    if (answeredFor === undefined) checkVoter(voted, action, resolvedBy, conversation.ownerId, mayAnswerAll);
+    answeredFor = delegatedSeat(voted, answerer, conversation.ownerId, mayAnswerAll, input.standsFor);
+    if (answeredFor === undefined) checkVoter(voted, action, answerer, conversation.ownerId, mayAnswerAll);
   }
   // A request made with POST /api/requests is answered by its assignees too.
-  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId))) {
+  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller))) {
     // A delegate answers what waits on someone they answer for (docs/approvals.md, Delegation).
     answeredFor = (input.standsFor ?? []).find(
-      (id) => id === conversation.ownerId || (holdsRequest(conversation) && namesApprover(action, id)),
+      (id) => id === conversation.ownerId || (holdsRequest(conversation) && namesApprover(action, byId(id))),
     );
     if (answeredFor === undefined) throw new HeedError('action_forbidden', 'You may not answer this request.');
   }
@@ -252,7 +254,7 @@ export async function answerableAction(
   const { conversation, actions } = read;
   const owns = input.link !== undefined || mayAccess(input.caller, conversation);
   const hook = engine.hitl.authorizeResolve;
-  const sees = owns || actions.some((entry) => namesApprover(entry, input.caller?.userId));
+  const sees = owns || actions.some((entry) => namesApprover(entry, input.caller));
   if (!sees && !hook) throw conversationNotFound(conversation.id);
   const action = actions.find((entry) => entry.id === actionId);
   if (!action) {
@@ -265,14 +267,24 @@ export async function answerableAction(
     throw conversationNotFound(conversation.id);
   refuseUnanswerable(engine.agents.get(conversation.agent), action.id);
   await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
-  const by = input.link ? input.link.recipient : callerId(input.caller ?? { userId: conversation.ownerId });
+  const by = answererOf(input, conversation);
   const voted = isVoted(action.request) ? action.request : undefined;
   if (voted) {
-    if (by === null || !mayVote(voted, by, conversation.ownerId, owns || hook !== undefined))
+    if (!mayVote(voted, by, conversation.ownerId, owns || hook !== undefined))
       throw new HeedError('action_forbidden', 'You may not answer this request.', { details: { actionId } });
-  } else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller?.userId)))
+  } else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller)))
     throw new HeedError('action_forbidden', 'You may not answer this request.');
   return action;
+}
+
+/**
+ * Who answers, as the approvers are matched against: a link's recipient (a user id, in no group), else the
+ * caller with their groups, else (the library) the owner.
+ */
+function answererOf(input: SettleInput, conversation: ConversationRecord): Member {
+  if (input.link) return byId(input.link.recipient);
+  const caller = input.caller ?? { userId: conversation.ownerId };
+  return { userId: callerId(caller), ...(caller.groups ? { groups: caller.groups } : {}) };
 }
 
 /** The messages of a snapshot that was read with them (asked for above whenever they are used). */
@@ -327,16 +339,18 @@ async function checkOpen(
  */
 function delegatedSeat(
   request: ApprovalRequest,
-  voter: string | null,
+  voter: Member,
   ownerId: string | null,
   mayAnswerAll: boolean,
   standsFor: string[] | undefined,
 ): string | undefined {
-  if (voter === null || !standsFor?.length) return undefined;
-  if (mayVote(request, voter, ownerId, mayAnswerAll) && !currentVote(request, voter)) return undefined;
-  if (request.excludeRequester && voter === ownerId) return undefined;
+  const id = voter.userId;
+  if (id === null || !standsFor?.length) return undefined;
+  if (mayVote(request, voter, ownerId, mayAnswerAll) && !currentVote(request, id)) return undefined;
+  if (request.excludeRequester && id === ownerId) return undefined;
+  // Whom a delegate stands for is known by user id alone: their groups are not (docs/approvals.md, Delegation).
   return standsFor.find(
-    (id) => id !== voter && mayVote(request, id, ownerId, id === ownerId) && !currentVote(request, id),
+    (from) => from !== id && mayVote(request, byId(from), ownerId, from === ownerId) && !currentVote(request, from),
   );
 }
 
@@ -344,11 +358,12 @@ function delegatedSeat(
 function checkVoter(
   request: ApprovalRequest,
   action: ActionRecord,
-  voter: string | null,
+  who: Member,
   ownerId: string | null,
   owns: boolean,
-): asserts voter is string {
-  if (voter === null || !mayVote(request, voter, ownerId, owns)) {
+): void {
+  const voter = who.userId;
+  if (voter === null || !mayVote(request, who, ownerId, owns)) {
     const why =
       voter === null
         ? 'This approval is decided by votes, and a vote needs a signed-in caller.'

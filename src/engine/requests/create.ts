@@ -3,6 +3,7 @@ import type { Caller } from '../../caller.js';
 import { defaults } from '../../config-schema.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { GROUP_PREFIX } from '../../groups.js';
 import { checkExternalRequest, type ExternalRequest } from '../../kinds/external-request.js';
 import { kindOf, titleOf } from '../../kinds/index.js';
 import { newEvent } from '../../protocol/events.js';
@@ -21,7 +22,7 @@ import { createConversation } from '../transact.js';
 export interface NewRequest {
   /** Any kind's request as a tool raises it with `ctx.request` (an approval, a question, a URL to open). */
   request: ExternalRequest;
-  /** User ids who may answer it besides the caller; it shows in their inbox. */
+  /** User ids and `group:<name>` entries who may answer it besides the caller; it shows in their inbox. */
   assignees?: string[];
   /** Where the settled action is posted (a host listed in `notify.callbackHosts`). */
   callbackUrl?: string;
@@ -89,6 +90,15 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
     expiresAt = engine.expiresAfterMinutes(minutes);
   }
   const assignees = [...new Set(input.assignees ?? [])];
+  if (assignees.includes(GROUP_PREFIX)) {
+    throw new HeedError(
+      'invalid_request',
+      `An assignee "${GROUP_PREFIX}" needs a group name after it (${GROUP_PREFIX}finance).`,
+      {
+        details: { field: 'assignees' },
+      },
+    );
+  }
   const request = assignees.length > 0 ? { ...checked.request, approvers: assignees } : checked.request;
 
   const conversationId =

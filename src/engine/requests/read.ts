@@ -21,7 +21,7 @@ export async function readRequest(engine: Engine, id: string, caller: Caller | u
   const found = await engine.store.findAction(id);
   const conversation = found && (await engine.store.getConversation(found.conversationId));
   if (!found || !conversation || !holdsRequest(conversation)) throw requestNotFound(id);
-  if (!mayAccess(caller, conversation) && !namesApprover(found, caller?.userId)) throw requestNotFound(id);
+  if (!mayAccess(caller, conversation) && !namesApprover(found, caller)) throw requestNotFound(id);
   return found;
 }
 

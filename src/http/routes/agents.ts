@@ -1,4 +1,4 @@
-import { isOperator } from '../operators.js';
+import { isOperator, operatorRule } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 import { agentInfo, agentParams, agentsResponse, meResponse } from '../schemas.js';
 
@@ -28,9 +28,13 @@ export const agentRoutes: Route[] = [
       responses: { 200: { description: 'The caller.', schema: meResponse } },
       errors: ['unauthorized'],
     },
-    ({ host, caller }) => {
-      const operator = isOperator(caller, host.notifier.config.operators);
-      return Response.json({ userId: caller.userId, ...(operator ? { operator: true } : {}) });
+    ({ c, host, caller }) => {
+      const operator = isOperator(caller, operatorRule(c, host));
+      return Response.json({
+        userId: caller.userId,
+        ...(caller.groups?.length ? { groups: caller.groups } : {}),
+        ...(operator ? { operator: true } : {}),
+      });
     },
   ),
   defineRoute(

@@ -88,7 +88,7 @@ export const decisionRoutes: Route[] = [
  */
 function inBatchReach(caller: Caller, conversation: ConversationRecord, action: ActionRecord): boolean {
   if (caller.userId === null) return false;
-  return conversation.ownerId !== null || namesApprover(action, caller.userId);
+  return conversation.ownerId !== null || namesApprover(action, caller);
 }
 
 function hidden(thrown: unknown): boolean {

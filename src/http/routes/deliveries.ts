@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HeedError } from '../../errors.js';
-import { mustBeOperator } from '../operators.js';
+import { mustBeOperator, operatorRule } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 
 const deliveriesQuery = z.object({
@@ -53,8 +53,8 @@ export const deliveryRoutes: Route[] = [
       responses: { 200: { description: 'One page of deliveries.', schema: deliveriesResponse } },
       errors: ['invalid_request', 'unauthorized', 'forbidden'],
     },
-    async ({ host, caller, query }) => {
-      mustBeOperator(caller, host.notifier.config.operators, 'list deliveries');
+    async ({ c, host, caller, query }) => {
+      mustBeOperator(caller, operatorRule(c, host), 'list deliveries');
       let after: { createdAt: string; id: string } | undefined;
       if (query.cursor) {
         try {

@@ -1,6 +1,6 @@
 import type { DecisionTime, PendingCount } from '../../store/store.js';
 import { queueResponse, type QueueView, type QueueWaits } from '../../protocol/responses.js';
-import { mustBeOperator } from '../operators.js';
+import { mustBeOperator, operatorRule } from '../operators.js';
 import { defineRoute, type Route } from '../route.js';
 
 /** The decisions the page reads: the last week's, at most this many (newest first). */
@@ -15,14 +15,14 @@ export const queueRoutes: Route[] = [
       operationId: 'queue',
       summary: 'How long people take: what waits, for how long, and the time to decision',
       description:
-        'For operators only (`notify.operators`; everyone else gets 403 `forbidden`). Pending actions and their ages ' +
+        'For operators only (`auth.admins` and `notify.operators`; everyone else gets 403 `forbidden`). Pending actions and their ages ' +
         `now, and the median and 90th percentile time to decision over the last ${DAYS} days, overall and per agent.`,
       tag: 'actions',
       responses: { 200: { description: 'The queue now.', schema: queueResponse } },
       errors: ['unauthorized', 'forbidden'],
     },
-    async ({ host, caller }) => {
-      mustBeOperator(caller, host.notifier.config.operators, 'read the queue');
+    async ({ c, host, caller }) => {
+      mustBeOperator(caller, operatorRule(c, host), 'read the queue');
       const now = host.now();
       const since = new Date(Date.parse(now) - DAYS * 86_400_000).toISOString();
       const [pending, decisions] = await Promise.all([

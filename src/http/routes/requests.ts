@@ -15,7 +15,9 @@ export const createRequestBody = z.strictObject({
     .array(z.string().min(1).max(200))
     .max(100)
     .optional()
-    .describe('User ids who may answer it besides the caller; it shows in their inbox.'),
+    .describe(
+      'User ids and `group:<name>` entries who may answer it besides the caller; it shows in their inbox (a group: in the inbox of each member).',
+    ),
   callbackUrl: z
     .string()
     .max(2000)

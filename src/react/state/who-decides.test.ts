@@ -91,6 +91,16 @@ describe('whoDecides', () => {
     });
   });
 
+  it('a group among the approvers: its members may vote, others are told so; groups unknown, the server decides', () => {
+    const grouped = { ...fourEyes, approvers: ['grace', 'group:finance'] };
+    expect(whoDecides(grouped, { me: 'eve', ownerId: 'ada', groups: ['finance'] }).mayAnswer).toBe(true);
+    expect(whoDecides(grouped, { me: 'eve', ownerId: 'ada', groups: ['ops'] })).toMatchObject({
+      mayAnswer: false,
+      reason: 'You are not one of its approvers.',
+    });
+    expect(whoDecides(grouped, { me: 'eve', ownerId: 'ada' }).mayAnswer).toBe(true);
+  });
+
   it('without named approvers it says how many more, and not from whom under four eyes', () => {
     const open = { ...fourEyes, approvers: undefined, required: 1 };
     expect(whoDecides(open, { me: 'ada', ownerId: 'ada' })).toMatchObject({

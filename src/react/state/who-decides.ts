@@ -1,3 +1,4 @@
+import { isGroupEntry, names } from '../../groups.js';
 import type { ActionView } from '../../views.js';
 
 /** Who a pending request waits on, as the viewer sees it. */
@@ -16,10 +17,12 @@ export interface WhoDecides {
  * (docs/approvals.md) leaves anyone out: the conversation's owner under four eyes (`excludeRequester`),
  * someone not among the named approvers, and whoever has a vote that still counts. `standsFor`: the people
  * whose delegation the viewer holds (`GET /api/me/delegation`): the viewer may also vote in their place.
+ * `groups`: the viewer's groups (`GET /api/me`), for `group:<name>` approvers; unknown, such an approval keeps
+ * the controls and the server decides.
  */
 export function whoDecides(
   action: ActionView,
-  viewer: { me?: string | null; ownerId?: string | null; standsFor?: string[] },
+  viewer: { me?: string | null; ownerId?: string | null; standsFor?: string[]; groups?: string[] },
 ): WhoDecides {
   if (action.kind !== 'approval' || action.required === undefined || action.status !== 'pending')
     return { mayAnswer: true };
@@ -56,7 +59,8 @@ export function whoDecides(
       waitingFor,
       reason: `You ${mine.decision === 'allow' ? 'allowed' : 'denied'} it; the others decide the rest.`,
     };
-  if (action.approvers && !action.approvers.includes(me))
+  const unknownGroups = viewer.groups === undefined && action.approvers?.some(isGroupEntry);
+  if (action.approvers && !unknownGroups && !names(action.approvers, { userId: me, groups: viewer.groups }))
     return { mayAnswer: false, waitingFor, reason: 'You are not one of its approvers.' };
   return { mayAnswer: true, waitingFor };
 }

@@ -232,7 +232,8 @@ export function memoryStore(): Store {
         if (!owned && filter.approver === undefined) continue;
         for (const action of entry.actions.values()) {
           if (action.status !== 'pending') continue;
-          const approves = filter.approver !== undefined && namesApprover(action, filter.approver);
+          const approves =
+            filter.approver !== undefined && namesApprover(action, { userId: filter.approver, groups: filter.groups });
           if (!owned && !approves) continue;
           if (after && compareTimeThenId(action.createdAt, action.id, after.at, after.id) <= 0) continue;
           pending.push(action);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HeedError } from '../../errors.js';
+import { entriesNaming } from '../../groups.js';
 import type { ConversationFilter, ConversationRead, PendingFilter, Store, StoredValue } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
@@ -294,7 +295,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       if (filter.ownerId === null) owner = 'c.owner_id IS NULL';
       else if (filter.ownerId !== undefined) owner = `c.owner_id = ${param(filter.ownerId, 'text')}`;
       if (owner && filter.approver !== undefined) {
-        owner = `(${owner} OR EXISTS (SELECT 1 FROM json_array_elements_text(CASE WHEN json_typeof(a.request->'approvers') = 'array' THEN a.request->'approvers' END) AS v(id) WHERE v.id = ${param(filter.approver, 'text')}))`;
+        owner = `(${owner} OR EXISTS (SELECT 1 FROM json_array_elements_text(CASE WHEN json_typeof(a.request->'approvers') = 'array' THEN a.request->'approvers' END) AS v(id) WHERE v.id = ANY(${param(entriesNaming({ userId: filter.approver, groups: filter.groups }), 'text[]')})))`;
       }
       if (owner) where.push(owner);
       if (filter.after) {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { requireOptional } from '../../optional-dependency.js';
 import { storedEvent } from '../../protocol/events.js';
 import { HeedError } from '../../errors.js';
+import { entriesNaming } from '../../groups.js';
 import type { EventRecord, RememberedTool } from '../../types.js';
 import type {
   Change,
@@ -74,7 +75,7 @@ export const indexedQueries = {
     'SELECT a.*, c.id AS conversation_id FROM actions a JOIN conversations c ON c.key = a.conversation_key ' +
     "WHERE a.status = 'pending'" +
     (filter.owner && filter.approver
-      ? " AND (c.owner_id IS @ownerId OR EXISTS (SELECT 1 FROM json_each(a.request, '$.approvers') WHERE value = @approver))"
+      ? " AND (c.owner_id IS @ownerId OR EXISTS (SELECT 1 FROM json_each(a.request, '$.approvers') WHERE value IN (SELECT value FROM json_each(@approvers))))"
       : filter.owner
         ? ' AND c.owner_id IS @ownerId'
         : '') +
@@ -313,7 +314,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         params.afterId = filter.after.id;
       }
       const approver = filter.ownerId !== undefined && filter.approver !== undefined;
-      if (approver) params.approver = filter.approver;
+      // The entries that name them: their user id and their groups (src/groups.ts says which).
+      if (approver)
+        params.approvers = JSON.stringify(entriesNaming({ userId: filter.approver ?? null, groups: filter.groups }));
       const sql = indexedQueries.pendingActions({
         owner: filter.ownerId !== undefined,
         after: !!filter.after,
