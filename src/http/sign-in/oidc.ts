@@ -6,7 +6,8 @@ import type { OidcConfig } from '../../config.js';
 import { HeedError } from '../../errors.js';
 import { isLoopbackAddress } from '../host-check.js';
 import type { AppEnv } from '../route.js';
-import { SESSION_COOKIE, type SignIn } from './sign-in.js';
+import { csrfRefusal, SESSION_COOKIE } from './sessions.js';
+import type { SignIn } from './sign-in.js';
 
 type OpenId = typeof import('openid-client');
 
@@ -125,14 +126,6 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
     }
     return c.json(endSessionUrl ? { endSessionUrl } : {});
   });
-}
-
-/** The 403 a cookie write without its CSRF header gets. */
-export function csrfRefusal(): HeedError {
-  return new HeedError(
-    'csrf',
-    'This change came with the sign-in cookie but without the x-heed-csrf header (GET /auth/session gives it), so it was refused.',
-  );
 }
 
 async function discover(oidc: OidcConfig) {

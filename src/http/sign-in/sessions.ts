@@ -1,5 +1,17 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { HeedError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
+
+/** The cookie that carries a session id: HttpOnly, SameSite=Lax, Secure when `publicUrl` is https. */
+export const SESSION_COOKIE = 'heed_session';
+
+/** The 403 a cookie write without its CSRF header gets. */
+export function csrfRefusal(): HeedError {
+  return new HeedError(
+    'csrf',
+    'This change came with the sign-in cookie but without the x-heed-csrf header (GET /auth/session gives it), so it was refused.',
+  );
+}
 
 /** What a session keeps: who signed in, and when it was made and last used. */
 export interface SessionRecord {

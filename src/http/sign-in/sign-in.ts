@@ -5,11 +5,8 @@ import type { Caller } from '../../caller.js';
 import type { AuthConfig } from '../../config.js';
 import type { Store } from '../../store/store.js';
 import type { AppEnv } from '../route.js';
-import { csrfRefusal, mountOidc } from './oidc.js';
-import { Sessions } from './sessions.js';
-
-/** The cookie that carries a session id: HttpOnly, SameSite=Lax, Secure when `publicUrl` is https. */
-export const SESSION_COOKIE = 'heed_session';
+import { mountOidc } from './oidc.js';
+import { csrfRefusal, SESSION_COOKIE, Sessions } from './sessions.js';
 
 /** Methods that change nothing, so need no CSRF header. */
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
