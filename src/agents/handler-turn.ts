@@ -247,8 +247,9 @@ async function record(turn: Turn, reply: CheckedReply, options: { always: boolea
 }
 
 /** An approval may be remembered where the handler takes it and the config allows it (it arrives in `resolveAction`). */
-function remembers(turn: Turn, request: { kind: string }): { canRemember?: boolean } {
-  if (request.kind !== 'approval') return {};
+function remembers(turn: Turn, request: object): { canRemember?: boolean } {
+  // Only a kind that can be remembered (an approval) has the field.
+  if (!('canRemember' in request)) return {};
   const handler = handlerOf(turn.agent);
   return { canRemember: handler?.remembersApprovals !== false && turn.engine.allowRememberApproval(turn.agent) };
 }
