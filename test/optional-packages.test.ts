@@ -17,6 +17,7 @@ const optional = [
   'nodemailer',
   '@modelcontextprotocol/sdk',
   'prom-client',
+  'openid-client',
   '@langchain/langgraph',
   '@langchain/core',
   '@openai/agents',
@@ -86,6 +87,7 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['telegramRedis', '@chat-adapter/state-redis', 'The Telegram channel with channels.state.redis'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
     ['metrics', 'prom-client', 'metrics: true'],
+    ['oidc', 'openid-client', 'Sign-in with auth.oidc'],
     ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],
     ['openaiAgents', '@openai/agents', 'heed/openai-agents (openaiAgent)'],
   ])('%s without %s: the start fails with missing_dependency and the npm i line', async (name, pkg, feature) => {

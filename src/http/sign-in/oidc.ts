@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { OidcConfig } from '../../config.js';
-import { HeedError } from '../../errors.js';
+import { importOptional } from '../../optional-dependency.js';
 import { isLoopbackAddress } from '../host-check.js';
 import type { AppEnv } from '../route.js';
 import { csrfRefusal, SESSION_COOKIE } from './sessions.js';
@@ -129,12 +129,7 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
 }
 
 async function discover(oidc: OidcConfig) {
-  let client: OpenId;
-  try {
-    client = await import('openid-client');
-  } catch {
-    throw new HeedError('missing_dependency', 'auth.oidc needs the openid-client package: npm install openid-client');
-  }
+  const client = await importOptional<OpenId>('openid-client', 'Sign-in with auth.oidc');
   const issuer = new URL(oidc.issuer);
   // Plain http only for a provider on this machine (a test or a local Keycloak), never across a network.
   const insecure = issuer.protocol === 'http:' && isLoopbackAddress(issuer.hostname.replace(/^\[|\]$/g, ''));

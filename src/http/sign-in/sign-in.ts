@@ -4,6 +4,7 @@ import { parse } from 'hono/utils/cookie';
 import type { Caller } from '../../caller.js';
 import type { AuthConfig } from '../../config.js';
 import type { Store } from '../../store/store.js';
+import { requireOptional } from '../../optional-dependency.js';
 import type { AppEnv } from '../route.js';
 import { mountOidc } from './oidc.js';
 import { csrfRefusal, SESSION_COOKIE, Sessions } from './sessions.js';
@@ -26,6 +27,8 @@ export function signInOf(
   accessChanged: () => void,
 ): SignIn | undefined {
   if (!auth?.oidc) return undefined;
+  // Loaded at the first sign-in; missing, the start fails here with the npm i line.
+  requireOptional('openid-client', 'Sign-in with auth.oidc', { resolveOnly: true });
   return { values, sessions: new Sessions(values, auth.sessionHours ?? 12, () => new Date(now())), accessChanged };
 }
 
