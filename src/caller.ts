@@ -9,6 +9,8 @@ export interface Caller {
   /** Group names (without `group:`): `group:<name>` entries of approvers, assignees and `auth.admins` name them. */
   groups?: string[];
   data?: Record<string, unknown>;
+  /** For a personal token: what it may do (`read`, `answer`, `converse`, `admin`); absent, anything the person may. */
+  scopes?: readonly string[];
   /**
    * For a caller signed in with a session (docs/auth.md): whether that session is still on. A stream it
    * opened ends when it is not (signed out, or lapsed), as when a delegation it read through ends.

@@ -19,6 +19,7 @@ export const errorStatus = {
   action_forbidden: 403,
   forbidden: 403,
   csrf: 403,
+  scope: 403,
   not_found: 404,
   action_not_pending: 409,
   already_voted: 409,

@@ -12,6 +12,7 @@ import { a2aRoutes } from './a2a/route.js';
 import { pushSender } from './a2a/push.js';
 import { authMiddleware } from './auth.js';
 import { mountSignIn, signInOf } from './sign-in/sign-in.js';
+import { PersonalTokens } from './sign-in/tokens.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';
@@ -20,6 +21,7 @@ import { RateLimiter } from './rate-limit.js';
 import { mountRoutes, type AppEnv, type Route } from './route.js';
 import { actionRoutes } from './routes/actions.js';
 import { agentRoutes } from './routes/agents.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { delegationRoutes } from './routes/delegation.js';
 import { channelRoutes } from './routes/channels.js';
 import { conversationRoutes } from './routes/conversations.js';
@@ -69,6 +71,7 @@ export function apiRoutes(): Route[] {
   const routes: Route[] = [
     ...agentRoutes,
     ...delegationRoutes,
+    ...tokenRoutes,
     ...conversationRoutes,
     ...messageRoutes,
     ...actionRoutes,
@@ -117,13 +120,20 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   }
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
-  const signIn = signInOf(options.auth, host.values, () => host.now(), () => host.accessChanged());
+  const signIn = signInOf(
+    options.auth,
+    host.values,
+    () => host.now(),
+    () => host.accessChanged(),
+  );
   if (signIn) mountSignIn(app, options.auth!, signIn);
-  const auth = authMiddleware(options.auth, signIn);
+  const personal = new PersonalTokens(host.values, () => new Date(host.now()));
+  const auth = authMiddleware(options.auth, signIn, personal);
   const streams = new StreamGate(options.streams);
   const demo = options.demo ? { users: options.demo.users.map((user) => ({ ...user })) } : undefined;
   app.use('/api/*', async (c, next) => {
     c.set('streams', streams);
+    c.set('personalTokens', personal);
     if (demo) c.set('demo', demo);
     if (options.auth?.admins) c.set('admins', options.auth.admins);
     return next();
@@ -152,7 +162,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
     conversationsPerMinute: perMinute,
   });
-  if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn));
+  if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn, personal));
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;
 }

@@ -5,6 +5,7 @@ import type { AuthConfig } from '../config.js';
 import { HeedError } from '../errors.js';
 import type { AppEnv } from './route.js';
 import { sessionCaller, type SignIn } from './sign-in/sign-in.js';
+import { PersonalTokens } from './sign-in/tokens.js';
 import { peerAddress, trustedHeaderCaller } from './trusted-header.js';
 
 const anonymous: Caller = Object.freeze({ userId: null }) as Caller;
@@ -20,6 +21,7 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 export function callerResolver(
   auth: AuthConfig = {},
   signIn?: SignIn,
+  personal?: PersonalTokens,
 ): (request: Request, peer?: string) => Promise<Caller> {
   // Keyed by a digest so a lookup costs the same whatever the token shares with a real one.
   const tokens = new Map<string, Caller>();
@@ -48,6 +50,8 @@ export function callerResolver(
       } else {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         caller = match ? (tokens.get(digest(match[1])) ?? null) : null;
+        // A personal token is looked up in the store each time: revoked, it stops at once.
+        if (!caller && match && personal && PersonalTokens.isOne(match[1])) caller = await personal.caller(match[1]);
         if (!caller) throw new HeedError('unauthorized', 'The bearer token is not recognised.');
       }
     }
@@ -60,8 +64,12 @@ export function callerResolver(
 }
 
 /** Puts the caller on the context for every `/api` route. */
-export function authMiddleware(auth: AuthConfig = {}, signIn?: SignIn): MiddlewareHandler<AppEnv> {
-  const resolve = callerResolver(auth, signIn);
+export function authMiddleware(
+  auth: AuthConfig = {},
+  signIn?: SignIn,
+  personal?: PersonalTokens,
+): MiddlewareHandler<AppEnv> {
+  const resolve = callerResolver(auth, signIn, personal);
   return async (c, next) => {
     c.set('caller', await resolve(c.req.raw, peerAddress(c.env)));
     await next();

@@ -10,6 +10,7 @@ import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
 import type { SignIn } from './sign-in/sign-in.js';
+import { scopeRefusal, type PersonalTokens } from './sign-in/tokens.js';
 import { peerAddress } from './trusted-header.js';
 import { errorResponse } from './errors.js';
 import { mustBeOperator } from './operators.js';
@@ -47,12 +48,13 @@ export function metricsHandler(
   config: MetricsConfig,
   auth: AuthConfig | undefined,
   signIn?: SignIn,
+  personal?: PersonalTokens,
 ): (c: Context<AppEnv>) => Promise<Response> {
   // Loaded only when metrics are on; missing, the app is not made (missing_dependency with the npm i line).
   const prom = requireOptional<PromClient>('prom-client', 'metrics: true');
   const meters = makeMeters(prom, host);
   host.onCommitted((events) => count(host, meters, events));
-  const allowed = gate(config, auth, host, signIn);
+  const allowed = gate(config, auth, host, signIn, personal);
   return async (c) => {
     try {
       await allowed(c.req.raw, peerAddress(c.env));
@@ -168,12 +170,17 @@ function gate(
   auth: AuthConfig | undefined,
   host: HeedHooks,
   signIn: SignIn | undefined,
+  personal: PersonalTokens | undefined,
 ): (request: Request, peer: string | undefined) => Promise<void> {
   if (config === true || config === false) {
     // The API's sign-in, and then the operators only, as for the queue: the figures cover every conversation.
-    const resolve = callerResolver(auth, signIn);
+    const resolve = callerResolver(auth, signIn, personal);
     const rule = { operators: host.notifier.config.operators, admins: auth?.admins };
-    return async (request, peer) => mustBeOperator(await resolve(request, peer), rule, 'read the metrics');
+    return async (request, peer) => {
+      const caller = await resolve(request, peer);
+      if (caller.scopes && !caller.scopes.includes('admin')) throw scopeRefusal('admin');
+      mustBeOperator(caller, rule, 'read the metrics');
+    };
   }
   const expected = digest(config.token);
   return async (request) => {

@@ -10,13 +10,20 @@ import type { DemoInfo } from '../protocol/responses.js';
 import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
 import type { StreamGate } from './stream-limits.js';
+import { scopeRefusal, type PersonalTokens, type Scope } from './sign-in/tokens.js';
 
 /**
  * Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is
  * set on the demo; `admins` is `auth.admins` (src/http/operators.ts).
  */
 export type AppEnv = {
-  Variables: { caller: Caller; streams?: StreamGate; demo?: DemoInfo; admins?: readonly string[] };
+  Variables: {
+    caller: Caller;
+    streams?: StreamGate;
+    demo?: DemoInfo;
+    admins?: readonly string[];
+    personalTokens?: PersonalTokens;
+  };
 };
 
 /** One documented response of a route. */
@@ -54,6 +61,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   responses: Record<number, RouteResponse>;
   /** Error codes this route may answer with (each also documented). */
   errors: HeedErrorCode[];
+  /**
+   * What a personal token needs for it (docs/auth.md): by default `read` for a GET and `converse` for a
+   * change; answering routes say `answer`, operator routes `admin`.
+   */
+  scope?: Scope;
 }
 
 /** What a handler receives: validated input, the caller and the Heed it serves. */
@@ -152,7 +164,11 @@ export function mountRoutes(
   const { signal, maxBodyBytes, newConversations } = options;
   for (const route of routes) {
     const { spec } = route;
+    const scope = spec.scope ?? (spec.method === 'get' ? 'read' : 'converse');
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+      // A personal token goes no further than its scopes (checked before the body is read).
+      const scopes = c.get('caller')?.scopes;
+      if (scopes && !scopes.includes(scope)) throw scopeRefusal(scope);
       const params = parse(spec.params, c.req.param(), 'path');
       const query = parse(spec.query, c.req.query(), 'query');
       const body = spec.body

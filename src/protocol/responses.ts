@@ -175,3 +175,20 @@ export type DemoInfo = z.output<typeof demoResponse>;
 export type TurnResult = z.output<typeof turnResult>;
 export type QueuedMessageView = z.output<typeof queuedMessageView>;
 export type ConversationSnapshot = z.output<typeof snapshot>;
+
+const personalToken = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(['read', 'answer', 'converse', 'admin'])),
+  createdAt: isoTime,
+  lastUsedAt: isoTime.nullable().describe('Written at most once a minute; null: never used.'),
+  expiresAt: isoTime.nullable().describe('null: it does not lapse.'),
+});
+
+/** `GET /api/me/tokens`: the caller's personal tokens, never their secrets (docs/auth.md). */
+export const personalTokenList = z.strictObject({ tokens: z.array(personalToken) });
+
+/** `POST /api/me/tokens`: the token made, with its secret, shown this once. */
+export const personalTokenCreated = personalToken.extend({
+  token: z.string().describe('The secret (`heed_pat_…`), sent as `Authorization: Bearer`; shown only now.'),
+});

@@ -53,6 +53,7 @@ export const actionRoutes: Route[] = [
     {
       method: 'post',
       path: '/api/conversations/:id/actions/:actionId',
+      scope: 'answer',
       operationId: 'resolveAction',
       summary: 'Answer one action',
       description:
@@ -80,6 +81,7 @@ export const actionRoutes: Route[] = [
     {
       method: 'post',
       path: '/api/conversations/:id/actions/:actionId/stream',
+      scope: 'answer',
       operationId: 'resolveActionStream',
       summary: 'Answer one action and follow what it continues as Server-Sent Events',
       description:
@@ -103,6 +105,7 @@ export const actionRoutes: Route[] = [
     {
       method: 'post',
       path: '/api/conversations/:id/actions/:actionId/extend',
+      scope: 'answer',
       operationId: 'extendAction',
       summary: "Move a pending action's deadline",
       description:

@@ -45,6 +45,7 @@ export const decisionRoutes: Route[] = [
     {
       method: 'post',
       path: '/api/inbox/decisions',
+      scope: 'answer',
       operationId: 'decideMany',
       summary: 'Answer several actions at once',
       description:

@@ -43,6 +43,7 @@ export const delegationRoutes: Route[] = [
     {
       method: 'put',
       path: '/api/me/delegation',
+      scope: 'answer',
       operationId: 'setDelegation',
       summary: "Hand the caller's requests over to someone until a time",
       description: `${description} Replaces the caller's delegation. 400 \`invalid_request\` (\`details.reason\`: \`self\`, \`cycle\`, \`past\`, \`invalid\`) for a delegation to oneself, one that would lead back to the caller, or an \`until\` not in the future; nothing changes.`,
@@ -61,6 +62,7 @@ export const delegationRoutes: Route[] = [
     {
       method: 'delete',
       path: '/api/me/delegation',
+      scope: 'answer',
       operationId: 'clearDelegation',
       summary: "End the caller's delegation now",
       description: 'What was handed over waits on the caller alone again. Nothing to do when there is none.',

@@ -43,6 +43,7 @@ export const deliveryRoutes: Route[] = [
     {
       method: 'get',
       path: '/api/deliveries',
+      scope: 'admin',
       operationId: 'listDeliveries',
       summary: 'Notifications (webhooks, email) and how they went, oldest first',
       description:

@@ -12,6 +12,7 @@ export const queueRoutes: Route[] = [
     {
       method: 'get',
       path: '/api/queue',
+      scope: 'admin',
       operationId: 'queue',
       summary: 'How long people take: what waits, for how long, and the time to decision',
       description:

@@ -24,7 +24,10 @@ afterAll(async () => {
 async function instance(): Promise<TestServer> {
   const server = await startServer({
     store: postgresStore({ connectionString: database!.url, schema: 'sessions', max: 4 }),
-    auth: { oidc: { issuer: provider.issuer, clientId: 'heed', clientSecret: 'heed-test-secret' } },
+    auth: {
+      tokens: { ada: 'ada' },
+      oidc: { issuer: provider.issuer, clientId: 'heed', clientSecret: 'heed-test-secret' },
+    },
   });
   servers.push(server);
   return server;
@@ -55,5 +58,14 @@ describe.skipIf(!pgServer)(`sessions on PostgreSQL ${pgServer ? '' : `(${pgSkipR
     const later = new Browser();
     later.setCookie(new URL(a.url).origin, 'heed_session', cookie);
     expect((await (await later.fetch(`${a.url}/auth/session`)).json()).signedIn).toBe(false);
+  });
+
+  it('a personal token made on one instance works on the other, and revoked on either it stops on both at once', async () => {
+    const [a, b] = servers.length >= 2 ? servers : [await instance(), await instance()];
+    const made = await a.api('POST', '/api/me/tokens', { token: 'ada', body: { name: 'cli', scopes: ['read'] } });
+    expect(made.status).toBe(201);
+    expect((await b.api('GET', '/api/me', { token: made.body.token })).body.userId).toBe('ada');
+    expect((await b.api('DELETE', `/api/me/tokens/${made.body.id}`, { token: 'ada' })).status).toBe(204);
+    expect((await a.api('GET', '/api/me', { token: made.body.token })).status).toBe(401);
   });
 });
