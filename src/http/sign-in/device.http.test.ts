@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { startServer } from '../../../test/http-fixtures.js';
 
 /** The terminal's sign-in through the browser (RFC 8628's device flow) over real HTTP. */
 
