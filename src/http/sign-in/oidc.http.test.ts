@@ -289,4 +289,12 @@ describe('sign-in with OpenID Connect', () => {
     expect(JSON.stringify(log.body.events)).toContain('Done.');
     expect(events.some((event) => event.data.includes('Done.'))).toBe(false);
   });
+
+  it('a provider that cannot be reached gives a page that says so (503), not a 500; it is asked again next time', async () => {
+    const { server, provider } = await setUp();
+    await provider.close();
+    const down = await new Browser().fetch(`${server.url}/auth/login`);
+    expect(down.status).toBe(503);
+    expect(await down.text()).toContain(`The sign-in provider at ${provider.issuer} could not be reached`);
+  });
 });

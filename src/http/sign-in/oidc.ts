@@ -37,7 +37,19 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
   const secure = oidc.publicUrl?.startsWith('https:') ?? false;
 
   app.get('/auth/login', async (c) => {
-    const { client, config } = await provider();
+    let found: Awaited<ReturnType<typeof provider>>;
+    try {
+      found = await provider();
+    } catch (thrown) {
+      // Not Heed's fault, and nothing a person can fix here: a page that says where it failed.
+      const said = thrown instanceof Error ? thrown.message : String(thrown);
+      return failed(
+        c,
+        503,
+        `The sign-in provider at ${oidc.issuer} could not be reached (${said}). Try again shortly.`,
+      );
+    }
+    const { client, config } = found;
     const id = randomBytes(24).toString('base64url');
     const transaction: LoginTransaction = {
       state: client.randomState(),
@@ -200,7 +212,7 @@ export function samePath(returnTo: string | undefined): string {
   }
 }
 
-function failed(c: Context<AppEnv>, status: 400 | 403, sentence: string) {
+function failed(c: Context<AppEnv>, status: 400 | 403 | 503, sentence: string) {
   // hono's html escapes what is put into it: the sentence may quote a claim from the provider.
   return c.html(
     html`<!doctype html>
