@@ -297,4 +297,41 @@ describe('sign-in with OpenID Connect', () => {
     expect(down.status).toBe(503);
     expect(await down.text()).toContain(`The sign-in provider at ${provider.issuer} could not be reached`);
   });
+
+  it("a code from someone else's sign-in, or an ID token whose nonce is not this sign-in's, signs nobody in", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-oidc-'));
+    closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'heed.db');
+    const { server } = await setUp({ config: { store: sqliteStore({ path: file }) } });
+
+    // Code injection: the attacker's own code, put into the victim's callback (with the victim's state).
+    const attacker = new Browser();
+    const theirs = new URL((await attacker.signIn(server.url, 'mallory', { stopAtCallback: true })).url);
+    const victim = new Browser();
+    const mine = new URL((await victim.signIn(server.url, 'ada', { stopAtCallback: true })).url);
+    mine.searchParams.set('code', theirs.searchParams.get('code')!);
+    const injected = await victim.fetch(mine.href);
+    expect(injected.status).toBe(400);
+    expect((await session(victim, server)).signedIn).toBe(false);
+
+    // A nonce that does not match: the stored sign-in is changed under the callback.
+    const third = new Browser();
+    const started = await third.signIn(server.url, 'ada', { stopAtCallback: true });
+    const db = new Database(file);
+    const row = db.prepare("SELECT scope, value FROM adapter_values WHERE scope LIKE 'heed:sign-in:%'").all() as Array<{
+      scope: string;
+      value: string;
+    }>;
+    for (const { scope, value } of row)
+      db.prepare('UPDATE adapter_values SET value = ? WHERE scope = ?').run(
+        JSON.stringify({ ...JSON.parse(value), nonce: 'not-the-one-sent' }),
+        scope,
+      );
+    db.close();
+    const wrongNonce = await third.fetch(started.url);
+    expect(wrongNonce.status).toBe(400);
+    const said = await wrongNonce.text();
+    expect(said, said).toMatch(/nonce/i);
+    expect((await session(third, server)).signedIn).toBe(false);
+  });
 });

@@ -107,7 +107,9 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
         if (info) claims = { ...info, ...claims };
       }
     } catch (thrown) {
-      const said = thrown instanceof Error ? thrown.message : String(thrown);
+      // openid-client wraps the precise reason (which claim, nonce or issuer…) as the cause.
+      const inner = thrown instanceof Error && thrown.cause instanceof Error ? thrown.cause : thrown;
+      const said = inner instanceof Error ? inner.message : String(inner);
       return failed(c, 400, `The identity provider's answer did not check out (${said}). Sign in again.`);
     }
     const person = personOf(claims, oidc);
