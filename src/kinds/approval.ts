@@ -316,9 +316,16 @@ function argsSchemas(
   action: ActionRecordOf<string, ApprovalRequest, unknown>,
   context: AnswerContext,
 ): ArgsSchemas | undefined {
-  if (action.origin === 'tool') {
-    const definition = context.agent?.tools?.[action.toolName];
-    return definition ? { validator: definition.inputSchema, jsonSchema: inputJsonSchema(definition) } : undefined;
-  }
-  return action.request.argsSchema ? schemasFromJson(action.request.argsSchema) : undefined;
+  const definition = action.origin === 'tool' ? context.agent?.tools?.[action.toolName] : undefined;
+  if (definition) return { validator: definition.inputSchema, jsonSchema: inputJsonSchema(definition) };
+  if (action.request.argsSchema) return schemasFromJson(action.request.argsSchema);
+  // A call no tool of the agent describes (a request made over HTTP, a tool gone from the config): with
+  // no schema to check an edit against, it takes none.
+  if (action.origin === 'tool')
+    throw new HeedError(
+      'invalid_approved_args',
+      `The arguments of ${action.toolName} cannot be edited here: the request gave no argsSchema to check them against. Approve them as they are, or deny.`,
+      { details: { field: 'approvedArgs' } },
+    );
+  return undefined;
 }
