@@ -66,4 +66,36 @@ describe('edited arguments of a request', () => {
     expect(refused.body.error.message).toContain('gave no argsSchema');
     expect((await answer({ approvedArgs: { node: 'c1' } })).status).toBe(200);
   });
+
+  it.each([
+    ['below the minimum', 0],
+    ['above the maximum', 9],
+    ['not a number', 'two'],
+  ])("a typed answer %s to a request's question is 400 and the request still waits", async (_, value) => {
+    const server = await startServer({ auth: { tokens } });
+    servers.push(server);
+    const made = await server.api('POST', '/api/requests', {
+      token: 'ada',
+      body: {
+        request: {
+          kind: 'question',
+          questions: [{ id: 'replicas', prompt: 'How many replicas?', input: { type: 'number', min: 1, max: 5 } }],
+        },
+      },
+    });
+    expect(made.status).toBe(201);
+    const path = `/api/conversations/${made.body.conversationId}/actions/${made.body.id}`;
+    const refused = await server.api('POST', path, {
+      token: 'ada',
+      body: { resolution: { type: 'question', answers: { replicas: value } } },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('invalid_resolution');
+    expect((await server.api('GET', `/api/requests/${made.body.id}`, { token: 'ada' })).body.status).toBe('pending');
+    const taken = await server.api('POST', path, {
+      token: 'ada',
+      body: { resolution: { type: 'question', answers: { replicas: 3 } } },
+    });
+    expect(taken.status).toBe(200);
+  });
 });
