@@ -72,6 +72,11 @@ const limitsShape = {
     .describe(
       "Messages that may wait in one conversation for its running turn (`busyPolicy: 'queue'`); past it 409 `queue_full`, nothing recorded.",
     ),
+  mcpWaitingPerCaller: wholeCount(1)
+    .default(20)
+    .describe(
+      'Calls of the MCP server (`mcp.server`) one caller may have waiting for a person at once; past it the call is a tool error.',
+    ),
   streamsPerCaller: wholeCount(1)
     .default(16)
     .describe(
@@ -864,6 +869,17 @@ const appShape = {
   cors: strict(corsShape)
     .optional()
     .describe('Pages on other origins allowed to call the API from a browser (CORS); off unless listed.'),
+  mcp: strict({
+    server: booleanOption.describe('Mount `/mcp`: Heed as an MCP server whose tools ask a person (docs/mcp.md).'),
+    progressSeconds: z
+      .number({ error: 'expected a number' })
+      .min(1, 'expected 1 or more')
+      .max(60, 'expected 60 or less')
+      .optional()
+      .describe('Seconds between progress notifications while a call waits (default 15).'),
+  })
+    .optional()
+    .describe('Heed as an MCP server (docs/mcp.md). Needs `npm i @modelcontextprotocol/sdk`.'),
   metrics: z
     .union([z.boolean(), z.strictObject({ token: z.string().min(16, 'expected a token of 16 characters or more') })], {
       error: 'expected true, false or { token }',

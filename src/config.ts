@@ -7,6 +7,7 @@ import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { AskedQuestion } from './types.js';
 import type { AgentInfo } from './protocol/responses.js';
+import type { McpServeOptions } from './http/mcp-server/mount.js';
 import type {
   CorsConfig,
   HitlConfig,
@@ -159,6 +160,8 @@ export interface HeedConfig extends Omit<HeedOptions, 'store'> {
    * own bearer token (docs/metrics.md). Needs `npm i prom-client`.
    */
   metrics?: boolean | { token: string };
+  /** Heed as an MCP server: `/mcp`, whose tools ask a person (docs/mcp.md). */
+  mcp?: McpServeOptions;
 }
 
 export type AllowedHosts = string[] | true;

@@ -36,6 +36,8 @@ export interface HeedHooks {
   readonly agents: ReadonlyMap<string, AgentConfig>;
   /** `limits.conversationsPerMinute`: new conversations each caller may start per minute (0 = no limit). */
   readonly conversationsPerMinute: number;
+  /** `limits.mcpWaitingPerCaller`: MCP server calls one caller may have waiting at once. */
+  readonly mcpWaitingPerCaller: number;
   /** Reads with no access check: for a caller checked already, a signed link's action, the operators' deliveries. */
   readonly store: Pick<
     Store,
@@ -105,6 +107,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
     notifier,
     agents: engine.agents,
     conversationsPerMinute: engine.limits.conversationsPerMinute,
+    mcpWaitingPerCaller: engine.limits.mcpWaitingPerCaller,
     store: engine.store,
     values: engine.store,
     follow: (conversationId, after, listener, options) =>

@@ -42,13 +42,18 @@ export async function importOptional<T>(name: string, feature: string, specifier
 
 /**
  * `require(name)` for a CommonJS library that a synchronous call needs (better-sqlite3, Slack's client).
- * With `resolveOnly`, only checks that it is installed (so the start fails, not the first request).
+ * With `resolveOnly`, only checks that it is installed (so the start fails, not the first request);
+ * `specifier` is what to resolve, for a package with no root entry (`@modelcontextprotocol/sdk/server/mcp.js`).
  */
-export function requireOptional<T>(name: string, feature: string, options: { resolveOnly?: boolean } = {}): T {
+export function requireOptional<T>(
+  name: string,
+  feature: string,
+  options: { resolveOnly?: boolean; specifier?: string } = {},
+): T {
   try {
     const require = createRequire(import.meta.url);
     if (options.resolveOnly) {
-      require.resolve(name);
+      require.resolve(options.specifier ?? name);
       return undefined as T;
     }
     return require(name) as T;

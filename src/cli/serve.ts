@@ -145,9 +145,14 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       );
     });
   }
-  const { auth, allowedHosts, cors, metrics, ...heedOptions } = config;
+  const { auth, allowedHosts, cors, metrics, mcp, ...heedOptions } = config;
   // Said before anything opens: a start with metrics on and no prom-client fails with the npm i line.
   if (metrics) requireOptional('prom-client', 'metrics: true', { resolveOnly: true });
+  if (mcp?.server)
+    requireOptional('@modelcontextprotocol/sdk', 'mcp.server', {
+      resolveOnly: true,
+      specifier: '@modelcontextprotocol/sdk/server/mcp.js',
+    });
   const heed = createHeed({
     ...heedOptions,
     store,
@@ -174,6 +179,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     allowedHosts: withPublicHost(allowedHosts, config.notify?.publicUrl, isLoopbackAddress(hostname)),
     cors,
     metrics,
+    mcp,
     listenAddress: hostname,
     signal: shutdown.signal,
     maxBodyBytes: options.maxBodyBytes,

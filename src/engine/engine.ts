@@ -94,6 +94,7 @@ export class Engine {
       maxBranchBytes: options.limits?.maxBranchBytes ?? defaults.maxBranchBytes,
       conversationsPerMinute: options.limits?.conversationsPerMinute ?? defaults.conversationsPerMinute,
       maxQueuedMessages: options.limits?.maxQueuedMessages ?? defaults.maxQueuedMessages,
+      mcpWaitingPerCaller: options.limits?.mcpWaitingPerCaller ?? defaults.mcpWaitingPerCaller,
     };
     this.pendingActionPolicy = options.pendingActionPolicy ?? defaults.pendingActionPolicy;
     this.busyPolicyDefault = options.busyPolicy ?? defaults.busyPolicy;

@@ -14,6 +14,7 @@ import { authMiddleware } from './auth.js';
 import { mountSignIn, signInOf } from './sign-in/sign-in.js';
 import { PersonalTokens } from './sign-in/tokens.js';
 import { mountDevice } from './sign-in/device.js';
+import { mountMcpServer, type McpServeOptions } from './mcp-server/mount.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
   cors?: CorsConfig;
   /** `GET /metrics` in Prometheus' format (see `HeedConfig.metrics`); off unless set. */
   metrics?: MetricsConfig;
+  /** `/mcp`: Heed as an MCP server (see `HeedConfig.mcp`); off unless set. */
+  mcp?: McpServeOptions;
   /**
    * Set by `heed serve` without a config, on loopback: the demo's users and their tokens, served at
    * `GET /api/demo` (404 without it). Never set for a server with a config.
@@ -164,6 +167,8 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
     conversationsPerMinute: perMinute,
   });
+  if (options.mcp?.server)
+    mountMcpServer(app, heed, { config: options.mcp, auth, waitingPerCaller: host.mcpWaitingPerCaller });
   if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn, personal));
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;

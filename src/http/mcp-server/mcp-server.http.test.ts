@@ -1,0 +1,213 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import type { HeedConfig } from '../../config.js';
+
+/** Heed as an MCP server (`mcp.server`), driven by the MCP SDK's own client over streamable HTTP. */
+
+const closing: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close();
+});
+
+async function start(config: Partial<HeedConfig> = {}): Promise<TestServer> {
+  const server = await startServer({
+    auth: { tokens: { 'tok-ada': 'ada', 'tok-bob': 'bob' } },
+    mcp: { server: true, progressSeconds: 1 },
+    ...config,
+  });
+  closing.push(() => server.close());
+  return server;
+}
+
+async function connect(server: TestServer, token = 'tok-ada'): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  closing.push(() => client.close());
+  return client;
+}
+
+/** The one request waiting on `token`'s person, once it is there. */
+async function waitingAction(server: TestServer, token = 'tok-ada') {
+  await expect
+    .poll(async () => (await server.api('GET', '/api/inbox', { token })).body.actions.length, { timeout: 10_000 })
+    .toBe(1);
+  return (await server.api('GET', '/api/inbox', { token })).body.actions[0];
+}
+
+function answer(server: TestServer, action: { id: string; conversationId: string }, resolution: object) {
+  return server.api('POST', `/api/conversations/${action.conversationId}/actions/${action.id}`, {
+    token: 'tok-ada',
+    body: { resolution },
+  });
+}
+
+describe('Heed as an MCP server', () => {
+  it('lists its three tools', async () => {
+    const client = await connect(await start());
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['ask_person', 'permission_prompt', 'request_approval']);
+  });
+
+  it('request_approval waits for the person (progress meanwhile) and returns their decision with edited arguments', async () => {
+    const server = await start();
+    const client = await connect(server);
+    const progress: number[] = [];
+    const call = client.callTool(
+      {
+        name: 'request_approval',
+        arguments: {
+          title: 'Scale the API?',
+          args: { replicas: 3 },
+          argsSchema: { type: 'object', properties: { replicas: { type: 'integer', maximum: 5 } } },
+        },
+      },
+      undefined,
+      { onprogress: (note) => progress.push(note.progress), timeout: 30_000, resetTimeoutOnProgress: true },
+    );
+    const action = await waitingAction(server);
+    expect(action).toMatchObject({ kind: 'approval', title: 'Scale the API?', args: { replicas: 3 } });
+    await expect.poll(() => progress.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(
+      (await answer(server, action, { type: 'approval', decision: 'allow', approvedArgs: { replicas: 9 } })).status,
+    ).toBe(400);
+    expect(
+      (await answer(server, action, { type: 'approval', decision: 'allow', approvedArgs: { replicas: 4 } })).status,
+    ).toBe(200);
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ decision: 'allow', approvedArgs: { replicas: 4 }, answeredBy: 'ada' });
+  });
+
+  it('ask_person returns typed answers by question id', async () => {
+    const server = await start();
+    const client = await connect(server);
+    const call = client.callTool(
+      {
+        name: 'ask_person',
+        arguments: {
+          questions: [
+            {
+              id: 'env',
+              prompt: 'Which environment?',
+              options: [
+                { value: 'staging', label: 'Staging' },
+                { value: 'prod', label: 'Production' },
+              ],
+              defaults: ['staging'],
+            },
+            { id: 'replicas', prompt: 'How many replicas?', input: { type: 'number', min: 1, max: 5 } },
+          ],
+        },
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const malformed = await client.callTool({
+      name: 'ask_person',
+      arguments: { questions: [{ id: 'env', prompt: 'Which?', options: [{ value: 'a' }] }] },
+    });
+    expect(malformed.isError).toBe(true);
+    expect((malformed.content as Array<{ text: string }>)[0].text).toContain('needs non-empty label text');
+    const action = await waitingAction(server);
+    expect((await answer(server, action, { type: 'question', answers: { env: 'prod', replicas: 3 } })).status).toBe(
+      200,
+    );
+    const result = await call;
+    expect(result.structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: 'prod', replicas: 3 },
+      answeredBy: 'ada',
+    });
+  });
+
+  it("permission_prompt answers Claude Code's JSON: allow with the input, or deny with the person's note", async () => {
+    const server = await start();
+    const client = await connect(server);
+    const ask = () =>
+      client.callTool(
+        {
+          name: 'permission_prompt',
+          arguments: { tool_name: 'Bash', input: { command: 'rm -rf build' }, tool_use_id: 'toolu_1' },
+        },
+        undefined,
+        { timeout: 30_000 },
+      );
+    const allowed = ask();
+    const first = await waitingAction(server);
+    expect(first.title).toBe('Bash: {"command":"rm -rf build"}');
+    await answer(server, first, { type: 'approval', decision: 'allow' });
+    const allow = await allowed;
+    expect(allow.isError).toBeFalsy();
+    expect(JSON.parse((allow.content as Array<{ text: string }>)[0].text)).toEqual({
+      behavior: 'allow',
+      updatedInput: { command: 'rm -rf build' },
+    });
+
+    const denied = ask();
+    const second = await waitingAction(server);
+    await answer(server, second, { type: 'approval', decision: 'deny', comment: 'Not on Fridays.' });
+    const deny = await denied;
+    expect(deny.isError).toBeFalsy();
+    expect(JSON.parse((deny.content as Array<{ text: string }>)[0].text)).toEqual({
+      behavior: 'deny',
+      message: 'Not on Fridays.',
+    });
+  });
+
+  it('a cancelled call withdraws its request; past limits.mcpWaitingPerCaller a call is a tool error', async () => {
+    const server = await start({ limits: { mcpWaitingPerCaller: 1 } });
+    const client = await connect(server);
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'request_approval', arguments: { title: 'Deploy?' } }, undefined, {
+      signal: abort.signal,
+      timeout: 30_000,
+    });
+    const action = await waitingAction(server);
+    const second = await client.callTool({ name: 'request_approval', arguments: { title: 'And this?' } });
+    expect(second.isError).toBe(true);
+    expect((second.content as Array<{ text: string }>)[0].text).toContain('limits.mcpWaitingPerCaller');
+
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await expect
+      .poll(async () => (await server.api('GET', `/api/requests/${action.id}`, { token: 'tok-ada' })).body.status, {
+        timeout: 10_000,
+      })
+      .toBe('cancelled');
+  });
+
+  it('no token is 401; another person cannot use a session that is not theirs', async () => {
+    const server = await start();
+    const anonymous = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    expect(anonymous.status).toBe(401);
+
+    const client = await connect(server);
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const stolen = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer tok-bob',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(stolen.status).toBe(404);
+  });
+});
