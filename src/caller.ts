@@ -10,6 +10,11 @@ export interface Caller {
   groups?: string[];
   data?: Record<string, unknown>;
   /**
+   * Named in `auth.admins` (set by the HTTP layer, never taken from a token or a hook): may read every
+   * conversation (src/engine/access.ts), besides the operator routes.
+   */
+  admin?: boolean;
+  /**
    * For a caller signed in with a session (docs/auth.md): whether that session is still on. A stream it
    * opened ends when it is not (signed out, or lapsed), as when a delegation it read through ends.
    */
