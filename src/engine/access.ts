@@ -164,6 +164,16 @@ export function mayAnswer(
 }
 
 /**
+ * What a batch of answers (`POST /api/inbox/decisions`) may find by action id, before the answer itself asks
+ * `mayAnswer`: an action of a conversation someone owns, or one naming the caller among its approvers. An
+ * ownerless conversation is guarded by its id alone, which a batch is not given: its actions are not found.
+ */
+export function mayFindForBatch(caller: Caller, conversation: ConversationRecord, action: ActionRecord): boolean {
+  if (caller.userId === null) return false;
+  return conversation.ownerId !== null || namesApprover(action, caller);
+}
+
+/**
  * See an action in the inbox: whoever may answer it, while it is pending (and, for a vote, has not voted).
  * `reach` as `answerReach` says for the person whose inbox it is (`delegate`: the caller answering in
  * their place, who may not fill the seat of a four-eyes approval they asked for themselves).
