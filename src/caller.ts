@@ -1,5 +1,3 @@
-import { HeedError } from './errors.js';
-
 /**
  * Who is calling: a user id (null when anonymous), the groups they are in, plus whatever the app attached
  * (roles, tenant…). Library calls made without a caller act as the conversation's owner.
@@ -44,16 +42,4 @@ export function callerId(caller: Caller | null): string | null {
  */
 export interface ChannelWrite {
   via?: 'channel';
-}
-
-/** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
-export function refuseChannelWrite(
-  conversation: { channel: string | null },
-  via: ChannelWrite['via'],
-  sentence: string,
-): void {
-  if (!conversation.channel || via === 'channel') return;
-  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, {
-    details: { channel: conversation.channel },
-  });
 }

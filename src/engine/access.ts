@@ -1,4 +1,4 @@
-import { callerId, type Caller } from '../caller.js';
+import { callerId, type Caller, type ChannelWrite } from '../caller.js';
 import { HeedError } from '../errors.js';
 import { byId, type Member } from '../groups.js';
 import { currentVote, isVoted, mayVote, namesApprover } from '../kinds/approval-policy.js';
@@ -29,12 +29,24 @@ export function conversationNotFound(id: string): HeedError {
  * Write as the owner: send a message, cancel a pause, branch, regenerate, forget a remembered tool, manage
  * A2A push configs. The owner only (anyone holding an ownerless conversation's id); a delegate answers
  * requests, never speaks as the owner. A channel's conversation is further written only from the channel
- * (`refuseChannelWrite`, src/caller.ts).
+ * (`refuseChannelWrite`, below).
  */
 export function mayWriteAsOwner(caller: Caller | undefined, conversation: ConversationRecord): boolean {
   if (caller === undefined) return true;
   if (conversation.ownerId === null) return true;
   return caller.userId === conversation.ownerId;
+}
+
+/** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
+export function refuseChannelWrite(
+  conversation: { channel: string | null },
+  via: ChannelWrite['via'],
+  sentence: string,
+): void {
+  if (!conversation.channel || via === 'channel') return;
+  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, {
+    details: { channel: conversation.channel },
+  });
 }
 
 /**

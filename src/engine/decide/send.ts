@@ -1,6 +1,6 @@
-import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
+import { callerId, type Caller, type ChannelWrite } from '../../caller.js';
 import type { Engine } from '../engine.js';
-import { conversationNotFound, mayWriteAsOwner } from '../access.js';
+import { conversationNotFound, mayWriteAsOwner, refuseChannelWrite } from '../access.js';
 import { HeedError } from '../../errors.js';
 import { newEvent } from '../../protocol/events.js';
 import { newId } from '../../ids.js';

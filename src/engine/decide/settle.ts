@@ -1,6 +1,6 @@
-import { refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
+import type { Caller, ChannelWrite } from '../../caller.js';
 import { earliestDue, type Engine } from '../engine.js';
-import { answererOf, answerReach, conversationNotFound, mayAnswer } from '../access.js';
+import { answererOf, answerReach, conversationNotFound, mayAnswer, refuseChannelWrite } from '../access.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
