@@ -238,6 +238,8 @@ export class Engine {
     // Before reading its actions: the owner and admins read it whatever it holds.
     if (mayReadWithoutHook(caller, read.conversation, [], [])) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
+    // Whom they stand for is read only when nothing in it names them.
+    if (mayReadWithoutHook(caller, read.conversation, actions, [])) return read;
     const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
     if (!(await mayRead(this, caller, read.conversation, actions, standsFor))) throw conversationNotFound(id);
     return read;

@@ -261,6 +261,26 @@ describe('who may do what (DESIGN.md §18), every role × every verb over HTTP',
       expect(await row(server, role)).toEqual(role.expected);
     });
   }
+
+  it("bug: a delegate's Extend (the console shows it) moves the deadline as their answer would, and says who did it", async () => {
+    for (const [token, target] of [
+      ['dan', 'refund'],
+      ['erin', 'pay'],
+    ] as const) {
+      const { id, actionId } = await pause(server, target);
+      const extended = await server.api('POST', `/api/conversations/${id}/actions/${actionId}/extend`, {
+        token,
+        body: { minutes: 240 },
+      });
+      expect(extended.status).toBe(200);
+      expect(Date.parse(extended.body.action.expiresAt) - Date.now()).toBeGreaterThan(230 * 60_000);
+      const events = (await server.api('GET', `/api/conversations/${id}/events`, { token })).body.events as {
+        type: string;
+        data: { by?: string };
+      }[];
+      expect(events.find((event) => event.type === 'action.extended')?.data.by).toBe(token);
+    }
+  });
 });
 
 describe('who may do what with hitl.authorizeResolve set', () => {
@@ -279,4 +299,26 @@ describe('who may do what with hitl.authorizeResolve set', () => {
       expect(await row(server, role)).toEqual(role.expected);
     });
   }
+
+  it('bug: the on-call approver the hook allows reads what they answer and finds it in their inbox, before and after answering', async () => {
+    const { id, actionId } = await pause(server, 'refund');
+    const inbox = (await server.api('GET', '/api/inbox', { token: 'olive' })).body.actions as { id: string }[];
+    expect(inbox.map((entry) => entry.id)).toContain(actionId);
+    const read = await server.api('GET', `/api/conversations/${id}`, { token: 'olive' });
+    expect(read.status).toBe(200);
+    expect(read.body.pendingActions.map((entry: { id: string }) => entry.id)).toEqual([actionId]);
+    const answered = await server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+      token: 'olive',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(answered.status).toBe(200);
+    // Answered: gone from the inbox, still readable (they answered it), the answer recorded as theirs.
+    const after = (await server.api('GET', '/api/inbox', { token: 'olive' })).body.actions as { id: string }[];
+    expect(after.map((entry) => entry.id)).not.toContain(actionId);
+    const actions = await server.api('GET', `/api/conversations/${id}/actions`, { token: 'olive' });
+    expect(actions.status).toBe(200);
+    expect(actions.body.actions[0]).toMatchObject({ id: actionId, status: 'resolved', resolvedBy: 'olive' });
+    // Someone the hook refuses learns nothing of it.
+    expect((await server.api('GET', `/api/conversations/${id}`, { token: 'gus' })).status).toBe(404);
+  });
 });
