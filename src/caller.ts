@@ -1,5 +1,3 @@
-import { HeedError } from './errors.js';
-
 /**
  * Who is calling: a user id (null when anonymous), the groups they are in, plus whatever the app attached
  * (roles, tenant…). Library calls made without a caller act as the conversation's owner.
@@ -11,6 +9,11 @@ export interface Caller {
   data?: Record<string, unknown>;
   /** For a personal token: what it may do (`read`, `answer`, `converse`, `admin`); absent, anything the person may. */
   scopes?: readonly string[];
+  /**
+   * Named in `auth.admins` (set by the HTTP layer, never taken from a token or a hook): may read every
+   * conversation (src/engine/access.ts), besides the operator routes.
+   */
+  admin?: boolean;
   /**
    * For a caller signed in with a session (docs/auth.md): whether that session is still on. A stream it
    * opened ends when it is not (signed out, or lapsed), as when a delegation it read through ends.
@@ -41,16 +44,4 @@ export function callerId(caller: Caller | null): string | null {
  */
 export interface ChannelWrite {
   via?: 'channel';
-}
-
-/** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
-export function refuseChannelWrite(
-  conversation: { channel: string | null },
-  via: ChannelWrite['via'],
-  sentence: string,
-): void {
-  if (!conversation.channel || via === 'channel') return;
-  throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, {
-    details: { channel: conversation.channel },
-  });
 }

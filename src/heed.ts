@@ -1,5 +1,6 @@
 import { commitWrite } from './engine/transact.js';
 import { inboxOf } from './engine/inbox.js';
+import { listedOwner } from './engine/access.js';
 import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
@@ -403,11 +404,12 @@ export function createHeed(options: HeedOptions): Heed {
       }),
     listConversations: (filter = {}) =>
       whenReady(async () => {
-        const ownerId = filter.caller ? filter.caller.userId : undefined;
-        if (filter.caller && ownerId === null) return [];
+        // Who sees what in the list is the access policy's (src/engine/access.ts): an anonymous caller, nothing.
+        const listed = listedOwner(filter.caller);
+        if (!listed) return [];
         const search = filter.q?.trim() || undefined;
         const records = await store.listConversations({
-          ownerId,
+          ...listed,
           status: filter.status,
           agent: filter.agent,
           search,

@@ -1,7 +1,8 @@
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
-import { escalationDue, namesApprover } from '../kinds/approval-policy.js';
-import { heldBy, waitsOnAny } from './delegation.js';
+import { escalationDue } from '../kinds/approval-policy.js';
+import { heldBy } from './delegation.js';
+import { conversationNotFound, mayRead, mayReadWithoutHook, mayWriteAsOwner } from './access.js';
 import { HeedError } from '../errors.js';
 import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
@@ -14,6 +15,7 @@ import type { Change, ConversationParts, ConversationRead, NewDelivery, Store } 
 import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
 
 export { defaults } from '../config-schema.js';
+export { conversationNotFound } from './access.js';
 
 /** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
 export interface Outbox {
@@ -210,8 +212,9 @@ export class Engine {
   }
 
   /**
-   * Loads a conversation the caller may see. Someone else's conversation is reported as not found,
-   * so its existence does not leak. A call without a caller acts as the owner.
+   * Loads a conversation the caller may write to as its owner (src/engine/access.ts, `mayWriteAsOwner`).
+   * Someone else's conversation is reported as not found, so its existence does not leak. A call without a
+   * caller acts as the owner.
    */
   async visibleConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
     return (await this.readVisible(id, caller, {})).conversation;
@@ -220,14 +223,11 @@ export class Engine {
   /** `visibleConversation` with the parts asked for, read together (store.readConversation). */
   async readVisible(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
     const read = await this.store.readConversation(id, parts);
-    if (!read || !mayAccess(caller, read.conversation)) throw conversationNotFound(id);
+    if (!read || !mayWriteAsOwner(caller, read.conversation)) throw conversationNotFound(id);
     return read;
   }
 
-  /**
-   * Loads a conversation the caller may read: one they may see, or one with an approval naming them
-   * among its approvers (docs/approvals.md; reading only: sending, cancelling, branching still need `visibleConversation`).
-   */
+  /** Loads a conversation the caller may read (src/engine/access.ts, `mayRead`); 404 otherwise. */
   async readableConversation(id: string, caller: Caller | undefined): Promise<ConversationRecord> {
     return (await this.readReadable(id, caller, {})).conversation;
   }
@@ -236,20 +236,21 @@ export class Engine {
   async readReadable(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
     const read = await this.store.readConversation(id, parts);
     if (!read) throw conversationNotFound(id);
-    if (mayAccess(caller, read.conversation)) return read;
+    // Before reading its actions: the owner and admins read it whatever it holds.
+    if (mayReadWithoutHook(caller, read.conversation, [], [])) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
-    if (actions.some((action) => namesApprover(action, caller))) return read;
-    // A delegate reads it while something in it waits on someone they answer for (docs/approvals.md, Delegation).
+    // Whom they stand for is read only when nothing in it names them.
+    if (mayReadWithoutHook(caller, read.conversation, actions, [])) return read;
     const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
-    if (!actions.some((action) => waitsOnAny(action, read.conversation, standsFor))) throw conversationNotFound(id);
+    if (!(await mayRead(this, caller, read.conversation, actions, standsFor))) throw conversationNotFound(id);
     return read;
   }
 
   /**
    * For a follower of the conversation: how to ask again whether the caller may still read it (the same
    * rule as `readReadable`, resolving with its refusal), or undefined when their access cannot end while they
-   * follow (they may see the conversation: its owner, an ownerless one, a call without a caller). A delegate's
-   * or an approver's can: the delegation ends, the action they read it for is answered.
+   * follow (its owner, an ownerless one's holder, an admin, a call without a caller). A delegate's or an
+   * approver's can: the delegation ends, the action they read it for is answered.
    */
   readerRecheck(conversation: ConversationRecord, caller: Caller | undefined): Recheck | undefined {
     const stillSignedIn = caller?.stillSignedIn;
@@ -257,7 +258,7 @@ export class Engine {
       stillSignedIn && !(await stillSignedIn())
         ? new HeedError('unauthorized', 'The session this stream was opened with has ended: sign in again.')
         : undefined;
-    if (mayAccess(caller, conversation)) return stillSignedIn ? signedOut : undefined;
+    if (mayReadWithoutHook(caller, conversation, [], [])) return stillSignedIn ? signedOut : undefined;
     return async () => {
       const ended = await signedOut();
       if (ended) return ended;
@@ -302,20 +303,6 @@ function withServerWide(agent: AgentConfig, options: Pick<HeedOptions, 'tools' |
     ...(shared.length > 0 ? { tools: { ...agent.tools, ...Object.fromEntries(shared) } } : {}),
     ...(ask !== undefined ? { ask } : {}),
   };
-}
-
-/**
- * The one answer for a conversation the caller may not see, whether or not it exists: same status,
- * code, sentence and details, so no route tells the two apart.
- */
-export function conversationNotFound(id: string): HeedError {
-  return new HeedError('not_found', 'There is no conversation with that id.', { details: { conversationId: id } });
-}
-
-export function mayAccess(caller: Caller | undefined, conversation: ConversationRecord): boolean {
-  if (caller === undefined) return true;
-  if (conversation.ownerId === null) return true;
-  return caller.userId === conversation.ownerId;
 }
 
 /** A conversation as it starts: idle, version 0, nothing spent, asked or claimed yet. */

@@ -4,6 +4,7 @@ import type { ActionView } from '../views.js';
 import { actionView } from '../views.js';
 import { transact } from './transact.js';
 import { decideExtend, extendParts } from './decide/extend.js';
+import { heldBy } from './delegation.js';
 
 export interface ExtendOptions extends ChannelWrite {
   /** Who extends; omitted = the library acting as the conversation's owner. */
@@ -23,11 +24,14 @@ export async function extendAction(
   minutes: number,
   options: ExtendOptions = {},
 ): Promise<ActionView> {
+  // Whoever may answer may extend: a delegate too (docs/approvals.md), as settleAction finds them.
+  const answerer = options.link ? options.link.recipient : options.caller?.userId;
+  const standsFor = (await heldBy(engine.store, answerer, engine.now())).map((held) => held.from);
   const done = await transact(
     engine,
     conversationId,
     extendParts,
-    (read) => decideExtend(engine, actionId, minutes, options, read),
+    (read) => decideExtend(engine, actionId, minutes, { ...options, standsFor }, read),
     { busy: 'The conversation kept changing while the extension was being recorded; send it again.' },
   );
   return actionView(engine, done.value, done.conversation.agent);

@@ -1,17 +1,27 @@
 import type { Caller } from '../caller.js';
-import { currentVote, isVoted, mayVote } from '../kinds/approval-policy.js';
 import { conversationTitle } from '../protocol/conversation.js';
-import type { ConversationRecord } from '../types.js';
+import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView, type ActionView } from '../views.js';
+import { mayAnswerFromInbox } from './access.js';
 import { heldBy } from './delegation.js';
-import { mayAccess, type Engine } from './engine.js';
+import type { Engine } from './engine.js';
 
 type After = { createdAt: string; id: string };
 
 /**
- * Every pending action waiting on the caller, oldest first: of the conversations they own, the approvals
- * naming them or one of their groups, and the same for each person whose delegation they hold (docs/approvals.md, Delegation;
- * those carry `onBehalfOf`). An anonymous caller's inbox is empty; no caller (the library) sees all.
+ * With `hitl.authorizeResolve` set, how many pending actions (the oldest after the cursor, of the whole
+ * server) one inbox read asks the hook about, beside what the store finds for the caller: the hook runs in
+ * code, not in SQL, so this bounds its calls. An action only the hook allows, beyond them, shows once older
+ * ones are answered.
+ */
+export const HOOK_SCAN = 200;
+
+/**
+ * Every pending action the caller may answer (src/engine/access.ts), oldest first: of the conversations
+ * they own, the approvals and requests naming them or one of their groups, and the same for each person
+ * whose delegation they hold (docs/approvals.md, Delegation; those carry `onBehalfOf`). With
+ * `hitl.authorizeResolve` set, the hook decides each one, and adds those it allows among the `HOOK_SCAN`
+ * oldest pending. An anonymous caller's inbox is empty; no caller (the library) sees all.
  */
 export async function inboxOf(
   engine: Engine,
@@ -22,15 +32,26 @@ export async function inboxOf(
   // An anonymous caller owns nothing, so its inbox is empty rather than everyone's ownerless requests.
   if (caller && caller.userId === null) return [];
   const conversations = new Map<string, ConversationRecord | undefined>();
-  const own = await pendingOf(engine, caller, undefined, limit, after, conversations);
+  const hook = caller ? engine.hitl.authorizeResolve : undefined;
+  const allowed = hook
+    ? async (action: ActionRecord, conversation: ConversationRecord | undefined) =>
+        conversation !== undefined && (await hook(caller ?? null, { conversation, action }))
+    : undefined;
+  const own = await pendingOf(engine, caller, undefined, limit, after, conversations, allowed);
   if (!caller?.userId) return own;
-  const held = await heldBy(engine.store, caller.userId, engine.now());
-  if (held.length === 0) return own;
-  // Each person's first `limit` hold every action of the union's first `limit`: merge, keep one of each.
   const merged = new Map(own.map((view) => [view.id, view]));
-  for (const { from } of held) {
-    for (const view of await pendingOf(engine, { userId: from }, caller.userId, limit, after, conversations))
+  // Each person's first `limit` hold every action of the union's first `limit`: merge, keep one of each.
+  for (const { from } of await heldBy(engine.store, caller.userId, engine.now())) {
+    for (const view of await pendingOf(engine, { userId: from }, caller.userId, limit, after, conversations, allowed))
       if (!merged.has(view.id)) merged.set(view.id, { ...view, onBehalfOf: from });
+  }
+  if (allowed) {
+    for (const action of await engine.store.listPendingActions({ limit: HOOK_SCAN, after })) {
+      if (merged.has(action.id)) continue;
+      const record = await conversationOf(engine, action, conversations);
+      if (!(await allowed(action, record)) || !mayAnswerFromInbox(caller, record, action, undefined, true)) continue;
+      merged.set(action.id, inboxView(engine, action, record));
+    }
   }
   return [...merged.values()]
     .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1))
@@ -38,8 +59,8 @@ export async function inboxOf(
 }
 
 /**
- * One person's pending actions, up to `limit`. `delegate`: the caller answering in their place, who may
- * not fill the seat of a four-eyes approval they asked for themselves.
+ * One person's pending actions, up to `limit`, as the store's filter finds them (owned, or naming them) and
+ * `mayAnswerFromInbox` keeps them. `delegate`: the caller answering in their place. `allowed`: the hook.
  */
 async function pendingOf(
   engine: Engine,
@@ -48,10 +69,9 @@ async function pendingOf(
   limit: number,
   from: After | undefined,
   conversations: Map<string, ConversationRecord | undefined>,
+  allowed: ((action: ActionRecord, conversation: ConversationRecord | undefined) => Promise<boolean>) | undefined,
 ): Promise<ActionView[]> {
   const ownerId = caller ? caller.userId : undefined;
-  // A signed-in caller also finds the approvals naming them or one of their groups; an approval they may not
-  // (or no longer) vote on is left out.
   const approver = ownerId ?? undefined;
   const groups = approver !== undefined && caller?.groups?.length ? caller.groups : undefined;
   const views: ActionView[] = [];
@@ -59,31 +79,34 @@ async function pendingOf(
   for (;;) {
     const actions = await engine.store.listPendingActions({ ownerId, approver, groups, limit, after });
     for (const action of actions) {
-      if (!conversations.has(action.conversationId))
-        conversations.set(action.conversationId, await engine.store.getConversation(action.conversationId));
-      const record = conversations.get(action.conversationId);
-      if (caller && isVoted(action.request)) {
-        const userId = caller.userId;
-        const owns = record !== undefined && mayAccess(caller, record);
-        if (
-          userId === null ||
-          !mayVote(action.request, caller, record?.ownerId ?? null, owns) ||
-          currentVote(action.request, userId) ||
-          (delegate !== undefined && action.request.excludeRequester && delegate === record?.ownerId)
-        )
-          continue;
+      const record = await conversationOf(engine, action, conversations);
+      if (caller) {
+        const hookAllowed = allowed !== undefined && (await allowed(action, record));
+        if (allowed && !hookAllowed) continue;
+        if (!mayAnswerFromInbox(caller, record, action, delegate, hookAllowed)) continue;
       }
-      const conversation = record
-        ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId }
-        : undefined;
-      views.push({
-        ...actionView(engine, action, record?.agent ?? ''),
-        ...(conversation ? { conversation } : {}),
-      });
+      views.push(inboxView(engine, action, record));
       if (views.length === limit) return views;
     }
     const last = actions.at(-1);
     if (actions.length < limit || !last) return views;
     after = { createdAt: last.createdAt, id: last.id };
   }
+}
+
+async function conversationOf(
+  engine: Engine,
+  action: ActionRecord,
+  conversations: Map<string, ConversationRecord | undefined>,
+): Promise<ConversationRecord | undefined> {
+  if (!conversations.has(action.conversationId))
+    conversations.set(action.conversationId, await engine.store.getConversation(action.conversationId));
+  return conversations.get(action.conversationId);
+}
+
+function inboxView(engine: Engine, action: ActionRecord, record: ConversationRecord | undefined): ActionView {
+  const conversation = record
+    ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId }
+    : undefined;
+  return { ...actionView(engine, action, record?.agent ?? ''), ...(conversation ? { conversation } : {}) };
 }

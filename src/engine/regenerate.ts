@@ -1,6 +1,7 @@
 import { commitWrite } from './transact.js';
 import { withdrawForNewMessage, releaseLiveCalls } from './withdraw.js';
-import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../caller.js';
+import { callerId, type Caller, type ChannelWrite } from '../caller.js';
+import { refuseChannelWrite } from './access.js';
 import { defaults, type Engine } from './engine.js';
 import { HeedError, must } from '../errors.js';
 import { newEvent } from '../protocol/events.js';

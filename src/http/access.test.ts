@@ -233,7 +233,7 @@ describe('access matrix: every route, every other caller', () => {
     expect(text).not.toContain(ada.id);
   });
 
-  it('with authorizeResolve, the hook decides who answers (403 for the owner, 404 for who may not see it); every other route still hides the conversation', async () => {
+  it('with authorizeResolve, the hook decides who answers (403 for the owner, 404 for who may not see it); whom it allows reads the conversation, others still get 404', async () => {
     const hooked = await world(
       { tokens: { ...tokens, carol: { userId: 'carol' } } },
       { authorizeResolve: (caller) => caller?.data?.role === 'approver' },
@@ -247,8 +247,11 @@ describe('access matrix: every route, every other caller', () => {
     // Carol may neither see nor answer: the same 404 as for a conversation that does not exist.
     expect((await answer('carol')).body.error.code).toBe('not_found');
     expect((await answer('ada')).body.error.code).toBe('action_forbidden');
-    expect((await hooked.call('GET', `/api/conversations/${owned.id}`, { token: 'bob' })).status).toBe(404);
-    expect((await hooked.call('GET', `/api/conversations/${owned.id}/actions`, { token: 'bob' })).status).toBe(404);
+    // Bob may answer (the hook says so), so he reads it (DESIGN.md §18); carol still gets the 404.
+    expect((await hooked.call('GET', `/api/conversations/${owned.id}`, { token: 'bob' })).status).toBe(200);
+    expect((await hooked.call('GET', `/api/conversations/${owned.id}/actions`, { token: 'bob' })).status).toBe(200);
+    expect((await hooked.call('GET', `/api/conversations/${owned.id}`, { token: 'carol' })).status).toBe(404);
+    expect((await hooked.call('POST', `/api/conversations/${owned.id}/cancel`, { token: 'bob' })).status).toBe(404);
     const approved = await answer('bob');
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('completed');

@@ -6,6 +6,8 @@ import { queueRoutes } from './routes/queue.js';
 import { decisionRoutes } from './routes/decisions.js';
 import { HeedError } from '../errors.js';
 import type { Heed } from '../heed.js';
+import type { Caller } from '../caller.js';
+import { names } from '../groups.js';
 import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { agUiRoutes } from './ag-ui/route.js';
 import { a2aRoutes } from './a2a/route.js';
@@ -158,6 +160,14 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     }
     return auth(c, next);
   });
+  // Admins read every conversation (src/engine/access.ts): the flag comes from auth.admins alone, never
+  // from a token's or a hook's own fields.
+  app.use('/api/*', async (c, next) => {
+    const caller = c.get('caller');
+    const admin = names(options.auth?.admins, caller);
+    if (admin || caller.admin !== undefined) c.set('caller', withAdmin(caller, admin));
+    return next();
+  });
   // A2A push notifications wait in the outbox until an app that can build their tasks is up (docs/a2a.md).
   host.notifier.a2aPush ??= pushSender(host);
   const perMinute = host.conversationsPerMinute;
@@ -185,4 +195,10 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
 export function createFetch(heed: Heed, options: AppOptions = {}): (request: Request) => Promise<Response> {
   const app = createApp(heed, options);
   return async (request) => app.fetch(request);
+}
+
+/** The caller with `admin` set as `auth.admins` says (the object keeps its functions: `stillSignedIn`). */
+function withAdmin(caller: Caller, admin: boolean): Caller {
+  const { admin: _claimed, ...rest } = caller;
+  return admin ? { ...rest, admin: true } : rest;
 }

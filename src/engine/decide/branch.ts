@@ -1,5 +1,6 @@
 import type { Caller } from '../../caller.js';
-import { conversationNotFound, mayAccess, newConversationRecord, type Engine } from '../engine.js';
+import { newConversationRecord, type Engine } from '../engine.js';
+import { conversationNotFound, mayWriteAsOwner } from '../access.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ActionRecord, MessageRecord } from '../../types.js';
@@ -19,7 +20,7 @@ export function decideBranch(
   read: Snapshot<typeof branchParts>,
 ): Decision<null> {
   const source = read.conversation;
-  if (!mayAccess(input.caller, source)) throw conversationNotFound(source.id);
+  if (!mayWriteAsOwner(input.caller, source)) throw conversationNotFound(source.id);
   let messages = read.messages;
   if (input.fromMessageId) {
     let end = messages.findIndex((message) => message.id === input.fromMessageId);

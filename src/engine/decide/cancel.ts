@@ -1,5 +1,6 @@
-import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
-import { conversationNotFound, mayAccess, type Engine } from '../engine.js';
+import { callerId, type Caller, type ChannelWrite } from '../../caller.js';
+import type { Engine } from '../engine.js';
+import { conversationNotFound, mayWriteAsOwner, refuseChannelWrite } from '../access.js';
 import { newEvent } from '../../protocol/events.js';
 import type { ActionRecord } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
@@ -22,7 +23,7 @@ export function decideCancel(
   read: Snapshot<typeof cancelParts>,
 ): Decision<Cancelled> {
   const { conversation } = read;
-  if (!mayAccess(input.caller, conversation)) throw conversationNotFound(conversation.id);
+  if (!mayWriteAsOwner(input.caller, conversation)) throw conversationNotFound(conversation.id);
   refuseChannelWrite(conversation, input.via, 'cancel it there.');
   if (conversation.status === 'idle') return { type: 'none', value: { cancelled: false } };
   const pending = read.actions.filter((action) => action.status === 'pending');

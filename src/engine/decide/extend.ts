@@ -23,7 +23,7 @@ export async function decideExtend(
   input: SettleInput,
   read: Snapshot<typeof extendParts>,
 ): Promise<Decision<ActionRecord>> {
-  const action = await answerableAction(engine, actionId, input, read);
+  const { action } = await answerableAction(engine, actionId, input, read);
   const { conversation } = read;
   const agent = engine.agents.get(conversation.agent);
   const max = engine.maxExtendMinutes(agent);

@@ -1,5 +1,6 @@
-import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
-import { conversationNotFound, mayAccess, type Engine } from '../engine.js';
+import { callerId, type Caller, type ChannelWrite } from '../../caller.js';
+import type { Engine } from '../engine.js';
+import { conversationNotFound, mayWriteAsOwner, refuseChannelWrite } from '../access.js';
 import { HeedError } from '../../errors.js';
 import { newEvent } from '../../protocol/events.js';
 import { newId } from '../../ids.js';
@@ -51,7 +52,7 @@ export function decideSend(
 ): Decision<Sent> {
   const { conversation } = read;
   const conversationId = conversation.id;
-  if (!mayAccess(input.caller, conversation)) throw conversationNotFound(conversationId);
+  if (!mayWriteAsOwner(input.caller, conversation)) throw conversationNotFound(conversationId);
   const messages = [...read.messages];
   refuseChannelWrite(conversation, input.via, 'write there, or branch it into a new conversation.');
   engine.agentOf(conversation);

@@ -1,5 +1,6 @@
-import { callerId, refuseChannelWrite, type Caller, type ChannelWrite } from '../../caller.js';
-import { conversationNotFound, earliestDue, mayAccess, type Engine } from '../engine.js';
+import type { Caller, ChannelWrite } from '../../caller.js';
+import { earliestDue, type Engine } from '../engine.js';
+import { answererOf, answerReach, conversationNotFound, mayAnswer, refuseChannelWrite } from '../access.js';
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
@@ -9,28 +10,18 @@ import { toolResultWrites } from '../tool-result.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
 import type {
   ActionRecord,
-  ApprovalRequest,
   ConversationRecord,
   MessageRecord,
   RememberedTool,
   ResolutionChannel,
   StoredResolution,
 } from '../../types.js';
-import {
-  castVote,
-  currentVote,
-  isVoted,
-  mayVote,
-  namesApprover,
-  type VoteOutcome,
-} from '../../kinds/approval-policy.js';
+import { castVote, currentVote, isVoted, type VoteOutcome } from '../../kinds/approval-policy.js';
 import { checkResolution } from '../../kinds/validate-resolution.js';
 import { describeResolution, kindOf } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
-import { waitsOnAny } from '../delegation.js';
-import { byId, type Member } from '../../groups.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -87,13 +78,9 @@ export async function decideSettle(
   const conversationId = conversation.id;
   // Someone who may not see the conversation may still answer when the authorizeResolve hook says so;
   // until it has, they learn nothing: not whether the action exists, nor how it was settled.
-  const owns = input.link !== undefined || mayAccess(input.caller, conversation);
+  const reach = answerReach(input, conversation, actions);
+  const { sees } = reach;
   const hook = engine.hitl.authorizeResolve;
-  // A named approver sees the conversation, and may answer only the approvals that name them (docs/approvals.md).
-  const approver = !owns && actions.some((entry) => namesApprover(entry, input.caller));
-  // A delegate sees the conversation while something in it waits on someone they answer for.
-  const delegate = !owns && !approver && actions.some((entry) => waitsOnAny(entry, conversation, input.standsFor));
-  const sees = owns || approver || delegate;
   if (!sees && !hook) throw conversationNotFound(conversationId);
   const action = actions.find((entry) => entry.id === actionId);
   if (!action) {
@@ -116,20 +103,14 @@ export async function decideSettle(
   const answerer = answererOf(input, conversation);
   const resolvedBy = answerer.userId;
   const voted = isVoted(action.request) ? action.request : undefined;
-  // With an authorizeResolve hook, the hook (asked above) stands for "may answer the conversation".
-  const mayAnswerAll = owns || hook !== undefined;
-  let answeredFor: string | undefined;
-  if (voted) {
-    answeredFor = delegatedSeat(voted, answerer, conversation.ownerId, mayAnswerAll, input.standsFor);
-    if (answeredFor === undefined) checkVoter(voted, action, answerer, conversation.ownerId, mayAnswerAll);
-  }
-  // A request made with POST /api/requests is answered by its assignees too.
-  else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller))) {
-    // A delegate answers what waits on someone they answer for (docs/approvals.md, Delegation).
-    answeredFor = (input.standsFor ?? []).find(
-      (id) => id === conversation.ownerId || (holdsRequest(conversation) && namesApprover(action, byId(id))),
-    );
-    if (answeredFor === undefined) throw new HeedError('action_forbidden', 'You may not answer this request.');
+  const { answeredFor } = mayAnswer(engine, input, conversation, action, reach);
+  if (voted && answeredFor === undefined && resolvedBy !== null) {
+    const previous = currentVote(voted, resolvedBy);
+    if (previous) {
+      throw new HeedError('already_voted', `You already voted on this request (${previous.decision}).`, {
+        details: { actionId: action.id, vote: previous },
+      });
+    }
   }
 
   const agent = engine.agents.get(conversation.agent);
@@ -250,41 +231,23 @@ export async function answerableAction(
   actionId: string,
   input: SettleInput,
   read: Snapshot<{ actions: true }>,
-): Promise<ActionRecord> {
+): Promise<{ action: ActionRecord; answeredFor?: string }> {
   const { conversation, actions } = read;
-  const owns = input.link !== undefined || mayAccess(input.caller, conversation);
+  const reach = answerReach(input, conversation, actions);
   const hook = engine.hitl.authorizeResolve;
-  const sees = owns || actions.some((entry) => namesApprover(entry, input.caller));
-  if (!sees && !hook) throw conversationNotFound(conversation.id);
+  if (!reach.sees && !hook) throw conversationNotFound(conversation.id);
   const action = actions.find((entry) => entry.id === actionId);
   if (!action) {
-    if (!sees) throw conversationNotFound(conversation.id);
+    if (!reach.sees) throw conversationNotFound(conversation.id);
     throw new HeedError('not_found', 'There is no action with that id in this conversation.', {
       details: { actionId },
     });
   }
-  if (!sees && hook && !(await hook(input.caller ?? null, { conversation, action })))
+  if (!reach.sees && hook && !(await hook(input.caller ?? null, { conversation, action })))
     throw conversationNotFound(conversation.id);
   refuseUnanswerable(engine.agents.get(conversation.agent), action.id);
-  await checkOpen(engine, conversation, action, { ...input, authorized: !sees });
-  const by = answererOf(input, conversation);
-  const voted = isVoted(action.request) ? action.request : undefined;
-  if (voted) {
-    if (!mayVote(voted, by, conversation.ownerId, owns || hook !== undefined))
-      throw new HeedError('action_forbidden', 'You may not answer this request.', { details: { actionId } });
-  } else if (!owns && !hook && !(holdsRequest(conversation) && namesApprover(action, input.caller)))
-    throw new HeedError('action_forbidden', 'You may not answer this request.');
-  return action;
-}
-
-/**
- * Who answers, as the approvers are matched against: a link's recipient (a user id, in no group), else the
- * caller with their groups, else (the library) the owner.
- */
-function answererOf(input: SettleInput, conversation: ConversationRecord): Member {
-  if (input.link) return byId(input.link.recipient);
-  const caller = input.caller ?? { userId: conversation.ownerId };
-  return { userId: callerId(caller), ...(caller.groups ? { groups: caller.groups } : {}) };
+  await checkOpen(engine, conversation, action, { ...input, authorized: !reach.sees });
+  return { action, ...mayAnswer(engine, input, conversation, action, reach, 'extend') };
 }
 
 /** The messages of a snapshot that was read with them (asked for above whenever they are used). */
@@ -330,54 +293,6 @@ async function checkOpen(
     agent: engine.agents.get(conversation.agent),
     agentName: conversation.agent,
   });
-}
-
-/**
- * Whose vote a delegate's answer is (docs/approvals.md, Delegation): none while the caller may still vote
- * themselves (their own vote comes first); else the first person they answer for who may vote and has not.
- * Never for the requester's own approval under four eyes, nor the requester voting in someone's place.
- */
-function delegatedSeat(
-  request: ApprovalRequest,
-  voter: Member,
-  ownerId: string | null,
-  mayAnswerAll: boolean,
-  standsFor: string[] | undefined,
-): string | undefined {
-  const id = voter.userId;
-  if (id === null || !standsFor?.length) return undefined;
-  if (mayVote(request, voter, ownerId, mayAnswerAll) && !currentVote(request, id)) return undefined;
-  if (request.excludeRequester && id === ownerId) return undefined;
-  // Whom a delegate stands for is known by user id alone: their groups are not (docs/approvals.md, Delegation).
-  return standsFor.find(
-    (from) => from !== id && mayVote(request, byId(from), ownerId, from === ownerId) && !currentVote(request, from),
-  );
-}
-
-/** 403 for someone who may not vote on this approval; 409 `already_voted` for a second vote on the same arguments. */
-function checkVoter(
-  request: ApprovalRequest,
-  action: ActionRecord,
-  who: Member,
-  ownerId: string | null,
-  owns: boolean,
-): void {
-  const voter = who.userId;
-  if (voter === null || !mayVote(request, who, ownerId, owns)) {
-    const why =
-      voter === null
-        ? 'This approval is decided by votes, and a vote needs a signed-in caller.'
-        : request.excludeRequester && voter === ownerId
-          ? 'You asked for this, so someone else must approve it (four eyes).'
-          : 'You are not among the approvers of this request.';
-    throw new HeedError('action_forbidden', why, { details: { actionId: action.id } });
-  }
-  const previous = currentVote(request, voter);
-  if (previous) {
-    throw new HeedError('already_voted', `You already voted on this request (${previous.decision}).`, {
-      details: { actionId: action.id, vote: previous },
-    });
-  }
 }
 
 function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'action.voted'> {

@@ -1,9 +1,10 @@
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import { namesApprover } from '../../kinds/approval-policy.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
 import type { ActionRecord } from '../../types.js';
-import { mayAccess, type Engine } from '../engine.js';
+import type { Engine } from '../engine.js';
+import { mayRead, mayReadWithoutHook } from '../access.js';
+import { heldBy } from '../delegation.js';
 
 /** The longest a wait may last, in seconds: longer ones are refused rather than held. */
 export const MAX_WAIT_SECONDS = 60;
@@ -14,14 +15,17 @@ function requestNotFound(id: string): HeedError {
 }
 
 /**
- * A request made with `POST /api/requests`, for its caller (the conversation's owner) or one of its
- * assignees; anyone else gets the same 404 as an id that names nothing.
+ * A request made with `POST /api/requests`, for whoever may read its conversation (src/engine/access.ts:
+ * its caller, its assignees, their delegates while it waits, admins, `authorizeResolve`); anyone else gets
+ * the same 404 as an id that names nothing.
  */
 export async function readRequest(engine: Engine, id: string, caller: Caller | undefined): Promise<ActionRecord> {
   const found = await engine.store.findAction(id);
   const conversation = found && (await engine.store.getConversation(found.conversationId));
   if (!found || !conversation || !holdsRequest(conversation)) throw requestNotFound(id);
-  if (!mayAccess(caller, conversation) && !namesApprover(found, caller)) throw requestNotFound(id);
+  if (mayReadWithoutHook(caller, conversation, [found], [])) return found;
+  const standsFor = (await heldBy(engine.store, caller?.userId, engine.now())).map((held) => held.from);
+  if (!(await mayRead(engine, caller, conversation, [found], standsFor))) throw requestNotFound(id);
   return found;
 }
 

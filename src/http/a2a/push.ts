@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DeliveryDropped } from '../../channels/channel.js';
 import type { Caller } from '../../caller.js';
-import { mayAccess } from '../../engine/engine.js';
+import { mayWriteAsOwner } from '../../engine/access.js';
 import { HeedError } from '../../errors.js';
 import type { HeedHooks } from '../../hooks.js';
 import { newId } from '../../ids.js';
@@ -46,7 +46,7 @@ function shown(config: A2aPushConfig, conversationId: string) {
 
 /**
  * Checks that the caller may manage the task's push configs: whoever may send to its conversation (the
- * engine's `mayAccess`, as sending asks). A reader (a named approver, a delegate) gets the same not-found as
+ * engine's `mayWriteAsOwner`, as sending asks). A reader (a named approver, a delegate) gets the same not-found as
  * a stranger: configs post the task's states to a URL of their choosing, which reading does not allow.
  */
 async function manageTask(context: A2aRequestContext, id: string) {
@@ -54,14 +54,14 @@ async function manageTask(context: A2aRequestContext, id: string) {
   await readTask(heed, host, caller, agent, id);
   const ref = parseTaskId(id)!;
   const conversation = await host.store.getConversation(ref.conversationId);
-  if (!conversation || !mayAccess(caller, conversation)) throw taskNotFound(id);
+  if (!conversation || !mayWriteAsOwner(caller, conversation)) throw taskNotFound(id);
   return { ref, conversation };
 }
 
 /** True while the config's maker may still send to the conversation (one made before makers were kept: its owner's). */
-export function makerMayAccess(config: A2aPushConfig, conversation: Parameters<typeof mayAccess>[1]): boolean {
+export function makerMayAccess(config: A2aPushConfig, conversation: Parameters<typeof mayWriteAsOwner>[1]): boolean {
   const maker: Caller = { userId: config.maker === undefined ? conversation.ownerId : config.maker };
-  return mayAccess(maker, conversation);
+  return mayWriteAsOwner(maker, conversation);
 }
 
 /** Refuses a push URL the operator does not allow for callbacks, as a request's callbackUrl is refused. */

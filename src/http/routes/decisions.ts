@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import { namesApprover } from '../../kinds/approval-policy.js';
+import { mayFindForBatch } from '../../engine/access.js';
 import { json } from '../../protocol/values.js';
-import type { ActionRecord, ConversationRecord } from '../../types.js';
 import { actionView } from '../../views.js';
 import { errorResponse } from '../errors.js';
 import { defineRoute, type Route } from '../route.js';
@@ -66,7 +64,7 @@ export const decisionRoutes: Route[] = [
         const action = await host.store.findAction(actionId);
         const conversation = action && (await host.store.getConversation(action.conversationId));
         try {
-          if (!action || !conversation || !inBatchReach(caller, conversation, action)) throw missing(actionId);
+          if (!action || !conversation || !mayFindForBatch(caller, conversation, action)) throw missing(actionId);
           await heed.conversation(action.conversationId).resolve(actionId, withoutRemember(resolution), { caller });
           const settled = await host.store.getAction(action.conversationId, actionId);
           const view = settled ? actionView(host, settled, conversation.agent) : undefined;
@@ -81,16 +79,6 @@ export const decisionRoutes: Route[] = [
     },
   ),
 ];
-
-/**
- * What a batch may find by action id: an action of a conversation the caller owns, or one naming them as an
- * approver (delegates and `hitl.authorizeResolve` are then checked by the answer itself). An ownerless
- * conversation is guarded by its id alone, which a batch is not given: its actions are not found here.
- */
-function inBatchReach(caller: Caller, conversation: ConversationRecord, action: ActionRecord): boolean {
-  if (caller.userId === null) return false;
-  return conversation.ownerId !== null || namesApprover(action, caller);
-}
 
 function hidden(thrown: unknown): boolean {
   return HeedError.isInstance(thrown) && thrown.code === 'not_found' && thrown.details?.conversationId !== undefined;
