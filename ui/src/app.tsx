@@ -9,6 +9,7 @@ import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
 import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TokensPage } from './pages/tokens.js';
 import { navigate, usePath } from './router.js';
 import {
   anonymousConversationIds,
@@ -237,6 +238,8 @@ function SignedIn({
                 <InboxPage />
               ) : path === '/queue' ? (
                 <QueuePage />
+              ) : path === '/tokens' && isSignedIn(session) ? (
+                <TokensPage />
               ) : (
                 <HomePage />
               )}
