@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { browserSkip, newContext, signIn, startHarness, tabTo, type Harness } from './harness.js';
@@ -10,6 +11,7 @@ import { scrollsSideways, shoot, viewports } from './viewports.js';
  */
 
 let harness: Harness;
+let nightly: string;
 
 beforeAll(async () => {
   harness = await startHarness({
@@ -21,7 +23,8 @@ beforeAll(async () => {
     headers: { authorization: 'Bearer tok-ada', 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'nightly report', scopes: ['read'] }),
   });
-  await me(((await made.json()) as { token: string }).token);
+  nightly = ((await made.json()) as { token: string }).token;
+  await me(nightly);
 }, 60_000);
 afterAll(async () => {
   await harness?.close();
@@ -99,6 +102,11 @@ describe.skipIf(browserSkip)('the Tokens page', { timeout: 90_000 }, () => {
       expect(await axeProblems(page)).toEqual([]);
       await page.mouse.move(0, 0);
       await shoot(page, 'tokens');
+      // HEED_SCREENSHOT_DIR=docs writes the pictures of docs/console.md (a run does not touch docs/ otherwise).
+      if (process.env.HEED_SCREENSHOT_DIR)
+        await page.screenshot({
+          path: join(process.env.HEED_SCREENSHOT_DIR, viewport.width < 760 ? 'tokens-phone.png' : 'tokens.png'),
+        });
 
       // Shown once: after a reload only the list has it, and it says it has been used.
       await page.reload();
@@ -169,6 +177,16 @@ describe.skipIf(browserSkip)('the Tokens page', { timeout: 90_000 }, () => {
     await signIn(page);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Inbox/ }).waitFor();
     expect(await page.getByRole('link', { name: 'Tokens' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('signed in with a personal token, says tokens are managed from a session', async () => {
+    const context = await newContext(harness);
+    const page = await context.newPage();
+    await signIn(page, nightly);
+    await openTokens(page);
+    await page.getByRole('alert').getByText('managed from a signed-in session', { exact: false }).waitFor();
+    expect(await page.getByRole('form', { name: 'Make a token' }).count()).toBe(0);
     await context.close();
   });
 });
