@@ -8,6 +8,7 @@ import { stopWhenParentEnds } from './parent-watch.js';
 
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1] [--log json]
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
+       heed inbox --login [--url …]   sign the terminal in through the browser (--logout revokes it)
        heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });

@@ -13,6 +13,7 @@ import { pushSender } from './a2a/push.js';
 import { authMiddleware } from './auth.js';
 import { mountSignIn, signInOf } from './sign-in/sign-in.js';
 import { PersonalTokens } from './sign-in/tokens.js';
+import { mountDevice } from './sign-in/device.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';
@@ -129,6 +130,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   if (signIn) mountSignIn(app, options.auth!, signIn);
   const personal = new PersonalTokens(host.values, () => new Date(host.now()));
   const auth = authMiddleware(options.auth, signIn, personal);
+  mountDevice(app, { values: host.values, tokens: personal, now: () => new Date(host.now()), auth });
   const streams = new StreamGate(options.streams);
   const demo = options.demo ? { users: options.demo.users.map((user) => ({ ...user })) } : undefined;
   app.use('/api/*', async (c, next) => {

@@ -8,13 +8,18 @@ import { connectionSentence } from './inbox-state.js';
 import { systemOf } from './system.js';
 import { terminalSafeClient } from './terminal-text.js';
 import { EXIT } from '../problems.js';
+import { login, logout, storedToken } from './login.js';
 
 export const inboxUsage = `Usage: heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]
+       heed inbox --login [--url …] · heed inbox --logout [--url …]
 
   --url <address>   the Heed server (also HEED_URL; default http://127.0.0.1:3000)
   --token <token>   sent as Authorization: Bearer <token> (also HEED_TOKEN); the inbox lists
-                    what waits on that token's user. Without one, against the demo
-                    (heed serve with no config), the inbox is the demo user ada's
+                    what waits on that token's user. Without one, the token --login kept for
+                    this server; against the demo (heed serve with no config), demo user ada
+  --login           sign this terminal in through the browser: open the address it prints,
+                    approve the code there; the token is kept in ~/.config/heed/credentials.json
+  --logout          revoke the kept token and forget it
   --json            print what waits as JSON lines (one action each, oldest first) and exit
   --interval <s>    how often the list is read again, in seconds (default 3)
 
@@ -35,6 +40,8 @@ export async function runInbox(args: string[]): Promise<number> {
         url: { type: 'string' },
         token: { type: 'string' },
         json: { type: 'boolean' },
+        login: { type: 'boolean' },
+        logout: { type: 'boolean' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -55,6 +62,9 @@ export async function runInbox(args: string[]): Promise<number> {
     console.error(`heed inbox: --url must be an http or https address such as http://127.0.0.1:3000; got "${server}".`);
     return EXIT.usage;
   }
+  if (values.login) return login(server);
+  if (values.logout) return logout(server);
+  token ??= storedToken(server)?.token;
   const intervalSeconds = values.interval === undefined ? 3 : Number(values.interval);
   if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.5 || intervalSeconds > 3600) {
     console.error(`heed inbox: --interval takes seconds from 0.5 to 3600; got ${values.interval}.`);
@@ -172,7 +182,7 @@ export function firstReadSentence(thrown: unknown, server: string, hasToken: boo
     if (thrown.status === 401) {
       return hasToken
         ? `The server at ${server} does not know that token (401 ${thrown.code}). Check --token or HEED_TOKEN.`
-        : `The server at ${server} needs a token (401 ${thrown.code}). Pass --token or set HEED_TOKEN.`;
+        : `The server at ${server} needs a token (401 ${thrown.code}). Pass --token, set HEED_TOKEN, or run heed inbox --login.`;
     }
     if (thrown.code === 'http_error')
       return `${server} does not answer like a Heed server: GET /api/inbox got ${thrown.status}. Check --url.`;

@@ -70,16 +70,21 @@ export const tokenRoutes: Route[] = [
     {
       method: 'delete',
       path: '/api/me/tokens/:id',
+      // Any token may end itself, whatever its scopes.
+      scope: 'read',
       operationId: 'revokeToken',
       summary: 'Revoke a personal token now',
-      description: 'It stops at once on every instance, and streams it opened end.',
+      description:
+        'It stops at once on every instance, and streams it opened end. A personal token may revoke itself (and no other).',
       tag: 'agents',
       params: z.strictObject({ id: z.string() }),
       responses: { 204: { description: 'Revoked.' } },
       errors: ['unauthorized', 'forbidden', 'scope', 'not_found'],
     },
     async (input) => {
-      const who = person(input.caller);
+      // A personal token may revoke itself (`heed inbox --logout`), and no other.
+      const self = input.caller.scopes !== undefined && input.caller.data?.tokenId === input.params.id;
+      const who = self ? { userId: input.caller.userId! } : person(input.caller);
       if (!(await tokensOf(input).revoke(who.userId, input.params.id)))
         throw new HeedError('not_found', 'You have no personal token with that id.', {
           details: { tokenId: input.params.id },
