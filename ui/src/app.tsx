@@ -5,6 +5,7 @@ import { ConsoleContext } from './console.js';
 import { Sidebar, TopBar } from './layout.js';
 import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
+import { DevicePage } from './pages/device.js';
 import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
 import { QueuePage } from './pages/queue.js';
@@ -240,6 +241,8 @@ function SignedIn({
                 <QueuePage />
               ) : path === '/tokens' && isSignedIn(session) ? (
                 <TokensPage />
+              ) : path === '/auth/device' ? (
+                <DevicePage />
               ) : (
                 <HomePage />
               )}
