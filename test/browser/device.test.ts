@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { startProvider, type TestProvider } from '../oidc.js';
 import { browserSkip, newContext, signIn, startHarness, type Harness } from './harness.js';
 import { axeProblems, layoutReport } from './page-checks.js';
 import { scrollsSideways, shoot, viewports } from './viewports.js';
@@ -12,11 +13,15 @@ import { scrollsSideways, shoot, viewports } from './viewports.js';
  */
 
 let harness: Harness;
+let provider: TestProvider;
 
 beforeAll(async () => {
+  // A real OpenID provider for the way most people sign in (test/oidc.ts), beside config tokens.
+  provider = await startProvider({ people: { eve: {} } });
   // One person per test: the server allows ten code look-ups a minute per person.
   harness = await startHarness({
     auth: {
+      oidc: { issuer: provider.issuer, clientId: 'heed', clientSecret: 'heed-test-secret', name: 'Example SSO' },
       tokens: {
         'tok-ada': { userId: 'ada' },
         'tok-bob': { userId: 'bob' },
@@ -25,9 +30,11 @@ beforeAll(async () => {
       },
     },
   });
+  provider.register(harness.url);
 }, 60_000);
 afterAll(async () => {
   await harness?.close();
+  await provider?.close();
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -156,6 +163,31 @@ describe.skipIf(browserSkip)('the device approval page', { timeout: 90_000 }, ()
     await anonymousPage.getByRole('link', { name: 'Sign in', exact: true }).click();
     await anonymousPage.waitForURL(`**/sign-in?next=${encodeURIComponent(other.page)}`);
     await anonymous.close();
+    await context.close();
+  });
+
+  it('signed in with single sign-on: the approval rides the session cookie with its CSRF header', async () => {
+    const started = await begin('eve-workstation');
+    const context = await newContext(harness);
+    const page = await context.newPage();
+    await page.goto(started.page);
+    await page.waitForURL(`**/sign-in?next=${encodeURIComponent(started.page)}`);
+    await page.getByRole('link', { name: 'Sign in with Example SSO' }).click();
+    await page.waitForURL(`${provider.issuer}/**`);
+    await page.locator('input[name="login"]').fill('eve');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.waitForURL(`${harness.url}${started.page}`);
+    await question(page, 'eve-workstation').waitFor();
+    const approval = page.waitForRequest((request) => request.url().endsWith('/auth/device/approve'));
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const headers = await (await approval).allHeaders();
+    expect(headers['x-heed-csrf']).toMatch(/^[\w-]{20,}$/);
+    expect(headers.authorization).toBeUndefined();
+    await page.getByRole('heading', { name: 'Terminal signed in' }).waitFor();
+    expect((await poll(started.deviceCode)).body).toMatchObject({ userId: 'eve', scopes: ['read', 'answer'] });
     await context.close();
   });
 });
