@@ -42,6 +42,10 @@ async function me(token: string): Promise<{ status: number; userId?: string }> {
 async function openTokens(page: Page): Promise<void> {
   if (page.viewportSize()!.width < 760) {
     await page.getByRole('button', { name: 'Conversations' }).click();
+    const menu = page.getByRole('navigation', { name: 'Conversations' });
+    // Shot once the drawer has slid in.
+    await expect.poll(async () => (await menu.boundingBox())?.x).toBe(0);
+    await shoot(page, 'tokens-menu');
     await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: 'Tokens' }).click();
   } else await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tokens' }).click();
   await page.waitForURL('**/tokens');
