@@ -74,6 +74,8 @@ describe.skipIf(browserSkip)('the device approval page', { timeout: 90_000 }, ()
       const context = await newContext(harness, viewport);
       const page = await context.newPage();
       await signIn(page, token);
+      let lookups = 0;
+      page.on('request', (request) => void (request.url().includes('/auth/device/code?') && lookups++));
       await page.goto(started.page);
       await question(page, clientName).waitFor();
       await page.getByText(started.userCode, { exact: true }).waitFor();
@@ -96,6 +98,9 @@ describe.skipIf(browserSkip)('the device approval page', { timeout: 90_000 }, ()
         await page.getByRole('heading', { name: 'Terminal signed in' }).evaluate((h) => h === document.activeElement),
       ).toBe(true);
       await shoot(page, 'device-approved');
+      // One look-up for the visit (each counts against the person's ten a minute), even with React's
+      // StrictMode running effects twice (the tests' build is a development one).
+      expect(lookups).toBe(1);
 
       const got = await poll(started.deviceCode);
       expect(got.status).toBe(200);

@@ -46,17 +46,30 @@ export function DevicePage() {
   const step = state.step;
   const checking = state.step === 'checking' ? state.code : undefined;
 
+  // One look-up per code and caller, kept across an effect run twice (StrictMode) or a re-render: each counts
+  // against the person's ten a minute. Settled, it is forgotten, so the same code typed again is asked again.
+  const { token, csrf } = session;
+  const lookup = useRef<{ key: string; answer: Promise<DeviceRequest> }>(undefined);
   useEffect(() => {
-    if (!checking || !isSignedIn(session)) return;
+    if (!checking || !(token || csrf)) return;
+    const key = `${checking}\n${token ?? ''}\n${csrf ?? ''}`;
+    if (lookup.current?.key !== key) {
+      const answer = readDeviceCode({ token, csrf }, checking);
+      const forget = () => {
+        if (lookup.current?.answer === answer) lookup.current = undefined;
+      };
+      answer.then(forget, forget);
+      lookup.current = { key, answer };
+    }
     let current = true;
-    readDeviceCode(session, checking).then(
+    lookup.current.answer.then(
       (request) => current && setState({ step: 'asking', code: checking, request }),
       (thrown: unknown) => current && setState({ step: 'enter', problem: problemOf(thrown) }),
     );
     return () => {
       current = false;
     };
-  }, [checking, session]);
+  }, [checking, token, csrf]);
 
   // Each new step is announced by its heading taking the focus (not on arrival: the page's own title).
   const first = useRef(true);
