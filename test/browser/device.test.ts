@@ -171,7 +171,7 @@ describe.skipIf(browserSkip)('the device approval page', { timeout: 90_000 }, ()
     await context.close();
   });
 
-  it('signed in with single sign-on: the approval rides the session cookie with its CSRF header', async () => {
+  it('signed in with single sign-on: the approval rides the session cookie with its CSRF header, and so does making a token', async () => {
     const started = await begin('eve-workstation');
     const context = await newContext(harness);
     const page = await context.newPage();
@@ -193,6 +193,15 @@ describe.skipIf(browserSkip)('the device approval page', { timeout: 90_000 }, ()
     expect(headers.authorization).toBeUndefined();
     await page.getByRole('heading', { name: 'Terminal signed in' }).waitFor();
     expect((await poll(started.deviceCode)).body).toMatchObject({ userId: 'eve', scopes: ['read', 'answer'] });
+
+    // The Tokens page works on the same cookie session: it lists the terminal's token and makes another.
+    await page.getByRole('link', { name: 'Tokens', exact: true }).locator('visible=true').first().click();
+    await page.getByRole('heading', { name: 'heed inbox on eve-workstation', level: 3 }).waitFor();
+    await page.getByLabel('Name').fill('eve script');
+    await page.getByRole('button', { name: 'Make token' }).click();
+    const secret = await page.getByRole('textbox', { name: 'New token' }).inputValue();
+    const me = await fetch(`${harness.url}/api/me`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(((await me.json()) as { userId: string }).userId).toBe('eve');
     await context.close();
   });
 });
