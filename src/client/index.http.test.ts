@@ -91,4 +91,24 @@ describe('heed/client', () => {
     const total = (await client.events(conversation.id, { limit: 500 })).events.length;
     expect(followed).toEqual(Array.from({ length: total }, (_, index) => index + 1));
   });
+
+  it('makes, lists and revokes personal tokens; the secret is given once and then works as a bearer token', async () => {
+    const client = createClient({ baseUrl: server.url, token: 'ada' });
+    const made = await client.createToken({ name: 'laptop', scopes: ['read', 'answer'], expiresInDays: 30 });
+    expect(made).toMatchObject({ name: 'laptop', scopes: ['read', 'answer'], lastUsedAt: null });
+    expect(Date.parse(made.expiresAt!) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+    const listed = await client.listTokens();
+    expect(listed.map((token) => token.id)).toContain(made.id);
+    expect(JSON.stringify(listed)).not.toContain(made.token);
+
+    const personal = createClient({ baseUrl: server.url, token: made.token });
+    expect((await personal.me()).userId).toBe('ada');
+    // A personal token does not manage tokens.
+    await expect(personal.listTokens()).rejects.toMatchObject({ status: 403, code: 'scope' });
+
+    await client.revokeToken(made.id);
+    expect((await client.listTokens()).map((token) => token.id)).not.toContain(made.id);
+    await expect(personal.me()).rejects.toMatchObject({ status: 401 });
+    await expect(client.revokeToken(made.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
 });

@@ -7,6 +7,9 @@ import type {
   DelegationView,
   DemoInfo,
   Me,
+  PersonalToken,
+  PersonalTokenCreated,
+  PersonalTokenScope,
   QueueView,
   TurnResult,
 } from '../protocol/responses.js';
@@ -57,6 +60,9 @@ export type {
   EventRecord,
   Me,
   DelegationView,
+  PersonalToken,
+  PersonalTokenCreated,
+  PersonalTokenScope,
   QuestionActionView,
   QueueView,
   ResolutionInput,
@@ -162,6 +168,22 @@ export interface HeedClient {
   setDelegation(input: { to: string; until?: string }): Promise<DelegationView>;
   /** Ends the caller's delegation now (`DELETE /api/me/delegation`). */
   clearDelegation(): Promise<DelegationView>;
+  /**
+   * The caller's personal tokens, newest first, without their secrets (`GET /api/me/tokens`; docs/auth.md).
+   * Refused (403 `scope`) to a caller that is itself a personal token.
+   */
+  listTokens(): Promise<PersonalToken[]>;
+  /**
+   * Makes a personal token (`POST /api/me/tokens`): `token` holds its secret, returned this once.
+   * `expiresInDays` 1–366; absent, it does not lapse. The `admin` scope only for an admin (403 `forbidden`).
+   */
+  createToken(input: {
+    name: string;
+    scopes: PersonalTokenScope[];
+    expiresInDays?: number;
+  }): Promise<PersonalTokenCreated>;
+  /** Revokes one of the caller's personal tokens at once (`DELETE /api/me/tokens/:id`); 404 `not_found` for another id. */
+  revokeToken(id: string): Promise<void>;
   /** One agent, as `agents()` lists it; a `HeedClientError` with code `not_found` when no agent has that name. */
   agent(name: string): Promise<AgentInfo>;
   /** The demo's users and their demo-only tokens (`GET /api/demo`); undefined when the server does not run the demo. */
@@ -365,6 +387,11 @@ export function createClient(options: HeedClientOptions): HeedClient {
     delegation: () => json<DelegationView>('GET', '/api/me/delegation'),
     setDelegation: (input) => json<DelegationView>('PUT', '/api/me/delegation', input),
     clearDelegation: () => json<DelegationView>('DELETE', '/api/me/delegation'),
+    listTokens: async () => (await json<{ tokens: PersonalToken[] }>('GET', '/api/me/tokens')).tokens,
+    createToken: (input) => json<PersonalTokenCreated>('POST', '/api/me/tokens', input),
+    async revokeToken(id) {
+      await request('DELETE', `/api/me/tokens/${path(id)}`);
+    },
     agent: (name) => json('GET', `/api/agents/${path(name)}`),
     async demo() {
       try {

@@ -192,3 +192,7 @@ export const personalTokenList = z.strictObject({ tokens: z.array(personalToken)
 export const personalTokenCreated = personalToken.extend({
   token: z.string().describe('The secret (`heed_pat_…`), sent as `Authorization: Bearer`; shown only now.'),
 });
+
+export type PersonalToken = z.output<typeof personalToken>;
+export type PersonalTokenCreated = z.output<typeof personalTokenCreated>;
+export type PersonalTokenScope = PersonalToken['scopes'][number];

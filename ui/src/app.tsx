@@ -5,10 +5,12 @@ import { ConsoleContext } from './console.js';
 import { Sidebar, TopBar } from './layout.js';
 import { AnswerLinkPage } from './pages/answer-link.js';
 import { ConversationPage } from './pages/conversation.js';
+import { DevicePage } from './pages/device.js';
 import { HomePage } from './pages/home.js';
 import { InboxPage } from './pages/inbox.js';
 import { QueuePage } from './pages/queue.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TokensPage } from './pages/tokens.js';
 import { navigate, usePath } from './router.js';
 import {
   anonymousConversationIds,
@@ -237,6 +239,10 @@ function SignedIn({
                 <InboxPage />
               ) : path === '/queue' ? (
                 <QueuePage />
+              ) : path === '/tokens' && isSignedIn(session) ? (
+                <TokensPage />
+              ) : path === '/auth/device' ? (
+                <DevicePage />
               ) : (
                 <HomePage />
               )}

@@ -71,6 +71,11 @@ export function TopBar({
             Queue
           </Link>
         )}
+        {isSignedIn(session) && (
+          <Link to="/tokens" className="topnav-tokens" aria-current={path === '/tokens' ? 'page' : undefined}>
+            Tokens
+          </Link>
+        )}
       </nav>
       <span className="who">{whoText(session)}</span>
       <button type="button" className="heed-button heed-quiet sign-out" onClick={signOut}>
@@ -167,6 +172,12 @@ export function Sidebar({
         </div>
         <ConversationList conversations={shown} activeId={activeId} query={query.trim()} searching={searching} />
         <p className="who who-in-menu">{whoText(session)}</p>
+        {/* On a phone the top bar has no room for it: the menu has it, beside who is signed in. */}
+        {isSignedIn(session) && (
+          <Link to="/tokens" className="tokens-in-menu">
+            Tokens
+          </Link>
+        )}
       </nav>
       {open && <div className="backdrop" aria-hidden="true" onClick={() => onClose(false)} />}
     </>
