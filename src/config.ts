@@ -7,7 +7,6 @@ import type { Store } from './store/store.js';
 import type { HeedTool } from './tool.js';
 import type { AskedQuestion } from './types.js';
 import type { AgentInfo } from './protocol/responses.js';
-import type { McpServeOptions } from './http/mcp-server/mount.js';
 import type {
   CorsConfig,
   HitlConfig,
@@ -162,6 +161,13 @@ export interface HeedConfig extends Omit<HeedOptions, 'store'> {
   metrics?: boolean | { token: string };
   /** Heed as an MCP server: `/mcp`, whose tools ask a person (docs/mcp.md). */
   mcp?: McpServeOptions;
+}
+
+/** `mcp` in the config: Heed as an MCP server (docs/mcp.md). */
+export interface McpServeOptions {
+  server: boolean;
+  /** Seconds between progress notifications while a call waits (default 15). */
+  progressSeconds?: number;
 }
 
 export type AllowedHosts = string[] | true;

@@ -20,6 +20,7 @@ const stillNamed = new Map<string, number>([
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
   ['channels/slack/blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
+  ['http/mcp-server/tools.ts', 4], // each tool of Heed's MCP server raises its own kind (ask_person a question, the others an approval) and reads its answer
   ['mcp/sampling.ts', 3], // an MCP request becomes an approval or a question
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AllowedHosts, AuthConfig, CorsConfig } from '../config.js';
+import type { AllowedHosts, AuthConfig, CorsConfig, McpServeOptions } from '../config.js';
 import { checkAppOptions } from '../config-schema.js';
 import { metricsHandler, type MetricsConfig } from './metrics.js';
 import { queueRoutes } from './routes/queue.js';
@@ -16,7 +16,7 @@ import { authMiddleware } from './auth.js';
 import { mountSignIn, signInOf } from './sign-in/sign-in.js';
 import { PersonalTokens } from './sign-in/tokens.js';
 import { mountDevice } from './sign-in/device.js';
-import { mountMcpServer, type McpServeOptions } from './mcp-server/mount.js';
+import { mountMcpServer } from './mcp-server/mount.js';
 import { mountConsole } from './console.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse } from './errors.js';

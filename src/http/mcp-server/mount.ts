@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Caller } from '../../caller.js';
+import type { McpServeOptions } from '../../config.js';
 import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
 import { importOptional } from '../../optional-dependency.js';
@@ -10,13 +11,6 @@ import { registerTools } from './tools.js';
 
 type McpModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
 type TransportModule = typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
-
-/** `mcp` in the config: Heed as an MCP server (docs/mcp.md). */
-export interface McpServeOptions {
-  server: boolean;
-  /** Seconds between progress notifications while a call waits (default 15). */
-  progressSeconds?: number;
-}
 
 interface Session {
   userId: string | null;
