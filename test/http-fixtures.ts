@@ -5,6 +5,7 @@
  * the point: live streams, disconnects, clients that take a base URL.
  */
 import { z } from 'zod';
+import { readSse } from '../src/client/sse-reader.js';
 import type { AgentConfig, HeedConfig } from '../src/config.js';
 import { serve, type RunningServer } from '../src/cli/serve.js';
 import { memoryStore } from '../src/store/memory/memory-store.js';
@@ -157,4 +158,22 @@ export function parseSse(text: string): Array<{ event: string; id?: string; data
         lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
       return { event: field('event')[0] ?? 'message', id: field('id')[0], data: field('data').join('\n') };
     });
+}
+
+/**
+ * Reads an open event stream as it comes: `events` grows, `ended()` says whether the server closed it.
+ * The caller aborts `signal` to leave it.
+ */
+export function collectStream(
+  response: Response,
+  signal: AbortSignal,
+): { events: Array<{ event: string; data: string }>; ended: () => boolean } {
+  const events: Array<{ event: string; data: string }> = [];
+  let done = false;
+  void (async () => {
+    for await (const event of readSse(response.body!, signal)) events.push(event);
+  })()
+    .catch(() => undefined)
+    .finally(() => (done = true));
+  return { events, ended: () => done };
 }

@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Browser, startProvider, type Person, type TestProvider } from '../../../test/oidc.js';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { collectStream, startServer, type TestServer } from '../../../test/http-fixtures.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuthConfig, HeedConfig, OidcConfig } from '../../config.js';
 import { sqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { readSse } from '../../client/sse-reader.js';
 
 /** OpenID Connect sign-in against a real provider (oidc-provider) on loopback, over real HTTP. */
 
@@ -264,18 +263,12 @@ describe('sign-in with OpenID Connect', () => {
       signal: abort.signal,
     });
     expect(response.status).toBe(200);
-    const events: Array<{ event: string; data: string }> = [];
-    let done = false;
-    void (async () => {
-      for await (const event of readSse(response.body!, abort.signal)) events.push(event);
-    })()
-      .catch(() => undefined)
-      .finally(() => (done = true));
+    const { events, ended } = collectStream(response, abort.signal);
     await expect.poll(() => events.map((event) => event.event)).toContain('action.required');
 
     const out = await browser.fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { 'x-heed-csrf': csrf } });
     expect(out.status).toBe(200);
-    await expect.poll(() => done, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => ended(), { timeout: 5000 }).toBe(true);
     expect(events.at(-1)).toMatchObject({ event: 'error' });
     expect(JSON.parse(events.at(-1)!.data).error.code).toBe('unauthorized');
 

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { readSse } from '../../client/sse-reader.js';
+import { collectStream, startServer, type TestServer } from '../../../test/http-fixtures.js';
 import type { HeedConfig } from '../../config.js';
 import { sqliteStore } from '../../store/sqlite/sqlite-store.js';
 
@@ -110,13 +109,7 @@ describe('personal tokens', () => {
       headers: { authorization: `Bearer ${made.token}` },
       signal: abort.signal,
     });
-    const events: Array<{ event: string; data: string }> = [];
-    let done = false;
-    void (async () => {
-      for await (const event of readSse(response.body!, abort.signal)) events.push(event);
-    })()
-      .catch(() => undefined)
-      .finally(() => (done = true));
+    const { events, ended } = collectStream(response, abort.signal);
     await expect.poll(() => events.map((event) => event.event)).toContain('action.required');
 
     expect((await server.api('DELETE', `/api/me/tokens/${made.id}`, { token: 'tok-bob' })).status).toBe(404);
@@ -127,7 +120,7 @@ describe('personal tokens', () => {
 
     // The stream learns at its next event: ada sends a message, and the stream ends instead of showing it.
     await server.api('POST', `/api/conversations/${id}/cancel`, { token: 'tok-ada' });
-    await expect.poll(() => done, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => ended(), { timeout: 5000 }).toBe(true);
     expect(events.at(-1)?.event).toBe('error');
     expect(events.some((event) => event.event === 'turn.cancelled')).toBe(false);
   });
