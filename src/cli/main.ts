@@ -9,6 +9,7 @@ import { stopWhenParentEnds } from './parent-watch.js';
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1] [--log json]
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
        heed inbox --login [--url …]   sign the terminal in through the browser (--logout revokes it)
+       heed mcp --url <server> [--token <token>]   a stdio MCP server forwarding to <server>/mcp (heed mcp --help)
        heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
@@ -40,8 +41,12 @@ export async function main(argv: string[]): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'inbox') return runInboxCommand(rest);
+  // Loaded only when asked for: heed serve never loads the MCP SDK's client for it.
+  if (command === 'mcp') return (await import('./mcp-bridge.js')).runMcpBridge(rest);
   if (command !== 'serve') {
-    console.error(`heed: there is no command "${command}"; the commands are serve and inbox (heed --help shows them).`);
+    console.error(
+      `heed: there is no command "${command}"; the commands are serve, inbox and mcp (heed --help shows them).`,
+    );
     return EXIT.usage;
   }
   let values;

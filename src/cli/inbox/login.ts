@@ -106,7 +106,9 @@ export async function logout(server: string, out: (line: string) => void = conso
   writeCredentials(file);
   // Already revoked (401) or gone (404): forgetting it is all that is left.
   if (response && !response.ok && response.status !== 401 && response.status !== 404) {
-    out(`heed inbox: forgot the token, but ${server} did not revoke it (${response.status}); revoke it in the console.`);
+    out(
+      `heed inbox: forgot the token, but ${server} did not revoke it (${response.status}); revoke it in the console.`,
+    );
     return 1;
   }
   out(`Signed out of ${server}: the token is revoked and forgotten.`);
