@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HeedConfig } from '../../config.js';
+import { sqliteStore } from '../../store/sqlite/sqlite-store.js';
 
 /** Heed as an MCP server (`mcp.server`), driven by the MCP SDK's own client over streamable HTTP. */
 
@@ -128,16 +132,16 @@ describe('Heed as an MCP server', () => {
   it("permission_prompt answers Claude Code's JSON: allow with the input, or deny with the person's note", async () => {
     const server = await start();
     const client = await connect(server);
-    const ask = () =>
+    const ask = (toolUseId: string) =>
       client.callTool(
         {
           name: 'permission_prompt',
-          arguments: { tool_name: 'Bash', input: { command: 'rm -rf build' }, tool_use_id: 'toolu_1' },
+          arguments: { tool_name: 'Bash', input: { command: 'rm -rf build' }, tool_use_id: toolUseId },
         },
         undefined,
         { timeout: 30_000 },
       );
-    const allowed = ask();
+    const allowed = ask('toolu_1');
     const first = await waitingAction(server);
     expect(first.title).toBe('Bash: {"command":"rm -rf build"}');
     await answer(server, first, { type: 'approval', decision: 'allow' });
@@ -148,7 +152,7 @@ describe('Heed as an MCP server', () => {
       updatedInput: { command: 'rm -rf build' },
     });
 
-    const denied = ask();
+    const denied = ask('toolu_2');
     const second = await waitingAction(server);
     await answer(server, second, { type: 'approval', decision: 'deny', comment: 'Not on Fridays.' });
     const deny = await denied;
@@ -209,5 +213,28 @@ describe('Heed as an MCP server', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(stolen.status).toBe(404);
+  });
+
+  it('a restart while a call waits: the client calls again with the same tool_use_id and finds the request already asked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heed-mcp-'));
+    closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'heed.db');
+    const first = await start({ store: sqliteStore({ path }) });
+    const before = await connect(first);
+    const args = { tool_use_id: 'toolu_9', tool_name: 'Bash', input: { command: 'make deploy' } };
+    const lost = before.callTool({ name: 'permission_prompt', arguments: args }, undefined, { timeout: 30_000 });
+    lost.catch(() => undefined);
+    const asked = await waitingAction(first);
+    await first.close();
+
+    const second = await start({ store: sqliteStore({ path }) });
+    const after = await connect(second);
+    const retried = after.callTool({ name: 'permission_prompt', arguments: args }, undefined, { timeout: 30_000 });
+    const again = await waitingAction(second);
+    expect(again.id).toBe(asked.id);
+    await answer(second, again, { type: 'approval', decision: 'allow' });
+    const result = await retried;
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toMatchObject({ behavior: 'allow' });
+    expect((await second.api('GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toHaveLength(1);
   });
 });

@@ -36,6 +36,14 @@ const timeoutSeconds = z
   .max(7 * 86_400)
   .optional()
   .describe("How long the person has before the request lapses; default the server's hitl.timeoutMinutes.");
+const key = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    'The same key from you gives the same request: a call retried after a restart finds the one already asked.',
+  );
 const assignees = z
   .array(z.string().min(1))
   .max(50)
@@ -61,6 +69,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         preamble: z.string().max(2000).optional(),
         assignees,
         timeoutSeconds,
+        key,
       },
     },
     async (args, extra) => {
@@ -101,6 +110,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         argsSchema: z.record(z.string(), z.unknown()).optional(),
         assignees,
         timeoutSeconds,
+        key,
       },
     },
     async (args, extra) => {
@@ -150,7 +160,13 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         // The input may be edited, but only as an object: Claude Code runs the tool with it.
         argsSchema: { type: 'object', additionalProperties: true },
       };
-      const outcome = await askAndWait(context, extra as Extra, request, {});
+      // Claude Code's tool use id names the call: a retry after a restart finds the request already asked.
+      const outcome = await askAndWait(
+        context,
+        extra as Extra,
+        request,
+        args.tool_use_id ? { key: `permission:${args.tool_use_id}` } : {},
+      );
       if ('refused' in outcome) return outcome.refused;
       const { action } = outcome;
       const resolution = action.resolution as StoredResolution | undefined;
@@ -180,7 +196,7 @@ async function askAndWait(
   context: ToolContext,
   extra: Extra,
   request: Record<string, unknown>,
-  args: { assignees?: string[]; timeoutSeconds?: number },
+  args: { assignees?: string[]; timeoutSeconds?: number; key?: string },
 ): Promise<{ action: ActionView } | { refused: CallToolResult }> {
   let release: () => void;
   try {
@@ -198,6 +214,7 @@ async function askAndWait(
         ...(args.timeoutSeconds !== undefined
           ? { expiresAt: new Date(Date.now() + args.timeoutSeconds * 1000).toISOString() }
           : {}),
+        ...(args.key !== undefined ? { idempotencyKey: `mcp:${args.key}` } : {}),
         metadata: { via: 'mcp' } satisfies JsonObject,
         caller,
       })
