@@ -178,7 +178,12 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     conversationsPerMinute: perMinute,
   });
   if (options.mcp?.server)
-    mountMcpServer(app, heed, { config: options.mcp, auth, waitingPerCaller: host.mcpWaitingPerCaller });
+    mountMcpServer(app, heed, {
+      config: options.mcp,
+      auth,
+      waitingPerCaller: host.mcpWaitingPerCaller,
+      maxBodyBytes: maxSize,
+    });
   if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn, personal));
   if (options.consoleDir) mountConsole(app, options.consoleDir);
   return app;

@@ -237,4 +237,14 @@ describe('Heed as an MCP server', () => {
     expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toMatchObject({ behavior: 'allow' });
     expect((await second.api('GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toHaveLength(1);
   });
+
+  it('arguments of several megabytes are refused before they are read or stored', async () => {
+    const server = await start();
+    const client = await connect(server);
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    await expect(
+      client.callTool({ name: 'request_approval', arguments: { title: 'Big', args: { blob: huge } } }),
+    ).rejects.toThrow(/413|too large/i);
+    expect((await server.api('GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toHaveLength(0);
+  });
 });

@@ -29,7 +29,12 @@ const SESSIONS_PER_CALLER = 8;
 export function mountMcpServer(
   app: Hono<AppEnv>,
   heed: Heed,
-  options: { config: McpServeOptions; auth: MiddlewareHandler<AppEnv>; waitingPerCaller: number },
+  options: {
+    config: McpServeOptions;
+    auth: MiddlewareHandler<AppEnv>;
+    waitingPerCaller: number;
+    maxBodyBytes: number;
+  },
 ): void {
   const sessions = new Map<string, Session>();
   const waiting = new Map<string, number>();
@@ -79,6 +84,8 @@ export function mountMcpServer(
     };
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // The API's own bound on a body (1 MiB by default): megabytes of arguments are a 413, read no further.
+      maxRequestBodySize: options.maxBodyBytes,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
         evictBeyond(caller.userId);
