@@ -106,7 +106,9 @@ export function interruptOf(action: ActionRecord, view: ActionView): Interrupt {
     toolCallId: action.toolCallId,
     responseSchema: responseSchema(kind),
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
-    metadata: { heed: { kind: action.kind, toolName: action.toolName } },
+    // The action as the HTTP API shows it (every question with its options and inputs, an approval's
+    // arguments and schema, a URL): a client that knows only AG-UI draws the form from it, guessing nothing.
+    metadata: { heed: { kind: action.kind, toolName: action.toolName, action: view as unknown as JsonObject } },
   };
 }
 

@@ -52,8 +52,19 @@ describe('AG-UI questions and client tools', () => {
     expect(schema).toContain('answers');
     expect(schema).toContain('dismiss');
 
+    // The form is drawn from the interrupt alone: every question, its options and its input's bounds.
+    type Drawn = { id: string; options?: Array<{ value: string }>; input?: { type: string; min?: number } };
+    const asked = (interrupt.metadata as { heed: { action: { questions: Drawn[] } } }).heed.action.questions;
+    expect(asked.map((question) => question.id)).toEqual(['size', 'qty']);
+    const answers = Object.fromEntries(
+      asked.map((question) => [
+        question.id,
+        question.options ? question.options.at(-1)!.value : (question.input?.min ?? 0) + 2,
+      ]),
+    );
+    expect(answers).toEqual({ size: 'l', qty: 3 });
     const second = await run(agent, {
-      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { answers: { size: 'l', qty: 3 } } }],
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { answers } }],
     });
     expectWellFormed(second);
     expect(second.error).toBeUndefined();
