@@ -196,6 +196,35 @@ export const approval = defineKind({
   // Seed 004: answering an approval approves its call.
   agree: () => ({ type: 'approval', decision: 'allow' }),
 
+  // The decision, and edited arguments as this approval's own schema says they must be (both ways AG-UI
+  // clients send it); no edits where it has none.
+  answerSchemaFor(action) {
+    const args = action.argsSchema ? { ...action.argsSchema } : undefined;
+    const comment = { type: 'string', maxLength: MAX_COMMENT_CHARS };
+    return {
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            type: { const: 'approval' },
+            decision: { enum: ['allow', 'deny'] },
+            comment,
+            ...(args ? { approvedArgs: args } : {}),
+            ...(action.canRemember ? { remember: { type: 'boolean' } } : {}),
+          },
+          required: ['decision'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { approved: { type: 'boolean' }, comment, ...(args ? { editedArgs: args } : {}) },
+          required: ['approved'],
+          additionalProperties: false,
+        },
+      ],
+    };
+  },
+
   a2aPause: 'auth_required',
   agUi: {
     reason: 'tool_call',

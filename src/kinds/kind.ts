@@ -348,6 +348,12 @@ export interface ActionKind<T extends KindTypes = KindTypes> {
   /** How an AG-UI client (docs/ag-ui.md) sees a pending action of this kind as an interrupt, and answers it. */
   readonly agUi: AgUiInterruptRules;
   /**
+   * The JSON Schema of an answer to this very action, narrower than the kind's (a question's options as
+   * enums and typed inputs with their bounds; an approval's arguments as its `argsSchema`), so a client
+   * that knows only the schema can draw and check the form (AG-UI's `responseSchema`). Absent: the kind's.
+   */
+  answerSchemaFor?(action: T['view']): Record<string, unknown>;
+  /**
    * The A2A task state (docs/a2a.md) a pause on an action of this kind shows: `input_required` when the
    * caller itself answers it (the default), `auth_required` when a person decides elsewhere and the task goes on by itself.
    */

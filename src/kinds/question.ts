@@ -27,6 +27,7 @@ import { summarizeAnswers } from './question/summary.js';
 import { DISMISSED, refusal } from './refusal.js';
 import { withDetail } from './settled-line.js';
 import { question as questionSchema, type Question } from './question/wire.js';
+import { questionAnswerSchema } from './question/answer-schema.js';
 
 export type { AskedQuestion, InputType, Question, QuestionInput, QuestionOption } from './question/wire.js';
 
@@ -197,6 +198,7 @@ export const question = defineKind({
     };
   },
 
+  answerSchemaFor: (action) => questionAnswerSchema(action.questions, MAX_NOTE_CHARS),
   a2aPause: 'input_required',
   agUi: {
     reason: 'input_required',

@@ -2,6 +2,7 @@
  * AG-UI tool approvals with the real `@ag-ui/client` HttpAgent over loopback: a pause ends the run with an
  * interrupt per pending approval, and a resume settles it and streams the continuation, where the tool runs once.
  */
+import { Validator, type Schema } from '@cfworker/json-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
@@ -47,6 +48,12 @@ describe('AG-UI tool approval', () => {
       expiresAt: expect.any(String),
     });
     expect(JSON.stringify(interrupt.responseSchema)).toContain('editedArgs');
+    // The edits this approval takes are its tool's arguments: the schema says so, bounds and all.
+    const check = new Validator(interrupt.responseSchema as Schema, '2020-12');
+    expect(check.validate({ approved: true, editedArgs: { orderId: 42, amount: 50 } }).valid).toBe(true);
+    expect(check.validate({ approved: true, editedArgs: { orderId: 42, amount: 900 } }).valid).toBe(false);
+    expect(check.validate({ decision: 'allow', approvedArgs: { orderId: 'x', amount: 5 } }).valid).toBe(false);
+    expect(check.validate({ decision: 'maybe' }).valid).toBe(false);
     expect(agent.pendingInterrupts.map((entry) => entry.id)).toEqual([interrupt.id]);
     expect(ran()).toBe(before);
 

@@ -104,7 +104,7 @@ export function interruptOf(action: ActionRecord, view: ActionView): Interrupt {
     reason: kind.agUi.reason,
     message: presentation.headline?.(view) ?? presentation.summary(view),
     toolCallId: action.toolCallId,
-    responseSchema: responseSchema(kind),
+    responseSchema: (kind.answerSchemaFor?.(view as never) as JsonObject | undefined) ?? responseSchema(kind),
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     // The action as the HTTP API shows it (every question with its options and inputs, an approval's
     // arguments and schema, a URL): a client that knows only AG-UI draws the form from it, guessing nothing.

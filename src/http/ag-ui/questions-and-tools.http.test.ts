@@ -4,6 +4,7 @@
  * client tool is a `tool_call` interrupt, or, when the run offers the tool itself, a frontend tool call
  * the client answers with a `role: 'tool'` message.
  */
+import { Validator, type Schema } from '@cfworker/json-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
 import { startServer, supportAgent, type TestServer } from '../../../test/http-fixtures.js';
@@ -63,6 +64,12 @@ describe('AG-UI questions and client tools', () => {
       ]),
     );
     expect(answers).toEqual({ size: 'l', qty: 3 });
+    // The interrupt's responseSchema is this action's: it takes these answers and refuses what the form would.
+    const check = new Validator(interrupt.responseSchema as Schema, '2020-12');
+    expect(check.validate({ answers }).valid).toBe(true);
+    expect(check.validate({ answers: { ...answers, qty: 99 } }).valid).toBe(false);
+    expect(check.validate({ answers: { ...answers, colour: 'red' } }).valid).toBe(false);
+    expect(check.validate({ dismiss: true, note: 'Not now.' }).valid).toBe(true);
     const second = await run(agent, {
       resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { answers } }],
     });
