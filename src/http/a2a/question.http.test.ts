@@ -2,6 +2,7 @@
  * A2A with the real `@a2a-js/sdk` client over loopback: the card resolves, and a question is answered through
  * A2A (input-required, then a data part on the same taskId, then completed with the reply).
  */
+import { Validator, type Schema } from '@cfworker/json-schema';
 import { AgentCard } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -72,6 +73,10 @@ describe('A2A question', () => {
     const [asked] = statusData(paused);
     expect(asked).toMatchObject({ kind: 'question', answeredHere: true, actionId: expect.any(String) });
     expect(JSON.stringify(asked.answerSchema)).toContain('answers');
+    // The schema is this action's: its questions by id, with their bounds.
+    const check = new Validator(asked.answerSchema as Schema, '2020-12');
+    expect(check.validate({ answers: { size: 'l', qty: 3 } }).valid).toBe(true);
+    expect(check.validate({ answers: { qty: 99 } }).valid).toBe(false);
     // The context is the conversation: the HTTP API sees the same pending action.
     const actions = await server.api('GET', `/api/conversations/${paused.contextId}/actions`, { token: 'ada' });
     expect(actions.body.actions).toEqual([expect.objectContaining({ id: asked.actionId, status: 'pending' })]);

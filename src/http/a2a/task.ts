@@ -5,7 +5,7 @@ import type { HeedHooks } from '../../hooks.js';
 import { kindOf } from '../../kinds/index.js';
 import type { ActionRecord, ConversationRecord, JsonObject, MessageRecord } from '../../types.js';
 import { actionView } from '../../views.js';
-import { answerSchema } from './card.js';
+import { actionResponseSchema } from '../ag-ui/events.js';
 
 /*
  * A2A tasks read from Heed's store (docs/a2a.md): a task is the turn a user message started, with every
@@ -193,7 +193,7 @@ function pendingPart(host: HeedHooks, agent: string, action: ActionRecord): A2aP
       message: kind.presentation.headline?.(view) ?? kind.presentation.summary(view),
       answeredHere: (kind.a2aPause ?? 'input_required') === 'input_required',
       action: view as unknown as JsonObject,
-      answerSchema: answerSchema(kind),
+      answerSchema: actionResponseSchema(kind, view),
       ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     },
     mediaType: 'application/json',

@@ -95,6 +95,11 @@ export function responseSchema(kind: ActionKind): JsonObject {
   return json;
 }
 
+/** The schema of an answer to this very action (its kind's `answerSchemaFor`), else the kind's: AG-UI and A2A send it. */
+export function actionResponseSchema(kind: ActionKind, view: ActionView): JsonObject {
+  return (kind.answerSchemaFor?.(view as never) as JsonObject | undefined) ?? responseSchema(kind);
+}
+
 /** A pending action as an AG-UI interrupt. */
 export function interruptOf(action: ActionRecord, view: ActionView): Interrupt {
   const kind = kindOf(action.kind);
@@ -104,7 +109,7 @@ export function interruptOf(action: ActionRecord, view: ActionView): Interrupt {
     reason: kind.agUi.reason,
     message: presentation.headline?.(view) ?? presentation.summary(view),
     toolCallId: action.toolCallId,
-    responseSchema: (kind.answerSchemaFor?.(view as never) as JsonObject | undefined) ?? responseSchema(kind),
+    responseSchema: actionResponseSchema(kind, view),
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     // The action as the HTTP API shows it (every question with its options and inputs, an approval's
     // arguments and schema, a URL): a client that knows only AG-UI draws the form from it, guessing nothing.
