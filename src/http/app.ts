@@ -183,6 +183,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
       auth,
       waitingPerCaller: host.mcpWaitingPerCaller,
       maxBodyBytes: maxSize,
+      now: () => host.now(),
     });
   if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn, personal));
   if (options.consoleDir) mountConsole(app, options.consoleDir);

@@ -247,4 +247,38 @@ describe('Heed as an MCP server', () => {
     ).rejects.toThrow(/413|too large/i);
     expect((await server.api('GET', '/api/conversations', { token: 'tok-ada' })).body.conversations).toHaveLength(0);
   });
+
+  it('a request nobody answers in time lapses: request_approval is a tool error saying so, permission_prompt a deny', async () => {
+    const clock = { at: Date.now() };
+    const server = await start({ sweepIntervalMs: 50, now: () => new Date(clock.at) });
+    const client = await connect(server);
+    const approval = client.callTool(
+      { name: 'request_approval', arguments: { title: 'Deploy?', timeoutSeconds: 60 } },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const prompt = client.callTool(
+      {
+        name: 'permission_prompt',
+        arguments: { tool_name: 'Bash', input: { command: 'ls' }, tool_use_id: 'toolu_late' },
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    await expect
+      .poll(async () => (await server.api('GET', '/api/inbox', { token: 'tok-ada' })).body.actions.length, {
+        timeout: 10_000,
+      })
+      .toBe(2);
+    clock.at += 2 * 86_400_000; // past both: the request's own minute and the server's day
+    const lapsed = await approval;
+    expect(lapsed.isError).toBe(true);
+    expect(lapsed.structuredContent).toEqual({ status: 'lapsed' });
+    expect((lapsed.content as Array<{ text: string }>)[0].text).toBe('Nobody answered in time: the request lapsed.');
+    const denied = await prompt;
+    expect(JSON.parse((denied.content as Array<{ text: string }>)[0].text)).toEqual({
+      behavior: 'deny',
+      message: 'Nobody answered in time, so the call was not allowed.',
+    });
+  });
 });

@@ -34,6 +34,7 @@ export function mountMcpServer(
     auth: MiddlewareHandler<AppEnv>;
     waitingPerCaller: number;
     maxBodyBytes: number;
+    now: () => string;
   },
 ): void {
   const sessions = new Map<string, Session>();
@@ -58,6 +59,7 @@ export function mountMcpServer(
       heed,
       caller,
       progressSeconds: options.config.progressSeconds ?? 15,
+      now: options.now,
       takeWaitSlot() {
         const key = keyOf(caller);
         const now = waiting.get(key) ?? 0;

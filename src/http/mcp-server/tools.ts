@@ -16,6 +16,8 @@ export interface ToolContext {
   caller: Caller;
   /** Seconds between progress notifications while a call waits. */
   progressSeconds: number;
+  /** The server's clock (`now` in the config), for when a request lapses. */
+  now(): string;
   /** Takes a slot of the caller's waiting calls; the returned function gives it back. */
   takeWaitSlot(): () => void;
 }
@@ -212,7 +214,7 @@ async function askAndWait(
         request: request as never,
         ...(args.assignees ? { assignees: args.assignees } : {}),
         ...(args.timeoutSeconds !== undefined
-          ? { expiresAt: new Date(Date.now() + args.timeoutSeconds * 1000).toISOString() }
+          ? { expiresAt: new Date(Date.parse(context.now()) + args.timeoutSeconds * 1000).toISOString() }
           : {}),
         ...(args.key !== undefined ? { idempotencyKey: `mcp:${args.key}` } : {}),
         metadata: { via: 'mcp' } satisfies JsonObject,
