@@ -1,9 +1,9 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
+import { hashedScope, readValue, sha256Hex, type Values } from './stored.js';
 import { readJson } from '../errors.js';
 import { RateLimiter } from '../rate-limit.js';
 import type { AppEnv } from '../route.js';
@@ -26,8 +26,6 @@ interface DeviceRecord {
   userId?: string;
   groups?: string[];
 }
-
-type Values = Pick<Store, 'listValues' | 'swapValue' | 'deleteValues'>;
 
 /**
  * The terminal's sign-in through the browser (RFC 8628's device flow, as `gh auth login` does): the
@@ -62,7 +60,7 @@ export function mountDevice(
       status: 'pending',
     };
     await values.swapValue(deviceScope(deviceCode), 'device', null, JSON.stringify(record));
-    await values.swapValue(userCodeScope(userCode), 'device', null, digest(deviceCode));
+    await values.swapValue(userCodeScope(userCode), 'device', null, sha256Hex(deviceCode));
     const verificationUri = new URL('/auth/device', c.req.url).href;
     return c.json({
       deviceCode,
@@ -169,13 +167,6 @@ function normalize(code: string): string | undefined {
   return `${letters.slice(0, 4)}-${letters.slice(4)}`;
 }
 
-async function read(values: Values, scope: string): Promise<string | undefined> {
-  return (await values.listValues(scope)).find((value) => value.key === 'device')?.value;
-}
-
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const deviceScope = (deviceCode: string) => `heed:device:${digest(deviceCode)}`;
-const userCodeScope = (userCode: string) => `heed:device-code:${digest(userCode)}`;
+const read = (values: Values, scope: string) => readValue(values, scope, 'device');
+const deviceScope = (deviceCode: string) => hashedScope('heed:device', deviceCode);
+const userCodeScope = (userCode: string) => hashedScope('heed:device-code', userCode);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
@@ -7,6 +7,7 @@ import { importOptional } from '../../optional-dependency.js';
 import { isLoopbackAddress } from '../host-check.js';
 import type { AppEnv } from '../route.js';
 import { csrfRefusal, SESSION_COOKIE } from './sessions.js';
+import { hashedScope, readValue } from './stored.js';
 import type { SignIn } from './sign-in.js';
 
 type OpenId = typeof import('openid-client');
@@ -186,7 +187,7 @@ function personOf(
 
 async function takeTransaction(signIn: SignIn, id: string): Promise<LoginTransaction | undefined> {
   const scope = loginScope(id);
-  const raw = (await signIn.values.listValues(scope)).find((value) => value.key === 'login')?.value;
+  const raw = await readValue(signIn.values, scope, 'login');
   if (raw === undefined || !(await signIn.values.swapValue(scope, 'login', raw, null))) return undefined;
   const transaction = JSON.parse(raw) as LoginTransaction;
   if (Date.now() - Date.parse(transaction.createdAt) > LOGIN_MINUTES * 60_000) return undefined;
@@ -194,7 +195,7 @@ async function takeTransaction(signIn: SignIn, id: string): Promise<LoginTransac
 }
 
 function loginScope(id: string): string {
-  return `heed:sign-in:${createHash('sha256').update(id).digest('hex')}`;
+  return hashedScope('heed:sign-in', id);
 }
 
 /** Where the provider sends the browser back: under `publicUrl` when set, else this request's own origin. */

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HeedError } from '../../errors.js';
+import { hashedScope, readValue } from './stored.js';
 import type { Store } from '../../store/store.js';
 
 /** The cookie that carries a session id: HttpOnly, SameSite=Lax, Secure when `publicUrl` is https. */
@@ -69,7 +70,7 @@ export class Sessions {
   async read(id: string): Promise<SignedInSession | undefined> {
     if (!/^[\w-]{20,100}$/.test(id)) return undefined;
     const scope = scopeOf(id);
-    const raw = (await this.values.listValues(scope)).find((value) => value.key === KEY)?.value;
+    const raw = await readValue(this.values, scope, KEY);
     if (raw === undefined) return undefined;
     const record = JSON.parse(raw) as SessionRecord;
     const now = this.now();
@@ -94,7 +95,7 @@ export class Sessions {
 
   /** Whether the session is still on (it exists and has not lapsed), without counting this as a use. */
   async alive(id: string): Promise<boolean> {
-    const raw = (await this.values.listValues(scopeOf(id))).find((value) => value.key === KEY)?.value;
+    const raw = await readValue(this.values, scopeOf(id), KEY);
     if (raw === undefined) return false;
     const record = JSON.parse(raw) as SessionRecord;
     return this.now().getTime() - Date.parse(record.usedAt) < this.sessionHours * 3_600_000;
@@ -103,7 +104,7 @@ export class Sessions {
   /** Ends the session; its ID token (opened) is handed back for the provider's end-session hint. */
   async end(id: string): Promise<{ idToken?: string }> {
     const scope = scopeOf(id);
-    const raw = (await this.values.listValues(scope)).find((value) => value.key === KEY)?.value;
+    const raw = await readValue(this.values, scope, KEY);
     await this.values.deleteValues(scope);
     if (raw === undefined) return {};
     const record = JSON.parse(raw) as SessionRecord;
@@ -119,15 +120,29 @@ export class Sessions {
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
+  // Read once per process, as the answer links' and channels' secrets are: `secret()` is a store round trip
+  // (an insert and a select), and every request with the cookie needs the CSRF one. A failed read is not kept.
+  private readonly secrets = new Map<string, Promise<string>>();
+
+  private secret(name: string): Promise<string> {
+    let found = this.secrets.get(name);
+    if (!found) {
+      found = this.values.secret(name);
+      this.secrets.set(name, found);
+      found.catch(() => this.secrets.delete(name));
+    }
+    return found;
+  }
+
   private async csrfOf(id: string): Promise<string> {
-    return createHmac('sha256', await this.values.secret('session-csrf'))
+    return createHmac('sha256', await this.secret('session-csrf'))
       .update(id)
       .digest('base64url');
   }
 
   private async key(): Promise<Buffer> {
     return createHash('sha256')
-      .update(await this.values.secret('session-seal'))
+      .update(await this.secret('session-seal'))
       .digest();
   }
 
@@ -147,5 +162,5 @@ export class Sessions {
 }
 
 function scopeOf(id: string): string {
-  return `heed:session:${createHash('sha256').update(id).digest('hex')}`;
+  return hashedScope('heed:session', id);
 }

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
+import { hashedScope, readValue, sha256Hex, type Values } from './stored.js';
 
 /** What a personal token may do (docs/auth.md): each route says which one it needs. */
 export const SCOPES = ['read', 'answer', 'converse', 'admin'] as const;
@@ -27,8 +27,6 @@ interface TokenRecord extends TokenInfo {
   /** The groups of the person when they made it. */
   groups: string[];
 }
-
-type Values = Pick<Store, 'listValues' | 'swapValue' | 'deleteValues'>;
 
 /**
  * Personal tokens a signed-in person makes for scripts and the terminal. Each lives in the store's values
@@ -61,7 +59,7 @@ export class PersonalTokens {
       userId: person.userId,
       groups: person.groups,
     };
-    const hash = digest(token);
+    const hash = sha256Hex(token);
     await this.values.swapValue(tokenScope(hash), 'token', null, JSON.stringify(record));
     await this.values.swapValue(ownerScope(person.userId), record.id, null, hash);
     return { ...info(record), token };
@@ -79,7 +77,7 @@ export class PersonalTokens {
 
   /** Revokes one of the person's tokens; false when they have none with that id. */
   async revoke(userId: string, id: string): Promise<boolean> {
-    const hash = (await this.values.listValues(ownerScope(userId))).find((value) => value.key === id)?.value;
+    const hash = await readValue(this.values, ownerScope(userId), id);
     if (hash === undefined) return false;
     await this.values.deleteValues(tokenScope(hash));
     await this.values.deleteValues(ownerScope(userId), [id]);
@@ -93,7 +91,7 @@ export class PersonalTokens {
 
   /** The caller a personal token stands for, or null when it is unknown, revoked or lapsed. */
   async caller(bearer: string): Promise<Caller | null> {
-    const hash = digest(bearer);
+    const hash = sha256Hex(bearer);
     const record = await this.live(hash);
     if (!record) return null;
     const now = this.now();
@@ -125,7 +123,7 @@ export class PersonalTokens {
   }
 
   private async read(hash: string): Promise<TokenRecord | undefined> {
-    const raw = (await this.values.listValues(tokenScope(hash))).find((value) => value.key === 'token')?.value;
+    const raw = await readValue(this.values, tokenScope(hash), 'token');
     return raw === undefined ? undefined : (JSON.parse(raw) as TokenRecord);
   }
 }
@@ -148,9 +146,5 @@ function info(record: TokenRecord): TokenInfo {
   return { id, name, scopes, createdAt, lastUsedAt, expiresAt };
 }
 
-function digest(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 const tokenScope = (hash: string) => `heed:token:${hash}`;
-const ownerScope = (userId: string) => `heed:tokens-of:${createHash('sha256').update(userId).digest('hex')}`;
+const ownerScope = (userId: string) => hashedScope('heed:tokens-of', userId);
