@@ -10,7 +10,7 @@ import { byPerson } from '../store/values.js';
 import type { EventRecord } from '../types.js';
 import { callerResolver } from './auth.js';
 import type { SignIn } from './sign-in/sign-in.js';
-import { scopeRefusal, type PersonalTokens } from './sign-in/tokens.js';
+import { mustHaveScope, type PersonalTokens } from './sign-in/tokens.js';
 import { peerAddress } from './trusted-header.js';
 import { errorResponse } from './errors.js';
 import { mustBeOperator } from './operators.js';
@@ -178,7 +178,7 @@ function gate(
     const rule = { operators: host.notifier.config.operators, admins: auth?.admins };
     return async (request, peer) => {
       const caller = await resolve(request, peer);
-      if (caller.scopes && !caller.scopes.includes('admin')) throw scopeRefusal('admin');
+      mustHaveScope(caller, 'admin');
       mustBeOperator(caller, rule, 'read the metrics');
     };
   }

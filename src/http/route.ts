@@ -10,7 +10,7 @@ import type { DemoInfo } from '../protocol/responses.js';
 import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
 import type { StreamGate } from './stream-limits.js';
-import { scopeRefusal, type PersonalTokens, type Scope } from './sign-in/tokens.js';
+import { mustHaveScope, type PersonalTokens, type Scope } from './sign-in/tokens.js';
 
 /**
  * Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is
@@ -167,8 +167,7 @@ export function mountRoutes(
     const scope = spec.scope ?? (spec.method === 'get' ? 'read' : 'converse');
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       // A personal token goes no further than its scopes (checked before the body is read).
-      const scopes = c.get('caller')?.scopes;
-      if (scopes && !scopes.includes(scope)) throw scopeRefusal(scope);
+      mustHaveScope(c.get('caller'), scope);
       const params = parse(spec.params, c.req.param(), 'path');
       const query = parse(spec.query, c.req.query(), 'query');
       const body = spec.body

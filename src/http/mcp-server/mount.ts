@@ -6,7 +6,7 @@ import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
 import { importOptional } from '../../optional-dependency.js';
 import type { AppEnv } from '../route.js';
-import { scopeRefusal } from '../sign-in/tokens.js';
+import { mustHaveScope } from '../sign-in/tokens.js';
 import { registerTools } from './tools.js';
 
 type McpModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
@@ -112,7 +112,7 @@ export function mountMcpServer(
   app.all('/mcp', async (c) => {
     const caller = c.get('caller');
     if (caller.userId === null) throw new HeedError('unauthorized', 'Sign in: /mcp needs a bearer token.');
-    if (caller.scopes && !caller.scopes.includes('converse')) throw scopeRefusal('converse');
+    mustHaveScope(caller, 'converse');
     const id = c.req.header('mcp-session-id');
     if (id) {
       const session = sessions.get(id);

@@ -128,6 +128,11 @@ export class PersonalTokens {
   }
 }
 
+/** Throws 403 `scope` when the caller is a personal token without `scope`; any other caller passes. */
+export function mustHaveScope(caller: Pick<Caller, 'scopes'> | undefined, scope: Scope): void {
+  if (caller?.scopes && !caller.scopes.includes(scope)) throw scopeRefusal(scope);
+}
+
 /** 403 `scope` for a personal token used beyond what it was given. */
 export function scopeRefusal(scope: Scope | 'session'): HeedError {
   if (scope === 'session')
