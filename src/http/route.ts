@@ -11,6 +11,7 @@ import { invalidRequest, readJson } from './errors.js';
 import { clientKey, rateLimited, type RateLimiter } from './rate-limit.js';
 import type { StreamGate } from './stream-limits.js';
 import { mustHaveScope, type PersonalTokens, type Scope } from './sign-in/tokens.js';
+import { peerAddress } from './trusted-header.js';
 
 /**
  * Hono environment of the app: the auth middleware puts the caller here; `streams` counts live streams; `demo` is
@@ -143,11 +144,6 @@ function unsupportedType(request: Request): HeedError {
 }
 
 /** The address the request came from, when it came through `@hono/node-server`. */
-function remoteAddress(c: Context<AppEnv>): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
-}
-
 /** Registers routes on the app, validating path parameters, query and body before each handler. */
 export function mountRoutes(
   app: Hono<AppEnv>,
@@ -177,7 +173,7 @@ export function mountRoutes(
       const countNewConversation = () => {
         if (!newConversations) return;
         // An anonymous caller is counted by its address; inside another server (no Node connection) there is none to count by.
-        const address = remoteAddress(c);
+        const address = peerAddress(c.env);
         if (caller.userId === null && address === undefined) return;
         const taken = newConversations.take(clientKey(caller.userId, address));
         if (!taken.ok) throw rateLimited(options.conversationsPerMinute ?? 0, taken.retryAfterSeconds);
