@@ -89,4 +89,18 @@ describe('device sign-in', () => {
     // bob, whose own guesses are not counted against ada, approves: the terminal is bob's.
     expect((await decide('approve', started.userCode, 'tok-bob')).status).toBe(200);
   });
+
+  it('an anonymous caller asking for codes in a loop gets 429 after ten a minute, so the store keeps no more', async () => {
+    const { server } = await start();
+    const ask = () =>
+      fetch(`${server.url}/auth/device`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientName: 'loop' }),
+      });
+    for (let index = 0; index < 10; index++) expect((await ask()).status).toBe(200);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe('rate_limited');
+  });
 });

@@ -5,7 +5,8 @@ import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
 import { hashedScope, readValue, sha256Hex, type Values } from './stored.js';
 import { readJson } from '../errors.js';
-import { RateLimiter } from '../rate-limit.js';
+import { clientKey, RateLimiter } from '../rate-limit.js';
+import { peerAddress } from '../trusted-header.js';
 import type { AppEnv } from '../route.js';
 import type { PersonalTokens } from './tokens.js';
 
@@ -14,6 +15,8 @@ const EXPIRES_SECONDS = 600;
 const INTERVAL_SECONDS = 5;
 /** Letters no one mistakes for another (no vowels, so no words either): 20^8 codes. */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+/** Codes one address may ask for in a minute: each is a record in the store until it is used or polled after it lapses. */
+const STARTS_PER_MINUTE = 10;
 /** Codes one person may look up or answer in a minute, on one instance, right or wrong, before 429. */
 const LOOKUPS_PER_MINUTE = 10;
 
@@ -39,8 +42,19 @@ export function mountDevice(
 ): void {
   const { values, tokens, now } = deps;
   const lookups = new RateLimiter(LOOKUPS_PER_MINUTE);
+  const starts = new RateLimiter(STARTS_PER_MINUTE);
 
   app.post('/auth/device', async (c) => {
+    // Anyone may ask, so what one address can make the store keep is bounded.
+    const taken = starts.take(clientKey(null, peerAddress(c.env)));
+    if (!taken.ok)
+      throw new HeedError(
+        'rate_limited',
+        `Too many sign-in codes asked for: try again in ${taken.retryAfterSeconds} s.`,
+        {
+          details: { retryAfterSeconds: taken.retryAfterSeconds },
+        },
+      );
     const body = z
       .strictObject({ clientName: z.string().trim().min(1).max(80) })
       .safeParse(await readJson(c.req.raw, 4096));

@@ -327,4 +327,15 @@ describe('sign-in with OpenID Connect', () => {
     expect(said, said).toMatch(/nonce/i);
     expect((await session(third, server)).signedIn).toBe(false);
   });
+
+  it('an anonymous caller starting sign-ins in a loop gets a 429 page after twenty a minute', async () => {
+    const { server } = await setUp();
+    for (let index = 0; index < 20; index++) {
+      const started = await new Browser().fetch(`${server.url}/auth/login`);
+      expect(started.status).toBe(302);
+    }
+    const refused = await new Browser().fetch(`${server.url}/auth/login`);
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain('Too many sign-ins started from here');
+  });
 });

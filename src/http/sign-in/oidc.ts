@@ -5,7 +5,9 @@ import { html } from 'hono/html';
 import type { OidcConfig } from '../../config.js';
 import { importOptional } from '../../optional-dependency.js';
 import { isLoopbackAddress } from '../host-check.js';
+import { clientKey, RateLimiter } from '../rate-limit.js';
 import type { AppEnv } from '../route.js';
+import { peerAddress } from '../trusted-header.js';
 import { csrfRefusal, SESSION_COOKIE } from './sessions.js';
 import { hashedScope, readValue } from './stored.js';
 import type { SignIn } from './sign-in.js';
@@ -15,6 +17,8 @@ type OpenId = typeof import('openid-client');
 /** The short-lived cookie that ties a callback to the browser that started the sign-in. */
 const LOGIN_COOKIE = 'heed_login';
 const LOGIN_MINUTES = 10;
+/** Sign-ins one address may start in a minute. */
+const LOGINS_PER_MINUTE = 20;
 
 interface LoginTransaction {
   state: string;
@@ -36,8 +40,13 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
       throw thrown;
     }));
   const secure = oidc.publicUrl?.startsWith('https:') ?? false;
+  // Anyone may start a sign-in, and each is a record in the store for ten minutes: bounded per address.
+  const starts = new RateLimiter(LOGINS_PER_MINUTE);
 
   app.get('/auth/login', async (c) => {
+    const taken = starts.take(clientKey(null, peerAddress(c.env)));
+    if (!taken.ok)
+      return failed(c, 429, `Too many sign-ins started from here: try again in ${taken.retryAfterSeconds} s.`);
     let found: Awaited<ReturnType<typeof provider>>;
     try {
       found = await provider();
@@ -215,7 +224,7 @@ export function samePath(returnTo: string | undefined): string {
   }
 }
 
-function failed(c: Context<AppEnv>, status: 400 | 403 | 503, sentence: string) {
+function failed(c: Context<AppEnv>, status: 400 | 403 | 429 | 503, sentence: string) {
   // hono's html escapes what is put into it: the sentence may quote a claim from the provider.
   return c.html(
     html`<!doctype html>
