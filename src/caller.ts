@@ -7,6 +7,8 @@ export interface Caller {
   /** Group names (without `group:`): `group:<name>` entries of approvers, assignees and `auth.admins` name them. */
   groups?: string[];
   data?: Record<string, unknown>;
+  /** The signed-in person's address, where sign-in gives one: matched to the address a chat platform gives (src/engine/participants.ts). */
+  email?: string;
   /** For a personal token: what it may do (`read`, `answer`, `converse`, `admin`); absent, anything the person may. */
   scopes?: readonly string[];
   /**

@@ -297,6 +297,12 @@ const notifyShape = {
     .default(1_000)
     .describe('How often the deliverer looks for due deliveries (besides right after each commit).'),
 };
+type ChannelUserId = (user: ChannelUser) => string | undefined | null | Promise<string | undefined | null>;
+const channelUserId = fn<ChannelUserId>('userId({ platform, id, userName?, email? })')
+  .optional()
+  .describe(
+    'Who a person of the workspace is in Heed: their Heed user id (undefined: not known). Their conversations are then listed for that person, and requests posted there are answered as them. Default: by the address the platform gives, where it gives one.',
+  );
 type SlackAccess = (
   slackUserId: string,
   target: { conversation: ConversationRecord; action: ActionRecord },
@@ -318,6 +324,7 @@ const slackShape = {
   access: fn<SlackAccess>('access(slackUserId, { conversation, action })')
     .optional()
     .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
+  userId: channelUserId,
 };
 /** A person of a chat platform, as `access` sees them (docs/channels.md). */
 export interface ChannelUser {
@@ -352,6 +359,7 @@ const telegramShape = {
     .optional()
     .describe('The Bot API base (default https://api.telegram.org; tests point it at a local server).'),
   access: channelAccess,
+  userId: channelUserId,
 };
 const githubShape = {
   agent: channelAgent,
@@ -379,6 +387,7 @@ const githubShape = {
     .optional()
     .describe('The REST API base (default https://api.github.com; GitHub Enterprise, or a local server in tests).'),
   access: channelAccess,
+  userId: channelUserId,
 };
 const linearShape = {
   agent: channelAgent,
@@ -391,6 +400,7 @@ const linearShape = {
     .optional()
     .describe('The GraphQL endpoint (default https://api.linear.app/graphql; tests point it at a local server).'),
   access: channelAccess,
+  userId: channelUserId,
 };
 const discordShape = {
   agent: channelAgent,
@@ -414,6 +424,7 @@ const discordShape = {
       "Hold Discord's Gateway socket in this process (one instance of a deployment holds it, by a lease in the store renewed while held; `leaseMs`, default 30000, is how long another waits after the holder stops). Needs `npm i @discordjs/ws @discordjs/rest`. Off: a listener forwards Gateway events to the endpoint.",
     ),
   access: channelAccess,
+  userId: channelUserId,
 };
 const channelStateShape = {
   redis: z
@@ -464,6 +475,7 @@ const teamsShape = {
       "Sends every reply to this connector URL instead of each conversation's own `serviceUrl` (a gateway or an emulator).",
     ),
   access: channelAccess,
+  userId: channelUserId,
 };
 const gchatShape = {
   agent: channelAgent,
@@ -520,6 +532,7 @@ const gchatShape = {
     .optional()
     .describe('The Chat API root (default https://chat.googleapis.com/; tests point it at a local server).'),
   access: channelAccess,
+  userId: channelUserId,
 };
 const channelsShape = {
   slack: strict(slackShape)
@@ -877,6 +890,13 @@ const appShape = {
       .max(60, 'expected 60 or less')
       .optional()
       .describe('Seconds between progress notifications while a call waits (default 15).'),
+    channel: z
+      .string({ error: 'expected a string' })
+      .min(3, 'expected "<platform>:<place>"')
+      .optional()
+      .describe(
+        'Where in a chat workspace each request the tools make is posted too (`<platform>:<place>` on a configured channel, as `channel` of `POST /api/requests`).',
+      ),
   })
     .optional()
     .describe('Heed as an MCP server (docs/mcp.md). Needs `npm i @modelcontextprotocol/sdk`.'),

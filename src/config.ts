@@ -168,6 +168,8 @@ export interface McpServeOptions {
   server: boolean;
   /** Seconds between progress notifications while a call waits (default 15). */
   progressSeconds?: number;
+  /** Where in a chat workspace each request the tools make is posted too (`<platform>:<place>`). */
+  channel?: string;
 }
 
 export type AllowedHosts = string[] | true;

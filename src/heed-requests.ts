@@ -5,6 +5,7 @@ import { MAX_WAIT_SECONDS, readRequest, waitForRequest } from './engine/requests
 import { HeedError } from './errors.js';
 import type { ExternalRequest } from './kinds/external-request.js';
 import { checkCallbackUrl } from './notify/callbacks.js';
+import { channelName } from './channels/channel.js';
 import type { Notifier } from './notify/notifier.js';
 import { REQUESTS_AGENT } from './protocol/request-conversation.js';
 import type { JsonObject } from './types.js';
@@ -45,6 +46,7 @@ export function heedRequests(
     create: (input) =>
       whenReady(async () => {
         if (input.callbackUrl !== undefined) checkCallbackUrl(input.callbackUrl, notifier.config);
+        if (input.channel !== undefined) checkRequestChannel(input.channel, [...notifier.channels.keys()]);
         checkMetadata(input.metadata);
         const made = await createRequest(engine, input);
         return { action: view(made.action), created: made.created };
@@ -65,4 +67,20 @@ export function heedRequests(
         return { settled: outcome.settled, action: view(outcome.action) };
       }),
   };
+}
+
+/**
+ * A request's `channel` names a place on a configured channel (`telegram:-100123`): 400 `invalid_request`
+ * otherwise, with the channels there are, since nothing could post it.
+ */
+export function checkRequestChannel(channel: string, configured: string[]): void {
+  const platform = channelName(channel);
+  if (configured.includes(platform) && channel.length > platform.length + 1) return;
+  const there =
+    configured.length > 0 ? `the channels configured are ${configured.join(', ')}` : 'no channel is configured';
+  throw new HeedError(
+    'invalid_request',
+    `channel must be "<platform>:<place>" on a channel this server has (${there}).`,
+    { details: { field: 'channel' } },
+  );
 }

@@ -1,6 +1,7 @@
 import { commitWrite } from './engine/transact.js';
 import { inboxOf } from './engine/inbox.js';
 import { listedOwner } from './engine/access.js';
+import { joinedConversations } from './engine/participants.js';
 import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
@@ -415,7 +416,14 @@ export function createHeed(options: HeedOptions): Heed {
           search,
           limit: filter.limit,
         });
-        return records.map(conversationView);
+        // Besides their own, a signed-in person's list has the channels' conversations they took part in.
+        const joined = filter.caller ? await joinedConversations(store, filter.caller, { ...filter, search }) : [];
+        if (joined.length === 0) return records.map(conversationView);
+        const seen = new Set(records.map((record) => record.id));
+        return [...records, ...joined.filter((record) => !seen.has(record.id))]
+          .sort((a, b) => (a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1))
+          .slice(0, filter.limit ?? 50)
+          .map(conversationView);
       }),
     conversation,
     inbox: (inboxOptions = {}) =>

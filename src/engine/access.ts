@@ -59,8 +59,17 @@ export function listedOwner(caller: Caller | undefined): { ownerId?: string } | 
 }
 
 /**
+ * A channel's conversation has no owner; for a signed-in caller it is read by the people its participants
+ * map to (`participant`, src/engine/participants.ts) and admins, not by whoever holds its id. Without
+ * sign-in every caller is anonymous, and holding the id still reads it.
+ */
+export function readByParticipants(caller: Caller | undefined, conversation: ConversationRecord): boolean {
+  return caller?.userId != null && conversation.channel !== null && conversation.ownerId === null;
+}
+
+/**
  * Read a conversation and follow its stream, without asking the hook: its owner (and the holders of an
- * ownerless one's id), admins (`caller.admin`, set from `auth.admins`), anyone an action in it names among
+ * ownerless one's id; a channel's, its mapped participants once people sign in), admins (`caller.admin`, set from `auth.admins`), anyone an action in it names among
  * its approvers or assignees (pending or settled), and a delegate while something in it waits on someone
  * they answer for. `mayRead` adds `authorizeResolve`.
  */
@@ -69,8 +78,12 @@ export function mayReadWithoutHook(
   conversation: ConversationRecord,
   actions: readonly ActionRecord[],
   standsFor: readonly string[],
+  participant = false,
 ): boolean {
-  if (mayWriteAsOwner(caller, conversation) || caller?.admin === true) return true;
+  if (caller?.admin === true) return true;
+  if (readByParticipants(caller, conversation)) {
+    if (participant) return true;
+  } else if (mayWriteAsOwner(caller, conversation)) return true;
   if (!caller?.userId) return false;
   return actions.some((action) => namesApprover(action, caller) || waitsOnAny(action, conversation, [...standsFor]));
 }
@@ -86,8 +99,9 @@ export async function mayRead(
   conversation: ConversationRecord,
   actions: readonly ActionRecord[],
   standsFor: readonly string[],
+  participant = false,
 ): Promise<boolean> {
-  if (mayReadWithoutHook(caller, conversation, actions, standsFor)) return true;
+  if (mayReadWithoutHook(caller, conversation, actions, standsFor, participant)) return true;
   const hook = engine.hitl.authorizeResolve;
   if (!hook || !caller?.userId) return false;
   for (const action of [...actions].reverse()) if (await hook(caller, { conversation, action })) return true;

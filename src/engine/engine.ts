@@ -2,7 +2,8 @@ import { consoleLogger, type Logger } from '../logger.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue } from '../kinds/approval-policy.js';
 import { heldBy } from './delegation.js';
-import { conversationNotFound, mayRead, mayReadWithoutHook, mayWriteAsOwner } from './access.js';
+import { conversationNotFound, mayRead, mayReadWithoutHook, mayWriteAsOwner, readByParticipants } from './access.js';
+import { participates } from './participants.js';
 import { HeedError } from '../errors.js';
 import { defaults } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
@@ -236,13 +237,15 @@ export class Engine {
   async readReadable(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
     const read = await this.store.readConversation(id, parts);
     if (!read) throw conversationNotFound(id);
+    const participant = readByParticipants(caller, read.conversation) && (await participates(this.store, id, caller!));
     // Before reading its actions: the owner and admins read it whatever it holds.
-    if (mayReadWithoutHook(caller, read.conversation, [], [])) return read;
+    if (mayReadWithoutHook(caller, read.conversation, [], [], participant)) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];
     // Whom they stand for is read only when nothing in it names them.
-    if (mayReadWithoutHook(caller, read.conversation, actions, [])) return read;
+    if (mayReadWithoutHook(caller, read.conversation, actions, [], participant)) return read;
     const standsFor = (await heldBy(this.store, caller?.userId, this.now())).map((held) => held.from);
-    if (!(await mayRead(this, caller, read.conversation, actions, standsFor))) throw conversationNotFound(id);
+    if (!(await mayRead(this, caller, read.conversation, actions, standsFor, participant)))
+      throw conversationNotFound(id);
     return read;
   }
 

@@ -120,7 +120,7 @@ describe('OpenAPI document', () => {
     });
     const body = document.components.schemas.CreateRequestRequest as { properties: Record<string, unknown> };
     expect(Object.keys(body.properties).sort()).toEqual(
-      ['assignees', 'callbackUrl', 'expiresAt', 'idempotencyKey', 'metadata', 'request'].sort(),
+      ['assignees', 'callbackUrl', 'channel', 'expiresAt', 'idempotencyKey', 'metadata', 'request'].sort(),
     );
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '400']));
     expect((create.responses['400'] as { description: string }).description).toContain('callback_not_allowed');

@@ -59,7 +59,9 @@ export function trustedHeaderCaller(
       const userId = request.headers.get(config.user)?.trim();
       // Two values joined (a client's copy the proxy appended to rather than replaced) name nobody.
       if (!userId || userId.includes(',')) return null;
-      return { userId, ...(config.groups ? { groups: headerGroups } : {}) };
+      // A proxy's user header is often the address (oauth2-proxy's X-Forwarded-Email): it is then the email too.
+      const email = userId.includes('@') ? userId : undefined;
+      return { userId, ...(email ? { email } : {}), ...(config.groups ? { groups: headerGroups } : {}) };
     }
     const token = request.headers.get(assertion.header)?.trim();
     if (!token) return null;
@@ -80,7 +82,8 @@ export function trustedHeaderCaller(
             : null;
       if (userId === null) return null;
       const groups = [...new Set([...claimGroups(payload.groups), ...headerGroups])];
-      return { userId, ...(groups.length ? { groups } : {}) };
+      const email = typeof payload.email === 'string' && payload.email !== '' ? payload.email : undefined;
+      return { userId, ...(email ? { email } : {}), ...(groups.length ? { groups } : {}) };
     } catch {
       // Unsigned, signed by another key, for another audience or issuer, expired, or the keys could not be
       // fetched: the request is not vouched for.

@@ -10,6 +10,7 @@ import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
 import { delegatesInForce } from '../engine/delegation.js';
 import { callbackDeliveries } from './callbacks.js';
+import { requestSettings } from '../protocol/request-conversation.js';
 import { a2aPushDeliveries, movesTask, type A2aPushSender } from './a2a-push.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
 
@@ -71,9 +72,14 @@ export class Notifier implements Outbox {
       change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
     if (!conversation) return [];
     const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
+    // A request made with POST /api/requests (or MCP) may be posted to a channel too: its cards, no replies.
+    const postedTo = requestSettings(conversation).channel;
     const posts = [
       ...(conversation.channel && this.channels.has(channelName(conversation.channel))
         ? channelDeliveries(change, conversation, at)
+        : []),
+      ...(postedTo && this.channels.has(channelName(postedTo))
+        ? channelDeliveries({ ...change, messages: [] }, { channel: postedTo }, at)
         : []),
       ...callbackDeliveries(change, conversation, at),
       ...(pushes ? a2aPushDeliveries(change, conversation, at) : []),

@@ -20,6 +20,8 @@ export const REQUEST_SETTINGS_KEY = 'heed:request';
 export interface RequestSettings {
   callbackUrl?: string;
   idempotencyKey?: string;
+  /** Where in a chat workspace it is posted too (`<platform>:<place>`, a configured channel's). */
+  channel?: string;
 }
 
 /** True for a conversation that holds a request made with `POST /api/requests` (no agent runs in it). */
@@ -35,6 +37,7 @@ export function requestSettings(conversation: { agent: string; metadata: JsonObj
   const settings: RequestSettings = {};
   if (typeof kept.callbackUrl === 'string') settings.callbackUrl = kept.callbackUrl;
   if (typeof kept.idempotencyKey === 'string') settings.idempotencyKey = kept.idempotencyKey;
+  if (typeof kept.channel === 'string') settings.channel = kept.channel;
   return settings;
 }
 

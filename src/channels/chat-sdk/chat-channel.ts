@@ -16,6 +16,8 @@ import { HeedError } from '../../errors.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { importOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
+import { mapPerson, recordParticipant, type UserIdOf } from '../../engine/participants.js';
+import { holdsRequest } from '../../protocol/request-conversation.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
@@ -52,6 +54,8 @@ export interface ChatChannelConfig {
     user: ChannelUser,
     target: { conversation: ConversationRecord; action: ActionRecord },
   ) => boolean | Promise<boolean>;
+  /** Who a person of the workspace is in Heed (src/engine/participants.ts). */
+  userId?: UserIdOf;
 }
 
 /** One chat platform on Chat SDK: its package, how its adapter is made, and how people answer there. */
@@ -201,6 +205,12 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     }
   }
 
+  /** The Heed person a workspace's person maps to, answering a request posted here (none: not linked). */
+  private personFor(user: ChannelUser, userId: string | undefined): Caller | undefined {
+    if (!userId) return undefined;
+    return { userId, data: { [this.name]: { user: user.id, ...(user.userName ? { userName: user.userName } : {}) } } };
+  }
+
   callerFor(userId: string, user?: Partial<ChannelUser>): Caller {
     return {
       userId: `${this.name}:${userId}`,
@@ -266,7 +276,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const posted = repliedTo ? await this.postedAt(repliedTo) : undefined;
     if (posted) {
       const action = await this.host.store.getAction(posted.conversationId, posted.actionId);
-      if (action) return this.answer(thread.id, action, user, typedAnswer(action, text, true), text);
+      if (action) return this.answer(thread.id, action, user, typedAnswer(action, text, true), text, true);
     }
     if (this.platform.typed.commands && readCommand(text)) {
       const answered = await this.answeredBy(thread.id);
@@ -279,6 +289,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     // Later messages of the thread (replies to posted requests) reach Heed without a mention.
     await thread.subscribe();
     await this.remember(user);
+    await recordParticipant(this.host.store, conversationId, await mapPerson(user, this.config.userId));
     try {
       await this.recorded((onRecorded) =>
         this.host.send(conversationId, text, {
@@ -313,15 +324,19 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       platform: this.name,
       id: event.user.userId,
       ...(event.user.userName ? { userName: event.user.userName } : {}),
+      ...(event.user.email ? { email: event.user.email } : {}),
     };
     const form = this.platform.formValues?.(event.raw) ?? {};
-    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice, form), undefined);
+    const postedHere = (await this.postedAt(event.messageId))?.actionId === action.id;
+    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice, form), undefined, postedHere);
   }
 
   /**
-   * Settles as `<platform>:<user id>` by the normal order, checked by the config's `access`. A refusal
-   * (already settled, a bad value, not allowed) is a note to that person; an unexpected failure is thrown,
-   * so the endpoint answers 5xx and the platform tries again.
+   * Settles as `<platform>:<user id>` by the normal order, checked by the config's `access`; a request made
+   * with `POST /api/requests` (or MCP) and posted here, as the Heed person the answerer maps to, whom its own
+   * rule of who may answer then asks about. A refusal (already settled, a bad value, not allowed) is a note
+   * to that person; an unexpected failure is thrown, so the endpoint answers 5xx and the platform tries again.
+   * `postedHere`: the click or reply was on the message that posted this action.
    */
   private async answer(
     threadId: string,
@@ -329,21 +344,33 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     user: ChannelUser,
     resolution: Record<string, unknown> | undefined,
     typed: string | undefined,
+    postedHere = false,
   ): Promise<void> {
     const conversation = await this.host.store.getConversation(action.conversationId);
-    // A button or reply names an action of this very thread, or nothing.
-    if (!conversation || conversation.channel !== threadId) return;
-    if (action.status !== 'pending') return this.late(threadId, user, action, resolution);
+    if (!conversation) return;
+    const request = holdsRequest(conversation);
+    // A button or reply names an action of this very thread (a request: the message that posted it), or nothing.
+    if (request ? !postedHere : conversation.channel !== threadId) return;
+    const mapped = await mapPerson(user, this.config.userId);
+    const caller = request ? this.personFor(user, mapped.userId) : this.callerFor(user.id, user);
+    if (action.status !== 'pending') return this.late(threadId, user, action, resolution, caller?.userId);
     if (!resolution) {
       if (typed !== undefined) this.note(threadId, user, `I could not read “${typed}” as an answer to this request.`);
       return;
     }
+    if (!caller)
+      return this.note(
+        threadId,
+        user,
+        `your ${this.platform.title} account is not linked to a person in Heed, so your answer cannot count here; answer it in Heed.`,
+      );
     await this.remember(user);
+    if (!request) await recordParticipant(this.host.store, conversation.id, mapped);
     const access = this.config.access;
     try {
       await this.recorded((onRecorded) =>
         this.host.settle(conversation.id, action.id, resolution, {
-          caller: this.callerFor(user.id, user),
+          caller,
           fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
           onRecorded,
         }),
@@ -354,7 +381,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         const now = await this.host.store.getAction(conversation.id, action.id);
         return this.late(threadId, user, now ?? action, resolution);
       }
-      this.note(threadId, user, error.message);
+      // A request's conversation the person may not see: what they are told is that they may not answer it.
+      this.note(threadId, user, request && error.code === 'not_found' ? NOT_YOURS : error.message);
     }
   }
 
@@ -363,10 +391,10 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     user: ChannelUser,
     action: ActionRecord,
     resolution: Record<string, unknown> | undefined,
+    answeredAs = this.callerFor(user.id).userId,
   ): void {
     // The same person's same answer again (a platform's retry, a double click, the other instance): it counted; say nothing.
-    if (resolution && action.resolvedBy === this.callerFor(user.id).userId && sameAnswer(action.resolution, resolution))
-      return;
+    if (resolution && action.resolvedBy === answeredAs && sameAnswer(action.resolution, resolution)) return;
     void this.names().then((by) =>
       this.note(
         threadId,
@@ -503,6 +531,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     return undefined;
   }
 }
+
+const NOT_YOURS = 'You may not answer this request.';
 
 /** Chat SDK's logger onto Heed's: its warnings and errors only (its info is per-request chatter). */
 function chatLogger(logger: Logger, platform: string): ChatLogger {

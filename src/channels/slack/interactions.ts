@@ -11,6 +11,7 @@ import {
   type ButtonValue,
   type ModalContext,
 } from './blocks.js';
+import { holdsRequest, requestSettings } from '../../protocol/request-conversation.js';
 import { placeOf, type SlackPlace } from './place.js';
 import type { SlackChannel } from './slack-channel.js';
 
@@ -76,7 +77,7 @@ export async function answerInteraction(slack: SlackChannel, raw: Record<string,
     const where = readJson<ModalContext>(payload.view.private_metadata ?? '');
     const conversation = where && (await slack.host.store.getConversation(where.c));
     const action = conversation && (await slack.host.store.getAction(conversation.id, where.a));
-    if (!conversation || !action || !conversation.channel?.startsWith(`slack:${team}:`)) return ok();
+    if (!conversation || !action || !placeOfConversation(conversation)?.startsWith(`slack:${team}:`)) return ok();
     const answers = modalAnswers(action, payload.view.state?.values ?? {});
     const refused = await settle(slack, conversation, action, user, { type: 'question', answers });
     if (!refused) return ok();
@@ -98,8 +99,8 @@ async function requestOf(
   channelId: string,
 ): Promise<{ conversation: ConversationRecord; action: ActionRecord; place: SlackPlace } | undefined> {
   const conversation = await slack.host.store.getConversation(conversationId);
-  const channel = conversation?.channel;
-  if (!conversation || !channel?.startsWith(`slack:${team}:${channelId}:`)) return undefined;
+  const channel = conversation && placeOfConversation(conversation);
+  if (!conversation || !channel || !`${channel}:`.startsWith(`slack:${team}:${channelId}:`)) return undefined;
   const action = await slack.host.store.getAction(conversationId, actionId);
   return action ? { conversation, action, place: placeOf(channel) } : undefined;
 }
@@ -142,10 +143,17 @@ async function settle(
   resolution: Record<string, unknown>,
 ): Promise<{ text: string; fields: { field: string; message: string }[] } | undefined> {
   const access = slack.config.access;
+  // A request made with POST /api/requests (or MCP) posted here is answered as the Heed person the answerer maps to.
+  const caller = holdsRequest(conversation) ? await slack.personFor(user) : slack.callerFor(user);
+  if (!caller)
+    return {
+      text: 'Your Slack account is not linked to a person in Heed, so your answer cannot count here; answer it in Heed.',
+      fields: [],
+    };
   try {
     await slack.recorded((onRecorded) =>
       slack.host.settle(conversation.id, action.id, resolution, {
-        caller: slack.callerFor(user),
+        caller,
         fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
         onRecorded,
       }),
@@ -163,6 +171,9 @@ async function settle(
       const now = await slack.host.store.getAction(conversation.id, action.id);
       return { text: `This request was already settled. ${now ? outcomeText(now) : ''}`.trim(), fields: [] };
     }
+    // A request's conversation the person may not see: what they are told is that they may not answer it.
+    if (holdsRequest(conversation) && error.code === 'not_found')
+      return { text: 'You may not answer this request.', fields: [] };
     const fields = Array.isArray(error.details?.fields)
       ? (error.details.fields as { field: string; message: string }[])
       : [];
@@ -177,4 +188,9 @@ function readJson<T>(text: string): T | undefined {
     // Not JSON: the caller treats it like a body without the field.
     return undefined;
   }
+}
+
+/** Where a conversation's cards are in Slack: its thread, or, for a request posted here, the place it was posted to. */
+function placeOfConversation(conversation: ConversationRecord): string | undefined {
+  return (holdsRequest(conversation) ? requestSettings(conversation).channel : conversation.channel) ?? undefined;
 }

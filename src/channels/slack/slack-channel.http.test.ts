@@ -16,7 +16,16 @@ let server: TestServer;
 beforeEach(async () => {
   slack = await fakeSlack();
   server = await startServer({
-    channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'support', apiUrl: slack.apiUrl } },
+    channels: {
+      slack: {
+        botToken: 'xoxb-test',
+        signingSecret: secret,
+        agent: 'support',
+        apiUrl: slack.apiUrl,
+        // U1 is Ada in Heed: the threads she writes in are hers to read in the console.
+        userId: (user) => (user.id === 'U1' ? 'ada' : undefined),
+      },
+    },
     notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
   });
 });
@@ -61,7 +70,7 @@ describe('Slack: conversations in threads', () => {
     expect(snapshot.runtime.status).toBe('requires_action');
     const actionId = snapshot.runtime.pendingActionIds[0];
 
-    // The console reads it, but writes go through Slack only.
+    // Its participant reads it in the console, but writes go through Slack only.
     expect((await server.api('GET', `/api/conversations/${conversation.id}`, { token: 'ada' })).status).toBe(200);
     const refused = await server.api('POST', `/api/conversations/${conversation.id}/actions/${actionId}`, {
       token: 'ada',
@@ -231,5 +240,36 @@ describe('Slack: a request that lapses', () => {
     expect(slack.of('chat.postEphemeral')[0].body.text).toContain('Lapsed');
     expect(own.ran.get('issue_refund')).toBeUndefined();
     await own.close();
+  });
+  it('a request made with POST /api/requests and posted to a channel is answered there by the person it is assigned to', async () => {
+    const made = await server.api('POST', '/api/requests', {
+      token: 'bob',
+      body: {
+        request: { kind: 'approval', title: 'Rotate the key?', toolName: 'rotate_key', args: { key: 'k1' } },
+        assignees: ['ada'],
+        channel: 'slack:T1:C1',
+      },
+    });
+    expect(made.status).toBe(201);
+    await slack.until(() => posts().some(withButtons));
+    const card = posts().find(withButtons)!;
+    // Posted in the channel itself, not in a thread.
+    expect(card.body.channel).toBe('C1');
+    expect(card.body.thread_ts).toBeUndefined();
+
+    // U2 is nobody in Heed: told so, and nothing is recorded.
+    expect((await send(click(postedMessage(card), 'Allow', 'U2'), { form: true })).status).toBe(200);
+    await slack.until(() => slack.of('chat.postEphemeral').length === 1);
+    expect(slack.of('chat.postEphemeral')[0].body).toMatchObject({ user: 'U2' });
+    expect(slack.of('chat.postEphemeral')[0].body.text).toContain('not linked to a person in Heed');
+    expect((await server.api('GET', `/api/requests/${made.body.id}`, { token: 'bob' })).body.status).toBe('pending');
+
+    // U1 is Ada, whom it asks.
+    expect((await send(click(postedMessage(card), 'Allow', 'U1'), { form: true })).status).toBe(200);
+    await expect
+      .poll(async () => (await server.api('GET', `/api/requests/${made.body.id}`, { token: 'bob' })).body)
+      .toMatchObject({ status: 'resolved', resolvedBy: 'ada', channel: 'slack' });
+    await slack.until(() => slack.of('chat.update').length === 1);
+    expect(slack.of('chat.update')[0].body).toMatchObject({ channel: 'C1', ts: card.answer.ts });
   });
 });

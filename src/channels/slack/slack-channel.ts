@@ -3,6 +3,7 @@ import { importOptional, requireOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
 import type { Caller } from '../../caller.js';
 import type { SlackChannelConfig } from '../../config.js';
+import { mapPerson, recordParticipant } from '../../engine/participants.js';
 import { HeedError } from '../../errors.js';
 import { errorFields } from '../../logger.js';
 import type { DeliveryRecord } from '../../store/store.js';
@@ -74,6 +75,12 @@ export class SlackChannel implements ChannelAdapter {
     return { userId: `slack:${userId}`, data: { slack: { user: userId } } };
   }
 
+  /** The Heed person a Slack user maps to (`channels.slack.userId`), answering a request posted here; none: not linked. */
+  async personFor(userId: string): Promise<Caller | undefined> {
+    const mapped = await mapPerson({ platform: 'slack', id: userId }, this.config.userId);
+    return mapped.userId ? { userId: mapped.userId, data: { slack: { user: userId } } } : undefined;
+  }
+
   async receive(request: { headers: Headers; body: string }): Promise<Response> {
     const signature = request.headers.get('x-slack-signature');
     const timestamp = Number(request.headers.get('x-slack-request-timestamp'));
@@ -135,6 +142,11 @@ export class SlackChannel implements ChannelAdapter {
     if (!text) return;
     const conversationId = await this.conversationFor(place);
     const caller = this.callerFor(user);
+    await recordParticipant(
+      this.host.store,
+      conversationId,
+      await mapPerson({ platform: 'slack', id: user }, this.config.userId),
+    );
     try {
       await this.recorded((onRecorded) =>
         this.host.send(conversationId, text, {
@@ -208,7 +220,7 @@ export class SlackChannel implements ChannelAdapter {
         .trim();
       const posted = await this.client.chat.postMessage({
         channel: place.channel,
-        thread_ts: place.thread,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
         text: text.slice(0, SLACK_TEXT_LIMIT),
       });
       return { ts: posted.ts ?? null };
@@ -219,7 +231,7 @@ export class SlackChannel implements ChannelAdapter {
       // As it stands now: a request settled before it could be posted is posted as settled.
       const posted = await this.client.chat.postMessage({
         channel: place.channel,
-        thread_ts: place.thread,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
         text: requestText(action),
         blocks: requestBlocks(action) as never,
       });
@@ -231,7 +243,7 @@ export class SlackChannel implements ChannelAdapter {
         throw new DeliveryDropped('the action no longer waits for a deadline');
       const posted = await this.client.chat.postMessage({
         channel: place.channel,
-        thread_ts: place.thread,
+        ...(place.thread ? { thread_ts: place.thread } : {}),
         text: reminderText(action),
       });
       return { ts: posted.ts ?? null };

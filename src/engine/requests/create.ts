@@ -30,6 +30,12 @@ export interface NewRequest {
   expiresAt?: string;
   /** The same key from the same caller gives the same request; refused from an anonymous caller. */
   idempotencyKey?: string;
+  /**
+   * Where in a chat workspace to post it too, as a card people answer there (`<platform>:<place>`, e.g.
+   * `telegram:-100123`, `slack:T1:C1`): a configured channel's. Answered there as the Heed person each
+   * answerer maps to (docs/channels.md).
+   */
+  channel?: string;
   metadata?: JsonObject;
   caller?: Caller;
 }
@@ -132,6 +138,7 @@ export async function createRequest(engine: Engine, input: NewRequest): Promise<
   const settings: RequestSettings = {
     ...(input.callbackUrl !== undefined ? { callbackUrl: input.callbackUrl } : {}),
     ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
+    ...(input.channel !== undefined ? { channel: input.channel } : {}),
   };
   const metadata: JsonObject = {
     title: titleOf(actionView(undefined, action)),

@@ -59,6 +59,7 @@ export function mountMcpServer(
       heed,
       caller,
       progressSeconds: options.config.progressSeconds ?? 15,
+      ...(options.config.channel !== undefined ? { channel: options.config.channel } : {}),
       now: options.now,
       takeWaitSlot() {
         const key = keyOf(caller);

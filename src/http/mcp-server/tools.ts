@@ -16,6 +16,8 @@ export interface ToolContext {
   caller: Caller;
   /** Seconds between progress notifications while a call waits. */
   progressSeconds: number;
+  /** `mcp.channel`: where in a chat workspace each request is posted too. */
+  channel?: string;
   /** The server's clock (`now` in the config), for when a request lapses. */
   now(): string;
   /** Takes a slot of the caller's waiting calls; the returned function gives it back. */
@@ -217,6 +219,7 @@ async function askAndWait(
           ? { expiresAt: new Date(Date.parse(context.now()) + args.timeoutSeconds * 1000).toISOString() }
           : {}),
         ...(args.key !== undefined ? { idempotencyKey: `mcp:${args.key}` } : {}),
+        ...(context.channel !== undefined ? { channel: context.channel } : {}),
         metadata: { via: 'mcp' } satisfies JsonObject,
         caller,
       })

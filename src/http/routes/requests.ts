@@ -42,6 +42,13 @@ export const createRequestBody = z.strictObject({
     .record(z.string(), z.unknown())
     .optional()
     .describe("The conversation's metadata (`title` names it); keys starting with `heed:` are refused."),
+  channel: z
+    .string()
+    .max(300)
+    .optional()
+    .describe(
+      'Where in a chat workspace to post it too, as a card answered there (`<platform>:<place>`: `telegram:-100123`, `slack:T1:C1`), on a configured channel; answered there as the Heed person each answerer maps to (`channels.<platform>.userId`, else their address).',
+    ),
 });
 
 const requestParams = z.object({ id: z.string().min(1).max(200) });

@@ -49,6 +49,7 @@ export async function sessionCaller(signIn: SignIn, request: Request): Promise<C
   return {
     userId: session.userId,
     groups: session.groups,
+    ...(session.email ? { email: session.email } : {}),
     data: { signedIn: 'session' },
     stillSignedIn: () => signIn.sessions.alive(id),
   };
