@@ -171,10 +171,11 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   // A2A push notifications wait in the outbox until an app that can build their tasks is up (docs/a2a.md).
   host.notifier.a2aPush ??= pushSender(host);
   const perMinute = host.conversationsPerMinute;
+  const newConversations = perMinute > 0 ? new RateLimiter(perMinute) : undefined;
   mountRoutes(app, heed, host, apiRoutes(), {
     signal: options.signal ?? new AbortController().signal,
     maxBodyBytes: maxSize,
-    newConversations: perMinute > 0 ? new RateLimiter(perMinute) : undefined,
+    newConversations,
     conversationsPerMinute: perMinute,
   });
   if (options.mcp?.server)
@@ -184,6 +185,8 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
       waitingPerCaller: host.mcpWaitingPerCaller,
       maxBodyBytes: maxSize,
       now: () => host.now(),
+      newConversations,
+      conversationsPerMinute: perMinute,
     });
   if (options.metrics) app.get('/metrics', metricsHandler(host, options.metrics, options.auth, signIn, personal));
   if (options.consoleDir) mountConsole(app, options.consoleDir);

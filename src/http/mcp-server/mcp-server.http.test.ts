@@ -185,6 +185,57 @@ describe('Heed as an MCP server', () => {
       .toBe('cancelled');
   });
 
+  it(
+    'a thousand calls in a loop from one caller: the bounds hold, each refused call is a tool error, nothing more is stored',
+    { timeout: 180_000 },
+    async () => {
+      /** Makes `count` calls one after another without waiting for answers; counts the tool errors as they come. */
+      const loop = (client: Client, count: number) => {
+        const refusals: string[] = [];
+        const calls: Promise<unknown>[] = [];
+        for (let index = 0; index < count; index++) {
+          const call = client
+            .callTool({ name: 'request_approval', arguments: { title: `Call ${index}` } }, undefined, {
+              timeout: 120_000,
+            })
+            .then((result) => {
+              if (result.isError) refusals.push((result.content as Array<{ text: string }>)[0].text);
+            });
+          calls.push(call.catch(() => undefined));
+        }
+        return { refusals, settled: () => Promise.all(calls) };
+      };
+      const stored = async (server: TestServer) =>
+        (await server.api('GET', '/api/conversations?limit=200', { token: 'tok-ada' })).body.conversations.length;
+
+      // The default bound of calls waiting at once (20).
+      const server = await start();
+      const client = await connect(server);
+      const first = loop(client, 1000);
+      await expect.poll(() => first.refusals.length, { timeout: 60_000 }).toBe(980);
+      expect(first.refusals.every((text) => text.includes('limits.mcpWaitingPerCaller'))).toBe(true);
+      await expect.poll(() => stored(server), { timeout: 10_000 }).toBe(20);
+      expect((await server.api('GET', '/api/inbox?limit=200', { token: 'tok-ada' })).body.actions).toHaveLength(20);
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      await client.close();
+      await first.settled();
+
+      // With limits.conversationsPerMinute (10), what it lets through is all that is stored: 10 at once, then
+      // one each 6 s it refills while the loop runs.
+      const limited = await start({ limits: { mcpWaitingPerCaller: 1000, conversationsPerMinute: 10 } });
+      const other = await connect(limited);
+      const began = Date.now();
+      const second = loop(other, 200);
+      await expect.poll(async () => second.refusals.length + (await stored(limited)), { timeout: 60_000 }).toBe(200);
+      const refills = Math.ceil((Date.now() - began) / 6_000);
+      expect(second.refusals.every((text) => text.includes('limits.conversationsPerMinute'))).toBe(true);
+      expect(await stored(limited)).toBeGreaterThanOrEqual(10);
+      expect(await stored(limited)).toBeLessThanOrEqual(10 + refills);
+      await other.close();
+      await second.settled();
+    },
+  );
+
   it('no token is 401; another person cannot use a session that is not theirs', async () => {
     const server = await start();
     const anonymous = await fetch(`${server.url}/mcp`, {

@@ -7,6 +7,7 @@ import type { Heed } from '../../heed.js';
 import { importOptional } from '../../optional-dependency.js';
 import type { AppEnv } from '../route.js';
 import { mustHaveScope } from '../sign-in/tokens.js';
+import { clientKey, rateLimited, type RateLimiter } from '../rate-limit.js';
 import { registerTools } from './tools.js';
 
 type McpModule = typeof import('@modelcontextprotocol/sdk/server/mcp.js');
@@ -35,6 +36,9 @@ export function mountMcpServer(
     waitingPerCaller: number;
     maxBodyBytes: number;
     now: () => string;
+    /** `limits.conversationsPerMinute`, shared with the HTTP routes: each request a tool makes counts. */
+    newConversations?: RateLimiter;
+    conversationsPerMinute?: number;
   },
 ): void {
   const sessions = new Map<string, Session>();
@@ -69,6 +73,9 @@ export function mountMcpServer(
             'rate_limited',
             `You have ${now} calls waiting for a person already (limits.mcpWaitingPerCaller); wait for one to be answered.`,
           );
+        // Each call makes a conversation, as POST /api/requests does: counted the same way.
+        const taken = options.newConversations?.take(clientKey(caller.userId, undefined));
+        if (taken && !taken.ok) throw rateLimited(options.conversationsPerMinute ?? 0, taken.retryAfterSeconds);
         waiting.set(key, now + 1);
         return () => {
           const left = (waiting.get(key) ?? 1) - 1;

@@ -20,7 +20,10 @@ export interface ToolContext {
   channel?: string;
   /** The server's clock (`now` in the config), for when a request lapses. */
   now(): string;
-  /** Takes a slot of the caller's waiting calls; the returned function gives it back. */
+  /**
+   * Takes a slot of the caller's waiting calls (and counts the request against `limits.conversationsPerMinute`);
+   * the returned function gives it back.
+   */
   takeWaitSlot(): () => void;
 }
 
