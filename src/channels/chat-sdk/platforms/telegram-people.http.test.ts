@@ -124,7 +124,7 @@ const shown = (call: ApiCall) =>
 const posts = () => [...calls('sendMessage'), ...calls('sendRichMessage')];
 const cards = () => posts().filter((call) => (call.body.reply_markup?.inline_keyboard?.length ?? 0) > 0);
 
-/** The card posted for a request, once the outbox has sent it. */
+/** The one card posted for a request, once the outbox has sent it. */
 async function postedCard(): Promise<ApiCall> {
   await expect.poll(() => cards().length, { timeout: 10_000 }).toBe(1);
   return cards()[0];
@@ -205,7 +205,7 @@ describe('Telegram people as Heed people', () => {
     expect((await server.api('GET', '/api/inbox', { token: 'tok-ada' })).body.actions).toEqual([]);
   });
 
-  it("an MCP call's request is posted to mcp.channel and the tool returns the answer given there", async () => {
+  it("each MCP tool's request is posted to mcp.channel and the tool returns the answer given there", async () => {
     const server = await start({ mcp: { server: true, progressSeconds: 1, channel: 'telegram:-100123' } });
     const client = new Client({ name: 'test-agent', version: '1.0.0' });
     await client.connect(
@@ -224,5 +224,39 @@ describe('Telegram people as Heed people', () => {
     expect((await send(server, click(people.ada, card, 'Allow'))).status).toBe(200);
     const result = (await call) as { content: { type: string; text: string }[] };
     expect(JSON.parse(result.content[0].text)).toEqual({ behavior: 'allow', updatedInput: { command: 'npm publish' } });
+
+    // ask_person: a button per option; request_approval: Deny.
+    const asked = client.callTool(
+      {
+        name: 'ask_person',
+        arguments: {
+          questions: [
+            {
+              id: 'env',
+              prompt: 'Which environment?',
+              options: [
+                { value: 'staging', label: 'Staging' },
+                { value: 'production', label: 'Production' },
+              ],
+            },
+          ],
+        },
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    await expect.poll(() => cards().length, { timeout: 10_000 }).toBe(2);
+    expect((await send(server, click(people.ada, cards()[1], 'Production'))).status).toBe(200);
+    expect((await asked).structuredContent).toMatchObject({
+      status: 'answered',
+      answers: { env: 'production' },
+      answeredBy: 'ada@example.com',
+    });
+    const approval = client.callTool({ name: 'request_approval', arguments: { title: 'Drop the table?' } }, undefined, {
+      timeout: 30_000,
+    });
+    await expect.poll(() => cards().length, { timeout: 10_000 }).toBe(3);
+    expect((await send(server, click(people.ada, cards()[2], 'Deny'))).status).toBe(200);
+    expect((await approval).structuredContent).toMatchObject({ decision: 'deny', answeredBy: 'ada@example.com' });
   });
 });
