@@ -10,7 +10,8 @@ import { tool } from '../tool.js';
  * The table of DESIGN.md §18 ("One access policy"; docs/http.md#who-may-do-what), cell by cell over HTTP.
  * For each role, each verb is one real request against a conversation paused for that role: a fresh one
  * per cell, since answering, cancelling and sending change it. The row of what came back must be the
- * table's row. Channel participants are not covered here.
+ * table's row. Channel participants have their cells in src/channels/chat-sdk/platforms/telegram-people.http.test.ts,
+ * against a conversation that lives in a (fake) Telegram group.
  */
 
 const linkSecret = 'access-table-link-secret-0123456789abcdef';

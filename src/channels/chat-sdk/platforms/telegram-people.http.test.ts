@@ -148,6 +148,23 @@ describe('Telegram people as Heed people', () => {
     expect(refused.status).toBe(404);
     expect(refused.body.error.code).toBe('not_found');
 
+    // A participant's writes and answers stay in the thread: 409 channel_chat, as for anyone who reads it.
+    const paused = (await read('tok-ada')).body;
+    const pending = paused.runtime.pendingActionIds as string[];
+    expect(pending).toHaveLength(1);
+    const writes = [
+      server.api('POST', `/api/conversations/${conversation.id}/messages`, {
+        token: 'tok-ada',
+        body: { content: 'hi' },
+      }),
+      server.api('POST', `/api/conversations/${conversation.id}/actions/${pending[0]}`, {
+        token: 'tok-ada',
+        body: { resolution: { type: 'approval', decision: 'allow' } },
+      }),
+      server.api('POST', `/api/conversations/${conversation.id}/cancel`, { token: 'tok-ada', body: {} }),
+    ];
+    for (const refused of await Promise.all(writes)) expect(refused.body.error?.code).toBe('channel_chat');
+
     // Once Bob writes in the thread too, it is his to list and read.
     expect((await send(server, mention(people.bob, 'and order 43'))).status).toBe(200);
     await expect.poll(async () => (await listed('tok-bob')).map((entry) => entry.id)).toEqual([conversation.id]);
