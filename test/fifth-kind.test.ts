@@ -3,7 +3,7 @@
  * kind"). This test does exactly that to a copy of Heed's sources: it puts test/fixtures/fifth-kind/rating.ts
  * in src/kinds/rating.ts, adds it to `kinds` in src/kinds/index.ts, and changes nothing else. The copy must
  * then compile (the library, the console and the embeddable cards), and a server built from it must ask for
- * a rating, store it across a restart, check the answers, lapse it, show it in the inbox, the event log and
+ * a rating (from a tool, a handler's reply and `POST /api/requests`), store it across a restart, check the answers, lapse it, show it in the inbox, the event log and
  * the OpenAPI document, and render it with the generic card, all over real HTTP on a SQLite file.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -106,7 +106,21 @@ function reviewer() {
 async function start() {
   server = await heed.serve.serve({
     config: {
-      agents: [reviewer()],
+      agents: [
+        reviewer(),
+        // A handler agent raises it in its reply, as a remote agent would in its JSON.
+        {
+          name: 'rater',
+          handler: {
+            processMessage: () => ({
+              pendingActions: [{ kind: 'rating', prompt: 'Rate the deploy', scale: 3, expiresInMinutes: 30 }],
+            }),
+            resolveAction: ({ resolution }: { resolution: { score?: number } }) => ({
+              content: `Scored ${resolution.score}.`,
+            }),
+          },
+        },
+      ],
       auth: { tokens: { ada: { userId: 'ada' }, bob: { userId: 'bob' } } },
       sweepIntervalMs: 0,
       now: () => new Date(clock),
@@ -260,6 +274,42 @@ describe('a fifth kind of action, added as one file and its registration', () =>
     expect((await api('GET', '/api/inbox')).body.actions).toEqual([]);
   });
 
+  it("a handler's reply and a backend's request raise it too, through the shape every writer uses", async () => {
+    const created = await api('POST', '/api/conversations', { agent: 'rater' });
+    const paused = await api('POST', `/api/conversations/${created.body.id}/messages`, { content: 'deployed' });
+    const [asked] = paused.body.pendingActions;
+    expect(asked).toMatchObject({ kind: 'rating', prompt: 'Rate the deploy', scale: 3, toolName: 'rating' });
+    expect(asked.expiresAt).toBe(new Date(clock + 30 * 60_000).toISOString());
+    const done = await api('POST', `/api/conversations/${created.body.id}/actions/${asked.id}`, {
+      resolution: { type: 'rating', score: 2 },
+    });
+    expect(done.body.messages.at(-1).parts[0].text).toBe('Scored 2.');
+
+    const made = await api('POST', '/api/requests', {
+      request: { kind: 'rating', prompt: 'Rate the on-call handover', scale: 4 },
+      assignees: ['bob'],
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ kind: 'rating', scale: 4, toolName: 'request', status: 'pending' });
+    const refused = await api('POST', '/api/requests', { request: { kind: 'rating', prompt: 'x', scale: 99 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: 'A rating scale goes from 1 up to between 2 and 10.',
+    });
+    const answered = await api(
+      'POST',
+      `/api/conversations/${made.body.conversationId}/actions/${made.body.id}`,
+      { resolution: { type: 'rating', score: 3 } },
+      'bob',
+    );
+    expect(answered.status).toBe(200);
+    expect((await api('GET', `/api/requests/${made.body.id}`)).body).toMatchObject({
+      status: 'resolved',
+      resolution: { type: 'rating', score: 3 },
+      resolvedBy: 'bob',
+    });
+  });
+
   it('the OpenAPI document describes its view and its answer', async () => {
     const { body } = await api('GET', '/api/openapi.json');
     const schemas = body.components.schemas;
@@ -267,6 +317,8 @@ describe('a fifth kind of action, added as one file and its registration', () =>
       expect.arrayContaining(['kind', 'id', 'status', 'prompt', 'scale', 'resolution']),
     );
     expect(schemas.RatingResolution.properties.type).toMatchObject({ const: 'rating' });
+    // A request a backend writes may be one.
+    expect(JSON.stringify(schemas.CreateRequestRequest)).toContain('"const":"rating"');
     expect(JSON.stringify(schemas)).toContain('#/components/schemas/RatingAction');
   });
 

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import { jsonValue, type JsonObject } from '../protocol/values.js';
-import { MAX_TITLE_CHARS } from '../protocol/conversation.js';
-import { kindOf, type RaisedRequest } from '../kinds/index.js';
+import { agentRequest, kindOf, readRaised, type RaisedRequest } from '../kinds/index.js';
 import { checkApprovalPolicy, type ApprovalPolicy } from '../kinds/approval-policy.js';
 import type { ActionRequest } from '../types.js';
 
 /** A handler's request, made into what a tool would raise with `ctx.request`, with what the action keeps besides. */
 export interface RaisedByHandler {
   raised: RaisedRequest;
-  /** The action's `toolName`: the approval's own, else the kind's name. */
+  /** The action's `toolName`: the request's own, else the kind's name. */
   toolName: string;
   expiresInMinutes?: number;
   policy?: ApprovalPolicy;
@@ -17,91 +16,13 @@ export interface RaisedByHandler {
   toolCallId?: string;
 }
 
-const minutes = z.number().min(0).optional();
-// Ids travel in URLs, events and the page's messages: printable, no spaces, bounded.
-const toolCallId = z.string().regex(/^[\w.:-]{1,128}$/, 'a toolCallId is 1 to 128 letters, digits or any of _ . : -');
 const jsonObject = z.record(z.string(), jsonValue);
-
-// Each kind's request as a handler writes it, made into the kind's raised shape. The kinds' own checks
-// (checkRequest) run afterwards, exactly as for a tool's `ctx.request`.
-const requestSchema = z.discriminatedUnion('kind', [
-  z
-    .strictObject({
-      kind: z.literal('approval'),
-      title: z.string().min(1, 'an approval needs a title'),
-      summary: z.string().optional(),
-      toolName: z.string().min(1).optional(),
-      args: jsonValue.optional(),
-      argsSchema: jsonObject.optional(),
-      approval: z.unknown().optional(),
-      expiresInMinutes: minutes,
-    })
-    .transform((request): RaisedByHandler => ({
-      raised: {
-        kind: request.kind,
-        title: request.title,
-        summary: request.summary ?? '',
-        args: request.args ?? null,
-        canRemember: false,
-        ...(request.argsSchema !== undefined ? { argsSchema: request.argsSchema } : {}),
-      },
-      toolName: request.toolName ?? request.kind,
-      expiresInMinutes: request.expiresInMinutes,
-      ...(request.approval !== undefined ? { policy: request.approval as ApprovalPolicy } : {}),
-    })),
-  z
-    .strictObject({
-      kind: z.literal('question'),
-      preamble: z.string().optional(),
-      questions: z.array(z.unknown()),
-      expiresInMinutes: minutes,
-    })
-    .transform(({ expiresInMinutes, ...raised }): RaisedByHandler => ({
-      raised: raised as RaisedRequest,
-      toolName: raised.kind,
-      expiresInMinutes,
-    })),
-  z
-    .strictObject({
-      kind: z.literal('client_tool'),
-      toolName: z.string().min(1, 'a client tool request needs a toolName'),
-      toolCallId: toolCallId.optional(),
-      title: z.string().min(1).max(MAX_TITLE_CHARS, `a title is at most ${MAX_TITLE_CHARS} characters`).optional(),
-      args: jsonValue,
-      argsSchema: jsonObject.optional(),
-      timeoutSeconds: z.number().positive().optional(),
-    })
-    .transform((request): RaisedByHandler => ({
-      raised: {
-        kind: request.kind,
-        args: request.args ?? null,
-        clientKind: request.toolName,
-        ...(request.title !== undefined ? { title: request.title } : {}),
-        ...(request.argsSchema !== undefined ? { argsSchema: request.argsSchema } : {}),
-        ...(request.timeoutSeconds !== undefined ? { timeoutSeconds: request.timeoutSeconds } : {}),
-      },
-      toolName: request.toolName,
-      ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
-    })),
-  z
-    .strictObject({
-      kind: z.literal('url'),
-      url: z.string(),
-      title: z.string().optional(),
-      message: z.string().optional(),
-      expiresInMinutes: minutes,
-    })
-    .transform(({ expiresInMinutes, ...raised }): RaisedByHandler => ({
-      raised,
-      toolName: raised.kind,
-      expiresInMinutes,
-    })),
-]);
 
 /** A handler's reply as Heed reads it (a remote agent's JSON body too). */
 export const handlerReplySchema = z.object({
   content: z.string().optional(),
-  pendingActions: z.array(requestSchema).optional(),
+  // Each kind's request as its `raise` writes it (src/kinds/raise.ts), as for POST /api/requests.
+  pendingActions: z.array(agentRequest).optional(),
   metadata: jsonObject.optional(),
 });
 
@@ -126,8 +47,16 @@ export function checkReply(value: unknown, from: string): CheckedReply {
     throw new HeedError('invalid_request', `${from} returned a reply Heed cannot read (${problems}).`);
   }
   const seen = new Set<string>();
-  const pending = (parsed.data.pendingActions ?? []).map((entry, index) => {
+  const pending = (parsed.data.pendingActions ?? []).map((written, index) => {
     const where = `pendingActions[${index}]`;
+    const read = readRaised(written);
+    const entry: RaisedByHandler = {
+      raised: read.raised as RaisedRequest,
+      toolName: read.toolName ?? String(written.kind),
+      ...(read.expiresInMinutes !== undefined ? { expiresInMinutes: read.expiresInMinutes } : {}),
+      ...(read.policy !== undefined ? { policy: read.policy as ApprovalPolicy } : {}),
+      ...(read.toolCallId !== undefined ? { toolCallId: read.toolCallId } : {}),
+    };
     if (entry.toolCallId !== undefined) {
       if (seen.has(entry.toolCallId))
         throw new HeedError('invalid_request', `${from} gave the toolCallId "${entry.toolCallId}" twice (${where}).`, {

@@ -7,6 +7,7 @@ import { checkApprovedArgs, sameJson, schemasFromJson, type ArgsSchemas } from '
 import { votesSummary } from './approval-votes.js';
 import { commentText } from './comment-text.js';
 import { defineKind, type AnswerContext } from './kind.js';
+import { expiresInMinutesField, raisedTitle, raiseShape, type Raise } from './raise.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
@@ -113,6 +114,42 @@ export const approval = defineKind({
   viewExtras: { argsSchema: argsSchemaField },
 }).rules({
   raisedByTools: true,
+  raise: raiseShape(
+    z.strictObject({
+      kind: z.literal('approval'),
+      title: raisedTitle.min(1, 'an approval needs a title'),
+      summary: z.string().optional(),
+      toolName: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe("Shown with the request; default `request` (a handler's: `approval`)."),
+      args: jsonValue.optional().describe('What is to be approved; a person may send back edited ones.'),
+      argsSchema: z
+        .record(z.string(), jsonValue)
+        .optional()
+        .describe('JSON Schema edited arguments must satisfy; without it edits are refused.'),
+      approval: z
+        .unknown()
+        .optional()
+        .describe("An approval policy (docs/approvals.md); an agent's own approvals only."),
+      expiresInMinutes: expiresInMinutesField,
+    }),
+    (written): Raise<z.output<typeof request>> => ({
+      raised: {
+        kind: 'approval',
+        title: written.title,
+        summary: written.summary ?? '',
+        args: written.args ?? null,
+        canRemember: false,
+        ...(written.argsSchema !== undefined ? { argsSchema: written.argsSchema } : {}),
+      },
+      ...(written.toolName !== undefined ? { toolName: written.toolName } : {}),
+      ...(written.expiresInMinutes !== undefined ? { expiresInMinutes: written.expiresInMinutes } : {}),
+      ...(written.approval !== undefined ? { policy: written.approval } : {}),
+    }),
+  ),
   viewsToolArgs: true,
   checkRequest(request) {
     // A schema the check could not read would let any edit through: refused when the tool asks, not when a person answers.

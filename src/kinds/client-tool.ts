@@ -5,6 +5,7 @@ import { argsSchemaField } from '../protocol/action-base.js';
 import { jsonValue, type JsonValue } from '../protocol/values.js';
 import { describeIssues, issueList } from './issues.js';
 import { defineKind } from './kind.js';
+import { raisedTitle, raiseShape } from './raise.js';
 import { oneLine } from './one-line.js';
 import { jsonLines, withDetail } from './settled-line.js';
 
@@ -44,6 +45,33 @@ export const clientTool = defineKind({
   viewExtras: { argsSchema: argsSchemaField },
 }).rules({
   raisedByTools: false,
+  // Written by a handler or a remote agent only: a backend's request has no page to run in.
+  raise: raiseShape(
+    z.strictObject({
+      kind: z.literal('client_tool'),
+      toolName: z.string().min(1, 'a client tool request needs a toolName'),
+      toolCallId: z
+        .string()
+        .regex(/^[\w.:-]{1,128}$/, 'a toolCallId is 1 to 128 letters, digits or any of _ . : -')
+        .optional(),
+      title: raisedTitle.min(1).optional(),
+      args: jsonValue,
+      argsSchema: z.record(z.string(), jsonValue).optional(),
+      timeoutSeconds: z.number().positive().optional(),
+    }),
+    (request) => ({
+      raised: {
+        kind: 'client_tool' as const,
+        args: request.args ?? null,
+        clientKind: request.toolName,
+        ...(request.title !== undefined ? { title: request.title } : {}),
+        ...(request.argsSchema !== undefined ? { argsSchema: request.argsSchema } : {}),
+        ...(request.timeoutSeconds !== undefined ? { timeoutSeconds: request.timeoutSeconds } : {}),
+      },
+      toolName: request.toolName,
+      ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+    }),
+  ),
   viewsToolArgs: true,
   // Only the app's web page answers it, and a chat thread's conversation takes no answer from the app.
   answeredInThreads: false,

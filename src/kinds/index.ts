@@ -5,6 +5,7 @@ import { clientTool } from './client-tool.js';
 import type { ActionKind, BatchAnswer, BatchDecision, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
+import { expiresInMinutesField, raiseShape, type Raise, type RaiseShape } from './raise.js';
 
 export type {
   AccessContext,
@@ -235,4 +236,32 @@ export function byKind<R, A extends unknown[]>(
   // The table's entry for `action.kind` takes that kind's view, which `action` is; TypeScript cannot follow the two together.
   const own = table[action.kind] as ((action: ActionView, ...args: A) => R) | undefined;
   return own ? own(action, ...args) : fallback(action, ...args);
+}
+
+/** How the kind is written outside a running tool: its own `raise`, else its stored request's shape with a lapse time. */
+export function raiseOf(kind: ActionKind<TypesFor>): RaiseShape {
+  return (
+    kind.raise ??
+    raiseShape(
+      kind.wire.request.extend({ expiresInMinutes: expiresInMinutesField }),
+      ({ expiresInMinutes, ...raised }) => ({
+        raised,
+        ...(typeof expiresInMinutes === 'number' ? { expiresInMinutes } : {}),
+      }),
+    )
+  );
+}
+
+const raiseUnion = (list: Array<ActionKind<TypesFor>>) =>
+  z.discriminatedUnion('kind', nonEmpty(list.map((kind) => raiseOf(kind).shape)));
+
+/** A request as a handler or a remote agent writes it (`pendingActions`): any kind's. */
+export const agentRequest = raiseUnion(allKinds());
+
+/** A request as a backend writes it (`POST /api/requests`, MCP): the kinds a tool may raise. */
+export const backendRequest = raiseUnion(allKinds().filter((kind) => kind.raisedByTools));
+
+/** What a written request (parsed by one of the two above) becomes, by its kind. */
+export function readRaised(request: Record<string, unknown>): Raise {
+  return raiseOf(kindOf(request.kind as KindName)).read(request);
 }

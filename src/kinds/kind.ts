@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { RaiseShape } from './raise.js';
 import type { Caller } from '../caller.js';
 import type { ActionRecordOf, actionViewBase, TimeoutPolicy } from '../protocol/action-base.js';
 import type { JsonObject, JsonValue, ToolOutput } from '../protocol/values.js';
@@ -282,8 +283,16 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
 export interface ActionKind<T extends KindTypes = KindTypes> {
   readonly kind: T['name'];
   readonly wire: KindWire;
-  /** Whether a running tool may ask for it with `ctx.request` (a client tool is raised only by a call to one). */
+  /**
+   * Whether a running tool may ask for it with `ctx.request` (a client tool is raised only by a call to one),
+   * and so a backend too (`POST /api/requests`, MCP).
+   */
   readonly raisedByTools: boolean;
+  /**
+   * How it is written outside a running tool: by a backend, a handler or a remote agent (./raise.ts).
+   * Absent: its stored request's own shape, with `expiresInMinutes`.
+   */
+  readonly raise?: RaiseShape<T['raised']>;
   /** Whether its view shows the tool's argument schema (`argsSchema`) beside the arguments under review. */
   readonly viewsToolArgs: boolean;
   /**
@@ -409,7 +418,10 @@ export function defineKind<
   const kind = (wire.request.shape.kind as z.ZodLiteral<string>).value;
   return {
     rules<Raised = z.output<Req>>(
-      rules: KindRules<TypesOf<Req, Ans, Sto, Extra, z.output<Req>>> & { checkRequest(request: Raised): z.output<Req> },
+      rules: Omit<KindRules<TypesOf<Req, Ans, Sto, Extra, z.output<Req>>>, 'raise'> & {
+        checkRequest(request: Raised): z.output<Req>;
+        raise?: RaiseShape<Raised>;
+      },
     ): DefinedKind<Req, Ans, Sto, Extra, Raised> {
       return { ...rules, wire, kind } as DefinedKind<Req, Ans, Sto, Extra, Raised>;
     },

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { assigneesField } from '../protocol/action-base.js';
 import { HeedError } from '../errors.js';
 import { defineKind, type DetailLine } from './kind.js';
+import { expiresInMinutesField, raiseShape } from './raise.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { checkQuestions } from './question/check.js';
@@ -109,6 +110,18 @@ export const question = defineKind({
   viewExtras: { defaulted: z.array(z.string()).optional().describe('Question ids that took their default.') },
 }).rules({
   raisedByTools: true,
+  raise: raiseShape(
+    z.strictObject({
+      kind: z.literal('question'),
+      preamble: z.string().optional(),
+      questions: z.array(z.record(z.string(), z.unknown())).min(1).describe('As `ctx.ask` takes them.'),
+      expiresInMinutes: expiresInMinutesField,
+    }),
+    ({ expiresInMinutes, ...raised }) => ({
+      raised,
+      ...(expiresInMinutes !== undefined ? { expiresInMinutes } : {}),
+    }),
+  ),
   viewsToolArgs: false,
   // The ask tool checks its questions too, but tells the model the problems instead of throwing (tool-calls.ts).
   checkRequest(request: RaisedQuestions) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assigneesField } from '../protocol/action-base.js';
 import { HeedError } from '../errors.js';
 import { defineKind } from './kind.js';
+import { expiresInMinutesField, raisedTitle, raiseShape } from './raise.js';
 import { oneLine } from './one-line.js';
 import { isPlainObject } from './plain-object.js';
 import { refusal } from './refusal.js';
@@ -48,6 +49,19 @@ export const url = defineKind({
   stored: [z.strictObject({ type: z.literal('url'), decision })],
 }).rules({
   raisedByTools: true,
+  raise: raiseShape(
+    z.strictObject({
+      kind: z.literal('url'),
+      url: z.string(),
+      title: raisedTitle.optional(),
+      message: z.string().optional(),
+      expiresInMinutes: expiresInMinutesField,
+    }),
+    ({ expiresInMinutes, ...raised }) => ({
+      raised,
+      ...(expiresInMinutes !== undefined ? { expiresInMinutes } : {}),
+    }),
+  ),
   viewsToolArgs: false,
   checkRequest(request) {
     if (!isAllowedUrl(request.url))
