@@ -123,6 +123,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     const cors = corsMiddleware(options.cors);
     app.use('/api/*', cors);
     app.use('/health', cors);
+    app.use('/health/*', cors);
   }
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
