@@ -196,3 +196,87 @@ describe('traces (telemetry)', () => {
     expect(hook.calls[0].headers.traceparent).toBe(`00-${callerTrace}-${delivery.spanId}-01`);
   });
 });
+
+describe('traces through the tracer provider the application registered (telemetry: true)', () => {
+  it('an answer carrying its own traceparent is a span of its trace, linked to the pause; a remote agent is sent the turn’s', async () => {
+    const api = await import('@opentelemetry/api');
+    const sdk = await import('@opentelemetry/sdk-trace-base');
+    const exporter = new sdk.InMemorySpanExporter();
+    const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.SimpleSpanProcessor(exporter)] });
+    api.trace.setGlobalTracerProvider(provider);
+    cleanup.push(async () => {
+      api.trace.disable();
+      await provider.shutdown();
+    });
+    // A remote agent on loopback that answers at once, keeping the traceparent of each call.
+    const traceparents: Array<string | undefined> = [];
+    const remote = createServer((request, response) => {
+      traceparents.push(request.headers.traceparent as string | undefined);
+      request.resume().on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ content: 'Done.' }));
+      });
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => (remote.closeAllConnections(), remote.close(() => resolve()))));
+    const remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/agent`;
+
+    const heed = createHeed({
+      agents: [refundAgent().agent, { name: 'elsewhere', remote: { url: remoteUrl, secret } }],
+      sweepIntervalMs: 0,
+      telemetry: true,
+    });
+    cleanup.push(() => heed.close());
+    await heed.ready();
+    const app = createApp(heed, { auth: { tokens: { t: { userId: 'ada' } } } });
+    const call = async (path: string, body: unknown, traceparent?: string) => {
+      const response = await app.request(path, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer t',
+          'content-type': 'application/json',
+          ...(traceparent ? { traceparent } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as { id: string; status: string; pendingActions: Array<{ id: string }> };
+    };
+    const pausedTrace = '0af7651916cd43dd8448eb211c80319c';
+    const answerTrace = '5b8efff798038103d269b633813fc60c';
+    const { id } = await call('/api/conversations', { agent: 'support' });
+    const paused = await call(
+      `/api/conversations/${id}/messages`,
+      { content: 'refund' },
+      `00-${pausedTrace}-b7ad6b7169203331-01`,
+    );
+    const actionId = paused.pendingActions[0].id;
+    const answered = await call(
+      `/api/conversations/${id}/actions/${actionId}`,
+      { resolution: { type: 'approval', decision: 'deny' } },
+      `00-${answerTrace}-e457b5a2e4d86bd1-01`,
+    );
+    expect(answered.status).toBe('completed');
+
+    const spans = exporter.getFinishedSpans();
+    const pause = spans.find((span) => span.name === 'heed.pause')!;
+    expect(pause.spanContext().traceId).toBe(pausedTrace);
+    const settle = spans.find((span) => span.name === 'heed.settle')!;
+    expect(settle.spanContext().traceId).toBe(answerTrace);
+    expect(settle.parentSpanContext?.spanId).toBe('e457b5a2e4d86bd1');
+    expect(settle.links.map((link) => link.context.spanId)).toEqual([pause.spanContext().spanId]);
+    expect(settle.attributes).toMatchObject({ 'heed.decision': 'deny', 'heed.action.kind': 'approval' });
+
+    // A remote agent's call carries the span of the turn that makes it.
+    const other = await call('/api/conversations', { agent: 'elsewhere' });
+    const remoteTrace = 'aaf7651916cd43dd8448eb211c80319d';
+    await call(
+      `/api/conversations/${other.id}/messages`,
+      { content: 'hello' },
+      `00-${remoteTrace}-c7ad6b7169203332-01`,
+    );
+    const turn = exporter
+      .getFinishedSpans()
+      .find((span) => span.name === 'heed.turn' && span.attributes['heed.conversation_id'] === other.id)!;
+    expect(turn.spanContext().traceId).toBe(remoteTrace);
+    expect(traceparents).toEqual([`00-${remoteTrace}-${turn.spanContext().spanId}-01`]);
+  });
+});
