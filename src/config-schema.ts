@@ -860,6 +860,27 @@ const optionsShape = {
   channels: strict(channelsShape)
     .optional()
     .describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
+  telemetry: z
+    .union(
+      [
+        z.literal(true),
+        z.strictObject({
+          otlpUrl: httpUrl.describe(
+            'Where spans are posted as OTLP/HTTP JSON, e.g. `http://collector:4318/v1/traces`.',
+          ),
+          serviceName: z
+            .string()
+            .min(1, 'expected a name')
+            .optional()
+            .describe('`service.name` of the spans (default `heed`).'),
+        }),
+      ],
+      { error: 'expected true or { otlpUrl, serviceName? }' },
+    )
+    .optional()
+    .describe(
+      'Traces (docs/operating-ops.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector as OTLP/HTTP JSON; `true` makes them with the tracer provider the application registered with `@opentelemetry/api`. Off unless set. Needs `npm i @opentelemetry/api` (and, for `otlpUrl`, `@opentelemetry/sdk-trace-base @opentelemetry/exporter-trace-otlp-http @opentelemetry/resources`).',
+    ),
   logger: z
     .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), {
       error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())',

@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import type { TelemetryConfig } from './telemetry/tracing.js';
 import type { AgentModel } from './engine/turn/model-spec.js';
 import type { AgentHandler, RemoteAgentConfig } from './agents/handler-types.js';
 import type { Caller } from './caller.js';
@@ -141,6 +142,12 @@ export interface HeedOptions {
    * (pino's or a console's shape: `warn(fields, message)`). Default: `consoleLogger()`, warnings and errors on stderr.
    */
   logger?: Logger;
+  /**
+   * Traces (docs/operating-ops.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector
+   * as OTLP/HTTP JSON; `true` uses the tracer provider the application registered with `@opentelemetry/api`.
+   * Off unless set: nothing of OpenTelemetry is loaded then.
+   */
+  telemetry?: TelemetryConfig;
 }
 
 export interface HeedConfig extends Omit<HeedOptions, 'store'> {

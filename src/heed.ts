@@ -24,7 +24,8 @@ import { channelHost, httpHooks, type HeedHooks } from './hooks.js';
 import { followEvents, type Follow, type FollowFlow } from './engine/follow.js';
 import { readEventsWithActions } from './engine/hydrate.js';
 import { newId } from './ids.js';
-import { errorFields } from './logger.js';
+import { consoleLogger, errorFields } from './logger.js';
+import { openTracing } from './telemetry/otel.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
 import type { ChannelAdapter } from './channels/channel.js';
@@ -217,13 +218,16 @@ export function createHeed(options: HeedOptions): Heed {
   // Outage errors of any store become `store_unavailable` (503), wherever they are met.
   const store = guardStore(options.store ?? memoryStore());
   let notifier!: Notifier;
+  // OpenTelemetry is loaded only when `telemetry` is set; until it is (and for good without it) spans are no-ops.
+  const traces = openTracing(options.telemetry, options.logger ?? consoleLogger());
   // The outbox is one of the engine's parts, built over it (it reads its agents and clock).
   const engine = new Engine(options, store, {
     outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))),
+    tracing: traces.tracing,
   });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   const mcp = startMcpServers(engine);
-  const ready = Promise.all([store.migrate(), mcp.ready])
+  const ready = Promise.all([store.migrate(), mcp.ready, traces.ready])
     .then(() => notifier.startChannels())
     .then(() => notifier.start());
   // A store shared by several processes announces their events: followers here then read them from the store.
@@ -448,6 +452,8 @@ export function createHeed(options: HeedOptions): Heed {
       await unlisten?.();
       await mcp.close();
       await store.close();
+      // Last: the spans of everything above are sent before it resolves.
+      await traces.tracing.close();
     },
   };
   engines.set(heed, engine);

@@ -1,6 +1,7 @@
 import { commitWrite, transact } from './engine/transact.js';
 import { A2A_SETTINGS_KEY, a2aPushConfigs, type A2aPushConfig } from './protocol/request-conversation.js';
 import type { Logger } from './logger.js';
+import type { Tracing } from './telemetry/tracing.js';
 import type { ChannelHost } from './channels/channel.js';
 import type { AgentConfig } from './config.js';
 import { newConversationRecord, type Engine } from './engine/engine.js';
@@ -81,6 +82,8 @@ export interface HeedHooks {
   readonly notifier: Notifier;
   /** The Heed's `logger` (createHeed's option). */
   readonly logger: Logger;
+  /** Whether spans are made (`telemetry`): an incoming `traceparent` is then continued. */
+  readonly tracing: Pick<Tracing, 'enabled'>;
   /**
    * Checks an answer to an action of a conversation of `agent` as settling it would (the kind's own access
    * rule for `caller`, then the 400s of the order), recording nothing, and gives the answer as it would be
@@ -105,6 +108,7 @@ export interface HeedHooks {
 export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
   return {
     notifier,
+    tracing: engine.tracing,
     agents: engine.agents,
     conversationsPerMinute: engine.limits.conversationsPerMinute,
     mcpWaitingPerCaller: engine.limits.mcpWaitingPerCaller,

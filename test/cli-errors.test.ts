@@ -120,7 +120,7 @@ export default defineConfig({ agents: [{ name: 'payments', model: scriptedModel(
     expect(option.stderr).toBe(`heed serve: Unknown option '--prot' (heed serve --help lists the options).\n`);
     expect(command.code).toBe(2);
     expect(command.stderr).toBe(
-      'heed: there is no command "srve"; the commands are serve, inbox and mcp (heed --help shows them).\n',
+      'heed: there is no command "srve"; the commands are serve, inbox, mcp and backup (heed --help shows them).\n',
     );
   });
 

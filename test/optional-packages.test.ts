@@ -31,6 +31,11 @@ const optional = [
   '@chat-adapter/state-redis',
   '@discordjs/ws',
   '@discordjs/rest',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace-node',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
 ];
 
 function run(args: string[], hidden: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -87,6 +92,8 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['telegramRedis', '@chat-adapter/state-redis', 'The Telegram channel with channels.state.redis'],
     ['mcp', '@modelcontextprotocol/sdk', 'An agent with mcpServers'],
     ['metrics', 'prom-client', 'metrics: true'],
+    ['telemetry', '@opentelemetry/api', 'Traces (telemetry)'],
+    ['telemetry', '@opentelemetry/exporter-trace-otlp-http', 'Traces (telemetry)'],
     ['oidc', 'openid-client', 'Sign-in with auth.oidc'],
     ['langgraph', '@langchain/langgraph', 'heed/langgraph (langgraphAgent)'],
     ['openaiAgents', '@openai/agents', 'heed/openai-agents (openaiAgent)'],

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { traceHeaders } from '../telemetry/context.js';
 import { newId } from '../ids.js';
 import { AgentError } from './agent-error.js';
 import { handlerReplySchema } from './handler-reply.js';
@@ -65,6 +66,8 @@ async function postCall(
           'webhook-id': webhookId,
           'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
           'webhook-signature': webhook.sign(webhookId, sentAt, payload),
+          // The turn's span: the remote agent's own spans join Heed's trace (docs/operating-ops.md, Traces).
+          ...traceHeaders(),
         },
         body: payload,
         signal,

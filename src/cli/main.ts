@@ -10,6 +10,7 @@ const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --d
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
        heed inbox --login [--url …]   sign the terminal in through the browser (--logout revokes it)
        heed mcp --url <server> [--token <token>]   a stdio MCP server forwarding to <server>/mcp (heed mcp --help)
+       heed backup [--db ./heed.db] --to <file>   copy the SQLite store while it serves (heed backup --help)
        heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
@@ -43,9 +44,10 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'inbox') return runInboxCommand(rest);
   // Loaded only when asked for: heed serve never loads the MCP SDK's client for it.
   if (command === 'mcp') return (await import('./mcp-bridge.js')).runMcpBridge(rest);
+  if (command === 'backup') return (await import('./backup.js')).runBackup(rest);
   if (command !== 'serve') {
     console.error(
-      `heed: there is no command "${command}"; the commands are serve, inbox and mcp (heed --help shows them).`,
+      `heed: there is no command "${command}"; the commands are serve, inbox, mcp and backup (heed --help shows them).`,
     );
     return EXIT.usage;
   }

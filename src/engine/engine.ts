@@ -1,4 +1,5 @@
 import { consoleLogger, type Logger } from '../logger.js';
+import { noTracing, type Tracing } from '../telemetry/tracing.js';
 import type { AgentConfig, BusyPolicy, HeedOptions, HitlConfig, Limits } from '../config.js';
 import { escalationDue } from '../kinds/approval-policy.js';
 import { heldBy } from './delegation.js';
@@ -35,6 +36,8 @@ export interface EngineParts {
   outbox?: (engine: Engine) => Outbox;
   /** The clock; default the config's `now`, else the system clock. */
   clock?: () => Date;
+  /** Where spans go (`telemetry`, src/telemetry/); none: traces off. */
+  tracing?: Tracing;
 }
 
 /** Shared state and small helpers every part of a running Heed uses. */
@@ -55,6 +58,8 @@ export class Engine {
   readonly clock: () => Date;
   /** Where background failures are reported (the `logger` option). */
   readonly logger: Logger;
+  /** Spans of turns, model calls, tools, pauses, answers and deliveries (`telemetry`); a no-op while off. */
+  readonly tracing: Tracing;
   /** Turns running in this process, by conversation id, so a cancel can stop them at once. */
   readonly running = new Map<string, AbortController>();
   /** Tool calls kept running in this process while they wait for an answer (ctx.askLive), by tool call id. */
@@ -104,6 +109,7 @@ export class Engine {
     this.leaseMs = options.leaseMs ?? defaults.leaseMs;
     this.clock = parts.clock ?? options.now ?? (() => new Date());
     this.logger = options.logger ?? consoleLogger();
+    this.tracing = parts.tracing ?? noTracing;
     // Last: the outbox is built over the finished engine (it reads its agents, clock and logger).
     this.outbox = parts.outbox?.(this);
   }

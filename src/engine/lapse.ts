@@ -77,6 +77,7 @@ async function recover(
   const atStart = messages.at(-1)?.role === 'user';
   return {
     run: runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, {
+      trigger: 'recovery',
       caller: null,
       interactive: true,
       askIntake: atStart,
@@ -107,6 +108,10 @@ async function lapse(
   return {
     lapsed,
     reminded,
-    run: runTurnUnderLease(engine, done.conversation, leaseOwner, { caller: systemCaller, interactive: true }),
+    run: runTurnUnderLease(engine, done.conversation, leaseOwner, {
+      trigger: 'timeout',
+      caller: systemCaller,
+      interactive: true,
+    }),
   };
 }

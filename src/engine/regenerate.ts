@@ -140,6 +140,7 @@ export async function regenerateReply(
     options.onRecorded?.({ eventSeq: result.events[0].seq });
     messages.push(again);
     return runTurnUnderLease(engine, result.conversation, leaseOwner, {
+      trigger: 'regenerate',
       caller: options.caller ?? null,
       interactive: options.interactive ?? true,
       askIntake: false,

@@ -68,6 +68,7 @@ export async function sendMessage(
   releaseLiveCalls(engine, sent.closed);
   options.onRecorded?.({ eventSeq: events[0]?.seq ?? 0 });
   return runTurnUnderLease(engine, done.conversation, sent.leaseOwner, {
+    trigger: 'message',
     caller: options.caller ?? null,
     interactive: options.interactive ?? true,
     askIntake: true,

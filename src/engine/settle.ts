@@ -8,6 +8,8 @@ import { actionView } from '../views.js';
 import { transact } from './transact.js';
 import { decideSettle, settleParts } from './decide/settle.js';
 import { heldBy } from './delegation.js';
+import { pauseSpanOf } from './pause-trace.js';
+import { currentSpan } from '../telemetry/context.js';
 
 export { resolvedEvent } from './decide/settle.js';
 
@@ -47,6 +49,42 @@ export async function settleAction(
   raw: unknown,
   options: SettleOptions & ChannelWrite = {},
 ): Promise<SettleResult> {
+  const tracing = engine.tracing;
+  if (!tracing.enabled) return settleUntraced(engine, conversationId, actionId, raw, options, () => undefined);
+  // The answer joins the pause's trace: under the caller's own span when it sent one (a `traceparent`),
+  // else under the pause's; linked to the pause's span either way.
+  const paused = await pauseSpanOf(engine.store, conversationId, actionId);
+  const surface = options.link ? 'link' : (options.fromChannel?.name ?? 'api');
+  return tracing.span(
+    'heed.settle',
+    { 'heed.conversation_id': conversationId, 'heed.action_id': actionId, 'heed.surface': surface },
+    (span) =>
+      settleUntraced(engine, conversationId, actionId, raw, options, (action, decision) =>
+        span.set({
+          'heed.action.kind': action.kind,
+          'heed.decision': decision,
+          'heed.wait_ms': engine.clock().getTime() - Date.parse(action.createdAt),
+        }),
+      ),
+    { parent: currentSpan() ?? paused, links: paused ? [paused] : [] },
+  );
+}
+
+/** What an answer decided, for its span: an approval's `allow`/`deny`, else the answer's type; `vote` for a vote that does not yet decide. */
+function decisionOf(action: ActionRecord | undefined, voted: boolean): string {
+  if (voted || !action?.resolution) return 'vote';
+  const resolution = action.resolution as { type: string; decision?: unknown };
+  return typeof resolution.decision === 'string' ? resolution.decision : resolution.type;
+}
+
+async function settleUntraced(
+  engine: Engine,
+  conversationId: string,
+  actionId: string,
+  raw: unknown,
+  options: SettleOptions & ChannelWrite,
+  answered: (action: ActionRecord, decision: string) => void,
+): Promise<SettleResult> {
   // Whom the caller (or a link's recipient, a user id where mail goes to user ids) answers for as a delegate, now.
   const answerer = options.link ? options.link.recipient : options.fromChannel ? null : options.caller?.userId;
   const standsFor = (await heldBy(engine.store, answerer, engine.now())).map((held) => held.from);
@@ -68,6 +106,10 @@ export async function settleAction(
   // does not yet decide settles nothing.
   const stored = settled.type === 'voted' ? undefined : await engine.store.getAction(conversationId, actionId);
   const settlement = stored ? [actionView(engine, stored, agent)] : [];
+  if (engine.tracing.enabled) {
+    const action = stored ?? (await engine.store.getAction(conversationId, actionId));
+    if (action) answered(action, decisionOf(stored, settled.type === 'voted'));
+  }
   if (settled.type === 'voted' || !settled.closes) {
     options.onRecorded?.({ closesPause: false, eventSeq });
     const pending = settled.type === 'voted' ? settled.pending : settled.others;
@@ -82,6 +124,7 @@ export async function settleAction(
   }
   options.onRecorded?.({ closesPause: true, eventSeq });
   const turn = await runTurnUnderLease(engine, done.conversation, settled.leaseOwner, {
+    trigger: 'answer',
     caller: options.caller ?? null,
     interactive: true,
     actions: settled.actions,

@@ -3,11 +3,14 @@ import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import { newId } from '../ids.js';
 import { errorFields } from '../logger.js';
-import { newEvent } from '../protocol/events.js';
+import { newEvent, type EventData } from '../protocol/events.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
 import { runTurn, type TurnResult } from './turn/run-turn.js';
 import { Turn } from './turn/turn.js';
+
+/** What started a turn, as its `turn.started` event names it. */
+export type TurnTrigger = EventData<'turn.started'>['trigger'];
 
 /** The first wait before looking whether the store answers again, doubled up to the last. */
 const RESUME_FIRST_MS = 250;
@@ -24,6 +27,8 @@ export function runTurnUnderLease(
   conversation: ConversationRecord,
   leaseOwner: string,
   options: {
+    /** What started it, as its `turn.started` event says (the `heed.turn` span's trigger). */
+    trigger: TurnTrigger;
     caller: Caller | null;
     interactive: boolean;
     askIntake?: boolean;
@@ -48,11 +53,24 @@ export function runTurnUnderLease(
           options.actions,
           options.remembered,
         );
-        const result = await runTurn(turn, { askIntake: options.askIntake ?? false });
+        const result = await engine.tracing.span(
+          'heed.turn',
+          {
+            'heed.agent': conversation.agent,
+            'heed.conversation_id': conversation.id,
+            'heed.trigger': options.trigger,
+          },
+          async (span) => {
+            const outcome = await runTurn(turn, { askIntake: options.askIntake ?? false });
+            span.set({ 'heed.turn.status': outcome.status });
+            return outcome;
+          },
+        );
         // The message queued behind this turn: its turn was claimed by the write that ended this one.
         const next = turn.next;
         if (next) {
           void runTurnUnderLease(engine, turn.conversation, next.leaseOwner, {
+            trigger: 'queue',
             caller: next.caller,
             interactive: true,
             askIntake: true,
@@ -127,8 +145,9 @@ function carryOnLater(
       if (!conversation || conversation.status !== 'running' || conversation.leaseOwner !== leaseOwner) return;
       const claimed = await claimRunning(engine, conversation);
       if (!claimed) return schedule();
-      runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, options).catch((thrown: unknown) =>
-        engine.logger.error(errorFields(thrown), 'Heed: a turn carried on after a store outage failed'),
+      runTurnUnderLease(engine, claimed.conversation, claimed.leaseOwner, { ...options, trigger: 'recovery' }).catch(
+        (thrown: unknown) =>
+          engine.logger.error(errorFields(thrown), 'Heed: a turn carried on after a store outage failed'),
       );
     } catch (thrown) {
       // Still out: look again later. Anything else is left to the sweep, once the lease lapses.

@@ -41,6 +41,7 @@ import { rememberedToolRoutes } from './routes/remembered-tools.js';
 import { requestRoutes } from './routes/requests.js';
 import { StreamGate, type StreamLimits } from './stream-limits.js';
 import { hooksOf } from '../heed.js';
+import { parseTraceparent, runUnder } from '../telemetry/context.js';
 import type { DemoInfo } from '../protocol/responses.js';
 
 export interface AppOptions {
@@ -123,9 +124,15 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     const cors = corsMiddleware(options.cors);
     app.use('/api/*', cors);
     app.use('/health', cors);
+    app.use('/health/*', cors);
   }
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
+  // With traces on, a request that carries a `traceparent` continues the caller's trace (docs/operating-ops.md).
+  app.use('*', async (c, next) => {
+    const parent = host.tracing.enabled ? parseTraceparent(c.req.header('traceparent')) : undefined;
+    return parent ? runUnder(parent, next) : next();
+  });
   const signIn = signInOf(
     options.auth,
     host.values,

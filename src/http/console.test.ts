@@ -60,6 +60,20 @@ describe('the web console at /', () => {
     }
   });
 
+  it('answers no path under /health, /api or /auth with its page: an unknown one is a JSON 404', async () => {
+    const ready = await app.request('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ok: true });
+    for (const path of ['/health/x', '/health/', '/api/x', '/api', '/auth/x', '/auth', '/auth/x/y', '/health%2Fx']) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await app.request(path, { method, headers: { authorization: 'Bearer t' } });
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(response.headers.get('content-type'), `${method} ${path}`).toContain('application/json');
+        if (method === 'GET') expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
+      }
+    }
+  });
+
   it('is off unless a console directory is given', async () => {
     const bare = createApp(heed);
     expect((await bare.request('/')).status).toBe(404);

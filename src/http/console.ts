@@ -39,7 +39,8 @@ const SECURITY_HEADERS = {
 
 /**
  * Serves the built web console at `/`: its files, and `index.html` for any other page path (the
- * console routes in the browser). `/api/*` and `/health` are never answered here.
+ * console routes in the browser). No path under `/api`, `/auth` or `/health` is ever answered here: an
+ * unknown one is a JSON 404, never the console's page with 200 (which a load balancer would read as ready).
  */
 export function mountConsole(app: Hono<AppEnv>, dir: string): void {
   // Read once, at start, into a fixed map: the files of a build never change while the server runs,
@@ -48,7 +49,7 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
 
   app.on(['GET', 'HEAD'], '*', async (c, next) => {
     const path = c.req.path;
-    if (path === '/api' || path.startsWith('/api/') || path === '/health') return next();
+    if (isServerPath(path)) return next();
     let relative: string;
     try {
       relative = decodeURIComponent(path);
@@ -56,6 +57,7 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
       return next();
     }
     relative = posix.normalize(relative);
+    if (isServerPath(relative)) return next();
     const asset = relative !== '/' ? files.get(relative) : undefined;
     if (asset) {
       const immutable = relative.startsWith('/assets/');
@@ -75,6 +77,13 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
       headers: { 'content-type': index.type, 'cache-control': 'no-cache', ...SECURITY_HEADERS },
     });
   });
+}
+
+/** The server's own path prefixes: its answers there are JSON, the console's page never. */
+const SERVER_PREFIXES = ['/api', '/auth', '/health'];
+
+function isServerPath(path: string): boolean {
+  return SERVER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 interface Asset {

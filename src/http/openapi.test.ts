@@ -76,6 +76,7 @@ describe('OpenAPI document', () => {
         'GET /api/openapi.json',
         'GET /api/docs',
         'GET /health',
+        'GET /health/ready',
       ].sort(),
     );
   });

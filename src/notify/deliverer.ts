@@ -1,4 +1,5 @@
 import { transact } from '../engine/transact.js';
+import { pauseSpanOf } from '../engine/pause-trace.js';
 import { HeedError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { newEvent, type EventData } from '../protocol/events.js';
@@ -43,7 +44,27 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
   let running: Promise<void> | undefined;
   let again = false;
 
+  /** One attempt, in a `heed.delivery` span of the trace of the pause that raised its action, when one was kept. */
   async function deliver(delivery: DeliveryRecord): Promise<void> {
+    const tracing = engine.tracing;
+    if (!tracing.enabled) return attempt(delivery);
+    const paused = await pauseSpanOf(engine.store, delivery.conversationId, delivery.actionId).catch(() => undefined);
+    return tracing.span(
+      'heed.delivery',
+      {
+        'heed.delivery.id': delivery.id,
+        'heed.delivery.event': delivery.event,
+        'heed.delivery.target': delivery.target.type,
+        'heed.delivery.attempt': delivery.attempts,
+        'heed.conversation_id': delivery.conversationId,
+        'heed.action_id': delivery.actionId,
+      },
+      () => attempt(delivery),
+      paused ? { parent: paused, links: [paused] } : {},
+    );
+  }
+
+  async function attempt(delivery: DeliveryRecord): Promise<void> {
     const store = engine.store;
     const at = () => engine.now();
     try {

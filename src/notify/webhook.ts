@@ -3,6 +3,7 @@ import type { WebhookConfig } from '../config.js';
 import type { DeliveryEvent } from '../store/store.js';
 import type { ActionView } from '../views.js';
 import type { ActionLinks } from './links.js';
+import { traceHeaders } from '../telemetry/context.js';
 
 /** A webhook's JSON body (docs/notifications.md). */
 export interface WebhookBody {
@@ -41,6 +42,8 @@ export async function postWebhook(
         'webhook-id': deliveryId,
         'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
         'webhook-signature': signature,
+        // The delivery's span (docs/operating-ops.md, Traces); nothing while traces are off.
+        ...traceHeaders(),
       },
       body: payload,
       // A redirect is a failure: the body and its signature go only where they were configured to go.

@@ -97,14 +97,18 @@ async function runStep(turn: Turn): Promise<void> {
   };
   let reply;
   try {
-    reply = await callModel(
-      must(agent.model, `The agent "${agent.name}" has no model.`),
-      prompt,
-      tools,
-      onDelta,
-      turn.abort.signal,
-      agent.name,
-    );
+    reply = await turn.engine.tracing.span('heed.model', { 'heed.agent': agent.name }, async (span) => {
+      const answered = await callModel(
+        must(agent.model, `The agent "${agent.name}" has no model.`),
+        prompt,
+        tools,
+        onDelta,
+        turn.abort.signal,
+        agent.name,
+      );
+      span.set({ 'heed.model.tokens': answered.tokens, 'heed.model.tool_calls': answered.toolCalls.length });
+      return answered;
+    });
   } finally {
     if (timer) clearTimeout(timer);
   }

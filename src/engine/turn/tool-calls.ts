@@ -14,6 +14,7 @@ import { LiveCall } from './live-call.js';
 import { eventToolOutput } from './tool-output.js';
 import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
 import type { Turn } from './turn.js';
+import { keepPauseSpan } from '../pause-trace.js';
 import type { LoggedOutput } from '../tool-result.js';
 
 export type StepOutcome = 'continue' | 'paused' | 'stop';
@@ -202,11 +203,13 @@ async function execute(
   const engine = turn.engine;
   let live = engine.liveCalls.get(call.toolCallId);
   let state: { signal?: AskSignal } = {};
+  let outcome: Awaited<ReturnType<LiveCall['next']>>;
   if (live) {
     // The tool kept running while it waited: hand it the answer it was waiting for.
     const waiting = live.waiting?.index;
     const answered = mine.find((entry) => entry.origin === 'live' && entry.journalIndex === waiting);
     if (answered) live.answer(answered);
+    outcome = await live.next();
   } else {
     if (mine.some((entry) => entry.origin === 'live')) {
       return error(
@@ -224,9 +227,17 @@ async function execute(
     );
     state = made.state;
     const tool = definition.execute;
-    live.start(() => tool(input, made.context));
+    const running = live;
+    // The span covers the tool's run until it returns, fails or waits for an answer; what it sends carries it.
+    outcome = await engine.tracing.span(
+      'heed.tool',
+      { 'heed.tool.name': call.toolName, 'heed.tool.call_id': call.toolCallId },
+      async () => {
+        running.start(() => tool(input, made.context));
+        return running.next();
+      },
+    );
   }
-  const outcome = await live.next();
   // What the person's answers to this tool's own requests say beyond what the tool hears (a declined question's note).
   const notes = afterResult(mine);
   if ('ask' in outcome) {
@@ -383,8 +394,15 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
       toolCallId: ask.toolCallId,
       toolName: ask.toolName,
     });
-  turn.event('turn.paused', { actionIds: asks.map((ask) => ask.id) });
-  await turn.flush();
+  const actionIds = asks.map((ask) => ask.id);
+  turn.event('turn.paused', { actionIds });
+  const engine = turn.engine;
+  // The span ends when the pause is stored. What becomes of its actions later, an answer hours after on
+  // another instance included, joins this trace through the span kept beside them (pause-trace.ts).
+  await engine.tracing.span('heed.pause', { 'heed.action_ids': actionIds }, async (span) => {
+    if (span.context) await keepPauseSpan(engine.store, turn.conversation.id, actionIds, span.context);
+    await turn.flush();
+  });
   return true;
 }
 

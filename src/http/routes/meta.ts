@@ -2,8 +2,9 @@ import { openApiDocument } from '../openapi.js';
 import { defineRoute, type Route } from '../route.js';
 import { healthResponse, openApiResponse } from '../schemas.js';
 import { docsPage } from '../docs-page.js';
+import { readyRoute } from './ready.js';
 
-/** Liveness, the OpenAPI document of `routes` (itself included) and a page that reads it. */
+/** Liveness, readiness, the OpenAPI document of `routes` (itself included) and a page that reads it. */
 export function metaRoutes(routes: () => Route[]): Route[] {
   let document: Record<string, unknown> | undefined;
   return [
@@ -19,6 +20,7 @@ export function metaRoutes(routes: () => Route[]): Route[] {
       },
       () => Response.json({ ok: true }),
     ),
+    readyRoute,
     defineRoute(
       {
         method: 'get',
