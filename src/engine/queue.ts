@@ -5,6 +5,8 @@ import { HeedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { newEvent, type NewEvent } from '../protocol/events.js';
 import type { TurnResult } from '../protocol/responses.js';
+import { messagePart } from '../protocol/views.js';
+import { z } from 'zod';
 import type { UpdateChange } from '../store/store.js';
 import type {
   ActionRecord,
@@ -15,6 +17,8 @@ import type {
   QueuedMessage,
 } from '../types.js';
 import { withdrawalWrites } from './withdraw.js';
+
+const storedParts = z.array(messagePart);
 
 /*
  * Messages sent while a turn runs, under `busyPolicy: 'queue'` (docs/concepts.md). A queued message is a
@@ -254,7 +258,8 @@ async function queuedParts(
 ): Promise<MessagePart[] | undefined> {
   const [event] = await engine.store.listEvents(conversationId, { after: entry.seq - 1, limit: 1 });
   if (event?.type !== 'message.queued' || event.data.messageId !== entry.id) return undefined;
-  return event.data.parts as unknown as MessagePart[];
+  // Written by this module as stored parts; read back through their shape, as any stored JSON is.
+  return storedParts.parse(event.data.parts);
 }
 
 /** The texts of the queued messages, for a conversation's snapshot (each one event read). */

@@ -66,15 +66,29 @@ export interface A2aPushConfig {
 export function a2aPushConfigs(conversation: { metadata: JsonObject | null }): A2aPushConfig[] {
   const kept = conversation.metadata?.[A2A_SETTINGS_KEY];
   if (typeof kept !== 'object' || kept === null || Array.isArray(kept) || !Array.isArray(kept.push)) return [];
-  return kept.push.filter(
-    (entry): entry is JsonObject =>
-      typeof entry === 'object' &&
-      entry !== null &&
-      !Array.isArray(entry) &&
-      typeof entry.id === 'string' &&
-      typeof entry.task === 'string' &&
-      typeof entry.url === 'string',
-  ) as unknown as A2aPushConfig[];
+  return kept.push.flatMap((entry): A2aPushConfig[] => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return [];
+    const { id, task, url, token, authentication: auth, maker } = entry;
+    if (typeof id !== 'string' || typeof task !== 'string' || typeof url !== 'string') return [];
+    const authentication =
+      typeof auth === 'object' &&
+      auth !== null &&
+      !Array.isArray(auth) &&
+      typeof auth.scheme === 'string' &&
+      typeof auth.credentials === 'string'
+        ? { scheme: auth.scheme, credentials: auth.credentials }
+        : undefined;
+    return [
+      {
+        id,
+        task,
+        url,
+        ...(typeof token === 'string' ? { token } : {}),
+        ...(authentication ? { authentication } : {}),
+        ...(typeof maker === 'string' || maker === null ? { maker } : {}),
+      },
+    ];
+  });
 }
 
 const HIDDEN = [REQUEST_SETTINGS_KEY, A2A_SETTINGS_KEY];

@@ -23,3 +23,11 @@ export const json = z.unknown();
 /** Any JSON (a tool's arguments, say): documented as any value, typed as what records hold. */
 export const jsonValue = z.custom<JsonValue>();
 export const isoTime = z.string().describe('ISO 8601 time, UTC');
+
+/**
+ * A value built only of JSON's own parts (a view, a card), as the JSON object it is: where TypeScript
+ * cannot see it (optional fields, unions), the one place that says so.
+ */
+export function asJsonObject(value: object): JsonObject {
+  return value as JsonObject;
+}

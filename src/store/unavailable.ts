@@ -87,7 +87,7 @@ const guarded = Symbol.for('heed.guarded-store');
  * as it is), so whoever meets one, wherever, can tell the database from the agent or the request.
  */
 export function guardStore(store: Store): Store {
-  if ((store as unknown as Record<symbol, unknown>)[guarded]) return store;
+  if (Reflect.get(store, guarded)) return store;
   const wrapped = new Map<PropertyKey, unknown>();
   const translate = (error: unknown): never => {
     throw !HeedError.isInstance(error) && isStoreOutage(error) ? storeUnavailable(error) : error;

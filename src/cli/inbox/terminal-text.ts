@@ -35,7 +35,7 @@ const safeMarker = Symbol.for('heed.terminalSafeClient');
  * server arrives `terminalSafe`, so no view can print a server's text raw.
  */
 export function terminalSafeClient<T extends HeedClient>(client: T): T {
-  if ((client as unknown as Record<symbol, unknown>)[safeMarker]) return client;
+  if (Reflect.get(client, safeMarker)) return client;
   return wrap(client) as T;
 }
 

@@ -1,6 +1,7 @@
 import type { AgentConfig } from '../../config.js';
 import { kinds, type ActionKind } from '../../kinds/index.js';
 import type { JsonObject } from '../../types.js';
+import { asJsonObject } from '../../protocol/values.js';
 import { responseSchema } from '../ag-ui/events.js';
 
 /*
@@ -89,6 +90,6 @@ export function agentCard(agent: AgentConfig, baseUrl: string, { tools }: { tool
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain', 'application/json'],
-    skills: skills as unknown as JsonObject[],
+    skills: skills.map(asJsonObject),
   };
 }

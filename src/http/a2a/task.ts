@@ -4,6 +4,7 @@ import type { Heed } from '../../heed.js';
 import type { HeedHooks } from '../../hooks.js';
 import { kindOf } from '../../kinds/index.js';
 import type { ActionRecord, ConversationRecord, JsonObject, MessageRecord } from '../../types.js';
+import { asJsonObject } from '../../protocol/values.js';
 import { actionView } from '../../views.js';
 import { actionResponseSchema } from '../ag-ui/events.js';
 
@@ -192,7 +193,7 @@ function pendingPart(host: HeedHooks, agent: string, action: ActionRecord): A2aP
       toolName: action.toolName,
       message: kind.presentation.headline?.(view) ?? kind.presentation.summary(view),
       answeredHere: (kind.a2aPause ?? 'input_required') === 'input_required',
-      action: view as unknown as JsonObject,
+      action: asJsonObject(view),
       answerSchema: actionResponseSchema(kind, view),
       ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     },

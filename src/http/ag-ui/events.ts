@@ -2,6 +2,7 @@ import type { BaseEvent, Interrupt, Message, RunFinishedOutcome, ToolCall } from
 import { z } from 'zod';
 import { kindOf, type ActionKind } from '../../kinds/index.js';
 import type { ActionRecord, EventRecord, JsonObject, MessageRecord, ToolOutput } from '../../types.js';
+import { asJsonObject } from '../../protocol/values.js';
 import type { ActionView } from '../../views.js';
 
 /*
@@ -113,7 +114,7 @@ export function interruptOf(action: ActionRecord, view: ActionView): Interrupt {
     ...(action.expiresAt ? { expiresAt: action.expiresAt } : {}),
     // The action as the HTTP API shows it (every question with its options and inputs, an approval's
     // arguments and schema, a URL): a client that knows only AG-UI draws the form from it, guessing nothing.
-    metadata: { heed: { kind: action.kind, toolName: action.toolName, action: view as unknown as JsonObject } },
+    metadata: { heed: { kind: action.kind, toolName: action.toolName, action: asJsonObject(view) } },
   };
 }
 

@@ -124,7 +124,7 @@ export function mountMcpServer(
     const id = c.req.header('mcp-session-id');
     if (id) {
       const session = sessions.get(id);
-      // Someone else's session is as unknown as a closed one: its id tells them nothing.
+      // Someone else's session is as unknown to them as a closed one: its id tells them nothing.
       if (!session || session.userId !== caller.userId)
         throw new HeedError('not_found', 'There is no MCP session with that id: initialize a new one.');
       session.usedAt = Date.now();
