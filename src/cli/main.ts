@@ -4,12 +4,14 @@ import { HeedError } from '../errors.js';
 import { errorFields, jsonLogger } from '../logger.js';
 import { EXIT, databaseUrlProblem, heedVersion, startProblem } from './problems.js';
 import { serve } from './serve.js';
+import { operateUsage, runOperate } from './operate.js';
 import { stopWhenParentEnds } from './parent-watch.js';
 
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1] [--log json]
        heed inbox [--url http://127.0.0.1:3000] [--token <token>] [--json]   (heed inbox --help for its keys)
        heed inbox --login [--url …]   sign the terminal in through the browser (--logout revokes it)
        heed mcp --url <server> [--token <token>]   a stdio MCP server forwarding to <server>/mcp (heed mcp --help)
+${operateUsage}
        heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
@@ -41,11 +43,12 @@ export async function main(argv: string[]): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'inbox') return runInboxCommand(rest);
+  if (command === 'audit' || command === 'erase') return runOperate(command, rest);
   // Loaded only when asked for: heed serve never loads the MCP SDK's client for it.
   if (command === 'mcp') return (await import('./mcp-bridge.js')).runMcpBridge(rest);
   if (command !== 'serve') {
     console.error(
-      `heed: there is no command "${command}"; the commands are serve, inbox and mcp (heed --help shows them).`,
+      `heed: there is no command "${command}"; the commands are serve, inbox, mcp, audit and erase (heed --help shows them).`,
     );
     return EXIT.usage;
   }

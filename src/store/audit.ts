@@ -131,27 +131,40 @@ export function withDisplay(
 export type ChainCheck = { ok: true; count: number } | { ok: false; seq: number; reason: string };
 
 /**
- * Checks entries in order against the chain's rule, from `anchor` (a prevHash; absent: the first entry's own,
- * which must be 64 zeros when it is seq 1).
+ * Checks entries one by one, in order, against the chain's rule, from `anchor` (absent: the first entry's own
+ * prevHash, which must be 64 zeros when it is seq 1). `next` answers the first failure; `done` the count.
  */
-export function verifyChain(entries: Iterable<AuditEntry>, anchor?: AuditAnchor): ChainCheck {
+export function chainChecker(anchor?: AuditAnchor) {
   let count = 0;
-  let previous: { seq: number; hash: string } | undefined = anchor;
+  let previous: AuditAnchor | undefined = anchor;
+  return {
+    next(entry: AuditEntry): Extract<ChainCheck, { ok: false }> | undefined {
+      if (previous === undefined && entry.seq === 1 && entry.prevHash !== ZERO_HASH)
+        return { ok: false, seq: entry.seq, reason: 'the first entry does not start from 64 zeros' };
+      if (previous !== undefined) {
+        if (entry.seq !== previous.seq + 1)
+          return { ok: false, seq: entry.seq, reason: `seq ${previous.seq + 1} is missing before it` };
+        if (entry.prevHash !== previous.hash)
+          return { ok: false, seq: entry.seq, reason: 'its prevHash is not the hash of the entry before' };
+      }
+      if (auditHash(entry) !== entry.hash)
+        return { ok: false, seq: entry.seq, reason: 'its hash does not match its fields' };
+      previous = { seq: entry.seq, hash: entry.hash };
+      count++;
+      return undefined;
+    },
+    done: (): ChainCheck => ({ ok: true, count }),
+  };
+}
+
+/** `chainChecker` over a list. */
+export function verifyChain(entries: Iterable<AuditEntry>, anchor?: AuditAnchor): ChainCheck {
+  const checker = chainChecker(anchor);
   for (const entry of entries) {
-    if (previous === undefined && entry.seq === 1 && entry.prevHash !== ZERO_HASH)
-      return { ok: false, seq: entry.seq, reason: 'the first entry does not start from 64 zeros' };
-    if (previous !== undefined) {
-      if (entry.seq !== previous.seq + 1)
-        return { ok: false, seq: entry.seq, reason: `seq ${previous.seq + 1} is missing` };
-      if (entry.prevHash !== previous.hash)
-        return { ok: false, seq: entry.seq, reason: 'its prevHash is not the hash of the entry before' };
-    }
-    if (auditHash(entry) !== entry.hash)
-      return { ok: false, seq: entry.seq, reason: 'its hash does not match its fields' };
-    previous = { seq: entry.seq, hash: entry.hash };
-    count++;
+    const bad = checker.next(entry);
+    if (bad) return bad;
   }
-  return { ok: true, count };
+  return checker.done();
 }
 
 function stripUndefined<T extends object>(value: T): T {

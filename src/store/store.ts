@@ -420,6 +420,8 @@ export interface Erasure {
   valuePrefixes: string[];
   /** Whole scopes deleted. */
   valueScopes: string[];
+  /** The erasure's own audit entry, appended in its transaction. */
+  audit?: AuditAppend;
 }
 
 /** What an erasure did: conversations and actions deleted, records where the id was replaced. */

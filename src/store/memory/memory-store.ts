@@ -420,7 +420,7 @@ export function memoryStore(): Store {
     },
 
     async erasePerson(erasure) {
-      return erasePerson({ entries, deliveries, values, people: audit.people }, erasure);
+      return erasePerson({ entries, deliveries, values, people: audit.people, audit: audit.append }, erasure);
     },
 
     async close() {},

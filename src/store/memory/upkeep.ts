@@ -111,6 +111,7 @@ export function erasePerson(
     deliveries: Map<string, DeliveryRecord>;
     values: Map<string, Map<string, string>>;
     people: Map<string, string>;
+    audit: (append: AuditAppend | undefined) => void;
   },
   erasure: Erasure,
 ): ErasureCounts {
@@ -139,5 +140,6 @@ export function erasePerson(
     for (const [key, value] of scoped) if (key === erasure.userId || value.includes(quoted)) scoped.delete(key);
   }
   state.people.delete(erasure.auditKey);
+  state.audit(erasure.audit);
   return counts;
 }

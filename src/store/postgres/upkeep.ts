@@ -190,6 +190,7 @@ export function postgresUpkeep(open: () => Promise<{ pool: PoolLike }>, t: (tabl
             [prefix, erasure.userId, quoted],
           );
         await run(`DELETE FROM ${t('audit_people')} WHERE key = $1`, [erasure.auditKey]);
+        if (erasure.audit) await append(run, erasure.audit);
         return { conversations: own.length, actions: Number(count), replaced };
       });
     },

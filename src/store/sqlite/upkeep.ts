@@ -126,6 +126,7 @@ export function sqliteUpkeep(db: Database.Database) {
           for (const prefix of erasure.valuePrefixes)
             q.dropNaming.run({ prefix, id: erasure.userId, quoted: params.quoted });
           q.dropPerson.run(erasure.auditKey);
+          append(erasure.audit);
           return { conversations: own.length, actions, replaced };
         })
         .immediate();
