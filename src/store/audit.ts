@@ -106,7 +106,7 @@ export function chainAfter(head: AuditAnchor, entries: NewAuditEntry[]): Array<{
   let { seq, hash } = head;
   for (const next of entries) {
     seq += 1;
-    const entry: ChainedEntry = { ...stripUndefined(next), seq, prevHash: hash };
+    const entry: ChainedEntry = { ...next, seq, prevHash: hash };
     hash = auditHash(entry);
     out.push({ entry, hash });
   }
@@ -167,6 +167,15 @@ export function verifyChain(entries: Iterable<AuditEntry>, anchor?: AuditAnchor)
   return checker.done();
 }
 
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+/** At most this many entries are pruned a call (the sweep's next run takes the rest). */
+export const PRUNE_BATCH = 10_000;
+
+/** Of the oldest entries (in seq order), the last of those before `before` with none after it from the front. */
+export function lastToPrune<T extends { at: number }>(front: T[], before: number): T | undefined {
+  let last: T | undefined;
+  for (const row of front) {
+    if (row.at >= before) break;
+    last = row;
+  }
+  return last;
 }

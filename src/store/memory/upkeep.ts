@@ -1,4 +1,12 @@
-import { chainAfter, withDisplay, ZERO_HASH, type AuditAnchor, type AuditAppend, type ChainedEntry } from '../audit.js';
+import {
+  chainAfter,
+  PRUNE_BATCH,
+  withDisplay,
+  ZERO_HASH,
+  type AuditAnchor,
+  type AuditAppend,
+  type ChainedEntry,
+} from '../audit.js';
 import type { AuditPage, DeliveryRecord, Erasure, ErasureCounts } from '../store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../../types.js';
 import { pageSize } from '../values.js';
@@ -42,7 +50,7 @@ export function memoryAudit() {
     anchor: () => ({ ...anchor }),
     prune(before: string): number {
       let count = 0;
-      while (log.length > 0 && Date.parse(log[0].entry.at) < Date.parse(before)) {
+      while (count < PRUNE_BATCH && log.length > 0 && Date.parse(log[0].entry.at) < Date.parse(before)) {
         const gone = log.shift()!;
         anchor = { seq: gone.entry.seq, hash: gone.hash };
         count++;

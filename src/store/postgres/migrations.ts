@@ -198,7 +198,6 @@ export const migrations: Migration[] = [
     version: 30,
     sql: `
       CREATE TABLE {schema}.audit_log (seq BIGINT PRIMARY KEY, at BIGINT NOT NULL, entry TEXT NOT NULL, hash TEXT NOT NULL);
-      CREATE INDEX audit_log_at ON {schema}.audit_log (at);
       CREATE TABLE {schema}.audit_people (key TEXT COLLATE "C" PRIMARY KEY, user_id TEXT NOT NULL);
       CREATE TABLE {schema}.audit_chain (
         id INTEGER PRIMARY KEY CHECK (id = 1),

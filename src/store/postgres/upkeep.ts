@@ -1,4 +1,12 @@
-import { chainAfter, withDisplay, type AuditAnchor, type AuditAppend, type ChainedEntry } from '../audit.js';
+import {
+  chainAfter,
+  lastToPrune,
+  PRUNE_BATCH,
+  withDisplay,
+  type AuditAnchor,
+  type AuditAppend,
+  type ChainedEntry,
+} from '../audit.js';
 import type { AuditPage, Erasure, ErasureCounts } from '../store.js';
 import { ms } from '../times.js';
 import { pageSize } from '../values.js';
@@ -117,9 +125,14 @@ export function postgresUpkeep(open: () => Promise<{ pool: PoolLike }>, t: (tabl
       return transaction(async (run) => {
         // The head's lock: no append chains onto entries while the front goes.
         await run(`SELECT 1 FROM ${t('audit_chain')} WHERE id = 1 FOR UPDATE`);
-        const [last] = await run<{ seq: string; hash: string }>(
-          `SELECT seq, hash FROM ${t('audit_log')} WHERE at < $1 ORDER BY seq DESC LIMIT 1`,
-          [ms(before)],
+        // From the front, in seq order: an entry whose clock ran behind never leaves a hole in the chain.
+        const front = await run<{ seq: string; hash: string; at: string }>(
+          `SELECT seq, hash, at FROM ${t('audit_log')} ORDER BY seq LIMIT $1`,
+          [PRUNE_BATCH],
+        );
+        const last = lastToPrune(
+          front.map((row) => ({ ...row, at: Number(row.at) })),
+          ms(before),
         );
         if (!last) return 0;
         await run(`UPDATE ${t('audit_chain')} SET anchor_seq = $1, anchor_hash = $2 WHERE id = 1`, [

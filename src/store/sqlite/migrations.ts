@@ -224,7 +224,6 @@ export const migrations: Migration[] = [
     version: 30,
     sql: `
       CREATE TABLE audit_log (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, entry TEXT NOT NULL, hash TEXT NOT NULL) STRICT;
-      CREATE INDEX audit_log_at ON audit_log (at);
       CREATE TABLE audit_people (key TEXT PRIMARY KEY, user_id TEXT NOT NULL) STRICT, WITHOUT ROWID;
       CREATE TABLE audit_chain (
         id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { chainAfter, withDisplay, type AuditAnchor, type AuditAppend, type ChainedEntry } from '../audit.js';
+import {
+  chainAfter,
+  lastToPrune,
+  PRUNE_BATCH,
+  withDisplay,
+  type AuditAnchor,
+  type AuditAppend,
+  type ChainedEntry,
+} from '../audit.js';
 import type { AuditPage, Erasure, ErasureCounts } from '../store.js';
 import { ms } from '../times.js';
 import { pageSize } from '../values.js';
@@ -85,7 +93,9 @@ export function sqliteUpkeep(db: Database.Database) {
       return db
         .transaction(() => {
           const q = prepared();
-          const last = q.lastBefore.get(ms(before)) as { seq: number; hash: string } | undefined;
+          // From the front, in seq order: an entry whose clock ran behind never leaves a hole in the chain.
+          const front = q.front.all(PRUNE_BATCH) as Array<{ seq: number; hash: string; at: number }>;
+          const last = lastToPrune(front, ms(before));
           if (!last) return 0;
           q.setAnchor.run(last.seq, last.hash);
           return q.pruneTo.run(last.seq).changes;
@@ -156,7 +166,7 @@ function prepare(db: Database.Database) {
        LEFT JOIN audit_people b ON b.key = json_extract(l.entry, '$.onBehalfOfKey')
        WHERE l.seq > @after AND l.at >= @since ORDER BY l.seq LIMIT @limit`,
     ),
-    lastBefore: db.prepare('SELECT seq, hash FROM audit_log WHERE at < ? ORDER BY seq DESC LIMIT 1'),
+    front: db.prepare('SELECT seq, hash, at FROM audit_log ORDER BY seq LIMIT ?'),
     pruneTo: db.prepare('DELETE FROM audit_log WHERE seq <= ?'),
     finished: db.prepare(
       `SELECT key, id FROM conversations c WHERE status = 'idle' AND updated_at < ? AND queue IS NULL
