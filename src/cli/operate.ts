@@ -81,7 +81,8 @@ export async function runOperate(
     if (command === 'erase') {
       const counts = await erasePerson(store, {
         userId: values.user!,
-        by: null,
+        // Whoever holds the database: no signed-in person.
+        by: 'system:cli',
         surface: 'cli',
         at: new Date().toISOString(),
         ...signInValuesOf(values.user!),

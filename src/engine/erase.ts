@@ -5,7 +5,7 @@ import { DELEGATION_SCOPE } from './delegation.js';
 /** Who erases whom, and the values above the engine that name the person (sign-in's sessions and tokens). */
 export interface EraseInput {
   userId: string;
-  /** The admin who erases (null: the CLI, run by whoever holds the database). */
+  /** The admin who erases (`system:cli`: `heed erase`, run by whoever holds the database). */
   by: string | null;
   surface: string;
   at: string;

@@ -187,6 +187,8 @@ describe('the audit log over HTTP', () => {
     // Ada answers in bob's conversation as his delegate: that record stays, with a pseudonym.
     expect((await api('PUT', '/api/me/delegation', { token: 'bob', body: { to: 'ada' } })).status).toBe(200);
     const { id: bobs, actionId } = await refundAnswered(api, 'bob', 'ada');
+    const made = await api('POST', '/api/me/tokens', { token: 'ada', body: { name: 'laptop', scopes: ['read'] } });
+    expect((await api('GET', '/api/me', { token: made.body.token })).status).toBe(200);
     const bytes = () => Buffer.concat([readFileSync(path), readFileSync(`${path}-wal`, { flag: 'a+' })]);
     expect(bytes().includes(marker)).toBe(true);
 
@@ -196,6 +198,8 @@ describe('the audit log over HTTP', () => {
     expect(erased.body.replaced).toBeGreaterThan(0);
 
     expect(bytes().includes(marker)).toBe(false);
+    // Her personal token is gone with her.
+    expect((await api('GET', '/api/me', { token: made.body.token })).status).toBe(401);
     expect((await api('GET', `/api/conversations/${theirs}`, { token: 'root' })).status).toBe(404);
     const action = (await api('GET', `/api/conversations/${bobs}/actions`, { token: 'bob' })).body.actions.find(
       (entry: Any) => entry.id === actionId,
@@ -208,5 +212,30 @@ describe('the audit log over HTTP', () => {
     expect(audit.find((entry) => entry.verb === 'answer').actor).toBe(action.resolvedBy);
     expect(audit.at(-1)).toMatchObject({ verb: 'erase', actor: 'root', decision: action.resolvedBy });
     expect(JSON.stringify(audit)).not.toContain('"ada"');
+  });
+
+  it('heed erase --user erases from the command line, as the route does', async () => {
+    const { api, path } = await start();
+    await refundAnswered(api, 'bob', 'bob');
+    await server!.close();
+    server = undefined;
+    const out: string[] = [];
+    const code = await runOperate('erase', ['--user', 'bob', '--db', path], {
+      out: (line) => out.push(line),
+      err: (line) => out.push(line),
+      env: {},
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out[0])).toEqual({ conversations: 1, actions: 1, replaced: 0 });
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT count(*) FROM conversations').pluck().get()).toBe(0);
+    const entries = db.prepare('SELECT entry FROM audit_log ORDER BY seq').pluck().all() as string[];
+    db.close();
+    expect(entries.map((entry) => JSON.parse(entry).verb)).toEqual(['answer', 'erase']);
+    expect(JSON.parse(entries[1])).toMatchObject({
+      actorKey: 'system:cli',
+      surface: 'cli',
+      decision: expect.stringMatching(/^erased:[0-9a-f]{8}$/),
+    });
   });
 });
