@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperate } from '../src/cli/operate.js';
 import { postgresStore } from '../src/store/postgres/postgres-store.js';
-import { startServer, tokens } from './http-fixtures.js';
+import { startServer, tokens, type TestServer } from './http-fixtures.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from './pg.js';
 
 /*
@@ -21,7 +21,7 @@ describe.skipIf(!pgServer)(`the audit log on PostgreSQL${pgServer ? '' : ` (${pg
   });
 
   it('two instances write one chain; verify finds the changed entry', async () => {
-    const servers = [];
+    const servers: TestServer[] = [];
     for (let index = 0; index < 2; index++)
       servers.push(
         await startServer({ store: postgresStore({ connectionString: database!.url, max: 4 }), auth: { tokens } }),
