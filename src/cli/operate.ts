@@ -57,7 +57,8 @@ export async function runOperate(
   }
 
   if (sub === 'verify' && values.file !== undefined) return verifyFile(values.file, io);
-  if (command === 'erase' && !values.user?.trim()) {
+  const user = values.user ?? '';
+  if (command === 'erase' && user.trim() === '') {
     io.err('heed erase: name the person with --user <id>.');
     return EXIT.usage;
   }
@@ -80,12 +81,12 @@ export async function runOperate(
     await store.migrate();
     if (command === 'erase') {
       const counts = await erasePerson(store, {
-        userId: values.user!,
+        userId: user,
         // Whoever holds the database: no signed-in person.
         by: 'system:cli',
         surface: 'cli',
         at: new Date().toISOString(),
-        ...signInValuesOf(values.user!),
+        ...signInValuesOf(user),
       });
       io.out(JSON.stringify(counts));
       return EXIT.ok;

@@ -42,7 +42,7 @@ export function personKey(key: string, userId: string): string {
   let pseudonym = made.get(cacheKey);
   if (pseudonym === undefined) {
     pseudonym = `p_${hmacHex(key, userId).slice(0, 16)}`;
-    if (made.size >= MADE_KEPT) made.delete(made.keys().next().value!);
+    if (made.size >= MADE_KEPT) made.clear();
     made.set(cacheKey, pseudonym);
   }
   return pseudonym;

@@ -50,8 +50,12 @@ export function memoryAudit() {
     anchor: () => ({ ...anchor }),
     prune(before: string): number {
       let count = 0;
-      while (count < PRUNE_BATCH && log.length > 0 && Date.parse(log[0].entry.at) < Date.parse(before)) {
-        const gone = log.shift()!;
+      for (
+        let gone = log[0];
+        gone && count < PRUNE_BATCH && Date.parse(gone.entry.at) < Date.parse(before);
+        gone = log[0]
+      ) {
+        log.shift();
         anchor = { seq: gone.entry.seq, hash: gone.hash };
         count++;
       }
