@@ -3,6 +3,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { progress, type BenchRow, type WorkloadResult } from './report.js';
 import { runW1 } from './w1-approval.js';
+import { runW1Audit } from './w1-audit.js';
 import { runW1Postgres } from './w1-postgres.js';
 import { runW2 } from './w2-parked.js';
 import { runW3 } from './w3-contention.js';
@@ -22,6 +23,10 @@ const started = new Date();
 const sections: Array<{ title: string; result?: WorkloadResult; note?: string }> = [];
 
 sections.push({ title: 'W1 approval round trip', result: await runW1({ warmup: 300, cycles: w1Cycles }) });
+sections.push({
+  title: 'W1 with and without the audit log',
+  result: await runW1Audit({ warmup: 300, cycles: w1Cycles }),
+});
 sections.push(
   postgresSection(
     'W1 approval round trip on PostgreSQL',

@@ -10,7 +10,15 @@ import { isIP } from 'node:net';
 import { approvalPolicyProblems } from './kinds/approval-policy.js';
 import { clip } from './kinds/clip.js';
 import { z } from 'zod';
-import type { AgentConfig, AuthConfig, ChannelsConfig, HeedConfig, HeedOptions, IntakeConfig } from './config.js';
+import type {
+  AgentConfig,
+  AuthConfig,
+  ChannelsConfig,
+  HeedConfig,
+  HeedOptions,
+  IntakeConfig,
+  RetentionConfig,
+} from './config.js';
 import type { Caller } from './caller.js';
 import type { ActionRecord, ConversationRecord } from './types.js';
 import type { ActionView } from './views.js';
@@ -816,6 +824,17 @@ const corsShape = {
     ),
 };
 
+const days = z.number({ error: 'expected a number of days' }).positive('expected more than 0');
+
+const retentionShape = {
+  finishedDays: days.describe(
+    'Days after its last change that a conversation with nothing pending, running or queued is deleted, with everything it holds.',
+  ),
+  auditDays: days
+    .optional()
+    .describe('Days audit entries are kept (pruned from the front, the chain anchored). Default: forever.'),
+};
+
 const optionsShape = {
   agents: z
     .array(strict(agentShape).superRefine(oneWayToRun), { error: 'expected a list of agents' })
@@ -850,6 +869,11 @@ const optionsShape = {
   sweepIntervalMs: duration
     .default(60_000)
     .describe('How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself).'),
+  retention: strict(retentionShape)
+    .optional()
+    .describe(
+      'How long the sweep keeps finished conversations and audit entries (docs/operating.md#retention); without it nothing is deleted.',
+    ),
   leaseMs: z
     .number({ error: 'expected a number' })
     .positive('expected more than 0')
@@ -956,6 +980,7 @@ export const configGroups = {
   'channels.teams': teamsShape,
   'channels.gchat': gchatShape,
   cors: corsShape,
+  retention: retentionShape,
   'auth.trustedHeader': trustedHeaderShape,
   'auth.trustedHeader.assertion': assertionShape,
 } satisfies Record<string, z.ZodRawShape>;
@@ -1083,4 +1108,5 @@ export const shapesMatch: [
   SameKeys<HeedOptions, typeof optionsShape>,
   SameKeys<HeedConfig, typeof configShape>,
   SameKeys<ChannelsConfig, typeof channelsShape>,
-] = [true, true, true, true, true, true];
+  SameKeys<RetentionConfig, typeof retentionShape>,
+] = [true, true, true, true, true, true, true];

@@ -110,6 +110,14 @@ export interface ChannelsConfig {
   gchat?: GchatChannelConfig;
 }
 
+/** Retention (docs/operating.md#retention). */
+export interface RetentionConfig {
+  /** Days after its last change that a finished conversation (nothing pending, running or queued) is deleted. */
+  finishedDays: number;
+  /** Days audit entries are kept; absent: forever. */
+  auditDays?: number;
+}
+
 export interface HeedOptions {
   agents: AgentConfig[];
   /**
@@ -129,6 +137,8 @@ export interface HeedOptions {
   busyPolicy?: BusyPolicy;
   /** How often the lapse sweep runs, in ms; 0 turns the timer off (call `expireDue()` yourself). */
   sweepIntervalMs?: number;
+  /** How long the sweep keeps finished conversations and audit entries (docs/operating.md); without it nothing is deleted. */
+  retention?: RetentionConfig;
   /** How long a running turn's claim lasts before another instance may take it over. */
   leaseMs?: number;
   /** The clock (tests move it). */

@@ -6,6 +6,7 @@ import { kindOf } from './kinds/index.js';
 import { questionResolutionFrom } from './kinds/question/shorthand.js';
 import { cancelConversation } from './engine/cancel.js';
 import { expireDue, type SweepReport } from './engine/lapse.js';
+import { applyRetention } from './engine/retention.js';
 import { extendAction, type ExtendOptions } from './engine/extend.js';
 import { settleAction, type SettleOptions } from './engine/settle.js';
 import type { ResolutionInput } from './protocol/resolution-input.js';
@@ -272,7 +273,11 @@ export function createHeed(options: HeedOptions): Heed {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> | undefined;
   const sweep = () => {
-    sweeping ??= whenReady(() => expireDue(engine))
+    // Retention runs after the lapses, so a conversation lapsed now is not a candidate in the same run.
+    sweeping ??= whenReady(async () => {
+      await expireDue(engine);
+      await applyRetention(engine.store, options.retention, engine.now());
+    })
       .catch((error: unknown) => {
         // A failed start is reported by `ready()`; any other failure is the sweep's own, tried again next interval.
         if (!started) return;

@@ -18,8 +18,10 @@ import {
   type HeldDelegation,
 } from './engine/delegation.js';
 import { HeedError } from './errors.js';
+import { recordAudit, type AuditInput } from './engine/audit.js';
+import { erasePerson, type EraseInput } from './engine/erase.js';
 import type { Notifier } from './notify/notifier.js';
-import type { Store } from './store/store.js';
+import type { ErasureCounts, Store } from './store/store.js';
 import type { ActionRecord, EventRecord, StoredResolution } from './types.js';
 import type { Caller } from './caller.js';
 import { kindOf } from './kinds/index.js';
@@ -95,6 +97,12 @@ export interface HeedHooks {
    * current list and returns the new one, written with compare-and-set; resolves with the list written.
    */
   editA2aPush(conversationId: string, edit: (configs: A2aPushConfig[]) => A2aPushConfig[]): Promise<A2aPushConfig[]>;
+  /** Appends decisions that change no conversation to the audit log (sign-ins, personal tokens). */
+  audit(inputs: AuditInput[]): Promise<void>;
+  /** Erases a person (docs/operating.md); `valuesOf` names what sign-in keeps of them. */
+  erase(input: Omit<EraseInput, 'at'>): Promise<ErasureCounts>;
+  /** The audit log, its anchor, and the chain's check (admins' routes). */
+  readonly auditLog: Pick<Store, 'listAudit' | 'auditAnchor'>;
   /** A signed-in person's delegation (docs/approvals.md, Delegation), read and set at the engine's clock. */
   readonly delegation: {
     /** Theirs in force, and the ones they hold for others. */
@@ -147,6 +155,9 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
       );
       return result.value;
     },
+    audit: (inputs) => recordAudit(engine.store, inputs),
+    erase: (input) => erasePerson(engine.store, { ...input, at: engine.now() }),
+    auditLog: engine.store,
     delegation: {
       get: async (userId) => ({
         delegation: (await delegationOf(engine.store, userId, engine.now())) ?? null,
@@ -158,7 +169,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
         engine.bus.accessChanged();
       },
       clear: async (userId) => {
-        await clearDelegation(engine.store, userId);
+        await clearDelegation(engine.store, userId, engine.now());
         engine.bus.accessChanged();
       },
     },

@@ -120,8 +120,26 @@ export default defineConfig({ agents: [{ name: 'payments', model: scriptedModel(
     expect(option.stderr).toBe(`heed serve: Unknown option '--prot' (heed serve --help lists the options).\n`);
     expect(command.code).toBe(2);
     expect(command.stderr).toBe(
-      'heed: there is no command "srve"; the commands are serve, inbox, mcp and backup (heed --help shows them).\n',
+      'heed: there is no command "srve"; the commands are serve, inbox, mcp, backup, audit and erase (heed --help shows them).\n',
     );
+  });
+
+  it('heed audit and heed erase: a wrong line is exit 2, a missing database or file exit 1 or 2, each with its sentence', async () => {
+    const missing = join(dir, 'nowhere.db');
+    const [bare, noUser, noDb, noFile] = await Promise.all([
+      heed(['audit']),
+      heed(['erase', '--db', missing]),
+      heed(['audit', 'verify', '--db', missing]),
+      heed(['audit', 'verify', '--file', join(dir, 'nowhere.jsonl')]),
+    ]);
+    expect([bare.code, bare.stderr]).toEqual([2, 'heed audit: say export or verify (heed --help shows them).\n']);
+    expect([noUser.code, noUser.stderr]).toEqual([2, 'heed erase: name the person with --user <id>.\n']);
+    expect([noDb.code, noDb.stderr]).toEqual([
+      2,
+      `heed audit verify: there is no database at ${missing} (--db names it).\n`,
+    ]);
+    expect(noFile.code).toBe(1);
+    expect(noFile.stderr).toContain('cannot read');
   });
 
   it('--version prints the version and exits 0', async () => {

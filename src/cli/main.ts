@@ -4,6 +4,7 @@ import { HeedError } from '../errors.js';
 import { errorFields, jsonLogger } from '../logger.js';
 import { EXIT, databaseUrlProblem, heedVersion, startProblem } from './problems.js';
 import { serve } from './serve.js';
+import { operateUsage, runOperate } from './operate.js';
 import { stopWhenParentEnds } from './parent-watch.js';
 
 const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --database-url postgres://…] [--port 3000] [--host 127.0.0.1] [--log json]
@@ -11,6 +12,7 @@ const usage = `Usage: heed serve [--config heed.config.ts] [--db ./heed.db | --d
        heed inbox --login [--url …]   sign the terminal in through the browser (--logout revokes it)
        heed mcp --url <server> [--token <token>]   a stdio MCP server forwarding to <server>/mcp (heed mcp --help)
        heed backup [--db ./heed.db] --to <file>   copy the SQLite store while it serves (heed backup --help)
+${operateUsage}
        heed --version
 
   --config <file>   a .ts, .js or .mjs file that default-exports defineConfig({ agents, ... });
@@ -42,12 +44,13 @@ export async function main(argv: string[]): Promise<number> {
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === 'inbox') return runInboxCommand(rest);
+  if (command === 'audit' || command === 'erase') return runOperate(command, rest);
   // Loaded only when asked for: heed serve never loads the MCP SDK's client for it.
   if (command === 'mcp') return (await import('./mcp-bridge.js')).runMcpBridge(rest);
   if (command === 'backup') return (await import('./backup.js')).runBackup(rest);
   if (command !== 'serve') {
     console.error(
-      `heed: there is no command "${command}"; the commands are serve, inbox, mcp and backup (heed --help shows them).`,
+      `heed: there is no command "${command}"; the commands are serve, inbox, mcp, backup, audit and erase (heed --help shows them).`,
     );
     return EXIT.usage;
   }

@@ -263,3 +263,12 @@ function voteRefusal(
         : 'You are not among the approvers of this request.';
   return new HeedError('action_forbidden', why, { details: { actionId: action.id } });
 }
+
+/**
+ * The routes that act on every person's records (erasing a person, reading the audit log): admins only
+ * (`caller.admin`, from `auth.admins`), not the operators of `notify.operators`. 403 `forbidden` otherwise.
+ */
+export function mustBeAdmin(caller: Caller | undefined, what: string): void {
+  if (caller?.admin === true) return;
+  throw new HeedError('forbidden', `Only the admins named in auth.admins may ${what}.`);
+}

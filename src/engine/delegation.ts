@@ -1,4 +1,5 @@
 import { HeedError } from '../errors.js';
+import { recordAudit } from './audit.js';
 import { byId } from '../groups.js';
 import { namesApprover } from '../kinds/approval-policy.js';
 import type { Store } from '../store/store.js';
@@ -25,13 +26,14 @@ export interface HeldDelegation {
   until?: string;
 }
 
-const SCOPE = 'heed:delegation';
+/** Where delegations are kept: key = who delegates, value = JSON naming the delegate. */
+export const DELEGATION_SCOPE = 'heed:delegation';
 const MAX_ID = 200;
 
 /** The delegations in force at `now`, keyed by who delegated. */
 async function allInForce(store: Store, now: string): Promise<Map<string, Delegation>> {
   const held = new Map<string, Delegation>();
-  for (const { key, value } of await store.listValues(SCOPE)) {
+  for (const { key, value } of await store.listValues(DELEGATION_SCOPE)) {
     try {
       const parsed = JSON.parse(value) as Delegation;
       if (typeof parsed.to === 'string' && (parsed.until === undefined || parsed.until > now)) held.set(key, parsed);
@@ -105,13 +107,18 @@ export async function setDelegation(
     seen.add(next);
   }
   const delegation: Delegation = { to, ...(end !== undefined ? { until: end } : {}), since: now };
-  await store.putValues([{ scope: SCOPE, key: from, value: JSON.stringify(delegation) }]);
+  await store.putValues([{ scope: DELEGATION_SCOPE, key: from, value: JSON.stringify(delegation) }]);
+  // The delegate is the entry's `onBehalfOf` (the other person it names), so the chain holds no id.
+  await recordAudit(store, [
+    { at: now, actor: from, onBehalfOf: to, verb: 'delegation.set', decision: end ?? 'until cleared', surface: 'api' },
+  ]);
   return delegation;
 }
 
 /** Ends `from`'s delegation now (nothing to do when there is none). */
-export async function clearDelegation(store: Store, from: string): Promise<void> {
-  await store.deleteValues(SCOPE, [from]);
+export async function clearDelegation(store: Store, from: string, now: string): Promise<void> {
+  await store.deleteValues(DELEGATION_SCOPE, [from]);
+  await recordAudit(store, [{ at: now, actor: from, verb: 'delegation.clear', surface: 'api' }]);
 }
 
 /** True when a pending action waits on one of `people`: it names them among its approvers, or they own the conversation. */

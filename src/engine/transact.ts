@@ -1,6 +1,7 @@
 import { conversationNotFound, defaults, type Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { hydrateEvents } from './hydrate.js';
+import { auditAppend, decisionsOf, pseudonymKey } from './audit.js';
 import type {
   Change,
   CommitResult,
@@ -157,10 +158,13 @@ export async function commitWrite(
   }
   const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
   // A notification is sent as soon as its commit returns, so a change that carries one waits for its flush.
-  const written: Change =
+  let written: Change =
     deliveries.length > 0
       ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries], waitForFlush: undefined }
       : change;
+  // The decisions it makes go to the audit log in the same transaction (docs/operating.md, The audit log).
+  const decisions = decisionsOf(change, known.actions);
+  if (decisions.length > 0) written = { ...written, audit: auditAppend(await pseudonymKey(engine.store), decisions) };
   engine.created.delete(change.conversationId);
   const result = await engine.store.commit(written);
   if (result.ok && change.create && isEmptyCreate(change)) rememberCreated(engine, result.conversation);

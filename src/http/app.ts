@@ -30,6 +30,7 @@ import { delegationRoutes } from './routes/delegation.js';
 import { channelRoutes } from './routes/channels.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { operatingRoutes } from './routes/operating.js';
 import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { inboxStreamRoutes } from './routes/inbox-stream.js';
@@ -90,6 +91,7 @@ export function apiRoutes(): Route[] {
     ...requestRoutes,
     ...linkRoutes,
     ...deliveryRoutes,
+    ...operatingRoutes,
     ...queueRoutes,
     ...aiSdkChatRoutes,
     ...agUiRoutes,
@@ -138,9 +140,14 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     host.values,
     () => host.now(),
     () => host.accessChanged(),
+    (inputs) => host.audit(inputs),
   );
   if (signIn) mountSignIn(app, options.auth!, signIn);
-  const personal = new PersonalTokens(host.values, () => new Date(host.now()));
+  const personal = new PersonalTokens(
+    host.values,
+    () => new Date(host.now()),
+    (inputs) => host.audit(inputs),
+  );
   const auth = authMiddleware(options.auth, signIn, personal);
   mountDevice(app, { values: host.values, tokens: personal, now: () => new Date(host.now()), auth });
   const streams = new StreamGate(options.streams);

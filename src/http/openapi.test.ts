@@ -65,6 +65,8 @@ describe('OpenAPI document', () => {
         'POST /api/links/{token}',
         'POST /api/links/{token}/extend',
         'GET /api/deliveries',
+        'GET /api/audit',
+        'DELETE /api/people/{userId}',
         'POST /api/ai-sdk/chat/{agent}',
         'GET /api/ai-sdk/chat/{agent}/{id}/messages',
         'GET /api/ai-sdk/chat/{agent}/{id}/stream',

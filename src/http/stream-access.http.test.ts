@@ -116,7 +116,7 @@ describe('a stream outlives no access', () => {
     await expect.poll(() => stream.events.filter((event) => event.event === 'action.required')).toHaveLength(2);
 
     // Straight in the shared store, as another server instance would: this one's bus hears nothing.
-    await clearDelegation(store, 'ada');
+    await clearDelegation(store, 'ada', new Date().toISOString());
     await answer(server, conversation.id, conversation.actions[0]);
 
     await within(stream.ended, DEADLINE_MS, "the delegate's stream ending");

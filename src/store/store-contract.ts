@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, RememberedTool } from '../types.js';
 import { must } from '../errors.js';
 import type { ActionSettlement, Change, NewDelivery, NewEvent, Store } from './store.js';
+import { describeUpkeepContract } from './upkeep-contract.js';
 
 /** What a store's test file hands the contract: a fresh, empty store, and how to reopen and dispose of it. */
 export interface OpenedStore {
@@ -1308,4 +1309,5 @@ export function describeStoreContract(name: string, open: () => Promise<OpenedSt
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
   });
+  describeUpkeepContract(name, open);
 }

@@ -63,6 +63,7 @@ export interface ActionRevision {
 /** An event to append; the store numbers it. Built with `newEvent` (src/protocol/events.ts). */
 export type { NewEvent } from '../protocol/events.js';
 import type { NewEvent } from '../protocol/events.js';
+import type { AuditAnchor, AuditAppend, AuditEntry } from './audit.js';
 
 /** What any change may write to its conversation. */
 interface ChangeParts {
@@ -75,6 +76,8 @@ interface ChangeParts {
   remember?: RememberedTool[];
   /** Notifications this change causes (the outbox): written with it, or not at all. */
   deliveries?: NewDelivery[];
+  /** Audit entries recording the decisions this change makes (src/store/audit.ts): chained in its transaction. */
+  audit?: AuditAppend;
   /**
    * `false`: the writer goes on without waiting for this commit to reach the disk, because a later commit of
    * the same turn, which does wait, comes before anything is promised or done on it (a turn's claim, a tool's
@@ -370,7 +373,60 @@ export interface Store {
    */
   swapValue(scope: string, key: string, expected: string | null, next: string | null): Promise<boolean>;
 
+  /** Appends audit entries (decisions that change no conversation: sign-ins, tokens, delegations, erasures) in one transaction. */
+  appendAudit(append: AuditAppend): Promise<void>;
+  /** Audit entries in `seq` order after `after` (default 0), at `since` or later when given, at most `limit` (default 500). */
+  listAudit(page: AuditPage): Promise<AuditEntry[]>;
+  /** Where the chain that is kept starts: the last pruned entry, or seq 0 and 64 zeros. */
+  auditAnchor(): Promise<AuditAnchor>;
+  /** Removes audit entries older than `before` from the front, keeping the last removed one's hash as the anchor; how many went. */
+  pruneAudit(before: string): Promise<number>;
+
+  /**
+   * Retention: deletes up to `limit` conversations last changed before `before` that are idle with nothing
+   * queued (nothing pending, no running turn), with their messages, actions, events, deliveries, remembered
+   * tools and the adapter values under their id, in one transaction; how many went. Then returns freed pages
+   * to the file system where the store can (SQLite's incremental vacuum).
+   */
+  deleteFinished(before: string, limit: number): Promise<number>;
+  /** Erasure (`DELETE /api/people/:userId`): see `Erasure`. */
+  erasePerson(erasure: Erasure): Promise<ErasureCounts>;
+
   listen?(onEvents: (notice: EventNotice) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
 
   close(): Promise<void>;
+}
+
+/** A page of the audit log. */
+export interface AuditPage {
+  after?: number;
+  /** ISO time: only entries at or after it. */
+  since?: string;
+  limit?: number;
+}
+
+/**
+ * What erasing a person removes and replaces, in one transaction: the conversations they own (with all their
+ * parts), their id in others' records (who answered, voted, remembered, delegated; inside JSON too) replaced
+ * by `pseudonym`, their row in the audit pseudonym table, and adapter values that name them.
+ */
+export interface Erasure {
+  userId: string;
+  /** `erased:<8 hex>`. */
+  pseudonym: string;
+  /** Their audit pseudonym (`p_…`): its mapping row is deleted, the chain is not touched. */
+  auditKey: string;
+  /** Values under scopes starting with one of these whose key is the id, or whose value names it as a JSON string, are deleted. */
+  valuePrefixes: string[];
+  /** Whole scopes deleted. */
+  valueScopes: string[];
+  /** The erasure's own audit entry, appended in its transaction. */
+  audit?: AuditAppend;
+}
+
+/** What an erasure did: conversations and actions deleted, records where the id was replaced. */
+export interface ErasureCounts {
+  conversations: number;
+  actions: number;
+  replaced: number;
 }

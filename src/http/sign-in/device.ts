@@ -3,7 +3,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import { hashedScope, readValue, sha256Hex, type Values } from './stored.js';
+import { hashedScope, readValue, SCOPES_OF, sha256Hex, type Values } from './stored.js';
 import { readJson } from '../errors.js';
 import { clientKey, RateLimiter } from '../rate-limit.js';
 import { peerAddress } from '../trusted-header.js';
@@ -182,5 +182,5 @@ function normalize(code: string): string | undefined {
 }
 
 const read = (values: Values, scope: string) => readValue(values, scope, 'device');
-const deviceScope = (deviceCode: string) => hashedScope('heed:device', deviceCode);
+const deviceScope = (deviceCode: string) => hashedScope(SCOPES_OF.device, deviceCode);
 const userCodeScope = (userCode: string) => hashedScope('heed:device-code', userCode);

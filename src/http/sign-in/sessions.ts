@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HeedError } from '../../errors.js';
-import { hashedScope, readValue } from './stored.js';
+import { hashedScope, readValue, SCOPES_OF } from './stored.js';
 import type { Store } from '../../store/store.js';
 
 /** The cookie that carries a session id: HttpOnly, SameSite=Lax, Secure when `publicUrl` is https. */
@@ -162,5 +162,5 @@ export class Sessions {
 }
 
 function scopeOf(id: string): string {
-  return hashedScope('heed:session', id);
+  return hashedScope(SCOPES_OF.session, id);
 }

@@ -26,3 +26,22 @@ export async function readValue(
 ): Promise<string | undefined> {
   return (await values.listValues(scope)).find((value) => value.key === key)?.value;
 }
+
+/** The scopes sign-in keeps its records under (each followed by `:` and a SHA-256). */
+export const SCOPES_OF = {
+  session: 'heed:session',
+  token: 'heed:token',
+  tokensOf: 'heed:tokens-of',
+  device: 'heed:device',
+} as const;
+
+/**
+ * What sign-in keeps that names a person, for erasure: their sessions, tokens and approved device codes (found by
+ * the person named in them, under these prefixes) and the list of their tokens (a scope of its own).
+ */
+export function signInValuesOf(userId: string): { valuePrefixes: string[]; valueScopes: string[] } {
+  return {
+    valuePrefixes: [`${SCOPES_OF.session}:`, `${SCOPES_OF.token}:`, `${SCOPES_OF.device}:`],
+    valueScopes: [hashedScope(SCOPES_OF.tokensOf, userId)],
+  };
+}

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import { hashedScope, readValue, sha256Hex, type Values } from './stored.js';
+import type { AuditInput } from '../../engine/audit.js';
+import { hashedScope, readValue, SCOPES_OF, sha256Hex, type Values } from './stored.js';
 
 /** What a personal token may do (docs/auth.md): each route says which one it needs. */
 export const SCOPES = ['read', 'answer', 'converse', 'admin'] as const;
@@ -37,6 +38,8 @@ export class PersonalTokens {
   constructor(
     private readonly values: Values,
     private readonly now: () => Date,
+    /** Where token creation and revocation are recorded (the audit log). */
+    private readonly audit: (inputs: AuditInput[]) => Promise<void> = async () => undefined,
   ) {}
 
   /** Makes a token; its secret is in the answer and nowhere else. */
@@ -62,6 +65,15 @@ export class PersonalTokens {
     const hash = sha256Hex(token);
     await this.values.swapValue(tokenScope(hash), 'token', null, JSON.stringify(record));
     await this.values.swapValue(ownerScope(person.userId), record.id, null, hash);
+    await this.audit([
+      {
+        at: record.createdAt,
+        actor: person.userId,
+        verb: 'token.create',
+        decision: record.scopes.join(' '),
+        surface: 'api',
+      },
+    ]);
     return { ...info(record), token };
   }
 
@@ -81,6 +93,7 @@ export class PersonalTokens {
     if (hash === undefined) return false;
     await this.values.deleteValues(tokenScope(hash));
     await this.values.deleteValues(ownerScope(userId), [id]);
+    await this.audit([{ at: this.now().toISOString(), actor: userId, verb: 'token.revoke', surface: 'api' }]);
     return true;
   }
 
@@ -151,5 +164,5 @@ function info(record: TokenRecord): TokenInfo {
   return { id, name, scopes, createdAt, lastUsedAt, expiresAt };
 }
 
-const tokenScope = (hash: string) => `heed:token:${hash}`;
-const ownerScope = (userId: string) => hashedScope('heed:tokens-of', userId);
+const tokenScope = (hash: string) => `${SCOPES_OF.token}:${hash}`;
+const ownerScope = (userId: string) => hashedScope(SCOPES_OF.tokensOf, userId);

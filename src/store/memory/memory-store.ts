@@ -13,6 +13,7 @@ import type {
   Store,
 } from '../store.js';
 import { iso, ms } from '../times.js';
+import { deleteFinished, erasePerson, memoryAudit } from './upkeep.js';
 import { byPerson, closesPause, compare, DAY_MS, definedOnly, pageSize } from '../values.js';
 
 interface Entry {
@@ -35,6 +36,7 @@ export function memoryStore(): Store {
   const deliveries = new Map<string, DeliveryRecord>();
   const secrets = new Map<string, string>();
   const values = new Map<string, Map<string, string>>();
+  const audit = memoryAudit();
 
   function commit(change: Change): CommitResult {
     const existing = entries.get(change.conversationId);
@@ -158,6 +160,7 @@ export function memoryStore(): Store {
     for (const r of remembered) entry.remembered.set(r.toolName, r);
     for (const e of appended) entry.events.push(e);
     for (const d of newDeliveries) deliveries.set(d.id, d);
+    audit.append(change.audit);
     return returned;
   }
 
@@ -394,6 +397,30 @@ export function memoryStore(): Store {
         else values.set(scope, new Map([[key, next]]));
       } else scoped?.delete(key);
       return true;
+    },
+
+    async appendAudit(append) {
+      audit.append(append);
+    },
+
+    async listAudit(page) {
+      return audit.list(page);
+    },
+
+    async auditAnchor() {
+      return audit.anchor();
+    },
+
+    async pruneAudit(before) {
+      return audit.prune(before);
+    },
+
+    async deleteFinished(before, limit) {
+      return deleteFinished({ entries, deliveries, values }, before, limit);
+    },
+
+    async erasePerson(erasure) {
+      return erasePerson({ entries, deliveries, values, people: audit.people, audit: audit.append }, erasure);
     },
 
     async close() {},

@@ -191,6 +191,25 @@ export const migrations: Migration[] = [
     version: 23,
     sql: `ALTER TABLE {schema}.actions ADD COLUMN answered_for TEXT;`,
   },
+  {
+    // The audit log (docs/operating.md): one hash chain, its head (locked FOR UPDATE by each append, so the
+    // chain has one order across instances) and the anchor kept when the front is pruned, and the pseudonyms
+    // it names people by. Retention finds finished conversations by their last change. Numbered apart.
+    version: 30,
+    sql: `
+      CREATE TABLE {schema}.audit_log (seq BIGINT PRIMARY KEY, at BIGINT NOT NULL, entry TEXT NOT NULL, hash TEXT NOT NULL);
+      CREATE TABLE {schema}.audit_people (key TEXT COLLATE "C" PRIMARY KEY, user_id TEXT NOT NULL);
+      CREATE TABLE {schema}.audit_chain (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        head_seq BIGINT NOT NULL,
+        head_hash TEXT NOT NULL,
+        anchor_seq BIGINT NOT NULL,
+        anchor_hash TEXT NOT NULL
+      );
+      INSERT INTO {schema}.audit_chain VALUES (1, 0, '${'0'.repeat(64)}', 0, '${'0'.repeat(64)}');
+      CREATE INDEX conversations_idle ON {schema}.conversations (updated_at) WHERE status = 'idle';
+    `,
+  },
 ];
 
 /** The SQLSTATE `heed_refuse` raises. */

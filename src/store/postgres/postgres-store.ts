@@ -4,6 +4,7 @@ import { entriesNaming } from '../../groups.js';
 import type { ConversationFilter, ConversationRead, PendingFilter, Store, StoredValue } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
+import { postgresUpkeep } from './upkeep.js';
 import { postgresQueue } from './queue.js';
 import { listenForEvents } from './listen.js';
 import { migrations, refusalCode } from './migrations.js';
@@ -123,6 +124,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
 
   const outbox = postgresDeliveries(query, t);
   const queue = postgresQueue(query, t);
+  const upkeep = postgresUpkeep(open, t);
   const keyOf = `(SELECT key FROM ${t('conversations')} WHERE id = $1)`;
   const sql = {
     getConversation: `SELECT ${conversationColumns} FROM ${t('conversations')} WHERE id = $1`,
@@ -208,6 +210,17 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       const { query: statement } = commitStatement(schema, channel, change);
       const { pool } = await open();
       try {
+        const audit = change.audit;
+        if (audit && audit.entries.length > 0) {
+          // The decision and its audit entries in one transaction: the statement first, then the chain's head
+          // (locked only once the conversation's row is), so the head is held for as short a time as can be.
+          return await upkeep.transaction(async (run, client) => {
+            const result = await client.query<CommitRow>({ ...statement, name: named(statement.text) });
+            const committed = commitResult(change, result.rows[0]);
+            if (committed.ok) await upkeep.append(run, audit);
+            return committed;
+          });
+        }
         const result = await pool.query<CommitRow>({ ...statement, name: named(statement.text) });
         return commitResult(change, result.rows[0]);
       } catch (error) {
@@ -375,6 +388,30 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     async deleteValues(scope, keys) {
       if (keys === undefined) await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
       else await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
+    },
+
+    async appendAudit(append) {
+      await upkeep.appendAlone(append);
+    },
+
+    async listAudit(page) {
+      return upkeep.list(page);
+    },
+
+    async auditAnchor() {
+      return upkeep.anchor();
+    },
+
+    async pruneAudit(before) {
+      return upkeep.prune(before);
+    },
+
+    async deleteFinished(before, limit) {
+      return upkeep.deleteFinished(before, limit);
+    },
+
+    async erasePerson(erasure) {
+      return upkeep.erase(erasure);
     },
 
     async swapValue(scope, key, expected, next) {

@@ -217,6 +217,25 @@ export const migrations: Migration[] = [
     version: 23,
     sql: `ALTER TABLE actions ADD COLUMN answered_for TEXT;`,
   },
+  {
+    // The audit log (docs/operating.md): one hash chain, its head and the anchor kept when the front is pruned,
+    // and the pseudonyms it names people by (erasure deletes a row here, never a chained entry). Retention
+    // finds finished conversations by their last change. Numbered apart, as step 20 is.
+    version: 30,
+    sql: `
+      CREATE TABLE audit_log (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, entry TEXT NOT NULL, hash TEXT NOT NULL) STRICT;
+      CREATE TABLE audit_people (key TEXT PRIMARY KEY, user_id TEXT NOT NULL) STRICT, WITHOUT ROWID;
+      CREATE TABLE audit_chain (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        head_seq INTEGER NOT NULL,
+        head_hash TEXT NOT NULL,
+        anchor_seq INTEGER NOT NULL,
+        anchor_hash TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO audit_chain VALUES (1, 0, '${'0'.repeat(64)}', 0, '${'0'.repeat(64)}');
+      CREATE INDEX conversations_idle ON conversations (updated_at) WHERE status = 'idle';
+    `,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */

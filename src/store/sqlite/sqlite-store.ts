@@ -18,6 +18,7 @@ import type {
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteQueue } from './queue.js';
+import { sqliteUpkeep } from './upkeep.js';
 import { EVENT_SPAN, eventTypeCodes, MESSAGE_SPAN, migrations } from './migrations.js';
 import {
   type ActionRow,
@@ -61,6 +62,10 @@ export function openDatabase(options: SqliteStoreOptions): Database.Database {
   // Half the default: each commit writes whole pages to the WAL, and Heed's rows are small. Only a new
   // file takes it; an existing one keeps its page size.
   db.pragma('page_size = 2048');
+  // Only a file with no table yet takes it: retention's deletes then hand pages back (incremental_vacuum).
+  db.pragma('auto_vacuum = INCREMENTAL');
+  // Deleted rows are overwritten, not left in free pages: an erased person's text does not stay in the file.
+  db.pragma('secure_delete = ON');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   // With the background checkpointer this only catches a WAL that grew past ~40 MB (it fell behind).
@@ -93,6 +98,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const prepared = () => (statements ??= prepare(db));
   const outbox = sqliteDeliveries(db);
   const queue = sqliteQueue(db);
+  const upkeep = sqliteUpkeep(db);
   const dynamic = new Map<string, Database.Statement>();
   const cached = (sql: string) => {
     let statement = dynamic.get(sql);
@@ -201,6 +207,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       queries.insertEvent.run({ key, seq, type: eventTypeCodes[e.type], data: JSON.stringify(e.data), at });
       appended.push(storedEvent({ conversationId: conversation.id, seq, type: e.type, data: e.data, at: iso(at) }));
     }
+    upkeep.append(change.audit);
     return { ok: true, conversation, events: appended };
   });
 
@@ -421,6 +428,30 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
           return true;
         })
         .immediate();
+    },
+
+    async appendAudit(append) {
+      upkeep.appendAlone(append);
+    },
+
+    async listAudit(page) {
+      return upkeep.list(page);
+    },
+
+    async auditAnchor() {
+      return upkeep.anchor();
+    },
+
+    async pruneAudit(before) {
+      return upkeep.prune(before);
+    },
+
+    async deleteFinished(before, limit) {
+      return upkeep.deleteFinished(before, limit);
+    },
+
+    async erasePerson(erasure) {
+      return upkeep.erase(erasure);
     },
 
     async close() {

@@ -1,0 +1,44 @@
+import type { ErasureCounts, Store } from '../store/store.js';
+import { auditAppend, erasedName, personKey, pseudonymKey } from './audit.js';
+import { DELEGATION_SCOPE } from './delegation.js';
+
+/** Who erases whom, and the values above the engine that name the person (sign-in's sessions and tokens). */
+export interface EraseInput {
+  userId: string;
+  /** The admin who erases (`system:cli`: `heed erase`, run by whoever holds the database). */
+  by: string | null;
+  surface: string;
+  at: string;
+  valuePrefixes: string[];
+  valueScopes: string[];
+}
+
+/**
+ * Erases a person (docs/operating.md, Erasing a person): their own conversations, sessions, tokens, delegations
+ * (theirs and those to them) and remembered tools go; their id in others' records becomes `erased:<8 hex>`,
+ * stable for that id; the audit log keeps its chain and forgets whom their pseudonym named. The erasure is itself
+ * an audit entry (naming the pseudonym only), written in the same transaction.
+ *
+ * Push subscriptions (DESIGN.md §22) are not stored yet: when they are, add their scope here (a whole scope per
+ * person in `valueScopes`, or a prefix whose values name the person in `valuePrefixes`).
+ */
+export async function erasePerson(
+  store: Pick<Store, 'secret' | 'erasePerson'>,
+  input: EraseInput,
+): Promise<ErasureCounts> {
+  const key = await pseudonymKey(store);
+  const pseudonym = erasedName(key, input.userId);
+  const auditKey = personKey(key, input.userId);
+  const audit = auditAppend(key, [
+    { at: input.at, actor: input.by, verb: 'erase', decision: pseudonym, surface: input.surface },
+  ]);
+  return store.erasePerson({
+    userId: input.userId,
+    pseudonym,
+    auditKey,
+    valuePrefixes: [DELEGATION_SCOPE, ...input.valuePrefixes],
+    valueScopes: input.valueScopes,
+    // An admin erasing themselves: the entry names them by the pseudonym, never again by their id.
+    audit: { ...audit, people: audit.people.filter((person) => person.key !== auditKey) },
+  });
+}
