@@ -903,7 +903,7 @@ const optionsShape = {
     )
     .optional()
     .describe(
-      'Traces (docs/operating-ops.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector as OTLP/HTTP JSON; `true` makes them with the tracer provider the application registered with `@opentelemetry/api`. Off unless set. Needs `npm i @opentelemetry/api` (and, for `otlpUrl`, `@opentelemetry/sdk-trace-base @opentelemetry/exporter-trace-otlp-http @opentelemetry/resources`).',
+      'Traces (docs/operating.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector as OTLP/HTTP JSON; `true` makes them with the tracer provider the application registered with `@opentelemetry/api`. Off unless set. Needs `npm i @opentelemetry/api` (and, for `otlpUrl`, `@opentelemetry/sdk-trace-base @opentelemetry/exporter-trace-otlp-http @opentelemetry/resources`).',
     ),
   logger: z
     .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), {

@@ -153,7 +153,7 @@ export interface HeedOptions {
    */
   logger?: Logger;
   /**
-   * Traces (docs/operating-ops.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector
+   * Traces (docs/operating.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector
    * as OTLP/HTTP JSON; `true` uses the tracer provider the application registered with `@opentelemetry/api`.
    * Off unless set: nothing of OpenTelemetry is loaded then.
    */

@@ -66,7 +66,7 @@ async function postCall(
           'webhook-id': webhookId,
           'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
           'webhook-signature': webhook.sign(webhookId, sentAt, payload),
-          // The turn's span: the remote agent's own spans join Heed's trace (docs/operating-ops.md, Traces).
+          // The turn's span: the remote agent's own spans join Heed's trace (docs/operating.md, Traces).
           ...traceHeaders(),
         },
         body: payload,

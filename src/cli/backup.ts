@@ -7,7 +7,7 @@ const usage = `Usage: heed backup [--db ./heed.db] --to <file>
 
   Copies the SQLite store to a new file while heed serve keeps running on it (SQLite's online
   backup: one consistent snapshot, checked before it is named <file>). Start a server on the copy
-  with heed serve --db <file>. For PostgreSQL, use pg_dump (docs/operating-ops.md).
+  with heed serve --db <file>. For PostgreSQL, use pg_dump (docs/operating.md).
 
   --db <file>   the SQLite file heed serve uses (default ./heed.db)
   --to <file>   the copy to make; it must not exist yet
@@ -39,7 +39,7 @@ export async function runBackup(args: string[]): Promise<number> {
   }
   if (values['database-url'] !== undefined) {
     console.error(
-      'heed backup: copies a SQLite file; back up a PostgreSQL database with pg_dump (docs/operating-ops.md).',
+      'heed backup: copies a SQLite file; back up a PostgreSQL database with pg_dump (docs/operating.md).',
     );
     return EXIT.usage;
   }

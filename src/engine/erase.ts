@@ -1,6 +1,7 @@
 import type { ErasureCounts, Store } from '../store/store.js';
 import { auditAppend, erasedName, personKey, pseudonymKey } from './audit.js';
 import { DELEGATION_SCOPE } from './delegation.js';
+import { participationScope } from './participants.js';
 
 /** Who erases whom, and the values above the engine that name the person (sign-in's sessions and tokens). */
 export interface EraseInput {
@@ -37,7 +38,7 @@ export async function erasePerson(
     pseudonym,
     auditKey,
     valuePrefixes: [DELEGATION_SCOPE, ...input.valuePrefixes],
-    valueScopes: input.valueScopes,
+    valueScopes: [...input.valueScopes, participationScope(input.userId)],
     // An admin erasing themselves: the entry names them by the pseudonym, never again by their id.
     audit: { ...audit, people: audit.people.filter((person) => person.key !== auditKey) },
   });

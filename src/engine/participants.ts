@@ -42,6 +42,11 @@ function callerKeys(caller: Caller): string[] {
 const PEOPLE = 'channel-people:';
 const TAKEN_PART = 'channel-conversations:';
 
+/** The scope of the channel conversations a Heed user id took part in (erasure drops it). */
+export function participationScope(userId: string): string {
+  return `${TAKEN_PART}user:${userId}`;
+}
+
 /** Records that a mapped person took part in a channel's conversation (idempotent). */
 export async function recordParticipant(store: StoreValues, conversationId: string, mapped: Mapped): Promise<void> {
   if (mapped.keys.length === 0) return;

@@ -130,7 +130,7 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   }
   // The one read past the public Heed: every route gets this typed surface as `host`.
   const host = hooksOf(heed);
-  // With traces on, a request that carries a `traceparent` continues the caller's trace (docs/operating-ops.md).
+  // With traces on, a request that carries a `traceparent` continues the caller's trace (docs/operating.md).
   app.use('*', async (c, next) => {
     const parent = host.tracing.enabled ? parseTraceparent(c.req.header('traceparent')) : undefined;
     return parent ? runUnder(parent, next) : next();

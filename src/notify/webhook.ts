@@ -42,7 +42,7 @@ export async function postWebhook(
         'webhook-id': deliveryId,
         'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
         'webhook-signature': signature,
-        // The delivery's span (docs/operating-ops.md, Traces); nothing while traces are off.
+        // The delivery's span (docs/operating.md, Traces); nothing while traces are off.
         ...traceHeaders(),
       },
       body: payload,

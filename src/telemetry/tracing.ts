@@ -1,7 +1,7 @@
 import type { SpanContext } from './context.js';
 
 /**
- * `telemetry` (docs/operating-ops.md, Traces): `{ otlpUrl, serviceName? }` sends Heed's spans to an
+ * `telemetry` (docs/operating.md, Traces): `{ otlpUrl, serviceName? }` sends Heed's spans to an
  * OpenTelemetry collector as OTLP/HTTP JSON; `true` makes them with the tracer provider the application
  * registered with `@opentelemetry/api` itself (a NodeSDK, say). Checked by src/config-schema.ts.
  */
@@ -26,7 +26,7 @@ export interface SpanPlace {
 }
 
 /**
- * The one seam between Heed and OpenTelemetry (docs/operating-ops.md, Traces). The engine, the outbox and
+ * The one seam between Heed and OpenTelemetry (docs/operating.md, Traces). The engine, the outbox and
  * the HTTP layer call it always; while traces are off it is `noTracing`, which runs the work and makes nothing.
  */
 export interface Tracing {
