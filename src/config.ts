@@ -28,6 +28,7 @@ import type {
 export type {
   CorsConfig,
   EmailConfig,
+  PushConfig,
   HitlConfig,
   Limits,
   NotifyConfig,
