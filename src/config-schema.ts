@@ -242,8 +242,14 @@ const pushShape = {
     .regex(/^(mailto:|https:\/\/)/, 'expected a mailto: or https: URL')
     .describe("Who runs this server, for the push services (VAPID's `sub`): `mailto:ops@example.com` or an https URL."),
   vapid: strict({
-    publicKey: z.string({ error: 'expected a string' }).min(80).describe('The VAPID public key (base64url, as `web-push generate-vapid-keys` prints it).'),
-    privateKey: z.string({ error: 'expected a string' }).min(40, 'expected the VAPID private key').describe('The VAPID private key (base64url).'),
+    publicKey: z
+      .string({ error: 'expected a string' })
+      .min(80)
+      .describe('The VAPID public key (base64url, as `web-push generate-vapid-keys` prints it).'),
+    privateKey: z
+      .string({ error: 'expected a string' })
+      .min(40, 'expected the VAPID private key')
+      .describe('The VAPID private key (base64url).'),
   })
     .optional()
     .describe('The key pair push requests are signed with. Default: a pair made once and kept in the store.'),

@@ -49,7 +49,9 @@ export function webPushLibrary(): typeof webPush {
  */
 export async function vapidKeys(config: PushConfig, store: PushValues): Promise<VapidKeys> {
   if (config.vapid) return config.vapid;
-  let seed = createHash('sha256').update(await store.secret('push-vapid')).digest();
+  let seed = createHash('sha256')
+    .update(await store.secret('push-vapid'))
+    .digest();
   const ecdh = createECDH('prime256v1');
   // A hash is a valid P-256 private key unless it is zero or past the curve's order (about 1 in 2^32): hash again.
   for (;;) {
