@@ -15,7 +15,12 @@ type State =
 
 /** A base64url VAPID key as the bytes `pushManager.subscribe` takes. */
 function keyBytes(key: string): Uint8Array<ArrayBuffer> {
-  const text = atob(key.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(key.length / 4) * 4, '='));
+  const text = atob(
+    key
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(key.length / 4) * 4, '='),
+  );
   return Uint8Array.from(text, (char) => char.charCodeAt(0));
 }
 
@@ -65,7 +70,10 @@ export function PushPanel() {
       const { publicKey } = await client.pushKey();
       const subscription =
         (await registration.pushManager.getSubscription()) ??
-        (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) }));
+        (await registration.pushManager.subscribe({
+          userVisibleOnly: true,
+          applicationServerKey: keyBytes(publicKey),
+        }));
       const json = subscription.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
       await client.addPushSubscription({ endpoint: json.endpoint, keys: json.keys });
       setState({ step: 'on', endpoint: json.endpoint });
