@@ -104,12 +104,12 @@ export function PushPanel() {
     <section className="delegation push-panel" aria-labelledby="push-title">
       <h2 id="push-title">Notifications on this device</h2>
       {state.step === 'on' ? (
-        <p>
-          Requests that wait on you show here as notifications, with Allow and Deny.{' '}
+        <div className="push-panel-row">
+          <p>Requests that wait on you show on this device as notifications, with Allow and Deny.</p>
           <button type="button" className="heed-button" disabled={busy} onClick={() => void turnOff(state.endpoint)}>
             Stop notifying this device
           </button>
-        </p>
+        </div>
       ) : state.step === 'install' ? (
         <p className="muted">
           To get requests as notifications on this iPhone or iPad, add Heed to the Home Screen (Share, then Add to Home
@@ -120,12 +120,12 @@ export function PushPanel() {
           Notifications are blocked for this site. Allow them in the browser’s site settings, then reload.
         </p>
       ) : (
-        <p>
-          Get each request that waits on you as a notification, and allow or deny it from there.{' '}
+        <div className="push-panel-row">
+          <p>Get each request that waits on you as a notification, and allow or deny it from there.</p>
           <button type="button" className="heed-button heed-primary" disabled={busy} onClick={() => void turnOn()}>
             Notify this device
           </button>
-        </p>
+        </div>
       )}
       {error && (
         <p className="banner" role="alert">
