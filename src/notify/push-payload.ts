@@ -1,4 +1,4 @@
-import { describeResolution, detailOf, summaryOf } from '../kinds/index.js';
+import { describeResolution, detailOf, oneClickAnswersOf, summaryOf } from '../kinds/index.js';
 import type { ActionView } from '../views.js';
 import { askedLine, askerOf } from './email.js';
 import type { ActionLinks } from './links.js';
@@ -33,28 +33,14 @@ export const MAX_PAYLOAD_BYTES = 3_000;
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const size = (payload: PushPayload) => Buffer.byteLength(JSON.stringify(payload));
 
-/**
- * The one-click choices of a request, read from the same one-click links a mail offers (the kind says
- * which): an approval's Allow and Deny, and the options of a request that asks one question with one
- * choice (with several questions, one press cannot answer them all).
- */
-function choicesOf(action: ActionView, links: ActionLinks): PushChoice[] {
-  if (links.allow && links.deny)
-    return [
-      { action: 'allow', title: 'Allow', answer: { type: action.kind, decision: 'allow' } },
-      { action: 'deny', title: 'Deny', answer: { type: action.kind, decision: 'deny' } },
-    ];
-  const questions = action.kind === 'question' ? (action.questions ?? []) : [];
-  const only = questions.length === 1 && !questions[0].multiple ? questions[0] : undefined;
-  const options = only && links.options?.[only.id];
-  if (!only || !options) return [];
-  return (only.options ?? [])
-    .filter((option) => options[option.value] !== undefined)
-    .map((option, index) => ({
-      action: `option-${index}`,
-      title: clip(option.label, 40),
-      answer: { type: 'question', answers: { [only.id]: [option.value] } },
-    }));
+/** The request's one-click answers (its kind says which) as buttons: only with a link to send them through. */
+function choicesOf(action: ActionView, links: ActionLinks | undefined): PushChoice[] {
+  if (!links) return [];
+  return oneClickAnswersOf(action).map((choice) => ({
+    action: choice.key,
+    title: clip(choice.label, 40),
+    answer: choice.answer,
+  }));
 }
 
 /** The push about a request that waits (or a reminder of it), for one person. */
@@ -76,7 +62,7 @@ export function requestPush(input: {
     body: [...lines, ...(detail ? [clip(detail, 300)] : [])].join('\n'),
     url: input.consoleUrl,
     ...(links ? { link: links.page } : {}),
-    actions: links ? choicesOf(action, links) : [],
+    actions: choicesOf(action, links),
     tag: action.id,
     ...(input.reminder ? { reminder: true } : {}),
   };

@@ -3,6 +3,8 @@ import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { pushService } from '../../test/notify/push-service.js';
 import { MAX_PAYLOAD_BYTES, requestPush } from './push-payload.js';
 import type { ActionView } from '../views.js';
+import type { HeedConfig } from '../config.js';
+import { browserAgents } from '../../test/fixtures/browser.config.js';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -10,10 +12,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setUp() {
+async function setUp(extra: Partial<HeedConfig> = {}) {
   const service = await pushService();
   cleanup.push(service.close);
   const server = await startServer({
+    ...extra,
     notify: {
       push: { subject: 'mailto:ops@example.com', allowEndpoints: [service.hostPort] },
       pollIntervalMs: 20,
@@ -178,6 +181,30 @@ describe('Web Push: each request for a person', () => {
     // Several questions cannot be answered with one press: the notification only opens them.
     expect(service.received[0].payload.actions).toEqual([]);
     expect(service.received[0].payload.link).toBeDefined();
+  });
+});
+
+describe('Web Push: a question with one choice', () => {
+  it('offers its options as buttons; one answers it through the link', async () => {
+    const { service, server } = await setUp({ agents: browserAgents });
+    await server.api('POST', '/api/me/push-subscriptions', { token: 'ada', body: service.subscribe('phone') });
+    const created = await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'confirm' } });
+    await server.api('POST', `/api/conversations/${created.body.id}/messages`, {
+      token: 'ada',
+      body: { content: 'ship it?' },
+    });
+    await expect.poll(() => service.received.length).toBe(1);
+    const { payload } = service.received[0];
+    expect(payload.actions.map((choice) => [choice.action, choice.title])).toEqual([
+      ['option-0', 'Ship today'],
+      ['option-1', 'Wait until Monday'],
+    ]);
+    const token = payload.link!.split('/a/')[1];
+    const answered = await server.api('POST', `/api/links/${token}`, {
+      body: { resolution: payload.actions[1].answer },
+    });
+    expect(answered).toMatchObject({ status: 200, body: { action: { status: 'resolved' } } });
+    expect(Object.values(answered.body.action.resolution.answers)).toEqual([['no']]);
   });
 });
 
