@@ -7,7 +7,8 @@ import type { SettleOptions } from '../engine/settle.js';
 import type { TurnResult } from '../engine/turn/run-turn.js';
 import { newId } from '../ids.js';
 import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery, Store } from '../store/store.js';
-import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
+import type { ActionRecord, ActionStatus, ConversationRecord, JsonObject, MessageRecord } from '../types.js';
+import { lapsed } from '../kinds/index.js';
 
 export type { ChannelPlatform } from '../protocol/action-base.js';
 
@@ -101,7 +102,9 @@ export function channelDeliveries(
   const out: NewDelivery[] = [];
   for (const message of change.messages ?? []) {
     if (message.role !== 'assistant') continue;
-    if (!message.parts.some((part) => part.type === 'text' && part.text.trim() !== '')) continue;
+    // A failed turn's record (no text, `failed` set) is posted too: silence is not an answer.
+    const failed = message.metadata?.failed !== undefined;
+    if (!failed && !message.parts.some((part) => part.type === 'text' && part.text.trim() !== '')) continue;
     out.push({ id: newId('msg'), event: 'message.created', actionId: message.id, target, createdAt: at });
   }
   const settled = new Set((change.settle ?? []).map((x) => x.id));
@@ -116,6 +119,29 @@ export function channelDeliveries(
     if (x.reason === 'reminder')
       out.push({ id: newId('msg'), event: 'action.reminder', actionId: x.id, target, createdAt: at });
   return out;
+}
+
+/**
+ * What a reply posts in its thread: the agent's text, or, for the record of a turn that failed (the
+ * model's provider erred, say), one plain sentence saying so and what to do.
+ */
+export function replyText(message: Pick<MessageRecord, 'parts' | 'metadata'>): string {
+  const failed = message.metadata?.failed;
+  if (failed)
+    return `The agent stopped before it could answer (error: ${failed.code}). Send your message again to retry.`;
+  return message.parts
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .trim();
+}
+
+/**
+ * The sentence a request that lapsed adds to its thread (its card turns to how it ended, but an edit tells
+ * nobody), or undefined for any other ending.
+ */
+export function lapseText(action: ActionRecord): string | undefined {
+  if (!lapsed({ status: action.status, channel: action.channel ?? undefined })) return undefined;
+  return 'Nobody answered this request in time, so it lapsed.';
 }
 
 /** The adapter's name a conversation's `channel` starts with (`slack` for `slack:T1:C1:123.4`). */

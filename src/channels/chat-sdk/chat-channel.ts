@@ -21,7 +21,9 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
+  lapseText,
   recordedThen,
+  replyText,
   ThreadConversations,
   type ChannelAdapter,
   type ChannelHost,
@@ -455,11 +457,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         (entry) => entry.id === delivery.actionId,
       );
       if (!message) throw new DeliveryDropped('the message is gone');
-      const text = message.parts
-        .map((part) => (part.type === 'text' ? part.text : ''))
-        .join('')
-        .trim();
-      const posted = await adapter.postMessage(threadId, { markdown: text });
+      const posted = await adapter.postMessage(threadId, { markdown: replyText(message) });
       return { messageId: posted.id };
     }
     const action = await store.getAction(delivery.conversationId, delivery.actionId);
@@ -500,6 +498,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       card,
       fallbackText: outcomeText(action, by, this.platform.cardText),
     });
+    // A lapse also says so in the thread: an edited card notifies nobody.
+    const lapse = lapseText(action);
+    if (lapse) await adapter.postMessage(threadId, { markdown: lapse });
     return undefined;
   }
 }

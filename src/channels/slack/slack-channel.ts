@@ -9,7 +9,9 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
+  lapseText,
   recordedThen,
+  replyText,
   ThreadConversations,
   type ChannelAdapter,
   type ChannelHost,
@@ -202,10 +204,7 @@ export class SlackChannel implements ChannelAdapter {
         (entry) => entry.id === delivery.actionId,
       );
       if (!message) throw new DeliveryDropped('the message is gone');
-      const text = message.parts
-        .map((part) => (part.type === 'text' ? part.text : ''))
-        .join('')
-        .trim();
+      const text = replyText(message);
       const posted = await this.client.chat.postMessage({
         channel: place.channel,
         thread_ts: place.thread,
@@ -250,6 +249,9 @@ export class SlackChannel implements ChannelAdapter {
       text: outcomeText(action),
       blocks: settledBlocks(action) as never,
     });
+    // A lapse also says so in the thread: an edited card notifies nobody.
+    const lapse = lapseText(action);
+    if (lapse) await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: lapse });
     return undefined;
   }
 }
