@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery, Store } from '../store/store.js';
 import type { ActionRecord, ActionStatus, ConversationRecord, JsonObject, MessageRecord } from '../types.js';
 import { lapsed } from '../kinds/index.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 
 export type { ChannelPlatform } from '../protocol/action-base.js';
 
@@ -149,6 +150,10 @@ export function channelName(channel: string): string {
   return channel.slice(0, Math.max(0, channel.indexOf(':')));
 }
 
+/** What a thread is told when the store cut its turn off: it is not lost, and nobody needs to write again. */
+export const STORE_OUTAGE_TEXT =
+  "The agent was interrupted: Heed's database could not be reached. It will carry on here once the database is back.";
+
 /**
  * Runs a write whose work goes on after it is recorded (a channel's message or answer, then the turn it
  * starts): resolves once recorded (or finished), rejects with what refused it before that. The rest runs in
@@ -159,6 +164,8 @@ export function recordedThen(
   host: Pick<ChannelHost, 'track' | 'logger'>,
   platformTitle: string,
   run: (onRecorded: () => void) => Promise<unknown>,
+  /** Posts a line in the thread straight away (not through the outbox: the store may be what failed). */
+  say?: (text: string) => Promise<unknown>,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let done = false;
@@ -171,6 +178,19 @@ export function recordedThen(
         () => resolve(),
         (error: unknown) => {
           if (!done) return reject(error);
+          if (isStoreUnavailable(error)) {
+            // The turn is carried on once the store is back (its lease runs out and the sweep takes it over).
+            host.logger.warn(
+              errorFields(error),
+              `Heed: a turn started from ${platformTitle} was cut off by a store outage; it carries on once the store is back`,
+            );
+            return void say?.(STORE_OUTAGE_TEXT).catch((failed: unknown) =>
+              host.logger.warn(
+                errorFields(failed),
+                `Heed: could not tell the ${platformTitle} thread about the outage`,
+              ),
+            );
+          }
           host.logger.error(
             errorFields(error),
             `Heed: a turn started from ${platformTitle} failed after its message was recorded`,

@@ -282,15 +282,19 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     await thread.subscribe();
     await this.remember(user);
     try {
-      await this.recorded((onRecorded) =>
-        this.host.send(conversationId, text, {
-          caller: this.callerFor(user.id, user),
-          metadata: { [this.name]: { messageId: message.id, user: user.id } },
-          // The same message again (the platform retries until it has its answer): recorded once, by its id.
-          seen: (messages) =>
-            messages.some((entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id),
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.send(conversationId, text, {
+            caller: this.callerFor(user.id, user),
+            metadata: { [this.name]: { messageId: message.id, user: user.id } },
+            // The same message again (the platform retries until it has its answer): recorded once, by its id.
+            seen: (messages) =>
+              messages.some(
+                (entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id,
+              ),
+            onRecorded,
+          }),
+        thread.id,
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
@@ -343,12 +347,14 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     await this.remember(user);
     const access = this.config.access;
     try {
-      await this.recorded((onRecorded) =>
-        this.host.settle(conversation.id, action.id, resolution, {
-          caller: this.callerFor(user.id, user),
-          fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.settle(conversation.id, action.id, resolution, {
+            caller: this.callerFor(user.id, user),
+            fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
+            onRecorded,
+          }),
+        threadId,
       );
     } catch (error) {
       if (!HeedError.isInstance(error)) throw error;
@@ -379,8 +385,10 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   }
 
   /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
-  private recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return recordedThen(this.host, this.platform.title, run);
+  private recorded(run: (onRecorded: () => void) => Promise<unknown>, threadId: string): Promise<void> {
+    return recordedThen(this.host, this.platform.title, run, async (text) =>
+      (await this.load()).adapter.postMessage(threadId, { markdown: text }),
+    );
   }
 
   /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */

@@ -2,6 +2,10 @@ import { afterEach, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
 import { channelAgent } from '../../../test/channels/channel-agent.js';
 import { fakeApi, type ApiCall, type FakeApi } from '../../../test/channels/fake-api.js';
+import { memoryStore } from '../../store/memory/memory-store.js';
+import type { Store } from '../../store/store.js';
+import type { HeedConfig } from '../../config.js';
+import { STORE_OUTAGE_TEXT } from '../channel.js';
 
 /**
  * Silence is not an answer (docs/channels.md): on a Chat SDK platform (Telegram here; every platform posts
@@ -22,7 +26,7 @@ afterEach(async () => {
   await api?.close();
 });
 
-async function start() {
+async function start(extra: Partial<HeedConfig> = {}) {
   let nextMessageId = 500;
   let nextUpdateId = 1;
   api = await fakeApi((call) => {
@@ -50,6 +54,7 @@ async function start() {
     hitl: { timeoutMinutes: 30 },
     channels: { telegram: { agent: 'support', botToken: '123:abc', secretToken, apiUrl: api.url } },
     notify: { pollIntervalMs: 20, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    ...extra,
   });
   const say = async (text: string) => {
     const mention = { type: 'mention', offset: 0, length: 8 };
@@ -84,7 +89,33 @@ it('Telegram: a request that lapses says so in the chat, besides its card', asyn
   await api!.until(() => posts().length === 1);
   clock.now = t0 + 31 * 60_000;
   expect((await server!.heed.expireDue()).lapsed).toBe(1);
-  await api!.until(() => posts().length === 2);
-  expect(shown(posts()[1])).toBe('Nobody answered this request in time, so it lapsed.');
+  const lapse = 'Nobody answered this request in time, so it lapsed.';
+  await api!.until(() => posts().some((post) => shown(post) === lapse));
+  expect(posts().filter((post) => shown(post) === lapse)).toHaveLength(1);
   expect(api!.calls.filter((call) => call.path.endsWith('/editMessageText'))).toHaveLength(1);
+});
+
+it('Telegram: a turn the store cuts off says it will carry on', async () => {
+  const store = memoryStore();
+  let cut = true;
+  // The database goes away just as the agent's reply is written (the person's message is recorded).
+  const flaky: Store = {
+    ...store,
+    commit: async (change) => {
+      if (cut && change.messages?.some((entry) => entry.role === 'assistant')) {
+        cut = false;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      return store.commit(change);
+    },
+  };
+  const warnings: string[] = [];
+  const { say } = await start({
+    store: flaky,
+    logger: { debug() {}, info() {}, warn: (_fields, message) => void warnings.push(String(message)), error() {} },
+  });
+  await say('@heedbot hello there');
+  await api!.until(() => posts().length === 1);
+  expect(shown(posts()[0])).toBe(STORE_OUTAGE_TEXT);
+  expect(warnings.some((line) => line.includes('cut off by a store outage'))).toBe(true);
 });

@@ -143,12 +143,14 @@ async function settle(
 ): Promise<{ text: string; fields: { field: string; message: string }[] } | undefined> {
   const access = slack.config.access;
   try {
-    await slack.recorded((onRecorded) =>
-      slack.host.settle(conversation.id, action.id, resolution, {
-        caller: slack.callerFor(user),
-        fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
-        onRecorded,
-      }),
+    await slack.recorded(
+      (onRecorded) =>
+        slack.host.settle(conversation.id, action.id, resolution, {
+          caller: slack.callerFor(user),
+          fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
+          onRecorded,
+        }),
+      conversation.channel ? placeOf(conversation.channel) : undefined,
     );
     return undefined;
   } catch (error) {

@@ -138,16 +138,18 @@ export class SlackChannel implements ChannelAdapter {
     const conversationId = await this.conversationFor(place);
     const caller = this.callerFor(user);
     try {
-      await this.recorded((onRecorded) =>
-        this.host.send(conversationId, text, {
-          caller,
-          metadata: { slack: { eventId, user, ts } },
-          // The same event again (Slack retries until it has a 200): recorded once, by its event id.
-          seen: (messages) =>
-            eventId !== '' &&
-            messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.send(conversationId, text, {
+            caller,
+            metadata: { slack: { eventId, user, ts } },
+            // The same event again (Slack retries until it has a 200): recorded once, by its event id.
+            seen: (messages) =>
+              eventId !== '' &&
+              messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
+            onRecorded,
+          }),
+        place,
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
@@ -170,8 +172,13 @@ export class SlackChannel implements ChannelAdapter {
   }
 
   /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
-  recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return recordedThen(this.host, 'Slack', run);
+  recorded(run: (onRecorded: () => void) => Promise<unknown>, place?: SlackPlace): Promise<void> {
+    return recordedThen(
+      this.host,
+      'Slack',
+      run,
+      place && ((text) => this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text })),
+    );
   }
 
   /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
