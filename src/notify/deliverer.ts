@@ -135,6 +135,7 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
           conversation,
           links: (forAction, inConversation, person) => notifier.links(forAction, inConversation, person),
           baseUrl: config.publicUrl ?? notifier.fallbackUrl,
+          now: engine.clock().getTime(),
           timeoutMs: attemptTimeoutMs,
           signal: stopping.signal,
           onGone: () =>

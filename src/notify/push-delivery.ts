@@ -20,6 +20,8 @@ export interface PushDeliveryInput {
   links: (action: ActionRecord, conversation: ConversationRecord, person: string) => Promise<ActionLinks | undefined>;
   /** The console's base URL (`notify.publicUrl`, else the server's own address). */
   baseUrl: string | undefined;
+  /** The engine's clock, epoch milliseconds. */
+  now: number;
   timeoutMs: number;
   signal: AbortSignal;
   /** Says that a subscription was removed because its push service said it is gone. */
@@ -49,7 +51,7 @@ export async function deliverPush(input: PushDeliveryInput): Promise<{ sent: num
       })
     : settledPush({ action: view, conversation: about, consoleUrl });
   const keys = await input.keys();
-  const expiresIn = action.expiresAt ? Math.ceil((Date.parse(action.expiresAt) - Date.now()) / 1000) : 86_400;
+  const expiresIn = action.expiresAt ? Math.ceil((Date.parse(action.expiresAt) - input.now) / 1000) : 86_400;
   const outcomes = await Promise.all(
     subscriptions.map(async (subscription) => {
       const outcome = await sendPush({

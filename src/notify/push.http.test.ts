@@ -79,6 +79,18 @@ describe('Web Push: subscriptions', () => {
     expect(removed).toMatchObject({ status: 200, body: { subscriptions: [] } });
   });
 
+  it('keeps at most 20 devices a person: the oldest goes', async () => {
+    const { service, server } = await setUp();
+    const endpoints: string[] = [];
+    for (let n = 0; n < 21; n++) {
+      const device = service.subscribe(`d${n}`);
+      endpoints.push(device.endpoint);
+      expect((await server.api('POST', '/api/me/push-subscriptions', { token: 'ada', body: device })).status).toBe(200);
+    }
+    const listed = (await server.api('GET', '/api/me/push-subscriptions', { token: 'ada' })).body.subscriptions;
+    expect(listed.map((entry: { endpoint: string }) => entry.endpoint).sort()).toEqual(endpoints.slice(1).sort());
+  });
+
   it('refuses an endpoint that is not https on a public address, unless its host:port is listed', async () => {
     const { service, server } = await setUp();
     const keys = service.subscribe('x').keys;

@@ -122,7 +122,13 @@ export async function listSubscriptions(store: PushValues, person: string): Prom
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
-/** Stores a subscription for a person; the same endpoint again replaces it, whoever held it before. */
+/** How many devices one person may have pushed to: past it, the oldest is let go. */
+export const MAX_SUBSCRIPTIONS = 20;
+
+/**
+ * Stores a subscription for a person; the same endpoint again replaces it, whoever held it before. A
+ * person past `MAX_SUBSCRIPTIONS` loses their oldest (each push goes to every one of them).
+ */
 export async function saveSubscription(
   store: PushValues,
   person: string,
@@ -133,11 +139,17 @@ export async function saveSubscription(
   const holder = (await store.listValues(ENDPOINTS)).find((row) => row.key === key)?.value;
   // One device, one person: a browser signed in as someone else now is no longer the old one's.
   if (holder !== undefined && holder !== person) await store.deleteValues(scopeOf(holder), [key]);
-  const stored: StoredSubscription = { endpoint: subscription.endpoint, keys: subscription.keys, createdAt: at };
+  // Stamps only grow per person, so "the oldest" is always one device even within a millisecond.
+  const latest = (await listSubscriptions(store, person)).at(-1)?.createdAt;
+  const createdAt = latest !== undefined && latest >= at ? new Date(Date.parse(latest) + 1).toISOString() : at;
+  const stored: StoredSubscription = { endpoint: subscription.endpoint, keys: subscription.keys, createdAt };
   await store.putValues([
     { scope: scopeOf(person), key, value: JSON.stringify(stored) },
     { scope: ENDPOINTS, key, value: person },
   ]);
+  const all = await listSubscriptions(store, person);
+  for (const old of all.slice(0, Math.max(0, all.length - MAX_SUBSCRIPTIONS)))
+    await removeSubscription(store, person, old.endpoint);
 }
 
 /** Removes a person's subscription; false when they had none with that endpoint. */
