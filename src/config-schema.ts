@@ -244,6 +244,32 @@ const emailShape = {
     'The recipients of an action that waits: addresses, or null for none.',
   ),
 };
+const pushShape = {
+  subject: z
+    .string({ error: 'expected a mailto: or https: URL' })
+    .regex(/^(mailto:|https:\/\/)/, 'expected a mailto: or https: URL')
+    .describe("Who runs this server, for the push services (VAPID's `sub`): `mailto:ops@example.com` or an https URL."),
+  vapid: strict({
+    publicKey: z
+      .string({ error: 'expected a string' })
+      .min(80)
+      .describe('The VAPID public key (base64url, as `web-push generate-vapid-keys` prints it).'),
+    privateKey: z
+      .string({ error: 'expected a string' })
+      .min(40, 'expected the VAPID private key')
+      .describe('The VAPID private key (base64url).'),
+  })
+    .optional()
+    .describe('The key pair push requests are signed with. Default: a pair made once and kept in the store.'),
+  allowEndpoints: z
+    .array(z.string({ error: 'expected host:port' }).regex(/^[^\s/:]+:\d+$/, 'expected host:port'), {
+      error: 'expected a list of host:port entries',
+    })
+    .default([])
+    .describe(
+      'Push endpoints allowed beside https ones on public addresses (`host:port`, plain http too): for tests and private push services.',
+    ),
+};
 const retryShape = {
   firstDelayMs: duration.default(5_000).describe('Wait before the second attempt; each further wait doubles.'),
   maxDelayMs: duration.default(3_600_000).describe('Longest wait between attempts (an hour).'),
@@ -262,6 +288,9 @@ const notifyShape = {
   email: strict(emailShape)
     .optional()
     .describe('Who is mailed about an action that waits, and how (docs/notifications.md).'),
+  push: strict(pushShape)
+    .optional()
+    .describe('Web Push to the browsers and phones people turn on in the console (docs/notifications.md).'),
   linkSecret: z
     .string({ error: 'expected a string' })
     .min(32, 'expected at least 32 characters')
@@ -971,6 +1000,7 @@ export const configGroups = {
   'notify.retry': retryShape,
   'notify.webhooks[]': webhookShape,
   'notify.email': emailShape,
+  'notify.push': pushShape,
   'channels.slack': slackShape,
   'channels.telegram': telegramShape,
   'channels.github': githubShape,
@@ -1017,6 +1047,7 @@ export type HitlConfig = z.input<ReturnType<typeof strict<typeof hitlShape>>>;
 export type RetryConfig = z.input<ReturnType<typeof strict<typeof retryShape>>>;
 export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape>>>;
 export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
+export type PushConfig = z.input<ReturnType<typeof strict<typeof pushShape>>>;
 export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
 export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
 export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;

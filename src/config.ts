@@ -29,6 +29,7 @@ import type {
 export type {
   CorsConfig,
   EmailConfig,
+  PushConfig,
   HitlConfig,
   Limits,
   NotifyConfig,

@@ -12,6 +12,7 @@ export const errorStatus = {
   invalid_config: 400,
   message_limit_reached: 400,
   callback_not_allowed: 400,
+  push_endpoint_not_allowed: 400,
   extension_too_long: 400,
   invalid_extension: 400,
   authorization_pending: 400,

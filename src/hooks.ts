@@ -55,9 +55,10 @@ export interface HeedHooks {
   >;
   /**
    * Values kept by scope, each written by compare-and-set across the instances on the store: the last state an
-   * A2A push config's deliveries took (http/a2a/push.ts), so two instances' outboxes do not both send it.
+   * A2A push config's deliveries took (http/a2a/push.ts), so two instances' outboxes do not both send it; and
+   * people's Web Push subscriptions (notify/push.ts).
    */
-  readonly values: Pick<Store, 'listValues' | 'swapValue' | 'deleteValues' | 'secret'>;
+  readonly values: Pick<Store, 'listValues' | 'putValues' | 'swapValue' | 'deleteValues' | 'secret'>;
   /**
    * Follows a conversation's events after `after` (stored backlog, then live), with no access check of its
    * own; with `recheck` (from `readerRecheck`) the caller's access is asked again as it follows.

@@ -7,7 +7,9 @@ import type { SettleOptions } from '../engine/settle.js';
 import type { TurnResult } from '../engine/turn/run-turn.js';
 import { newId } from '../ids.js';
 import type { Change, ChannelDeliveryEvent, DeliveryRecord, NewDelivery, Store } from '../store/store.js';
-import type { ActionStatus, ConversationRecord, JsonObject } from '../types.js';
+import type { ActionRecord, ActionStatus, ConversationRecord, JsonObject, MessageRecord } from '../types.js';
+import { lapsed } from '../kinds/index.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 
 export type { ChannelPlatform } from '../protocol/action-base.js';
 
@@ -101,7 +103,9 @@ export function channelDeliveries(
   const out: NewDelivery[] = [];
   for (const message of change.messages ?? []) {
     if (message.role !== 'assistant') continue;
-    if (!message.parts.some((part) => part.type === 'text' && part.text.trim() !== '')) continue;
+    // A failed turn's record (no text, `failed` set) is posted too: silence is not an answer.
+    const failed = message.metadata?.failed !== undefined;
+    if (!failed && !message.parts.some((part) => part.type === 'text' && part.text.trim() !== '')) continue;
     out.push({ id: newId('msg'), event: 'message.created', actionId: message.id, target, createdAt: at });
   }
   const settled = new Set((change.settle ?? []).map((x) => x.id));
@@ -118,10 +122,37 @@ export function channelDeliveries(
   return out;
 }
 
+/**
+ * What a reply posts in its thread: the agent's text, or, for the record of a turn that failed (the
+ * model's provider erred, say), one plain sentence saying so and what to do.
+ */
+export function replyText(message: Pick<MessageRecord, 'parts' | 'metadata'>): string {
+  const failed = message.metadata?.failed;
+  if (failed)
+    return `The agent stopped before it could answer (error: ${failed.code}). Send your message again to retry.`;
+  return message.parts
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .trim();
+}
+
+/**
+ * The sentence a request that lapsed adds to its thread (its card turns to how it ended, but an edit tells
+ * nobody), or undefined for any other ending.
+ */
+export function lapseText(action: ActionRecord): string | undefined {
+  if (!lapsed({ status: action.status, channel: action.channel ?? undefined })) return undefined;
+  return 'Nobody answered this request in time, so it lapsed.';
+}
+
 /** The adapter's name a conversation's `channel` starts with (`slack` for `slack:T1:C1:123.4`). */
 export function channelName(channel: string): string {
   return channel.slice(0, Math.max(0, channel.indexOf(':')));
 }
+
+/** What a thread is told when the store cut its turn off: it is not lost, and nobody needs to write again. */
+export const STORE_OUTAGE_TEXT =
+  "The agent was interrupted: Heed's database could not be reached. It will carry on here once the database is back.";
 
 /**
  * Runs a write whose work goes on after it is recorded (a channel's message or answer, then the turn it
@@ -133,6 +164,8 @@ export function recordedThen(
   host: Pick<ChannelHost, 'track' | 'logger'>,
   platformTitle: string,
   run: (onRecorded: () => void) => Promise<unknown>,
+  /** Posts a line in the thread straight away (not through the outbox: the store may be what failed). */
+  say?: (text: string) => Promise<unknown>,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let done = false;
@@ -145,6 +178,19 @@ export function recordedThen(
         () => resolve(),
         (error: unknown) => {
           if (!done) return reject(error);
+          if (isStoreUnavailable(error)) {
+            // The turn is carried on once the store is back (its lease runs out and the sweep takes it over).
+            host.logger.warn(
+              errorFields(error),
+              `Heed: a turn started from ${platformTitle} was cut off by a store outage; it carries on once the store is back`,
+            );
+            return void say?.(STORE_OUTAGE_TEXT).catch((failed: unknown) =>
+              host.logger.warn(
+                errorFields(failed),
+                `Heed: could not tell the ${platformTitle} thread about the outage`,
+              ),
+            );
+          }
           host.logger.error(
             errorFields(error),
             `Heed: a turn started from ${platformTitle} failed after its message was recorded`,

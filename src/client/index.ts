@@ -155,6 +155,12 @@ export interface FollowOptions {
   onConnection?: (state: 'open' | 'lost') => void;
 }
 
+/** A browser the caller's requests are pushed to (docs/notifications.md, Push). */
+export interface PushSubscriptionView {
+  endpoint: string;
+  createdAt: string;
+}
+
 /** A typed client of Heed's HTTP API, for headless callers (scripts, workers, other services). */
 export interface HeedClient {
   agents(): Promise<AgentInfo[]>;
@@ -168,6 +174,17 @@ export interface HeedClient {
   setDelegation(input: { to: string; until?: string }): Promise<DelegationView>;
   /** Ends the caller's delegation now (`DELETE /api/me/delegation`). */
   clearDelegation(): Promise<DelegationView>;
+  /** The VAPID public key a browser subscribes with (`GET /api/push/key`; 404 when the server has no push). */
+  pushKey(): Promise<{ publicKey: string }>;
+  /** The endpoints the caller's requests are pushed to (`GET /api/me/push-subscriptions`). */
+  pushSubscriptions(): Promise<PushSubscriptionView[]>;
+  /** Pushes the caller's requests to a browser too (`POST /api/me/push-subscriptions`, `PushSubscription.toJSON()`). */
+  addPushSubscription(subscription: {
+    endpoint: string;
+    keys: { p256dh: string; auth: string };
+  }): Promise<PushSubscriptionView[]>;
+  /** Stops pushing to a browser (`DELETE /api/me/push-subscriptions?endpoint=`). */
+  removePushSubscription(endpoint: string): Promise<PushSubscriptionView[]>;
   /**
    * The caller's personal tokens, newest first, without their secrets (`GET /api/me/tokens`; docs/auth.md).
    * Refused (403 `scope`) to a caller that is itself a personal token.
@@ -387,6 +404,23 @@ export function createClient(options: HeedClientOptions): HeedClient {
     delegation: () => json<DelegationView>('GET', '/api/me/delegation'),
     setDelegation: (input) => json<DelegationView>('PUT', '/api/me/delegation', input),
     clearDelegation: () => json<DelegationView>('DELETE', '/api/me/delegation'),
+    pushKey: () => json<{ publicKey: string }>('GET', '/api/push/key'),
+    pushSubscriptions: async () =>
+      (await json<{ subscriptions: PushSubscriptionView[] }>('GET', '/api/me/push-subscriptions')).subscriptions,
+    addPushSubscription: async (subscription) =>
+      (
+        await json<{ subscriptions: PushSubscriptionView[] }>('POST', '/api/me/push-subscriptions', {
+          endpoint: subscription.endpoint,
+          keys: subscription.keys,
+        })
+      ).subscriptions,
+    removePushSubscription: async (endpoint) =>
+      (
+        await json<{ subscriptions: PushSubscriptionView[] }>(
+          'DELETE',
+          `/api/me/push-subscriptions?${new URLSearchParams({ endpoint })}`,
+        )
+      ).subscriptions,
     listTokens: async () => (await json<{ tokens: PersonalToken[] }>('GET', '/api/me/tokens')).tokens,
     createToken: (input) => json<PersonalTokenCreated>('POST', '/api/me/tokens', input),
     async revokeToken(id) {

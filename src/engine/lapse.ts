@@ -104,6 +104,11 @@ async function lapse(
   }
   const { lapsed, leaseOwner } = done.value;
   const reminded = done.value.reminded ?? 0;
+  if (lapsed > 0)
+    engine.logger.info(
+      { conversationId: conversation.id, lapsed },
+      `Heed: ${lapsed === 1 ? 'a request' : `${lapsed} requests`} of conversation ${conversation.id} lapsed: nobody answered in time`,
+    );
   if (leaseOwner === undefined) return { lapsed, reminded };
   return {
     lapsed,

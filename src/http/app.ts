@@ -35,6 +35,7 @@ import { eventRoutes } from './routes/events.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { inboxStreamRoutes } from './routes/inbox-stream.js';
 import { linkRoutes } from './routes/links.js';
+import { pushRoutes } from './routes/push.js';
 import { messageRoutes } from './routes/messages.js';
 import { demoRoutes } from './routes/demo.js';
 import { metaRoutes } from './routes/meta.js';
@@ -90,6 +91,7 @@ export function apiRoutes(): Route[] {
     ...inboxStreamRoutes,
     ...requestRoutes,
     ...linkRoutes,
+    ...pushRoutes,
     ...deliveryRoutes,
     ...operatingRoutes,
     ...queueRoutes,

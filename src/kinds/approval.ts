@@ -319,6 +319,10 @@ export const approval = defineKind({
     searchText: (action) => [JSON.stringify(action.args)],
     answeredByLink: true,
     oneClickLinks: (_request, page) => ({ allow: `${page}?choice=allow`, deny: `${page}?choice=deny` }),
+    oneClickAnswers: () => [
+      { key: 'allow', label: 'Allow', answer: { type: 'approval', decision: 'allow' } },
+      { key: 'deny', label: 'Deny', answer: { type: 'approval', decision: 'deny' } },
+    ],
     oneClickChoice(action, params) {
       const choice = params.get('choice');
       if (choice !== 'allow' && choice !== 'deny') return undefined;

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import type { ActionRecordOf, CancelledResolution } from '../protocol/action-base.js';
 import { approval } from './approval.js';
 import { clientTool } from './client-tool.js';
-import type { ActionKind, BatchAnswer, BatchDecision, DetailLine, KindPresentation, OneClickChoice } from './kind.js';
+import type {
+  ActionKind,
+  BatchAnswer,
+  BatchDecision,
+  DetailLine,
+  KindPresentation,
+  OneClickAnswer,
+  OneClickChoice,
+} from './kind.js';
 import { question } from './question.js';
 import { url } from './url.js';
 import { expiresInMinutesField, raiseShape, type Raise, type RaiseShape } from './raise.js';
@@ -21,6 +29,7 @@ export type {
   KindTypes,
   LapsedAnswer,
   ModelReads,
+  OneClickAnswer,
   OneClickChoice,
   OneClickLinks,
   ResolvedDetails,
@@ -187,6 +196,11 @@ export function detailLinesOf(action: ActionView): DetailLine[] {
 /** How far an action decided by several answers has got (its kind's `progress`: an approval's votes); undefined when one answer decides it. */
 export function progressOf(action: ActionView): string | undefined {
   return presentationOf(action.kind).progress?.(action);
+}
+
+/** The answers the action's notification buttons send (its kind's `oneClickAnswers`); empty when a tap must open it. */
+export function oneClickAnswersOf(action: ActionView): OneClickAnswer[] {
+  return presentationOf(action.kind).oneClickAnswers?.(action) ?? [];
 }
 
 /** The choice an answer page's address carries for the action (its kind's `oneClickChoice`), if it names one. */

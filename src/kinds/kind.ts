@@ -171,6 +171,16 @@ export interface OneClickLinks {
   options?: Record<string, Record<string, string>>;
 }
 
+/**
+ * An answer given with one press where only a button fits (a push notification's actions): its `key`
+ * names the button, `answer` is what is sent as the answer link's `resolution`.
+ */
+export interface OneClickAnswer {
+  key: string;
+  label: string;
+  answer: Record<string, unknown>;
+}
+
 /** The choice an answer link carried, as the answer page opens on it: nothing is sent until the person confirms. */
 export interface OneClickChoice<T extends KindTypes = KindTypes> {
   /** The request as the card opens on it, the choice picked (a question's option selected in place of its defaults). */
@@ -252,6 +262,11 @@ export interface KindPresentation<T extends KindTypes = KindTypes> {
   readonly answeredByLink: boolean;
   /** The answer link's one-click choices for a request, on the answer page `page`. */
   oneClickLinks(request: T['request'], page: string): OneClickLinks;
+  /**
+   * The answers a notification's buttons may send at once, with no page to confirm on: an approval's
+   * Allow and Deny, a lone single-choice question's options. Absent or empty: a tap opens the request.
+   */
+  oneClickAnswers?(action: T['view']): OneClickAnswer[];
   /**
    * The inverse of `oneClickLinks`: the choice an answer page's address carries (`?choice=deny`,
    * `?q=ship&v=no`), when it names one the request offers. Absent or undefined: none.

@@ -289,6 +289,16 @@ export const question = defineKind({
       }
       return Object.keys(options).length > 0 ? { options } : {};
     },
+    // Several questions cannot be answered with one press, nor a multiple choice: a tap opens those.
+    oneClickAnswers(action) {
+      const questions = action.questions ?? [];
+      const only = questions.length === 1 && !questions[0].multiple ? questions[0] : undefined;
+      return (only?.options ?? []).map((option, index) => ({
+        key: `option-${index}`,
+        label: option.label,
+        answer: { type: 'question', answers: { [only!.id]: [option.value] } },
+      }));
+    },
     // The card opens on the link's option, picked in place of the defaults (added to them on a multiple choice);
     // Skip still means the agent's own defaults.
     // A question is answered, not approved or denied: a batch leaves it for the person to open.

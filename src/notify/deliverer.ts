@@ -13,6 +13,7 @@ import type { Notifier } from './notifier.js';
 import { targetsFor } from './outbox.js';
 import { postWebhook } from './webhook.js';
 import { callbackAllowed } from './callbacks.js';
+import { deliverPush } from './push-delivery.js';
 
 export interface Deliverer {
   wake(): void;
@@ -140,6 +141,32 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
           attemptTimeoutMs,
           stopping.signal,
         );
+      } else if (target.type === 'push') {
+        if (!targets.push) throw new Drop('push is no longer configured');
+        if (delivery.event === 'action.required' && action.status !== 'pending')
+          throw new Drop(`the action is no longer pending (${action.status})`);
+        const { sent } = await deliverPush({
+          store,
+          config: targets.push,
+          keys: () => notifier.vapidKeys(),
+          event: delivery.event,
+          person: target.to,
+          action,
+          view,
+          conversation,
+          links: (forAction, inConversation, person) => notifier.links(forAction, inConversation, person),
+          baseUrl: config.publicUrl ?? notifier.fallbackUrl,
+          now: engine.clock().getTime(),
+          timeoutMs: attemptTimeoutMs,
+          signal: stopping.signal,
+          onGone: () =>
+            engine.logger.info(
+              { deliveryId: delivery.id, person: target.to },
+              'Heed: a push subscription was removed (its push service says it is gone)',
+            ),
+        });
+        await store.finishDelivery(delivery.id, { status: 'delivered', at: at(), receipt: { sent } });
+        return;
       } else {
         if (!targets.email) throw new Drop('email is no longer configured');
         // No stale reminders: a request answered, lapsed or cancelled meanwhile is not mailed.
@@ -257,7 +284,9 @@ function targetOf(delivery: DeliveryRecord): string {
     ? withoutQuery(target.url)
     : target.type === 'channel'
       ? `channel ${target.channel}`
-      : `email ${target.to}`;
+      : target.type === 'push'
+        ? `push to ${target.to}`
+        : `email ${target.to}`;
 }
 
 /** A URL's query may carry a token: the log gets the rest. */

@@ -5,6 +5,7 @@ import type { ActionRecord, ConversationRecord } from '../types.js';
 import { actionView } from '../views.js';
 import { defaults } from '../config-schema.js';
 import { mailer } from './email.js';
+import { vapidKeys, webPushLibrary, type VapidKeys } from './push.js';
 import { startDeliverer, type Deliverer } from './deliverer.js';
 import { actionLinks, answerableByLink, linkExpiry, LinkSigner, type ActionLinks, type LinkClaims } from './links.js';
 import { deliveriesFor, hasTargets, targetsFor } from './outbox.js';
@@ -23,6 +24,7 @@ export class Notifier implements Outbox {
   /** Where links point when `publicUrl` is not set: `heed serve` puts its own address here. */
   fallbackUrl?: string;
   private signer?: Promise<LinkSigner>;
+  private keys?: Promise<VapidKeys>;
   private deliverer?: Deliverer;
 
   /** Chat workspaces (docs/channels.md) by name: what their conversations post goes through this outbox too. */
@@ -43,6 +45,7 @@ export class Notifier implements Outbox {
     this.notifying = targets.some(hasTargets);
     // nodemailer loads only when an email is configured; a missing one fails createHeed with its `npm i` line.
     if (targets.some((target) => target.email !== undefined)) mailer();
+    if (this.config.push) webPushLibrary();
     this.active = this.notifying || this.channels.size > 0 || (this.config.callbackHosts ?? []).length > 0;
   }
 
@@ -101,6 +104,15 @@ export class Notifier implements Outbox {
     };
     const escalated = await revised(escalations);
     const reminded = await revised(reminders);
+    // Push closes the notifications of what this change settles, so it needs whom each one waited on.
+    const settled: ActionRecord[] = [];
+    if (targets.push)
+      for (const x of change.settle ?? []) {
+        const action = known.actions
+          ? known.actions.find((entry) => entry.id === x.id)
+          : await this.engine.store.getAction(change.conversationId, x.id);
+        if (action) settled.push(action);
+      }
     return [
       ...posts,
       ...deliveriesFor(change, {
@@ -109,7 +121,8 @@ export class Notifier implements Outbox {
         at,
         escalated,
         reminded,
-        ...(targets.email && (change.actions?.length || escalated.length)
+        settled,
+        ...((targets.email || targets.push) && (change.actions?.length || escalated.length || settled.length)
           ? { delegates: await delegatesInForce(this.engine.store, this.engine.now()) }
           : {}),
         view: (action) => actionView(this.engine, action, conversation.agent),
@@ -140,6 +153,15 @@ export class Notifier implements Outbox {
   async close(): Promise<void> {
     await this.deliverer?.stop();
     await Promise.all([...this.channels.values()].map((channel) => channel.close?.()));
+  }
+
+  /** The VAPID keys push is signed with (configured, or made once and kept in the store); rejects without `notify.push`. */
+  vapidKeys(): Promise<VapidKeys> {
+    const push = this.config.push;
+    if (!push) return Promise.reject(new Error('notify.push is not configured'));
+    this.keys ??= vapidKeys(push, this.engine.store);
+    this.keys.catch(() => (this.keys = undefined));
+    return this.keys;
   }
 
   linkSigner(): Promise<LinkSigner> {

@@ -1,4 +1,5 @@
-import type { AgentConfig, EmailConfig, NotifyConfig, WebhookConfig } from '../config.js';
+import type { AgentConfig, EmailConfig, NotifyConfig, PushConfig, WebhookConfig } from '../config.js';
+import { isGroupEntry } from '../groups.js';
 import { newId } from '../ids.js';
 import type { Change, DeliveryEvent, NewDelivery } from '../store/store.js';
 import type { ActionRecord, ActionStatus, ConversationRecord } from '../types.js';
@@ -9,6 +10,8 @@ import { answerableByLink } from './links.js';
 export interface AgentTargets {
   webhooks: WebhookConfig[];
   email?: EmailConfig;
+  /** The server's Web Push (an agent's own `notify` has none). */
+  push?: PushConfig;
 }
 
 export function targetsFor(notify: NotifyConfig | undefined, agent: AgentConfig | undefined): AgentTargets {
@@ -19,11 +22,36 @@ export function targetsFor(notify: NotifyConfig | undefined, agent: AgentConfig 
       (hook) => !hook.agents || (name !== undefined && hook.agents.includes(name)),
     ),
     email: merged.email,
+    ...(notify?.push ? { push: notify.push } : {}),
   };
 }
 
 export function hasTargets(targets: AgentTargets): boolean {
-  return targets.webhooks.length > 0 || targets.email !== undefined;
+  return targets.webhooks.length > 0 || targets.email !== undefined || targets.push !== undefined;
+}
+
+/**
+ * Whom a request waits on, as user ids or group entries: its approvers, else the conversation's owner
+ * (none for an ownerless one); and the delegates standing in for them.
+ */
+export function peopleAsked(
+  action: ActionRecord,
+  ownerId: string | null,
+  delegates: Map<string, string> | undefined,
+): { waitsOn: string[]; delegates: Array<{ for: string; to: string }> } {
+  const waitsOn =
+    'approvers' in action.request && action.request.approvers?.length
+      ? action.request.approvers
+      : ownerId !== null
+        ? [ownerId]
+        : [];
+  return {
+    waitsOn,
+    delegates: waitsOn.flatMap((id) => {
+      const delegate = delegates?.get(id);
+      return delegate !== undefined ? [{ for: id, to: delegate }] : [];
+    }),
+  };
 }
 
 const settledEvent: Record<Exclude<ActionStatus, 'pending'>, DeliveryEvent> = {
@@ -43,8 +71,10 @@ export interface OutboxContext {
   escalated?: ActionRecord[];
   /** Actions this change sends a reminder of (`hitl.remind`): `action.reminder` to the request's own targets. */
   reminded?: ActionRecord[];
-  /** Delegations in force, who delegated → their delegate (read only when mail is configured). */
+  /** Delegations in force, who delegated → their delegate (read only when mail or push is configured). */
   delegates?: Map<string, string>;
+  /** The actions this change settles, as they were (read only when push is configured): their notifications are closed. */
+  settled?: ActionRecord[];
 }
 
 /**
@@ -64,7 +94,12 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
   for (const action of context.escalated ?? [])
     happened.push({ event: 'action.required', action, actionId: action.id });
   for (const action of context.reminded ?? []) happened.push({ event: 'action.reminder', action, actionId: action.id });
-  for (const x of change.settle ?? []) happened.push({ event: settledEvent[x.status], actionId: x.id });
+  for (const x of change.settle ?? [])
+    happened.push({
+      event: settledEvent[x.status],
+      action: context.settled?.find((entry) => entry.id === x.id),
+      actionId: x.id,
+    });
 
   const out: NewDelivery[] = [];
   for (const { event, action, actionId } of happened) {
@@ -80,17 +115,7 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
         agent: context.conversation.agent,
         ownerId: context.conversation.ownerId,
       };
-      // Whom it waits on: its approvers, else the conversation's owner; their delegates may be mailed too.
-      const waitsOn =
-        'approvers' in action.request && action.request.approvers?.length
-          ? action.request.approvers
-          : conversation.ownerId !== null
-            ? [conversation.ownerId]
-            : [];
-      const delegates = waitsOn.flatMap((id) => {
-        const delegate = context.delegates?.get(id);
-        return delegate !== undefined ? [{ for: id, to: delegate }] : [];
-      });
+      const { delegates } = peopleAsked(action, conversation.ownerId, context.delegates);
       const to = targets.email.to({ action: context.view(action), conversation, delegates });
       const recipients = [
         ...new Set((Array.isArray(to) ? to : to ? [to] : []).map((address) => address.trim()).filter(Boolean)),
@@ -98,6 +123,14 @@ export function deliveriesFor(change: Change, context: OutboxContext): NewDelive
       for (const address of recipients) {
         out.push({ id: newId('msg'), event, actionId, target: { type: 'email', to: address }, createdAt: at });
       }
+    }
+    // Push goes to the same people by user id (a group has no list of members to push to), and closes
+    // their notification once the request is settled.
+    if (targets.push && action && answerableByLink(action)) {
+      const { waitsOn, delegates } = peopleAsked(action, context.conversation.ownerId, context.delegates);
+      const people = new Set([...waitsOn, ...delegates.map((entry) => entry.to)].filter((id) => !isGroupEntry(id)));
+      for (const person of people)
+        out.push({ id: newId('msg'), event, actionId, target: { type: 'push', to: person }, createdAt: at });
     }
   }
   return out;

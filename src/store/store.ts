@@ -135,15 +135,16 @@ export type ChannelDeliveryEvent = DeliveryEvent | 'message.created' | 'task.sta
 /**
  * Where a delivery goes: a webhook by its URL, one email recipient, a channel's conversation (the
  * conversation's `channel`, e.g. `slack:T1:C1:1700000000.000100`; its adapter posts there), or the
- * `callbackUrl` of a request made with `POST /api/requests`, or an A2A push-notification config (docs/a2a.md; its
- * `actionId` is then the config's id).
+ * `callbackUrl` of a request made with `POST /api/requests`, an A2A push-notification config (docs/a2a.md; its
+ * `actionId` is then the config's id), or one person's Web Push subscriptions (`to`: their user id).
  */
 export type DeliveryTarget =
   | { type: 'webhook'; url: string }
   | { type: 'email'; to: string }
   | { type: 'channel'; channel: string }
   | { type: 'callback'; url: string }
-  | { type: 'a2a'; url: string; configId: string };
+  | { type: 'a2a'; url: string; configId: string }
+  | { type: 'push'; to: string };
 
 /** A notification to send, written in the same commit as the change that causes it. */
 export interface NewDelivery {

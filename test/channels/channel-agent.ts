@@ -19,7 +19,8 @@ export const HOSTILE_URL =
  * The agent of the channel tests: "refund" → an approval of issue_refund, "pick" → one question with two
  * options, "ask" → two questions (an option and a number), anything else → "Hello."; after a tool result
  * (or an answer) it says "Done."; "spoof" → one question whose prompt is `HOSTILE_TEXT`, "lure" → a tool that asks
- * to open `HOSTILE_URL` with `HOSTILE_TEXT` as its message. `ran` counts each tool's runs.
+ * to open `HOSTILE_URL` with `HOSTILE_TEXT` as its message; "fail" → the model's provider errors. `ran` counts
+ * each tool's runs.
  */
 export function channelAgent(ran: Map<string, number>): AgentConfig {
   const model = scriptedModel(async ({ messages }) => {
@@ -49,6 +50,7 @@ export function channelAgent(ran: Map<string, number>): AgentConfig {
           },
         ],
       };
+    if (text.includes('fail')) throw new Error('503 Service Unavailable from the provider');
     if (text.includes('lure')) return { toolCalls: [{ toolName: 'open_page', input: {} }] };
     if (text.includes('refund'))
       return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
 import { installConsoleCards } from './cards/page-card.js';
 import { installConsoleClientTools } from './client-tools.js';
+import { serviceWorker } from './service-worker.js';
 import './styles.css';
 // The frame and the narrow-screen rules, after the pages' styles they adjust.
 import './layout.css';
@@ -13,6 +14,8 @@ import './chat/chat-controls.css';
 
 installConsoleClientTools();
 installConsoleCards();
+// The worker makes the console installable and shows pushed requests; a browser without one just goes on.
+void serviceWorker().catch(() => undefined);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

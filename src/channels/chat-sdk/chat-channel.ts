@@ -23,7 +23,9 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
+  lapseText,
   recordedThen,
+  replyText,
   ThreadConversations,
   type ChannelAdapter,
   type ChannelHost,
@@ -291,15 +293,19 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     await this.remember(user);
     await recordParticipant(this.host.store, conversationId, await mapPerson(user, this.config.userId));
     try {
-      await this.recorded((onRecorded) =>
-        this.host.send(conversationId, text, {
-          caller: this.callerFor(user.id, user),
-          metadata: { [this.name]: { messageId: message.id, user: user.id } },
-          // The same message again (the platform retries until it has its answer): recorded once, by its id.
-          seen: (messages) =>
-            messages.some((entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id),
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.send(conversationId, text, {
+            caller: this.callerFor(user.id, user),
+            metadata: { [this.name]: { messageId: message.id, user: user.id } },
+            // The same message again (the platform retries until it has its answer): recorded once, by its id.
+            seen: (messages) =>
+              messages.some(
+                (entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id,
+              ),
+            onRecorded,
+          }),
+        thread.id,
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
@@ -368,12 +374,14 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     if (!request) await recordParticipant(this.host.store, conversation.id, mapped);
     const access = this.config.access;
     try {
-      await this.recorded((onRecorded) =>
-        this.host.settle(conversation.id, action.id, resolution, {
-          caller,
-          fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.settle(conversation.id, action.id, resolution, {
+            caller,
+            fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
+            onRecorded,
+          }),
+        threadId,
       );
     } catch (error) {
       if (!HeedError.isInstance(error)) throw error;
@@ -405,8 +413,10 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   }
 
   /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
-  private recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return recordedThen(this.host, this.platform.title, run);
+  private recorded(run: (onRecorded: () => void) => Promise<unknown>, threadId: string): Promise<void> {
+    return recordedThen(this.host, this.platform.title, run, async (text) =>
+      (await this.load()).adapter.postMessage(threadId, { markdown: text }),
+    );
   }
 
   /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
@@ -483,11 +493,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         (entry) => entry.id === delivery.actionId,
       );
       if (!message) throw new DeliveryDropped('the message is gone');
-      const text = message.parts
-        .map((part) => (part.type === 'text' ? part.text : ''))
-        .join('')
-        .trim();
-      const posted = await adapter.postMessage(threadId, { markdown: text });
+      const posted = await adapter.postMessage(threadId, { markdown: replyText(message) });
       return { messageId: posted.id };
     }
     const action = await store.getAction(delivery.conversationId, delivery.actionId);
@@ -528,6 +534,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       card,
       fallbackText: outcomeText(action, by, this.platform.cardText),
     });
+    // A lapse also says so in the thread: an edited card notifies nobody.
+    const lapse = lapseText(action);
+    if (lapse) await adapter.postMessage(threadId, { markdown: lapse });
     return undefined;
   }
 }

@@ -151,12 +151,14 @@ async function settle(
       fields: [],
     };
   try {
-    await slack.recorded((onRecorded) =>
-      slack.host.settle(conversation.id, action.id, resolution, {
-        caller,
-        fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
-        onRecorded,
-      }),
+    await slack.recorded(
+      (onRecorded) =>
+        slack.host.settle(conversation.id, action.id, resolution, {
+          caller,
+          fromChannel: { name: 'slack', ...(access ? { may: (target) => access(user, target) } : {}) },
+          onRecorded,
+        }),
+      conversation.channel ? placeOf(conversation.channel) : undefined,
     );
     return undefined;
   } catch (error) {

@@ -10,7 +10,9 @@ import type { DeliveryRecord } from '../../store/store.js';
 import type { JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
+  lapseText,
   recordedThen,
+  replyText,
   ThreadConversations,
   type ChannelAdapter,
   type ChannelHost,
@@ -148,16 +150,18 @@ export class SlackChannel implements ChannelAdapter {
       await mapPerson({ platform: 'slack', id: user }, this.config.userId),
     );
     try {
-      await this.recorded((onRecorded) =>
-        this.host.send(conversationId, text, {
-          caller,
-          metadata: { slack: { eventId, user, ts } },
-          // The same event again (Slack retries until it has a 200): recorded once, by its event id.
-          seen: (messages) =>
-            eventId !== '' &&
-            messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
-          onRecorded,
-        }),
+      await this.recorded(
+        (onRecorded) =>
+          this.host.send(conversationId, text, {
+            caller,
+            metadata: { slack: { eventId, user, ts } },
+            // The same event again (Slack retries until it has a 200): recorded once, by its event id.
+            seen: (messages) =>
+              eventId !== '' &&
+              messages.some((message) => (message.metadata?.slack as JsonObject | undefined)?.eventId === eventId),
+            onRecorded,
+          }),
+        place,
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
@@ -180,8 +184,13 @@ export class SlackChannel implements ChannelAdapter {
   }
 
   /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
-  recorded(run: (onRecorded: () => void) => Promise<unknown>): Promise<void> {
-    return recordedThen(this.host, 'Slack', run);
+  recorded(run: (onRecorded: () => void) => Promise<unknown>, place?: SlackPlace): Promise<void> {
+    return recordedThen(
+      this.host,
+      'Slack',
+      run,
+      place && ((text) => this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text })),
+    );
   }
 
   /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
@@ -214,10 +223,7 @@ export class SlackChannel implements ChannelAdapter {
         (entry) => entry.id === delivery.actionId,
       );
       if (!message) throw new DeliveryDropped('the message is gone');
-      const text = message.parts
-        .map((part) => (part.type === 'text' ? part.text : ''))
-        .join('')
-        .trim();
+      const text = replyText(message);
       const posted = await this.client.chat.postMessage({
         channel: place.channel,
         ...(place.thread ? { thread_ts: place.thread } : {}),
@@ -262,6 +268,9 @@ export class SlackChannel implements ChannelAdapter {
       text: outcomeText(action),
       blocks: settledBlocks(action) as never,
     });
+    // A lapse also says so in the thread: an edited card notifies nobody.
+    const lapse = lapseText(action);
+    if (lapse) await this.client.chat.postMessage({ channel: place.channel, thread_ts: place.thread, text: lapse });
     return undefined;
   }
 }

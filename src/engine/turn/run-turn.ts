@@ -192,6 +192,11 @@ async function fail(turn: Turn, thrown: unknown): Promise<TurnResult> {
     turn.event('message.created', { messageId, role: 'assistant', failed: true });
     turn.event('turn.failed', { error });
     await turn.flush();
+    // Said where the operator looks too; the conversation (and a channel's thread) says it to the person.
+    turn.engine.logger.warn(
+      { conversationId: turn.conversation.id, code: error.code, message: error.message },
+      `Heed: a turn of conversation ${turn.conversation.id} failed (${error.code})`,
+    );
   } catch (failed) {
     // The claim was lost meanwhile: whoever took it records the outcome. The store out: nothing was recorded.
     if (failed instanceof TurnInterrupted) return interruptedResult(turn);

@@ -27,7 +27,7 @@ const delivery = z.object({
   target: z
     .record(z.string(), z.unknown())
     .describe(
-      '`{ type: "webhook", url }`, `{ type: "email", to }`, `{ type: "channel", channel }` (a Slack thread) `{ type: "callback", url }` (the `callbackUrl` of a request) or `{ type: "a2a", url, configId }` (an A2A push config).',
+      '`{ type: "webhook", url }`, `{ type: "email", to }`, `{ type: "channel", channel }` (a Slack thread) `{ type: "callback", url }` (the `callbackUrl` of a request), `{ type: "a2a", url, configId }` (an A2A push config) or `{ type: "push", to }` (a person\'s Web Push subscriptions, by user id).',
     ),
   status: z.enum(['pending', 'delivered', 'failed', 'dropped']),
   attempts: z.number().int(),
@@ -45,7 +45,7 @@ export const deliveryRoutes: Route[] = [
       path: '/api/deliveries',
       scope: 'admin',
       operationId: 'listDeliveries',
-      summary: 'Notifications (webhooks, email) and how they went, oldest first',
+      summary: 'Notifications (webhooks, email, push) and how they went, oldest first',
       description:
         'For operators only: callers whose user id is listed in `notify.operators` (everyone else, anonymous callers ' +
         'included, gets 403 `forbidden`). `?status=failed` lists the ones that gave up.',

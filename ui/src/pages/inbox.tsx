@@ -20,6 +20,7 @@ import {
 import { ago, shortTime, useConsole } from '../console.js';
 import { Link } from '../router.js';
 import { DelegationPanel } from './delegation-panel.js';
+import { PushPanel } from './push-panel.js';
 import { isSignedIn } from '../session.js';
 
 /**
@@ -135,6 +136,7 @@ export function InboxPage() {
           {inbox.error.message}
         </p>
       )}
+      {isSignedIn(session) && <PushPanel />}
       {isSignedIn(session) && <DelegationPanel />}
     </section>
   );
