@@ -17,7 +17,8 @@ import { apiRoutes, createApp, type HeedApp } from './app.js';
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'heed-access-'));
-const publicPaths = new Set(['/health', '/api/openapi.json', '/api/docs']);
+// A load balancer asks /health/ready without a token.
+const publicPaths = new Set(['/health', '/health/ready', '/api/openapi.json', '/api/docs']);
 const routes = apiRoutes();
 let counter = 0;
 
