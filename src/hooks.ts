@@ -18,7 +18,7 @@ import {
   type HeldDelegation,
 } from './engine/delegation.js';
 import { HeedError } from './errors.js';
-import { recordAudit, type AuditInput } from './engine/audit.js';
+import { recordAudit, type AuditRecorder } from './engine/audit.js';
 import { erasePerson, type EraseInput } from './engine/erase.js';
 import type { Notifier } from './notify/notifier.js';
 import type { ErasureCounts, Store } from './store/store.js';
@@ -98,8 +98,8 @@ export interface HeedHooks {
    * current list and returns the new one, written with compare-and-set; resolves with the list written.
    */
   editA2aPush(conversationId: string, edit: (configs: A2aPushConfig[]) => A2aPushConfig[]): Promise<A2aPushConfig[]>;
-  /** Appends decisions that change no conversation to the audit log (sign-ins, personal tokens). */
-  audit(inputs: AuditInput[]): Promise<void>;
+  /** Appends decisions that change no conversation to the audit log (sign-ins, personal tokens), with their value writes. */
+  audit: AuditRecorder;
   /** Erases a person (docs/operating.md); `valuesOf` names what sign-in keeps of them. */
   erase(input: Omit<EraseInput, 'at'>): Promise<ErasureCounts>;
   /** The audit log, its anchor, and the chain's check (admins' routes). */
@@ -156,7 +156,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
       );
       return result.value;
     },
-    audit: (inputs) => recordAudit(engine.store, inputs),
+    audit: (inputs, values) => recordAudit(engine.store, inputs, values),
     erase: (input) => erasePerson(engine.store, { ...input, at: engine.now() }),
     auditLog: engine.store,
     delegation: {

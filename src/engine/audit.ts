@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { canonicalJson, sha256Hex, type AuditAppend, type AuditVerb, type NewAuditEntry } from '../store/audit.js';
-import type { Change, Store } from '../store/store.js';
+import type { Change, Store, ValueWrites } from '../store/store.js';
 import type { ActionRecord, JsonObject } from '../types.js';
 
 /*
@@ -95,10 +95,27 @@ export function auditAppend(key: string, inputs: AuditInput[]): AuditAppend {
   return { entries, people: [...people].map(([pseudonym, userId]) => ({ key: pseudonym, userId })) };
 }
 
-/** Appends decisions that change no conversation, in a transaction of their own. */
-export async function recordAudit(store: Pick<Store, 'secret' | 'appendAudit'>, inputs: AuditInput[]): Promise<void> {
-  if (inputs.length === 0) return;
-  await store.appendAudit(auditAppend(await pseudonymKey(store), inputs));
+/**
+ * Records decisions that change no conversation with the value writes that make them (a token, a session, a
+ * delegation), in one transaction (`Store.appendAudit`).
+ */
+export type AuditRecorder = (inputs: AuditInput[], values?: ValueWrites) => Promise<void>;
+
+/** Appends decisions that change no conversation, with the value writes that make them, in one transaction. */
+export async function recordAudit(
+  store: Pick<Store, 'secret' | 'appendAudit'>,
+  inputs: AuditInput[],
+  values?: ValueWrites,
+): Promise<void> {
+  await store.appendAudit(auditAppend(await pseudonymKey(store), inputs), values);
+}
+
+/** Where no audit log is kept (a part used on its own, in a test): the value writes alone. */
+export function valuesOnly(store: Pick<Store, 'putValues' | 'deleteValues'>): AuditRecorder {
+  return async (_inputs, values) => {
+    if (values?.put?.length) await store.putValues(values.put);
+    for (const { scope, keys } of values?.drop ?? []) await store.deleteValues(scope, keys);
+  };
 }
 
 /** Who settled an action nobody signed in answered: Heed itself for a lapse, a remembered approval or the system; else an anonymous caller. */

@@ -107,18 +107,29 @@ export async function setDelegation(
     seen.add(next);
   }
   const delegation: Delegation = { to, ...(end !== undefined ? { until: end } : {}), since: now };
-  await store.putValues([{ scope: DELEGATION_SCOPE, key: from, value: JSON.stringify(delegation) }]);
   // The delegate is the entry's `onBehalfOf` (the other person it names), so the chain holds no id.
-  await recordAudit(store, [
-    { at: now, actor: from, onBehalfOf: to, verb: 'delegation.set', decision: end ?? 'until cleared', surface: 'api' },
-  ]);
+  await recordAudit(
+    store,
+    [
+      {
+        at: now,
+        actor: from,
+        onBehalfOf: to,
+        verb: 'delegation.set',
+        decision: end ?? 'until cleared',
+        surface: 'api',
+      },
+    ],
+    { put: [{ scope: DELEGATION_SCOPE, key: from, value: JSON.stringify(delegation) }] },
+  );
   return delegation;
 }
 
 /** Ends `from`'s delegation now (nothing to do when there is none). */
 export async function clearDelegation(store: Store, from: string, now: string): Promise<void> {
-  await store.deleteValues(DELEGATION_SCOPE, [from]);
-  await recordAudit(store, [{ at: now, actor: from, verb: 'delegation.clear', surface: 'api' }]);
+  await recordAudit(store, [{ at: now, actor: from, verb: 'delegation.clear', surface: 'api' }], {
+    drop: [{ scope: DELEGATION_SCOPE, keys: [from] }],
+  });
 }
 
 /** True when a pending action waits on one of `people`: it names them among its approvers, or they own the conversation. */

@@ -142,13 +142,13 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     host.values,
     () => host.now(),
     () => host.accessChanged(),
-    (inputs) => host.audit(inputs),
+    (inputs, values) => host.audit(inputs, values),
   );
   if (signIn) mountSignIn(app, options.auth!, signIn);
   const personal = new PersonalTokens(
     host.values,
     () => new Date(host.now()),
-    (inputs) => host.audit(inputs),
+    (inputs, values) => host.audit(inputs, values),
   );
   const auth = authMiddleware(options.auth, signIn, personal);
   mountDevice(app, { values: host.values, tokens: personal, now: () => new Date(host.now()), auth });

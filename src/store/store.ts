@@ -272,6 +272,12 @@ export interface StoredValue {
   value: string;
 }
 
+/** Values written with an audit entry, in its transaction (`Store.appendAudit`): some put, some scopes or keys dropped. */
+export interface ValueWrites {
+  put?: ScopedValue[];
+  drop?: Array<{ scope: string; keys?: string[] }>;
+}
+
 /** A value to write under its scope (`Store.putValues`). */
 export interface ScopedValue extends StoredValue {
   scope: string;
@@ -374,8 +380,11 @@ export interface Store {
    */
   swapValue(scope: string, key: string, expected: string | null, next: string | null): Promise<boolean>;
 
-  /** Appends audit entries (decisions that change no conversation: sign-ins, tokens, delegations, erasures) in one transaction. */
-  appendAudit(append: AuditAppend): Promise<void>;
+  /**
+   * Appends audit entries for decisions that change no conversation (sign-ins, tokens, delegations), with
+   * the value writes that make the decision (`values`), in one transaction: neither is kept without the other.
+   */
+  appendAudit(append: AuditAppend, values?: ValueWrites): Promise<void>;
   /** Audit entries in `seq` order after `after` (default 0), at `since` or later when given, at most `limit` (default 500). */
   listAudit(page: AuditPage): Promise<AuditEntry[]>;
   /** Where the chain that is kept starts: the last pruned entry, or seq 0 and 64 zeros. */

@@ -122,6 +122,27 @@ export function describeUpkeepContract(name: string, open: () => Promise<OpenedS
       expect((await store.listAudit({ limit: 1 })).map((e) => e.seq)).toEqual([1]);
     });
 
+    it('writes the values a decision makes with its audit entry, in one step', async () => {
+      await store.putValues([
+        { scope: 'tokens-of:ada', key: 'old', value: 'h0' },
+        { scope: 'token:h0', key: 'token', value: '{}' },
+      ]);
+      await store.appendAudit(
+        { entries: [entry(1, { verb: 'token.create' })], people: [] },
+        {
+          put: [
+            { scope: 'token:h1', key: 'token', value: '{"id":"pat_1"}' },
+            { scope: 'tokens-of:ada', key: 'pat_1', value: 'h1' },
+          ],
+          drop: [{ scope: 'token:h0' }, { scope: 'tokens-of:ada', keys: ['old'] }],
+        },
+      );
+      expect(await store.listValues('token:h1')).toEqual([{ key: 'token', value: '{"id":"pat_1"}' }]);
+      expect((await store.listValues('tokens-of:ada')).map((row) => row.key)).toEqual(['pat_1']);
+      expect(await store.listValues('token:h0')).toEqual([]);
+      expect((await store.listAudit({})).map((e) => e.verb)).toEqual(['token.create']);
+    });
+
     it('prunes the audit log from the front, keeping the last pruned hash as the anchor', async () => {
       expect(await store.auditAnchor()).toEqual({ seq: 0, hash: ZERO_HASH });
       await store.appendAudit({ entries: [entry(1), entry(2), entry(100), entry(101)], people: [] });

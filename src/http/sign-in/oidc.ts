@@ -126,8 +126,9 @@ export function mountOidc(app: Hono<AppEnv>, oidc: OidcConfig, signIn: SignIn): 
     if ('refused' in person) return failed(c, 403, person.refused);
     const previous = getCookie(c, SESSION_COOKIE);
     if (previous) await signIn.sessions.end(previous).catch(() => undefined);
-    const session = await signIn.sessions.create({ ...person, ...(idToken ? { idToken } : {}) });
-    await signIn.audit([{ at: new Date().toISOString(), actor: person.userId, verb: 'sign-in', surface: 'oidc' }]);
+    const session = await signIn.sessions.create({ ...person, ...(idToken ? { idToken } : {}) }, [
+      { at: new Date().toISOString(), actor: person.userId, verb: 'sign-in', surface: 'oidc' },
+    ]);
     setCookie(c, SESSION_COOKIE, session, { httpOnly: true, sameSite: 'Lax', secure, path: '/' });
     return c.redirect(transaction.returnTo, 302);
   });

@@ -1,3 +1,4 @@
+import type { AuditInput, AuditRecorder } from '../../engine/audit.js';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HeedError } from '../../errors.js';
 import { hashedScope, readValue, SCOPES_OF } from './stored.js';
@@ -47,11 +48,19 @@ export class Sessions {
   constructor(
     private readonly values: Values,
     private readonly sessionHours: number,
+    /** The audit log: a session is written with the sign-in's entry, in one transaction. */
+    private readonly record: AuditRecorder,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Makes a new session (a new random id, so a cookie planted before sign-in never becomes one). */
-  async create(input: { userId: string; groups: string[]; email?: string; idToken?: string }): Promise<string> {
+  /**
+   * Makes a new session (a new random id, so a cookie planted before sign-in never becomes one), recorded
+   * with `entries` (the sign-in) in the same transaction.
+   */
+  async create(
+    input: { userId: string; groups: string[]; email?: string; idToken?: string },
+    entries: AuditInput[] = [],
+  ): Promise<string> {
     const id = randomBytes(32).toString('base64url');
     const at = this.now().toISOString();
     const record: SessionRecord = {
@@ -62,7 +71,8 @@ export class Sessions {
       usedAt: at,
       ...(input.idToken ? { idToken: await this.seal(input.idToken) } : {}),
     };
-    await this.values.swapValue(scopeOf(id), KEY, null, JSON.stringify(record));
+    // A fresh random id: nothing is there to compare with.
+    await this.record(entries, { put: [{ scope: scopeOf(id), key: KEY, value: JSON.stringify(record) }] });
     return id;
   }
 

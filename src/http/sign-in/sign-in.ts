@@ -4,7 +4,7 @@ import { parse } from 'hono/utils/cookie';
 import type { Caller } from '../../caller.js';
 import type { AuthConfig } from '../../config.js';
 import type { Store } from '../../store/store.js';
-import type { AuditInput } from '../../engine/audit.js';
+import type { AuditRecorder } from '../../engine/audit.js';
 import { requireOptional } from '../../optional-dependency.js';
 import type { AppEnv } from '../route.js';
 import { mountOidc } from './oidc.js';
@@ -18,8 +18,8 @@ export interface SignIn {
   sessions: Sessions;
   /** Tells this process's streams to ask again whether their callers may still follow (a session ended). */
   accessChanged: () => void;
-  /** Where sign-ins are recorded (the audit log). */
-  audit: (inputs: AuditInput[]) => Promise<void>;
+  /** Where sign-ins are recorded (the audit log), with the session they make. */
+  audit: AuditRecorder;
 }
 
 /** Sign-in for people (`auth.oidc`), or undefined when it is not configured: then none of it is loaded. */
@@ -28,14 +28,14 @@ export function signInOf(
   values: SignIn['values'],
   now: () => string,
   accessChanged: () => void,
-  audit: SignIn['audit'] = async () => undefined,
+  audit: AuditRecorder,
 ): SignIn | undefined {
   if (!auth?.oidc) return undefined;
   // Loaded at the first sign-in; missing, the start fails here with the npm i line.
   requireOptional('openid-client', 'Sign-in with auth.oidc', { resolveOnly: true });
   return {
     values,
-    sessions: new Sessions(values, auth.sessionHours ?? 12, () => new Date(now())),
+    sessions: new Sessions(values, auth.sessionHours ?? 12, audit, () => new Date(now())),
     accessChanged,
     audit,
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../caller.js';
 import { HeedError } from '../../errors.js';
-import type { AuditInput } from '../../engine/audit.js';
+import type { AuditRecorder } from '../../engine/audit.js';
 import { hashedScope, readValue, SCOPES_OF, sha256Hex, type Values } from './stored.js';
 
 /** What a personal token may do (docs/auth.md): each route says which one it needs. */
@@ -39,7 +39,7 @@ export class PersonalTokens {
     private readonly values: Values,
     private readonly now: () => Date,
     /** Where token creation and revocation are recorded (the audit log). */
-    private readonly audit: (inputs: AuditInput[]) => Promise<void> = async () => undefined,
+    private readonly audit: AuditRecorder,
   ) {}
 
   /** Makes a token; its secret is in the answer and nowhere else. */
@@ -63,17 +63,24 @@ export class PersonalTokens {
       groups: person.groups,
     };
     const hash = sha256Hex(token);
-    await this.values.swapValue(tokenScope(hash), 'token', null, JSON.stringify(record));
-    await this.values.swapValue(ownerScope(person.userId), record.id, null, hash);
-    await this.audit([
+    // The token, its entry in the person's list and the audit entry: one transaction. Fresh random ids: nothing to compare with.
+    await this.audit(
+      [
+        {
+          at: record.createdAt,
+          actor: person.userId,
+          verb: 'token.create',
+          decision: record.scopes.join(' '),
+          surface: 'api',
+        },
+      ],
       {
-        at: record.createdAt,
-        actor: person.userId,
-        verb: 'token.create',
-        decision: record.scopes.join(' '),
-        surface: 'api',
+        put: [
+          { scope: tokenScope(hash), key: 'token', value: JSON.stringify(record) },
+          { scope: ownerScope(person.userId), key: record.id, value: hash },
+        ],
       },
-    ]);
+    );
     return { ...info(record), token };
   }
 
@@ -91,9 +98,9 @@ export class PersonalTokens {
   async revoke(userId: string, id: string): Promise<boolean> {
     const hash = await readValue(this.values, ownerScope(userId), id);
     if (hash === undefined) return false;
-    await this.values.deleteValues(tokenScope(hash));
-    await this.values.deleteValues(ownerScope(userId), [id]);
-    await this.audit([{ at: this.now().toISOString(), actor: userId, verb: 'token.revoke', surface: 'api' }]);
+    await this.audit([{ at: this.now().toISOString(), actor: userId, verb: 'token.revoke', surface: 'api' }], {
+      drop: [{ scope: tokenScope(hash) }, { scope: ownerScope(userId), keys: [id] }],
+    });
     return true;
   }
 

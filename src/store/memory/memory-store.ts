@@ -399,7 +399,17 @@ export function memoryStore(): Store {
       return true;
     },
 
-    async appendAudit(append) {
+    async appendAudit(append, written) {
+      // One synchronous step: nothing runs between the values and the entry.
+      for (const { scope, key, value } of written?.put ?? []) {
+        let scoped = values.get(scope);
+        if (!scoped) values.set(scope, (scoped = new Map()));
+        scoped.set(key, value);
+      }
+      for (const { scope, keys } of written?.drop ?? []) {
+        if (keys === undefined) values.delete(scope);
+        else for (const key of keys) values.get(scope)?.delete(key);
+      }
       audit.append(append);
     },
 

@@ -390,8 +390,22 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       else await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
     },
 
-    async appendAudit(append) {
-      await upkeep.appendAlone(append);
+    async appendAudit(append, values) {
+      await upkeep.transaction(async (run) => {
+        const put = values?.put ?? [];
+        if (put.length > 0)
+          await run(
+            `INSERT INTO ${t('adapter_values')} (scope, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+             ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value`,
+            [put.map((v) => v.scope), put.map((v) => v.key), put.map((v) => v.value)],
+          );
+        for (const { scope, keys } of values?.drop ?? []) {
+          if (keys === undefined) await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
+          else
+            await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
+        }
+        await upkeep.append(run, append);
+      });
     },
 
     async listAudit(page) {

@@ -430,8 +430,20 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         .immediate();
     },
 
-    async appendAudit(append) {
-      upkeep.appendAlone(append);
+    async appendAudit(append, values) {
+      const put = cached(
+        'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
+      );
+      const dropScope = cached('DELETE FROM adapter_values WHERE scope = ?');
+      const dropKey = cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?');
+      db.transaction(() => {
+        for (const { scope, key, value } of values?.put ?? []) put.run(scope, key, value);
+        for (const { scope, keys } of values?.drop ?? []) {
+          if (keys === undefined) dropScope.run(scope);
+          else for (const key of keys) dropKey.run(scope, key);
+        }
+        upkeep.append(append);
+      }).immediate();
     },
 
     async listAudit(page) {
