@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { chainChecker, verifyChain, type AuditEntry, type ChainCheck } from '../store/audit.js';
 import type { Store } from '../store/store.js';
 import { erasePerson } from '../engine/erase.js';
-import { signInValuesOf } from '../http/sign-in/stored.js';
+import { personValues } from '../http/person-values.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import { EXIT, databaseUrlProblem } from './problems.js';
@@ -86,7 +86,7 @@ export async function runOperate(
         by: 'system:cli',
         surface: 'cli',
         at: new Date().toISOString(),
-        ...signInValuesOf(user),
+        ...personValues(user),
       });
       io.out(JSON.stringify(counts));
       return EXIT.ok;

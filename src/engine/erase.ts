@@ -20,8 +20,8 @@ export interface EraseInput {
  * stable for that id; the audit log keeps its chain and forgets whom their pseudonym named. The erasure is itself
  * an audit entry (naming the pseudonym only), written in the same transaction.
  *
- * Push subscriptions (DESIGN.md §22) are not stored yet: when they are, add their scope here (a whole scope per
- * person in `valueScopes`, or a prefix whose values name the person in `valuePrefixes`).
+ * What layers above keep of the person in the store's values comes in `valueScopes` (a whole scope per person)
+ * and `valuePrefixes` (scopes whose values name the person): src/http/person-values.ts.
  */
 export async function erasePerson(
   store: Pick<Store, 'secret' | 'erasePerson'>,

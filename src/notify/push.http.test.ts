@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { startServer, tokens, type TestServer } from '../../test/http-fixtures.js';
 import { pushService } from '../../test/notify/push-service.js';
 import { MAX_PAYLOAD_BYTES, requestPush } from './push-payload.js';
 import type { ActionView } from '../views.js';
@@ -77,6 +77,26 @@ describe('Web Push: subscriptions', () => {
       },
     );
     expect(removed).toMatchObject({ status: 200, body: { subscriptions: [] } });
+  });
+
+  it("erasing a person removes their devices and the index naming them; someone else's stay", async () => {
+    const { service, server } = await setUp({
+      auth: { tokens: { ...tokens, root: { userId: 'root' } }, admins: ['root'] },
+    });
+    const phone = service.subscribe('phone');
+    const laptop = service.subscribe('laptop');
+    expect((await server.api('POST', '/api/me/push-subscriptions', { token: 'ada', body: phone })).status).toBe(200);
+    expect((await server.api('POST', '/api/me/push-subscriptions', { token: 'bob', body: laptop })).status).toBe(200);
+    const erased = await server.api('DELETE', '/api/people/ada', { token: 'root' });
+    expect(erased.status).toBe(200);
+    const store = server.heed.store!;
+    expect(await store.listValues('push-subscriptions:ada')).toEqual([]);
+    const index = await store.listValues('push-endpoints');
+    expect(index).toHaveLength(1);
+    expect(JSON.stringify(index)).not.toContain('ada');
+    expect((await server.api('GET', '/api/me/push-subscriptions', { token: 'bob' })).body.subscriptions).toHaveLength(
+      1,
+    );
   });
 
   it('keeps at most 20 devices a person: the oldest goes', async () => {

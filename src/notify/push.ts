@@ -35,6 +35,13 @@ export interface VapidKeys {
 
 const scopeOf = (person: string) => `push-subscriptions:${person}`;
 const ENDPOINTS = 'push-endpoints';
+/** Who holds an endpoint, as the index keeps it: JSON, so erasure finds the person in it (docs/operating.md). */
+const holderValue = (person: string) => JSON.stringify(person);
+
+/** What erasing a person removes of their devices: their subscriptions, and the index rows naming them. */
+export function pushValuesOf(userId: string): { valuePrefixes: string[]; valueScopes: string[] } {
+  return { valuePrefixes: [ENDPOINTS], valueScopes: [scopeOf(userId)] };
+}
 const keyOf = (endpoint: string) => createHash('sha256').update(endpoint).digest('hex');
 
 /** web-push, loaded when `notify.push` is configured (not at `import 'heed'`). */
@@ -136,7 +143,8 @@ export async function saveSubscription(
   at: string,
 ): Promise<void> {
   const key = keyOf(subscription.endpoint);
-  const holder = (await store.listValues(ENDPOINTS)).find((row) => row.key === key)?.value;
+  const held = (await store.listValues(ENDPOINTS)).find((row) => row.key === key)?.value;
+  const holder = held === undefined ? undefined : (JSON.parse(held) as string);
   // One device, one person: a browser signed in as someone else now is no longer the old one's.
   if (holder !== undefined && holder !== person) await store.deleteValues(scopeOf(holder), [key]);
   // Stamps only grow per person, so "the oldest" is always one device even within a millisecond.
@@ -145,7 +153,7 @@ export async function saveSubscription(
   const stored: StoredSubscription = { endpoint: subscription.endpoint, keys: subscription.keys, createdAt };
   await store.putValues([
     { scope: scopeOf(person), key, value: JSON.stringify(stored) },
-    { scope: ENDPOINTS, key, value: person },
+    { scope: ENDPOINTS, key, value: holderValue(person) },
   ]);
   const all = await listSubscriptions(store, person);
   for (const old of all.slice(0, Math.max(0, all.length - MAX_SUBSCRIPTIONS)))
@@ -159,7 +167,7 @@ export async function removeSubscription(store: PushValues, person: string, endp
   if (!had) return false;
   await store.deleteValues(scopeOf(person), [key]);
   // The index is only dropped while it still names this person (a newer holder keeps it).
-  await store.swapValue(ENDPOINTS, key, person, null);
+  await store.swapValue(ENDPOINTS, key, holderValue(person), null);
   return true;
 }
 

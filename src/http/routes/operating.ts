@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mustBeAdmin } from '../../engine/access.js';
 import { defineRoute, type Route } from '../route.js';
-import { signInValuesOf } from '../sign-in/stored.js';
+import { personValues } from '../person-values.js';
 
 /*
  * What an operator needs to run Heed for years (docs/operating.md): erasing a person, reading the audit log.
@@ -101,7 +101,7 @@ export const operatingRoutes: Route[] = [
         userId: params.userId,
         by: caller.userId,
         surface: 'api',
-        ...signInValuesOf(params.userId),
+        ...personValues(params.userId),
       });
       // Their streams and sessions end: followers in this process ask again now.
       host.accessChanged();
