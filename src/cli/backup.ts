@@ -38,9 +38,7 @@ export async function runBackup(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (values['database-url'] !== undefined) {
-    console.error(
-      'heed backup: copies a SQLite file; back up a PostgreSQL database with pg_dump (docs/operating.md).',
-    );
+    console.error('heed backup: copies a SQLite file; back up a PostgreSQL database with pg_dump (docs/operating.md).');
     return EXIT.usage;
   }
   if (!values.to?.trim()) {
