@@ -60,7 +60,7 @@ describe('the web console at /', () => {
     }
   });
 
-  it('answers no path under /health, /api or /auth with its page: an unknown one is a JSON 404', async () => {
+  it('answers no path under /health, /api or /auth with its page (but /auth/device): an unknown one is a JSON 404', async () => {
     const ready = await app.request('/health/ready');
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ok: true });
@@ -72,6 +72,11 @@ describe('the web console at /', () => {
         if (method === 'GET') expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
       }
     }
+    // But the device approval page a terminal's sign-in links to, which is the console's by design.
+    const device = await app.request('/auth/device');
+    expect(device.status).toBe(200);
+    expect(device.headers.get('content-type')).toContain('text/html');
+    expect((await app.request('/auth/device/other')).status).toBe(404);
   });
 
   it('is off unless a console directory is given', async () => {

@@ -40,8 +40,8 @@ const SECURITY_HEADERS = {
 
 /**
  * Serves the built web console at `/`: its files, and `index.html` for any other page path (the
- * console routes in the browser). No path under `/api`, `/auth` or `/health` is ever answered here: an
- * unknown one is a JSON 404, never the console's page with 200 (which a load balancer would read as ready).
+ * console routes in the browser). No path under `/api`, `/auth` or `/health` is ever answered here (but the
+ * device approval page, `/auth/device`): an unknown one is a JSON 404, never the console's page with 200 (which a load balancer would read as ready).
  */
 export function mountConsole(app: Hono<AppEnv>, dir: string): void {
   // Read once, at start, into a fixed map: the files of a build never change while the server runs,
@@ -82,8 +82,11 @@ export function mountConsole(app: Hono<AppEnv>, dir: string): void {
 
 /** The server's own path prefixes: its answers there are JSON, the console's page never. */
 const SERVER_PREFIXES = ['/api', '/auth', '/health'];
+/** The console's pages under them, by design (DESIGN.md §18): the device approval a terminal's sign-in links to. */
+const CONSOLE_PAGES = new Set(['/auth/device']);
 
 function isServerPath(path: string): boolean {
+  if (CONSOLE_PAGES.has(path)) return false;
   return SERVER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
