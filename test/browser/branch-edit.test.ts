@@ -39,7 +39,16 @@ beforeAll(async () => {
   slack = await fakeSlack();
   harness = await startHarness({
     agents: [...browserAgents, echo],
-    channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'refunds', apiUrl: slack.apiUrl } },
+    channels: {
+      slack: {
+        botToken: 'xoxb-test',
+        signingSecret: secret,
+        agent: 'refunds',
+        apiUrl: slack.apiUrl,
+        // The Slack user who mentions the bot is Ada in Heed: the thread is hers to read in the console.
+        userId: (user) => (user.id === 'U1' ? 'ada' : undefined),
+      },
+    },
     notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
   });
 }, 60_000);

@@ -39,7 +39,16 @@ beforeAll(async () => {
     return undefined;
   });
   harness = await startHarness({
-    channels: { telegram: { agent: 'refunds', botToken: '123:abc', secretToken, apiUrl: telegram.url } },
+    channels: {
+      telegram: {
+        agent: 'refunds',
+        botToken: '123:abc',
+        secretToken,
+        apiUrl: telegram.url,
+        // The Telegram user who mentions the bot is Ada in Heed: the group's conversation is hers to read.
+        userId: (user) => (user.id === String(ada.id) ? 'ada' : undefined),
+      },
+    },
     notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
   });
 }, 60_000);
