@@ -169,7 +169,7 @@ export function decisionsOf(change: Change, actions: ActionRecord[] | undefined)
         actor: text(data.by) ?? null,
         ...(text(data.for) !== undefined ? { onBehalfOf: text(data.for) } : {}),
         decision: text(data.decision),
-        surface: 'api',
+        surface: text(data.channel) ?? 'api',
       });
     } else if (event.type === 'action.extended') {
       inputs.push({
@@ -177,7 +177,7 @@ export function decisionsOf(change: Change, actions: ActionRecord[] | undefined)
         verb: 'extend',
         actor: text(data.by) ?? null,
         decision: text(data.expiresAt) ?? 'never',
-        surface: 'api',
+        surface: text(data.channel) ?? 'api',
       });
     } else if (event.type === 'turn.cancelled' && data.reason === 'cancelled' && !actionCancelled) {
       inputs.push({

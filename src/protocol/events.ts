@@ -146,6 +146,7 @@ const actionVoted = z.object({
   toolName: z.string(),
   by: z.string(),
   for: z.string().optional().describe("Set when `by` voted as this approver's delegate: it counts as their vote."),
+  channel: resolutionChannel.optional().describe('Where the vote was given (`api`, `link`, a chat platform).'),
   decision: z.enum(['allow', 'deny']),
   comment: z
     .union([z.string(), z.record(z.string(), json)])
@@ -176,6 +177,7 @@ const actionExtended = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   by: z.string().nullable().describe('Who extended it (null: an anonymous caller).'),
+  channel: resolutionChannel.optional().describe('Where it was extended (`api` or `link`).'),
   minutes: z.number().describe('What was asked: the deadline is now this many minutes away (0: never lapses).'),
   previousExpiresAt: isoTime.nullable(),
   expiresAt: isoTime.nullable().describe('The new deadline; null: it never lapses.'),

@@ -84,6 +84,7 @@ export async function decideExtend(
           toolCallId: action.toolCallId,
           toolName: action.toolName,
           by,
+          channel: input.link ? 'link' : 'api',
           minutes,
           previousExpiresAt: action.expiresAt,
           expiresAt,

@@ -130,7 +130,7 @@ export async function decideSettle(
     const { decision, comment, approvedArgs } = checked.stored;
     // A vote needs a signed-in voter: checkVoter refused a null one above.
     const outcome = castVote(voted, resolvedBy ?? '', { decision, comment, approvedArgs }, at, answeredFor);
-    votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome)));
+    votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome, channelOf(input))));
     if (!outcome.decided) {
       // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
       const pending = actions
@@ -151,7 +151,7 @@ export async function decideSettle(
   }
   if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
 
-  const channel: ResolutionChannel = input.link ? 'link' : input.fromChannel ? input.fromChannel.name : 'api';
+  const channel = channelOf(input);
   const settlement = {
     id: action.id,
     status: 'resolved' as const,
@@ -295,7 +295,12 @@ async function checkOpen(
   });
 }
 
-function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'action.voted'> {
+/** Where an answer or a vote comes from: a link, a chat platform, else the API. */
+function channelOf(input: SettleInput): ResolutionChannel {
+  return input.link ? 'link' : input.fromChannel ? input.fromChannel.name : 'api';
+}
+
+function votedEvent(action: ActionRecord, outcome: VoteOutcome, channel: ResolutionChannel): EventData<'action.voted'> {
   const votes = outcome.request.votes ?? [];
   return {
     actionId: action.id,
@@ -304,6 +309,7 @@ function votedEvent(action: ActionRecord, outcome: VoteOutcome): EventData<'acti
     toolName: action.toolName,
     by: outcome.vote.by,
     ...(outcome.vote.for !== undefined ? { for: outcome.vote.for } : {}),
+    channel,
     decision: outcome.vote.decision,
     ...(outcome.vote.comment ? { comment: outcome.vote.comment } : {}),
     ...(outcome.vote.args !== undefined ? { editedArgs: true } : {}),

@@ -21,6 +21,18 @@ export interface ClientLike {
   query<Row = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResultLike<Row>>;
   /** Events the LISTEN connection watches: `notification`, `error`, `end`. */
   on(event: string, listener: (...args: any[]) => void): unknown;
+  off?(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/**
+ * Listens for `error` on a connection borrowed from the pool while it is held: a connection reset between two of
+ * its queries is emitted there, and with no listener it would end the process. The failed query (or the next
+ * one) still rejects. Returns what stops listening, for when it goes back to the pool.
+ */
+export function holdErrors(client: ClientLike): () => void {
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  return () => void client.off?.('error', ignore);
 }
 
 /** A connection borrowed from a pool. `release(true)` (or an error) destroys it instead of returning it. */

@@ -9,6 +9,7 @@ import { postgresQueue } from './queue.js';
 import { listenForEvents } from './listen.js';
 import { migrations, refusalCode } from './migrations.js';
 import {
+  holdErrors,
   type ListenConnection,
   type PoolLike,
   type QueryConfig,
@@ -164,6 +165,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     async migrate() {
       const { pool } = await open();
       const client = await pool.connect();
+      const unhold = holdErrors(client);
       // A migration, or waiting for another instance's, may take longer than an ordinary statement.
       const run = (text: string, values?: unknown[]) =>
         client.query({ text, values, query_timeout: MIGRATION_TIMEOUT_MS });
@@ -197,10 +199,12 @@ export function postgresStore(options: PostgresStoreOptions): Store {
           ]);
         }
         await run('COMMIT');
+        unhold();
         client.release();
       } catch (error) {
         // The error below is what the caller gets; a ROLLBACK on a broken connection fails too, and the release destroys it.
         await run('ROLLBACK').catch(() => undefined);
+        unhold();
         client.release(error as Error);
         throw error;
       }

@@ -10,7 +10,7 @@ import {
 import type { AuditPage, Erasure, ErasureCounts } from '../store.js';
 import { ms } from '../times.js';
 import { pageSize } from '../values.js';
-import type { PoolClientLike, PoolLike, QueryConfig } from './pool.js';
+import { holdErrors, type PoolClientLike, type PoolLike, type QueryConfig } from './pool.js';
 
 /*
  * The PostgreSQL store's audit log, retention and erasure (docs/operating.md). An append locks the chain's
@@ -24,16 +24,19 @@ export function postgresUpkeep(open: () => Promise<{ pool: PoolLike }>, t: (tabl
   async function transaction<T>(work: (run: Run, client: PoolClientLike) => Promise<T>): Promise<T> {
     const { pool } = await open();
     const client = await pool.connect();
+    const unhold = holdErrors(client);
     const run: Run = async <Row>(text: string, values: unknown[] = []) =>
       (await client.query<Row>({ text, values } satisfies QueryConfig)).rows;
     try {
       await run('BEGIN');
       const value = await work(run, client);
       await run('COMMIT');
+      unhold();
       client.release();
       return value;
     } catch (error) {
       await run('ROLLBACK').catch(() => undefined);
+      unhold();
       client.release(error as Error);
       throw error;
     }
