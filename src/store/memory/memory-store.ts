@@ -11,6 +11,7 @@ import type {
   DeliveryRecord,
   PendingCount,
   Store,
+  ValueWrites,
 } from '../store.js';
 import { iso, ms } from '../times.js';
 import { deleteFinished, erasePerson, memoryAudit } from './upkeep.js';
@@ -36,6 +37,19 @@ export function memoryStore(): Store {
   const deliveries = new Map<string, DeliveryRecord>();
   const secrets = new Map<string, string>();
   const values = new Map<string, Map<string, string>>();
+
+  /** Puts and drops values: every value write of the store goes through here. */
+  function writeValues(written: ValueWrites): void {
+    for (const { scope, key, value } of written.put ?? []) {
+      let scoped = values.get(scope);
+      if (!scoped) values.set(scope, (scoped = new Map()));
+      scoped.set(key, value);
+    }
+    for (const { scope, keys } of written.drop ?? []) {
+      if (keys === undefined) values.delete(scope);
+      else for (const key of keys) values.get(scope)?.delete(key);
+    }
+  }
   const audit = memoryAudit();
 
   function commit(change: Change): CommitResult {
@@ -377,39 +391,23 @@ export function memoryStore(): Store {
     },
 
     async putValues(written) {
-      for (const { scope, key, value } of written) {
-        let scoped = values.get(scope);
-        if (!scoped) values.set(scope, (scoped = new Map()));
-        scoped.set(key, value);
-      }
+      writeValues({ put: written });
     },
 
     async deleteValues(scope, keys) {
-      if (keys === undefined) values.delete(scope);
-      else for (const key of keys) values.get(scope)?.delete(key);
+      writeValues({ drop: [{ scope, keys }] });
     },
 
     async swapValue(scope, key, expected, next) {
       const scoped = values.get(scope);
       if ((scoped?.get(key) ?? null) !== expected) return false;
-      if (next !== null) {
-        if (scoped) scoped.set(key, next);
-        else values.set(scope, new Map([[key, next]]));
-      } else scoped?.delete(key);
+      writeValues(next === null ? { drop: [{ scope, keys: [key] }] } : { put: [{ scope, key, value: next }] });
       return true;
     },
 
     async appendAudit(append, written) {
       // One synchronous step: nothing runs between the values and the entry.
-      for (const { scope, key, value } of written?.put ?? []) {
-        let scoped = values.get(scope);
-        if (!scoped) values.set(scope, (scoped = new Map()));
-        scoped.set(key, value);
-      }
-      for (const { scope, keys } of written?.drop ?? []) {
-        if (keys === undefined) values.delete(scope);
-        else for (const key of keys) values.get(scope)?.delete(key);
-      }
+      if (written) writeValues(written);
       audit.append(append);
     },
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { HeedError } from '../../errors.js';
 import { entriesNaming } from '../../groups.js';
-import type { ConversationFilter, ConversationRead, PendingFilter, Store, StoredValue } from '../store.js';
+import type { ConversationFilter, ConversationRead, PendingFilter, Store, StoredValue, ValueWrites } from '../store.js';
 import { type CommitRow, commitResult, commitStatement } from './commit.js';
 import { postgresDeliveries } from './deliveries.js';
 import { postgresUpkeep } from './upkeep.js';
@@ -121,6 +121,24 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   async function query<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
     const { pool } = await open();
     return (await pool.query<Row>({ name: named(text), text, values } satisfies QueryConfig)).rows;
+  }
+
+  /** Puts (in one statement) and drops values through `run` (the pool, or a transaction's connection). */
+  async function writeValues(
+    run: (text: string, values: unknown[]) => Promise<unknown>,
+    values: ValueWrites,
+  ): Promise<void> {
+    const put = values.put ?? [];
+    if (put.length > 0)
+      await run(
+        `INSERT INTO ${t('adapter_values')} (scope, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+         ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value`,
+        [put.map((v) => v.scope), put.map((v) => v.key), put.map((v) => v.value)],
+      );
+    for (const { scope, keys } of values.drop ?? []) {
+      if (keys === undefined) await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
+      else await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
+    }
   }
 
   const outbox = postgresDeliveries(query, t);
@@ -380,34 +398,17 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       query<StoredValue>(`SELECT key, value FROM ${t('adapter_values')} WHERE scope = $1 ORDER BY key`, [scope]),
 
     async putValues(values) {
-      if (values.length === 0) return;
       // One statement, so the values are written all or none.
-      await query(
-        `INSERT INTO ${t('adapter_values')} (scope, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-         ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value`,
-        [values.map((v) => v.scope), values.map((v) => v.key), values.map((v) => v.value)],
-      );
+      await writeValues(query, { put: values });
     },
 
     async deleteValues(scope, keys) {
-      if (keys === undefined) await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
-      else await query(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
+      await writeValues(query, { drop: [{ scope, keys }] });
     },
 
     async appendAudit(append, values) {
       await upkeep.transaction(async (run) => {
-        const put = values?.put ?? [];
-        if (put.length > 0)
-          await run(
-            `INSERT INTO ${t('adapter_values')} (scope, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-             ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value`,
-            [put.map((v) => v.scope), put.map((v) => v.key), put.map((v) => v.value)],
-          );
-        for (const { scope, keys } of values?.drop ?? []) {
-          if (keys === undefined) await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1`, [scope]);
-          else
-            await run(`DELETE FROM ${t('adapter_values')} WHERE scope = $1 AND key = ANY($2::text[])`, [scope, keys]);
-        }
+        if (values) await writeValues(run, values);
         await upkeep.append(run, append);
       });
     },

@@ -14,6 +14,7 @@ import type {
   PendingFilter,
   Store,
   StoredValue,
+  ValueWrites,
 } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { sqliteDeliveries } from './deliveries.js';
@@ -234,6 +235,18 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     return read;
   });
 
+  /** Puts and drops values, inside the caller's transaction: every value write of the store goes through here. */
+  function writeValues(values: ValueWrites): void {
+    const put = cached(
+      'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
+    );
+    for (const { scope, key, value } of values.put ?? []) put.run(scope, key, value);
+    for (const { scope, keys } of values.drop ?? []) {
+      if (keys === undefined) cached('DELETE FROM adapter_values WHERE scope = ?').run(scope);
+      else for (const key of keys) cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?').run(scope, key);
+    }
+  }
+
   return {
     async migrate() {
       db.transaction(() => {
@@ -395,23 +408,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async putValues(values) {
-      const put = cached(
-        'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
-      );
-      db.transaction(() => {
-        for (const { scope, key, value } of values) put.run(scope, key, value);
-      }).immediate();
+      db.transaction(() => writeValues({ put: values })).immediate();
     },
 
     async deleteValues(scope, keys) {
-      if (keys === undefined) {
-        cached('DELETE FROM adapter_values WHERE scope = ?').run(scope);
-        return;
-      }
-      const remove = cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?');
-      db.transaction(() => {
-        for (const key of keys) remove.run(scope, key);
-      }).immediate();
+      db.transaction(() => writeValues({ drop: [{ scope, keys }] })).immediate();
     },
 
     async swapValue(scope, key, expected, next) {
@@ -420,28 +421,15 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       return db
         .transaction(() => {
           if (((read.get(scope, key) as string | undefined) ?? null) !== expected) return false;
-          if (next === null) cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?').run(scope, key);
-          else
-            cached(
-              'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
-            ).run(scope, key, next);
+          writeValues(next === null ? { drop: [{ scope, keys: [key] }] } : { put: [{ scope, key, value: next }] });
           return true;
         })
         .immediate();
     },
 
     async appendAudit(append, values) {
-      const put = cached(
-        'INSERT INTO adapter_values (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value',
-      );
-      const dropScope = cached('DELETE FROM adapter_values WHERE scope = ?');
-      const dropKey = cached('DELETE FROM adapter_values WHERE scope = ? AND key = ?');
       db.transaction(() => {
-        for (const { scope, key, value } of values?.put ?? []) put.run(scope, key, value);
-        for (const { scope, keys } of values?.drop ?? []) {
-          if (keys === undefined) dropScope.run(scope);
-          else for (const key of keys) dropKey.run(scope, key);
-        }
+        if (values) writeValues(values);
         upkeep.append(append);
       }).immediate();
     },
