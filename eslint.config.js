@@ -22,9 +22,19 @@ const layerZones = layers.slice(0, -1).flatMap((paths, index) => {
     const folderOf = (to) => above.find((path) => path.endsWith('/') && to.startsWith(path));
     const excepted = new Set(allowed.map((exception) => folderOf(exception.to)));
     const message = `src/${target} may import only its own layer and the layers below it (docs/architecture.md).`;
-    const zones = [
-      { target: srcPath(target), from: above.filter((path) => !excepted.has(path)).map(srcPath), message },
-    ];
+    // A file a lower layer lists inside a folder of a higher one (mcp/config.ts) stays importable.
+    const lowerFiles = layers.slice(0, index + 1).flat();
+    const zones = above
+      .filter((path) => !excepted.has(path))
+      .map((path) => {
+        const inside = lowerFiles.filter((file) => path.endsWith('/') && file.startsWith(path));
+        return {
+          target: srcPath(target),
+          from: srcPath(path),
+          ...(inside.length > 0 ? { except: inside.map((file) => `./${file.slice(path.length)}`) } : {}),
+          message,
+        };
+      });
     for (const folder of excepted) {
       const except = allowed.map((exception) => `./${exception.to.slice(folder.length)}`);
       zones.push({ target: srcPath(target), from: srcPath(folder), except, message });

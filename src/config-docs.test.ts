@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import './channels/chat-sdk/platforms.js'; // registers the chat platforms' config shapes
 import { describe, expect, it } from 'vitest';
 import { configTable, withConfigTables } from './config-docs.js';
 import { defaults } from './config-schema.js';

@@ -3,45 +3,39 @@
  * typo or a value of the wrong shape stops the start with its path instead of being ignored. Functions
  * and objects made by libraries (models, tools, stores, hooks) are checked for their kind only.
  *
- * Adding a key to an interface of config.ts? Add it to its shape here too: the `SameKeys` checks at
- * the bottom fail to compile until both agree.
+ * The shapes are the config's one source: its types (src/config.ts), its defaults (`defaults`) and the
+ * tables of docs/http.md are all derived from them. A chat platform's keys live in its own file
+ * (src/channels/chat-sdk/platforms/), joined here through the platforms' list.
  */
 import { isIP } from 'node:net';
 import { approvalPolicyProblems } from './kinds/approval-policy.js';
 import { clip } from './kinds/clip.js';
 import { z } from 'zod';
-import type {
-  AgentConfig,
-  AuthConfig,
-  ChannelsConfig,
-  HeedConfig,
-  HeedOptions,
-  IntakeConfig,
-  RetentionConfig,
-} from './config.js';
+import type { AgentHandler } from './agents/handler-types.js';
 import type { Caller } from './caller.js';
-import type { ActionRecord, ConversationRecord } from './types.js';
+import {
+  booleanOption,
+  channelCommon,
+  channelConfigShapes,
+  duration,
+  fn,
+  httpUrl,
+  strict,
+  wholeCount,
+  withMethods,
+  type ChannelUser,
+} from './config-shapes.js';
+import type { AgentModel } from './engine/turn/model-spec.js';
+import type { Logger } from './logger.js';
+import { mcpServerConfig } from './mcp/config.js';
+import type { BeforeInputRequest } from './mcp/types.js';
+import type { Store } from './store/store.js';
+import type { HeedTool } from './tool.js';
+import type { ActionRecord, AskedQuestion, ConversationRecord } from './types.js';
 import type { ActionView } from './views.js';
 import { HeedError } from './errors.js';
 
-/** An object that refuses keys it does not know, naming the ones it does. */
-function strict<Shape extends z.ZodRawShape>(shape: Shape) {
-  const known = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key (expected one of: ${known})` : undefined),
-  });
-}
-
-const fn = <F extends (...args: never[]) => unknown = (...args: never[]) => unknown>(what: string) =>
-  z.custom<F>((value) => typeof value === 'function', { error: `expected ${what} (a function)` });
-const hasMethods = (value: unknown, ...methods: string[]) =>
-  typeof value === 'object' &&
-  value !== null &&
-  methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
-
-const wholeCount = (minimum: number) =>
-  z.number({ error: 'expected a number' }).int('expected a whole number').min(minimum, `expected at least ${minimum}`);
-const duration = z.number({ error: 'expected a number' }).min(0, 'expected 0 or more');
+export type { ChannelUser };
 
 // Each option carries its doc line (`.describe`) and, when it has one, its default (`.default`): the engine
 // reads its defaults from here (`defaults` below) and docs/http.md's config tables are made from here
@@ -97,7 +91,6 @@ const limitsShape = {
     ),
 };
 
-const booleanOption = z.boolean({ error: 'expected true or false' });
 const hitlShape = {
   timeoutMinutes: duration.default(1440).describe('Minutes before an action lapses; fractions allowed; 0 = never.'),
   onTimeout: z
@@ -158,50 +151,17 @@ const intakeShape = {
     .describe('`thread-start` asks once per conversation; `every-turn` before each turn.'),
   preamble: z.string({ error: 'expected a string' }).optional(),
   // Each question is checked in full when the agent is set up (with the rules of asked questions).
-  questions: z.array(z.record(z.string(), z.unknown(), { error: 'expected a question { id, prompt, ... }' }), {
-    error: 'expected a list of questions',
-  }),
+  questions: z.array(
+    z.custom<AskedQuestion>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
+      error: 'expected a question { id, prompt, ... }',
+    }),
+    {
+      error: 'expected a list of questions',
+    },
+  ),
   timeoutMinutes: duration.optional().describe('Intake questions never lapse unless this is set.'),
 };
 
-const needsApproval = z.union([z.boolean(), z.record(z.string(), z.boolean())], {
-  error: 'expected true/false, or true/false by tool name',
-});
-const mcpCommon = {
-  needsApproval: needsApproval.optional(),
-  beforeInputRequest: fn('beforeInputRequest(request)').optional(),
-  timeoutSeconds: z.number({ error: 'expected a number' }).positive('expected more than 0').optional(),
-  maxConnections: wholeCount(1).optional(),
-  sampling: z.enum(['ask', 'remember', 'never'], { error: "expected 'ask', 'remember' or 'never'" }).optional(),
-  roots: z
-    .array(strict({ uri: z.string().startsWith('file://', 'expected a file:// URI'), name: z.string().optional() }), {
-      error: 'expected a list of { uri, name? }',
-    })
-    .optional(),
-};
-const stringRecord = z.record(z.string(), z.string({ error: 'expected a string' }), {
-  error: 'expected an object of strings',
-});
-const mcpServer = z.union(
-  [
-    strict({
-      ...mcpCommon,
-      command: z.string().min(1),
-      args: z.array(z.string()).optional(),
-      env: stringRecord.optional(),
-      cwd: z.string().optional(),
-    }),
-    strict({ ...mcpCommon, url: z.string().min(1), headers: stringRecord.optional() }),
-  ],
-  {
-    error:
-      'expected { command, args?, env?, cwd? } (stdio) or { url, headers? } (HTTP), with optional needsApproval, beforeInputRequest, timeoutSeconds, maxConnections, sampling, roots',
-  },
-);
-
-const httpUrl = z
-  .string({ error: 'expected a URL' })
-  .refine((value) => /^https?:\/\/[^\s]+$/i.test(value) && URL.canParse(value), 'expected an http:// or https:// URL');
 const webhookShape = {
   url: httpUrl.describe('Where the webhook is posted.'),
   secret: z
@@ -334,12 +294,6 @@ const notifyShape = {
     .default(1_000)
     .describe('How often the deliverer looks for due deliveries (besides right after each commit).'),
 };
-type ChannelUserId = (user: ChannelUser) => string | undefined | null | Promise<string | undefined | null>;
-const channelUserId = fn<ChannelUserId>('userId({ platform, id, userName?, email? })')
-  .optional()
-  .describe(
-    'Who a person of the workspace is in Heed: their Heed user id (undefined: not known). Their conversations are then listed for that person, and requests posted there are answered as them. Default: by the address the platform gives, where it gives one.',
-  );
 type SlackAccess = (
   slackUserId: string,
   target: { conversation: ConversationRecord; action: ActionRecord },
@@ -361,107 +315,7 @@ const slackShape = {
   access: fn<SlackAccess>('access(slackUserId, { conversation, action })')
     .optional()
     .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
-  userId: channelUserId,
-};
-/** A person of a chat platform, as `access` sees them (docs/channels.md). */
-export interface ChannelUser {
-  platform: string;
-  id: string;
-  userName?: string;
-  email?: string;
-}
-type ChannelAccess = (
-  user: ChannelUser,
-  target: { conversation: ConversationRecord; action: ActionRecord },
-) => boolean | Promise<boolean>;
-const channelAgent = z
-  .string({ error: 'expected an agent name' })
-  .min(1, 'expected an agent name')
-  .describe('The agent that answers there.');
-const channelAccess = fn<ChannelAccess>('access({ platform, id, userName?, email? }, { conversation, action })')
-  .optional()
-  .describe('Who may answer a request posted in a thread. Default: anyone in the thread.');
-const secretString = (what: string) => z.string({ error: 'expected a string' }).min(1, `expected ${what}`);
-const telegramShape = {
-  agent: channelAgent,
-  botToken: secretString("the bot's token from BotFather").describe("The bot's token from BotFather."),
-  secretToken: secretString('the webhook secret token').describe(
-    'The `secret_token` given to `setWebhook`: every request to `POST /api/channels/telegram/events` must carry it in `X-Telegram-Bot-Api-Secret-Token`.',
-  ),
-  userName: z
-    .string({ error: 'expected a string' })
-    .optional()
-    .describe("The bot's @username (without @), which a mention names. Default: read with `getMe`."),
-  apiUrl: httpUrl
-    .optional()
-    .describe('The Bot API base (default https://api.telegram.org; tests point it at a local server).'),
-  access: channelAccess,
-  userId: channelUserId,
-};
-const githubShape = {
-  agent: channelAgent,
-  token: z
-    .string({ error: 'expected a string' })
-    .min(1, 'expected a token')
-    .optional()
-    .describe(
-      'A token (a personal access token, or an installation token) for posting comments; or the three GitHub App fields.',
-    ),
-  appId: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's id (in place of `token`)."),
-  privateKey: z.string({ error: 'expected a string' }).optional().describe("The GitHub App's private key (PEM)."),
-  installationId: z
-    .number({ error: 'expected a number' })
-    .int()
-    .optional()
-    .describe("The App's installation id; absent, each webhook's own is used."),
-  webhookSecret: secretString('the webhook secret').describe(
-    "The webhook's secret: every request to `POST /api/channels/github/events` must carry its `X-Hub-Signature-256`.",
-  ),
-  userName: secretString("the bot's login").describe(
-    "The bot's login (`heed-bot`, or `my-app[bot]`), which a mention names.",
-  ),
-  apiUrl: httpUrl
-    .optional()
-    .describe('The REST API base (default https://api.github.com; GitHub Enterprise, or a local server in tests).'),
-  access: channelAccess,
-  userId: channelUserId,
-};
-const linearShape = {
-  agent: channelAgent,
-  apiKey: secretString('an API key').describe("A Linear API key of the bot's user, for posting and editing comments."),
-  webhookSecret: secretString('the webhook signing secret').describe(
-    "The webhook's signing secret: every request to `POST /api/channels/linear/events` must carry its `linear-signature`, at most 60 s old.",
-  ),
-  userName: secretString("the bot's name").describe("The bot user's name, which a mention names."),
-  apiUrl: httpUrl
-    .optional()
-    .describe('The GraphQL endpoint (default https://api.linear.app/graphql; tests point it at a local server).'),
-  access: channelAccess,
-  userId: channelUserId,
-};
-const discordShape = {
-  agent: channelAgent,
-  botToken: secretString("the bot's token").describe(
-    "The bot's token: for posting, and the proof of Gateway events forwarded to `POST /api/channels/discord/events` (`x-discord-gateway-token`).",
-  ),
-  publicKey: secretString("the application's public key").describe(
-    "The application's public key (hex): every interaction must carry its Ed25519 signature.",
-  ),
-  applicationId: secretString("the application's id").describe("The application's id, which a mention names."),
-  userName: z.string({ error: 'expected a string' }).optional().describe("The bot's name, for mentions typed as text."),
-  apiUrl: httpUrl
-    .optional()
-    .describe('The REST API base (default https://discord.com/api/v10; tests point it at a local server).'),
-  gateway: z
-    .union([booleanOption, z.strictObject({ leaseMs: wholeCount(100).optional() })], {
-      error: 'expected true, false or { leaseMs }',
-    })
-    .optional()
-    .describe(
-      "Hold Discord's Gateway socket in this process (one instance of a deployment holds it, by a lease in the store renewed while held; `leaseMs`, default 30000, is how long another waits after the holder stops). Needs `npm i @discordjs/ws @discordjs/rest`. Off: a listener forwards Gateway events to the endpoint.",
-    ),
-  access: channelAccess,
-  userId: channelUserId,
+  userId: channelCommon.userId,
 };
 const channelStateShape = {
   redis: z
@@ -480,134 +334,30 @@ const channelStateShape = {
     .describe("What every key Chat SDK writes in Redis starts with (Chat SDK's own default)."),
 };
 
-const teamsShape = {
-  agent: channelAgent,
-  appId: secretString("the bot's Microsoft App ID").describe(
-    "The Azure Bot's Microsoft App ID: the audience every Bot Framework token to `POST /api/channels/teams/events` must name.",
-  ),
-  appPassword: z
-    .string({ error: 'expected a string' })
-    .min(1, 'expected a client secret')
-    .optional()
-    .describe("The app's client secret, for the tokens Heed posts with (or `token`; default `TEAMS_APP_PASSWORD`)."),
-  token: fn<(scope: string | string[], tenantId?: string) => string | Promise<string>>('token(scope)')
-    .optional()
-    .describe('Gives the bearer token for posting to the Bot Framework, in place of fetching one with `appPassword`.'),
-  tenantId: z
-    .string({ error: 'expected a string' })
-    .optional()
-    .describe("The app's tenant, for a single-tenant app. Default: `TEAMS_APP_TENANT_ID`, else a multi-tenant app."),
-  openIdMetadataUrl: httpUrl
-    .default('https://login.botframework.com/v1/.well-known/openidconfiguration')
-    .describe(
-      'The OpenID metadata whose `issuer` and `jwks_uri` sign the Bot Framework tokens (sovereign clouds have their own; tests point it at a local server).',
-    ),
-  userName: z
-    .string({ error: 'expected a string' })
-    .optional()
-    .describe("The bot's name, for mentions typed as text. Default: the name a mention's entity gives."),
-  apiUrl: httpUrl
-    .optional()
-    .describe(
-      "Sends every reply to this connector URL instead of each conversation's own `serviceUrl` (a gateway or an emulator).",
-    ),
-  access: channelAccess,
-  userId: channelUserId,
-};
-const gchatShape = {
-  agent: channelAgent,
-  credentials: z
-    .object(
-      {
-        client_email: secretString("the service account's email").describe("The service account's email."),
-        private_key: secretString("the service account's private key").describe(
-          "The service account's private key (PEM).",
-        ),
-        project_id: z.string({ error: 'expected a string' }).optional().describe("The service account's project id."),
-      },
-      { error: 'expected a service account key' },
-    )
-    .optional()
-    .describe(
-      "The Chat app's service account key (the JSON file's `client_email` and `private_key`), for posting and editing messages; or `token`.",
-    ),
-  token: fn<() => string | Promise<string>>('token()')
-    .optional()
-    .describe(
-      'Gives the OAuth access token (scope `chat.bot`) for posting, in place of signing one with `credentials`.',
-    ),
-  endpointUrl: httpUrl.describe(
-    "The URL Google Chat calls (`https://…/api/channels/gchat/events`, as in the app's configuration): cards' buttons call it back, and it is the audience of endpoint-URL tokens.",
-  ),
-  googleChatProjectNumber: z
-    .string({ error: 'expected a string' })
-    .regex(/^\d+$/, 'expected a project number (digits)')
-    .optional()
-    .describe(
-      "The Google Cloud project number, when the app's authentication audience is *Project number*: the audience of the tokens `chat@system.gserviceaccount.com` signs.",
-    ),
-  workspaceAddOnServiceAccountEmail: z
-    .string({ error: 'expected a string' })
-    .optional()
-    .describe(
-      'A Chat app built as a Workspace add-on: its own `service-<project number>@gcp-sa-gsuiteaddons.iam.gserviceaccount.com`, the email its endpoint-URL tokens carry.',
-    ),
-  chatJwksUrl: httpUrl
-    .default('https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com')
-    .describe(
-      'The keys of `chat@system.gserviceaccount.com`, which sign project-number tokens (tests point it at a local server).',
-    ),
-  googleJwksUrl: httpUrl
-    .default('https://www.googleapis.com/oauth2/v3/certs')
-    .describe("Google's OpenID keys, which sign endpoint-URL tokens (tests point it at a local server)."),
-  botUserId: z
-    .string({ error: 'expected a string' })
-    .optional()
-    .describe("The app's user resource name (`users/…`): tells its own messages and mentions from other apps'."),
-  userName: z.string({ error: 'expected a string' }).optional().describe("The app's name, for mentions typed as text."),
-  apiUrl: httpUrl
-    .optional()
-    .describe('The Chat API root (default https://chat.googleapis.com/; tests point it at a local server).'),
-  access: channelAccess,
-  userId: channelUserId,
-};
+/** `channels`: Slack, where Chat SDK keeps its state, and each platform of the list with its own keys. */
 const channelsShape = {
   slack: strict(slackShape)
     .optional()
     .describe('A Slack workspace where one agent talks in threads (docs/channels.md).'),
-  telegram: strict(telegramShape)
-    .optional()
-    .describe('A Telegram bot: one agent talks in the chats it is in (docs/channels.md).'),
-  github: strict(githubShape)
-    .optional()
-    .describe('A GitHub bot: one agent talks in the issues and pull requests that mention it (docs/channels.md).'),
-  linear: strict(linearShape)
-    .optional()
-    .describe('A Linear bot: one agent talks in the comment threads that mention it (docs/channels.md).'),
-  discord: strict(discordShape)
-    .optional()
-    .describe('A Discord bot: one agent talks in the threads that mention it (docs/channels.md).'),
   state: strict(channelStateShape)
     .optional()
     .describe(
       "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear, Discord, Teams and Google Chat: Heed's own store, unless `redis` names a server (docs/channels.md).",
     ),
-  teams: strict(teamsShape)
-    .optional()
-    .describe('A Microsoft Teams bot: one agent talks in the threads and chats that mention it (docs/channels.md).'),
-  gchat: strict(gchatShape)
-    .refine((value) => value.credentials !== undefined || value.token !== undefined, {
-      message: 'expected `credentials` or `token`',
-    })
-    .optional()
-    .describe('A Google Chat app: one agent talks in the spaces and threads that mention it (docs/channels.md).'),
 };
+/** The shape of `channels` with the platforms listed now (a test may add one: docs/architecture.md). */
+function channelsSchema() {
+  const platforms = Object.fromEntries(
+    [...channelConfigShapes].map(([name, { config, about }]) => [name, config.optional().describe(about)]),
+  );
+  return strict({ ...channelsShape, ...platforms });
+}
 const agentNotifyShape = { webhooks: notifyShape.webhooks, email: notifyShape.email };
 
 const toolsSchema = z
   .record(
     z.string(),
-    z.custom((value) => typeof value === 'object' && value !== null, {
+    z.custom<HeedTool>((value) => typeof value === 'object' && value !== null, {
       error: 'expected a tool made with tool({ ... })',
     }),
     {
@@ -635,16 +385,15 @@ const ask = booleanOption;
 const agentShape = {
   name: z.string({ error: 'expected a string' }).min(1, 'expected a name'),
   description: z.string({ error: 'expected a string' }).optional(),
-  model: z
-    .custom((value) => hasMethods(value, 'doStream'), { error: 'expected an AI SDK language model' })
+  model: withMethods<AgentModel>('expected an AI SDK language model', 'doStream')
     .optional()
     .describe(
       "An AI SDK language model: the agent runs on Heed's own loop. Exactly one of `model`, `handler`, `remote`.",
     ),
-  handler: z
-    .custom((value) => hasMethods(value, 'processMessage'), {
-      error: 'expected a handler: { processMessage(input), resolveAction?(input) }',
-    })
+  handler: withMethods<AgentHandler>(
+    'expected a handler: { processMessage(input), resolveAction?(input) }',
+    'processMessage',
+  )
     .optional()
     .describe(
       'Your own code as the agent: `processMessage`, and `resolveAction` for answers (docs/agents-elsewhere.md).',
@@ -685,8 +434,8 @@ const agentShape = {
     maxExtendMinutes: hitlShape.maxExtendMinutes.unwrap().optional(),
   }).optional(),
   maxSteps: wholeCount(1).default(20).describe('Model calls per turn before it stops (warning `max_steps`).'),
-  mcpServers: z.record(z.string(), mcpServer, { error: 'expected an object of MCP servers by name' }).optional(),
-  beforeInputRequest: fn('beforeInputRequest(request)').optional(),
+  mcpServers: z.record(z.string(), mcpServerConfig, { error: 'expected an object of MCP servers by name' }).optional(),
+  beforeInputRequest: fn<BeforeInputRequest>('beforeInputRequest(request)').optional(),
   notify: strict(agentNotifyShape).optional(),
   busyPolicy: busyPolicy.optional(),
 };
@@ -806,7 +555,9 @@ const authShape = {
       },
     )
     .optional(),
-  resolveContext: fn('resolveContext(request)').optional(),
+  resolveContext: fn<(request: Request) => Caller | null | Promise<Caller | null>>('resolveContext(request)')
+    .optional()
+    .describe('Resolves the caller from a request; wins over `tokens`. Return null for anonymous.'),
   required: z.boolean({ error: 'expected true or false' }).optional(),
   oidc: strict(oidcShape)
     .optional()
@@ -872,10 +623,11 @@ const optionsShape = {
     .optional()
     .describe("Tools offered to every agent, beside its own; an agent's own tool of the same name wins."),
   ask: ask.optional().describe("Offer every agent the built-in `ask` tool. An agent's own `ask` (true or false) wins."),
-  store: z
-    .custom((value) => hasMethods(value, 'migrate', 'commit'), {
-      error: 'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))',
-    })
+  store: withMethods<Store>(
+    'expected a store (memoryStore(), sqliteStore(...), postgresStore(...))',
+    'migrate',
+    'commit',
+  )
     .optional()
     .describe(
       'Where conversations are kept. Default: in memory (a pause does not survive a restart); `heed serve` uses SQLite.',
@@ -910,6 +662,7 @@ const optionsShape = {
     .describe("How long a running turn's claim lasts before another instance may take it over."),
   now: fn<() => Date>('now()').optional().describe('The clock (tests move it).'),
   notify: strict(notifyShape).optional().describe('Webhooks, email and answer links (docs/notifications.md).'),
+  // For the types and the docs: the checks put the shape with every platform in its place (`withChannels`).
   channels: strict(channelsShape)
     .optional()
     .describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
@@ -934,10 +687,13 @@ const optionsShape = {
     .describe(
       'Traces (docs/operating.md): `{ otlpUrl, serviceName? }` sends spans to an OpenTelemetry collector as OTLP/HTTP JSON; `true` makes them with the tracer provider the application registered with `@opentelemetry/api`. Off unless set. Needs `npm i @opentelemetry/api` (and, for `otlpUrl`, `@opentelemetry/sdk-trace-base @opentelemetry/exporter-trace-otlp-http @opentelemetry/resources`).',
     ),
-  logger: z
-    .custom((value) => hasMethods(value, 'debug', 'info', 'warn', 'error'), {
-      error: 'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())',
-    })
+  logger: withMethods<Logger>(
+    'expected a logger with debug, info, warn and error methods (pino(), consoleLogger())',
+    'debug',
+    'info',
+    'warn',
+    'error',
+  )
     .optional()
     .describe(
       'Where the sweep, the listener, the deliverer and channels report what went wrong: `debug/info/warn/error(fields, message)`, as pino. Default: warnings and errors on stderr.',
@@ -985,35 +741,37 @@ const appShape = {
 };
 const configShape = { ...optionsShape, ...appShape };
 
-const optionsSchema = strict(optionsShape);
-const configSchema = strict(configShape);
+/**
+ * The schemas the checks use: `channels` is made when a config is checked, so a platform added with
+ * `addChatPlatform` (docs/architecture.md) is known to it.
+ */
+const withChannels = <Shape extends { channels: z.ZodType }>(shape: Shape) =>
+  strict({ ...shape, channels: channelsSchema().optional() });
 const appOptionsSchema = z.object(appShape);
 
-/** The groups of options with shapes of their own, by their path in the config: docs/http.md's tables are made from them. */
-export const configGroups = {
-  '': configShape,
-  limits: limitsShape,
-  hitl: hitlShape,
-  'agents[]': agentShape,
-  'agents[].intake': intakeShape,
-  notify: notifyShape,
-  'notify.retry': retryShape,
-  'notify.webhooks[]': webhookShape,
-  'notify.email': emailShape,
-  'notify.push': pushShape,
-  'channels.slack': slackShape,
-  'channels.telegram': telegramShape,
-  'channels.github': githubShape,
-  'channels.linear': linearShape,
-  'channels.discord': discordShape,
-  'channels.state': channelStateShape,
-  'channels.teams': teamsShape,
-  'channels.gchat': gchatShape,
-  cors: corsShape,
-  retention: retentionShape,
-  'auth.trustedHeader': trustedHeaderShape,
-  'auth.trustedHeader.assertion': assertionShape,
-} satisfies Record<string, z.ZodRawShape>;
+/** The groups of options with shapes of their own, by their path in the config (the chat platforms' as
+ * registered): docs/http.md's tables are made from them. */
+export function configGroups(): Record<string, z.ZodRawShape> {
+  return {
+    '': configShape,
+    limits: limitsShape,
+    hitl: hitlShape,
+    'agents[]': agentShape,
+    'agents[].intake': intakeShape,
+    notify: notifyShape,
+    'notify.retry': retryShape,
+    'notify.webhooks[]': webhookShape,
+    'notify.email': emailShape,
+    'notify.push': pushShape,
+    'channels.slack': slackShape,
+    'channels.state': channelStateShape,
+    ...Object.fromEntries([...channelConfigShapes].map(([name, { config }]) => [`channels.${name}`, config.shape])),
+    cors: corsShape,
+    retention: retentionShape,
+    'auth.trustedHeader': trustedHeaderShape,
+    'auth.trustedHeader.assertion': assertionShape,
+  };
+}
 
 /** An option's default, when its shape has one. */
 export function defaultOf(schema: z.ZodType): unknown {
@@ -1041,24 +799,57 @@ export const defaults = {
   slackApiUrl: slackShape.apiUrl.parse(undefined),
 };
 
-// The types of the options that are plain data (or functions of known shape), derived from their shapes.
-export type Limits = z.input<ReturnType<typeof strict<typeof limitsShape>>>;
-export type HitlConfig = z.input<ReturnType<typeof strict<typeof hitlShape>>>;
-export type RetryConfig = z.input<ReturnType<typeof strict<typeof retryShape>>>;
-export type WebhookConfig = z.input<ReturnType<typeof strict<typeof webhookShape>>>;
-export type EmailConfig = z.input<ReturnType<typeof strict<typeof emailShape>>>;
-export type PushConfig = z.input<ReturnType<typeof strict<typeof pushShape>>>;
-export type SlackChannelConfig = z.input<ReturnType<typeof strict<typeof slackShape>>>;
-export type TelegramChannelConfig = z.input<ReturnType<typeof strict<typeof telegramShape>>>;
-export type GithubChannelConfig = z.input<ReturnType<typeof strict<typeof githubShape>>>;
-export type LinearChannelConfig = z.input<ReturnType<typeof strict<typeof linearShape>>>;
-export type DiscordChannelConfig = z.input<ReturnType<typeof strict<typeof discordShape>>>;
-export type ChannelStateConfig = z.input<ReturnType<typeof strict<typeof channelStateShape>>>;
-export type TeamsChannelConfig = z.input<ReturnType<typeof strict<typeof teamsShape>>>;
-export type GchatChannelConfig = z.input<ReturnType<typeof strict<typeof gchatShape>>>;
-export type NotifyConfig = z.input<ReturnType<typeof strict<typeof notifyShape>>>;
-export type CorsConfig = z.input<ReturnType<typeof strict<typeof corsShape>>>;
-export type TrustedHeaderConfig = z.input<ReturnType<typeof strict<typeof trustedHeaderShape>>>;
+// The config's types, derived from its shapes (src/config.ts exports them).
+type Input<Shape extends z.ZodRawShape> = z.input<ReturnType<typeof strict<Shape>>>;
+export type Limits = Input<typeof limitsShape>;
+export type HitlConfig = Input<typeof hitlShape>;
+export type RetryConfig = Input<typeof retryShape>;
+export type WebhookConfig = Input<typeof webhookShape>;
+export type EmailConfig = Input<typeof emailShape>;
+export type PushConfig = Input<typeof pushShape>;
+export type SlackChannelConfig = Input<typeof slackShape>;
+export type ChannelStateConfig = Input<typeof channelStateShape>;
+export type NotifyConfig = Input<typeof notifyShape>;
+export type CorsConfig = Input<typeof corsShape>;
+export type TrustedHeaderConfig = Input<typeof trustedHeaderShape>;
+export type IntakeConfig = Input<typeof intakeShape>;
+export type AgentConfig = Input<typeof agentShape>;
+export type RetentionConfig = Input<typeof retentionShape>;
+export type AuthConfig = Input<typeof authShape>;
+export type OidcConfig = Input<typeof oidcShape>;
+export type McpServeOptions = NonNullable<Input<typeof appShape>['mcp']>;
+/**
+ * Chat workspaces where conversations live (docs/channels.md). Each chat platform adds its own entry
+ * to this interface from its file (`declare module`), as it adds its shape to the check.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the platforms' files extend it
+export interface ChannelsConfig extends Input<typeof channelsShape> {}
+export type HeedOptions = Omit<Input<typeof optionsShape>, 'channels'> & { channels?: ChannelsConfig };
+export type HeedConfig = Omit<Input<typeof configShape>, 'channels'> & { channels?: ChannelsConfig };
+/**
+ * A message sent while a turn runs: `reject` (409 `conversation_busy`, the default) or `queue` (recorded,
+ * answered 202 with its place, and run once the turn before it ends, in order).
+ */
+export type BusyPolicy = z.infer<typeof busyPolicy>;
+export type AgentNotifyConfig = Input<typeof agentNotifyShape>;
+export type AllowedHosts = z.infer<typeof allowedHosts>;
+
+/** The `hitl` options an agent may set for itself. */
+export type AgentHitl = NonNullable<AgentConfig['hitl']>;
+type HitlSettings = z.output<ReturnType<typeof strict<typeof hitlShape>>>;
+const hitlDefaults: HitlSettings = strict(hitlShape).parse({});
+
+/**
+ * An agent's `hitl.<key>`: its own, else the server's, else the default. The one rule for every option an
+ * agent may set over the server's (docs/http.md#config).
+ */
+export function hitlSetting<K extends keyof AgentHitl>(
+  agent: AgentHitl | undefined,
+  server: HitlConfig,
+  key: K,
+): HitlSettings[K] {
+  return (agent?.[key] ?? server[key] ?? hitlDefaults[key]) as HitlSettings[K];
+}
 
 /** `agents[0].tools.search`, `auth.tokens["tok-a"]`. */
 export function configPath(path: readonly PropertyKey[]): string {
@@ -1117,27 +908,15 @@ function check(schema: z.ZodType, value: unknown, what: string): void {
 
 /** Refuses a config file's export (`defineConfig(...)`) that has an unknown key or a value of the wrong shape. */
 export function checkConfig(config: unknown, source = 'The config'): asserts config is HeedConfig {
-  check(configSchema, config, source);
+  check(withChannels(configShape), config, source);
 }
 
 /** The same for `createHeed(options)`. */
 export function checkOptions(options: unknown): asserts options is HeedOptions {
-  check(optionsSchema, options, 'The options of createHeed');
+  check(withChannels(optionsShape), options, 'The options of createHeed');
 }
 
 /** The parts of `createApp(heed, options)` a person writes by hand: `auth`, `allowedHosts` and `cors`. */
 export function checkAppOptions(options: unknown): void {
   check(appOptionsSchema, options, 'The options of createApp');
 }
-
-// Each shape has exactly the keys of its interface: a key added to one and not the other fails to compile.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-export const shapesMatch: [
-  SameKeys<IntakeConfig, typeof intakeShape>,
-  SameKeys<AgentConfig, typeof agentShape>,
-  SameKeys<AuthConfig, typeof authShape>,
-  SameKeys<HeedOptions, typeof optionsShape>,
-  SameKeys<HeedConfig, typeof configShape>,
-  SameKeys<ChannelsConfig, typeof channelsShape>,
-  SameKeys<RetentionConfig, typeof retentionShape>,
-] = [true, true, true, true, true, true, true];

@@ -139,7 +139,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
       await kindOf(action.kind).checkAccess?.(action, { caller, agent: config, agentName: agent });
       return checkResolution(config, action, raw, {
         limits: engine.limits,
-        validateApprovedArgs: engine.validateApprovedArgs(config),
+        validateApprovedArgs: engine.setting(config, 'validateApprovedArgs'),
       }).stored;
     },
     editA2aPush: async (conversationId, edit) => {

@@ -9,6 +9,13 @@ export type {
 } from './heed.js';
 export type { CreateRequestInput, ExternalRequest, HeedRequests } from './heed-requests.js';
 export { defineConfig } from './config.js';
+// Each platform's entry of `channels` (its file also adds it to ChannelsConfig).
+export type { TelegramChannelConfig } from './channels/chat-sdk/platforms/telegram.js';
+export type { GithubChannelConfig } from './channels/chat-sdk/platforms/github.js';
+export type { LinearChannelConfig } from './channels/chat-sdk/platforms/linear.js';
+export type { DiscordChannelConfig } from './channels/chat-sdk/platforms/discord.js';
+export type { TeamsChannelConfig } from './channels/chat-sdk/platforms/teams.js';
+export type { GchatChannelConfig } from './channels/chat-sdk/platforms/gchat.js';
 export type { AgentModel } from './engine/turn/model-spec.js';
 export type {
   AgentConfig,

@@ -251,7 +251,7 @@ function remembers(turn: Turn, request: object): { canRemember?: boolean } {
   // Only a kind that can be remembered (an approval) has the field.
   if (!('canRemember' in request)) return {};
   const handler = handlerOf(turn.agent);
-  return { canRemember: handler?.remembersApprovals !== false && turn.engine.allowRememberApproval(turn.agent) };
+  return { canRemember: handler?.remembersApprovals !== false && turn.engine.setting(turn.agent, 'allowRememberApproval') };
 }
 
 /** Calls the handler, reads its reply; a throw becomes the turn's failure, unless the turn was stopped meanwhile. */

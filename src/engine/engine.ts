@@ -6,7 +6,7 @@ import { heldBy } from './delegation.js';
 import { conversationNotFound, mayRead, mayReadWithoutHook, mayWriteAsOwner, readByParticipants } from './access.js';
 import { participates } from './participants.js';
 import { HeedError } from '../errors.js';
-import { defaults } from '../config-schema.js';
+import { defaults, hitlSetting, type AgentHitl } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
 import type { Recheck } from './follow.js';
 import { holdsRequest, REQUESTS_AGENT } from '../protocol/request-conversation.js';
@@ -14,7 +14,7 @@ import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
 import type { Change, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
-import type { ActionRecord, ConversationRecord, EventRecord, TimeoutPolicy } from '../types.js';
+import type { ActionRecord, ConversationRecord, EventRecord } from '../types.js';
 
 export { defaults } from '../config-schema.js';
 export { conversationNotFound } from './access.js';
@@ -144,33 +144,9 @@ export class Engine {
     return agent?.busyPolicy ?? this.busyPolicyDefault;
   }
 
-  /** Minutes before an action lapses under this agent (0 = never). */
-  timeoutMinutes(agent: AgentConfig): number {
-    return agent.hitl?.timeoutMinutes ?? this.hitl.timeoutMinutes ?? defaults.timeoutMinutes;
-  }
-
-  onTimeout(agent: AgentConfig): TimeoutPolicy {
-    return agent.hitl?.onTimeout ?? this.hitl.onTimeout ?? defaults.onTimeout;
-  }
-
-  /** What the model reads for a request nobody answered in time (`hitl.lapseMessage`, the agent's over the server's); undefined: the kind's own sentence. */
-  lapseMessage(agent: AgentConfig): string | undefined {
-    return agent.hitl?.lapseMessage ?? this.hitl.lapseMessage;
-  }
-
-  /** Whether edited arguments are checked against the tool's schema (`hitl.validateApprovedArgs`, the agent's over the server's; default true). */
-  validateApprovedArgs(agent: AgentConfig | undefined): boolean {
-    return agent?.hitl?.validateApprovedArgs ?? this.hitl.validateApprovedArgs ?? defaults.validateApprovedArgs;
-  }
-
-  /** Whether an approval may be remembered for later calls (`hitl.allowRememberApproval`, the agent's over the server's; default true). */
-  allowRememberApproval(agent: AgentConfig): boolean {
-    return agent.hitl?.allowRememberApproval ?? this.hitl.allowRememberApproval ?? defaults.allowRememberApproval;
-  }
-
-  /** Minutes before a deadline at which reminders go out (`hitl.remind.beforeMinutes`, the agent's over the server's). */
-  remindBeforeMinutes(agent: AgentConfig | undefined): number[] {
-    return (agent?.hitl?.remind ?? this.hitl.remind ?? defaults.remind).beforeMinutes;
+  /** `hitl.<key>` under this agent: its own, else the server's, else the default (config-schema.ts). */
+  setting<K extends keyof AgentHitl>(agent: AgentConfig | undefined, key: K) {
+    return hitlSetting(agent?.hitl, this.hitl, key);
   }
 
   /**
@@ -181,17 +157,12 @@ export class Engine {
     if (expiresAt === null) return {};
     const now = this.clock().getTime();
     const deadline = Date.parse(expiresAt);
-    const times = [...new Set(this.remindBeforeMinutes(agent))]
+    const times = [...new Set(this.setting(agent, 'remind').beforeMinutes)]
       .map((minutes) => deadline - minutes * 60_000)
       .filter((time) => time > now)
       .sort((a, b) => a - b)
       .map((time) => new Date(time).toISOString());
     return times.length > 0 ? { remindAt: times } : {};
-  }
-
-  /** The furthest from now an extension may put a deadline, in minutes (`hitl.maxExtendMinutes`; 0 = no bound). */
-  maxExtendMinutes(agent: AgentConfig | undefined): number {
-    return agent?.hitl?.maxExtendMinutes ?? this.hitl.maxExtendMinutes ?? defaults.maxExtendMinutes;
   }
 
   expiresAfterMinutes(minutes: number | undefined): string | null {

@@ -20,7 +20,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
   let minutes = fields.expiresInMinutes;
   if (minutes === undefined) {
     if (fields.origin === 'intake') minutes = turn.agent.intake?.timeoutMinutes ?? 0;
-    else minutes = kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.timeoutMinutes(turn.agent);
+    else minutes = kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.setting(turn.agent, 'timeoutMinutes');
   }
   const expiresAt = engine.expiresAfterMinutes(minutes);
   return {
@@ -37,7 +37,7 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
     createdAt: engine.now(),
     expiresAt,
     // A kind with a policy of its own keeps it whatever the agent says (a client tool: always answered on lapse).
-    onTimeout: kindOf(fields.request.kind).onTimeout ?? engine.onTimeout(turn.agent),
+    onTimeout: kindOf(fields.request.kind).onTimeout ?? engine.setting(turn.agent, 'onTimeout'),
     resolution: null,
     resolvedBy: null,
     channel: null,

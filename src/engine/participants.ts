@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import type { ChannelUser } from '../config-schema.js';
+import type { ChannelUser, ChannelUserId } from '../config-shapes.js';
 import type { Store } from '../store/store.js';
 import type { ConversationRecord } from '../types.js';
 
@@ -13,9 +13,6 @@ import type { ConversationRecord } from '../types.js';
 
 type StoreValues = Pick<Store, 'listValues' | 'putValues'>;
 
-/** The channel config's mapping of a workspace person to a Heed user id (`channels.<platform>.userId`). */
-export type UserIdOf = (user: ChannelUser) => string | undefined | null | Promise<string | undefined | null>;
-
 /** Who a person of a workspace is in Heed: the config's `userId(user)`, else the address the platform gives. */
 export interface Mapped {
   /** The Heed user id `userId(user)` gave, or the platform's address when it gave none (user ids are often addresses). */
@@ -24,7 +21,7 @@ export interface Mapped {
   keys: string[];
 }
 
-export async function mapPerson(user: ChannelUser, userIdOf: UserIdOf | undefined): Promise<Mapped> {
+export async function mapPerson(user: ChannelUser, userIdOf: ChannelUserId | undefined): Promise<Mapped> {
   const mapped = (await userIdOf?.(user)) ?? undefined;
   const email = user.email?.trim().toLowerCase() || undefined;
   const keys = [...(mapped ? [`user:${mapped}`] : []), ...(email ? [`email:${email}`] : [])];

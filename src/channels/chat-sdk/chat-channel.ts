@@ -11,16 +11,18 @@ import type {
   Thread,
 } from 'chat';
 import type { Caller } from '../../caller.js';
-import type { ChannelStateConfig, ChannelUser } from '../../config-schema.js';
+import type { z } from 'zod';
+import type { ChannelStateConfig } from '../../config-schema.js';
+import type { ChannelCommonConfig, ChannelUser } from '../../config-shapes.js';
 import { HeedError } from '../../errors.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { importOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
-import { mapPerson, recordParticipant, type UserIdOf } from '../../engine/participants.js';
+import { mapPerson, recordParticipant } from '../../engine/participants.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
-import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
+import type { ActionRecord, JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
   lapseText,
@@ -47,18 +49,11 @@ import type { CardText } from './escape.js';
 import { HeedState } from './heed-state.js';
 import { redisState } from './redis-state.js';
 
-/** What every platform's entry of `channels` has besides its adapter's own options (docs/channels.md). */
-export interface ChatChannelConfig {
-  agent: string;
-  apiUrl?: string;
-  userName?: string;
-  access?: (
-    user: ChannelUser,
-    target: { conversation: ConversationRecord; action: ActionRecord },
-  ) => boolean | Promise<boolean>;
-  /** Who a person of the workspace is in Heed (src/engine/participants.ts). */
-  userId?: UserIdOf;
-}
+/**
+ * What the channel reads of every platform's entry of `channels`: the common keys (config-shapes.ts),
+ * and the two most platforms have.
+ */
+export type ChatChannelConfig = ChannelCommonConfig & { apiUrl?: string; userName?: string };
 
 /** One chat platform on Chat SDK: its package, how its adapter is made, and how people answer there. */
 export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConfig> {
@@ -67,6 +62,10 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   title: string;
   /** The `@chat-adapter/*` package, loaded only when the platform is configured. */
   package: string;
+  /** Its entry of `channels`: `channelCommon` and its own keys (config-shapes.ts), checked at start. */
+  config: z.ZodObject;
+  /** The entry's doc line (docs/http.md's config tables). */
+  about: string;
   /** The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too). */
   adapter(module: unknown, config: Config, logger: ChatLogger): Adapter | Promise<Adapter>;
   /** How a person answers by typing (a reply, or comment commands). */

@@ -1,5 +1,5 @@
-import type { ChannelsConfig } from '../../config.js';
-import type { ChannelPlatform } from '../../protocol/action-base.js';
+import { channelConfigShapes } from '../../config-shapes.js';
+import { HeedError } from '../../errors.js';
 import type { ChatChannelConfig, ChatPlatform } from './chat-channel.js';
 import { discord } from './platforms/discord.js';
 import { gchat } from './platforms/gchat.js';
@@ -9,20 +9,22 @@ import { teams } from './platforms/teams.js';
 import { telegram } from './platforms/telegram.js';
 
 /**
- * The platforms on Chat SDK, by the name of their entry in `channels` (docs/channels.md). Adding one is
- * a file in platforms/, its config shape (src/config-schema.ts) and its line here.
+ * The platforms on Chat SDK, by the name of their entry in `channels` (docs/channels.md). A platform is one
+ * record (its adapter, how people answer there, and its config shape) in platforms/, and its line here.
  */
-export const chatPlatforms: {
-  readonly [K in Exclude<keyof ChannelsConfig, 'slack' | 'state'>]-?: ChatPlatform<NonNullable<ChannelsConfig[K]>>;
-} & {
-  readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined;
-} = {
-  telegram,
-  github,
-  linear,
-  discord,
-  teams,
-  gchat,
-};
+const builtIn: ChatPlatform<ChatChannelConfig>[] = [telegram, github, linear, discord, teams, gchat];
 
-export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack' | 'state'> & ChannelPlatform;
+export const chatPlatforms: { readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined } = {};
+for (const platform of builtIn) addChatPlatform(platform);
+
+/**
+ * Adds a platform beside the built-in ones (docs/architecture.md): from then on `channels.<name>` is
+ * checked against its config shape, and its endpoint, cards and answers work as the others'.
+ */
+export function addChatPlatform<Config extends ChatChannelConfig>(platform: ChatPlatform<Config>): void {
+  if (chatPlatforms[platform.name] || ['slack', 'state'].includes(platform.name)) {
+    throw new HeedError('invalid_config', `A chat platform named "${platform.name}" is already known.`);
+  }
+  (chatPlatforms as Record<string, ChatPlatform<ChatChannelConfig>>)[platform.name] = platform;
+  channelConfigShapes.set(platform.name, { config: platform.config, about: platform.about });
+}

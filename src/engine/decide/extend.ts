@@ -26,7 +26,7 @@ export async function decideExtend(
   const { action } = await answerableAction(engine, actionId, input, read);
   const { conversation } = read;
   const agent = engine.agents.get(conversation.agent);
-  const max = engine.maxExtendMinutes(agent);
+  const max = engine.setting(agent, 'maxExtendMinutes');
   if (minutes === 0) {
     if (max !== 0) {
       throw new HeedError(

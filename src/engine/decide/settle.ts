@@ -116,7 +116,7 @@ export async function decideSettle(
   const agent = engine.agents.get(conversation.agent);
   const checked = checkResolution(agent, action, raw, {
     limits: engine.limits,
-    validateApprovedArgs: engine.validateApprovedArgs(agent),
+    validateApprovedArgs: engine.setting(agent, 'validateApprovedArgs'),
   });
   // A handler agent may refuse what it cannot take (edited arguments its framework cannot run): 400, nothing recorded.
   refuseUntakeable(agent, conversation, action, checked.stored);

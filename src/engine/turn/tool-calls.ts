@@ -157,7 +157,7 @@ async function approvalGate(
         : gate === true;
     if (!gated) return { allowed: { input } };
     // A predicate decides per call, so its approvals are never remembered; `hitl.allowRememberApproval: false` turns memory off.
-    const canRemember = typeof gate !== 'function' && turn.engine.allowRememberApproval(turn.agent);
+    const canRemember = typeof gate !== 'function' && turn.engine.setting(turn.agent, 'allowRememberApproval');
     const remembered = canRemember && (await turn.rememberedTools()).some((entry) => entry.toolName === call.toolName);
     if (!remembered) return { ask: await approvalAction(turn, assistant, call, definition, input, canRemember) };
     turn.event('action.resolved', {
@@ -408,7 +408,7 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
 
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
 function closedResult(turn: Turn, action: ActionRecord): CallOutcome | undefined {
-  const reads = kindOf(action.kind).modelReads(action, { lapseMessage: turn.engine.lapseMessage(turn.agent) });
+  const reads = kindOf(action.kind).modelReads(action, { lapseMessage: turn.engine.setting(turn.agent, 'lapseMessage') });
   return (
     reads && {
       result: reads.output,

@@ -1,6 +1,6 @@
 import type { REST as RestClient } from '@discordjs/rest';
 import type { WebSocketManager as SocketManager } from '@discordjs/ws';
-import type { DiscordChannelConfig } from '../../../config-schema.js';
+import type { DiscordChannelConfig } from './discord.js';
 import { errorFields } from '../../../logger.js';
 import { importOptional } from '../../../optional-dependency.js';
 import type { ChannelInbox, Listener } from '../chat-channel.js';

@@ -1,10 +1,77 @@
+import { z } from 'zod';
+import { channelCommon, strict, fn, httpUrl, secretString } from '../../../config-shapes.js';
 import type { Adapter, AdapterPostableMessage, Logger, Message, RawMessage, WebhookOptions } from 'chat';
-import type { GchatChannelConfig } from '../../../config-schema.js';
 import { importOptional } from '../../../optional-dependency.js';
 import type { FormField } from '../cards.js';
 import type { ChatPlatform, RequestMessage } from '../chat-channel.js';
 import { GOOGLE_CHAT_JWKS, GOOGLE_OIDC_JWKS, googleChatVerifier } from './gchat-token.js';
 import { googleChatCardText } from '../escape.js';
+
+/** `channels.gchat` (docs/channels.md): the keys every platform has, and Google Chat's own. */
+export const gchatConfig = strict({
+  ...channelCommon,
+  credentials: z
+    .object(
+      {
+        client_email: secretString("the service account's email").describe("The service account's email."),
+        private_key: secretString("the service account's private key").describe(
+          "The service account's private key (PEM).",
+        ),
+        project_id: z.string({ error: 'expected a string' }).optional().describe("The service account's project id."),
+      },
+      { error: 'expected a service account key' },
+    )
+    .optional()
+    .describe(
+      "The Chat app's service account key (the JSON file's `client_email` and `private_key`), for posting and editing messages; or `token`.",
+    ),
+  token: fn<() => string | Promise<string>>('token()')
+    .optional()
+    .describe(
+      'Gives the OAuth access token (scope `chat.bot`) for posting, in place of signing one with `credentials`.',
+    ),
+  endpointUrl: httpUrl.describe(
+    "The URL Google Chat calls (`https://…/api/channels/gchat/events`, as in the app's configuration): cards' buttons call it back, and it is the audience of endpoint-URL tokens.",
+  ),
+  googleChatProjectNumber: z
+    .string({ error: 'expected a string' })
+    .regex(/^\d+$/, 'expected a project number (digits)')
+    .optional()
+    .describe(
+      "The Google Cloud project number, when the app's authentication audience is *Project number*: the audience of the tokens `chat@system.gserviceaccount.com` signs.",
+    ),
+  workspaceAddOnServiceAccountEmail: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe(
+      'A Chat app built as a Workspace add-on: its own `service-<project number>@gcp-sa-gsuiteaddons.iam.gserviceaccount.com`, the email its endpoint-URL tokens carry.',
+    ),
+  chatJwksUrl: httpUrl
+    .default('https://www.googleapis.com/service_accounts/v1/jwk/chat@system.gserviceaccount.com')
+    .describe(
+      'The keys of `chat@system.gserviceaccount.com`, which sign project-number tokens (tests point it at a local server).',
+    ),
+  googleJwksUrl: httpUrl
+    .default('https://www.googleapis.com/oauth2/v3/certs')
+    .describe("Google's OpenID keys, which sign endpoint-URL tokens (tests point it at a local server)."),
+  botUserId: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The app's user resource name (`users/…`): tells its own messages and mentions from other apps'."),
+  userName: z.string({ error: 'expected a string' }).optional().describe("The app's name, for mentions typed as text."),
+  apiUrl: httpUrl
+    .optional()
+    .describe('The Chat API root (default https://chat.googleapis.com/; tests point it at a local server).'),
+}).refine((value) => value.credentials !== undefined || value.token !== undefined, {
+  message: 'expected `credentials` or `token`',
+});
+export type GchatChannelConfig = z.input<typeof gchatConfig>;
+declare module '../../../config-schema.js' {
+  interface ChannelsConfig {
+    /** A Google Chat app: one agent talks in the spaces and threads that mention it (docs/channels.md). */
+    gchat?: GchatChannelConfig;
+  }
+}
 
 type GchatModule = typeof import('@chat-adapter/gchat');
 type GchatEvent = import('@chat-adapter/gchat').GoogleChatEvent;
@@ -21,6 +88,8 @@ export const gchat: ChatPlatform<GchatChannelConfig> = {
   name: 'gchat',
   title: 'Google Chat',
   package: '@chat-adapter/gchat',
+  config: gchatConfig,
+  about: 'A Google Chat app: one agent talks in the spaces and threads that mention it (docs/channels.md).',
   async adapter(module, config, logger: Logger): Promise<Adapter> {
     const { GoogleChatAdapter, cardToGoogleCard } = module as GchatModule;
     const verify = googleChatVerifier({

@@ -1,9 +1,51 @@
+import { z } from 'zod';
+import { channelCommon, strict, fn, httpUrl, secretString } from '../../../config-shapes.js';
 import type { Adapter, AdapterPostableMessage, Logger, RawMessage } from 'chat';
-import type { TeamsChannelConfig } from '../../../config-schema.js';
 import type { FormField } from '../cards.js';
 import type { ChatPlatform, RequestMessage } from '../chat-channel.js';
 import { BOT_FRAMEWORK_OPENID_METADATA, botFrameworkVerifier } from './teams-token.js';
 import { adaptiveCardText } from '../escape.js';
+
+/** `channels.teams` (docs/channels.md): the keys every platform has, and Teams's own. */
+export const teamsConfig = strict({
+  ...channelCommon,
+  appId: secretString("the bot's Microsoft App ID").describe(
+    "The Azure Bot's Microsoft App ID: the audience every Bot Framework token to `POST /api/channels/teams/events` must name.",
+  ),
+  appPassword: z
+    .string({ error: 'expected a string' })
+    .min(1, 'expected a client secret')
+    .optional()
+    .describe("The app's client secret, for the tokens Heed posts with (or `token`; default `TEAMS_APP_PASSWORD`)."),
+  token: fn<(scope: string | string[], tenantId?: string) => string | Promise<string>>('token(scope)')
+    .optional()
+    .describe('Gives the bearer token for posting to the Bot Framework, in place of fetching one with `appPassword`.'),
+  tenantId: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The app's tenant, for a single-tenant app. Default: `TEAMS_APP_TENANT_ID`, else a multi-tenant app."),
+  openIdMetadataUrl: httpUrl
+    .default('https://login.botframework.com/v1/.well-known/openidconfiguration')
+    .describe(
+      'The OpenID metadata whose `issuer` and `jwks_uri` sign the Bot Framework tokens (sovereign clouds have their own; tests point it at a local server).',
+    ),
+  userName: z
+    .string({ error: 'expected a string' })
+    .optional()
+    .describe("The bot's name, for mentions typed as text. Default: the name a mention's entity gives."),
+  apiUrl: httpUrl
+    .optional()
+    .describe(
+      "Sends every reply to this connector URL instead of each conversation's own `serviceUrl` (a gateway or an emulator).",
+    ),
+});
+export type TeamsChannelConfig = z.input<typeof teamsConfig>;
+declare module '../../../config-schema.js' {
+  interface ChannelsConfig {
+    /** A Microsoft Teams bot: one agent talks in the threads and chats that mention it (docs/channels.md). */
+    teams?: TeamsChannelConfig;
+  }
+}
 
 type TeamsModule = typeof import('@chat-adapter/teams');
 
@@ -18,6 +60,8 @@ export const teams: ChatPlatform<TeamsChannelConfig> = {
   name: 'teams',
   title: 'Microsoft Teams',
   package: '@chat-adapter/teams',
+  config: teamsConfig,
+  about: 'A Microsoft Teams bot: one agent talks in the threads and chats that mention it (docs/channels.md).',
   adapter(module, config, logger: Logger): Adapter {
     const { TeamsAdapter, cardToAdaptiveCard } = module as TeamsModule;
     /** Chat SDK's Teams adapter, which also posts a request's card with its form (cards.ts has no inputs). */
