@@ -5,6 +5,7 @@ import { discord } from './platforms/discord.js';
 import { gchat } from './platforms/gchat.js';
 import { github } from './platforms/github.js';
 import { linear } from './platforms/linear.js';
+import { slack, type SlackChatConfig } from './platforms/slack.js';
 import { teams } from './platforms/teams.js';
 import { telegram } from './platforms/telegram.js';
 
@@ -15,8 +16,12 @@ import { telegram } from './platforms/telegram.js';
 export const chatPlatforms: {
   readonly [K in Exclude<keyof ChannelsConfig, 'slack' | 'state'>]-?: ChatPlatform<NonNullable<ChannelsConfig[K]>>;
 } & {
+  // Its entry's `access` takes a Slack user id: `configOf` makes it the seam's.
+  readonly slack: ChatPlatform<SlackChatConfig>;
+} & {
   readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined;
 } = {
+  slack,
   telegram,
   github,
   linear,
@@ -25,4 +30,4 @@ export const chatPlatforms: {
   gchat,
 };
 
-export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'slack' | 'state'> & ChannelPlatform;
+export type ChatPlatformName = Exclude<keyof ChannelsConfig, 'state'> & ChannelPlatform;
