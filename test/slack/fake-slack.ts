@@ -185,6 +185,8 @@ export function mention(
 export function click(
   message: {
     ts: string;
+    /** The thread it is in, when the fake did not post it (it remembers those it did). */
+    thread_ts?: string;
     blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>;
   },
   label: string,
@@ -196,7 +198,7 @@ export function click(
     .flatMap((block) => block.elements ?? [])
     .find((element) => element.text?.text === label);
   if (!button) throw new Error(`no button "${label}"`);
-  const thread = threadOfPost.get(message.ts);
+  const thread = message.thread_ts ?? threadOfPost.get(message.ts);
   return {
     type: 'block_actions',
     trigger_id: `trigger-${Date.now()}`,
