@@ -13,7 +13,6 @@ const optional = [
   'better-sqlite3',
   'pg',
   '@slack/web-api',
-  '@slack/bolt',
   '@chat-adapter/slack',
   'nodemailer',
   'web-push',
