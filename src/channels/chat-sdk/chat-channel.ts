@@ -357,11 +357,13 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
           this.host.send(conversationId, text, {
             caller: this.callerFor(user.id, user),
             metadata: { [this.name]: { messageId: message.id, user: user.id } },
-            // The same message again (the platform retries until it has its answer): recorded once, by its id.
+            // The same message again (the platform retries until it has its answer): recorded once, by its id
+            // (Slack's messages recorded before it ran on Chat SDK keep it as `ts`).
             seen: (messages) =>
-              messages.some(
-                (entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id,
-              ),
+              messages.some((entry) => {
+                const recorded = entry.metadata?.[this.name] as JsonObject | undefined;
+                return (recorded?.messageId ?? recorded?.ts) === message.id;
+              }),
             onRecorded,
           }),
         where.thread,
