@@ -509,7 +509,15 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
     const entry = (options.channels as Record<string, ChatChannelConfig | undefined> | undefined)?.[name];
     if (!platform || !entry) continue;
     const config = platform.configOf ? platform.configOf(entry as never) : entry;
-    adapters.push(new ChatChannel(channelHost(engine), platform, config, options.channels?.state));
+    adapters.push(
+      new ChatChannel(
+        channelHost(engine),
+        platform,
+        config,
+        options.channels?.state,
+        options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs,
+      ),
+    );
   }
   return adapters;
 }

@@ -14,7 +14,7 @@ import type {
   Thread,
 } from 'chat';
 import type { Caller } from '../../caller.js';
-import type { ChannelStateConfig, ChannelUser } from '../../config-schema.js';
+import { defaults, type ChannelStateConfig, type ChannelUser } from '../../config-schema.js';
 import { HeedError } from '../../errors.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { importOptional } from '../../optional-dependency.js';
@@ -70,8 +70,11 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   title: string;
   /** The `@chat-adapter/*` package, loaded only when the platform is configured. */
   package: string;
-  /** The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too). */
-  adapter(module: unknown, config: Config, logger: ChatLogger): Adapter | Promise<Adapter>;
+  /**
+   * The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too);
+   * `attemptTimeoutMs` is how long one call may take (`notify.attemptTimeoutMs`: the outbox retries after it).
+   */
+  adapter(module: unknown, config: Config, logger: ChatLogger, attemptTimeoutMs: number): Adapter | Promise<Adapter>;
   /** How a person answers by typing (a reply, or comment commands). */
   typed: TypedAnswers;
   /** How text an agent, a caller or a person wrote goes into this platform's cards: as words, never as markup (escape.ts). */
@@ -203,6 +206,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     readonly config: Config,
     /** `channels.state`: where Chat SDK's state is kept (absent: Heed's store). */
     readonly state?: ChannelStateConfig,
+    /** `notify.attemptTimeoutMs`, for the adapters whose client takes a timeout (Slack's). */
+    private readonly attemptTimeoutMs = defaults.attemptTimeoutMs,
   ) {
     this.name = platform.name;
     this.threads = new ThreadConversations(host, platform.name);
@@ -235,7 +240,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       const sdk = await importOptional<typeof import('chat')>('chat', feature);
       const module = await importOptional<unknown>(this.platform.package, feature);
       const logger = chatLogger(this.host.logger, this.name);
-      const adapter = await this.platform.adapter(module, this.config, logger);
+      const adapter = await this.platform.adapter(module, this.config, logger, this.attemptTimeoutMs);
       const state = this.state ? await redisState(this.state, feature, logger) : new HeedState(this.host.store);
       const chat = new sdk.Chat({
         userName: this.config.userName ?? 'heed',

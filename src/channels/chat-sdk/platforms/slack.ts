@@ -79,7 +79,7 @@ export const slack: ChatPlatform<SlackChatConfig> = {
   name: 'slack',
   title: 'Slack',
   package: '@chat-adapter/slack',
-  adapter(module, config, logger: Logger): Adapter {
+  adapter(module, config, logger: Logger, attemptTimeoutMs): Adapter {
     const { SlackAdapter } = module as SlackModule;
     /** Chat SDK's Slack adapter, which also posts Heed's own Block Kit and opens its modal. */
     class HeedSlackAdapter extends SlackAdapter {
@@ -144,7 +144,7 @@ export const slack: ChatPlatform<SlackChatConfig> = {
       apiUrl: config.apiUrl ?? defaults.slackApiUrl,
       ...(config.userName ? { userName: config.userName } : {}),
       // No retries inside the client: the outbox retries, with its own backoff, across restarts.
-      webClientOptions: { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true },
+      webClientOptions: { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: attemptTimeoutMs },
       logger,
     });
   },
