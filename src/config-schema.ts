@@ -15,7 +15,6 @@ import type { AgentHandler } from './agents/handler-types.js';
 import type { Caller } from './caller.js';
 import {
   booleanOption,
-  channelCommon,
   channelConfigShapes,
   duration,
   fn,
@@ -294,29 +293,6 @@ const notifyShape = {
     .default(1_000)
     .describe('How often the deliverer looks for due deliveries (besides right after each commit).'),
 };
-type SlackAccess = (
-  slackUserId: string,
-  target: { conversation: ConversationRecord; action: ActionRecord },
-) => boolean | Promise<boolean>;
-const slackShape = {
-  botToken: z
-    .string({ error: 'expected a string' })
-    .min(1, 'expected the bot token (xoxb-…)')
-    .describe("The bot's token (`xoxb-…`), for posting and updating messages."),
-  signingSecret: z
-    .string({ error: 'expected a string' })
-    .min(1, "expected the app's signing secret")
-    .describe("The app's signing secret: every request to `POST /api/channels/slack/events` must be signed with it."),
-  agent: z
-    .string({ error: 'expected an agent name' })
-    .min(1, 'expected an agent name')
-    .describe('The agent that answers in Slack.'),
-  apiUrl: httpUrl.default('https://slack.com/api/').describe('The Web API base (tests point it at a local server).'),
-  access: fn<SlackAccess>('access(slackUserId, { conversation, action })')
-    .optional()
-    .describe('Who may answer a request posted in a thread, by Slack user id. Default: anyone in the thread.'),
-  userId: channelCommon.userId,
-};
 const channelStateShape = {
   redis: z
     .string({ error: 'expected a redis:// URL' })
@@ -334,15 +310,12 @@ const channelStateShape = {
     .describe("What every key Chat SDK writes in Redis starts with (Chat SDK's own default)."),
 };
 
-/** `channels`: Slack, where Chat SDK keeps its state, and each platform of the list with its own keys. */
+/** `channels`: where Chat SDK keeps its state, and each chat platform registered, with its own keys. */
 const channelsShape = {
-  slack: strict(slackShape)
-    .optional()
-    .describe('A Slack workspace where one agent talks in threads (docs/channels.md).'),
   state: strict(channelStateShape)
     .optional()
     .describe(
-      "Where Chat SDK's state (subscriptions, locks, cache) is kept for Telegram, GitHub, Linear, Discord, Teams and Google Chat: Heed's own store, unless `redis` names a server (docs/channels.md).",
+      "Where Chat SDK's state (subscriptions, locks, cache) is kept for every chat platform: Heed's own store, unless `redis` names a server (docs/channels.md).",
     ),
 };
 /** The shape of `channels` with the platforms listed now (a test may add one: docs/architecture.md). */
@@ -665,7 +638,9 @@ const optionsShape = {
   // For the types and the docs: the checks put the shape with every platform in its place (`withChannels`).
   channels: strict(channelsShape)
     .optional()
-    .describe('Chat workspaces where conversations live, starting with Slack (docs/channels.md).'),
+    .describe(
+      'Chat workspaces where conversations live: Slack, Telegram, GitHub, Linear, Discord, Teams, Google Chat (docs/channels.md).',
+    ),
   telemetry: z
     .union(
       [
@@ -763,7 +738,6 @@ export function configGroups(): Record<string, z.ZodRawShape> {
     'notify.webhooks[]': webhookShape,
     'notify.email': emailShape,
     'notify.push': pushShape,
-    'channels.slack': slackShape,
     'channels.state': channelStateShape,
     ...Object.fromEntries([...channelConfigShapes].map(([name, { config }]) => [`channels.${name}`, config.shape])),
     cors: corsShape,
@@ -796,7 +770,6 @@ export const defaults = {
   leaseMs: optionsShape.leaseMs.parse(undefined),
   maxSteps: agentShape.maxSteps.parse(undefined),
   intakeWhen: intakeShape.when.parse(undefined),
-  slackApiUrl: slackShape.apiUrl.parse(undefined),
 };
 
 // The config's types, derived from its shapes (src/config.ts exports them).
@@ -807,7 +780,6 @@ export type RetryConfig = Input<typeof retryShape>;
 export type WebhookConfig = Input<typeof webhookShape>;
 export type EmailConfig = Input<typeof emailShape>;
 export type PushConfig = Input<typeof pushShape>;
-export type SlackChannelConfig = Input<typeof slackShape>;
 export type ChannelStateConfig = Input<typeof channelStateShape>;
 export type NotifyConfig = Input<typeof notifyShape>;
 export type CorsConfig = Input<typeof corsShape>;

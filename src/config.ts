@@ -27,7 +27,6 @@ export type {
   PushConfig,
   RetentionConfig,
   RetryConfig,
-  SlackChannelConfig,
   TrustedHeaderConfig,
   WebhookConfig,
 } from './config-schema.js';

@@ -30,7 +30,6 @@ import { openTracing } from './telemetry/otel.js';
 import { startMcpServers } from './mcp/setup.js';
 import { Notifier } from './notify/notifier.js';
 import type { ChannelAdapter } from './channels/channel.js';
-import { SlackChannel } from './channels/slack/slack-channel.js';
 import { ChatChannel, type ChatChannelConfig } from './channels/chat-sdk/chat-channel.js';
 import { chatPlatforms } from './channels/chat-sdk/platforms.js';
 import { memoryStore } from './store/memory/memory-store.js';
@@ -506,15 +505,19 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
       );
     }
   }
-  const slack = options.channels?.slack;
-  if (slack)
-    adapters.push(
-      new SlackChannel(channelHost(engine), slack, options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs),
-    );
   for (const [name, platform] of Object.entries(chatPlatforms)) {
-    const config = (options.channels as Record<string, ChatChannelConfig | undefined> | undefined)?.[name];
-    if (platform && config)
-      adapters.push(new ChatChannel(channelHost(engine), platform, config, options.channels?.state));
+    const entry = (options.channels as Record<string, ChatChannelConfig | undefined> | undefined)?.[name];
+    if (!platform || !entry) continue;
+    const config = platform.configOf ? platform.configOf(entry as never) : entry;
+    adapters.push(
+      new ChatChannel(
+        channelHost(engine),
+        platform,
+        config,
+        options.channels?.state,
+        options.notify?.attemptTimeoutMs ?? defaults.attemptTimeoutMs,
+      ),
+    );
   }
   return adapters;
 }

@@ -18,14 +18,14 @@ const testsAKindName =
 const stillNamed = new Map<string, number>([
   ['http/ai-sdk/ui-messages.ts', 8], // the AI SDK tool parts differ by kind (approval parts, question output, page tool input)
   ['engine/turn/tool-context.ts', 6], // ctx.ask/approve/askLive build the request of their own kind
-  ['channels/slack/blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
+  ['channels/chat-sdk/platforms/slack-blocks.ts', 5], // the modal answers a question, and reads its questions; `case 'url'` is an input type
   ['engine/turn/tool-calls.ts', 4], // the model's built-in ask tool raises a question
   ['http/mcp-server/tools.ts', 4], // each tool of Heed's MCP server raises its own kind (ask_person a question, the others an approval) and reads its answer
   ['mcp/sampling.ts', 3], // an MCP request becomes an approval or a question
   ['mcp/elicitation.ts', 2], // an MCP elicitation becomes a question or a url request
   ['mcp/setup.ts', 2], // an MCP request becomes an approval or a question
   ['react/state/transcript.ts', 2], // an approval guards its call: the transcript says why that call did not run
-  ['channels/slack/interactions.ts', 1], // an option's button belongs to a question's card
+  ['channels/chat-sdk/platforms/slack.ts', 1], // an option's button belongs to a question's card
   ['cli/demo-server.ts', 1], // the demo mails no intake question (a user's config, as a user would write it)
   ['cli/inbox/question-state.ts', 1], // `case 'url'` is a question's input type, not the kind
   ['demo/seed.ts', 1], // the demo answers its intake question

@@ -41,7 +41,7 @@ export async function importOptional<T>(name: string, feature: string, specifier
 }
 
 /**
- * `require(name)` for a CommonJS library that a synchronous call needs (better-sqlite3, Slack's client).
+ * `require(name)` for a CommonJS library that a synchronous call needs (better-sqlite3, nodemailer).
  * With `resolveOnly`, only checks that it is installed (so the start fails, not the first request);
  * `specifier` is what to resolve, for a package with no root entry (`@modelcontextprotocol/sdk/server/mcp.js`).
  */

@@ -12,8 +12,7 @@ const hider = join(import.meta.dirname, 'fixtures/hide-packages.mjs');
 const optional = [
   'better-sqlite3',
   'pg',
-  '@slack/web-api',
-  '@slack/bolt',
+  '@chat-adapter/slack',
   'nodemailer',
   'web-push',
   '@modelcontextprotocol/sdk',
@@ -88,7 +87,8 @@ describe('optional packages', { timeout: 90_000 }, () => {
     ['postgres', 'pg', 'The PostgreSQL store'],
     ['email', 'nodemailer', 'Email notifications (notify.email)'],
     ['push', 'web-push', 'Web Push (notify.push)'],
-    ['slack', '@slack/web-api', 'The Slack channel'],
+    ['slack', '@chat-adapter/slack', 'The Slack channel'],
+    ['slack', 'chat', 'The Slack channel'],
     ['telegram', '@chat-adapter/telegram', 'The Telegram channel'],
     ['telegram', 'chat', 'The Telegram channel'],
     ['telegramRedis', '@chat-adapter/state-redis', 'The Telegram channel with channels.state.redis'],
@@ -107,14 +107,6 @@ describe('optional packages', { timeout: 90_000 }, () => {
       details: { package: pkg, install: `npm i ${pkg}` },
     });
     expect(result.message).toBe(`${feature} needs the package ${pkg}, which is not installed. Run: npm i ${pkg}`);
-  });
-
-  it('the Slack channel checks for @slack/bolt (its request signatures) at the start too', async () => {
-    expect(await probe('slack', ['@slack/bolt'])).toMatchObject({
-      ok: false,
-      code: 'missing_dependency',
-      details: { install: 'npm i @slack/bolt' },
-    });
   });
 
   it('heed serve on its SQLite default, without better-sqlite3: one line naming npm i better-sqlite3, exit 1', async () => {

@@ -14,8 +14,8 @@ import { isStoreUnavailable } from '../store/unavailable.js';
 export type { ChannelPlatform } from '../protocol/action-base.js';
 
 /**
- * A chat workspace where conversations live (docs/channels.md): Slack (`slack/`, on Bolt) and every
- * other platform on Chat SDK (`chat-sdk/`). An adapter owns the conversations whose `channel`
+ * A chat workspace where conversations live (docs/channels.md): Slack and every other platform, on Chat
+ * SDK (`chat-sdk/`). An adapter owns the conversations whose `channel`
  * starts with `<name>:`; Heed writes nothing to them but what the adapter hands it.
  */
 export interface ChannelAdapter {

@@ -37,7 +37,6 @@ describe('OpenAPI document', () => {
         'POST /api/me/tokens',
         'DELETE /api/me/tokens/{id}',
         'GET /api/agents/{name}',
-        'POST /api/channels/slack/events',
         'POST /api/channels/{platform}/events',
         'POST /api/conversations',
         'GET /api/conversations',

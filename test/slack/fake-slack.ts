@@ -19,7 +19,10 @@ export interface SlackCall {
 export interface FakeSlack {
   /** The Web API base, for `apiUrl`. */
   apiUrl: string;
+  /** What Heed sent: posts, updates, ephemeral notes, modals. */
   calls: SlackCall[];
+  /** The adapter's look-ups (`auth.test`, `users.info`): answered, and kept apart from what Heed sent. */
+  lookups: SlackCall[];
   /** Calls refused during an outage, by method. */
   refused: string[];
   /** Answers every call with HTTP 503 while true (an outage). */
@@ -29,8 +32,12 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
+/** The thread each posted message is in (its `thread_ts`), by its ts: Slack names it in a click on the message. */
+const threadOfPost = new Map<string, string>();
+
 export async function fakeSlack(port = 0): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
+  const lookups: SlackCall[] = [];
   const refused: string[] = [];
   let ts = 1_700_000_100;
   const state = { down: false };
@@ -61,9 +68,18 @@ export async function fakeSlack(port = 0): Promise<FakeSlack> {
               ? { ok: true, message_ts: `${ts++}.000200` }
               : method === 'views.open'
                 ? { ok: true, view: { id: `V${ts++}` } }
-                : { ok: false, error: 'unknown_method' };
+                : method === 'auth.test'
+                  ? { ok: true, user_id: 'UBOT', user: 'heed', bot_id: 'BBOT', team_id: 'T1' }
+                  : method === 'users.info'
+                    ? { ok: true, user: { id: body.user, name: String(body.user).toLowerCase() } }
+                    : { ok: false, error: 'unknown_method' };
+      if (method === 'chat.postMessage') {
+        const posted = (answer as { ts: string }).ts;
+        if (typeof body.thread_ts === 'string') threadOfPost.set(posted, body.thread_ts);
+        else threadOfPost.delete(posted);
+      }
       call.answer = answer;
-      calls.push(call);
+      (method === 'auth.test' || method === 'users.info' ? lookups : calls).push(call);
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
@@ -72,6 +88,7 @@ export async function fakeSlack(port = 0): Promise<FakeSlack> {
   const fake: FakeSlack = {
     apiUrl: `http://127.0.0.1:${address.port}/api/`,
     calls,
+    lookups,
     refused,
     get down() {
       return state.down;
@@ -168,6 +185,8 @@ export function mention(
 export function click(
   message: {
     ts: string;
+    /** The thread it is in, when the fake did not post it (it remembers those it did). */
+    thread_ts?: string;
     blocks: Array<{ elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>;
   },
   label: string,
@@ -179,14 +198,20 @@ export function click(
     .flatMap((block) => block.elements ?? [])
     .find((element) => element.text?.text === label);
   if (!button) throw new Error(`no button "${label}"`);
+  const thread = message.thread_ts ?? threadOfPost.get(message.ts);
   return {
     type: 'block_actions',
     trigger_id: `trigger-${Date.now()}`,
     user: { id: user, team_id: team },
     team: { id: team },
     channel: { id: channel },
-    container: { type: 'message', channel_id: channel, message_ts: message.ts },
-    message: { ts: message.ts },
+    container: {
+      type: 'message',
+      channel_id: channel,
+      message_ts: message.ts,
+      ...(thread ? { thread_ts: thread } : {}),
+    },
+    message: { ts: message.ts, ...(thread ? { thread_ts: thread } : {}) },
     actions: [{ action_id: button.action_id, value: button.value, type: 'button' }],
   };
 }

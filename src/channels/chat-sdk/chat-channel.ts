@@ -3,26 +3,29 @@ import { isDeepStrictEqual } from 'node:util';
 import type {
   ActionEvent,
   Adapter,
+  AdapterPostableMessage,
   CardElement,
   Chat,
   Logger as ChatLogger,
   Message,
+  ModalResponse,
+  ModalSubmitEvent,
   PostableCard,
   Thread,
 } from 'chat';
 import type { Caller } from '../../caller.js';
 import type { z } from 'zod';
-import type { ChannelStateConfig } from '../../config-schema.js';
+import { defaults, type ChannelStateConfig } from '../../config-schema.js';
 import type { ChannelCommonConfig, ChannelUser } from '../../config-shapes.js';
 import { HeedError } from '../../errors.js';
 import { errorFields, type Logger } from '../../logger.js';
 import { importOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
 import { mapPerson, recordParticipant } from '../../engine/participants.js';
-import { holdsRequest } from '../../protocol/request-conversation.js';
+import { holdsRequest, requestSettings } from '../../protocol/request-conversation.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
-import type { ActionRecord, JsonObject } from '../../types.js';
+import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
 import {
   DeliveryDropped,
   lapseText,
@@ -66,8 +69,11 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   config: z.ZodObject;
   /** The entry's doc line (docs/http.md's config tables). */
   about: string;
-  /** The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too). */
-  adapter(module: unknown, config: Config, logger: ChatLogger): Adapter | Promise<Adapter>;
+  /**
+   * The adapter, from the loaded package, the config and a logger (Google Chat loads its auth library too);
+   * `attemptTimeoutMs` is how long one call may take (`notify.attemptTimeoutMs`: the outbox retries after it).
+   */
+  adapter(module: unknown, config: Config, logger: ChatLogger, attemptTimeoutMs: number): Adapter | Promise<Adapter>;
   /** How a person answers by typing (a reply, or comment commands). */
   typed: TypedAnswers;
   /** How text an agent, a caller or a person wrote goes into this platform's cards: as words, never as markup (escape.ts). */
@@ -82,6 +88,11 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
   mention?(user: ChannelUser): string;
   /** The bot's name as a message's mention of it shows it (Teams: the mention entity's), when the platform says. */
   mentioned?(raw: unknown): string | undefined;
+  /**
+   * A message's text as Heed records it, without its mention of the bot, where the platform's raw event says
+   * it (Slack's text as Slack sent it, as recorded before Slack ran on Chat SDK). Absent: the adapter's text.
+   */
+  textOf?(raw: unknown, adapter: Adapter): string | undefined;
   /** Where cards are forms (`typed.forms`): the typed inputs a click carries, by input id, from its raw event. */
   formValues?(raw: unknown): FormValues;
   /**
@@ -90,6 +101,59 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
    * `inbox.receive`, the endpoint's own code.
    */
   listen?(config: Config, inbox: ChannelInbox): Promise<Listener | undefined>;
+  /**
+   * Where a conversation's `channel` is not the adapter's thread id (Slack's is `slack:<team>:<channel>:<thread ts>`,
+   * as it was before Slack ran on Chat SDK; its adapter's `slack:<channel>:<thread ts>`): the place a thread and
+   * the raw event it came with stand for, and the thread id of a place. Absent: the thread id is the place.
+   */
+  place?: { of(threadId: string, raw: unknown): string; thread(place: string): string };
+  /** What the platform draws itself instead of cards.ts's cards (Slack's Block Kit and modal). */
+  own?: OwnMessages;
+  /** A note to one person is shown to that person alone (Slack's ephemeral messages), not a reply naming them. */
+  privateNotes?: boolean;
+  /**
+   * The channel's config from the platform's entry of `channels`, where that entry has a shape of its own
+   * (Slack's `access(slackUserId, …)`). Absent: the entry is the config.
+   */
+  configOf?(entry: never): Config;
+}
+
+/**
+ * A platform's own messages (`ChatPlatform.own`): what it posts for a request, once settled, as a reminder and
+ * as a line of text, its buttons, and its form for typed answers. Delivery stays the channel's.
+ */
+export interface OwnMessages {
+  request(action: ActionRecord): AdapterPostableMessage;
+  settled(action: ActionRecord): AdapterPostableMessage;
+  reminder(action: ActionRecord): AdapterPostableMessage;
+  /** A line in a thread: a reply, a note, a lapse. */
+  text(text: string): AdapterPostableMessage;
+  /** How a request ended, in one line (a late answer is told it). */
+  outcome(action: ActionRecord): string;
+  /** The ids of its buttons. */
+  buttons: string[];
+  /** A click on one of them: the action it names, and the answer it gives (`form`: open the form for it). */
+  click(event: ActionEvent): { actionId: string; answer(action: ActionRecord): Answer | 'form' } | undefined;
+  form?: OwnForm;
+}
+
+type Answer = Record<string, unknown> | undefined;
+
+/** A platform's form for typed answers (Slack's modal): opened on a click, answered by its submission. */
+export interface OwnForm {
+  callbackId: string;
+  open(adapter: Adapter, triggerId: string | undefined, action: ActionRecord): Promise<void>;
+  /** What a submission answers: its action, and the prefix its conversation's place has (the same workspace). */
+  read(event: ModalSubmitEvent): { actionId: string; within: string } | undefined;
+  answer(action: ActionRecord, event: ModalSubmitEvent): Answer;
+  /** The refusal's sentences under the form's fields. */
+  errors(action: ActionRecord, fields: Refusal['fields'], text: string): Record<string, string>;
+}
+
+/** Why an answer did not count, with the server's sentences by field when it gave them. */
+interface Refusal {
+  text: string;
+  fields: { field: string; message: string }[];
 }
 
 /** What a platform's socket hands its events to (`ChatPlatform.listen`). */
@@ -141,6 +205,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     readonly config: Config,
     /** `channels.state`: where Chat SDK's state is kept (absent: Heed's store). */
     readonly state?: ChannelStateConfig,
+    /** `notify.attemptTimeoutMs`, for the adapters whose client takes a timeout (Slack's). */
+    private readonly attemptTimeoutMs = defaults.attemptTimeoutMs,
   ) {
     this.name = platform.name;
     this.threads = new ThreadConversations(host, platform.name);
@@ -173,7 +239,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       const sdk = await importOptional<typeof import('chat')>('chat', feature);
       const module = await importOptional<unknown>(this.platform.package, feature);
       const logger = chatLogger(this.host.logger, this.name);
-      const adapter = await this.platform.adapter(module, this.config, logger);
+      const adapter = await this.platform.adapter(module, this.config, logger, this.attemptTimeoutMs);
       const state = this.state ? await redisState(this.state, feature, logger) : new HeedState(this.host.store);
       const chat = new sdk.Chat({
         userName: this.config.userName ?? 'heed',
@@ -188,7 +254,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       chat.onDirectMessage(onMessage);
       chat.onSubscribedMessage(onMessage);
       chat.onNewMessage(/[\s\S]*/, onMessage);
-      chat.onAction(BUTTON, (event) => this.failing(this.onClick(event)));
+      chat.onAction([BUTTON, ...(this.platform.own?.buttons ?? [])], (event) => this.failing(this.onClick(event)));
+      const form = this.platform.own?.form;
+      if (form) chat.onModalSubmit(form.callbackId, (event) => this.onSubmit(form, event));
       await chat.initialize();
       return { chat, adapter };
     })();
@@ -264,29 +332,25 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   private async onMessage(thread: Thread, message: Message): Promise<void> {
     const author = message.author;
     if (author.isMe || author.isBot === true) return;
-    const user: ChannelUser = {
-      platform: this.name,
-      id: author.userId,
-      ...(author.userName ? { userName: author.userName } : {}),
-      ...(author.email ? { email: author.email } : {}),
-    };
+    const user = this.userOf(author);
+    const where = this.whereOf(thread.id, message.raw);
     const { adapter } = await this.load();
     const name = this.platform.mentioned?.(message.raw) ?? this.config.userName ?? adapter.userName;
-    const text = this.withoutMention(message.text ?? '', name);
+    const text = this.platform.textOf?.(message.raw, adapter) ?? this.withoutMention(message.text ?? '', name);
     const repliedTo = this.platform.repliedTo?.(message.raw);
     const posted = repliedTo ? await this.postedAt(repliedTo) : undefined;
     if (posted) {
       const action = await this.host.store.getAction(posted.conversationId, posted.actionId);
-      if (action) return this.answer(thread.id, action, user, typedAnswer(action, text, true), text, true);
+      if (action) return this.answer(where, action, user, typedAnswer(action, text, true), text, true);
     }
     if (this.platform.typed.commands && readCommand(text)) {
-      const answered = await this.answeredBy(thread.id);
-      if (answered) return this.answer(thread.id, answered, user, typedAnswer(answered, text, false), text);
-      return this.note(thread.id, user, 'Nothing in this thread waits for an answer.');
+      const answered = await this.answeredBy(where.place);
+      if (answered) return this.answer(where, answered, user, typedAnswer(answered, text, false), text);
+      return this.note(where.thread, user, 'Nothing in this thread waits for an answer.');
     }
     if (!message.isMention && !thread.isDM) return;
     if (!text) return;
-    const conversationId = await this.conversationFor(thread.id);
+    const conversationId = await this.conversationFor(where.place);
     // Later messages of the thread (replies to posted requests) reach Heed without a mention.
     await thread.subscribe();
     await this.remember(user);
@@ -297,14 +361,16 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
           this.host.send(conversationId, text, {
             caller: this.callerFor(user.id, user),
             metadata: { [this.name]: { messageId: message.id, user: user.id } },
-            // The same message again (the platform retries until it has its answer): recorded once, by its id.
+            // The same message again (the platform retries until it has its answer): recorded once, by its id
+            // (Slack's messages recorded before it ran on Chat SDK keep it as `ts`).
             seen: (messages) =>
-              messages.some(
-                (entry) => (entry.metadata?.[this.name] as JsonObject | undefined)?.messageId === message.id,
-              ),
+              messages.some((entry) => {
+                const recorded = entry.metadata?.[this.name] as JsonObject | undefined;
+                return (recorded?.messageId ?? recorded?.ts) === message.id;
+              }),
             onRecorded,
           }),
-        thread.id,
+        where.thread,
       );
     } catch (error) {
       if (error instanceof DuplicateMessage) return;
@@ -315,60 +381,132 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
           : error.code === 'conversation_busy'
             ? "I'm still working on the last message in this thread; write again once I have replied."
             : error.message;
-      this.note(thread.id, user, why);
+      this.note(where.thread, user, why);
     }
+  }
+
+  private userOf(author: Pick<ChannelUser, 'userName' | 'email'> & { userId: string }): ChannelUser {
+    return {
+      platform: this.name,
+      id: author.userId,
+      ...(author.userName ? { userName: author.userName } : {}),
+      ...(author.email ? { email: author.email } : {}),
+    };
+  }
+
+  /**
+   * The place a thread of the adapter and the event it came with stand for (what a conversation's `channel`
+   * holds: `ChatPlatform.place`), and the thread Heed answers in there.
+   */
+  private whereOf(threadId: string, raw: unknown): Where {
+    const place = this.platform.place?.of(threadId, raw) ?? threadId;
+    return { place, thread: this.threadOf(place) };
+  }
+
+  /** The adapter's thread of a place. */
+  private threadOf(place: string): string {
+    return this.platform.place?.thread(place) ?? place;
   }
 
   /** A click on a posted request's button: an answer from the person who clicked. */
   private async onClick(event: ActionEvent): Promise<void> {
-    const picked = readButton(event.value);
-    if (!picked || !event.threadId) return;
-    const action = await this.host.store.findAction(picked.actionId);
+    const own = this.platform.own?.click(event);
+    const picked = own ? undefined : readButton(event.value);
+    const actionId = own?.actionId ?? picked?.actionId;
+    if (!actionId || !event.threadId) return;
+    const action = await this.host.store.findAction(actionId);
     if (!action) return;
-    const user: ChannelUser = {
-      platform: this.name,
-      id: event.user.userId,
-      ...(event.user.userName ? { userName: event.user.userName } : {}),
-      ...(event.user.email ? { email: event.user.email } : {}),
-    };
+    const user = this.userOf(event.user);
+    const where = this.whereOf(event.threadId, event.raw);
+    const postedHere = await this.postedHere(event.messageId, action);
+    if (own) {
+      const answer = own.answer(action);
+      if (answer === 'form') return this.openForm(where, action, user, postedHere, event.triggerId);
+      return this.answer(where, action, user, answer, undefined, postedHere);
+    }
     const form = this.platform.formValues?.(event.raw) ?? {};
-    const postedHere = (await this.postedAt(event.messageId))?.actionId === action.id;
-    await this.answer(event.threadId, action, user, clickAnswer(action, picked.choice, form), undefined, postedHere);
+    if (picked) await this.answer(where, action, user, clickAnswer(action, picked.choice, form), undefined, postedHere);
+  }
+
+  /** Whether a message is the one that posted this action (its post, or the receipt of its delivery). */
+  private async postedHere(messageId: string, action: ActionRecord): Promise<boolean> {
+    if ((await this.postedAt(messageId))?.actionId === action.id) return true;
+    // A card posted before posts were kept (Slack's, before it ran on Chat SDK): its delivery's receipt names it.
+    return (await this.host.store.listDeliveries({ actionId: action.id })).some(
+      (entry) => entry.event === 'action.required' && receiptOf(entry) === messageId,
+    );
+  }
+
+  /** A click on a button that opens the platform's form: opened now, while its trigger lasts (not through the outbox). */
+  private async openForm(
+    where: Where,
+    action: ActionRecord,
+    user: ChannelUser,
+    postedHere: boolean,
+    triggerId: string | undefined,
+  ): Promise<void> {
+    const conversation = await this.host.store.getConversation(action.conversationId);
+    if (!conversation || !belongs(conversation, where.place, postedHere)) return;
+    if (action.status !== 'pending') return this.late(where.thread, user, action, undefined);
+    const { adapter } = await this.load();
+    await this.platform.own?.form?.open(adapter, triggerId, action);
+  }
+
+  /** A submitted form: the answer it holds, or the server's sentences under its fields (the form stays open). */
+  private async onSubmit(form: OwnForm, event: ModalSubmitEvent): Promise<ModalResponse | undefined> {
+    const read = form.read(event);
+    const action = read && (await this.host.store.findAction(read.actionId));
+    const conversation = action && (await this.host.store.getConversation(action.conversationId));
+    const place = conversation && placeOfConversation(conversation);
+    if (!read || !action || !place?.startsWith(read.within)) return undefined;
+    const user = this.userOf(event.user);
+    let refused: Refusal | undefined;
+    await this.answer(
+      { thread: this.threadOf(place), place },
+      action,
+      user,
+      form.answer(action, event),
+      undefined,
+      true,
+      (refusal) => (refused = refusal),
+    );
+    return refused ? { action: 'errors', errors: form.errors(action, refused.fields, refused.text) } : undefined;
   }
 
   /**
    * Settles as `<platform>:<user id>` by the normal order, checked by the config's `access`; a request made
    * with `POST /api/requests` (or MCP) and posted here, as the Heed person the answerer maps to, whom its own
    * rule of who may answer then asks about. A refusal (already settled, a bad value, not allowed) is a note
-   * to that person; an unexpected failure is thrown, so the endpoint answers 5xx and the platform tries again.
-   * `postedHere`: the click or reply was on the message that posted this action.
+   * to that person (or told to `refuse`); an unexpected failure is thrown, so the endpoint answers 5xx and the
+   * platform tries again. `postedHere`: the click or reply was on the message that posted this action.
    */
   private async answer(
-    threadId: string,
+    where: Where,
     action: ActionRecord,
     user: ChannelUser,
     resolution: Record<string, unknown> | undefined,
     typed: string | undefined,
     postedHere = false,
+    refuse: (refusal: Refusal) => void = (refusal) => this.note(where.thread, user, refusal.text),
   ): Promise<void> {
     const conversation = await this.host.store.getConversation(action.conversationId);
     if (!conversation) return;
     const request = holdsRequest(conversation);
     // A button or reply names an action of this very thread (a request: the message that posted it), or nothing.
-    if (request ? !postedHere : conversation.channel !== threadId) return;
+    if (!belongs(conversation, where.place, postedHere)) return;
     const mapped = await mapPerson(user, this.config.userId);
     const caller = request ? this.personFor(user, mapped.userId) : this.callerFor(user.id, user);
-    if (action.status !== 'pending') return this.late(threadId, user, action, resolution, caller?.userId);
+    if (action.status !== 'pending') return this.late(where.thread, user, action, resolution, caller?.userId, refuse);
     if (!resolution) {
-      if (typed !== undefined) this.note(threadId, user, `I could not read “${typed}” as an answer to this request.`);
+      if (typed !== undefined)
+        refuse({ text: `I could not read “${typed}” as an answer to this request.`, fields: [] });
       return;
     }
     if (!caller)
-      return this.note(
-        threadId,
-        user,
-        `your ${this.platform.title} account is not linked to a person in Heed, so your answer cannot count here; answer it in Heed.`,
-      );
+      return refuse({
+        text: `your ${this.platform.title} account is not linked to a person in Heed, so your answer cannot count here; answer it in Heed.`,
+        fields: [],
+      });
     await this.remember(user);
     if (!request) await recordParticipant(this.host.store, conversation.id, mapped);
     const access = this.config.access;
@@ -380,64 +518,74 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
             fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
             onRecorded,
           }),
-        threadId,
+        where.thread,
       );
     } catch (error) {
       if (!HeedError.isInstance(error)) throw error;
       if (error.code === 'action_not_pending' || error.code === 'action_expired') {
         const now = await this.host.store.getAction(conversation.id, action.id);
-        return this.late(threadId, user, now ?? action, resolution);
+        return this.late(where.thread, user, now ?? action, resolution, undefined, refuse);
       }
       // A request's conversation the person may not see: what they are told is that they may not answer it.
-      this.note(threadId, user, request && error.code === 'not_found' ? NOT_YOURS : error.message);
+      const fields = Array.isArray(error.details?.fields) ? (error.details.fields as Refusal['fields']) : [];
+      refuse({ text: request && error.code === 'not_found' ? NOT_YOURS : error.message, fields });
     }
   }
 
-  private late(
+  private async late(
     threadId: string,
     user: ChannelUser,
     action: ActionRecord,
     resolution: Record<string, unknown> | undefined,
     answeredAs = this.callerFor(user.id).userId,
-  ): void {
+    refuse: (refusal: Refusal) => void = (refusal) => this.note(threadId, user, refusal.text),
+  ): Promise<void> {
     // The same person's same answer again (a platform's retry, a double click, the other instance): it counted; say nothing.
     if (resolution && action.resolvedBy === answeredAs && sameAnswer(action.resolution, resolution)) return;
-    void this.names().then((by) =>
-      this.note(
-        threadId,
-        user,
-        `This request was already settled. ${outcomeText(action, by, this.platform.cardText)}`.trim(),
-      ),
-    );
+    const own = this.platform.own;
+    const outcome = own ? own.outcome(action) : outcomeText(action, await this.names(), this.platform.cardText);
+    refuse({ text: `This request was already settled. ${outcome}`.trim(), fields: [] });
   }
 
   /** A write whose work goes on after it is recorded (src/channels/channel.ts, `recordedThen`). */
   private recorded(run: (onRecorded: () => void) => Promise<unknown>, threadId: string): Promise<void> {
     return recordedThen(this.host, this.platform.title, run, async (text) =>
-      (await this.load()).adapter.postMessage(threadId, { markdown: text }),
+      (await this.load()).adapter.postMessage(threadId, this.line(text)),
     );
   }
 
-  /** The conversation of a thread, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
-  conversationFor(threadId: string): Promise<string> {
-    return this.threads.open(threadId, this.config.agent, { [this.name]: { thread: threadId } });
+  /** A line of text as the platform posts it. */
+  private line(text: string): AdapterPostableMessage {
+    return this.platform.own?.text(text) ?? { markdown: text };
+  }
+
+  /** The conversation of a place, made on its first message (src/channels/channel.ts, `ThreadConversations`). */
+  conversationFor(place: string): Promise<string> {
+    return this.threads.open(place, this.config.agent, { [this.name]: { thread: place } });
   }
 
   /**
    * The request a comment command answers: the thread's pending one (the oldest, when several wait), else
    * its latest (settled: the person is told who answered it).
    */
-  private async answeredBy(threadId: string): Promise<ActionRecord | undefined> {
-    const conversation = await this.host.store.getConversation(await this.threads.idOf(threadId));
+  private async answeredBy(place: string): Promise<ActionRecord | undefined> {
+    const conversation = await this.host.store.getConversation(await this.threads.idOf(place));
     if (!conversation) return undefined;
     const actions = await this.host.store.listActions(conversation.id);
     return actions.find((action) => action.status === 'pending') ?? actions.at(-1);
   }
 
-  /** A note to one person: a reply in the thread naming them (best effort, not kept in the outbox). */
+  /**
+   * A note to one person (best effort, not kept in the outbox): a reply in the thread naming them, or, where
+   * the platform has them (`privateNotes`), a message only they see.
+   */
   private note(threadId: string, user: ChannelUser, text: string): void {
     const sent = this.load()
-      .then(({ adapter }) => adapter.postMessage(threadId, { markdown: `${this.mention(user)}: ${text}` }))
+      .then(({ adapter }) =>
+        this.platform.privateNotes && adapter.postEphemeral
+          ? adapter.postEphemeral(threadId, user.id, this.line(text.charAt(0).toUpperCase() + text.slice(1)))
+          : adapter.postMessage(threadId, this.line(`${this.mention(user)}: ${text}`)),
+      )
       .catch((error: unknown) =>
         this.host.logger.warn(
           { channel: this.name, user: user.id, ...errorFields(error) },
@@ -484,15 +632,16 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
 
   async deliver(delivery: DeliveryRecord): Promise<JsonObject | undefined> {
     if (delivery.target.type !== 'channel') throw new DeliveryDropped('not a channel delivery');
-    const threadId = delivery.target.channel;
+    const threadId = this.threadOf(delivery.target.channel);
     const { adapter } = await this.load();
     const store = this.host.store;
+    const own = this.platform.own;
     if (delivery.event === 'message.created') {
       const message = (await store.listMessages(delivery.conversationId)).find(
         (entry) => entry.id === delivery.actionId,
       );
       if (!message) throw new DeliveryDropped('the message is gone');
-      const posted = await adapter.postMessage(threadId, { markdown: replyText(message) });
+      const posted = await adapter.postMessage(threadId, this.line(replyText(message)));
       return { messageId: posted.id };
     }
     const action = await store.getAction(delivery.conversationId, delivery.actionId);
@@ -500,10 +649,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const by = await this.names();
     if (delivery.event === 'action.required') {
       // As it stands now: a request settled before it could be posted is posted as settled.
-      const card = requestCard(action, this.platform.typed, by, this.platform.cardText);
-      const form = this.platform.typed.forms ? requestForm(action) : undefined;
-      const message: RequestMessage = { card, fallbackText: card.title ?? '', ...(form ? { form } : {}) };
-      const posted = await adapter.postMessage(threadId, message);
+      const posted = await adapter.postMessage(threadId, own ? own.request(action) : this.requestMessage(action, by));
       await store.putValues([
         {
           scope: `${this.name}:post:${posted.id}`,
@@ -517,7 +663,10 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       // A reply in the request's thread; not sent for a request settled or made open-ended meanwhile.
       if (action.status !== 'pending' || action.expiresAt === null)
         throw new DeliveryDropped('the action no longer waits for a deadline');
-      const posted = await adapter.postMessage(threadId, { markdown: reminderText(action) });
+      const posted = await adapter.postMessage(
+        threadId,
+        own ? own.reminder(action) : { markdown: reminderText(action) },
+      );
       return { messageId: posted.id };
     }
     // Settled: edit the posted request. Written after it, so it is normally sent after it too.
@@ -526,18 +675,52 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     );
     if (!post || post.status === 'failed' || post.status === 'dropped')
       throw new DeliveryDropped('the request was never posted');
-    const messageId = post.receipt?.messageId;
-    if (post.status !== 'delivered' || typeof messageId !== 'string') throw new Error('the request is not posted yet');
-    const card = settledCard(action, by, this.platform.cardText);
-    await adapter.editMessage(threadId, messageId, {
-      card,
-      fallbackText: outcomeText(action, by, this.platform.cardText),
-    });
+    const messageId = receiptOf(post);
+    if (post.status !== 'delivered' || messageId === undefined) throw new Error('the request is not posted yet');
+    await adapter.editMessage(
+      threadId,
+      messageId,
+      own
+        ? own.settled(action)
+        : {
+            card: settledCard(action, by, this.platform.cardText),
+            fallbackText: outcomeText(action, by, this.platform.cardText),
+          },
+    );
     // A lapse also says so in the thread: an edited card notifies nobody.
     const lapse = lapseText(action);
-    if (lapse) await adapter.postMessage(threadId, { markdown: lapse });
+    if (lapse) await adapter.postMessage(threadId, this.line(lapse));
     return undefined;
   }
+
+  /** A request's card from cards.ts: where the platform has forms, with its typed inputs. */
+  private requestMessage(action: ActionRecord, by: (userId: string | null) => string): RequestMessage {
+    const card = requestCard(action, this.platform.typed, by, this.platform.cardText);
+    const form = this.platform.typed.forms ? requestForm(action) : undefined;
+    return { card, fallbackText: card.title ?? '', ...(form ? { form } : {}) };
+  }
+}
+
+/** Where a click, reply or form came from: the adapter's thread, and the place it stands for. */
+interface Where {
+  thread: string;
+  place: string;
+}
+
+/** The id of the message a delivery posted (Slack's receipts before it ran on Chat SDK kept it as `ts`). */
+function receiptOf(delivery: DeliveryRecord): string | undefined {
+  const id = delivery.receipt?.messageId ?? delivery.receipt?.ts;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Where a conversation's cards are: its thread, or, for a request posted to a channel, the place it was posted to. */
+function placeOfConversation(conversation: ConversationRecord): string | undefined {
+  return (holdsRequest(conversation) ? requestSettings(conversation).channel : conversation.channel) ?? undefined;
+}
+
+/** Whether an answer given at `place` may be about this conversation: it is that thread's, or a request posted there. */
+function belongs(conversation: ConversationRecord, place: string, postedHere: boolean): boolean {
+  return holdsRequest(conversation) ? postedHere : conversation.channel === place;
 }
 
 const NOT_YOURS = 'You may not answer this request.';

@@ -5,6 +5,7 @@ import { discord } from './platforms/discord.js';
 import { gchat } from './platforms/gchat.js';
 import { github } from './platforms/github.js';
 import { linear } from './platforms/linear.js';
+import { slack } from './platforms/slack.js';
 import { teams } from './platforms/teams.js';
 import { telegram } from './platforms/telegram.js';
 
@@ -12,7 +13,7 @@ import { telegram } from './platforms/telegram.js';
  * The platforms on Chat SDK, by the name of their entry in `channels` (docs/channels.md). A platform is one
  * record (its adapter, how people answer there, and its config shape) in platforms/, and its line here.
  */
-const builtIn: ChatPlatform<ChatChannelConfig>[] = [telegram, github, linear, discord, teams, gchat];
+const builtIn: ChatPlatform<ChatChannelConfig>[] = [slack, telegram, github, linear, discord, teams, gchat];
 
 export const chatPlatforms: { readonly [name: string]: ChatPlatform<ChatChannelConfig> | undefined } = {};
 for (const platform of builtIn) addChatPlatform(platform);
@@ -22,7 +23,7 @@ for (const platform of builtIn) addChatPlatform(platform);
  * checked against its config shape, and its endpoint, cards and answers work as the others'.
  */
 export function addChatPlatform<Config extends ChatChannelConfig>(platform: ChatPlatform<Config>): void {
-  if (chatPlatforms[platform.name] || ['slack', 'state'].includes(platform.name)) {
+  if (chatPlatforms[platform.name] || (platform.name as string) === 'state') {
     throw new HeedError('invalid_config', `A chat platform named "${platform.name}" is already known.`);
   }
   (chatPlatforms as Record<string, ChatPlatform<ChatChannelConfig>>)[platform.name] = platform;

@@ -9,44 +9,17 @@ export const channelRoutes: Route[] = [
   defineRoute(
     {
       method: 'post',
-      path: '/api/channels/slack/events',
-      operationId: 'slackEvents',
-      summary: "Slack's events and interactivity (signed by Slack)",
-      description:
-        'The Request URL of the Slack app for both Event Subscriptions (JSON) and Interactivity (form-encoded `payload=`). ' +
-        "Authenticated by Slack's `X-Slack-Signature` over `v0:<timestamp>:<body>` with the signing secret, not by a bearer token; " +
-        'a bad signature, or a timestamp over five minutes old, is 401 and changes nothing. Answers `url_verification` with its challenge. ' +
-        'See docs/channels.md.',
-      tag: 'Channels',
-      bodyType: 'any',
-      responses: {
-        200: {
-          description:
-            'Received: `{ challenge }` for `url_verification`, `{ response_action: "errors", errors }` for a modal to correct, else empty.',
-          schema: z.object({}).passthrough(),
-        },
-      },
-      errors: ['unauthorized', 'not_found', 'invalid_request', 'payload_too_large'],
-    },
-    async ({ c, host }) => {
-      const slack = host.notifier.channels.get('slack');
-      if (!slack) throw new HeedError('not_found', 'Slack is not configured on this server (channels.slack).');
-      // The raw bytes: the signature is over them, exactly as sent.
-      const body = await readText(c.req.raw, 1024 * 1024);
-      return slack.receive({ headers: c.req.raw.headers, body });
-    },
-  ),
-  defineRoute(
-    {
-      method: 'post',
       path: '/api/channels/:platform/events',
       operationId: 'channelEvents',
       summary: "A chat platform's webhook (signed by the platform)",
       description:
-        'The webhook URL of a platform configured under `channels.<platform>` (Telegram, GitHub, Linear, Discord, Teams, Google Chat), ' +
-        "authenticated by the platform's own proof, not by a bearer token: Telegram's `X-Telegram-Bot-Api-Secret-Token`, GitHub's " +
+        'The webhook URL of a platform configured under `channels.<platform>` (Slack, Telegram, GitHub, Linear, Discord, Teams, Google Chat), ' +
+        "authenticated by the platform's own proof, not by a bearer token: Slack's `X-Slack-Signature` over `v0:<timestamp>:<body>` with the signing secret " +
+        "(a timestamp over five minutes old is refused), Telegram's `X-Telegram-Bot-Api-Secret-Token`, GitHub's " +
         "`X-Hub-Signature-256`, Linear's `linear-signature`, Discord's Ed25519 signature, Teams' Bot Framework JWT, Google Chat's Google-signed JWT. A bad or stale proof " +
         'is 401 and changes nothing. Each message is recorded before the answer; a failure to record is a 5xx, which the platform retries. ' +
+        'Slack sends events (JSON) and interactivity (form-encoded `payload=`) to `/api/channels/slack/events`; it is answered `{ challenge }` for ' +
+        '`url_verification` and `{ response_action: "errors", errors }` for a modal to correct. ' +
         'See docs/channels.md.',
       tag: 'Channels',
       bodyType: 'any',
@@ -60,7 +33,11 @@ export const channelRoutes: Route[] = [
           ),
       }),
       responses: {
-        200: { description: "Received: the platform's own acknowledgement.", schema: z.object({}).passthrough() },
+        200: {
+          description:
+            "Received: the platform's own acknowledgement (Slack: `{ challenge }`, or a modal's errors, or empty).",
+          schema: z.object({}).passthrough(),
+        },
       },
       errors: ['unauthorized', 'not_found', 'invalid_request', 'payload_too_large', 'internal_error'],
     },

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
 import {
   click,
   fakeSlack,
@@ -7,7 +7,7 @@ import {
   sendToHeed,
   type FakeSlack,
   type SlackCall,
-} from '../../../test/slack/fake-slack.js';
+} from '../../../../test/slack/fake-slack.js';
 
 const secret = 'slack-signing-secret-for-tests';
 let slack: FakeSlack;

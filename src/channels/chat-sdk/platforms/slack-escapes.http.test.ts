@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { channelAgent, HOSTILE_URL } from '../../../test/channels/channel-agent.js';
-import { fakeSlack, mention, sendToHeed, type FakeSlack, type SlackCall } from '../../../test/slack/fake-slack.js';
+import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
+import { channelAgent, HOSTILE_URL } from '../../../../test/channels/channel-agent.js';
+import { fakeSlack, mention, sendToHeed, type FakeSlack, type SlackCall } from '../../../../test/slack/fake-slack.js';
 
 /**
  * What a hostile agent writes into a request (test/channels/channel-agent.ts: a question full of links and

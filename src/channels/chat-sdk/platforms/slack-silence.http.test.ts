@@ -1,13 +1,13 @@
 import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../../../test/slack/fake-slack.js';
-import { scriptedModel } from '../../testing/scripted-model.js';
-import { tool } from '../../tool.js';
-import { memoryStore } from '../../store/memory/memory-store.js';
-import type { Store } from '../../store/store.js';
-import type { HeedConfig } from '../../config.js';
-import { STORE_OUTAGE_TEXT } from '../channel.js';
+import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
+import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../../../../test/slack/fake-slack.js';
+import { scriptedModel } from '../../../testing/scripted-model.js';
+import { tool } from '../../../tool.js';
+import { memoryStore } from '../../../store/memory/memory-store.js';
+import type { Store } from '../../../store/store.js';
+import type { HeedConfig } from '../../../config.js';
+import { STORE_OUTAGE_TEXT } from '../../channel.js';
 
 // Silence is not an answer (docs/channels.md): a turn that fails, and a request that lapses, say so in
 // the Slack thread in one plain sentence, on a fake clock, against a local fake of Slack's Web API.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { urlRecord } from '../../../test/fixtures/url-action.js';
-import { genericRequestBlocks } from './blocks.js';
+import { urlRecord } from '../../../../test/fixtures/url-action.js';
+import { genericRequestBlocks } from './slack-blocks.js';
 
 /* A kind with no Slack blocks of its own (test/fixtures/url-action.ts) shows through its presentation. */
 describe("Slack's generic blocks", () => {

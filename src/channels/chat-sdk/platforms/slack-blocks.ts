@@ -1,6 +1,6 @@
-import type { ActionRecord, Question, QuestionOption } from '../../types.js';
-import { clip } from '../../kinds/clip.js';
-import { commentText } from '../../kinds/comment-text.js';
+import type { ActionRecord, Question, QuestionOption } from '../../../types.js';
+import { clip } from '../../../kinds/clip.js';
+import { commentText } from '../../../kinds/comment-text.js';
 import {
   describeResolution,
   summaryOf,
@@ -8,9 +8,9 @@ import {
   type KindName,
   type KindRequest,
   type TypesFor,
-} from '../../kinds/index.js';
-import { actionView } from '../../views.js';
-import { linkTarget } from '../link-target.js';
+} from '../../../kinds/index.js';
+import { actionView } from '../../../views.js';
+import { linkTarget } from '../../link-target.js';
 
 /**
  * Requests as Slack Block Kit (docs/channels.md): what is posted in the thread while a request waits, what it

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../../../test/slack/fake-slack.js';
+import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
+import { fakeSlack, mention, sendToHeed, type FakeSlack } from '../../../../test/slack/fake-slack.js';
 
 // A reminder before a request lapses (hitl.remind, docs/approvals.md) in the Slack thread the request was
 // posted in, on a fake clock: a reply that says it is a reminder and when the request lapses, sent once.
