@@ -59,6 +59,11 @@ export interface AgentConfig {
   name: string;
   description?: string;
   /**
+   * Agents this one may call: each named agent is offered to the model as a tool `agent_<name>({ task })`
+   * whose call runs that agent in a child conversation (docs/concepts.md, Agents that call agents).
+   */
+  agents?: string[];
+  /**
    * An AI SDK 7 (specification v4) or AI SDK 6 (v3) language model, e.g. `openai('gpt-4o-mini')`: the agent
    * runs on Heed's own loop. Exactly one of `model`, `handler` and `remote`.
    */
