@@ -94,7 +94,7 @@ async function start(options: Parameters<typeof agents>[0] = {}) {
 
 describe('agents that call agents', () => {
   it("offers agent_<name>; a child's approval pauses the parent, is listed there with via, and an answer through the parent continues both once", async () => {
-    const { ask, get, answer, events, lastText, restarts } = await start();
+    const { server, ask, get, answer, events, lastText, restarts } = await start();
     const { id, sent } = await ask();
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('requires_action');
@@ -117,6 +117,15 @@ describe('agents that call agents', () => {
       toolCallId: parent.conversation.children[0].toolCallId,
     });
     expect(child.messages[0].parts[0].text).toBe('Restart the web service.');
+
+    // The inbox lists it as the parent's: the lead's conversation, with the child it waits in.
+    const inbox = (await server.api('GET', '/api/inbox', { token: 'ada' })).body;
+    expect(inbox.actions).toHaveLength(1);
+    expect(inbox.actions[0]).toMatchObject({
+      id: pending.id,
+      conversation: { agent: 'lead', ownerId: 'ada' },
+      via: [{ conversationId: childId, agent: 'ops' }],
+    });
 
     const answered = await answer(id, pending.id, 'allow');
     expect(answered.status).toBe(200);
