@@ -41,6 +41,11 @@ export type { ChannelUser };
 // (`npm run docs:config`, checked by config-docs.test.ts).
 
 const limitsShape = {
+  agentDepth: wholeCount(0)
+    .default(3)
+    .describe(
+      "How deep agents may call agents (an agent's `agents`): a person's conversation is depth 0, its child 1; a call that would go deeper is a tool error the model reads.",
+    ),
   maxStateBytes: wholeCount(1)
     .default(1024 * 1024)
     .describe('A paused state bigger than this is not paused (warning `pause_state_too_large`).'),
@@ -358,6 +363,12 @@ const ask = booleanOption;
 const agentShape = {
   name: z.string({ error: 'expected a string' }).min(1, 'expected a name'),
   description: z.string({ error: 'expected a string' }).optional(),
+  agents: z
+    .array(z.string({ error: 'expected an agent name' }))
+    .optional()
+    .describe(
+      'Agents this one may call: each is offered to the model as a tool `agent_<name>({ task })` (docs/concepts.md, Agents that call agents).',
+    ),
   model: withMethods<AgentModel>('expected an AI SDK language model', 'doStream')
     .optional()
     .describe(

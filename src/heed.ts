@@ -1,3 +1,6 @@
+import { childPendingActions, childrenOf } from './engine/child-actions.js';
+import { parentOf } from './engine/children.js';
+import { childRuns } from './engine/child-continue.js';
 import { commitWrite } from './engine/transact.js';
 import { inboxOf } from './engine/inbox.js';
 import { listedOwner } from './engine/access.js';
@@ -224,6 +227,7 @@ export function createHeed(options: HeedOptions): Heed {
   const engine = new Engine(options, store, {
     outbox: (built) => (notifier = new Notifier(built, options.notify, channelAdapters(built, options))),
     tracing: traces.tracing,
+    children: childRuns,
   });
   for (const agent of options.agents) if (agent.intake) intakeQuestions(agent);
   const mcp = startMcpServers(engine);
@@ -313,8 +317,18 @@ export function createHeed(options: HeedOptions): Heed {
       const pending = actions
         .filter((action) => action.status === 'pending')
         .map((action) => actionView(engine, action, record.agent));
+      // A parent lists its children's pending actions too, each with `via` (src/engine/child-actions.ts).
+      const all =
+        whole.messages ?? (engine.agents.get(record.agent)?.agents?.length ? await store.listMessages(id) : []);
+      pending.push(...(await childPendingActions(engine, record, all)));
+      const family = await childrenOf(engine, record, all);
+      const parent = parentOf(record);
       const snapshot: ConversationSnapshot = {
-        conversation: conversationView(record),
+        conversation: {
+          ...conversationView(record),
+          ...(parent ? { parent: { conversationId: parent.conversationId, toolCallId: parent.toolCallId } } : {}),
+          ...(family.length ? { children: family } : {}),
+        },
         messages: messageViews(engine, record, messages, actions),
         runtime: { status: record.status, pendingActionIds: pending.map((action) => action.id) },
       };

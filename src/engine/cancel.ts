@@ -3,6 +3,8 @@ import type { Engine } from './engine.js';
 import type { ConversationStatus } from '../types.js';
 import { releaseLiveCalls } from './withdraw.js';
 import { transact } from './transact.js';
+import { parentOf } from './children.js';
+import { startParent } from './child-continue.js';
 import { cancelParts, decideCancel } from './decide/cancel.js';
 
 /**
@@ -21,5 +23,9 @@ export async function cancelConversation(
   if (!done.value.cancelled) return { status: 'idle', cancelled: false };
   engine.running.get(conversationId)?.abort();
   releaseLiveCalls(engine, done.value.closed);
+  for (const child of done.value.children) await cancelConversation(engine, child, { caller: options.caller });
+  // A child cancelled by itself ends its parent's wait: the parent reads that it was cancelled.
+  const link = parentOf(done.conversation);
+  if (link) startParent(engine, link.conversationId);
   return { status: 'idle', cancelled: true };
 }

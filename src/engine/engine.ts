@@ -9,12 +9,13 @@ import { HeedError } from '../errors.js';
 import { defaults, hitlSetting, type AgentHitl } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
 import type { Recheck } from './follow.js';
+import { checkAgentGraph, childTools } from './children.js';
 import { holdsRequest, REQUESTS_AGENT } from '../protocol/request-conversation.js';
 import type { Caller } from '../caller.js';
 import type { HeedTool } from '../tool.js';
 import type { LiveCall } from './turn/live-call.js';
 import type { Change, ConversationParts, ConversationRead, NewDelivery, Store } from '../store/store.js';
-import type { ActionRecord, ConversationRecord, EventRecord } from '../types.js';
+import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord } from '../types.js';
 
 export { defaults } from '../config-schema.js';
 export { conversationNotFound } from './access.js';
@@ -38,6 +39,24 @@ export interface EngineParts {
   clock?: () => Date;
   /** Where spans go (`telemetry`, src/telemetry/); none: traces off. */
   tracing?: Tracing;
+  /** How child conversations run and tell their parents (src/engine/child-continue.ts); none: agents call no agents. */
+  children?: (engine: Engine) => ChildRuns;
+}
+
+/**
+ * What the turn loop needs from above it to run agents that call agents (src/engine/child-continue.ts),
+ * handed in so the loop does not import the modules that start turns.
+ */
+export interface ChildRuns {
+  /** Runs the first turn of a child conversation just written with its claim. */
+  runChild(conversation: ConversationRecord, leaseOwner: string, messages: MessageRecord[]): Promise<unknown>;
+  /** Claims and runs a parent's continuation once its children have ended; nothing otherwise. */
+  continueParent(parentId: string): Promise<unknown>;
+  /** After any turn of a child: its pause is told in the parent's log, its end continues the parent. */
+  afterChildTurn(
+    child: ConversationRecord,
+    status: 'completed' | 'requires_action' | 'cancelled' | 'failed' | 'queued',
+  ): Promise<void>;
 }
 
 /** Shared state and small helpers every part of a running Heed uses. */
@@ -76,6 +95,8 @@ export class Engine {
    * (src/engine/transact.ts). Taken once; any other commit on the conversation drops it; at most 256.
    */
   readonly created = new Map<string, ConversationRecord>();
+  /** How child conversations run (EngineParts.children); undefined: no agent calls another. */
+  readonly children?: ChildRuns;
   /** Set by `close()`: nothing new is carried on. */
   closed = false;
 
@@ -92,8 +113,15 @@ export class Engine {
       }
       this.agents.set(agent.name, withServerWide(agent, options));
     }
+    checkAgentGraph(this.agents);
+    // Each agent that calls agents is offered one `agent_<name>` tool per agent it names (children.ts).
+    for (const agent of this.agents.values()) {
+      if (agent.agents?.length)
+        this.agents.set(agent.name, { ...agent, tools: { ...childTools(agent, this.agents), ...agent.tools } });
+    }
     this.hitl = options.hitl ?? {};
     this.limits = {
+      agentDepth: options.limits?.agentDepth ?? defaults.agentDepth,
       maxStateBytes: options.limits?.maxStateBytes ?? defaults.maxStateBytes,
       clientToolOutputBytes: options.limits?.clientToolOutputBytes ?? defaults.clientToolOutputBytes,
       maxTokensPerConversation: options.limits?.maxTokensPerConversation,
@@ -110,6 +138,7 @@ export class Engine {
     this.clock = parts.clock ?? options.now ?? (() => new Date());
     this.logger = options.logger ?? consoleLogger();
     this.tracing = parts.tracing ?? noTracing;
+    this.children = parts.children?.(this);
     // Last: the outbox is built over the finished engine (it reads its agents, clock and logger).
     this.outbox = parts.outbox?.(this);
   }

@@ -5,6 +5,7 @@ import { actionView, type ActionView } from '../views.js';
 import { mayAnswerFromInbox } from './access.js';
 import { heldBy } from './delegation.js';
 import type { Engine } from './engine.js';
+import { parentOf } from './children.js';
 
 type After = { createdAt: string; id: string };
 
@@ -50,7 +51,7 @@ export async function inboxOf(
       if (merged.has(action.id)) continue;
       const record = await conversationOf(engine, action, conversations);
       if (!(await allowed(action, record)) || !mayAnswerFromInbox(caller, record, action, undefined, true)) continue;
-      merged.set(action.id, inboxView(engine, action, record));
+      merged.set(action.id, await inboxView(engine, action, record, conversations));
     }
   }
   return [...merged.values()]
@@ -85,7 +86,7 @@ async function pendingOf(
         if (allowed && !hookAllowed) continue;
         if (!mayAnswerFromInbox(caller, record, action, delegate, hookAllowed)) continue;
       }
-      views.push(inboxView(engine, action, record));
+      views.push(await inboxView(engine, action, record, conversations));
       if (views.length === limit) return views;
     }
     const last = actions.at(-1);
@@ -104,9 +105,33 @@ async function conversationOf(
   return conversations.get(action.conversationId);
 }
 
-function inboxView(engine: Engine, action: ActionRecord, record: ConversationRecord | undefined): ActionView {
-  const conversation = record
-    ? { agent: record.agent, title: conversationTitle(record.metadata), ownerId: record.ownerId }
+/**
+ * An action as the inbox lists it. A child conversation's (an agent called by another, docs/concepts.md) is
+ * shown as its first ancestor's: that conversation's agent, title and owner, with `via` naming the child
+ * conversations it waits in; its `conversationId` stays the child's (either route answers it).
+ */
+async function inboxView(
+  engine: Engine,
+  action: ActionRecord,
+  record: ConversationRecord | undefined,
+  conversations: Map<string, ConversationRecord | undefined>,
+): Promise<ActionView> {
+  const via: Array<{ conversationId: string; agent: string }> = [];
+  let shown = record;
+  for (let link = shown && parentOf(shown); shown && link; link = parentOf(shown)) {
+    via.unshift({ conversationId: shown.id, agent: shown.agent });
+    if (!conversations.has(link.conversationId))
+      conversations.set(link.conversationId, await engine.store.getConversation(link.conversationId));
+    const parent = conversations.get(link.conversationId);
+    if (!parent) break;
+    shown = parent;
+  }
+  const conversation = shown
+    ? { agent: shown.agent, title: conversationTitle(shown.metadata), ownerId: shown.ownerId }
     : undefined;
-  return { ...actionView(engine, action, record?.agent ?? ''), ...(conversation ? { conversation } : {}) };
+  return {
+    ...actionView(engine, action, record?.agent ?? ''),
+    ...(conversation ? { conversation } : {}),
+    ...(via.length ? { via } : {}),
+  };
 }

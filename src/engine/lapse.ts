@@ -6,6 +6,7 @@ import type { Engine } from './engine.js';
 import type { ConversationRecord } from '../types.js';
 import { releaseLiveCalls } from './withdraw.js';
 import { decideLapse, lapseParts } from './decide/lapse.js';
+import { sweepParent } from './child-continue.js';
 
 export interface SweepReport {
   /** Actions that lapsed in this sweep. */
@@ -26,7 +27,7 @@ const BATCH = 200;
  */
 export async function expireDue(engine: Engine, options: { conversationId?: string } = {}): Promise<SweepReport> {
   const report: SweepReport = { lapsed: 0, reminded: 0, recovered: 0, turns: [] };
-  const runs: Promise<TurnResult>[] = [];
+  const runs: Promise<TurnResult | undefined>[] = [];
   const sweep = async (conversation: ConversationRecord) => {
     if (conversation.status === 'running') {
       const recovery = await recover(engine, conversation);
@@ -35,6 +36,12 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
         runs.push(recovery.run);
       }
     } else if (conversation.status === 'requires_action') {
+      // A parent paused on its children goes on when they have ended (src/engine/child-continue.ts).
+      const parent = await sweepParent(engine, conversation);
+      if (parent) {
+        if (parent.run) runs.push(parent.run);
+        return;
+      }
       const outcome = await lapse(engine, conversation);
       report.lapsed += outcome.lapsed;
       report.reminded += outcome.reminded;
@@ -59,7 +66,8 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
     }
   }
   // A turn the store cut off again is carried on later (start.ts); the report lists the turns that ended.
-  for (const run of await Promise.allSettled(runs)) if (run.status === 'fulfilled') report.turns.push(run.value);
+  for (const run of await Promise.allSettled(runs))
+    if (run.status === 'fulfilled' && run.value) report.turns.push(run.value);
   return report;
 }
 

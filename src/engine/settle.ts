@@ -10,6 +10,8 @@ import { decideSettle, settleParts } from './decide/settle.js';
 import { heldBy } from './delegation.js';
 import { pauseSpanOf } from './pause-trace.js';
 import { currentSpan } from '../telemetry/context.js';
+import { HeedError } from '../errors.js';
+import { childHolding } from './child-actions.js';
 
 export { resolvedEvent } from './decide/settle.js';
 
@@ -88,16 +90,30 @@ async function settleUntraced(
   // Whom the caller (or a link's recipient, a user id where mail goes to user ids) answers for as a delegate, now.
   const answerer = options.link ? options.link.recipient : options.fromChannel ? null : options.caller?.userId;
   const standsFor = (await heldBy(engine.store, answerer, engine.now())).map((held) => held.from);
-  const done = await transact(
-    engine,
-    conversationId,
-    // The messages come with the first read when this answer closes the pause (its turn needs them).
-    { ...settleParts, messagesWhenClosing: actionId },
-    (read) => decideSettle(engine, actionId, raw, { ...options, standsFor }, read),
-    {
-      busy: 'The conversation kept changing while the answer was being recorded; send it again.',
-    },
-  );
+  const record = (id: string) =>
+    transact(
+      engine,
+      id,
+      // The messages come with the first read when this answer closes the pause (its turn needs them).
+      { ...settleParts, messagesWhenClosing: actionId },
+      (read) => decideSettle(engine, actionId, raw, { ...options, standsFor }, read),
+      {
+        busy: 'The conversation kept changing while the answer was being recorded; send it again.',
+      },
+    );
+  let done;
+  try {
+    done = await record(conversationId);
+  } catch (thrown) {
+    // An action a parent lists from its child (`via`) is answered in the child, under the child's rules.
+    const holder =
+      HeedError.isInstance(thrown) && thrown.code === 'not_found' && thrown.details?.actionId === actionId
+        ? await childHolding(engine, conversationId, actionId)
+        : undefined;
+    if (!holder) throw thrown;
+    conversationId = holder;
+    done = await record(conversationId);
+  }
   const settled = done.value;
   // Every settle decision writes; the events name the first one's number.
   const eventSeq = done.committed ? done.events[0].seq : 0;

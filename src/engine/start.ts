@@ -8,6 +8,7 @@ import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, RememberedTool } from '../types.js';
 import { runTurn, type TurnResult } from './turn/run-turn.js';
 import { Turn } from './turn/turn.js';
+import { parentOf } from './children.js';
 
 /** What started a turn, as its `turn.started` event names it. */
 export type TurnTrigger = EventData<'turn.started'>['trigger'];
@@ -66,6 +67,17 @@ export function runTurnUnderLease(
             return outcome;
           },
         );
+        // A parent paused on children that ended while it paused goes on; a child's pause or end is its parent's.
+        const afterPause = turn.afterPause;
+        if (afterPause)
+          void engine
+            .track(afterPause())
+            .catch((thrown: unknown) => engine.logger.error(errorFields(thrown), 'Heed: a parent could not go on'));
+        if (parentOf(turn.conversation))
+          await engine.children?.afterChildTurn(turn.conversation, result.status).catch((thrown: unknown) =>
+            // The parent's pause brings the sweep back to it: nothing is lost, it goes on later.
+            engine.logger.error(errorFields(thrown), 'Heed: a child could not tell its parent'),
+          );
         // The message queued behind this turn: its turn was claimed by the write that ended this one.
         const next = turn.next;
         if (next) {

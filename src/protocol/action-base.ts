@@ -115,6 +115,12 @@ export const actionViewBase = {
     })
     .optional()
     .describe('In the inbox (`GET /api/inbox` and its stream): the conversation the action waits in.'),
+  via: z
+    .array(z.strictObject({ conversationId: z.string(), agent: z.string() }))
+    .optional()
+    .describe(
+      "Listed in a parent conversation: the child conversations it waits in, nearest first (docs/concepts.md, Agents that call agents). Answer it through either conversation's action route.",
+    ),
   onBehalfOf: z
     .string()
     .optional()

@@ -24,6 +24,21 @@ export const conversationView = z.strictObject({
     ),
   createdAt: isoTime,
   updatedAt: isoTime,
+  parent: z
+    .strictObject({ conversationId: z.string(), toolCallId: z.string() })
+    .optional()
+    .describe("In a conversation's snapshot: the conversation whose `agent_<name>` call started this one."),
+  children: z
+    .array(
+      z.strictObject({
+        conversationId: z.string(),
+        agent: z.string(),
+        toolCallId: z.string(),
+        status: conversationStatus,
+      }),
+    )
+    .optional()
+    .describe("In a conversation's snapshot: the child conversations its calls of other agents started, in order."),
 });
 
 export type ConversationView = z.output<typeof conversationView>;

@@ -50,9 +50,9 @@ const messageDropped = z.object({
 
 const turnStarted = z.object({
   trigger: z
-    .enum(['message', 'answer', 'timeout', 'recovery', 'queue', 'regenerate'])
+    .enum(['message', 'answer', 'timeout', 'recovery', 'queue', 'regenerate', 'child'])
     .describe(
-      'What started it: a new message, the answer that closed a pause, a lapse, a takeover (after a crash, a lapsed lease, or a store outage), a message that waited for the turn before it, or the last message sent again to make its reply again.',
+      'What started it: a new message, the answer that closed a pause, a lapse, a takeover (after a crash, a lapsed lease, or a store outage), a message that waited for the turn before it, the last message sent again to make its reply again, or the end of the child conversation(s) its pause waited on.',
     ),
 });
 
@@ -119,6 +119,26 @@ const actionResolved = z.object({
 });
 
 const turnPaused = z.object({ actionIds: z.array(z.string()) });
+
+const childFields = {
+  toolCallId: z.string().describe("The parent's call that started the child (`agent_<name>`)."),
+  conversationId: z.string().describe('The child conversation.'),
+  agent: z.string().describe("The child's agent."),
+};
+
+const childStarted = z.object(childFields);
+
+const childPaused = z.object({
+  ...childFields,
+  actionIds: z.array(z.string()).describe("The child's pending actions (answerable through either conversation)."),
+});
+
+const childCompleted = z.object({
+  ...childFields,
+  status: z
+    .enum(['completed', 'failed', 'cancelled'])
+    .describe("How the child's work ended: its reply, or an error, is the call's result."),
+});
 
 const turnCompleted = z.object({ warnings: z.array(warning).optional() });
 
@@ -208,6 +228,9 @@ export const eventData = {
   'action.extended': actionExtended,
   'action.reminded': actionReminded,
   'turn.paused': turnPaused,
+  'child.started': childStarted,
+  'child.paused': childPaused,
+  'child.completed': childCompleted,
   'turn.completed': turnCompleted,
   'turn.cancelled': turnCancelled,
   'turn.failed': turnFailed,

@@ -5,13 +5,14 @@ import { newEvent } from '../../protocol/events.js';
 import type { ActionRecord } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
 import { dropQueue } from '../queue.js';
+import { openChildCalls } from '../children.js';
 import type { Decision, Snapshot } from '../transact.js';
 
 /** What the cancel decider reads (one snapshot): the messages whose open calls it closes, and the actions. */
 export const cancelParts = { messages: true, actions: true } as const;
 
 /** The actions a cancel closed (their live calls are released once it is written); none for an idle conversation. */
-export type Cancelled = { cancelled: false } | { cancelled: true; closed: ActionRecord[] };
+export type Cancelled = { cancelled: false } | { cancelled: true; closed: ActionRecord[]; children: string[] };
 
 /**
  * The cancel decider: an open pause (every pending action closes as cancelled) or a running turn (its claim
@@ -47,6 +48,13 @@ export function decideCancel(
       events: [...closing.events, newEvent('turn.cancelled', at, { reason: 'cancelled', by }), ...queued.events],
       set: { status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null, updatedAt: at, ...queued.set },
     },
-    value: { cancelled: true, closed: pending },
+    // The children it waited on are cancelled next (src/engine/cancel.ts): a stop stops what it called too.
+    value: {
+      cancelled: true,
+      closed: pending,
+      children: openChildCalls(engine.agents.get(conversation.agent), conversation, read.messages).map(
+        (call) => call.conversationId,
+      ),
+    },
   };
 }

@@ -8,6 +8,7 @@ import { titleFromMessage } from '../../protocol/conversation.js';
 import type { ActionRecord, JsonObject, MessageRecord, QueuedMessage, RememberedTool } from '../../types.js';
 import type { BusyPolicy } from '../../config.js';
 import { queueWrite } from '../queue.js';
+import { openChildCalls } from '../children.js';
 import { withdrawForNewMessage } from '../withdraw.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 
@@ -87,6 +88,15 @@ export function decideSend(
   const write: Write = { events: [] };
   const events = write.events ?? [];
   let closed: ActionRecord[] = [];
+  // A pause on child conversations is answered in them (or through this one's action route), not by a new message.
+  if (
+    conversation.status === 'requires_action' &&
+    openChildCalls(engine.agents.get(conversation.agent), conversation, messages).length > 0
+  )
+    throw new HeedError(
+      'action_pending',
+      'This conversation is waiting on another agent it called; answer what that agent asks, or cancel it.',
+    );
   if (conversation.status === 'requires_action') {
     const pending = read.actions.filter((action) => action.status === 'pending');
     const closing = withdrawForNewMessage(

@@ -15,6 +15,7 @@ import { interruptedResult } from './interrupted.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import { intakeQuestions } from '../intake.js';
 import { lastMessage, openToolCalls } from '../open-calls.js';
+import { childPendingActions } from '../child-actions.js';
 
 /** How a turn ended, as the library and the HTTP API return it (its schema: src/protocol/responses.ts). */
 export type { TurnResult };
@@ -211,7 +212,11 @@ async function result(turn: Turn, status: TurnResult['status']): Promise<TurnRes
   const messages = messageViews(turn.engine, turn.conversation, turn.created, actions);
   const outcome: TurnResult = { status, conversationId: turn.conversation.id, messages };
   if (status === 'requires_action') {
-    outcome.pendingActions = actions.filter((action) => action.status === 'pending').map((action) => turn.view(action));
+    outcome.pendingActions = [
+      ...actions.filter((action) => action.status === 'pending').map((action) => turn.view(action)),
+      // A pause on child conversations lists what they wait on, each with `via`.
+      ...(await childPendingActions(turn.engine, turn.conversation, turn.messages)),
+    ];
   }
   if (turn.warnings.length) outcome.warnings = turn.warnings;
   return outcome;

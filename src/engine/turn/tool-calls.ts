@@ -8,7 +8,7 @@ import { earliestDue } from '../engine.js';
 import { HeedError, must } from '../../errors.js';
 import { isToolContent, type HeedTool } from '../../tool.js';
 import { conversationView } from '../../views.js';
-import type { ActionRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
+import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
 import { INTAKE_TOOL_NAME } from './prompt.js';
 import { LiveCall } from './live-call.js';
 import { eventToolOutput } from './tool-output.js';
@@ -16,6 +16,9 @@ import { AskSignal, DismissSignal, toolContext } from './tool-context.js';
 import type { Turn } from './turn.js';
 import { keepPauseSpan } from '../pause-trace.js';
 import type { LoggedOutput } from '../tool-result.js';
+import { childAgentOf } from '../children.js';
+import { settleChildCall } from './child-call.js';
+import { childRecheckAt } from '../children.js';
 
 export type StepOutcome = 'continue' | 'paused' | 'stop';
 
@@ -29,7 +32,8 @@ type Result = {
   approvedArgs?: JsonValue;
   notes?: string[];
 };
-type CallOutcome = Result | { ask: ActionRecord };
+type CallOutcome = Result | { ask: ActionRecord } | { waiting: ChildWait };
+type ChildWait = { toolCallId: string; child: ConversationRecord };
 
 /**
  * Settles the tool calls of the latest assistant message that have no stored result: runs the ones
@@ -49,12 +53,15 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
 
   let stop = false;
   const asks: ActionRecord[] = [];
+  const waiting: ChildWait[] = [];
   for (const call of calls) {
     if (done.has(call.toolCallId)) continue;
     const mine = actions.filter((action) => action.toolCallId === call.toolCallId);
     const outcome = await settleCall(turn, assistant, call, mine, clientStep);
     if ('ask' in outcome) {
       asks.push(outcome.ask);
+    } else if ('waiting' in outcome) {
+      waiting.push(outcome.waiting);
     } else {
       turn.addToolResult(call, outcome.result, outcome.eventOutput, {
         approvedArgs: outcome.approvedArgs,
@@ -63,6 +70,11 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
       });
       if (outcome.stop) stop = true;
     }
+  }
+  if (waiting.length > 0) {
+    // A child still open: the parent's turn pauses on it, with whatever this step asked a person itself.
+    await pause(turn, assistant, asks, waiting);
+    return 'paused';
   }
   if (asks.length > 0) return (await pause(turn, assistant, asks)) ? 'paused' : 'stop';
   return stop ? 'stop' : 'continue';
@@ -79,6 +91,8 @@ async function settleCall(
   if (call.toolName === INTAKE_TOOL_NAME || (call.toolName === ASK_TOOL_NAME && agent.ask)) {
     return settleQuestionCall(turn, assistant, call, mine);
   }
+  const childAgent = childAgentOf(agent, call.toolName);
+  if (childAgent !== undefined) return settleChildCall(turn, call, childAgent);
   const definition = agent.tools?.[call.toolName];
   if (!definition) return error(`There is no tool named "${call.toolName}".`);
   if (typeof call.input === 'string') return error('The tool input is not valid JSON.');
@@ -363,7 +377,13 @@ async function approvalAction(
  * Stores the pause as one write: the actions, the conversation's status and due time, and the events.
  * A pause bigger than `limits.maxStateBytes` is not taken: the calls get an error result instead.
  */
-export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRecord[]): Promise<boolean> {
+export async function pause(
+  turn: Turn,
+  assistant: MessageRecord,
+  asks: ActionRecord[],
+  children: ChildWait[] = [],
+): Promise<boolean> {
+  if (children.length > 0) return pauseOnChildren(turn, asks, children);
   const bytes =
     Buffer.byteLength(JSON.stringify(asks), 'utf8') + Buffer.byteLength(JSON.stringify(assistant.parts), 'utf8');
   const limit = turn.engine.limits.maxStateBytes;
@@ -406,9 +426,51 @@ export async function pause(turn: Turn, assistant: MessageRecord, asks: ActionRe
   return true;
 }
 
+/**
+ * Pauses the parent's turn on its open children (and on what the step asked a person itself): status
+ * `requires_action`, the children's pending actions named in `turn.paused` and `child.paused`. The child's
+ * end continues the parent (src/engine/child-continue.ts); `actionDueAt` brings the sweep back to look
+ * in case the process that ended the child died before it could.
+ */
+async function pauseOnChildren(turn: Turn, asks: ActionRecord[], children: ChildWait[]): Promise<boolean> {
+  const engine = turn.engine;
+  turn.addActions(asks);
+  const due = earliestDue(asks);
+  const recheck = childRecheckAt(engine);
+  turn.set({
+    status: 'requires_action',
+    actionDueAt: due !== null && due < recheck ? due : recheck,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  });
+  for (const ask of asks)
+    turn.event('action.required', {
+      actionId: ask.id,
+      kind: ask.kind,
+      toolCallId: ask.toolCallId,
+      toolName: ask.toolName,
+    });
+  const childActions: string[] = [];
+  for (const { toolCallId, child } of children) {
+    const pending =
+      child.status === 'requires_action'
+        ? (await engine.store.listActions(child.id)).filter((action) => action.status === 'pending').map((a) => a.id)
+        : [];
+    childActions.push(...pending);
+    turn.event('child.paused', { toolCallId, conversationId: child.id, agent: child.agent, actionIds: pending });
+  }
+  turn.event('turn.paused', { actionIds: [...asks.map((ask) => ask.id), ...childActions] });
+  await turn.flush();
+  // A child that ended while this pause was being written found the parent still running: look once more.
+  turn.afterPause = async () => engine.children?.continueParent(turn.conversation.id);
+  return true;
+}
+
 /** What the model reads for a call whose action is closed, by the action's kind; undefined when the call runs. */
 function closedResult(turn: Turn, action: ActionRecord): CallOutcome | undefined {
-  const reads = kindOf(action.kind).modelReads(action, { lapseMessage: turn.engine.setting(turn.agent, 'lapseMessage') });
+  const reads = kindOf(action.kind).modelReads(action, {
+    lapseMessage: turn.engine.setting(turn.agent, 'lapseMessage'),
+  });
   return (
     reads && {
       result: reads.output,

@@ -47,6 +47,8 @@ export class Turn {
   private actionsCache: ActionRecord[] | undefined;
   /** Set when the write that ended this turn started the next queued message's turn (src/engine/queue.ts). */
   next: NextTurn | undefined;
+  /** Set by a pause on child conversations: looked at once the turn ended (a child may have ended meanwhile). */
+  afterPause: (() => Promise<unknown>) | undefined;
   private failed: { error: unknown } | undefined;
   /** How many messages the conversation held when the turn began (its own start at this position). */
   readonly startPosition: number;

@@ -267,4 +267,7 @@ export const eventTypeCodes: Record<EventType, number> = {
   'message.dropped': 16,
   'action.extended': 17,
   'action.reminded': 18,
+  'child.started': 19,
+  'child.paused': 20,
+  'child.completed': 21,
 };

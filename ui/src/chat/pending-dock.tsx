@@ -105,6 +105,12 @@ export function PendingDock({
       {current && (
         <div className="dock-card" aria-label="Waiting for your answer" role="region">
           {mine.length > 1 && <p className="muted dock-count">Request 1 of {mine.length}</p>}
+          {current.via?.length ? (
+            // A child conversation's request, answered here for it (docs/concepts.md, Agents that call agents).
+            <p className="muted dock-via">
+              Asked by the agent {current.via.at(-1)!.agent}, working for this conversation
+            </p>
+          ) : null}
           <ActionCard
             key={current.id}
             action={current}

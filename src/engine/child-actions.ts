@@ -1,0 +1,70 @@
+import type { Engine } from './engine.js';
+import { actionView, type ActionView } from '../views.js';
+import type { ConversationRecord, MessageRecord } from '../types.js';
+import { allChildCalls, openChildCalls } from './children.js';
+
+type Via = { conversationId: string; agent: string };
+
+/**
+ * The pending actions of a conversation's open children, and of theirs, as the parent lists them: each with
+ * `via`, the child conversations it waits in, nearest first. Worked out on read from the parent's open
+ * `agent_<name>` calls, so nothing is stored twice.
+ */
+export async function childPendingActions(
+  engine: Engine,
+  conversation: ConversationRecord,
+  messages?: MessageRecord[],
+  via: Via[] = [],
+): Promise<ActionView[]> {
+  const agent = engine.agents.get(conversation.agent);
+  if (!agent?.agents?.length || conversation.status !== 'requires_action') return [];
+  const calls = openChildCalls(agent, conversation, messages ?? (await engine.store.listMessages(conversation.id)));
+  const views: ActionView[] = [];
+  for (const call of calls) {
+    const child = await engine.store.getConversation(call.conversationId);
+    if (!child || child.status !== 'requires_action') continue;
+    const path = [...via, { conversationId: child.id, agent: child.agent }];
+    for (const action of await engine.store.listActions(child.id))
+      if (action.status === 'pending') views.push({ ...actionView(engine, action, child.agent), via: path });
+    views.push(...(await childPendingActions(engine, child, undefined, path)));
+  }
+  return views;
+}
+
+/**
+ * The child (or deeper) conversation of `conversationId` that holds `actionId`, pending or not (an answer
+ * that comes second through the parent gets the child's 409 with the stored resolution), when the
+ * conversation's own actions do not.
+ */
+export async function childHolding(
+  engine: Engine,
+  conversationId: string,
+  actionId: string,
+): Promise<string | undefined> {
+  const conversation = await engine.store.getConversation(conversationId);
+  const agent = conversation && engine.agents.get(conversation.agent);
+  if (!conversation || !agent?.agents?.length) return undefined;
+  const calls = allChildCalls(agent, conversation, await engine.store.listMessages(conversationId));
+  for (const call of calls) {
+    if (await engine.store.getAction(call.conversationId, actionId)) return call.conversationId;
+    const deeper = await childHolding(engine, call.conversationId, actionId);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+/** A parent's children, answered or not, in the order it called them, with how each stands now. */
+export async function childrenOf(
+  engine: Engine,
+  conversation: ConversationRecord,
+  messages: MessageRecord[],
+): Promise<{ conversationId: string; agent: string; toolCallId: string; status: ConversationRecord['status'] }[]> {
+  const calls = allChildCalls(engine.agents.get(conversation.agent), conversation, messages);
+  const children = await Promise.all(calls.map((call) => engine.store.getConversation(call.conversationId)));
+  return calls.flatMap((call, index) => {
+    const child = children[index];
+    return child
+      ? [{ conversationId: child.id, agent: child.agent, toolCallId: call.toolCallId, status: child.status }]
+      : [];
+  });
+}

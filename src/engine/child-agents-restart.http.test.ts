@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { sqliteStore } from '../store/sqlite/sqlite-store.js';
+import { scriptedModel, type ScriptedPrompt } from '../testing/scripted-model.js';
+import { tool } from '../tool.js';
+import type { AgentConfig } from '../config.js';
+
+/**
+ * Agents that call agents across restarts (SQLite): whichever process stops at whichever step, the child's
+ * tool runs once and the parent goes on once.
+ */
+
+const servers: TestServer[] = [];
+const dirs: string[] = [];
+const releases: Array<() => void> = [];
+afterEach(async () => {
+  for (const release of releases.splice(0)) release();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function database(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'heed-children-'));
+  dirs.push(dir);
+  return join(dir, 'heed.db');
+}
+
+/** A model step that never returns while the test holds it: the process "dies" there. */
+function stuck(): Promise<never> {
+  return new Promise((_resolve, reject) => releases.push(() => reject(new Error('released'))));
+}
+
+function toolText(messages: ScriptedPrompt): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return undefined;
+  return String((last.content[0] as { output: { value: unknown } }).output.value);
+}
+
+/** The lead and ops agents; `hang` holds one step of one agent (this process stops there). */
+function agents(restarts: string[], hang?: 'ops-first' | 'ops-after-answer', only?: 'ops'): AgentConfig[] {
+  const lead: AgentConfig = {
+    name: 'lead',
+    agents: ['ops'],
+    model: scriptedModel(({ messages }) => {
+      const result = toolText(messages);
+      return result
+        ? { text: `Done: ${result}` }
+        : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
+    }),
+  };
+  const ops: AgentConfig = {
+    name: 'ops',
+    description: 'Restarts services.',
+    tools: {
+      restart: tool({
+        description: 'Restart a service.',
+        inputSchema: z.object({ service: z.string() }),
+        needsApproval: true,
+        execute: async ({ service }) => {
+          restarts.push(service);
+          return { restarted: service };
+        },
+      }),
+    },
+    model: scriptedModel(async ({ messages }) => {
+      const result = toolText(messages);
+      if (!result && hang === 'ops-first') return stuck();
+      if (result && hang === 'ops-after-answer') return stuck();
+      return result ? { text: 'Restarted web.' } : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] };
+    }),
+  };
+  return only === 'ops' ? [ops] : [lead, ops];
+}
+
+async function instance(path: string, list: AgentConfig[], later = false): Promise<TestServer> {
+  const server = await startServer({
+    agents: list,
+    store: sqliteStore({ path }),
+    // A later process reads the clock an hour on: the first one's leases have lapsed.
+    ...(later ? { now: () => new Date(Date.now() + 3_600_000) } : {}),
+  });
+  servers.push(server);
+  return server;
+}
+
+const get = async (server: TestServer, id: string) =>
+  (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
+const types = async (server: TestServer, id: string) =>
+  (
+    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
+      type: string;
+    }>
+  ).map((event) => event.type);
+const allow = (server: TestServer, id: string, actionId: string) =>
+  server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+    token: 'ada',
+    body: { resolution: { type: 'approval', decision: 'allow' } },
+  });
+
+async function lead(server: TestServer) {
+  const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
+  return id as string;
+}
+
+describe('agents that call agents across restarts (SQLite)', () => {
+  it('a restart between the pause and the answer: a new process continues the child and then the parent', async () => {
+    const path = database();
+    const restarts: string[] = [];
+    const first = await instance(path, agents(restarts));
+    const id = await lead(first);
+    const sent = await first.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'go' },
+    });
+    const [pending] = sent.body.pendingActions;
+    await first.close();
+    servers.splice(servers.indexOf(first), 1);
+
+    const second = await instance(path, agents(restarts));
+    expect((await get(second, id)).pendingActions[0]).toMatchObject({ id: pending.id, via: [{ agent: 'ops' }] });
+    expect((await allow(second, id, pending.id)).status).toBe(200);
+    await expect.poll(async () => (await get(second, id)).conversation.status).toBe('idle');
+    expect(restarts).toEqual(['web']);
+    expect((await get(second, id)).messages.at(-1).parts[0].text).toBe('Done: Restarted web.');
+  });
+
+  it("a process that stops in the child's first turn: another takes over both, and the child still asks once", async () => {
+    const path = database();
+    const restarts: string[] = [];
+    const first = await instance(path, agents(restarts, 'ops-first'));
+    const id = await lead(first);
+    void first.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'go' } });
+    // The child exists and its turn is under way in the first process.
+    await expect.poll(async () => (await get(first, id)).conversation.children?.length ?? 0).toBe(1);
+
+    const second = await instance(path, agents(restarts), true);
+    await second.heed.expireDue();
+    await expect.poll(async () => (await get(second, id)).pendingActions?.length ?? 0).toBe(1);
+    const [pending] = (await get(second, id)).pendingActions;
+    expect((await allow(second, id, pending.id)).status).toBe(200);
+    await expect.poll(async () => (await get(second, id)).conversation.status).toBe('idle');
+    expect(restarts).toEqual(['web']);
+    const log = await types(second, id);
+    expect(log.filter((type) => type === 'child.started')).toHaveLength(1);
+    expect(log.filter((type) => type === 'child.completed')).toHaveLength(1);
+    expect(log.filter((type) => type === 'turn.completed')).toHaveLength(1);
+  });
+
+  it("a process that stops in the child's turn after the answer: another finishes the child, then the parent, once", async () => {
+    const path = database();
+    const restarts: string[] = [];
+    const first = await instance(path, agents(restarts, 'ops-after-answer'));
+    const id = await lead(first);
+    const sent = await first.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'go' },
+    });
+    const [pending] = sent.body.pendingActions;
+    void allow(first, id, pending.id);
+    await expect.poll(() => restarts.length).toBe(1);
+
+    const second = await instance(path, agents(restarts), true);
+    await second.heed.expireDue();
+    await expect.poll(async () => (await get(second, id)).conversation.status).toBe('idle');
+    expect(restarts).toEqual(['web']);
+    expect((await get(second, id)).messages.at(-1).parts[0].text).toBe('Done: Restarted web.');
+    const log = await types(second, id);
+    expect(log.filter((type) => type === 'child.completed')).toHaveLength(1);
+    expect(log.filter((type) => type === 'turn.completed')).toHaveLength(1);
+  });
+
+  it('the child ended where nobody told the parent: the sweep on another process goes on with the parent, once', async () => {
+    const path = database();
+    const restarts: string[] = [];
+    const first = await instance(path, agents(restarts));
+    const id = await lead(first);
+    const sent = await first.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'go' },
+    });
+    const [pending] = sent.body.pendingActions;
+    await first.close();
+    servers.splice(servers.indexOf(first), 1);
+
+    // A process that knows only the ops agent ends the child and cannot tell the parent (as if it died first).
+    const opsOnly = await instance(path, agents(restarts, undefined, 'ops'));
+    expect((await allow(opsOnly, pending.conversationId, pending.id)).status).toBe(200);
+    await expect.poll(async () => (await get(opsOnly, pending.conversationId)).conversation.status).toBe('idle');
+    expect((await get(opsOnly, id)).conversation.status).toBe('requires_action');
+
+    const third = await instance(path, agents(restarts), true);
+    const report = await third.heed.expireDue();
+    expect(report.turns.map((turn) => turn.status)).toEqual(['completed']);
+    expect((await get(third, id)).messages.at(-1).parts[0].text).toBe('Done: Restarted web.');
+    expect(restarts).toEqual(['web']);
+    expect((await third.heed.expireDue()).turns).toEqual([]);
+  });
+});

@@ -1,0 +1,149 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startServer, type TestServer } from '../../test/http-fixtures.js';
+import { postgresStore } from '../store/postgres/postgres-store.js';
+import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../test/pg.js';
+import { scriptedModel, type ScriptedPrompt } from '../testing/scripted-model.js';
+import { tool } from '../tool.js';
+import type { AgentConfig } from '../config.js';
+
+/**
+ * Agents that call agents on two instances sharing one PostgreSQL database: an instance that stops mid-way
+ * (its step never returns, its lease lapses) is taken over by the other; answers through either instance and
+ * either conversation have one winner.
+ */
+
+let database: TestDatabase | undefined;
+
+const servers: TestServer[] = [];
+const releases: Array<() => void> = [];
+afterEach(async () => {
+  for (const release of releases.splice(0)) release();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A model step that never returns while the test holds it: the process "dies" there. */
+function stuck(): Promise<never> {
+  return new Promise((_resolve, reject) => releases.push(() => reject(new Error('released'))));
+}
+
+function toolText(messages: ScriptedPrompt): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return undefined;
+  return String((last.content[0] as { output: { value: unknown } }).output.value);
+}
+
+/** The lead and ops agents; `hang` holds one step of one agent (this process stops there). */
+function agents(restarts: string[], hang?: 'ops-first' | 'ops-after-answer', only?: 'ops'): AgentConfig[] {
+  const lead: AgentConfig = {
+    name: 'lead',
+    agents: ['ops'],
+    model: scriptedModel(({ messages }) => {
+      const result = toolText(messages);
+      return result
+        ? { text: `Done: ${result}` }
+        : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
+    }),
+  };
+  const ops: AgentConfig = {
+    name: 'ops',
+    description: 'Restarts services.',
+    tools: {
+      restart: tool({
+        description: 'Restart a service.',
+        inputSchema: z.object({ service: z.string() }),
+        needsApproval: true,
+        execute: async ({ service }) => {
+          restarts.push(service);
+          return { restarted: service };
+        },
+      }),
+    },
+    model: scriptedModel(async ({ messages }) => {
+      const result = toolText(messages);
+      if (!result && hang === 'ops-first') return stuck();
+      if (result && hang === 'ops-after-answer') return stuck();
+      return result ? { text: 'Restarted web.' } : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] };
+    }),
+  };
+  return only === 'ops' ? [ops] : [lead, ops];
+}
+
+async function instance(list: AgentConfig[], later = false): Promise<TestServer> {
+  const server = await startServer({
+    agents: list,
+    store: postgresStore({ connectionString: database!.url, schema: 'children', max: 4 }),
+    // A later process reads the clock an hour on: the first one's leases have lapsed.
+    ...(later ? { now: () => new Date(Date.now() + 3_600_000) } : {}),
+  });
+  servers.push(server);
+  return server;
+}
+
+const get = async (server: TestServer, id: string) =>
+  (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
+const types = async (server: TestServer, id: string) =>
+  (
+    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
+      type: string;
+    }>
+  ).map((event) => event.type);
+const allow = (server: TestServer, id: string, actionId: string) =>
+  server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
+    token: 'ada',
+    body: { resolution: { type: 'approval', decision: 'allow' } },
+  });
+
+async function lead(server: TestServer) {
+  const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
+  return id as string;
+}
+
+describe.skipIf(!pgServer)(
+  `agents that call agents on two instances of one PostgreSQL database${pgServer ? '' : ` (${pgSkipReason})`}`,
+  () => {
+    beforeAll(async () => {
+      database = await freshDatabase();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it("an instance that stops in the child's turn after the answer: the other finishes the child, then the parent, once", async () => {
+      const restarts: string[] = [];
+      const a = await instance(agents(restarts, 'ops-after-answer'));
+      const id = await lead(a);
+      const sent = await a.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'go' } });
+      const [pending] = sent.body.pendingActions;
+      void allow(a, id, pending.id);
+      await expect.poll(() => restarts.length).toBe(1);
+
+      const b = await instance(agents(restarts), true);
+      await b.heed.expireDue();
+      await expect.poll(async () => (await get(b, id)).conversation.status).toBe('idle');
+      expect(restarts).toEqual(['web']);
+      expect((await get(a, id)).messages.at(-1).parts[0].text).toBe('Done: Restarted web.');
+      const log = await types(a, id);
+      expect(log.filter((type) => type === 'child.completed')).toHaveLength(1);
+      expect(log.filter((type) => type === 'turn.completed')).toHaveLength(1);
+    });
+
+    it('answers through the parent on one instance and through the child on the other: one winner, one continuation', async () => {
+      const restarts: string[] = [];
+      const a = await instance(agents(restarts));
+      const b = await instance(agents(restarts));
+      const id = await lead(a);
+      const sent = await a.api('POST', `/api/conversations/${id}/messages`, { token: 'ada', body: { content: 'go' } });
+      const [pending] = sent.body.pendingActions;
+      const both = await Promise.all([allow(a, id, pending.id), allow(b, pending.conversationId, pending.id)]);
+      expect(both.map((reply) => reply.status).sort()).toEqual([200, 409]);
+      await expect.poll(async () => (await get(b, id)).conversation.status).toBe('idle');
+      // Both instances sweep: neither goes on with the parent again.
+      await Promise.all([a.heed.expireDue(), b.heed.expireDue()]);
+      expect(restarts).toEqual(['web']);
+      const log = await types(b, id);
+      expect(log.filter((type) => type === 'child.completed')).toHaveLength(1);
+      expect(log.filter((type) => type === 'turn.completed')).toHaveLength(1);
+    });
+  },
+);
