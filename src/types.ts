@@ -9,7 +9,7 @@ export type {
   ActionOrigin,
   ActionStatus,
   CancelledResolution,
-  ResolutionChannel,
+  AnswerSurface,
   TimeoutPolicy,
 } from './protocol/action-base.js';
 export type {

@@ -9,20 +9,22 @@ import { isoTime } from './values.js';
 export type ActionStatus = 'pending' | 'resolved' | 'cancelled' | 'expired';
 export type TimeoutPolicy = 'deny' | 'cancel';
 /**
- * How an action was settled: `api` a person (over HTTP or a library call), `system` Heed itself (a new
+ * The surface an answer came through (on the wire and in the store it is the field `channel`, kept so; in
+ * code "channel" means a chat platform only). How an action was settled: `api` a person (over HTTP or a library call), `system` Heed itself (a new
  * message closed the pause, a branch), `timeout` a lapse (`resolvedBy` is then `system:timeout`),
  * `remembered` a remembered approval, `link` a person through a signed answer link (`resolvedBy` is then
  * the link's recipient). Kept apart from `resolvedBy`, so no user id can pass for the system, a lapse or
  * an anonymous caller.
  */
-export type ResolutionChannel = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | ChannelPlatform;
+export type AnswerSurface = 'api' | 'system' | 'timeout' | 'remembered' | 'link' | ChannelPlatform;
 
 /**
  * The chat platforms a conversation can live in (docs/channels.md): each one's name starts its
  * conversations' `channel` (`telegram:…`), names its endpoint and is the `channel` of answers given there.
  */
 export const channelPlatforms = ['slack', 'teams', 'discord', 'telegram', 'github', 'linear', 'gchat'] as const;
-export type ChannelPlatform = (typeof channelPlatforms)[number];
+/** A built-in platform's name, or the name of one added with `addChatPlatform` (docs/architecture.md). */
+export type ChannelPlatform = (typeof channelPlatforms)[number] | (string & {});
 /**
  * How the action came to be: a gated tool, the model's ask tool, the agent's intake, a tool's
  * ctx.ask/approve/openUrl/request (re-run on resume), or a tool's ctx.askLive (kept running in memory).
@@ -62,7 +64,7 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
    */
   answeredFor?: string;
   /** How it was settled; null while pending. */
-  channel: ResolutionChannel | null;
+  channel: AnswerSurface | null;
   resolvedAt: string | null;
   /** Question ids that took their default because the answer left them out. */
   defaulted: string[] | null;
@@ -74,8 +76,9 @@ export interface ActionRecordOf<K extends string, Request, Resolution> {
   remindAt?: string[] | null;
 }
 
-export const resolutionChannel = z
-  .enum(['api', 'system', 'timeout', 'remembered', 'link', ...channelPlatforms])
+export const answerSurface = z
+  // A platform added with `addChatPlatform` is a surface too: its name is not in the list.
+  .union([z.enum(['api', 'system', 'timeout', 'remembered', 'link', ...channelPlatforms]), z.string().min(1)])
   .describe(
     'How it was settled: `api` (a person), `system` (Heed closed it), `timeout` (it lapsed), `remembered`, `link` (a signed answer link; `resolvedBy` is its recipient), or the chat platform it was answered in (`slack`, `telegram`, …).',
   );
@@ -102,7 +105,7 @@ export const actionViewBase = {
     .string()
     .optional()
     .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
-  channel: resolutionChannel.optional(),
+  channel: answerSurface.optional(),
   resolvedAt: isoTime.optional(),
   conversation: z
     .strictObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { kinds, nonEmpty, type KindName } from '../kinds/index.js';
 import type { JsonObject } from './values.js';
-import { actionView, isoTime, resolutionChannel, warning } from './views.js';
+import { actionView, isoTime, answerSurface, warning } from './views.js';
 
 /*
  * The events of a conversation's log, one schema per type with the `data` its writers record: the one
@@ -102,7 +102,7 @@ const actionResolved = z.object({
     .string()
     .optional()
     .describe('Set when `resolvedBy` answered as the delegate of this user (`PUT /api/me/delegation`).'),
-  channel: resolutionChannel,
+  channel: answerSurface,
   decision: z.enum(['allow', 'deny', 'accept', 'decline', 'cancel']).optional().describe('Approvals and URL requests.'),
   editedArgs: z.literal(true).optional().describe('The approval changed the arguments.'),
   remember: z.literal(true).optional(),
@@ -166,7 +166,7 @@ const actionVoted = z.object({
   toolName: z.string(),
   by: z.string(),
   for: z.string().optional().describe("Set when `by` voted as this approver's delegate: it counts as their vote."),
-  channel: resolutionChannel.optional().describe('Where the vote was given (`api`, `link`, a chat platform).'),
+  channel: answerSurface.optional().describe('Where the vote was given (`api`, `link`, a chat platform).'),
   decision: z.enum(['allow', 'deny']),
   comment: z
     .union([z.string(), z.record(z.string(), json)])
@@ -197,7 +197,7 @@ const actionExtended = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   by: z.string().nullable().describe('Who extended it (null: an anonymous caller).'),
-  channel: resolutionChannel.optional().describe('Where it was extended (`api` or `link`).'),
+  channel: answerSurface.optional().describe('Where it was extended (`api` or `link`).'),
   minutes: z.number().describe('What was asked: the deadline is now this many minutes away (0: never lapses).'),
   previousExpiresAt: isoTime.nullable(),
   expiresAt: isoTime.nullable().describe('The new deadline; null: it never lapses.'),

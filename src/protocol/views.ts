@@ -11,7 +11,7 @@ import { isoTime, json, jsonValue } from './values.js';
  */
 
 export { isoTime, json } from './values.js';
-export { resolutionChannel } from './action-base.js';
+export { answerSurface } from './action-base.js';
 export { question } from '../kinds/question/wire.js';
 export { conversationStatus, conversationView, type ConversationView } from './conversation.js';
 

@@ -8,7 +8,7 @@ import type {
   JsonObject,
   MessageRecord,
   RememberedTool,
-  ResolutionChannel,
+  AnswerSurface,
   StoredResolution,
 } from '../types.js';
 
@@ -37,7 +37,7 @@ export interface ActionSettlement {
   resolvedBy: string | null;
   /** Whom `resolvedBy` answered for, as their delegate; absent otherwise. */
   answeredFor?: string;
-  channel: ResolutionChannel;
+  channel: AnswerSurface;
   resolvedAt: string;
   defaulted?: string[] | null;
 }
@@ -233,7 +233,7 @@ export interface PendingCount {
 export interface DecisionTime {
   agent: string;
   kind: string;
-  channel: ResolutionChannel | null;
+  channel: AnswerSurface | null;
   createdAt: string;
   resolvedAt: string;
 }

@@ -1,5 +1,5 @@
 import { HeedClientError, type ActionView } from '../../client/index.js';
-import type { ResolutionChannel, StoredResolution } from '../../types.js';
+import type { AnswerSurface, StoredResolution } from '../../types.js';
 import { searchTextOf } from '../../kinds/index.js';
 
 /**
@@ -16,7 +16,7 @@ export interface Settled {
   status: ActionView['status'];
   resolution?: StoredResolution;
   resolvedBy?: string;
-  channel?: ResolutionChannel;
+  channel?: AnswerSurface;
 }
 
 /** The most settled rows kept on screen; older ones drop off. */
@@ -123,7 +123,7 @@ export function answerProblem(thrown: unknown): AnswerProblem {
           status: (details.status as Settled['status']) ?? 'resolved',
           ...(details.resolution ? { resolution: details.resolution as StoredResolution } : {}),
           ...(typeof details.resolvedBy === 'string' ? { resolvedBy: details.resolvedBy } : {}),
-          ...(typeof details.channel === 'string' ? { channel: details.channel as ResolutionChannel } : {}),
+          ...(typeof details.channel === 'string' ? { channel: details.channel as AnswerSurface } : {}),
         },
       };
     }

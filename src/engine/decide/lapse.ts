@@ -104,7 +104,7 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     });
     events.push(
       newEvent('action.resolved', now, {
-        ...resolvedEvent(action, status, { resolvedBy: LAPSE_RESOLVER, channel: 'timeout' }, resolution, now),
+        ...resolvedEvent(action, status, { resolvedBy: LAPSE_RESOLVER, surface: 'timeout' }, resolution, now),
         expired: true,
       }),
     );

@@ -13,7 +13,7 @@ import type {
   ConversationRecord,
   MessageRecord,
   RememberedTool,
-  ResolutionChannel,
+  AnswerSurface,
   StoredResolution,
 } from '../../types.js';
 import { castVote, currentVote, isVoted, type VoteOutcome } from '../../kinds/approval-policy.js';
@@ -130,7 +130,7 @@ export async function decideSettle(
     const { decision, comment, approvedArgs } = checked.stored;
     // A vote needs a signed-in voter: checkVoter refused a null one above.
     const outcome = castVote(voted, resolvedBy ?? '', { decision, comment, approvedArgs }, at, answeredFor);
-    votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome, channelOf(input))));
+    votedEvents.push(newEvent('action.voted', at, votedEvent(action, outcome, surfaceOf(input))));
     if (!outcome.decided) {
       // Not decided yet: the vote is kept on the pending action, compare-and-set like any answer.
       const pending = actions
@@ -151,14 +151,14 @@ export async function decideSettle(
   }
   if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
 
-  const channel = channelOf(input);
+  const surface = surfaceOf(input);
   const settlement = {
     id: action.id,
     status: 'resolved' as const,
     resolution: checked.stored,
     resolvedBy,
     ...(answeredFor !== undefined ? { answeredFor } : {}),
-    channel,
+    channel: surface,
     resolvedAt: at,
     defaulted: checked.defaulted,
   };
@@ -167,7 +167,7 @@ export async function decideSettle(
     newEvent(
       'action.resolved',
       at,
-      resolvedEvent(action, checked.eventStatus, { resolvedBy, answeredFor, channel }, checked.stored, at),
+      resolvedEvent(action, checked.eventStatus, { resolvedBy, answeredFor, surface }, checked.stored, at),
     ),
   ];
   const write: Write = { settle: [settlement], events, set: { updatedAt: at } };
@@ -296,11 +296,11 @@ async function checkOpen(
 }
 
 /** Where an answer or a vote comes from: a link, a chat platform, else the API. */
-function channelOf(input: SettleInput): ResolutionChannel {
+function surfaceOf(input: SettleInput): AnswerSurface {
   return input.link ? 'link' : input.fromChannel ? input.fromChannel.name : 'api';
 }
 
-function votedEvent(action: ActionRecord, outcome: VoteOutcome, channel: ResolutionChannel): EventData<'action.voted'> {
+function votedEvent(action: ActionRecord, outcome: VoteOutcome, surface: AnswerSurface): EventData<'action.voted'> {
   const votes = outcome.request.votes ?? [];
   return {
     actionId: action.id,
@@ -309,7 +309,7 @@ function votedEvent(action: ActionRecord, outcome: VoteOutcome, channel: Resolut
     toolName: action.toolName,
     by: outcome.vote.by,
     ...(outcome.vote.for !== undefined ? { for: outcome.vote.for } : {}),
-    channel,
+    channel: surface,
     decision: outcome.vote.decision,
     ...(outcome.vote.comment ? { comment: outcome.vote.comment } : {}),
     ...(outcome.vote.args !== undefined ? { editedArgs: true } : {}),
@@ -330,7 +330,7 @@ function expired(action: ActionRecord): HeedError {
 export function resolvedEvent(
   action: ActionRecord,
   status: string,
-  by: { resolvedBy: string | null; answeredFor?: string; channel: ResolutionChannel },
+  by: { resolvedBy: string | null; answeredFor?: string; surface: AnswerSurface },
   resolution: StoredResolution,
   at: string,
 ): EventData<'action.resolved'> {
@@ -342,12 +342,12 @@ export function resolvedEvent(
     status,
     resolvedBy: by.resolvedBy,
     ...(by.answeredFor !== undefined ? { answeredFor: by.answeredFor } : {}),
-    channel: by.channel,
+    channel: by.surface,
     // The settled line every surface shows (docs/concepts.md): a lapse reads as one, never as a person's denial.
     summary: describeResolution(
       actionView(undefined, {
         ...action,
-        status: by.channel === 'timeout' ? 'expired' : 'resolved',
+        status: by.surface === 'timeout' ? 'expired' : 'resolved',
         resolution,
         ...by,
       }),

@@ -75,7 +75,7 @@ export const actionRoutes: Route[] = [
       errors: [...resolveErrors],
     },
     ({ c, heed, host, caller, params, body, signal }) =>
-      resolveAction(c, { heed, host }, caller, params, body.resolution, body.stream === true, signal),
+      settleThroughRoute(c, { heed, host }, caller, params, body.resolution, body.stream === true, signal),
   ),
   defineRoute(
     {
@@ -99,7 +99,7 @@ export const actionRoutes: Route[] = [
       errors: [...resolveErrors],
     },
     ({ c, heed, host, caller, params, body, signal }) =>
-      resolveAction(c, { heed, host }, caller, params, body.resolution, true, signal),
+      settleThroughRoute(c, { heed, host }, caller, params, body.resolution, true, signal),
   ),
   defineRoute(
     {
@@ -137,7 +137,7 @@ export const actionRoutes: Route[] = [
   ),
 ];
 
-function resolveAction(
+function settleThroughRoute(
   c: Context<AppEnv>,
   { heed, host }: Served,
   caller: Caller,

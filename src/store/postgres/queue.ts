@@ -1,4 +1,4 @@
-import type { ResolutionChannel } from '../../protocol/action-base.js';
+import type { AnswerSurface } from '../../protocol/action-base.js';
 import type { ActionRecord } from '../../types.js';
 import type { DecisionTime, PendingCount } from '../store.js';
 import { iso, ms } from '../times.js';
@@ -20,7 +20,7 @@ interface PendingRow {
 interface DecisionRow {
   agent: string;
   kind: string;
-  channel: ResolutionChannel | null;
+  channel: AnswerSurface | null;
   created_at: string;
   resolved_at: string;
 }

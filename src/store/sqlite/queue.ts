@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ResolutionChannel } from '../../protocol/action-base.js';
+import type { AnswerSurface } from '../../protocol/action-base.js';
 import type { ActionRecord } from '../../types.js';
 import type { DecisionTime, PendingCount } from '../store.js';
 import { iso, ms } from '../times.js';
@@ -19,7 +19,7 @@ interface PendingRow {
 interface DecisionRow {
   agent: string;
   kind: string;
-  channel: ResolutionChannel | null;
+  channel: AnswerSurface | null;
   created_at: number;
   resolved_at: number;
 }
