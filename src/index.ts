@@ -40,17 +40,13 @@ export type {
 export type { WebhookBody } from './notify/webhook.js';
 export type { ActionLinks } from './notify/links.js';
 export { tool, jsonSchemaInput } from './tool.js';
+export type { McpServerConfig, McpStdioServer, McpHttpServer, SamplingPolicy, McpRoot } from './mcp/config.js';
 export type {
-  McpServerConfig,
-  McpStdioServer,
-  McpHttpServer,
   BeforeInputRequest,
   InputRequest,
   InputReply,
   ElicitationFormSchema,
   ElicitationValue,
-  SamplingPolicy,
-  McpRoot,
 } from './mcp/types.js';
 export type {
   ClientToolCall,

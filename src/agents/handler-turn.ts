@@ -251,7 +251,9 @@ function remembers(turn: Turn, request: object): { canRemember?: boolean } {
   // Only a kind that can be remembered (an approval) has the field.
   if (!('canRemember' in request)) return {};
   const handler = handlerOf(turn.agent);
-  return { canRemember: handler?.remembersApprovals !== false && turn.engine.setting(turn.agent, 'allowRememberApproval') };
+  return {
+    canRemember: handler?.remembersApprovals !== false && turn.engine.setting(turn.agent, 'allowRememberApproval'),
+  };
 }
 
 /** Calls the handler, reads its reply; a throw becomes the turn's failure, unless the turn was stopped meanwhile. */
@@ -275,13 +277,16 @@ async function call(name: 'processMessage' | 'resolveAction', turn: Turn, run: (
  * The answer handed to the agent: as stored, plus the output a page sent for a client tool (kept on the tool
  * message the answer wrote, not on the action).
  */
-function handedResolution(action: ActionRecord, after: MessageRecord[]): StoredResolution {
+function handedResolution(
+  action: ActionRecord,
+  after: MessageRecord[],
+): StoredResolution | (StoredResolution & { output: JsonValue }) {
   const resolution = action.resolution ?? { type: 'cancelled', reason: action.status };
   for (const message of after) {
     if (message.role !== 'tool' || message.metadata?.[HANDED] !== undefined) continue;
     for (const part of message.parts) {
       if (part.type === 'tool-result' && part.toolCallId === action.toolCallId && part.output.type === 'json')
-        return { ...resolution, output: part.output.value } as unknown as StoredResolution;
+        return { ...resolution, output: part.output.value };
     }
   }
   return resolution;

@@ -24,7 +24,8 @@ import type { JsonValue } from '../types.js';
 import { answerElicitation, type ElicitingCall } from './elicitation.js';
 import { toolOutput } from './results.js';
 import { answerSampling, mcpRefusal } from './sampling.js';
-import type { BeforeInputRequest, McpServerConfig } from './types.js';
+import type { McpServerConfig } from './config.js';
+import type { BeforeInputRequest } from './types.js';
 
 /** How often a call waiting on a person checks whether it was settled elsewhere (tests shorten it). */
 export const mcpTiming = { orphanCheckMs: 30_000 };

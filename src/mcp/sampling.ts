@@ -8,7 +8,7 @@ import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextpro
 import type { AgentModel } from '../engine/turn/model-spec.js';
 import type { ToolContext } from '../tool.js';
 import type { ElicitingCall } from './elicitation.js';
-import type { SamplingPolicy } from './types.js';
+import type { SamplingPolicy } from './config.js';
 
 /** The code the specification gives a request the person rejected. */
 const USER_REJECTED = -1;

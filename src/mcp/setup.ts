@@ -6,7 +6,7 @@ import { importOptional } from '../optional-dependency.js';
 import type { McpConnection } from './connection.js';
 import { McpPool } from './pool.js';
 import { mcpTools, needsTask, offeredName } from './tools.js';
-import type { McpServerConfig } from './types.js';
+import type { McpServerConfig } from './config.js';
 
 /** Where start-up lines about MCP servers go (tests catch them). */
 export const mcpNotices = { warn: (line: string) => console.warn(line) };

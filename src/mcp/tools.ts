@@ -2,7 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { HeedError } from '../errors.js';
 import { jsonSchemaInput, tool, type HeedTool } from '../tool.js';
 import type { McpPool } from './pool.js';
-import type { McpServerConfig } from './types.js';
+import type { McpServerConfig } from './config.js';
 
 /** What model providers accept as a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

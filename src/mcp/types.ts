@@ -32,5 +32,3 @@ export type InputReply =
 
 /** Runs before a person is asked: may answer the request, refuse it, or leave it to the person. */
 export type BeforeInputRequest = (request: InputRequest) => InputReply | Promise<InputReply>;
-
-export type { McpHttpServer, McpRoot, McpServerConfig, McpStdioServer, SamplingPolicy } from './config.js';

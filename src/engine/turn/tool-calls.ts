@@ -406,14 +406,7 @@ export async function pause(
   // The sweep looks again at the earliest lapse, escalation or reminder.
   const due = earliestDue(asks);
   turn.set({ status: 'requires_action', actionDueAt: due, leaseOwner: null, leaseExpiresAt: null });
-  // The log refers to the action; readers get it filled in as asked (see events/hydrate.ts).
-  for (const ask of asks)
-    turn.event('action.required', {
-      actionId: ask.id,
-      kind: ask.kind,
-      toolCallId: ask.toolCallId,
-      toolName: ask.toolName,
-    });
+  announceRequired(turn, asks);
   const actionIds = asks.map((ask) => ask.id);
   turn.event('turn.paused', { actionIds });
   const engine = turn.engine;
@@ -424,6 +417,17 @@ export async function pause(
     await turn.flush();
   });
   return true;
+}
+
+/** One `action.required` per action raised. The log refers to the action; readers get it filled in as asked (events/hydrate.ts). */
+function announceRequired(turn: Turn, asks: ActionRecord[]): void {
+  for (const ask of asks)
+    turn.event('action.required', {
+      actionId: ask.id,
+      kind: ask.kind,
+      toolCallId: ask.toolCallId,
+      toolName: ask.toolName,
+    });
 }
 
 /**
@@ -443,13 +447,7 @@ async function pauseOnChildren(turn: Turn, asks: ActionRecord[], children: Child
     leaseOwner: null,
     leaseExpiresAt: null,
   });
-  for (const ask of asks)
-    turn.event('action.required', {
-      actionId: ask.id,
-      kind: ask.kind,
-      toolCallId: ask.toolCallId,
-      toolName: ask.toolName,
-    });
+  announceRequired(turn, asks);
   const childActions: string[] = [];
   for (const { toolCallId, child } of children) {
     const pending =

@@ -1,6 +1,12 @@
 import type { REST as RestClient } from '@discordjs/rest';
 import type { WebSocketManager as SocketManager } from '@discordjs/ws';
-import type { DiscordChannelConfig } from './discord.js';
+
+/** What the Gateway reads of `channels.discord` (discord.ts). */
+interface GatewayConfig {
+  botToken: string;
+  apiUrl?: string;
+  gateway?: boolean | { leaseMs?: number };
+}
 import { errorFields } from '../../../logger.js';
 import { importOptional } from '../../../optional-dependency.js';
 import type { ChannelInbox, Listener } from '../chat-channel.js';
@@ -24,10 +30,7 @@ const retryDelaysMs = [250, 1000, 4000];
  * deduplicated by message id exactly as a forwarded one. Loads `@discordjs/ws` and `@discordjs/rest`
  * (a missing one fails the start with its `npm i` line).
  */
-export async function listenToGateway(
-  config: DiscordChannelConfig,
-  inbox: ChannelInbox,
-): Promise<Listener | undefined> {
+export async function listenToGateway(config: GatewayConfig, inbox: ChannelInbox): Promise<Listener | undefined> {
   if (!config.gateway) return undefined;
   const feature = 'The Discord channel with gateway: true';
   const socket = await importOptional<SocketModule>('@discordjs/ws', feature);
@@ -60,7 +63,7 @@ class GatewayHolder implements Listener {
   private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly config: DiscordChannelConfig,
+    private readonly config: GatewayConfig,
     private readonly inbox: ChannelInbox,
     private readonly lease: Lease,
     private readonly createManager: () => SocketManager,
