@@ -20,12 +20,18 @@ for (const platform of builtIn) addChatPlatform(platform);
 
 /**
  * Adds a platform beside the built-in ones (docs/architecture.md): from then on `channels.<name>` is
- * checked against its config shape, and its endpoint, cards and answers work as the others'.
+ * checked against its config shape, and its endpoint, cards and answers work as the others'. Returns what
+ * takes it off again.
  */
-export function addChatPlatform<Config extends ChatChannelConfig>(platform: ChatPlatform<Config>): void {
+export function addChatPlatform<Config extends ChatChannelConfig>(platform: ChatPlatform<Config>): () => void {
   if (chatPlatforms[platform.name] || (platform.name as string) === 'state') {
     throw new HeedError('invalid_config', `A chat platform named "${platform.name}" is already known.`);
   }
   (chatPlatforms as Record<string, ChatPlatform<ChatChannelConfig>>)[platform.name] = platform;
   channelConfigShapes.set(platform.name, { config: platform.config, about: platform.about });
+  // Takes it off again (a test's platform, once its tests are done).
+  return () => {
+    delete (chatPlatforms as Record<string, unknown>)[platform.name];
+    channelConfigShapes.delete(platform.name);
+  };
 }

@@ -1,5 +1,5 @@
 import { Message, parseMarkdown, type Adapter, type ChatInstance, type WebhookOptions } from 'chat';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startServer, type TestServer } from '../../../../test/http-fixtures.js';
 import { channelAgent } from '../../../../test/channels/channel-agent.js';
@@ -86,7 +86,8 @@ const relay: ChatPlatform<RelayConfig> = {
   typed: { how: 'Or reply with', commands: false, buttons: false },
   cardText: markdownCardText,
 };
-addChatPlatform(relay);
+// Test files share a worker's modules (vitest.config.ts): the platform is taken off once these are done.
+afterAll(addChatPlatform(relay));
 
 let server: TestServer | undefined;
 afterEach(async () => {
