@@ -20,7 +20,9 @@ export function newAction(turn: Turn, fields: NewActionFields): ActionRecord {
   let minutes = fields.expiresInMinutes;
   if (minutes === undefined) {
     if (fields.origin === 'intake') minutes = turn.agent.intake?.timeoutMinutes ?? 0;
-    else minutes = kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.setting(turn.agent, 'timeoutMinutes');
+    else
+      minutes =
+        kindOf(fields.request.kind).deadlineMinutes?.(fields.request) ?? engine.setting(turn.agent, 'timeoutMinutes');
   }
   const expiresAt = engine.expiresAfterMinutes(minutes);
   return {
