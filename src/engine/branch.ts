@@ -1,3 +1,5 @@
+// The branch verb's running half: reads the store, commits through the runner, starts what comes next.
+// What it writes is decided in src/engine/decide/branch.ts (pure).
 import type { Caller } from '../caller.js';
 import type { Engine } from './engine.js';
 import type { ConversationRecord } from '../types.js';

@@ -1,3 +1,5 @@
+// The extend verb's running half: reads the store, commits through the runner, starts what comes next.
+// What it writes is decided in src/engine/decide/extend.ts (pure).
 import type { Caller, ChannelWrite } from '../caller.js';
 import type { Engine } from './engine.js';
 import type { ActionView } from '../views.js';

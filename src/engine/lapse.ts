@@ -1,3 +1,5 @@
+// The lapse verb's running half: reads the store, commits through the runner, starts what comes next.
+// What it writes is decided in src/engine/decide/lapse.ts (pure).
 import { transact } from './transact.js';
 import { claimRunning, runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';

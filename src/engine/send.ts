@@ -1,3 +1,5 @@
+// The send verb's running half: reads the store, commits through the runner, starts what comes next.
+// What it writes is decided in src/engine/decide/send.ts (pure).
 import { releaseLiveCalls } from './withdraw.js';
 import type { Caller, ChannelWrite } from '../caller.js';
 import type { Engine } from './engine.js';

@@ -1,3 +1,5 @@
+// The settle verb's running half: reads the store, commits through the runner, starts what comes next.
+// What it writes is decided in src/engine/decide/settle.ts (pure).
 import { runTurnUnderLease } from './start.js';
 import type { TurnResult } from './turn/run-turn.js';
 import type { Caller, ChannelWrite } from '../caller.js';

@@ -1,3 +1,5 @@
+// The branch verb's deciding half: pure, from what was read to the writes and the answer. Its running half,
+// src/engine/branch.ts, reads the store, commits through the runner and starts what comes next.
 import type { Caller } from '../../caller.js';
 import { newConversationRecord, type Engine } from '../engine.js';
 import { conversationNotFound, mayWriteAsOwner } from '../access.js';

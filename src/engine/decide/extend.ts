@@ -1,3 +1,5 @@
+// The extend verb's deciding half: pure, from what was read to the writes and the answer. Its running half,
+// src/engine/extend.ts, reads the store, commits through the runner and starts what comes next.
 import { callerId } from '../../caller.js';
 import { earliestDue, type Engine } from '../engine.js';
 import { HeedError } from '../../errors.js';

@@ -1,3 +1,5 @@
+// The lapse verb's deciding half: pure, from what was read to the writes and the answer. Its running half,
+// src/engine/lapse.ts, reads the store, commits through the runner and starts what comes next.
 import { earliestDue, type Engine } from '../engine.js';
 import { newId } from '../../ids.js';
 import { kindOf, lapsedAnswer } from '../../kinds/index.js';

@@ -1,3 +1,5 @@
+// The send verb's deciding half: pure, from what was read to the writes and the answer. Its running half,
+// src/engine/send.ts, reads the store, commits through the runner and starts what comes next.
 import { callerId, type Caller, type ChannelWrite } from '../../caller.js';
 import type { Engine } from '../engine.js';
 import { conversationNotFound, mayWriteAsOwner, refuseChannelWrite } from '../access.js';

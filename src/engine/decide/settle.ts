@@ -1,3 +1,5 @@
+// The settle verb's deciding half: pure, from what was read to the writes and the answer. Its running half,
+// src/engine/settle.ts, reads the store, commits through the runner and starts what comes next.
 import type { Caller, ChannelWrite } from '../../caller.js';
 import { earliestDue, type Engine } from '../engine.js';
 import { answererOf, answerReach, conversationNotFound, mayAnswer, refuseChannelWrite } from '../access.js';
