@@ -122,5 +122,6 @@ describe('heed backup', () => {
     expect(postgres.code).toBe(2);
     expect(postgres.stderr).toContain('pg_dump');
     expect(await server.stop()).toBe(0);
-  });
+    // A deadline, not a wait: six processes start one after another, which on two busy cores passed 20 s.
+  }, 60_000);
 });
