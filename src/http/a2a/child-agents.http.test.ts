@@ -33,7 +33,7 @@ const clerk: AgentConfig = {
     }),
     resolveAction: ({ resolution }) => {
       answers.push(resolution);
-      const reason = resolution.type === 'question' ? resolution.answers.reason : [];
+      const reason = 'answers' in resolution ? resolution.answers.reason : [];
       return { content: `Refunded because: ${reason.join(', ')}` };
     },
   },
