@@ -18,6 +18,8 @@ export interface ChildPending {
   action: ActionRecord;
   agent: string;
   via: Via[];
+  /** The parent's own `agent_<name>` call the action waits under (what a client of the parent has seen). */
+  callId: string;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function childPendingRecords(
   conversation: ConversationRecord,
   messages?: MessageRecord[],
   via: Via[] = [],
+  callId?: string,
 ): Promise<ChildPending[]> {
   const agent = reader.agents.get(conversation.agent);
   if (!agent?.agents?.length || conversation.status !== 'requires_action') return [];
@@ -39,9 +42,10 @@ export async function childPendingRecords(
     const child = await reader.store.getConversation(call.conversationId);
     if (!child || child.status !== 'requires_action') continue;
     const path = [...via, { conversationId: child.id, agent: child.agent }];
+    const top = callId ?? call.toolCallId;
     for (const action of await reader.store.listActions(child.id))
-      if (action.status === 'pending') found.push({ action, agent: child.agent, via: path });
-    found.push(...(await childPendingRecords(reader, child, undefined, path)));
+      if (action.status === 'pending') found.push({ action, agent: child.agent, via: path, callId: top });
+    found.push(...(await childPendingRecords(reader, child, undefined, path, top)));
   }
   return found;
 }
