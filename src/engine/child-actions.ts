@@ -1,34 +1,65 @@
 import type { Engine } from './engine.js';
 import { actionView, type ActionView } from '../views.js';
-import type { ConversationRecord, MessageRecord } from '../types.js';
+import type { AgentConfig } from '../config.js';
+import type { Store } from '../store/store.js';
+import type { ActionRecord, ConversationRecord, MessageRecord } from '../types.js';
 import { allChildCalls, openChildCalls } from './children.js';
 
 type Via = { conversationId: string; agent: string };
 
+/** What reading a conversation's children takes: the engine, or a surface's hooks. */
+export interface ChildReader {
+  readonly agents: ReadonlyMap<string, AgentConfig>;
+  readonly store: Pick<Store, 'getConversation' | 'listActions' | 'listMessages'>;
+}
+
+/** A child's pending action as its parent lists it: the record, the child's agent, and the way down to it. */
+export interface ChildPending {
+  action: ActionRecord;
+  agent: string;
+  via: Via[];
+  /** The parent's own `agent_<name>` call the action waits under (what a client of the parent has seen). */
+  callId: string;
+}
+
 /**
- * The pending actions of a conversation's open children, and of theirs, as the parent lists them: each with
- * `via`, the child conversations it waits in, nearest first. Worked out on read from the parent's open
+ * The pending actions of a conversation's open children, and of theirs: each with the child's agent and `via`,
+ * the child conversations it waits in, nearest first. Worked out on read from the parent's open
  * `agent_<name>` calls, so nothing is stored twice.
  */
+export async function childPendingRecords(
+  reader: ChildReader,
+  conversation: ConversationRecord,
+  messages?: MessageRecord[],
+  via: Via[] = [],
+  callId?: string,
+): Promise<ChildPending[]> {
+  const agent = reader.agents.get(conversation.agent);
+  if (!agent?.agents?.length || conversation.status !== 'requires_action') return [];
+  const calls = openChildCalls(agent, conversation, messages ?? (await reader.store.listMessages(conversation.id)));
+  const found: ChildPending[] = [];
+  for (const call of calls) {
+    const child = await reader.store.getConversation(call.conversationId);
+    if (!child || child.status !== 'requires_action') continue;
+    const path = [...via, { conversationId: child.id, agent: child.agent }];
+    const top = callId ?? call.toolCallId;
+    for (const action of await reader.store.listActions(child.id))
+      if (action.status === 'pending') found.push({ action, agent: child.agent, via: path, callId: top });
+    found.push(...(await childPendingRecords(reader, child, undefined, path, top)));
+  }
+  return found;
+}
+
+/** The pending actions of a conversation's open children, and of theirs, as the parent lists them (with `via`). */
 export async function childPendingActions(
   engine: Engine,
   conversation: ConversationRecord,
   messages?: MessageRecord[],
-  via: Via[] = [],
 ): Promise<ActionView[]> {
-  const agent = engine.agents.get(conversation.agent);
-  if (!agent?.agents?.length || conversation.status !== 'requires_action') return [];
-  const calls = openChildCalls(agent, conversation, messages ?? (await engine.store.listMessages(conversation.id)));
-  const views: ActionView[] = [];
-  for (const call of calls) {
-    const child = await engine.store.getConversation(call.conversationId);
-    if (!child || child.status !== 'requires_action') continue;
-    const path = [...via, { conversationId: child.id, agent: child.agent }];
-    for (const action of await engine.store.listActions(child.id))
-      if (action.status === 'pending') views.push({ ...actionView(engine, action, child.agent), via: path });
-    views.push(...(await childPendingActions(engine, child, undefined, path)));
-  }
-  return views;
+  return (await childPendingRecords(engine, conversation, messages)).map(({ action, agent, via }) => ({
+    ...actionView(engine, action, agent),
+    via,
+  }));
 }
 
 /**

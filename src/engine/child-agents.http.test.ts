@@ -155,6 +155,45 @@ describe('agents that call agents', () => {
     expect(restarts).toEqual([]);
   });
 
+  it("a child's request that lapses under onTimeout 'cancel' continues the parent in the same sweep", async () => {
+    const made = agents();
+    const [lead, ops] = made.list;
+    let later = 0;
+    const server = await startServer({
+      agents: [lead, { ...ops, hitl: { timeoutMinutes: 1, onTimeout: 'cancel' } }],
+      // The parent's own recheck (two leases) is far off: only the child's lapse can move it on.
+      leaseMs: 600_000,
+      now: () => new Date(Date.now() + later),
+    });
+    servers.push(server);
+    const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
+    const sent = await server.api('POST', `/api/conversations/${id}/messages`, {
+      token: 'ada',
+      body: { content: 'go' },
+    });
+    const [pending] = sent.body.pendingActions;
+    later = 2 * 60_000;
+    expect((await server.heed.expireDue()).lapsed).toBe(1);
+    await expect
+      .poll(
+        async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.conversation.status,
+      )
+      .toBe('idle');
+    const child = (await server.api('GET', `/api/conversations/${pending.conversationId}/actions`, { token: 'ada' }))
+      .body.actions;
+    expect(child).toEqual([expect.objectContaining({ id: pending.id, resolvedBy: expect.any(String) })]);
+    const types = (
+      (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
+        type: string;
+      }>
+    ).map((event) => event.type);
+    expect(types.filter((type) => type === 'child.completed')).toHaveLength(1);
+    expect(types.filter((type) => type === 'turn.completed')).toHaveLength(1);
+    // Another sweep finds nothing left to do for the parent.
+    await server.heed.expireDue();
+    expect(made.restarts).toEqual([]);
+  });
+
   it('answering through the parent and through the child at once: one winner, one continuation', async () => {
     const { ask, get, answer, events, restarts } = await start();
     const { id, sent } = await ask();

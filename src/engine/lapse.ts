@@ -9,6 +9,7 @@ import type { ConversationRecord } from '../types.js';
 import { releaseLiveCalls } from './withdraw.js';
 import { decideLapse, lapseParts } from './decide/lapse.js';
 import { sweepParent } from './child-continue.js';
+import { parentOf } from './children.js';
 
 export interface SweepReport {
   /** Actions that lapsed in this sweep. */
@@ -119,6 +120,17 @@ async function lapse(
       { conversationId: conversation.id, lapsed },
       `Heed: ${lapsed === 1 ? 'a request' : `${lapsed} requests`} of conversation ${conversation.id} lapsed: nobody answered in time`,
     );
+  // A child whose pause lapsed into a cancel has ended: its parent goes on now, not at the sweep's next look
+  // (compare-and-set: whichever look comes first claims the parent's continuation, once).
+  if (leaseOwner === undefined && lapsed > 0 && done.conversation.status === 'idle' && parentOf(done.conversation))
+    await engine.children
+      ?.afterChildTurn(done.conversation, 'cancelled')
+      .catch((thrown: unknown) =>
+        engine.logger.error(
+          { conversationId: conversation.id, error: String(thrown) },
+          'Heed: a child could not tell its parent',
+        ),
+      );
   if (leaseOwner === undefined) return { lapsed, reminded };
   return {
     lapsed,

@@ -177,7 +177,8 @@ export function InboxApp(props: InboxAppProps) {
   }, []);
 
   const open = openId ? entries.find((entry) => entry.action.id === openId) : undefined;
-  const agentOf = (action: ActionView) => agents.current.get(action.conversationId) ?? '';
+  // The inbox names the conversation a request waits in: a child agent's is shown as its first ancestor's.
+  const agentOf = (action: ActionView) => action.conversation?.agent ?? agents.current.get(action.conversationId) ?? '';
   const shown = filter ? entries.filter((entry) => matchesFilter(entry, agentOf(entry.action), filter)) : entries;
   const selected = Math.min(cursor, Math.max(0, shown.length - 1));
   // Only rows still waiting stay marked: one answered elsewhere meanwhile drops out.
@@ -282,7 +283,7 @@ export function InboxApp(props: InboxAppProps) {
   if (open) {
     const viewProps: RequestViewProps = {
       action: open.action,
-      agent: agents.current.get(open.action.conversationId) || undefined,
+      agent: agentOf(open.action) || undefined,
       system,
       async send(resolution) {
         answering.current.add(open.action.id);

@@ -7,6 +7,7 @@ import type { Heed } from '../../heed.js';
 import type { HeedHooks } from '../../hooks.js';
 import { sameJson } from '../../kinds/approved-args.js';
 import { kindOf } from '../../kinds/index.js';
+import { childPendingRecords } from '../../engine/child-actions.js';
 import type { ActionRecord, StoredResolution } from '../../types.js';
 import { answeredElsewhere } from '../ag-ui/resume.js';
 import { openConversation } from '../ai-sdk-chat.js';
@@ -103,8 +104,14 @@ async function newTask(context: A2aRequestContext, message: SentMessage): Promis
 }
 
 /** The action a data part answers: the one its metadata names, else the task's one open action the caller answers. */
-function pickAction(actions: ActionRecord[], taskMessages: Set<string>, named: unknown, id: string): ActionRecord {
-  const own = actions.filter((action) => taskMessages.has(action.messageId));
+function pickAction(
+  actions: ActionRecord[],
+  taskMessages: Set<string>,
+  named: unknown,
+  id: string,
+  children: ActionRecord[],
+): ActionRecord {
+  const own = [...actions.filter((action) => taskMessages.has(action.messageId)), ...children];
   if (named !== undefined) {
     const action = own.find((entry) => entry.id === named);
     if (!action) throw badParams(`The task ${id} has no action "${String(named).slice(0, 100)}".`, 'actionId');
@@ -139,13 +146,19 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
   await openContext(heed, caller, agent, ref.conversationId, () => taskNotFound(id));
   if (message.contextId && message.contextId !== ref.conversationId)
     throw badParams('The contextId is not the context of that task.', 'params.message.contextId');
-  const [messages, actions] = await Promise.all([
+  const [conversation, messages, actions] = await Promise.all([
+    host.store.getConversation(ref.conversationId),
     host.store.listMessages(ref.conversationId),
     host.store.listActions(ref.conversationId),
   ]);
   const start = messages.findIndex((entry) => entry.id === ref.messageId && entry.role === 'user');
-  if (start < 0) throw taskNotFound(id);
+  if (start < 0 || !conversation) throw taskNotFound(id);
   const next = messages.findIndex((entry, index) => index > start && entry.role === 'user');
+  // The latest task of a parent also waits on its children's requests (answered in the child, src/engine/settle.ts).
+  const children =
+    next < 0 && conversation.status === 'requires_action'
+      ? (await childPendingRecords(host, conversation, messages)).map((child) => child.action)
+      : [];
   const taskMessages = new Set(messages.slice(start + 1, next < 0 ? undefined : next).map((entry) => entry.id));
   const data = message.parts.filter((part) => part.data !== undefined);
   if (data.length !== 1) {
@@ -156,7 +169,7 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
     );
   }
   const [part] = data;
-  const action = pickAction(actions, taskMessages, part.metadata?.actionId ?? message.metadata?.actionId, id);
+  const action = pickAction(actions, taskMessages, part.metadata?.actionId ?? message.metadata?.actionId, id, children);
   const resolution = kindOf(action.kind).agUi.answerFromResume('resolved', part.data);
   if (action.status !== 'pending') return replay(context, ref, action, resolution);
   try {
@@ -170,7 +183,7 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
   } catch (thrown) {
     // Settled meanwhile elsewhere (another surface, a retry of this very message): the same answer is a replay.
     if (!HeedError.isInstance(thrown) || thrown.code !== 'action_not_pending') throw thrown;
-    const now = await host.store.getAction(ref.conversationId, action.id);
+    const now = await host.store.getAction(action.conversationId, action.id);
     return replay(context, ref, now ?? action, resolution);
   }
 }

@@ -6,6 +6,7 @@ import { kindOf } from '../../kinds/index.js';
 import type { ActionRecord, ConversationRecord, JsonObject, MessageRecord } from '../../types.js';
 import { asJsonObject } from '../../protocol/values.js';
 import { actionView } from '../../views.js';
+import { childPendingRecords, type ChildPending } from '../../engine/child-actions.js';
 import { actionResponseSchema } from '../ag-ui/events.js';
 
 /*
@@ -127,7 +128,14 @@ export async function buildTask(host: HeedHooks, agent: string, ref: TaskRef): P
   const latest = next < 0;
   const id = taskId(ref);
   const contextId = ref.conversationId;
-  const open = ownActions.filter((action) => action.status === 'pending');
+  // A parent waiting on its children waits on their requests: the task shows them as its own (with `via`).
+  const children =
+    latest && conversation.status === 'requires_action' ? await childPendingRecords(host, conversation, messages) : [];
+  const open = [
+    ...ownActions.filter((action) => action.status === 'pending'),
+    ...children.map((child) => child.action),
+  ];
+  const childOf = new Map(children.map((child) => [child.action.id, child]));
 
   let state: TaskState;
   if (latest && conversation.status === 'running') state = 'TASK_STATE_WORKING';
@@ -150,7 +158,7 @@ export async function buildTask(host: HeedHooks, agent: string, ref: TaskRef): P
   if (open.length > 0 && (state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED')) {
     statusMessage = agentMessage(
       `status-${open.map((action) => action.id).join('-')}`,
-      open.map((action) => pendingPart(host, agent, action)),
+      open.map((action) => pendingPart(host, agent, action, childOf.get(action.id))),
     );
   } else if (state === 'TASK_STATE_FAILED') {
     const failed = findLast(own, (message) => message.metadata?.failed)?.metadata?.failed;
@@ -183,9 +191,9 @@ export async function buildTask(host: HeedHooks, agent: string, ref: TaskRef): P
 }
 
 /** One open action as a data part: what it asks, and the JSON Schema of the answer a data part gives it. */
-function pendingPart(host: HeedHooks, agent: string, action: ActionRecord): A2aPart {
+function pendingPart(host: HeedHooks, agent: string, action: ActionRecord, child?: ChildPending): A2aPart {
   const kind = kindOf(action.kind);
-  const view = actionView(host, action, agent);
+  const view = child ? { ...actionView(host, action, child.agent), via: child.via } : actionView(host, action, agent);
   return {
     data: {
       actionId: action.id,

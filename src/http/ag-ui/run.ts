@@ -2,13 +2,14 @@ import type { BaseEvent, Message, RunAgentInput, ToolCall } from '@ag-ui/core';
 import type { Caller } from '../../caller.js';
 import { checkMessageContent } from '../../engine/send.js';
 import { DuplicateMessage } from '../../engine/decide/send.js';
+import { childPendingRecords, type ChildPending } from '../../engine/child-actions.js';
 import { liveMessages } from '../../engine/replaced.js';
 import type { TurnResult } from '../../engine/turn/run-turn.js';
 import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
 import type { HeedHooks } from '../../hooks.js';
 import { kindOf } from '../../kinds/index.js';
-import type { ActionRecord, JsonObject } from '../../types.js';
+import type { ActionRecord, JsonObject, MessageRecord } from '../../types.js';
 import { actionView } from '../../views.js';
 import { openConversation } from '../ai-sdk-chat.js';
 import type { SseWriter } from '../sse.js';
@@ -65,9 +66,13 @@ export async function runAgUi(context: RunContext): Promise<void> {
     if (!HeedError.isInstance(thrown) || thrown.code !== 'not_found') throw thrown;
     exists = false;
   }
-  const [actions, stored] = exists
+  const [own, stored] = exists
     ? await Promise.all([host.store.listActions(id), host.store.listMessages(id)])
     : [[], []];
+  // A parent waiting on its children waits on their requests: they are the thread's interrupts too, answered
+  // through it (src/engine/settle.ts finds them in the child).
+  const children = exists ? await childrenWaiting(host, id, stored) : [];
+  const actions = [...own, ...children.map((child) => child.action)];
   const pending = actions.filter((action) => action.status === 'pending');
 
   // A frontend tool's result comes as a `tool` message for its call, as AG-UI clients send them.
@@ -172,6 +177,7 @@ async function resume(
   const planned = await planResume(host, caller, agent, actions, entries);
   // Every answer was settled so already: a replay runs nothing again (it follows the continuation still running).
   if (planned.length === 0) return finish(context, await followRunning(context));
+  if (planned.some((answer) => answer.action.conversationId !== id)) return resumeChildren(context, planned);
   const handle = heed.conversation(id);
   const settleAll = async (recorded: (eventSeq: number) => void): Promise<TurnResult> => {
     let result: TurnResult | undefined;
@@ -193,6 +199,43 @@ async function resume(
     if (again.length > 0) throw thrown;
     return finish(context, await followRunning(context));
   }
+}
+
+/**
+ * Answers requests of the thread's children (each settled in its child), then streams the thread's own
+ * continuation, which the children's end starts, until it pauses or ends. When the thread still waits on
+ * something after the answers (another child, a request of its own), the run ends there with the interrupts.
+ */
+async function resumeChildren(context: RunContext, planned: PlannedAnswer[]): Promise<void> {
+  const { heed, host, caller, input, writer } = context;
+  const id = input.threadId;
+  const before = (await host.store.getConversation(id))?.lastEventSeq ?? 0;
+  const events = new AgUiEventStream(context.send, { newMessage: false });
+  let ended!: () => void;
+  const done = new Promise<void>((resolve) => (ended = resolve));
+  // Followed from before the answers: a continuation that runs before they return is still seen whole.
+  const follow = host.follow(
+    id,
+    before,
+    (event) => {
+      events.handle(event);
+      if (events.ended) ended();
+    },
+    { flow: writer },
+  );
+  try {
+    for (const answer of planned) await heed.conversation(id).resolve(answer.action.id, answer.resolution, { caller });
+    const now = await host.store.getConversation(id);
+    const waiting =
+      now?.status === 'requires_action' &&
+      ((await host.store.listActions(id)).some((action) => action.status === 'pending') ||
+        (await childrenWaiting(host, id, await host.store.listMessages(id))).length > 0);
+    if (!waiting) await untilAborted(done, writer.signal);
+  } finally {
+    follow.close();
+  }
+  if (writer.signal.aborted) return;
+  return finish(context, events);
 }
 
 /**
@@ -269,7 +312,9 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
     host.store.listActions(id),
     host.store.listMessages(id),
   ]);
-  const open = actions.filter((action) => action.status === 'pending');
+  const children = conversation ? await childPendingRecords(host, conversation, stored) : [];
+  const childOf = new Map(children.map((child) => [child.action.id, child]));
+  const open = [...actions.filter((action) => action.status === 'pending'), ...children.map((child) => child.action)];
   const messages = snapshotMessages(liveMessages(stored));
   // Every interrupt names a call the client has: one it sent back in its messages, or one streamed in this run.
   // A call it has not seen (an intake's questions, which no `tool.called` announces) is streamed now, and put in
@@ -281,6 +326,8 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
   );
   const streamer = events ?? new AgUiEventStream(send, { newMessage: false });
   for (const action of open) {
+    // A child's request waits under the parent's `agent_<name>` call, which the thread has already.
+    if (childOf.has(action.id)) continue;
     if (sentCalls.has(action.toolCallId) || streamer.streamedCalls.has(action.toolCallId)) continue;
     const stored = storedCall(messages, action.toolCallId);
     const args = stored ? JSON.parse(stored.function.arguments) : ((action.request as { args?: unknown }).args ?? {});
@@ -319,7 +366,16 @@ async function finish(context: RunContext, events: AgUiEventStream | undefined):
     } as BaseEvent);
     return;
   }
-  const interrupts = open.map((action) => interruptOf(action, actionView(host, action, agent)));
+  const interrupts = open.map((action) => {
+    const child = childOf.get(action.id);
+    // A child's request is named by the parent's call the client has, and shown as the child's agent asks it.
+    return child
+      ? interruptOf(
+          { ...action, toolCallId: child.callId },
+          { ...actionView(host, action, child.agent), via: child.via },
+        )
+      : interruptOf(action, actionView(host, action, agent));
+  });
   send({ type: 'RUN_FINISHED', ...run, outcome: finishedOutcome(interrupts, outcome === 'cancelled') } as BaseEvent);
 }
 
@@ -331,4 +387,10 @@ function storedCall(messages: Message[], toolCallId: string): ToolCall | undefin
     if (call) return call;
   }
   return undefined;
+}
+
+/** The pending requests of the thread's open children, when it waits on them. */
+async function childrenWaiting(host: HeedHooks, id: string, messages: MessageRecord[]): Promise<ChildPending[]> {
+  const conversation = await host.store.getConversation(id);
+  return conversation ? childPendingRecords(host, conversation, messages) : [];
 }

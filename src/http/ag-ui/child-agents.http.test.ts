@@ -1,0 +1,100 @@
+/**
+ * Agents that call agents over AG-UI, with the real `@ag-ui/client` HttpAgent on loopback: the lead's run ends
+ * with an interrupt for its child's approval, named by the lead's own call, and a resume on the lead's thread
+ * answers it there, once; the lead then goes on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
+import { startServer, type TestServer } from '../../../test/http-fixtures.js';
+import { scriptedModel, type ScriptedPrompt } from '../../testing/scripted-model.js';
+import { tool } from '../../tool.js';
+import type { AgentConfig } from '../../config.js';
+
+function toolText(messages: ScriptedPrompt): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return undefined;
+  return String((last.content[0] as { output: { value: unknown } }).output.value);
+}
+
+const restarts: string[] = [];
+const lead: AgentConfig = {
+  name: 'lead',
+  agents: ['ops'],
+  model: scriptedModel(({ messages }) => {
+    const result = toolText(messages);
+    return result
+      ? { text: `Done: ${result}` }
+      : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
+  }),
+};
+const ops: AgentConfig = {
+  name: 'ops',
+  description: 'Restarts services.',
+  tools: {
+    restart: tool({
+      description: 'Restart a service.',
+      inputSchema: z.object({ service: z.string() }),
+      needsApproval: true,
+      execute: async ({ service }) => {
+        restarts.push(service);
+        return `restarted ${service}`;
+      },
+    }),
+  },
+  model: scriptedModel(({ messages }) =>
+    toolText(messages)
+      ? { text: 'Restarted web.' }
+      : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] },
+  ),
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ agents: [lead, ops] });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe('AG-UI and a child agent', () => {
+  it("the lead's run ends with the child's approval as its interrupt, and a resume on the lead's thread answers it once", async () => {
+    const agent = aguiAgent(server, { agent: 'lead', token: 'ada' });
+    const first = await say(agent, 'Restart web, please.');
+    expectWellFormed(first);
+    expect(first.interrupts).toHaveLength(1);
+    const [interrupt] = first.interrupts;
+    // Named by the lead's call the client was streamed, and shown as the ops agent asks it.
+    expect(streamedCalls(first).get(interrupt.toolCallId!)?.name).toBe('agent_ops');
+    const heed = (interrupt.metadata as { heed: { toolName: string; action: { via: Array<{ agent: string }> } } }).heed;
+    expect(heed.toolName).toBe('restart');
+    expect(heed.action.via).toEqual([{ agent: 'ops', conversationId: expect.any(String) }]);
+    const parent = (await server.api('GET', `/api/conversations/${agent.threadId}`, { token: 'ada' })).body;
+    expect(parent.pendingActions.map((entry: { id: string }) => entry.id)).toEqual([interrupt.id]);
+
+    const second = await run(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }],
+    });
+    expectWellFormed(second);
+    expect(second.thrown).toBeUndefined();
+    // The run streams the lead's continuation: its call's result (the child's reply), then its own reply.
+    expect(second.events).toContainEqual(
+      expect.objectContaining({
+        type: 'TOOL_CALL_RESULT',
+        toolCallId: interrupt.toolCallId,
+        content: 'Restarted web.',
+      }),
+    );
+    expect(streamedText(second)).toBe('Done: Restarted web.');
+    expect(second.finished?.outcome).toEqual({ type: 'success' });
+    expect(agent.pendingInterrupts).toEqual([]);
+    expect(restarts).toEqual(['web']);
+
+    // Answered: the same resume again is refused and runs nothing twice.
+    const again = await run(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }],
+    });
+    expect(again.types).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+    expect(restarts).toEqual(['web']);
+  });
+});
