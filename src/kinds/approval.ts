@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import { argsSchemaField, type ActionRecordOf } from '../protocol/action-base.js';
 import { isoTime, jsonValue, type JsonObject, type JsonValue } from '../protocol/values.js';
-import { inputJsonSchema } from '../tool.js';
+import { inputJsonSchema } from './json-schema.js';
 import { checkApprovedArgs, sameJson, schemasFromJson, type ArgsSchemas } from './approved-args.js';
 import { votesSummary } from './approval-votes.js';
 import { commentText } from './comment-text.js';

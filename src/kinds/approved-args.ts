@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HeedError } from '../errors.js';
 import type { JsonValue } from '../protocol/values.js';
-import { jsonSchemaInput } from '../tool.js';
+import { jsonSchemaInput } from './json-schema.js';
 import { clip } from './clip.js';
 import { issueList } from './issues.js';
 import { isPlainObject } from './plain-object.js';
