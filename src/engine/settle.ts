@@ -122,7 +122,7 @@ async function settleUntraced(
   const agent = done.conversation.agent;
   // The settlement as the store now holds it (seed 000: the response carries it beside the turn); a vote that
   // does not yet decide settles nothing.
-  const stored = settled.type === 'voted' ? undefined : await engine.store.getAction(conversationId, actionId);
+  const stored = settled.type === 'voted' ? undefined : settled.action;
   const settlement = stored ? [actionView(engine, stored, agent)] : [];
   if (engine.tracing.enabled) {
     const action = stored ?? (await engine.store.getAction(conversationId, actionId));

@@ -83,8 +83,9 @@ interface ChangeParts {
    * the same turn, which does wait, comes before anything is promised or done on it (a turn's claim, a tool's
    * result before the next model call: the side effect, pause, reply or failure that follows flushes it).
    * A store process that crashes in between may forget it; a Heed process that crashes may not. A change
-   * that carries deliveries always waits (the runner drops this flag). PostgreSQL only (`synchronous_commit`
-   * off for that commit); the other stores keep their own setting.
+   * that carries deliveries always waits (the runner drops this flag). PostgreSQL: `synchronous_commit` off
+   * for that commit; SQLite at `synchronous: 'full'`: that commit at NORMAL (no fsync; the next commit's
+   * fsync of the WAL covers it); the memory store has no disk.
    */
   waitForFlush?: false;
 }

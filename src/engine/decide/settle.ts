@@ -6,7 +6,7 @@ import { answererOf, answerReach, conversationNotFound, mayAnswer, refuseChannel
 import { HeedError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { newEvent, type EventData } from '../../protocol/events.js';
-import type { NewEvent } from '../../store/store.js';
+import type { ActionSettlement, NewEvent } from '../../store/store.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import { toolResultWrites } from '../tool-result.js';
 import { holdsRequest } from '../../protocol/request-conversation.js';
@@ -51,13 +51,15 @@ export const settleParts = { actions: true, remembered: true } as const;
 /**
  * What an answer did: a vote kept on an approval still undecided, or a settled action; `closes` when it was
  * the pause's last open action, with the claim it took (`leaseOwner`) and what the turn then starts from.
+ * `action` is the settled action as the store now holds it, so the answer's response needs no read back.
  */
 export type Settled =
   | { type: 'voted'; pending: ActionRecord[] }
-  | { type: 'settled'; closes: false; others: ActionRecord[] }
+  | { type: 'settled'; closes: false; action: ActionRecord; others: ActionRecord[] }
   | {
       type: 'settled';
       closes: true;
+      action: ActionRecord;
       leaseOwner: string;
       actions: ActionRecord[];
       messages: MessageRecord[];
@@ -154,7 +156,7 @@ export async function decideSettle(
   if (closes && !engine.budgetLeft(conversation)) throw engine.budgetError(conversation);
 
   const surface = surfaceOf(input);
-  const settlement = {
+  const settlement: ActionSettlement = {
     id: action.id,
     status: 'resolved' as const,
     resolution: checked.stored,
@@ -172,6 +174,7 @@ export async function decideSettle(
       resolvedEvent(action, checked.eventStatus, { resolvedBy, answeredFor, surface }, checked.stored, at),
     ),
   ];
+  const settled = withSettlement(action, settlement);
   const write: Write = { settle: [settlement], events, set: { updatedAt: at } };
   const added: MessageRecord[] = [];
   if (checked.toolOutput) {
@@ -196,11 +199,11 @@ export async function decideSettle(
   if (holdsRequest(conversation) && closes) {
     // No agent runs here: the answer is all there is, and the conversation rests.
     write.set = { updatedAt: at, status: 'idle', actionDueAt: null };
-    return { type: 'write', write, value: { type: 'settled', closes: false, others: [] } };
+    return { type: 'write', write, value: { type: 'settled', closes: false, action: settled, others: [] } };
   }
   if (!closes) {
     write.set = { updatedAt: at, actionDueAt: earliestDue(others) };
-    return { type: 'write', write, value: { type: 'settled', closes: false, others } };
+    return { type: 'write', write, value: { type: 'settled', closes: false, action: settled, others } };
   }
   const leaseOwner = newId('lease');
   write.set = { updatedAt: at, status: 'running', leaseOwner, leaseExpiresAt: engine.leaseUntil(), actionDueAt: null };
@@ -212,14 +215,30 @@ export async function decideSettle(
     value: {
       type: 'settled',
       closes: true,
+      action: settled,
       leaseOwner,
-      actions: actions.map((entry) => (entry.id === action.id ? { ...entry, ...settlement } : entry)),
+      actions: actions.map((entry) => (entry.id === action.id ? settled : entry)),
       messages: [...messagesOf(read), ...added],
       remembered: [
         ...read.remembered.filter((entry) => !remember.some((one) => one.toolName === entry.toolName)),
         ...remember,
       ],
     },
+  };
+}
+
+/** `action` as the stores hold it once `settlement` is applied (src/store/memory/memory-store.ts applies it the same way). */
+function withSettlement(action: ActionRecord, settlement: ActionSettlement): ActionRecord {
+  const { answeredFor: _before, ...rest } = action;
+  return {
+    ...rest,
+    status: settlement.status,
+    resolution: settlement.resolution,
+    resolvedBy: settlement.resolvedBy,
+    ...(settlement.answeredFor !== undefined ? { answeredFor: settlement.answeredFor } : {}),
+    channel: settlement.channel,
+    resolvedAt: settlement.resolvedAt,
+    defaulted: settlement.defaulted === undefined ? action.defaulted : settlement.defaulted,
   };
 }
 

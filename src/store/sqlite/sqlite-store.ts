@@ -94,6 +94,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const db = openDatabase(options);
   const checkpointer =
     options.checkpoint === 'inline' || options.path === ':memory:' ? undefined : startCheckpointer(options.path, 100);
+  const full = options.synchronous === 'full';
   let statements: Statements | undefined;
   // Prepared on first use rather than at open: the tables exist only once migrate() ran.
   const prepared = () => (statements ??= prepare(db));
@@ -264,12 +265,18 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     async commit(change) {
+      // At FULL, a commit nobody waits on (`waitForFlush: false`) is written at NORMAL: into the WAL without an
+      // fsync. The next commit at FULL syncs the WAL file, this commit's frames with it.
+      const unflushed = full && change.waitForFlush === false;
+      if (unflushed) db.pragma('synchronous = NORMAL');
       try {
         // IMMEDIATE takes the write lock up front, so another connection cannot slip in between our reads and writes.
         return commitInTransaction.immediate(change);
       } catch (error) {
         if (error instanceof Refusal) return { ok: false, reason: error.reason };
         throw error;
+      } finally {
+        if (unflushed) db.pragma('synchronous = FULL');
       }
     },
 
