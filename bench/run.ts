@@ -9,20 +9,28 @@ import { runW2 } from './w2-parked.js';
 import { runW3 } from './w3-contention.js';
 
 /**
- * `npm run bench [-- --full]`: W1 (SQLite, then PostgreSQL beside SQLite), W2, W3 and (when
+ * `npm run bench [-- --full]`: W1 (SQLite at NORMAL and FULL beside the AI SDK peer and the raw floors, then
+ * PostgreSQL beside SQLite, the AI SDK peer on pg and a raw pg floor), W2, W3 and (when
  * bench/w4-http.ts is there) W4 of DESIGN §11, one after the other in this process (W3's servers are
  * child processes). Prints a table and rewrites bench/RESULTS.md. The PostgreSQL workloads use the
  * server of test/pg.ts (HEED_TEST_DATABASE_URL, else the local `test` database) and say so when none answers.
  * `--full` (or HEED_BENCH_FULL=1) parks 100,000 conversations in W2 instead of 10,000.
+ * Cycle counts: HEED_BENCH_W1_CYCLES (3000; the NORMAL floor runs 4×), HEED_BENCH_W1_FULL_CYCLES (500),
+ * HEED_BENCH_W1_PG_CYCLES (1000), HEED_BENCH_PARKED (W2's N).
  */
 const full = process.argv.includes('--full') || process.env.HEED_BENCH_FULL === '1';
 const parked = Number(process.env.HEED_BENCH_PARKED ?? (full ? 100_000 : 10_000));
 const w1Cycles = Number(process.env.HEED_BENCH_W1_CYCLES ?? 3000);
+// W1 at synchronous=FULL (Heed, the fsync floor, the AI SDK peer): every commit waits for an fsync.
+const w1FullCycles = Number(process.env.HEED_BENCH_W1_FULL_CYCLES ?? 500);
 
 const started = new Date();
 const sections: Array<{ title: string; result?: WorkloadResult; note?: string }> = [];
 
-sections.push({ title: 'W1 approval round trip', result: await runW1({ warmup: 300, cycles: w1Cycles }) });
+sections.push({
+  title: 'W1 approval round trip',
+  result: await runW1({ warmup: 300, cycles: w1Cycles, fullCycles: w1FullCycles }),
+});
 sections.push({
   title: 'W1 with and without the audit log',
   result: await runW1Audit({ warmup: 300, cycles: w1Cycles }),
