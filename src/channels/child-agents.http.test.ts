@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { deliver, platformFake, type PlatformFake, type PlatformName } from '../../test/channels/platforms.js';
+import { click, fakeSlack, mention, sendToHeed, type FakeSlack, type SlackCall } from '../../test/slack/fake-slack.js';
 import { scriptedModel, type ScriptedPrompt } from '../testing/scripted-model.js';
 import { tool } from '../tool.js';
 import type { AgentConfig } from '../config.js';
@@ -17,17 +18,20 @@ import { memoryStore } from '../store/memory/memory-store.js';
 
 let server: TestServer | undefined;
 let fake: PlatformFake | undefined;
+let slack: FakeSlack | undefined;
 afterEach(async () => {
   await server?.close();
   await fake?.close();
-  server = fake = undefined;
+  await slack?.close();
+  server = fake = slack = undefined;
 });
 
 /** The text of the last tool result the model was sent. */
 function lastToolResult(messages: ScriptedPrompt): string | undefined {
   const last = messages.at(-1);
   if (last?.role !== 'tool') return undefined;
-  return String((last.content[0] as { output: { value: unknown } }).output.value);
+  const value = (last.content[0] as { output: { value: unknown } }).output.value;
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 function agents(ran: { refunds: number }): AgentConfig[] {
@@ -53,11 +57,11 @@ function agents(ran: { refunds: number }): AgentConfig[] {
         },
       }),
     },
-    model: scriptedModel(({ messages }) =>
-      lastToolResult(messages) !== undefined
-        ? { text: 'Refunded 5.' }
-        : { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] },
-    ),
+    model: scriptedModel(({ messages }) => {
+      const result = lastToolResult(messages);
+      if (result === undefined) return { toolCalls: [{ toolName: 'issue_refund', input: { orderId: 42, amount: 5 } }] };
+      return { text: result.includes('refunded') ? 'Refunded 5.' : 'Not refunded.' };
+    }),
   };
   return [lead, refunds];
 }
@@ -104,5 +108,75 @@ describe.each(platforms)("a child agent's request in its parent's %s thread", (n
     const [action] = await store.listActions(child.id);
     expect(action).toMatchObject({ status: 'resolved', channel: name, resolvedBy: expect.stringMatching(`^${name}:`) });
     expect(await store.listActions(thread.id)).toEqual([]);
+  });
+});
+
+describe("a child agent's request in its parent's Slack thread", () => {
+  it('is posted with Block Kit naming the child agent; Allow settles it once, and a late click is told who answered', async () => {
+    const ran = { refunds: 0 };
+    const secret = 'slack-signing-secret-for-tests';
+    slack = await fakeSlack();
+    const fakeOf = slack;
+    server = await startServer({
+      agents: agents(ran),
+      channels: { slack: { botToken: 'xoxb-test', signingSecret: secret, agent: 'lead', apiUrl: fakeOf.apiUrl } },
+      notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    });
+    const url = server.url;
+    const send = (payload: unknown, form = false) => sendToHeed(url, secret, payload, { form });
+    const posts = () => fakeOf.of('chat.postMessage');
+    const withButtons = (call: SlackCall) =>
+      (call.body.blocks ?? []).some((block: { type: string }) => block.type === 'actions');
+
+    expect((await send(mention('refund order 42', { user: 'U1', ts: '1700000000.000001' }))).status).toBe(200);
+    await fakeOf.until(() => posts().some(withButtons));
+    const request = posts().find(withButtons)!;
+    expect(request.body).toMatchObject({ channel: 'C1', thread_ts: '1700000000.000001' });
+    expect(JSON.stringify(request.body.blocks)).toContain('Asked by the agent *refunds*');
+
+    const posted = { ts: request.answer.ts as string, blocks: request.body.blocks };
+    expect((await send(click(posted, 'Allow', 'U2'), true)).status).toBe(200);
+    await fakeOf.until(() => posts().some((call) => call.body.text === 'Lead: Refunded 5.'));
+    const reply = posts().find((call) => call.body.text === 'Lead: Refunded 5.')!;
+    expect(reply.body).toMatchObject({ channel: 'C1', thread_ts: '1700000000.000001' });
+    await fakeOf.until(() => fakeOf.of('chat.update').length === 1);
+    const update = JSON.stringify(fakeOf.of('chat.update')[0].body.blocks);
+    expect(update).toContain('Allowed by <@U2>');
+    expect(update).toContain('Asked by the agent *refunds*');
+    expect(ran.refunds).toBe(1);
+
+    // A late click: a note to that person alone, and nothing runs again.
+    expect((await send(click(posted, 'Deny', 'U3'), true)).status).toBe(200);
+    await fakeOf.until(() => fakeOf.of('chat.postEphemeral').length === 1);
+    expect(fakeOf.of('chat.postEphemeral')[0].body.text).toContain('Allowed by <@U2>');
+    expect(ran.refunds).toBe(1);
+    expect(posts().filter((call) => call.body.text === 'Lead: Refunded 5.')).toHaveLength(1);
+  });
+});
+
+describe("a child agent's request that lapses in its parent's thread", () => {
+  it('Telegram: its card turns to how it ended, the thread is told, and the parent goes on with the child’s reply', async () => {
+    const ran = { refunds: 0 };
+    const t0 = Date.parse('2026-03-02T09:00:00.000Z');
+    const clock = { now: t0 };
+    fake = await platformFake('telegram');
+    const platform = fake;
+    server = await startServer({
+      now: () => new Date(clock.now),
+      agents: agents(ran),
+      hitl: { timeoutMinutes: 30 },
+      channels: { telegram: { agent: 'lead', ...platform.config } },
+      notify: { pollIntervalMs: 20, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    });
+    expect((await deliver(server.url, 'telegram', platform.mention())).status).toBe(200);
+    await platform.api.until(() => platform.requests().length === 1);
+    clock.now = t0 + 31 * 60_000;
+    expect((await server.heed.expireDue()).lapsed).toBe(1);
+    const lapse = 'Nobody answered this request in time, so it lapsed.';
+    await platform.api.until(() => platform.posted(lapse).length === 1);
+    await platform.api.until(() => platform.posted('Lead: Not refunded.').length === 1);
+    expect(platform.edits()).toHaveLength(1);
+    expect(platform.edits()[0]).toContain('Asked by the agent refunds');
+    expect(ran.refunds).toBe(0);
   });
 });
