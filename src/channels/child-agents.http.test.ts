@@ -165,7 +165,7 @@ describe("a child agent's request that lapses in its parent's thread", () => {
       now: () => new Date(clock.now),
       agents: agents(ran),
       hitl: { timeoutMinutes: 30 },
-      channels: { telegram: { agent: 'lead', ...platform.config } },
+      channels: { telegram: { agent: 'lead', ...(platform.config as { botToken: string; secretToken: string }) } },
       notify: { pollIntervalMs: 20, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
     });
     expect((await deliver(server.url, 'telegram', platform.mention())).status).toBe(200);
