@@ -181,6 +181,7 @@ export function httpHooks(engine: Engine, notifier: Notifier): HeedHooks {
 export function channelHost(engine: Engine): ChannelHost {
   return {
     store: engine.store,
+    agents: engine.agents,
     // A thread shows a message at once, and dedupes by what is stored: a message while a turn runs is refused there (busyPolicy is for the API).
     send: (conversationId, content, options) =>
       sendMessage(engine, conversationId, content, { ...options, busyPolicy: 'reject', via: 'channel' }),

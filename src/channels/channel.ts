@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { errorFields, type Logger } from '../logger.js';
 import type { ChannelPlatform } from '../protocol/action-base.js';
 import type { Caller } from '../caller.js';
+import type { AgentConfig } from '../config.js';
 import type { SendOptions } from '../engine/send.js';
 import type { SettleOptions } from '../engine/settle.js';
 import type { TurnResult } from '../engine/turn/run-turn.js';
@@ -66,6 +67,8 @@ export interface ChannelHost {
     | 'deleteValues'
     | 'swapValue'
   >;
+  /** The agents by name: which of a thread's agent's calls run other agents, whose requests it shows too. */
+  readonly agents: ReadonlyMap<string, AgentConfig>;
   /** Records a person's message in a conversation of the channel and runs the turn it starts. */
   send(conversationId: string, content: string, options: SendOptions): Promise<TurnResult>;
   /** Settles an action of a conversation of the channel, by the normal order, and runs the turn it continues. */

@@ -50,6 +50,33 @@ export async function childPendingRecords(
   return found;
 }
 
+/**
+ * Every action, pending or settled, of the children `messages` called (and of theirs), each with the child's
+ * agent and `via`: what an answer given through the parent finds again once it is settled (a client's retry
+ * of it is then a replay, as for the parent's own).
+ */
+export async function childActionRecords(
+  reader: ChildReader,
+  conversation: ConversationRecord,
+  messages: MessageRecord[],
+  via: Via[] = [],
+  callId?: string,
+): Promise<ChildPending[]> {
+  const agent = reader.agents.get(conversation.agent);
+  if (!agent?.agents?.length) return [];
+  const found: ChildPending[] = [];
+  for (const call of allChildCalls(agent, conversation, messages)) {
+    const child = await reader.store.getConversation(call.conversationId);
+    if (!child) continue;
+    const path = [...via, { conversationId: child.id, agent: child.agent }];
+    const top = callId ?? call.toolCallId;
+    for (const action of await reader.store.listActions(child.id))
+      found.push({ action, agent: child.agent, via: path, callId: top });
+    found.push(...(await childActionRecords(reader, child, await reader.store.listMessages(child.id), path, top)));
+  }
+  return found;
+}
+
 /** The pending actions of a conversation's open children, and of theirs, as the parent lists them (with `via`). */
 export async function childPendingActions(
   engine: Engine,

@@ -1,14 +1,22 @@
 import { AIMessage } from '@langchain/core/messages';
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, setTracingDisabled, tool as openaiTool, type ModelRequest } from '@openai/agents';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { langgraphAgent } from '../agents/langgraph/langgraph-agent.js';
+import { openaiAgent } from '../agents/openai-agents/openai-agent.js';
+import { assistantText, functionCall, scriptedOpenAIModel } from '../../test/fixtures/openai-agents-model.js';
 import { scriptedModel, type ScriptedPrompt } from '../testing/scripted-model.js';
 import { tool } from '../tool.js';
 import type { AgentConfig } from '../config.js';
 
-/** Agents that call agents, over real HTTP: a handler agent and a LangGraph agent as children, and a child's approval policy. */
+/**
+ * Agents that call agents, over real HTTP: a handler agent, a LangGraph agent and an OpenAI Agents JS agent as
+ * children, and a child's approval policy.
+ */
+
+beforeAll(() => setTracingDisabled(true));
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -96,6 +104,65 @@ describe('children of every kind', () => {
     expect(answered.status).toBe(200);
     await expect.poll(async () => (await get(id)).conversation.status).toBe('idle');
     expect(await lastText()).toBe('Done: Refunded because: damaged');
+  });
+
+  it("an OpenAI Agents JS agent as a child: its tool's approval is answered through the parent, its reply the call's result", async () => {
+    const refunds: unknown[] = [];
+    const requests: ModelRequest[] = [];
+    const refund = openaiTool({
+      name: 'refund',
+      description: 'Refund an order',
+      parameters: z.object({ orderId: z.string(), amount: z.number() }),
+      needsApproval: true,
+      execute: (args) => {
+        refunds.push(args);
+        return `Refunded ${args.amount} on ${args.orderId}`;
+      },
+    });
+    const clerk = openaiAgent({
+      name: 'clerk',
+      description: 'Refunds orders.',
+      agent: new Agent({
+        name: 'clerk',
+        instructions: 'Refund what you are asked to.',
+        model: scriptedOpenAIModel(
+          [[functionCall('refund', { orderId: '7', amount: 30 })], [assistantText('Refunded 30 on order 7.')]],
+          requests,
+        ),
+        tools: [refund],
+      }),
+    });
+    const { server, id, sent, lastText, get } = await start([leadOf('clerk'), clerk]);
+    expect(sent.body.status).toBe('requires_action');
+    const [pending] = sent.body.pendingActions;
+    expect(pending).toMatchObject({
+      kind: 'approval',
+      toolName: 'refund',
+      args: { orderId: '7', amount: 30 },
+      via: [{ agent: 'clerk' }],
+    });
+    // The task is what the child's agent was sent.
+    expect(JSON.stringify(requests[0].input)).toContain('Refund order 7.');
+    expect(refunds).toEqual([]);
+    const answered = await server.api('POST', `/api/conversations/${id}/actions/${pending.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(answered.status).toBe(200);
+    await expect.poll(async () => (await get(id)).conversation.status).toBe('idle');
+    expect(await lastText()).toBe('Done: Refunded 30 on order 7.');
+    expect(refunds).toEqual([{ orderId: '7', amount: 30 }]);
+    // The child at rest with its reply; the same answer again is 409 with the stored one, and runs nothing.
+    const child = await get(pending.conversationId);
+    expect(child.conversation.status).toBe('idle');
+    expect(child.messages.at(-1)?.parts[0]?.text).toBe('Refunded 30 on order 7.');
+    const again = await server.api('POST', `/api/conversations/${id}/actions/${pending.id}`, {
+      token: 'ada',
+      body: { resolution: { type: 'approval', decision: 'allow' } },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.details.resolution).toMatchObject({ decision: 'allow' });
+    expect(refunds).toHaveLength(1);
   });
 
   it("the child's approval policy decides who answers: an approver who is not the parent's owner, the owner refused", async () => {

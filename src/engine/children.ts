@@ -4,6 +4,7 @@ import type { AgentConfig } from '../config.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { tool, type HeedTool } from '../tool.js';
+import type { Store } from '../store/store.js';
 import type { ConversationRecord, MessageRecord } from '../types.js';
 import { openToolCalls } from './open-calls.js';
 
@@ -47,6 +48,23 @@ export function parentOf(conversation: ConversationRecord): ParentLink | undefin
   // Only the conversation a call started is its child, whatever a metadata says.
   if (childConversationId(conversationId, toolCallId) !== conversation.id) return undefined;
   return { conversationId, toolCallId, depth };
+}
+
+/**
+ * The conversation a person started that `conversation` was (at any depth) started from: where its requests
+ * are shown when that one lives in a chat thread. The conversation itself when it has no parent.
+ */
+export async function rootOf(
+  store: Pick<Store, 'getConversation'>,
+  conversation: ConversationRecord,
+): Promise<ConversationRecord> {
+  let at = conversation;
+  for (let link = parentOf(at); link; link = parentOf(at)) {
+    const parent = await store.getConversation(link.conversationId);
+    if (!parent) break;
+    at = parent;
+  }
+  return at;
 }
 
 /** How deep a conversation sits: 0 for one a person started. */

@@ -251,14 +251,23 @@ function labelOf(question: Question, value: string): string {
   return question.options?.find((option) => option.value === value)?.label ?? value;
 }
 
-/** The card of a request waiting for an answer (or, once settled, as it ended). */
+/** The line that says which child agent asks, for a child conversation's request shown in its parent's thread. */
+function askedBy(from: string | undefined, e: CardText): CardChild[] {
+  return from === undefined ? [] : [text(`Asked by the agent ${e.text(from)}, working for this conversation.`)];
+}
+
+/**
+ * The card of a request waiting for an answer (or, once settled, as it ended); `from`: the child agent that
+ * asks, when it is a child conversation's.
+ */
 export function requestCard(
   action: ActionRecord,
   typed: TypedAnswers,
   by: (userId: string | null) => string,
   e: CardText,
+  from?: string,
 ): CardElement {
-  if (action.status !== 'pending') return settledCard(action, by, e);
+  if (action.status !== 'pending') return settledCard(action, by, e, from);
   const card = cardOf(action);
   if (!card) {
     const view = actionView(undefined, action);
@@ -266,6 +275,7 @@ export function requestCard(
       type: 'card',
       title: e.title(titleOf(view)),
       children: [
+        ...askedBy(from, e),
         text(e.text(summaryOf(view))),
         text(
           'This request cannot be answered here, and this conversation takes answers only from here: it lapses unanswered.',
@@ -276,7 +286,7 @@ export function requestCard(
   return {
     type: 'card',
     title: clip(card.title(action.request, e), 200, '…'),
-    children: card.pending(action.request, action, typed, e),
+    children: [...askedBy(from, e), ...card.pending(action.request, action, typed, e)],
   };
 }
 
@@ -293,14 +303,19 @@ export function outcomeText(action: ActionRecord, by: (userId: string | null) =>
 }
 
 /** The request as it ended: what was asked, without buttons, then who answered what. */
-export function settledCard(action: ActionRecord, by: (userId: string | null) => string, e: CardText): CardElement {
+export function settledCard(
+  action: ActionRecord,
+  by: (userId: string | null) => string,
+  e: CardText,
+  from?: string,
+): CardElement {
   const card = cardOf(action);
   const view = actionView(undefined, action);
   const asked = card ? card.title(action.request, e) : e.title(titleOf(view));
   return {
     type: 'card',
     title: clip(asked, 200, '…'),
-    children: [text(e.text(summaryOf(view))), text(outcomeText(action, by, e))],
+    children: [...askedBy(from, e), text(e.text(summaryOf(view))), text(outcomeText(action, by, e))],
   };
 }
 

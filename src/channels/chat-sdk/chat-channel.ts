@@ -23,6 +23,8 @@ import { importOptional } from '../../optional-dependency.js';
 import { DuplicateMessage } from '../../engine/send.js';
 import { mapPerson, recordParticipant } from '../../engine/participants.js';
 import { holdsRequest, requestSettings } from '../../protocol/request-conversation.js';
+import { parentOf, rootOf } from '../../engine/children.js';
+import { childPendingRecords } from '../../engine/child-actions.js';
 import type { ChannelPlatform } from '../../protocol/action-base.js';
 import type { DeliveryRecord } from '../../store/store.js';
 import type { ActionRecord, ConversationRecord, JsonObject } from '../../types.js';
@@ -123,8 +125,9 @@ export interface ChatPlatform<Config extends ChatChannelConfig = ChatChannelConf
  * as a line of text, its buttons, and its form for typed answers. Delivery stays the channel's.
  */
 export interface OwnMessages {
-  request(action: ActionRecord): AdapterPostableMessage;
-  settled(action: ActionRecord): AdapterPostableMessage;
+  /** `from`: the child agent that asks, when the request is a child conversation's (docs/concepts.md). */
+  request(action: ActionRecord, from?: string): AdapterPostableMessage;
+  settled(action: ActionRecord, from?: string): AdapterPostableMessage;
   reminder(action: ActionRecord): AdapterPostableMessage;
   /** A line in a thread: a reply, a note, a lapse. */
   text(text: string): AdapterPostableMessage;
@@ -445,8 +448,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     postedHere: boolean,
     triggerId: string | undefined,
   ): Promise<void> {
-    const conversation = await this.host.store.getConversation(action.conversationId);
-    if (!conversation || !belongs(conversation, where.place, postedHere)) return;
+    const home = (await this.homeOf(action))?.home;
+    if (!home || !belongs(home, where.place, postedHere)) return;
     if (action.status !== 'pending') return this.late(where.thread, user, action, undefined);
     const { adapter } = await this.load();
     await this.platform.own?.form?.open(adapter, triggerId, action);
@@ -456,8 +459,8 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   private async onSubmit(form: OwnForm, event: ModalSubmitEvent): Promise<ModalResponse | undefined> {
     const read = form.read(event);
     const action = read && (await this.host.store.findAction(read.actionId));
-    const conversation = action && (await this.host.store.getConversation(action.conversationId));
-    const place = conversation && placeOfConversation(conversation);
+    const home = action && (await this.homeOf(action))?.home;
+    const place = home && placeOfConversation(home);
     if (!read || !action || !place?.startsWith(read.within)) return undefined;
     const user = this.userOf(event.user);
     let refused: Refusal | undefined;
@@ -489,11 +492,12 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     postedHere = false,
     refuse: (refusal: Refusal) => void = (refusal) => this.note(where.thread, user, refusal.text),
   ): Promise<void> {
-    const conversation = await this.host.store.getConversation(action.conversationId);
-    if (!conversation) return;
+    const found = await this.homeOf(action);
+    if (!found) return;
+    const { conversation, home } = found;
     const request = holdsRequest(conversation);
     // A button or reply names an action of this very thread (a request: the message that posted it), or nothing.
-    if (!belongs(conversation, where.place, postedHere)) return;
+    if (!belongs(home, where.place, postedHere)) return;
     const mapped = await mapPerson(user, this.config.userId);
     const caller = request ? this.personFor(user, mapped.userId) : this.callerFor(user.id, user);
     if (action.status !== 'pending') return this.late(where.thread, user, action, resolution, caller?.userId, refuse);
@@ -508,12 +512,13 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
         fields: [],
       });
     await this.remember(user);
-    if (!request) await recordParticipant(this.host.store, conversation.id, mapped);
+    if (!request) await recordParticipant(this.host.store, home.id, mapped);
     const access = this.config.access;
     try {
       await this.recorded(
         (onRecorded) =>
-          this.host.settle(conversation.id, action.id, resolution, {
+          // A child agent's request is answered through the thread's conversation, as its `via` actions are.
+          this.host.settle(home.id, action.id, resolution, {
             caller,
             fromChannel: { name: this.name, ...(access ? { may: (target) => access(user, target) } : {}) },
             onRecorded,
@@ -565,14 +570,30 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   }
 
   /**
-   * The request a comment command answers: the thread's pending one (the oldest, when several wait), else
-   * its latest (settled: the person is told who answered it).
+   * The request a comment command answers: the thread's pending one (the oldest, when several wait; a child
+   * agent's after the thread's own), else its latest (settled: the person is told who answered it).
    */
   private async answeredBy(place: string): Promise<ActionRecord | undefined> {
     const conversation = await this.host.store.getConversation(await this.threads.idOf(place));
     if (!conversation) return undefined;
     const actions = await this.host.store.listActions(conversation.id);
-    return actions.find((action) => action.status === 'pending') ?? actions.at(-1);
+    return (
+      actions.find((action) => action.status === 'pending') ??
+      (await childPendingRecords(this.host, conversation))[0]?.action ??
+      actions.at(-1)
+    );
+  }
+
+  /**
+   * An action's conversation, and the one whose thread shows it: itself, or for a child agent's (at any
+   * depth), the conversation the thread's person started.
+   */
+  private async homeOf(
+    action: ActionRecord,
+  ): Promise<{ conversation: ConversationRecord; home: ConversationRecord } | undefined> {
+    const conversation = await this.host.store.getConversation(action.conversationId);
+    if (!conversation) return undefined;
+    return { conversation, home: parentOf(conversation) ? await rootOf(this.host.store, conversation) : conversation };
   }
 
   /**
@@ -647,9 +668,15 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
     const action = await store.getAction(delivery.conversationId, delivery.actionId);
     if (!action) throw new DeliveryDropped('the action is gone');
     const by = await this.names();
+    // A child agent's request, shown in its parent's thread, says which agent asks.
+    const asking = await store.getConversation(delivery.conversationId);
+    const from = asking && parentOf(asking) ? asking.agent : undefined;
     if (delivery.event === 'action.required') {
       // As it stands now: a request settled before it could be posted is posted as settled.
-      const posted = await adapter.postMessage(threadId, own ? own.request(action) : this.requestMessage(action, by));
+      const posted = await adapter.postMessage(
+        threadId,
+        own ? own.request(action, from) : this.requestMessage(action, by, from),
+      );
       await store.putValues([
         {
           scope: `${this.name}:post:${posted.id}`,
@@ -681,9 +708,9 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
       threadId,
       messageId,
       own
-        ? own.settled(action)
+        ? own.settled(action, from)
         : {
-            card: settledCard(action, by, this.platform.cardText),
+            card: settledCard(action, by, this.platform.cardText, from),
             fallbackText: outcomeText(action, by, this.platform.cardText),
           },
     );
@@ -694,8 +721,12 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   }
 
   /** A request's card from cards.ts: where the platform has forms, with its typed inputs. */
-  private requestMessage(action: ActionRecord, by: (userId: string | null) => string): RequestMessage {
-    const card = requestCard(action, this.platform.typed, by, this.platform.cardText);
+  private requestMessage(
+    action: ActionRecord,
+    by: (userId: string | null) => string,
+    from: string | undefined,
+  ): RequestMessage {
+    const card = requestCard(action, this.platform.typed, by, this.platform.cardText, from);
     const form = this.platform.typed.forms ? requestForm(action) : undefined;
     return { card, fallbackText: card.title ?? '', ...(form ? { form } : {}) };
   }

@@ -72,6 +72,31 @@ describe('A2A and a child agent', () => {
     expect(JSON.stringify(done.artifacts)).toContain('Done: Refunded because: damaged');
     expect(answers).toEqual([{ type: 'question', answers: { reason: ['damaged'] } }]);
 
+    // A client's retry of the same answer on the task (with or without naming the action) is a replay, as for
+    // the task's own request: it gets the completed task, and the child runs nothing again.
+    for (const metadata of [{ actionId: String(asked.actionId) }, undefined]) {
+      const replayed = await send(
+        client,
+        userMessage([dataPart({ answers: { reason: 'damaged' } }, metadata)], {
+          taskId: paused.id,
+          contextId: paused.contextId,
+        }),
+      );
+      expect(replayed.id).toBe(paused.id);
+      expect(replayed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(JSON.stringify(replayed.artifacts)).toContain('Done: Refunded because: damaged');
+    }
+    expect(answers).toHaveLength(1);
+    // Another answer after it is refused, saying how it was answered.
+    const other = await send(
+      client,
+      userMessage([dataPart({ answers: { reason: 'other' } })], { taskId: paused.id, contextId: paused.contextId }),
+    ).catch((error: { data: Array<{ metadata: Record<string, string> }>; message: string }) => error);
+    const refusal = other as { data: Array<{ metadata: Record<string, string> }>; message: string };
+    expect(refusal.data[0].metadata.code).toBe('action_not_pending');
+    expect(refusal.message).toContain('already answered');
+    expect(answers).toHaveLength(1);
+
     // The child's request is settled: answering it again through the parent gets the stored answer, not a rerun.
     const again = await server.api('POST', `/api/conversations/${paused.contextId}/actions/${String(asked.actionId)}`, {
       token: 'ada',

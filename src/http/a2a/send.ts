@@ -7,7 +7,7 @@ import type { Heed } from '../../heed.js';
 import type { HeedHooks } from '../../hooks.js';
 import { sameJson } from '../../kinds/approved-args.js';
 import { kindOf } from '../../kinds/index.js';
-import { childPendingRecords } from '../../engine/child-actions.js';
+import { childActionRecords } from '../../engine/child-actions.js';
 import type { ActionRecord, StoredResolution } from '../../types.js';
 import { answeredElsewhere } from '../ag-ui/resume.js';
 import { openConversation } from '../ai-sdk-chat.js';
@@ -127,9 +127,10 @@ function pickAction(
     );
   }
   if (open.length === 1) return open[0];
-  // Nothing open: the latest answered one, so that a replay of its answer finds it.
+  // Nothing open: the latest answered one (the task's own or a child's), so that a replay of its answer finds it.
   const settled = own
     .filter((action) => (kindOf(action.kind).a2aPause ?? 'input_required') === 'input_required')
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
     .at(-1);
   if (!settled) {
     throw new HeedError('action_not_pending', `The task ${id} does not wait on an answer from you.`, {
@@ -154,12 +155,12 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
   const start = messages.findIndex((entry) => entry.id === ref.messageId && entry.role === 'user');
   if (start < 0 || !conversation) throw taskNotFound(id);
   const next = messages.findIndex((entry, index) => index > start && entry.role === 'user');
-  // The latest task of a parent also waits on its children's requests (answered in the child, src/engine/settle.ts).
-  const children =
-    next < 0 && conversation.status === 'requires_action'
-      ? (await childPendingRecords(host, conversation, messages)).map((child) => child.action)
-      : [];
-  const taskMessages = new Set(messages.slice(start + 1, next < 0 ? undefined : next).map((entry) => entry.id));
+  const inTask = messages.slice(start + 1, next < 0 ? undefined : next);
+  // A parent's task also waits on its children's requests (answered in the child, src/engine/settle.ts); once
+  // settled, the same answer again is a replay, as for the task's own.
+  const children = await childActionRecords(host, conversation, inTask);
+  const agentOf = new Map(children.map((child) => [child.action.id, child.agent]));
+  const taskMessages = new Set(inTask.map((entry) => entry.id));
   const data = message.parts.filter((part) => part.data !== undefined);
   if (data.length !== 1) {
     throw new HeedError(
@@ -169,9 +170,16 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
     );
   }
   const [part] = data;
-  const action = pickAction(actions, taskMessages, part.metadata?.actionId ?? message.metadata?.actionId, id, children);
+  const action = pickAction(
+    actions,
+    taskMessages,
+    part.metadata?.actionId ?? message.metadata?.actionId,
+    id,
+    children.map((child) => child.action),
+  );
+  const answering = agentOf.get(action.id) ?? agent;
   const resolution = kindOf(action.kind).agUi.answerFromResume('resolved', part.data);
-  if (action.status !== 'pending') return replay(context, ref, action, resolution);
+  if (action.status !== 'pending') return replay(context, ref, action, resolution, answering);
   try {
     const recorded = await untilRecorded<number>((onRecorded) =>
       heed.conversation(ref.conversationId).resolve(action.id, resolution, {
@@ -184,25 +192,24 @@ async function answer(context: A2aRequestContext, message: SentMessage, id: stri
     // Settled meanwhile elsewhere (another surface, a retry of this very message): the same answer is a replay.
     if (!HeedError.isInstance(thrown) || thrown.code !== 'action_not_pending') throw thrown;
     const now = await host.store.getAction(action.conversationId, action.id);
-    return replay(context, ref, now ?? action, resolution);
+    return replay(context, ref, now ?? action, resolution, answering);
   }
 }
 
-/** An answer to an action settled already: the same answer changes nothing and follows the task; another one is refused. */
+/**
+ * An answer to an action settled already: the same answer changes nothing and follows the task; another one is
+ * refused. `agent`: the agent whose action it is (a child's, for a request the task lists from its child).
+ */
 async function replay(
   context: A2aRequestContext,
   ref: TaskRef,
   action: ActionRecord,
   resolution: Record<string, unknown>,
+  agent: string,
 ): Promise<Started> {
   let stored: StoredResolution | undefined;
   try {
-    stored = await context.host.checkAnswer(
-      context.agent,
-      { ...action, status: 'pending' },
-      resolution,
-      context.caller,
-    );
+    stored = await context.host.checkAnswer(agent, { ...action, status: 'pending' }, resolution, context.caller);
   } catch {
     stored = undefined;
   }

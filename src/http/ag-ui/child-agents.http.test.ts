@@ -1,7 +1,7 @@
 /**
  * Agents that call agents over AG-UI, with the real `@ag-ui/client` HttpAgent on loopback: the lead's run ends
  * with an interrupt for its child's approval, named by the lead's own call, and a resume on the lead's thread
- * answers it there, once; the lead then goes on.
+ * answers it there, once; the lead then goes on. The same resume again is a replay; another answer is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -90,11 +90,19 @@ describe('AG-UI and a child agent', () => {
     expect(agent.pendingInterrupts).toEqual([]);
     expect(restarts).toEqual(['web']);
 
-    // Answered: the same resume again is refused and runs nothing twice.
-    const again = await run(agent, {
-      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }],
-    });
-    expect(again.types).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+    // Answered: the same resume again (a client's retry) is a replay, as for the thread's own interrupt: the
+    // run finishes without running anything again.
+    const resume = [{ interruptId: interrupt.id, status: 'resolved' as const, payload: { approved: true } }];
+    const again = await run(agent, { resume });
+    expectWellFormed(again);
+    expect(again.error).toBeUndefined();
+    expect(again.finished?.outcome).toEqual({ type: 'success' });
+    expect(again.types).not.toContain('TOOL_CALL_RESULT');
+    expect(restarts).toEqual(['web']);
+    // Another answer is refused, saying who gave the first.
+    const changed = await run(agent, { resume: [{ ...resume[0], payload: { approved: false } }] });
+    expect(changed.error).toMatchObject({ code: 'action_not_pending' });
+    expect(changed.error!.message).toContain('already answered by ada (Allowed)');
     expect(restarts).toEqual(['web']);
   });
 });

@@ -27,7 +27,8 @@ export interface PlannedAnswer {
 export async function planResume(
   host: HeedHooks,
   caller: Caller,
-  agent: string,
+  /** The agent whose action it is: the thread's, or a child's for a request the thread lists from its child. */
+  agentOf: (action: ActionRecord) => string,
   actions: ActionRecord[],
   entries: ResumeEntry[],
 ): Promise<PlannedAnswer[]> {
@@ -71,20 +72,33 @@ export async function planResume(
       );
     }
     if (action.status === 'pending') {
-      await host.checkAnswer(agent, action, resolution, caller);
+      await host.checkAnswer(agentOf(action), action, resolution, caller);
       planned.push({ action, resolution });
       continue;
     }
-    // Settled already: a replay of the same answer changes nothing; any other answer came too late.
-    let stored: StoredResolution | undefined;
-    try {
-      stored = await host.checkAnswer(agent, { ...action, status: 'pending' }, resolution, caller);
-    } catch {
-      stored = undefined;
-    }
-    if (stored === undefined || !sameAnswer(stored, action.resolution)) throw answeredElsewhere(action);
+    await checkReplay(host, caller, agentOf(action), action, resolution);
   }
   return planned;
+}
+
+/**
+ * An answer to an action settled already: a replay of the same answer changes nothing (resolves); any other
+ * answer came too late (throws, saying who answered).
+ */
+export async function checkReplay(
+  host: HeedHooks,
+  caller: Caller,
+  agent: string,
+  action: ActionRecord,
+  resolution: Record<string, unknown>,
+): Promise<void> {
+  let stored: StoredResolution | undefined;
+  try {
+    stored = await host.checkAnswer(agent, { ...action, status: 'pending' }, resolution, caller);
+  } catch {
+    stored = undefined;
+  }
+  if (stored === undefined || !sameAnswer(stored, action.resolution)) throw answeredElsewhere(action);
 }
 
 /** Whether two stored answers say the same (a remembered allow is still the allow it was). */

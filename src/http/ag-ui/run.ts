@@ -2,7 +2,7 @@ import type { BaseEvent, Message, RunAgentInput, ToolCall } from '@ag-ui/core';
 import type { Caller } from '../../caller.js';
 import { checkMessageContent } from '../../engine/send.js';
 import { DuplicateMessage } from '../../engine/decide/send.js';
-import { childPendingRecords, type ChildPending } from '../../engine/child-actions.js';
+import { childActionRecords, childPendingRecords, type ChildPending } from '../../engine/child-actions.js';
 import { liveMessages } from '../../engine/replaced.js';
 import type { TurnResult } from '../../engine/turn/run-turn.js';
 import { HeedError } from '../../errors.js';
@@ -15,7 +15,7 @@ import { openConversation } from '../ai-sdk-chat.js';
 import type { SseWriter } from '../sse.js';
 import { relayTurnEvents, untilAborted, untilRecorded } from '../turn-stream.js';
 import { AgUiEventStream, finishedOutcome, interruptOf, snapshotMessages, type SendAgUi } from './events.js';
-import { planResume, type PlannedAnswer, type ResumeEntry } from './resume.js';
+import { checkReplay, planResume, type PlannedAnswer, type ResumeEntry } from './resume.js';
 
 /*
  * One AG-UI run (docs/ag-ui.md): it sends the input's new user message, or answers the thread's open
@@ -71,7 +71,16 @@ export async function runAgUi(context: RunContext): Promise<void> {
     : [[], []];
   // A parent waiting on its children waits on their requests: they are the thread's interrupts too, answered
   // through it (src/engine/settle.ts finds them in the child).
-  const children = exists ? await childrenWaiting(host, id, stored) : [];
+  const waiting = exists ? await childrenWaiting(host, id, stored) : [];
+  // A resume that names a child's request settled already (a client's retry) finds it among all the thread's
+  // children's, so the same answer again is a replay, as for the thread's own.
+  const listed = new Set([...own, ...waiting.map((child) => child.action)].map((action) => action.id));
+  const unknown = (input.resume ?? []).some((entry) => !listed.has(entry.interruptId));
+  const settled =
+    exists && unknown ? (await childrenAnswered(host, id, stored)).filter((child) => !listed.has(child.action.id)) : [];
+  const children = [...waiting, ...settled];
+  const childAgent = new Map(children.map((child) => [child.action.id, child.agent]));
+  const agentOf = (action: ActionRecord) => childAgent.get(action.id) ?? agent;
   const actions = [...own, ...children.map((child) => child.action)];
   const pending = actions.filter((action) => action.status === 'pending');
 
@@ -121,7 +130,7 @@ export async function runAgUi(context: RunContext): Promise<void> {
       )
         sentOutputs.set(action.toolCallId, JSON.stringify(payload.output));
     }
-    return resume(context, actions, entries, sentOutputs);
+    return resume(context, actions, entries, sentOutputs, agentOf);
   }
   if (newMessage) {
     if (pending.length > 0) {
@@ -171,13 +180,14 @@ async function resume(
   actions: ActionRecord[],
   entries: ResumeEntry[],
   sentOutputs: Map<string, string>,
+  agentOf: (action: ActionRecord) => string,
 ): Promise<void> {
   const { heed, host, caller, agent, input } = context;
   const id = input.threadId;
-  const planned = await planResume(host, caller, agent, actions, entries);
+  const planned = await planResume(host, caller, agentOf, actions, entries);
   // Every answer was settled so already: a replay runs nothing again (it follows the continuation still running).
   if (planned.length === 0) return finish(context, await followRunning(context));
-  if (planned.some((answer) => answer.action.conversationId !== id)) return resumeChildren(context, planned);
+  if (planned.some((answer) => answer.action.conversationId !== id)) return resumeChildren(context, planned, agentOf);
   const handle = heed.conversation(id);
   const settleAll = async (recorded: (eventSeq: number) => void): Promise<TurnResult> => {
     let result: TurnResult | undefined;
@@ -195,7 +205,7 @@ async function resume(
     // Settled meanwhile from another surface: the same answer is a replay, another one is refused saying who gave it.
     if (!HeedError.isInstance(thrown) || thrown.code !== 'action_not_pending') throw thrown;
     const now = await host.store.listActions(id);
-    const again = await planResume(host, caller, agent, now, entries);
+    const again = await planResume(host, caller, () => agent, now, entries);
     if (again.length > 0) throw thrown;
     return finish(context, await followRunning(context));
   }
@@ -206,7 +216,11 @@ async function resume(
  * continuation, which the children's end starts, until it pauses or ends. When the thread still waits on
  * something after the answers (another child, a request of its own), the run ends there with the interrupts.
  */
-async function resumeChildren(context: RunContext, planned: PlannedAnswer[]): Promise<void> {
+async function resumeChildren(
+  context: RunContext,
+  planned: PlannedAnswer[],
+  agentOf: (action: ActionRecord) => string,
+): Promise<void> {
   const { heed, host, caller, input, writer } = context;
   const id = input.threadId;
   const before = (await host.store.getConversation(id))?.lastEventSeq ?? 0;
@@ -224,7 +238,17 @@ async function resumeChildren(context: RunContext, planned: PlannedAnswer[]): Pr
     { flow: writer },
   );
   try {
-    for (const answer of planned) await heed.conversation(id).resolve(answer.action.id, answer.resolution, { caller });
+    for (const answer of planned) {
+      try {
+        await heed.conversation(id).resolve(answer.action.id, answer.resolution, { caller });
+      } catch (thrown) {
+        // Settled meanwhile (the same resume sent twice at once, another surface): the same answer is a replay.
+        if (!HeedError.isInstance(thrown) || thrown.code !== 'action_not_pending') throw thrown;
+        const now = await host.store.getAction(answer.action.conversationId, answer.action.id);
+        if (!now) throw thrown;
+        await checkReplay(host, caller, agentOf(answer.action), now, answer.resolution);
+      }
+    }
     const now = await host.store.getConversation(id);
     const waiting =
       now?.status === 'requires_action' &&
@@ -387,6 +411,12 @@ function storedCall(messages: Message[], toolCallId: string): ToolCall | undefin
     if (call) return call;
   }
   return undefined;
+}
+
+/** Every request of the thread's children, pending or settled (what a replay of an answer through it finds). */
+async function childrenAnswered(host: HeedHooks, id: string, messages: MessageRecord[]): Promise<ChildPending[]> {
+  const conversation = await host.store.getConversation(id);
+  return conversation ? childActionRecords(host, conversation, messages) : [];
 }
 
 /** The pending requests of the thread's open children, when it waits on them. */

@@ -222,6 +222,11 @@ function cardOf(action: ActionRecord): SlackCard<KindName> | undefined {
   return slackCards[action.kind] as SlackCard<KindName> | undefined;
 }
 
+/** The line that says which child agent asks, for a child conversation's request shown in its parent's thread. */
+export function askedByBlocks(from: string | undefined): Block[] {
+  return from === undefined ? [] : [context(`Asked by the agent *${escape(from)}*, working for this conversation.`)];
+}
+
 /** The blocks of a request as asked, with its buttons (or, once settled, as it ended). */
 export function requestBlocks(action: ActionRecord): Block[] {
   if (action.status !== 'pending') return settledBlocks(action);

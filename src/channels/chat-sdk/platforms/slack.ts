@@ -13,6 +13,7 @@ import {
   outcomeText,
   questionModal,
   reminderText,
+  askedByBlocks,
   requestBlocks,
   requestText,
   settledBlocks,
@@ -223,8 +224,8 @@ export const slack: ChatPlatform<SlackChatConfig> = {
     },
   },
   own: {
-    request: (action) => post(requestText(action), requestBlocks(action)),
-    settled: (action) => post(outcomeText(action), settledBlocks(action)),
+    request: (action, from) => post(requestText(action), [...askedByBlocks(from), ...requestBlocks(action)]),
+    settled: (action, from) => post(outcomeText(action), [...askedByBlocks(from), ...settledBlocks(action)]),
     reminder: (action) => post(reminderText(action)),
     text: (text) => post(text.slice(0, SLACK_TEXT_LIMIT)),
     outcome: outcomeText,
