@@ -126,21 +126,25 @@ function heedItself(channel: string): string | null {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** The event types that can record a decision; the rest are passed over. */
+const AUDITED = new Set(['action.resolved', 'action.voted', 'action.extended', 'turn.cancelled']);
+
 /**
  * The decisions a change records, read from its events: an answer, a lapse or a cancel (`action.resolved`),
  * a vote, an extension, a turn cancelled with nothing pending. Arguments are those of the action's request.
  */
 export function decisionsOf(change: Change, actions: ActionRecord[] | undefined): AuditInput[] {
   const events = change.events ?? [];
-  const byId = new Map([...(actions ?? []), ...(change.actions ?? [])].map((action) => [action.id, action]));
   const argsOf = (actionId: string | undefined) => {
-    const request =
-      actionId === undefined ? undefined : (byId.get(actionId)?.request as { args?: unknown } | undefined);
-    return request?.args;
+    if (actionId === undefined) return undefined;
+    const action = change.actions?.find((one) => one.id === actionId) ?? actions?.find((one) => one.id === actionId);
+    return (action?.request as { args?: unknown } | undefined)?.args;
   };
   const inputs: AuditInput[] = [];
   let actionCancelled = false;
   for (const event of events) {
+    // Most of a commit's events (messages, deltas, tool calls) decide nothing: passed over before any work.
+    if (!AUDITED.has(event.type)) continue;
     const data: JsonObject = event.data;
     const actionId = text(data.actionId);
     const common = {
