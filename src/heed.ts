@@ -416,9 +416,8 @@ export function createHeed(options: HeedOptions): Heed {
           metadata: input.metadata ?? null,
           createdAt: at,
         });
-        // Not waited on to reach the disk: an empty conversation holds nothing anyone said, and the first turn
-        // on it ends with a commit that waits (docs/guarantees.md, What each commit makes durable).
-        const result = await commitWrite(engine, { conversationId: record.id, create: record, waitForFlush: false });
+        // Waited on to reach the disk like any commit a caller is answered on: a client handed the id must find it.
+        const result = await commitWrite(engine, { conversationId: record.id, create: record });
         if (!result.ok && result.reason === 'exists' && input.id !== undefined) {
           throw new HeedError('invalid_request', 'A conversation with that id already exists.', {
             details: { field: 'id', reason: 'exists' },

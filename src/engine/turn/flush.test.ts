@@ -289,8 +289,8 @@ describe('commits that do not wait for the disk (Change.waitForFlush, docs/guara
       }
     }
     expect(dirty, 'the turn answered on a commit nobody waited for').toBe(false);
-    // The empty conversation (no events), the claim, then each tool's result before the model reads it back.
-    expect(unflushedAt).toEqual([[], ['message.created', 'turn.started'], ['tool.result'], ['tool.result']]);
+    // The claim, then each tool's result before the model reads it back.
+    expect(unflushedAt).toEqual([['message.created', 'turn.started'], ['tool.result'], ['tool.result']]);
     expect(log.filter((entry) => 'effect' in entry)).toEqual([{ effect: 'look_up' }, { effect: 'note' }]);
     expect(await conversationProblems(inner, id)).toEqual([]);
   });
