@@ -145,6 +145,34 @@ describe('agents that call agents', () => {
     expect(completed?.data).toMatchObject({ conversationId: childId, agent: 'ops', status: 'completed' });
   });
 
+  it("GET /api/conversations/:id/actions on a parent lists its child's pending action with via, until it is answered", async () => {
+    const { server, ask, get, answer } = await start();
+    const { id, sent } = await ask();
+    const [pending] = sent.body.pendingActions;
+    const list = async (conversationId: string) =>
+      (await server.api('GET', `/api/conversations/${conversationId}/actions`, { token: 'ada' })).body.actions;
+    // The same view as the conversation read's `pendingActions`: one way of listing them.
+    expect(await list(id)).toEqual([pending]);
+    expect(pending).toMatchObject({
+      kind: 'approval',
+      status: 'pending',
+      via: [{ conversationId: pending.conversationId, agent: 'ops' }],
+    });
+    expect((await list(pending.conversationId)).map((action: { id: string }) => action.id)).toEqual([pending.id]);
+
+    expect((await answer(id, pending.id, 'allow')).status).toBe(200);
+    await expect.poll(async () => (await get(id)).conversation.status).toBe('idle');
+    // Answered, it is the child's record only: the parent's own list has no action of its own.
+    expect(await list(id)).toEqual([]);
+    expect(await list(pending.conversationId)).toEqual([
+      expect.objectContaining({
+        id: pending.id,
+        status: 'resolved',
+        resolution: { type: 'approval', decision: 'allow' },
+      }),
+    ]);
+  });
+
   it('a deny in the child: the child replies, and its reply is the result the parent reads', async () => {
     const { ask, get, answer, lastText, restarts } = await start();
     const { id, sent } = await ask();
