@@ -4,6 +4,7 @@ import type { AgentConfig } from '../config.js';
 import type { Engine } from './engine.js';
 import { HeedError } from '../errors.js';
 import { tool, type HeedTool } from '../tool.js';
+import type { Store } from '../store/store.js';
 import type { ConversationRecord, MessageRecord } from '../types.js';
 import { openToolCalls } from './open-calls.js';
 
@@ -47,6 +48,25 @@ export function parentOf(conversation: ConversationRecord): ParentLink | undefin
   // Only the conversation a call started is its child, whatever a metadata says.
   if (childConversationId(conversationId, toolCallId) !== conversation.id) return undefined;
   return { conversationId, toolCallId, depth };
+}
+
+/**
+ * The conversations a child works for, its parent first, up to the one a person started (the lead); empty for
+ * a conversation that is nobody's child.
+ */
+export async function ancestorsOf(
+  store: Pick<Store, 'getConversation'>,
+  conversation: ConversationRecord,
+): Promise<ConversationRecord[]> {
+  const found: ConversationRecord[] = [];
+  // Bounded by the depth a child records, whatever a store holds.
+  for (let link = parentOf(conversation); link && found.length < link.depth;) {
+    const parent = await store.getConversation(link.conversationId);
+    if (!parent) break;
+    found.push(parent);
+    link = parentOf(parent);
+  }
+  return found;
 }
 
 /** How deep a conversation sits: 0 for one a person started. */
