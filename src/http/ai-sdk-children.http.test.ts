@@ -8,20 +8,60 @@ import { safeValidateTypes } from '@ai-sdk/provider-utils';
 import { readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSse, startServer, type TestServer } from '../../test/http-fixtures.js';
-import { leadOps } from '../../test/fixtures/lead-ops.js';
+import { z } from 'zod';
+import { leadOps, toolText } from '../../test/fixtures/lead-ops.js';
+import { scriptedModel } from '../testing/scripted-model.js';
+import { tool } from '../tool.js';
 
 let server: TestServer;
 const restarts: string[] = [];
+const checks: string[] = [];
 beforeAll(async () => {
-  server = await startServer({ agents: leadOps({ restarts }) });
+  const [lead, ops] = leadOps({ restarts });
+  // A second lead whose child asks twice, one request after the other.
+  const twice = {
+    ...ops,
+    name: 'ops2',
+    tools: {
+      check: tool({
+        description: 'Check a service.',
+        inputSchema: z.object({ service: z.string() }),
+        needsApproval: true,
+        execute: async ({ service }) => {
+          checks.push(service);
+          return 'ok';
+        },
+      }),
+    },
+    model: scriptedModel(({ messages }) => {
+      const results = messages.filter((message) => message.role === 'tool').length;
+      if (results >= 2) return { text: 'Checked both.' };
+      return { toolCalls: [{ toolName: 'check', input: { service: results === 0 ? 'web' : 'db' } }] };
+    }),
+  };
+  const lead2 = {
+    name: 'lead2',
+    agents: ['ops2'],
+    model: scriptedModel(({ messages }) => {
+      const result = toolText(messages);
+      return result
+        ? { text: `Done: ${result}` }
+        : { toolCalls: [{ toolName: 'agent_ops2', input: { task: 'Check web, then db.' } }] };
+    }),
+  };
+  server = await startServer({ agents: [lead, ops, lead2, twice] });
 });
 afterAll(async () => {
   await server.close();
 });
 
 /** Posts what `DefaultChatTransport` posts; the chunks (each checked against the AI SDK's schema) and the message a client then holds. */
-async function chat(id: string, messages: UIMessage[]): Promise<{ chunks: UIMessageChunk[]; message?: UIMessage }> {
-  const response = await fetch(`${server.url}/api/ai-sdk/chat/lead`, {
+async function chat(
+  id: string,
+  messages: UIMessage[],
+  agent = 'lead',
+): Promise<{ chunks: UIMessageChunk[]; message?: UIMessage }> {
+  const response = await fetch(`${server.url}/api/ai-sdk/chat/${agent}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer ada' },
     body: JSON.stringify({ id, messages, trigger: 'submit-message', messageId: messages.at(-1)?.id }),
@@ -56,6 +96,16 @@ async function chat(id: string, messages: UIMessage[]): Promise<{ chunks: UIMess
 type AnyPart = any;
 const toolParts = (message: UIMessage | undefined): AnyPart[] =>
   (message?.parts ?? []).filter((part) => part.type.startsWith('tool-'));
+
+/** The client's copy with the lead's part approved (what `addToolApprovalResponse` does). */
+const approve = (message: UIMessage, approvalId: string): UIMessage => ({
+  ...message,
+  parts: message.parts.map((part) =>
+    part.type.startsWith('tool-agent_')
+      ? ({ ...part, state: 'approval-responded', approval: { id: approvalId, approved: true } } as AnyPart)
+      : part,
+  ),
+});
 
 describe('AI SDK chat: a child agent’s approval in the lead’s stream', () => {
   it("shows as an approval on the lead's agent_ops part; answering it there runs the child's tool and the lead goes on", async () => {
@@ -109,5 +159,27 @@ describe('AI SDK chat: a child agent’s approval in the lead’s stream', () =>
       expect.objectContaining({ type: 'tool-agent_ops', state: 'output-available', output: 'Restarted web.' }),
     ]);
     expect(second.message!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Done: Restarted web.' });
+  });
+
+  it("a child that asks again after the answer: the answer's stream ends on the next approval, on the same part", async () => {
+    const id = `chat-children-twice-${Date.now().toString(36)}`;
+    const first = await chat(id, [{ id: 'u-2', role: 'user', parts: [{ type: 'text', text: 'Check.' }] }], 'lead2');
+    const [asked] = toolParts(first.message);
+    expect(asked).toMatchObject({ type: 'tool-agent_ops2', state: 'approval-requested' });
+
+    const second = await chat(id, [approve(first.message!, asked.approval.id)], 'lead2');
+    expect(checks).toEqual(['web']);
+    expect(second.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    const [again] = toolParts(second.message);
+    expect(again).toMatchObject({
+      type: 'tool-agent_ops2',
+      state: 'approval-requested',
+      toolMetadata: { heed: { toolName: 'check', args: { service: 'db' } } },
+    });
+    expect(again.approval.id).not.toBe(asked.approval.id);
+
+    const third = await chat(id, [approve(second.message!, again.approval.id)], 'lead2');
+    expect(checks).toEqual(['web', 'db']);
+    expect(third.message!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Done: Checked both.' });
   });
 });

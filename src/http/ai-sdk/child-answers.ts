@@ -57,24 +57,9 @@ export async function answerChildThroughLead(
     },
   });
   if (!closed) return { result: child, closed };
-  const status = await new Promise<TurnResult['status']>((resolve) => {
-    const done = (value: TurnResult['status']) => {
-      follow.close();
-      signal.removeEventListener('abort', stop);
-      resolve(value);
-    };
-    const stop = () => done('cancelled');
-    const follow = hooks.follow(
-      conversationId,
-      from,
-      (event: EventRecord) => {
-        const ends = TURN_ENDS[event.type];
-        if (ends) done(ends);
-      },
-      {},
-    );
-    signal.addEventListener('abort', stop, { once: true });
-  });
+  // A child that asked again keeps the lead paused (its log gets `child.paused`); one that ended continues it.
+  const status =
+    child.status === 'requires_action' ? 'requires_action' : await leadTurnEnd(hooks, conversationId, from, signal);
   const snapshot = await lead.get({ caller });
   const result: TurnResult = {
     status,
@@ -83,4 +68,38 @@ export async function answerChildThroughLead(
     ...(snapshot.pendingActions?.length ? { pendingActions: snapshot.pendingActions } : {}),
   };
   return { result, closed };
+}
+
+/** How the lead's turn after `from` ended (paused, completed, …), once it has; `cancelled` when the client left first. */
+function leadTurnEnd(
+  hooks: HeedHooks,
+  conversationId: string,
+  from: number,
+  signal: AbortSignal,
+): Promise<TurnResult['status']> {
+  return new Promise<TurnResult['status']>((resolve) => {
+    let ended = false;
+    // Filled in once `follow` returns: a backlog may end the turn before it does.
+    const held: { follow?: { close(): void } } = {};
+    const done = (value: TurnResult['status']) => {
+      if (ended) return;
+      ended = true;
+      held.follow?.close();
+      signal.removeEventListener('abort', stop);
+      resolve(value);
+    };
+    const stop = () => done('cancelled');
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    held.follow = hooks.follow(
+      conversationId,
+      from,
+      (event: EventRecord) => {
+        const ends = TURN_ENDS[event.type];
+        if (ends) done(ends);
+      },
+      {},
+    );
+    if (ended) held.follow.close();
+  });
 }
