@@ -46,6 +46,11 @@ const limitsShape = {
     .describe(
       "How deep agents may call agents (an agent's `agents`): a person's conversation is depth 0, its child 1; a call that would go deeper is a tool error the model reads.",
     ),
+  childrenPerTurn: wholeCount(0)
+    .default(8)
+    .describe(
+      "Child conversations one turn may start (its `agent_<name>` calls since the person's message); a call past it starts nothing and is a tool error the model reads (warning `child_limit_reached`). A task is a message: over 100,000 characters it is refused the same way.",
+    ),
   maxStateBytes: wholeCount(1)
     .default(1024 * 1024)
     .describe('A paused state bigger than this is not paused (warning `pause_state_too_large`).'),

@@ -126,7 +126,10 @@ export interface ConversationHandle {
    * newest `limit` before the message `before`), and `hasEarlierMessages` when older ones exist.
    */
   get(options?: CallerOption & { messages?: { before?: string; limit: number } }): Promise<ConversationSnapshot>;
-  /** Every action of the conversation, pending first. */
+  /**
+   * Every action of the conversation, pending first; a parent's pending ones include its children's (and
+   * theirs), each with `via` (docs/concepts.md, Agents that call agents).
+   */
   actions(options?: CallerOption): Promise<ActionView[]>;
   pendingActions(options?: CallerOption): Promise<PendingAction[]>;
   resolve(actionId: string, resolution: unknown, options?: SettleOptions): Promise<TurnResult>;
@@ -342,10 +345,13 @@ export function createHeed(options: HeedOptions): Heed {
       const read = await engine.readReadable(id, callerOption.caller, { actions: true });
       const record = read.conversation;
       const actions = must(read.actions, 'The conversation was read with its actions.');
-      const order = (status: string) => (status === 'pending' ? 0 : 1);
-      return actions
-        .sort((a, b) => order(a.status) - order(b.status))
-        .map((action) => actionView(engine, action, record.agent));
+      const views = actions.map((action) => actionView(engine, action, record.agent));
+      // Pending first: its own, then its children's (and theirs) with `via`, as `get` lists them; then the closed.
+      return [
+        ...views.filter((view) => view.status === 'pending'),
+        ...(await childPendingActions(engine, record)),
+        ...views.filter((view) => view.status !== 'pending'),
+      ];
     },
     async pendingActions(callerOption = {}) {
       const all = await this.actions(callerOption);

@@ -145,6 +145,34 @@ describe('agents that call agents', () => {
     expect(completed?.data).toMatchObject({ conversationId: childId, agent: 'ops', status: 'completed' });
   });
 
+  it("GET /api/conversations/:id/actions on a parent lists its child's pending action with via, until it is answered", async () => {
+    const { server, ask, get, answer } = await start();
+    const { id, sent } = await ask();
+    const [pending] = sent.body.pendingActions;
+    const list = async (conversationId: string) =>
+      (await server.api('GET', `/api/conversations/${conversationId}/actions`, { token: 'ada' })).body.actions;
+    // The same view as the conversation read's `pendingActions`: one way of listing them.
+    expect(await list(id)).toEqual([pending]);
+    expect(pending).toMatchObject({
+      kind: 'approval',
+      status: 'pending',
+      via: [{ conversationId: pending.conversationId, agent: 'ops' }],
+    });
+    expect((await list(pending.conversationId)).map((action: { id: string }) => action.id)).toEqual([pending.id]);
+
+    expect((await answer(id, pending.id, 'allow')).status).toBe(200);
+    await expect.poll(async () => (await get(id)).conversation.status).toBe('idle');
+    // Answered, it is the child's record only: the parent's own list has no action of its own.
+    expect(await list(id)).toEqual([]);
+    expect(await list(pending.conversationId)).toEqual([
+      expect.objectContaining({
+        id: pending.id,
+        status: 'resolved',
+        resolution: { type: 'approval', decision: 'allow' },
+      }),
+    ]);
+  });
+
   it('a deny in the child: the child replies, and its reply is the result the parent reads', async () => {
     const { ask, get, answer, lastText, restarts } = await start();
     const { id, sent } = await ask();
@@ -193,6 +221,107 @@ describe('agents that call agents', () => {
     await server.heed.expireDue();
     expect(made.restarts).toEqual([]);
   });
+
+  it.each([{ onTimeout: 'deny' as const }, { onTimeout: 'cancel' as const }])(
+    "a step that calls a child and asks its own approval: the parent's own request still lapses while the child waits (onTimeout $onTimeout)",
+    async ({ onTimeout }) => {
+      const made = agents();
+      const [, ops] = made.list;
+      const announced: string[] = [];
+      let read: Array<{ type: string; value: unknown }> = [];
+      const lead: AgentConfig = {
+        name: 'lead',
+        agents: ['ops'],
+        hitl: { timeoutMinutes: 1, onTimeout },
+        tools: {
+          announce: tool({
+            description: 'Tell the users.',
+            inputSchema: z.object({ note: z.string() }),
+            needsApproval: true,
+            execute: async ({ note }) => {
+              announced.push(note);
+              return 'announced';
+            },
+          }),
+        },
+        model: scriptedModel(({ messages }) => {
+          const outputs = messages
+            .filter((message) => message.role === 'tool')
+            .flatMap((message) =>
+              message.content.map((part) => (part as { output: { type: string; value: unknown } }).output),
+            );
+          if (outputs.length === 0)
+            return {
+              toolCalls: [
+                { toolName: 'agent_ops', input: { task: 'Restart the web service.' } },
+                { toolName: 'announce', input: { note: 'Restarting web.' } },
+              ],
+            };
+          read = outputs;
+          return { text: 'Done.' };
+        }),
+      };
+      let later = 0;
+      const server = await startServer({ agents: [lead, ops], now: () => new Date(Date.now() + later) });
+      servers.push(server);
+      const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
+      const sent = await server.api('POST', `/api/conversations/${id}/messages`, {
+        token: 'ada',
+        body: { content: 'go' },
+      });
+      expect(sent.body.status).toBe('requires_action');
+      const own = sent.body.pendingActions.find((action: { toolName: string }) => action.toolName === 'announce');
+      const child = sent.body.pendingActions.find((action: { toolName: string }) => action.toolName === 'restart');
+      expect(own.conversationId).toBe(id);
+      expect(child.via).toEqual([{ conversationId: child.conversationId, agent: 'ops' }]);
+
+      later = 2 * 60_000;
+      expect((await server.heed.expireDue()).lapsed).toBe(1);
+      const actions = async () =>
+        (await server.api('GET', `/api/conversations/${id}/actions`, { token: 'ada' })).body.actions as Array<{
+          id: string;
+          status: string;
+        }>;
+      await expect.poll(async () => (await actions()).find((action) => action.id === own.id)?.status).toBe('expired');
+      if (onTimeout === 'cancel') {
+        // The lapse ends the lead's turn, and a stop stops what it called: the child's pause is cancelled too.
+        await expect
+          .poll(async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime)
+          .toEqual({ status: 'idle', pendingActionIds: [] });
+        await expect
+          .poll(
+            async () =>
+              (await server.api('GET', `/api/conversations/${child.conversationId}`, { token: 'ada' })).body.runtime,
+          )
+          .toEqual({ status: 'idle', pendingActionIds: [] });
+        const childActions = (
+          await server.api('GET', `/api/conversations/${child.conversationId}/actions`, { token: 'ada' })
+        ).body.actions;
+        expect(childActions).toEqual([expect.objectContaining({ id: child.id, status: 'cancelled' })]);
+        expect(made.restarts).toEqual([]);
+        return;
+      }
+      // Still waiting on the child, whose request did not lapse: listed, and answerable through the parent.
+      await expect
+        .poll(async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.runtime)
+        .toEqual({ status: 'requires_action', pendingActionIds: [child.id] });
+      const answered = await server.api('POST', `/api/conversations/${id}/actions/${child.id}`, {
+        token: 'ada',
+        body: { resolution: { type: 'approval', decision: 'allow' } },
+      });
+      expect(answered.status).toBe(200);
+      await expect
+        .poll(
+          async () => (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body.conversation.status,
+        )
+        .toBe('idle');
+      expect(announced).toEqual([]);
+      expect(made.restarts).toEqual(['web']);
+      expect(read).toHaveLength(2);
+      expect(read).toContainEqual({ type: 'text', value: 'Restarted web.' });
+      expect(read.find((output) => output.type !== 'text')?.value).toContain('Nobody answered in time');
+    },
+  );
 
   it('answering through the parent and through the child at once: one winner, one continuation', async () => {
     const { ask, get, answer, events, restarts } = await start();

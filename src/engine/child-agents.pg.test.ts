@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../test/pg.js';
-import { scriptedModel, type ScriptedPrompt } from '../testing/scripted-model.js';
-import { tool } from '../tool.js';
+import { leadOps } from '../../test/fixtures/lead-ops.js';
 import type { AgentConfig } from '../config.js';
 
 /**
@@ -27,46 +25,9 @@ function stuck(): Promise<never> {
   return new Promise((_resolve, reject) => releases.push(() => reject(new Error('released'))));
 }
 
-function toolText(messages: ScriptedPrompt): string | undefined {
-  const last = messages.at(-1);
-  if (last?.role !== 'tool') return undefined;
-  return String((last.content[0] as { output: { value: unknown } }).output.value);
-}
-
-/** The lead and ops agents; `hang` holds one step of one agent (this process stops there). */
+/** The lead and ops agents; `hang` holds one step of the ops agent (this process stops there). */
 function agents(restarts: string[], hang?: 'ops-first' | 'ops-after-answer', only?: 'ops'): AgentConfig[] {
-  const lead: AgentConfig = {
-    name: 'lead',
-    agents: ['ops'],
-    model: scriptedModel(({ messages }) => {
-      const result = toolText(messages);
-      return result
-        ? { text: `Done: ${result}` }
-        : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
-    }),
-  };
-  const ops: AgentConfig = {
-    name: 'ops',
-    description: 'Restarts services.',
-    tools: {
-      restart: tool({
-        description: 'Restart a service.',
-        inputSchema: z.object({ service: z.string() }),
-        needsApproval: true,
-        execute: async ({ service }) => {
-          restarts.push(service);
-          return { restarted: service };
-        },
-      }),
-    },
-    model: scriptedModel(async ({ messages }) => {
-      const result = toolText(messages);
-      if (!result && hang === 'ops-first') return stuck();
-      if (result && hang === 'ops-after-answer') return stuck();
-      return result ? { text: 'Restarted web.' } : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] };
-    }),
-  };
-  return only === 'ops' ? [ops] : [lead, ops];
+  return leadOps({ restarts, only, ...(hang ? { hold: { at: hang, step: stuck } } : {}) });
 }
 
 async function instance(list: AgentConfig[], later = false): Promise<TestServer> {

@@ -1,4 +1,4 @@
-import type { ChildRuns, Engine } from './engine.js';
+import { earliestDue, type ChildRuns, type Engine } from './engine.js';
 import { newId } from '../ids.js';
 import { newEvent } from '../protocol/events.js';
 import type { ConversationRecord } from '../types.js';
@@ -138,12 +138,18 @@ export async function sweepParent(
   const open = await openChildren(engine, conversation);
   if (!open) return undefined;
   if (open.length === 0) return { run: continueParent(engine, conversation.id) };
-  // A lost race is the next sweep's: whoever wrote meanwhile set its own due time.
-  await transact(engine, conversation.id, {}, (read) =>
-    read.conversation.version !== conversation.version
-      ? { type: 'none', value: undefined }
-      : { type: 'write', write: { set: { actionDueAt: childRecheckAt(engine) } }, value: undefined },
-  );
+  // A lost race is the next sweep's: whoever wrote meanwhile set its own due time. Its own requests' lapses,
+  // escalations and reminders keep theirs when they come first.
+  await transact(engine, conversation.id, { actions: true }, (read) => {
+    if (read.conversation.version !== conversation.version) return { type: 'none', value: undefined };
+    const own = earliestDue(read.actions);
+    const recheck = childRecheckAt(engine);
+    return {
+      type: 'write',
+      write: { set: { actionDueAt: own !== null && own < recheck ? own : recheck } },
+      value: undefined,
+    };
+  });
   return {};
 }
 

@@ -51,6 +51,26 @@ export function parentOf(conversation: ConversationRecord): ParentLink | undefin
 }
 
 /**
+ * The conversations a child works for, its parent first, up to the one a person started (the lead); empty for
+ * a conversation that is nobody's child.
+ */
+export async function ancestorsOf(
+  store: Pick<Store, 'getConversation'>,
+  conversation: ConversationRecord,
+): Promise<ConversationRecord[]> {
+  const found: ConversationRecord[] = [];
+  // Bounded by the depth this child records, whatever a store holds: that many parents up is the lead.
+  const depth = depthOf(conversation);
+  for (let link = parentOf(conversation); link && found.length < depth;) {
+    const parent = await store.getConversation(link.conversationId);
+    if (!parent) break;
+    found.push(parent);
+    link = parentOf(parent);
+  }
+  return found;
+}
+
+/**
  * The conversation a person started that `conversation` was (at any depth) started from: where its requests
  * are shown when that one lives in a chat thread. The conversation itself when it has no parent.
  */
@@ -58,13 +78,7 @@ export async function rootOf(
   store: Pick<Store, 'getConversation'>,
   conversation: ConversationRecord,
 ): Promise<ConversationRecord> {
-  let at = conversation;
-  for (let link = parentOf(at); link; link = parentOf(at)) {
-    const parent = await store.getConversation(link.conversationId);
-    if (!parent) break;
-    at = parent;
-  }
-  return at;
+  return (await ancestorsOf(store, conversation)).at(-1) ?? conversation;
 }
 
 /** How deep a conversation sits: 0 for one a person started. */

@@ -123,6 +123,7 @@ export class Engine {
     this.hitl = options.hitl ?? {};
     this.limits = {
       agentDepth: options.limits?.agentDepth ?? defaults.agentDepth,
+      childrenPerTurn: options.limits?.childrenPerTurn ?? defaults.childrenPerTurn,
       maxStateBytes: options.limits?.maxStateBytes ?? defaults.maxStateBytes,
       clientToolOutputBytes: options.limits?.clientToolOutputBytes ?? defaults.clientToolOutputBytes,
       maxTokensPerConversation: options.limits?.maxTokensPerConversation,

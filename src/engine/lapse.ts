@@ -9,6 +9,7 @@ import type { ConversationRecord } from '../types.js';
 import { releaseLiveCalls } from './withdraw.js';
 import { decideLapse, lapseParts } from './decide/lapse.js';
 import { sweepParent } from './child-continue.js';
+import { cancelConversation } from './cancel.js';
 import { parentOf } from './children.js';
 
 export interface SweepReport {
@@ -39,16 +40,17 @@ export async function expireDue(engine: Engine, options: { conversationId?: stri
         runs.push(recovery.run);
       }
     } else if (conversation.status === 'requires_action') {
-      // A parent paused on its children goes on when they have ended (src/engine/child-continue.ts).
-      const parent = await sweepParent(engine, conversation);
-      if (parent) {
-        if (parent.run) runs.push(parent.run);
-        return;
-      }
+      // Its own requests lapse by their own rules, whether or not it also waits on children: a turn that runs on
+      // because of it pauses again on a child still open.
       const outcome = await lapse(engine, conversation);
       report.lapsed += outcome.lapsed;
       report.reminded += outcome.reminded;
-      if (outcome.run) runs.push(outcome.run);
+      if (outcome.run) return void runs.push(outcome.run);
+      // A parent paused on its children goes on when they have ended (src/engine/child-continue.ts).
+      const now = outcome.conversation ?? (await engine.store.getConversation(conversation.id));
+      if (now?.status !== 'requires_action') return;
+      const parent = await sweepParent(engine, now);
+      if (parent?.run) runs.push(parent.run);
     }
   };
   if (options.conversationId !== undefined) {
@@ -101,7 +103,7 @@ async function recover(
 async function lapse(
   engine: Engine,
   conversation: ConversationRecord,
-): Promise<{ lapsed: number; reminded: number; run?: Promise<TurnResult> }> {
+): Promise<{ lapsed: number; reminded: number; run?: Promise<TurnResult>; conversation?: ConversationRecord }> {
   const done = await transact(engine, conversation.id, lapseParts, (read) =>
     decideLapse(engine, conversation.version, read),
   );
@@ -114,6 +116,8 @@ async function lapse(
     );
   }
   const { lapsed, leaseOwner } = done.value;
+  // A pause that lapsed into a cancel stops what it called too, as a cancel does (src/engine/cancel.ts).
+  for (const child of done.value.children ?? []) await cancelConversation(engine, child);
   const reminded = done.value.reminded ?? 0;
   if (lapsed > 0)
     engine.logger.info(
@@ -131,7 +135,7 @@ async function lapse(
           'Heed: a child could not tell its parent',
         ),
       );
-  if (leaseOwner === undefined) return { lapsed, reminded };
+  if (leaseOwner === undefined) return { lapsed, reminded, conversation: done.conversation };
   return {
     lapsed,
     reminded,

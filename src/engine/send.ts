@@ -11,6 +11,7 @@ import { queuedResult } from './queue.js';
 import type { BusyPolicy } from '../config.js';
 import { transact } from './transact.js';
 import { decideSend, sendParts } from './decide/send.js';
+import { messageContentProblem } from '../protocol/conversation.js';
 
 export { DuplicateMessage } from './decide/send.js';
 
@@ -39,18 +40,10 @@ export interface SendOptions {
   onRecorded?: (info: { eventSeq: number }) => void;
 }
 
-const MAX_MESSAGE_CHARS = 100_000;
-
 /** Refuses a message Heed would not record (blank, or over 100,000 characters); `field` names it in the error. */
 export function checkMessageContent(content: unknown, field = 'content'): asserts content is string {
-  if (typeof content !== 'string' || content.trim() === '') {
-    throw new HeedError('invalid_request', `A message needs some text in "${field}".`, { details: { field } });
-  }
-  if (content.length > MAX_MESSAGE_CHARS) {
-    throw new HeedError('invalid_request', `A message may hold at most ${MAX_MESSAGE_CHARS} characters.`, {
-      details: { field },
-    });
-  }
+  const problem = messageContentProblem(content, field);
+  if (problem) throw new HeedError('invalid_request', problem, { details: { field } });
 }
 
 /** Records a user message (the send decider, src/engine/decide/send.ts, under the runner) and runs the turn it starts. */

@@ -9,6 +9,7 @@ import type { ConversationSnapshot, Heed } from '../heed.js';
 import type { JsonValue } from '../types.js';
 import { actionView } from '../views.js';
 import { findAnswers, type FoundAnswer, type SentPart } from './ai-sdk/answers.js';
+import { answerChildThroughLead, childActionsOnLeadCalls } from './ai-sdk/child-answers.js';
 import { uiMessages } from './ai-sdk/ui-messages.js';
 import { liveMessages } from '../engine/replaced.js';
 import { UiChunkStream, type UiStreamOptions } from './ai-sdk/ui-stream.js';
@@ -138,7 +139,12 @@ export const aiSdkChatRoutes: Route[] = [
       const snapshot = await existingConversation(heed, caller, params.agent, params.id);
       if (!snapshot) return Response.json({ messages: [] });
       // A reply made again replaces the old one in the chat, as useChat showed it (the record keeps both).
-      return Response.json({ messages: uiMessages(liveMessages(snapshot.messages), host.agents.get(params.agent)) });
+      const children = snapshot.pendingActions?.some((action) => action.via)
+        ? await childActionsOnLeadCalls(host, params.id)
+        : [];
+      return Response.json({
+        messages: uiMessages(liveMessages(snapshot.messages), host.agents.get(params.agent), children),
+      });
     },
   ),
   defineRoute(
@@ -308,7 +314,11 @@ async function sendAnswers(
   signal: AbortSignal,
 ): Promise<Response> {
   const snapshot = await openConversation(heed, caller, agent, id, false);
-  const actions = snapshot.messages.flatMap((message) => message.metadata?.actions ?? []);
+  const actions = [
+    ...snapshot.messages.flatMap((message) => message.metadata?.actions ?? []),
+    // A child's request, answered on the lead's `agent_<name>` part (./ai-sdk/child-answers.ts).
+    ...(snapshot.pendingActions?.some((action) => action.via) ? await childActionsOnLeadCalls(host, id) : []),
+  ];
   const found = findAnswers(parts, actions);
   // Nothing open is answered: one answer to a settled request is enough to report its outcome (409/410).
   const answers: FoundAnswer[] = found.open.length > 0 ? found.open : found.settled.slice(0, 1);
@@ -328,6 +338,12 @@ async function sendAnswers(
     let closed = false;
     for (const answer of answers) {
       if (closed) break;
+      if (answer.action.via) {
+        const child = await answerChildThroughLead(host, heed, id, answer, caller, recorded, signal);
+        result = child.result;
+        closed = child.closed;
+        continue;
+      }
       result = await handle.resolve(answer.action.id, answer.resolution, {
         caller,
         onRecorded: (info) => {

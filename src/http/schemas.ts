@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { allKinds, nonEmpty } from '../kinds/index.js';
 import { eventRecord, eventSchemas } from '../protocol/events.js';
+import { MAX_MESSAGE_CHARS } from '../protocol/conversation.js';
 import {
   actionView,
   conversationStatus,
@@ -96,7 +97,7 @@ export const listConversationsQuery = z.object({
 });
 
 export const messageBody = z.strictObject({
-  content: z.string().min(1).max(100_000).describe('What the user says.'),
+  content: z.string().min(1).max(MAX_MESSAGE_CHARS).describe('What the user says.'),
   stream: z
     .boolean()
     .optional()

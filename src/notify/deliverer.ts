@@ -7,6 +7,7 @@ import { channelName, DeliveryDropped } from '../channels/channel.js';
 import type { DeliveryEvent, DeliveryRecord } from '../store/store.js';
 import { errorFields } from '../logger.js';
 import { actionView } from '../views.js';
+import { ancestorsOf } from '../engine/children.js';
 import { composeActionMail, sendMail } from './email.js';
 import { defaults } from '../config-schema.js';
 import type { Notifier } from './notifier.js';
@@ -172,10 +173,17 @@ export function startDeliverer(engine: Engine, notifier: Notifier): Deliverer {
         // No stale reminders: a request answered, lapsed or cancelled meanwhile is not mailed.
         if (action.status !== 'pending') throw new Drop(`the action is no longer pending (${action.status})`);
         const links = await notifier.links(action, conversation, target.to);
+        // A child's request is mailed as its lead's (the conversation a person started), the children it waits in as `via`.
+        const above = await ancestorsOf(store, conversation);
+        const lead = above.at(-1) ?? conversation;
+        const via = [...above.slice(0, -1).reverse(), ...(above.length ? [conversation] : [])].map((child) => ({
+          conversationId: child.id,
+          agent: child.agent,
+        }));
         const mail = composeActionMail({
           deliveryId: delivery.id,
-          action: view,
-          conversation: { ...about, channel: conversation.channel },
+          action: via.length ? { ...view, via } : view,
+          conversation: { id: lead.id, agent: lead.agent, ownerId: lead.ownerId, channel: lead.channel },
           links,
           from: targets.email.from,
           ...(reminder ? { reminder } : {}),

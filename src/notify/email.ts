@@ -37,11 +37,16 @@ export interface Asker {
   requester: string | null;
   /** For a conversation with no owner: the chat workspace it lives in ("Slack"), if any. */
   place?: string;
+  /** For a child agent's request: the agents it came down through from `agent`, the one asking last. */
+  via?: string[];
 }
 
-/** "Requested by ada, through the agent refunds." — every mail says who asked; `mark` sets the names apart (bold in HTML). */
+/**
+ * "Requested by ada, through the agent refunds." — every mail says who asked; `mark` sets the names apart (bold
+ * in HTML). A child's request names its lead and then the children: "…, through the agent lead, which asked the agent ops."
+ */
 export function askedLine(asker: Asker, mark: (name: string) => string = (name) => name): string {
-  const agent = `the agent ${mark(asker.agent)}`;
+  const agent = `the agent ${mark(asker.agent)}${(asker.via ?? []).map((name) => `, which asked the agent ${mark(name)}`).join('')}`;
   if (asker.requester) return `Requested by ${mark(asker.requester)}, through ${agent}.`;
   return `Requested through ${agent}, ${asker.place ? `in a ${asker.place} thread` : 'by someone not signed in'}.`;
 }
@@ -131,6 +136,7 @@ export function genericMailBody(
 export function composeActionMail(input: {
   deliveryId: string;
   action: ActionView;
+  /** The conversation a person started: for a child agent's request, its lead's (the action's `via` names the children). */
   conversation: { id: string; agent: string; ownerId?: string | null; channel?: string | null };
   links?: ActionLinks;
   from: string;
@@ -148,7 +154,11 @@ export function composeActionMail(input: {
     );
     text.push(`Reminder: this request still waits for an answer and lapses ${when} if nobody answers.`, '');
   }
-  byKind(bodies, genericMailBody, action, links, askerOf(conversation), { html, text });
+  const asker = {
+    ...askerOf(conversation),
+    ...(action.via?.length ? { via: action.via.map((step) => step.agent) } : {}),
+  };
+  byKind(bodies, genericMailBody, action, links, asker, { html, text });
   if (action.expiresAt) {
     const when = new Date(action.expiresAt).toUTCString();
     html.push(`<p style="color:#777;font-size:13px">This request lapses ${escape(when)}.</p>`);

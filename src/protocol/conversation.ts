@@ -91,3 +91,13 @@ function oneLineTitle(text: string, max: number): string {
   const space = cut.lastIndexOf(' ');
   return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+/** The most characters a message may hold: one sent by a person, and a task one agent gives another. */
+export const MAX_MESSAGE_CHARS = 100_000;
+
+/** Why Heed would not record `content` as a message (blank, or over 100,000 characters); undefined when it would. */
+export function messageContentProblem(content: unknown, field = 'content'): string | undefined {
+  if (typeof content !== 'string' || content.trim() === '') return `A message needs some text in "${field}".`;
+  if (content.length > MAX_MESSAGE_CHARS) return `A message may hold at most ${MAX_MESSAGE_CHARS} characters.`;
+  return undefined;
+}

@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { startServer, type TestServer } from '../http-fixtures.js';
 import { eventually, smtpReceiver } from './receivers.js';
-import { scriptedModel, type ScriptedPrompt } from '../../src/testing/scripted-model.js';
-import { tool } from '../../src/tool.js';
-import type { AgentConfig } from '../../src/config.js';
+import { leadOps } from '../fixtures/lead-ops.js';
 
 /**
- * Agents that call agents by mail (real SMTP, real HTTP): the child's approval is mailed, its link answers the
- * request the parent lists, once, and the parent goes on.
+ * Agents that call agents by mail (real SMTP, real HTTP): the child's approval is mailed as the lead's (the
+ * agent a person asked, the child named in the body), its link answers the request the parent lists, once,
+ * and the parent goes on.
  */
 
 let cleanup: Array<() => Promise<void>> = [];
@@ -16,47 +14,6 @@ afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
-
-function toolText(messages: ScriptedPrompt): string | undefined {
-  const last = messages.at(-1);
-  if (last?.role !== 'tool') return undefined;
-  return String((last.content[0] as { output: { value: unknown } }).output.value);
-}
-
-function agents(restarts: string[]): AgentConfig[] {
-  return [
-    {
-      name: 'lead',
-      agents: ['ops'],
-      model: scriptedModel(({ messages }) => {
-        const result = toolText(messages);
-        return result
-          ? { text: `Done: ${result}` }
-          : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
-      }),
-    },
-    {
-      name: 'ops',
-      description: 'Restarts services.',
-      tools: {
-        restart: tool({
-          description: 'Restart a service.',
-          inputSchema: z.object({ service: z.string() }),
-          needsApproval: true,
-          execute: async ({ service }) => {
-            restarts.push(service);
-            return `restarted ${service}`;
-          },
-        }),
-      },
-      model: scriptedModel(({ messages }) =>
-        toolText(messages)
-          ? { text: 'Restarted web.' }
-          : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] },
-      ),
-    },
-  ];
-}
 
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((match) => match[1].replaceAll('&amp;', '&'));
 
@@ -66,7 +23,7 @@ describe('a child agent’s request by mail', () => {
     cleanup.push(smtp.close);
     const restarts: string[] = [];
     const server: TestServer = await startServer({
-      agents: agents(restarts),
+      agents: leadOps({ restarts }),
       notify: {
         email: {
           transport: smtp.transport,
@@ -88,6 +45,10 @@ describe('a child agent’s request by mail', () => {
 
     await smtp.until(() => smtp.mails.length === 1);
     const [mail] = smtp.mails;
+    // Named as the lead's request: the agent ada asked, and through it the child that asks.
+    expect(mail.subject).toBe('[lead] Approve? Run restart?');
+    expect(mail.text).toContain('Requested by ada, through the agent lead, which asked the agent ops.');
+    expect(String(mail.html)).toContain('through the agent <b>lead</b>, which asked the agent <b>ops</b>.');
     expect(mail.text).toContain('restart');
     const allow = hrefs(String(mail.html)).find((href) => href.endsWith('?choice=allow'))!;
     const token = new URL(allow).pathname.split('/').at(-1)!;

@@ -10,6 +10,7 @@ import { holdsRequest } from '../../protocol/request-conversation.js';
 import { escalatedRequest, escalationDue } from '../../kinds/approval-policy.js';
 import type { ActionRecord, ConversationRecord, MessageRecord, TimeoutPolicy } from '../../types.js';
 import { withdrawalWrites } from '../withdraw.js';
+import { openChildCalls } from '../children.js';
 import { LAPSE_RESOLVER } from '../../caller.js';
 import { resolvedEvent } from './settle.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
@@ -29,6 +30,8 @@ export interface Lapsed {
   leaseOwner?: string;
   /** The agent no longer configured, when that is why a deny pause was cancelled (the runner logs a warning). */
   agentGone?: string;
+  /** The children a cancelled pause also waited on: cancelled next (src/engine/lapse.ts), as a cancel does. */
+  children?: string[];
 }
 
 /**
@@ -81,10 +84,18 @@ export function decideLapse(engine: Engine, seenVersion: number, read: Snapshot<
     write.messages = closing.messages;
     write.events = [...closing.events, newEvent('turn.cancelled', now, { reason: 'action_expired' })];
     write.set = { ...write.set, status: 'idle', actionDueAt: null, leaseOwner: null, leaseExpiresAt: null };
+    const children = openChildCalls(engine.agents.get(conversation.agent), conversation, read.messages).map(
+      (call) => call.conversationId,
+    );
     return {
       type: 'write',
       write,
-      value: { lapsed: due.length, released: pending, ...(agentGone !== undefined ? { agentGone } : {}) },
+      value: {
+        lapsed: due.length,
+        released: pending,
+        ...(agentGone !== undefined ? { agentGone } : {}),
+        ...(children.length ? { children } : {}),
+      },
     };
   }
 

@@ -1,15 +1,53 @@
 import { newConversationRecord } from '../engine.js';
-import { childConversationId, depthOf } from '../children.js';
+import { allChildCalls, childConversationId, depthOf } from '../children.js';
 import { createConversation } from '../transact.js';
 import { newEvent } from '../../protocol/events.js';
-import { titleFromMessage } from '../../protocol/conversation.js';
+import { messageContentProblem, titleFromMessage } from '../../protocol/conversation.js';
 import { newId } from '../../ids.js';
-import type { ConversationRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
+import type { ConversationRecord, JsonValue, MessageRecord, ToolOutput, TurnWarning } from '../../types.js';
 import type { Turn } from './turn.js';
 
-/** How a call of another agent stands: its result (the child's reply, or an error the model reads), or still waiting on the child. */
+/**
+ * How a call of another agent stands: its result (the child's reply, or an error the model reads, with the
+ * warning a refusal keeps on its message), or still waiting on the child.
+ */
 export type ChildCallOutcome =
-  { result: ToolOutput; isError?: true } | { waiting: { toolCallId: string; child: ConversationRecord } };
+  | { result: ToolOutput; isError?: true; warnings?: TurnWarning[] }
+  | { waiting: { toolCallId: string; child: ConversationRecord } };
+
+/** The children a turn may still start (`limits.childrenPerTurn`): `take` counts one off, false when none are left. */
+export interface ChildBudget {
+  take(): Promise<boolean>;
+}
+
+/**
+ * The budget of the step `assistant` ends: the limit less the children the turn's calls (since the message it
+ * answers) started already, counted from the store on first need, so a step settled again after a crash or a
+ * pause counts the same children.
+ */
+export function childBudget(turn: Turn, assistant: MessageRecord): ChildBudget {
+  let left: Promise<number> | undefined;
+  const count = async () => {
+    const from = turn.messages
+      .filter((message) => message.role === 'user' && message.position < assistant.position)
+      .at(-1);
+    const messages = turn.messages.filter(
+      (message) => message.position > (from?.position ?? -1) && message.position <= assistant.position,
+    );
+    const calls = allChildCalls(turn.agent, turn.conversation, messages);
+    const started = await Promise.all(calls.map((call) => turn.engine.store.getConversation(call.conversationId)));
+    return turn.engine.limits.childrenPerTurn - started.filter(Boolean).length;
+  };
+  return {
+    take: async () => {
+      left ??= count();
+      const now = await left;
+      if (now <= 0) return false;
+      left = Promise.resolve(now - 1);
+      return true;
+    },
+  };
+}
 
 type Call = { toolCallId: string; toolName: string; input: JsonValue };
 
@@ -19,7 +57,12 @@ type Call = { toolCallId: string; toolName: string; input: JsonValue };
  * says how the call stands: still open (the parent waits), or ended, its reply being the call's result.
  * The child's id comes from the call's, so a parent taken over after a crash finds the child it started.
  */
-export async function settleChildCall(turn: Turn, call: Call, agentName: string): Promise<ChildCallOutcome> {
+export async function settleChildCall(
+  turn: Turn,
+  call: Call,
+  agentName: string,
+  budget: ChildBudget,
+): Promise<ChildCallOutcome> {
   const engine = turn.engine;
   const childId = childConversationId(turn.conversation.id, call.toolCallId);
   let child = await engine.store.getConversation(childId);
@@ -27,12 +70,26 @@ export async function settleChildCall(turn: Turn, call: Call, agentName: string)
     const task = (call.input as { task?: unknown } | null)?.task;
     if (typeof task !== 'string' || task.trim() === '')
       return error(`${call.toolName} needs a task: call it with { "task": "what to do" }.`);
+    // The task is the child's first message: the rule for a person's message is its rule too (send.ts).
+    const problem = messageContentProblem(task, 'task');
+    if (problem)
+      return refused('task_too_long', `${call.toolName} was not started: ${problem} Give it a shorter task.`, {
+        characters: task.length,
+      });
     const depth = depthOf(turn.conversation) + 1;
     const limit = engine.limits.agentDepth;
     if (depth > limit)
       return error(
         `${call.toolName} was not started: it would run ${depth} agents deep, deeper than limits.agentDepth (${limit}). Do the task without it.`,
       );
+    if (!(await budget.take())) {
+      const most = engine.limits.childrenPerTurn;
+      return refused(
+        'child_limit_reached',
+        `${call.toolName} was not started: this turn has started as many agents as one may, limits.childrenPerTurn (${most}). Do the rest without them.`,
+        { limit: most },
+      );
+    }
     // The call is stored before its child exists, so a takeover after a crash finds the call and then the child.
     await turn.flush();
     const started = await startChild(turn, call, agentName, childId, task, depth);
@@ -149,4 +206,9 @@ async function childReply(
 
 function error(value: string): ChildCallOutcome {
   return { result: { type: 'error-text', value }, isError: true };
+}
+
+/** A call refused by a limit: an error the model reads, and a warning with a stable code kept on its message. */
+function refused(code: string, message: string, details: Record<string, number>): ChildCallOutcome {
+  return { result: { type: 'error-text', value: message }, isError: true, warnings: [{ code, message, details }] };
 }

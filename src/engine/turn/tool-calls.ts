@@ -8,7 +8,14 @@ import { earliestDue } from '../engine.js';
 import { HeedError, must } from '../../errors.js';
 import { isToolContent, type HeedTool } from '../../tool.js';
 import { conversationView } from '../../views.js';
-import type { ActionRecord, ConversationRecord, JsonValue, MessageRecord, ToolOutput } from '../../types.js';
+import type {
+  ActionRecord,
+  ConversationRecord,
+  JsonValue,
+  MessageRecord,
+  ToolOutput,
+  TurnWarning,
+} from '../../types.js';
 import { INTAKE_TOOL_NAME } from './prompt.js';
 import { LiveCall } from './live-call.js';
 import { eventToolOutput } from './tool-output.js';
@@ -17,7 +24,7 @@ import type { Turn } from './turn.js';
 import { keepPauseSpan } from '../pause-trace.js';
 import type { LoggedOutput } from '../tool-result.js';
 import { childAgentOf } from '../children.js';
-import { settleChildCall } from './child-call.js';
+import { childBudget, settleChildCall, type ChildBudget } from './child-call.js';
 import { childRecheckAt } from '../children.js';
 
 export type StepOutcome = 'continue' | 'paused' | 'stop';
@@ -31,6 +38,7 @@ type Result = {
   eventOutput?: LoggedOutput;
   approvedArgs?: JsonValue;
   notes?: string[];
+  warnings?: TurnWarning[];
 };
 type CallOutcome = Result | { ask: ActionRecord } | { waiting: ChildWait };
 type ChildWait = { toolCallId: string; child: ConversationRecord };
@@ -54,10 +62,11 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
   let stop = false;
   const asks: ActionRecord[] = [];
   const waiting: ChildWait[] = [];
+  const budget = childBudget(turn, assistant);
   for (const call of calls) {
     if (done.has(call.toolCallId)) continue;
     const mine = actions.filter((action) => action.toolCallId === call.toolCallId);
-    const outcome = await settleCall(turn, assistant, call, mine, clientStep);
+    const outcome = await settleCall(turn, assistant, call, mine, clientStep, budget);
     if ('ask' in outcome) {
       asks.push(outcome.ask);
     } else if ('waiting' in outcome) {
@@ -67,7 +76,11 @@ export async function settleStepCalls(turn: Turn, assistant: MessageRecord): Pro
         approvedArgs: outcome.approvedArgs,
         notes: outcome.notes,
         isError: outcome.isError,
+        warnings: outcome.warnings,
       });
+      // A limit's warning reaches the turn's result once, however many calls it refused.
+      for (const warning of outcome.warnings ?? [])
+        if (!turn.warnings.some((kept) => kept.code === warning.code)) turn.warnings.push(warning);
       if (outcome.stop) stop = true;
     }
   }
@@ -86,13 +99,14 @@ async function settleCall(
   call: Call,
   mine: ActionRecord[],
   clientStep: boolean,
+  budget: ChildBudget,
 ): Promise<CallOutcome> {
   const agent = turn.agent;
   if (call.toolName === INTAKE_TOOL_NAME || (call.toolName === ASK_TOOL_NAME && agent.ask)) {
     return settleQuestionCall(turn, assistant, call, mine);
   }
   const childAgent = childAgentOf(agent, call.toolName);
-  if (childAgent !== undefined) return settleChildCall(turn, call, childAgent);
+  if (childAgent !== undefined) return settleChildCall(turn, call, childAgent, budget);
   const definition = agent.tools?.[call.toolName];
   if (!definition) return error(`There is no tool named "${call.toolName}".`);
   if (typeof call.input === 'string') return error('The tool input is not valid JSON.');

@@ -66,9 +66,14 @@ export function partInput(
 /** Fields of an action a tool part already carries. */
 const PART_FIELDS = new Set(['args', 'argsSchema', 'conversationId', 'messageId', 'toolCallId', 'toolName']);
 
-/** `toolMetadata.heed`: the action without the fields the part already carries. */
+/**
+ * `toolMetadata.heed`: the action without the fields the part already carries. A child agent's request (`via`)
+ * sits on the lead's `agent_<name>` part, which says nothing of the child's tool, its arguments or conversation:
+ * those are kept.
+ */
 export function heedMetadata(action: ActionView): JsonObject {
-  const rest = Object.fromEntries(Object.entries(action).filter(([key]) => !PART_FIELDS.has(key)));
+  const carried = action.via?.length ? new Set(['toolCallId']) : PART_FIELDS;
+  const rest = Object.fromEntries(Object.entries(action).filter(([key]) => !carried.has(key)));
   return { heed: JSON.parse(JSON.stringify(rest)) as JsonObject };
 }
 
@@ -161,15 +166,18 @@ export function toolPart(
  * (no model call after them) gets an empty closing step, so `lastAssistantMessageIsCompleteWithToolCalls`
  * does not send it back.
  */
-export function uiMessages(messages: MessageView[], agent: AgentConfig | undefined): UiMessage[] {
+export function uiMessages(
+  messages: MessageView[],
+  agent: AgentConfig | undefined,
+  /** The pending requests of a lead's children, each on the lead's call that waits on it (./child-answers.ts). */
+  childActions: ActionView[] = [],
+): UiMessage[] {
   const results = toolResults(messages);
   const actionsByCall = new Map<string, ActionView[]>();
-  for (const message of messages) {
-    for (const action of message.metadata?.actions ?? []) {
-      const list = actionsByCall.get(action.toolCallId) ?? [];
-      list.push(action);
-      actionsByCall.set(action.toolCallId, list);
-    }
+  for (const action of [...messages.flatMap((message) => message.metadata?.actions ?? []), ...childActions]) {
+    const list = actionsByCall.get(action.toolCallId) ?? [];
+    list.push(action);
+    actionsByCall.set(action.toolCallId, list);
   }
 
   const out: UiMessage[] = [];

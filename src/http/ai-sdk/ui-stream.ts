@@ -41,6 +41,10 @@ export class UiChunkStream {
   private readonly calls = new Map<string, { toolName: string; input: JsonValue }>();
   private readonly denied = new Set<string>();
   private readonly actionsByCall = new Map<string, ActionView>();
+  /** The lead's `agent_<name>` call each child conversation runs under (from `child.started`/`child.paused`). */
+  private readonly childCalls = new Map<string, string>();
+  /** A pause on children: their requests are in the turn's outcome, not in this log, so `end` finishes it. */
+  private pausedOnChildren = false;
 
   constructor(
     private readonly send: (chunk: UIMessageChunk) => void,
@@ -98,8 +102,15 @@ export class UiChunkStream {
       case 'tool.result':
         this.showResult(event.data);
         break;
+      case 'child.started':
+        this.childCalls.set(event.data.conversationId, event.data.toolCallId);
+        break;
+      case 'child.paused':
+        this.childCalls.set(event.data.conversationId, event.data.toolCallId);
+        this.pausedOnChildren = true;
+        break;
       case 'turn.paused':
-        this.finish('tool-calls');
+        if (!this.pausedOnChildren) this.finish('tool-calls');
         break;
       case 'turn.completed':
         this.finish('stop');
@@ -120,6 +131,8 @@ export class UiChunkStream {
   /** Ends the message from the turn's outcome, when its last event was not seen. */
   end(result: TurnResult): void {
     if (this.ended) return;
+    if (result.status === 'requires_action')
+      for (const action of result.pendingActions ?? []) if (action.via?.length) this.showChildAction(action);
     if (result.status === 'failed') this.fail(result.error?.message ?? 'The turn failed.');
     else
       this.finish(
@@ -219,6 +232,17 @@ export class UiChunkStream {
     });
     if (isUiApproval(action))
       this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId: action.toolCallId });
+  }
+
+  /**
+   * A child's request (`via`), shown on the lead's own `agent_<name>` part, the call the client sees: answering
+   * that part's approval answers the child's request. Its metadata says what the part does not (`heedMetadata`).
+   */
+  private showChildAction(action: ActionView): void {
+    const toolCallId = this.childCalls.get(action.via?.[0]?.conversationId ?? '');
+    if (!toolCallId || !this.known.has(toolCallId)) return;
+    this.showCall(toolCallId, { title: aiSdkTitleOf(action), toolMetadata: heedMetadata(action) });
+    if (isUiApproval(action)) this.send({ type: 'tool-approval-request', approvalId: action.id, toolCallId });
   }
 
   private showResult(data: EventData<'tool.result'>): void {

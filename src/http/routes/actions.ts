@@ -43,7 +43,13 @@ export const actionRoutes: Route[] = [
       summary: "The conversation's actions, pending first",
       tag: 'actions',
       params: conversationIdParams,
-      responses: { 200: { description: 'Every action, with its resolution once settled.', schema: actionsResponse } },
+      responses: {
+        200: {
+          description:
+            "Every action, with its resolution once settled; a parent's pending ones include its children's, each with `via`.",
+          schema: actionsResponse,
+        },
+      },
       errors: ['unauthorized', 'not_found'],
     },
     async ({ heed, caller, params }) =>
