@@ -45,5 +45,9 @@ export function callerId(caller: Caller | null): string | null {
  * API and the HTTP API never set it (`Heed`'s methods drop it).
  */
 export interface ChannelWrite {
-  via?: 'channel';
+  /**
+   * `channel`: the write comes from the channel itself. `parent`: it is part of a write already allowed on the
+   * conversation's parent (a cancel or a lapse stopping the child agents it called, src/engine/cancel.ts).
+   */
+  via?: 'channel' | 'parent';
 }

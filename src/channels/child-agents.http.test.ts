@@ -101,7 +101,7 @@ describe.each(platforms)("a child agent's request in its parent's %s thread", (n
     expect(platform.requests()).toHaveLength(1);
 
     // The record: the child's action settled from the platform, by Bob; both conversations at rest.
-    const [thread] = (await store.listConversations({})).filter((entry) => entry.channel !== null);
+    const [thread] = (await store.listConversations({})).filter((entry) => entry.agent === 'lead');
     const [child] = (await store.listConversations({})).filter((entry) => entry.agent === 'refunds');
     expect(thread).toMatchObject({ agent: 'lead', status: 'idle' });
     expect(child).toMatchObject({ status: 'idle' });
@@ -178,5 +178,141 @@ describe("a child agent's request that lapses in its parent's thread", () => {
     expect(platform.edits()).toHaveLength(1);
     expect(platform.edits()[0]).toContain('Asked by the agent refunds');
     expect(ran.refunds).toBe(0);
+  });
+});
+
+describe("a child agent of a thread's conversation, over HTTP, with sign-in", () => {
+  it("is answered, cancelled and written only in the thread, and read by the thread's participants and admins", async () => {
+    const ran = { refunds: 0 };
+    fake = await platformFake('telegram');
+    const platform = fake;
+    const store = memoryStore();
+    // Telegram's Ada (111) writes in the thread and Bob (222) clicks: both are Heed people; Eve never took part.
+    const heedIds: Record<string, string> = { '111': 'ada@example.com', '222': 'bob@example.com' };
+    server = await startServer({
+      store,
+      agents: agents(ran),
+      auth: {
+        tokens: { 'tok-ada': 'ada@example.com', 'tok-eve': 'eve@example.com', 'tok-root': 'root@example.com' },
+        admins: ['root@example.com'],
+      },
+      channels: {
+        telegram: {
+          agent: 'lead',
+          ...(platform.config as { botToken: string; secretToken: string }),
+          userId: (user) => heedIds[user.id],
+        },
+      },
+      notify: { pollIntervalMs: 50, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    });
+    const running = server;
+
+    expect((await deliver(running.url, 'telegram', platform.mention())).status).toBe(200);
+    await platform.api.until(() => platform.requests().length === 1);
+    const conversations = await store.listConversations({});
+    const lead = conversations.find((entry) => entry.agent === 'lead')!;
+    const child = conversations.find((entry) => entry.agent === 'refunds')!;
+    const [action] = await store.listActions(child.id);
+    expect(action).toMatchObject({ status: 'pending' });
+
+    // Over HTTP, the child's request is refused as the thread's own would be: through the child's route and
+    // the lead's, for a participant, someone who never took part, and an admin alike.
+    const allow = { resolution: { type: 'approval', decision: 'allow' } };
+    for (const token of ['tok-ada', 'tok-eve', 'tok-root']) {
+      for (const id of [child.id, lead.id]) {
+        const answered = await running.api('POST', `/api/conversations/${id}/actions/${action.id}`, {
+          token,
+          body: allow,
+        });
+        expect(answered.status, `${token} answering through ${id === lead.id ? 'the lead' : 'the child'}`).toBe(409);
+        expect(answered.body.error).toMatchObject({ code: 'channel_chat', details: { channel: lead.channel } });
+      }
+      const cancelled = await running.api('POST', `/api/conversations/${child.id}/cancel`, { token });
+      expect(cancelled.status).toBe(409);
+      expect(cancelled.body.error.code).toBe('channel_chat');
+      const written = await running.api('POST', `/api/conversations/${child.id}/messages`, {
+        token,
+        body: { content: 'Refund order 43 too.' },
+      });
+      expect(written.status).toBe(409);
+      expect(written.body.error.code).toBe('channel_chat');
+    }
+    // Read by the thread's participant and an admin, as the lead is; not by whoever holds its id.
+    for (const id of [lead.id, child.id]) {
+      expect((await running.api('GET', `/api/conversations/${id}`, { token: 'tok-ada' })).status).toBe(200);
+      expect((await running.api('GET', `/api/conversations/${id}`, { token: 'tok-root' })).status).toBe(200);
+      const hidden = await running.api('GET', `/api/conversations/${id}`, { token: 'tok-eve' });
+      expect(hidden.status).toBe(404);
+      expect(hidden.body.error.code).toBe('not_found');
+    }
+    expect(await store.listActions(child.id)).toEqual([expect.objectContaining({ id: action.id, status: 'pending' })]);
+    expect(ran.refunds).toBe(0);
+
+    // The click in the thread settles it, once; the lead replies there, and the child's reply is not posted.
+    const [request] = platform.requests();
+    expect((await deliver(running.url, 'telegram', platform.approve(request))).status).toBe(200);
+    await platform.api.until(() => platform.posted('Lead: Refunded 5.').length === 1);
+    expect(ran.refunds).toBe(1);
+    expect(platform.posted('Refunded 5.')).toHaveLength(0);
+    const [settled] = await store.listActions(child.id);
+    expect(settled).toMatchObject({ status: 'resolved', channel: 'telegram', resolvedBy: 'telegram:222' });
+    await expect.poll(async () => (await store.getConversation(lead.id))?.status).toBe('idle');
+  });
+});
+
+describe("a thread's conversation whose own request lapses into a cancel while its child agent waits", () => {
+  it("Telegram: the lead's cancel stops the child too, and both cards say how they ended", async () => {
+    const ran = { refunds: 0 };
+    const [, refunds] = agents(ran);
+    const announced: string[] = [];
+    const lead: AgentConfig = {
+      name: 'lead',
+      agents: ['refunds'],
+      hitl: { timeoutMinutes: 1, onTimeout: 'cancel' },
+      tools: {
+        announce: tool({
+          inputSchema: z.object({ note: z.string() }),
+          needsApproval: true,
+          execute: async ({ note }) => {
+            announced.push(note);
+            return 'announced';
+          },
+        }),
+      },
+      model: scriptedModel(({ messages }) => {
+        if (messages.some((message) => message.role === 'tool')) return { text: 'Lead: done.' };
+        return {
+          toolCalls: [
+            { toolName: 'agent_refunds', input: { task: 'Refund order 42.' } },
+            { toolName: 'announce', input: { note: 'Refunding order 42.' } },
+          ],
+        };
+      }),
+    };
+    const t0 = Date.parse('2026-03-02T09:00:00.000Z');
+    const clock = { now: t0 };
+    fake = await platformFake('telegram');
+    const platform = fake;
+    const store = memoryStore();
+    server = await startServer({
+      store,
+      now: () => new Date(clock.now),
+      agents: [lead, refunds],
+      channels: { telegram: { agent: 'lead', ...(platform.config as { botToken: string; secretToken: string }) } },
+      notify: { pollIntervalMs: 20, retry: { firstDelayMs: 50, maxDelayMs: 200 } },
+    });
+    expect((await deliver(server.url, 'telegram', platform.mention())).status).toBe(200);
+    await platform.api.until(() => platform.requests().length === 2);
+
+    clock.now = t0 + 2 * 60_000;
+    expect((await server.heed.expireDue()).lapsed).toBe(1);
+    const child = (await store.listConversations({})).find((entry) => entry.agent === 'refunds')!;
+    await expect.poll(async () => (await store.getConversation(child.id))?.status).toBe('idle');
+    expect(await store.listActions(child.id)).toEqual([expect.objectContaining({ status: 'cancelled' })]);
+    // Both cards turn to how they ended: the lead's lapsed, the child's cancelled with it.
+    await platform.api.until(() => platform.edits().length === 2);
+    expect(platform.posted('Nobody answered this request in time, so it lapsed.')).toHaveLength(1);
+    expect(ran.refunds).toBe(0);
+    expect(announced).toEqual([]);
   });
 });

@@ -37,13 +37,16 @@ export function mayWriteAsOwner(caller: Caller | undefined, conversation: Conver
   return caller.userId === conversation.ownerId;
 }
 
-/** 409 `channel_chat` for a write to a channel's conversation that does not come from the channel. */
+/**
+ * 409 `channel_chat` for a write to a channel's conversation that does not come from the channel (nor from
+ * its parent's write, for a child agent's conversation, which lives in its lead's thread).
+ */
 export function refuseChannelWrite(
   conversation: { channel: string | null },
   via: ChannelWrite['via'],
   sentence: string,
 ): void {
-  if (!conversation.channel || via === 'channel') return;
+  if (!conversation.channel || via !== undefined) return;
   throw new HeedError('channel_chat', `This conversation lives in ${conversation.channel}; ${sentence}`, {
     details: { channel: conversation.channel },
   });
@@ -60,8 +63,8 @@ export function listedOwner(caller: Caller | undefined): { ownerId?: string } | 
 
 /**
  * A channel's conversation has no owner; for a signed-in caller it is read by the people its participants
- * map to (`participant`, src/engine/participants.ts) and admins, not by whoever holds its id. Without
- * sign-in every caller is anonymous, and holding the id still reads it.
+ * map to (`participant`, src/engine/participants.ts; a child agent's, its lead's) and admins, not by whoever
+ * holds its id. Without sign-in every caller is anonymous, and holding the id still reads it.
  */
 export function readByParticipants(caller: Caller | undefined, conversation: ConversationRecord): boolean {
   return caller?.userId != null && conversation.channel !== null && conversation.ownerId === null;

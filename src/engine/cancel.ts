@@ -25,7 +25,9 @@ export async function cancelConversation(
   if (!done.value.cancelled) return { status: 'idle', cancelled: false };
   engine.running.get(conversationId)?.abort();
   releaseLiveCalls(engine, done.value.closed);
-  for (const child of done.value.children) await cancelConversation(engine, child, { caller: options.caller });
+  // As part of this cancel: a child living in its lead's thread is not refused as a write from outside it.
+  for (const child of done.value.children)
+    await cancelConversation(engine, child, { caller: options.caller, via: 'parent' });
   // A child cancelled by itself ends its parent's wait: the parent reads that it was cancelled.
   const link = parentOf(done.conversation);
   if (link) startParent(engine, link.conversationId);

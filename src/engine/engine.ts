@@ -5,6 +5,7 @@ import { escalationDue } from '../kinds/approval-policy.js';
 import { heldBy } from './delegation.js';
 import { conversationNotFound, mayRead, mayReadWithoutHook, mayWriteAsOwner, readByParticipants } from './access.js';
 import { participates } from './participants.js';
+import { rootOf } from './children.js';
 import { HeedError } from '../errors.js';
 import { defaults, hitlSetting, type AgentHitl } from '../config-schema.js';
 import { EventBus } from './event-bus.js';
@@ -246,7 +247,10 @@ export class Engine {
   async readReadable(id: string, caller: Caller | undefined, parts: ConversationParts): Promise<ConversationRead> {
     const read = await this.store.readConversation(id, parts);
     if (!read) throw conversationNotFound(id);
-    const participant = readByParticipants(caller, read.conversation) && (await participates(this.store, id, caller!));
+    // A child agent's conversation lives in its lead's thread: the lead's participants read it.
+    const participant =
+      readByParticipants(caller, read.conversation) &&
+      (await participates(this.store, (await rootOf(this.store, read.conversation)).id, caller!));
     // Before reading its actions: the owner and admins read it whatever it holds.
     if (mayReadWithoutHook(caller, read.conversation, [], [], participant)) return read;
     const actions = caller?.userId ? (read.actions ?? (await this.store.listActions(id))) : [];

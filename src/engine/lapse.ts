@@ -117,7 +117,7 @@ async function lapse(
   }
   const { lapsed, leaseOwner } = done.value;
   // A pause that lapsed into a cancel stops what it called too, as a cancel does (src/engine/cancel.ts).
-  for (const child of done.value.children ?? []) await cancelConversation(engine, child);
+  for (const child of done.value.children ?? []) await cancelConversation(engine, child, { via: 'parent' });
   const reminded = done.value.reminded ?? 0;
   if (lapsed > 0)
     engine.logger.info(

@@ -14,7 +14,7 @@ import { callbackDeliveries } from './callbacks.js';
 import { requestSettings } from '../protocol/request-conversation.js';
 import { a2aPushDeliveries, movesTask, type A2aPushSender } from './a2a-push.js';
 import { channelDeliveries, channelName, type ChannelAdapter } from '../channels/channel.js';
-import { parentOf, rootOf } from '../engine/children.js';
+import { parentOf } from '../engine/children.js';
 
 /**
  * Reaching people (docs/notifications.md), as one object a Heed holds: what each commit must also write (the
@@ -78,21 +78,15 @@ export class Notifier implements Outbox {
     const at = change.events?.[0]?.at ?? change.set?.updatedAt ?? this.engine.now();
     // A request made with POST /api/requests (or MCP) may be posted to a channel too: its cards, no replies.
     const postedTo = requestSettings(conversation).channel;
-    // A child agent's requests (docs/concepts.md, Agents that call agents) go to the thread its parent lives
-    // in, with no replies: the child's reply is its parent's tool result.
-    const threadOfParent =
-      aboutActions && this.channels.size > 0 && parentOf(conversation)
-        ? (await rootOf(this.engine.store, conversation)).channel
-        : null;
+    // A child agent's conversation (docs/concepts.md, Agents that call agents) lives in its lead's thread:
+    // its requests are posted there, not its replies (the child's reply is its parent's tool result).
+    const posted = parentOf(conversation) ? { ...change, messages: [] } : change;
     const posts = [
       ...(conversation.channel && this.channels.has(channelName(conversation.channel))
-        ? channelDeliveries(change, conversation, at)
+        ? channelDeliveries(posted, conversation, at)
         : []),
       ...(postedTo && this.channels.has(channelName(postedTo))
         ? channelDeliveries({ ...change, messages: [] }, { channel: postedTo }, at)
-        : []),
-      ...(threadOfParent && this.channels.has(channelName(threadOfParent))
-        ? channelDeliveries({ ...change, messages: [] }, { channel: threadOfParent }, at)
         : []),
       ...callbackDeliveries(change, conversation, at),
       ...(pushes ? a2aPushDeliveries(change, conversation, at) : []),

@@ -134,7 +134,9 @@ async function startChild(
       id: childId,
       agent: agentName,
       ownerId: turn.conversation.ownerId,
-      channel: null,
+      // A child of a chat thread's conversation lives in that thread too: its requests are posted and answered
+      // there, and it is written and read by the thread's rules (src/engine/access.ts), as its lead is.
+      channel: turn.conversation.channel,
       metadata: {
         title: titleFromMessage(task),
         parent: { conversationId: turn.conversation.id, toolCallId: call.toolCallId, depth },
