@@ -12,7 +12,8 @@ import { aiSdkChatRoutes } from './ai-sdk-chat.js';
 import { agUiRoutes } from './ag-ui/route.js';
 import { a2aRoutes } from './a2a/route.js';
 import { pushSender } from './a2a/push.js';
-import { authMiddleware } from './auth.js';
+import { callerMiddleware, callerResolver } from './auth.js';
+import { peerAddress } from './trusted-header.js';
 import { mountSignIn, signInOf } from './sign-in/sign-in.js';
 import { PersonalTokens } from './sign-in/tokens.js';
 import { mountDevice } from './sign-in/device.js';
@@ -120,9 +121,17 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.onError((error) => errorResponse(error));
   app.notFound((c) => errorResponse(new HeedError('not_found', `There is no route ${c.req.method} ${c.req.path}.`)));
+  // The one read past the public Heed: every route gets this typed surface as `host`.
+  const host = hooksOf(heed);
   // Before anything else, the console's files and /health included: a rebound DNS name gets nothing.
+  // With traces on, a request that carries a `traceparent` continues the caller's trace (docs/operating.md).
+  // One layer for both: every request passes it, so it costs one step of the chain, not two.
   const hosts = hostCheck(options);
-  if (hosts) app.use('*', hosts);
+  app.use('*', async (c, next) => {
+    hosts?.(c);
+    const parent = host.tracing.enabled ? parseTraceparent(c.req.header('traceparent')) : undefined;
+    return parent ? runUnder(parent, next) : next();
+  });
   // Before sign-in: a preflight carries no token, and every answer (errors included) needs the headers.
   if (options.cors) {
     const cors = corsMiddleware(options.cors);
@@ -130,13 +139,6 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     app.use('/health', cors);
     app.use('/health/*', cors);
   }
-  // The one read past the public Heed: every route gets this typed surface as `host`.
-  const host = hooksOf(heed);
-  // With traces on, a request that carries a `traceparent` continues the caller's trace (docs/operating.md).
-  app.use('*', async (c, next) => {
-    const parent = host.tracing.enabled ? parseTraceparent(c.req.header('traceparent')) : undefined;
-    return parent ? runUnder(parent, next) : next();
-  });
   const signIn = signInOf(
     options.auth,
     host.values,
@@ -150,38 +152,36 @@ export function createApp(heed: Heed, options: AppOptions = {}): HeedApp {
     () => new Date(host.now()),
     (inputs, values) => host.audit(inputs, values),
   );
-  const auth = authMiddleware(options.auth, signIn, personal);
+  const resolveCaller = callerResolver(options.auth, signIn, personal);
+  const auth = callerMiddleware(resolveCaller);
   mountDevice(app, { values: host.values, tokens: personal, now: () => new Date(host.now()), auth });
   const streams = new StreamGate(options.streams);
   const demo = options.demo ? { users: options.demo.users.map((user) => ({ ...user })) } : undefined;
+  const admins = options.auth?.admins;
+  // Every request under /api passes this one layer: what the routes read from the context, then who calls.
   app.use('/api/*', async (c, next) => {
     c.set('streams', streams);
     c.set('personalTokens', personal);
     if (demo) c.set('demo', demo);
-    if (options.auth?.admins) c.set('admins', options.auth.admins);
-    return next();
-  });
-  // The document, its page and liveness are public; everything else under /api knows its caller.
-  app.use('/api/*', async (c, next) => {
+    if (admins) c.set('admins', admins);
+    // The document, its page and liveness are public; everything else under /api knows its caller.
     // Answer links: the signed token is the permission, so no sign-in is asked for (docs/notifications.md).
     // Channels' endpoints: the workspace's signature is the proof (docs/channels.md), checked by the adapter.
+    const path = c.req.path;
     if (
-      c.req.path === '/api/openapi.json' ||
-      c.req.path === '/api/docs' ||
-      c.req.path.startsWith('/api/links/') ||
-      c.req.path.startsWith('/api/channels/')
+      path === '/api/openapi.json' ||
+      path === '/api/docs' ||
+      path.startsWith('/api/links/') ||
+      path.startsWith('/api/channels/')
     ) {
       c.set('caller', { userId: null });
       return next();
     }
-    return auth(c, next);
-  });
-  // Admins read every conversation (src/engine/access.ts): the flag comes from auth.admins alone, never
-  // from a token's or a hook's own fields.
-  app.use('/api/*', async (c, next) => {
-    const caller = c.get('caller');
-    const admin = names(options.auth?.admins, caller);
-    if (admin || caller.admin !== undefined) c.set('caller', withAdmin(caller, admin));
+    const caller = await resolveCaller(c.req.raw, peerAddress(c.env));
+    // Admins read every conversation (src/engine/access.ts): the flag comes from auth.admins alone, never
+    // from a token's or a hook's own fields.
+    const admin = names(admins, caller);
+    c.set('caller', admin || caller.admin !== undefined ? withAdmin(caller, admin) : caller);
     return next();
   });
   // A2A push notifications wait in the outbox until an app that can build their tasks is up (docs/a2a.md).

@@ -63,13 +63,11 @@ export function callerResolver(
   };
 }
 
-/** Puts the caller on the context for every `/api` route. */
-export function authMiddleware(
-  auth: AuthConfig = {},
-  signIn?: SignIn,
-  personal?: PersonalTokens,
-): MiddlewareHandler<AppEnv> {
-  const resolve = callerResolver(auth, signIn, personal);
+/**
+ * Puts the caller `resolve` (a `callerResolver`) finds on the context, for what needs sign-in outside
+ * `/api` (`/mcp`, device approval); `/api` resolves it in its own layer (src/http/app.ts).
+ */
+export function callerMiddleware(resolve: ReturnType<typeof callerResolver>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set('caller', await resolve(c.req.raw, peerAddress(c.env)));
     await next();

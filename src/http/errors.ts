@@ -56,30 +56,27 @@ export function invalidRequest(error: z.ZodError, where = 'body'): HeedError {
   });
 }
 
+/** A request's body as text, at most `maxBytes` (413 `payload_too_large` past it): for senders that sign the raw bytes. */
+export async function readText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && !request.headers.has('transfer-encoding') && Number(declared) > maxBytes)
+    throw tooLarge(maxBytes);
+  return readCapped(request, maxBytes);
+}
+
 /**
  * Reads a JSON body of at most `maxBytes` (413 `payload_too_large` beyond); an empty body reads as
  * `{}`, anything that is not JSON is a 400. A declared length is checked before reading, so on Node
  * the body is read straight from the socket (touching `request.body` would build a web stream first).
  */
-/** A request's body as text, at most `maxBytes` (413 `payload_too_large` past it): for senders that sign the raw bytes. */
-export async function readText(request: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () =>
-    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
-  const declared = request.headers.get('content-length');
-  if (declared !== null && !request.headers.has('transfer-encoding') && Number(declared) > maxBytes) throw tooLarge();
-  return readCapped(request, maxBytes, tooLarge);
-}
-
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const tooLarge = () =>
-    new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
   const declared = request.headers.get('content-length');
   let text: string;
   if (declared !== null && !request.headers.has('transfer-encoding')) {
-    if (Number(declared) > maxBytes) throw tooLarge();
+    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
     text = await request.text();
   } else {
-    text = await readCapped(request, maxBytes, tooLarge);
+    text = await readCapped(request, maxBytes);
   }
   if (text.trim() === '') return {};
   let value: unknown;
@@ -90,6 +87,13 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
   }
   checkShape(value);
   return value;
+}
+
+/** The 413 for a body past `maxBytes`. */
+function tooLarge(maxBytes: number): HeedError {
+  return new HeedError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
+    details: { maxBytes },
+  });
 }
 
 /** Deepest nesting of objects and lists a request body may have. */
@@ -139,7 +143,7 @@ function fieldOf(node: Node): string {
   return ['body', ...keys].join('.');
 }
 
-async function readCapped(request: Request, maxBytes: number, tooLarge: () => HeedError): Promise<string> {
+async function readCapped(request: Request, maxBytes: number): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const decoder = new TextDecoder();
@@ -151,7 +155,7 @@ async function readCapped(request: Request, maxBytes: number, tooLarge: () => He
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined); // the body is refused either way: the 413 below is the answer
-      throw tooLarge();
+      throw tooLarge(maxBytes);
     }
     text += decoder.decode(value, { stream: true });
   }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AllowedHosts } from '../config.js';
 import { HeedError } from '../errors.js';
 import { clip } from '../kinds/clip.js';
@@ -31,16 +31,16 @@ function isAddress(name: string): boolean {
 }
 
 /**
- * Refuses a request whose `Host` is not one this server answers to, so a page on another site that
- * rebinds its DNS name to this machine cannot talk to it (DNS rebinding). The check runs when the server
- * listens on a loopback address, or when `allowedHosts` lists names; loopback names always pass, and so
- * do IP addresses when the server listens beyond loopback (a page cannot rebind an address). `true`
- * turns the check off. Undefined when there is nothing to check.
+ * Throws `host_not_allowed` for a request whose `Host` is not one this server answers to, so a page on
+ * another site that rebinds its DNS name to this machine cannot talk to it (DNS rebinding). The check
+ * runs when the server listens on a loopback address, or when `allowedHosts` lists names; loopback names
+ * always pass, and so do IP addresses when the server listens beyond loopback (a page cannot rebind an
+ * address). `true` turns the check off. Undefined when there is nothing to check.
  */
 export function hostCheck(options: {
   allowedHosts?: AllowedHosts;
   listenAddress?: string;
-}): MiddlewareHandler<AppEnv> | undefined {
+}): ((c: Context<AppEnv>) => void) | undefined {
   const { allowedHosts, listenAddress } = options;
   if (allowedHosts === true) return undefined;
   const loopback = listenAddress !== undefined && isLoopbackAddress(listenAddress);
@@ -57,10 +57,10 @@ export function hostCheck(options: {
     exact.has(name) ||
     suffixes.some((suffix) => name === suffix.slice(1) || name.endsWith(suffix)) ||
     (!loopback && isAddress(name));
-  return async (c, next) => {
+  return (c) => {
     // A channel's endpoint is called by the workspace's servers, under whatever public name (a tunnel's,
     // say) points here, and each request is signed with a secret a rebinding page cannot have.
-    if (c.req.path.startsWith('/api/channels/')) return next();
+    if (c.req.path.startsWith('/api/channels/')) return;
     const header = c.req.header('host') ?? new URL(c.req.url).host;
     const name = hostName(header);
     if (!allowed(name)) {
@@ -73,6 +73,5 @@ export function hostCheck(options: {
         },
       );
     }
-    await next();
   };
 }

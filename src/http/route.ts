@@ -164,8 +164,9 @@ export function mountRoutes(
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       // A personal token goes no further than its scopes (checked before the body is read).
       mustHaveScope(c.get('caller'), scope);
-      const params = parse(spec.params, c.req.param(), 'path');
-      const query = parse(spec.query, c.req.query(), 'query');
+      // Read only for a route that checks them: a route without a query schema never looks at its query.
+      const params = spec.params ? parse(spec.params, c.req.param(), 'path') : undefined;
+      const query = spec.query ? parse(spec.query, c.req.query(), 'query') : undefined;
       const body = spec.body
         ? parse(spec.body, await readRouteBody(c.req.raw, maxBodyBytes, spec.bodyType !== 'any'), 'body')
         : undefined;
