@@ -4,54 +4,15 @@
  * answers it there, once; the lead then goes on. The same resume again is a replay; another answer is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { aguiAgent, expectWellFormed, run, say, streamedCalls, streamedText } from '../../../test/ag-ui-fixtures.js';
 import { startServer, type TestServer } from '../../../test/http-fixtures.js';
-import { scriptedModel, type ScriptedPrompt } from '../../testing/scripted-model.js';
-import { tool } from '../../tool.js';
-import type { AgentConfig } from '../../config.js';
-
-function toolText(messages: ScriptedPrompt): string | undefined {
-  const last = messages.at(-1);
-  if (last?.role !== 'tool') return undefined;
-  return String((last.content[0] as { output: { value: unknown } }).output.value);
-}
+import { leadOps } from '../../../test/fixtures/lead-ops.js';
 
 const restarts: string[] = [];
-const lead: AgentConfig = {
-  name: 'lead',
-  agents: ['ops'],
-  model: scriptedModel(({ messages }) => {
-    const result = toolText(messages);
-    return result
-      ? { text: `Done: ${result}` }
-      : { toolCalls: [{ toolName: 'agent_ops', input: { task: 'Restart web.' } }] };
-  }),
-};
-const ops: AgentConfig = {
-  name: 'ops',
-  description: 'Restarts services.',
-  tools: {
-    restart: tool({
-      description: 'Restart a service.',
-      inputSchema: z.object({ service: z.string() }),
-      needsApproval: true,
-      execute: async ({ service }) => {
-        restarts.push(service);
-        return `restarted ${service}`;
-      },
-    }),
-  },
-  model: scriptedModel(({ messages }) =>
-    toolText(messages)
-      ? { text: 'Restarted web.' }
-      : { toolCalls: [{ toolName: 'restart', input: { service: 'web' } }] },
-  ),
-};
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ agents: [lead, ops] });
+  server = await startServer({ agents: leadOps({ restarts }) });
 });
 afterAll(async () => {
   await server.close();
