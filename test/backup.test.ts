@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,13 +66,18 @@ describe('heed backup', () => {
     // Only the copy is left beside the store: no partial file, and the copy is one file (its WAL folded in).
     expect(readdirSync(dir).filter((name) => name.startsWith('copy'))).toEqual(['copy.db']);
 
-    // A second server on the copy: every conversation paused before the backup began is there, paused.
+    // The copy holds the conversations the command counted (read straight from the file: a fast server writes
+    // more of them before the snapshot than one page of the list holds).
+    const file = new Database(copy, { readonly: true });
+    expect(file.prepare('SELECT count(*) FROM conversations').pluck().get()).toBe(copied);
+    file.close();
+
+    // A second server on the copy: it lists them, and every conversation paused before the backup began is
+    // there, paused.
     const restored = await startServe(['--db', copy, '--config', config]);
     const listed = await call(restored.url, 'GET', '/api/conversations?limit=200');
     expect(listed.status).toBe(200);
-    expect(listed.body.conversations).toHaveLength(copied);
-    const ids = new Set(listed.body.conversations.map((conversation: { id: string }) => conversation.id));
-    for (const id of before) expect(ids.has(id), id).toBe(true);
+    expect(listed.body.conversations).toHaveLength(Math.min(copied, 200));
     for (const id of before) {
       const read = await call(restored.url, 'GET', `/api/conversations/${id}`);
       expect(read.status).toBe(200);
