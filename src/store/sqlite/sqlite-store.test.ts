@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { conversation, describeStoreContract } from '../store-contract.js';
 import { eventTypeCodes, migrations } from './migrations.js';
 import { indexedQueries, openDatabase, sqliteStore } from './sqlite-store.js';
@@ -72,6 +72,41 @@ describe('sqlite store', () => {
     const full = openDatabase({ path, synchronous: 'full' });
     expect(full.pragma('synchronous', { simple: true })).toBe(2);
     full.close();
+  });
+
+  it('at FULL, a commit nobody waits on (waitForFlush: false) is written at NORMAL, and FULL is back for the next', async () => {
+    // The connection the store opens, found through better-sqlite3's own `pragma` as the store calls it.
+    const original = Database.prototype.pragma;
+    const set: string[] = [];
+    let connection: Database.Database | undefined;
+    const spy = vi.spyOn(Database.prototype, 'pragma').mockImplementation(function (
+      this: Database.Database,
+      source: string,
+      options?: Database.PragmaOptions,
+    ) {
+      if (source.startsWith('synchronous =')) ((connection = this), set.push(source));
+      return original.call(this, source, options);
+    });
+    try {
+      for (const [synchronous, expected] of [
+        ['full', ['synchronous = FULL', 'synchronous = NORMAL', 'synchronous = FULL']],
+        ['normal', ['synchronous = NORMAL']],
+      ] as const) {
+        set.length = 0;
+        const store = sqliteStore({ path: join(dir, `${synchronous}.db`), synchronous, checkpoint: 'inline' });
+        await store.migrate();
+        const created = conversation(`c_${synchronous}`);
+        expect((await store.commit({ conversationId: created.id, create: created, waitForFlush: false })).ok).toBe(
+          true,
+        );
+        // The open sets the mode; at FULL the unwaited commit drops to NORMAL and puts FULL back; at NORMAL nothing moves.
+        expect(set).toEqual(expected);
+        expect(original.call(connection!, 'synchronous', { simple: true })).toBe(synchronous === 'full' ? 2 : 1);
+        await store.close();
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('applies migrations once; running them again changes nothing', async () => {
