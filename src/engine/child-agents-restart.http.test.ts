@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
-import { leadOps } from '../../test/fixtures/lead-ops.js';
+import { leadOpsApi, stoppableLeadOps } from '../../test/fixtures/lead-ops.js';
 import type { AgentConfig } from '../config.js';
 
 /**
@@ -14,9 +14,9 @@ import type { AgentConfig } from '../config.js';
 
 const servers: TestServer[] = [];
 const dirs: string[] = [];
-const releases: Array<() => void> = [];
+const { agents, releaseAll } = stoppableLeadOps();
 afterEach(async () => {
-  for (const release of releases.splice(0)) release();
+  releaseAll();
   await Promise.all(servers.splice(0).map((server) => server.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -25,16 +25,6 @@ function database(): string {
   const dir = mkdtempSync(join(tmpdir(), 'heed-children-'));
   dirs.push(dir);
   return join(dir, 'heed.db');
-}
-
-/** A model step that never returns while the test holds it: the process "dies" there. */
-function stuck(): Promise<never> {
-  return new Promise((_resolve, reject) => releases.push(() => reject(new Error('released'))));
-}
-
-/** The lead and ops agents; `hang` holds one step of the ops agent (this process stops there). */
-function agents(restarts: string[], hang?: 'ops-first' | 'ops-after-answer', only?: 'ops'): AgentConfig[] {
-  return leadOps({ restarts, only, ...(hang ? { hold: { at: hang, step: stuck } } : {}) });
 }
 
 async function instance(path: string, list: AgentConfig[], later = false): Promise<TestServer> {
@@ -48,24 +38,7 @@ async function instance(path: string, list: AgentConfig[], later = false): Promi
   return server;
 }
 
-const get = async (server: TestServer, id: string) =>
-  (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
-const types = async (server: TestServer, id: string) =>
-  (
-    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
-      type: string;
-    }>
-  ).map((event) => event.type);
-const allow = (server: TestServer, id: string, actionId: string) =>
-  server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
-    token: 'ada',
-    body: { resolution: { type: 'approval', decision: 'allow' } },
-  });
-
-async function lead(server: TestServer) {
-  const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
-  return id as string;
-}
+const { get, types, allow, lead } = leadOpsApi;
 
 describe('agents that call agents across restarts (SQLite)', () => {
   it('a restart between the pause and the answer: a new process continues the child and then the parent', async () => {

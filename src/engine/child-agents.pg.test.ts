@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../test/http-fixtures.js';
 import { postgresStore } from '../store/postgres/postgres-store.js';
 import { freshDatabase, pgServer, pgSkipReason, type TestDatabase } from '../../test/pg.js';
-import { leadOps } from '../../test/fixtures/lead-ops.js';
+import { leadOpsApi, stoppableLeadOps } from '../../test/fixtures/lead-ops.js';
 import type { AgentConfig } from '../config.js';
 
 /**
@@ -14,21 +14,11 @@ import type { AgentConfig } from '../config.js';
 let database: TestDatabase | undefined;
 
 const servers: TestServer[] = [];
-const releases: Array<() => void> = [];
+const { agents, releaseAll } = stoppableLeadOps();
 afterEach(async () => {
-  for (const release of releases.splice(0)) release();
+  releaseAll();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** A model step that never returns while the test holds it: the process "dies" there. */
-function stuck(): Promise<never> {
-  return new Promise((_resolve, reject) => releases.push(() => reject(new Error('released'))));
-}
-
-/** The lead and ops agents; `hang` holds one step of the ops agent (this process stops there). */
-function agents(restarts: string[], hang?: 'ops-first' | 'ops-after-answer', only?: 'ops'): AgentConfig[] {
-  return leadOps({ restarts, only, ...(hang ? { hold: { at: hang, step: stuck } } : {}) });
-}
 
 async function instance(list: AgentConfig[], later = false): Promise<TestServer> {
   const server = await startServer({
@@ -41,24 +31,7 @@ async function instance(list: AgentConfig[], later = false): Promise<TestServer>
   return server;
 }
 
-const get = async (server: TestServer, id: string) =>
-  (await server.api('GET', `/api/conversations/${id}`, { token: 'ada' })).body;
-const types = async (server: TestServer, id: string) =>
-  (
-    (await server.api('GET', `/api/conversations/${id}/events`, { token: 'ada' })).body.events as Array<{
-      type: string;
-    }>
-  ).map((event) => event.type);
-const allow = (server: TestServer, id: string, actionId: string) =>
-  server.api('POST', `/api/conversations/${id}/actions/${actionId}`, {
-    token: 'ada',
-    body: { resolution: { type: 'approval', decision: 'allow' } },
-  });
-
-async function lead(server: TestServer) {
-  const { id } = (await server.api('POST', '/api/conversations', { token: 'ada', body: { agent: 'lead' } })).body;
-  return id as string;
-}
+const { get, types, allow, lead } = leadOpsApi;
 
 describe.skipIf(!pgServer)(
   `agents that call agents on two instances of one PostgreSQL database${pgServer ? '' : ` (${pgSkipReason})`}`,
