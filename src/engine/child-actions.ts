@@ -27,27 +27,12 @@ export interface ChildPending {
  * the child conversations it waits in, nearest first. Worked out on read from the parent's open
  * `agent_<name>` calls, so nothing is stored twice.
  */
-export async function childPendingRecords(
+export function childPendingRecords(
   reader: ChildReader,
   conversation: ConversationRecord,
   messages?: MessageRecord[],
-  via: Via[] = [],
-  callId?: string,
 ): Promise<ChildPending[]> {
-  const agent = reader.agents.get(conversation.agent);
-  if (!agent?.agents?.length || conversation.status !== 'requires_action') return [];
-  const calls = openChildCalls(agent, conversation, messages ?? (await reader.store.listMessages(conversation.id)));
-  const found: ChildPending[] = [];
-  for (const call of calls) {
-    const child = await reader.store.getConversation(call.conversationId);
-    if (!child || child.status !== 'requires_action') continue;
-    const path = [...via, { conversationId: child.id, agent: child.agent }];
-    const top = callId ?? call.toolCallId;
-    for (const action of await reader.store.listActions(child.id))
-      if (action.status === 'pending') found.push({ action, agent: child.agent, via: path, callId: top });
-    found.push(...(await childPendingRecords(reader, child, undefined, path, top)));
-  }
-  return found;
+  return walkChildren(reader, conversation, messages, 'pending');
 }
 
 /**
@@ -55,24 +40,40 @@ export async function childPendingRecords(
  * agent and `via`: what an answer given through the parent finds again once it is settled (a client's retry
  * of it is then a replay, as for the parent's own).
  */
-export async function childActionRecords(
+export function childActionRecords(
   reader: ChildReader,
   conversation: ConversationRecord,
   messages: MessageRecord[],
+): Promise<ChildPending[]> {
+  return walkChildren(reader, conversation, messages, 'all');
+}
+
+/**
+ * The one walk down a conversation's children: `pending`, only the open calls of a paused conversation, into
+ * children that wait, and their pending actions; `all`, every call, child and action.
+ */
+async function walkChildren(
+  reader: ChildReader,
+  conversation: ConversationRecord,
+  messages: MessageRecord[] | undefined,
+  which: 'pending' | 'all',
   via: Via[] = [],
   callId?: string,
 ): Promise<ChildPending[]> {
+  const pending = which === 'pending';
   const agent = reader.agents.get(conversation.agent);
-  if (!agent?.agents?.length) return [];
+  if (!agent?.agents?.length || (pending && conversation.status !== 'requires_action')) return [];
+  const read = messages ?? (await reader.store.listMessages(conversation.id));
+  const calls = pending ? openChildCalls(agent, conversation, read) : allChildCalls(agent, conversation, read);
   const found: ChildPending[] = [];
-  for (const call of allChildCalls(agent, conversation, messages)) {
+  for (const call of calls) {
     const child = await reader.store.getConversation(call.conversationId);
-    if (!child) continue;
+    if (!child || (pending && child.status !== 'requires_action')) continue;
     const path = [...via, { conversationId: child.id, agent: child.agent }];
     const top = callId ?? call.toolCallId;
     for (const action of await reader.store.listActions(child.id))
-      found.push({ action, agent: child.agent, via: path, callId: top });
-    found.push(...(await childActionRecords(reader, child, await reader.store.listMessages(child.id), path, top)));
+      if (!pending || action.status === 'pending') found.push({ action, agent: child.agent, via: path, callId: top });
+    found.push(...(await walkChildren(reader, child, undefined, which, path, top)));
   }
   return found;
 }
