@@ -5,11 +5,10 @@ import type { TurnResult } from '../../engine/turn/run-turn.js';
 import { HeedError } from '../../errors.js';
 import type { Heed } from '../../heed.js';
 import type { HeedHooks } from '../../hooks.js';
-import { sameJson } from '../../kinds/approved-args.js';
 import { kindOf } from '../../kinds/index.js';
 import { childActionRecords } from '../../engine/child-actions.js';
-import type { ActionRecord, StoredResolution } from '../../types.js';
-import { answeredElsewhere } from '../ag-ui/resume.js';
+import type { ActionRecord } from '../../types.js';
+import { checkReplay } from '../ag-ui/resume.js';
 import { openConversation } from '../ai-sdk-chat.js';
 import { untilRecorded } from '../turn-stream.js';
 import { badParams } from './json-rpc.js';
@@ -207,13 +206,6 @@ async function replay(
   resolution: Record<string, unknown>,
   agent: string,
 ): Promise<Started> {
-  let stored: StoredResolution | undefined;
-  try {
-    stored = await context.host.checkAnswer(agent, { ...action, status: 'pending' }, resolution, context.caller);
-  } catch {
-    stored = undefined;
-  }
-  if (stored === undefined || action.resolution === null || !sameJson(stored, action.resolution))
-    throw answeredElsewhere(action);
+  await checkReplay(context.host, context.caller, agent, action, resolution);
   return { ref, firstSeq: undefined, running: Promise.resolve(undefined) };
 }
