@@ -107,7 +107,9 @@ async function lapse(
   const done = await transact(engine, conversation.id, lapseParts, (read) =>
     decideLapse(engine, conversation.version, read),
   );
-  if (!done.committed) return { lapsed: 0, reminded: 0 };
+  // Nothing due after all: the conversation as just read, so the sweep does not read it again.
+  if (!done.committed)
+    return { lapsed: 0, reminded: 0, ...('lost' in done ? {} : { conversation: done.conversation }) };
   releaseLiveCalls(engine, done.value.released);
   if (done.value.agentGone !== undefined) {
     engine.logger.warn(
