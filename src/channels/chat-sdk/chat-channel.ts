@@ -593,7 +593,7 @@ export class ChatChannel<Config extends ChatChannelConfig = ChatChannelConfig> i
   ): Promise<{ conversation: ConversationRecord; home: ConversationRecord } | undefined> {
     const conversation = await this.host.store.getConversation(action.conversationId);
     if (!conversation) return undefined;
-    return { conversation, home: parentOf(conversation) ? await rootOf(this.host.store, conversation) : conversation };
+    return { conversation, home: await rootOf(this.host.store, conversation) };
   }
 
   /**
