@@ -26,6 +26,7 @@ import {
 } from './config-shapes.js';
 import type { AgentModel } from './engine/turn/model-spec.js';
 import type { Logger } from './logger.js';
+import { MAX_MESSAGE_CHARS } from './protocol/conversation.js';
 import { mcpServerConfig } from './mcp/config.js';
 import type { BeforeInputRequest } from './mcp/types.js';
 import type { Store } from './store/store.js';
@@ -49,7 +50,7 @@ const limitsShape = {
   childrenPerTurn: wholeCount(0)
     .default(8)
     .describe(
-      "Child conversations one turn may start (its `agent_<name>` calls since the person's message); a call past it starts nothing and is a tool error the model reads (warning `child_limit_reached`). A task is a message: over 100,000 characters it is refused the same way.",
+      `Child conversations one turn may start (its \`agent_<name>\` calls since the person's message); a call past it starts nothing and is a tool error the model reads (warning \`child_limit_reached\`). A task is a message: over ${MAX_MESSAGE_CHARS.toLocaleString('en-US')} characters it is refused the same way.`,
     ),
   maxStateBytes: wholeCount(1)
     .default(1024 * 1024)
