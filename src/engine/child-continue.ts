@@ -140,7 +140,7 @@ export async function sweepParent(
   if (open.length === 0) return { run: continueParent(engine, conversation.id) };
   // A lost race is the next sweep's: whoever wrote meanwhile set its own due time. Its own requests' lapses,
   // escalations and reminders keep theirs when they come first.
-  await transact(engine, conversation.id, { actions: true }, (read) => {
+  const wrote = await transact(engine, conversation.id, { actions: true }, (read) => {
     if (read.conversation.version !== conversation.version) return { type: 'none', value: undefined };
     const own = earliestDue(read.actions);
     const recheck = childRecheckAt(engine);
@@ -150,6 +150,12 @@ export async function sweepParent(
       value: undefined,
     };
   });
+  // A child that ended between the look above and this write tried to claim the parent on the version before
+  // it and lost: as claimParent expects of any writer in between, this one looks again.
+  if (wrote.committed) {
+    const still = await openChildren(engine, wrote.conversation);
+    if (still?.length === 0) return { run: continueParent(engine, conversation.id) };
+  }
   return {};
 }
 
