@@ -96,6 +96,13 @@ describe('agents that call agents across restarts (SQLite)', () => {
     const [pending] = sent.body.pendingActions;
     void allow(first, id, pending.id);
     await expect.poll(() => restarts.length).toBe(1);
+    // Stopped in the model call after the tool's result: that result is stored (the step flushes it first), so
+    // the other process starts from it rather than from a call whose result is still on its way to the store.
+    await expect
+      .poll(async () =>
+        (await get(first, pending.conversationId)).messages.some((m: { role: string }) => m.role === 'tool'),
+      )
+      .toBe(true);
 
     const second = await instance(path, agents(restarts), true);
     await second.heed.expireDue();

@@ -51,6 +51,13 @@ describe.skipIf(!pgServer)(
       const [pending] = sent.body.pendingActions;
       void allow(a, id, pending.id);
       await expect.poll(() => restarts.length).toBe(1);
+      // Stopped in the model call after the tool's result: that result is stored (the step flushes it first), so
+      // the other process starts from it rather than from a call whose result is still on its way to the store.
+      await expect
+        .poll(async () =>
+          (await get(a, pending.conversationId)).messages.some((m: { role: string }) => m.role === 'tool'),
+        )
+        .toBe(true);
 
       const b = await instance(agents(restarts), true);
       await b.heed.expireDue();
