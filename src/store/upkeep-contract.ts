@@ -157,6 +157,13 @@ export function describeUpkeepContract(name: string, open: () => Promise<OpenedS
       const [, , next] = await store.listAudit({});
       expect(next).toMatchObject({ seq: 5, prevHash: all[3].hash });
       expect(await store.pruneAudit(at(50))).toBe(0);
+      // With every entry pruned, the anchor is where the chain goes on.
+      expect(await store.pruneAudit(at(1000))).toBe(3);
+      expect(await store.listAudit({})).toEqual([]);
+      await store.appendAudit({ entries: [entry(103)], people: [] });
+      const [after] = await store.listAudit({});
+      expect(after).toMatchObject({ seq: 6, prevHash: next.hash });
+      expect(verifyChain([after], await store.auditAnchor())).toEqual({ ok: true, count: 1 });
     });
 
     it('retention deletes finished conversations before the cutoff, in batches, and never a pending, running or queued one', async () => {

@@ -236,6 +236,16 @@ export const migrations: Migration[] = [
       CREATE INDEX conversations_idle ON conversations (updated_at) WHERE status = 'idle';
     `,
   },
+  {
+    // The chain's head is the last entry of audit_log (or the anchor once all were pruned): one writer holds
+    // the file at a time, so no second row has to name it, and each decision writes one page fewer. An
+    // older Heed, which would read a stale head here, stops at the version check instead.
+    version: 31,
+    sql: `
+      ALTER TABLE audit_chain DROP COLUMN head_seq;
+      ALTER TABLE audit_chain DROP COLUMN head_hash;
+    `,
+  },
 ];
 
 /** Messages of one conversation take rowids conversation_key * MESSAGE_SPAN + position. */

@@ -49,11 +49,14 @@ export function sqliteUpkeep(db: Database.Database) {
     if (!audit || audit.entries.length === 0) return;
     const q = prepared();
     for (const person of audit.people) q.addPerson.run(person.key, person.userId);
-    const head = q.head.get() as { head_seq: number; head_hash: string };
-    const chained = chainAfter({ seq: head.head_seq, hash: head.head_hash }, audit.entries);
+    const head = (q.last.get() as AuditAnchor | undefined) ?? anchorOf(q);
+    const chained = chainAfter(head, audit.entries);
     for (const { entry, hash } of chained) q.insertEntry.run(entry.seq, ms(entry.at), JSON.stringify(entry), hash);
-    const last = chained[chained.length - 1];
-    q.setHead.run(last.entry.seq, last.hash);
+  }
+
+  function anchorOf(q: ReturnType<typeof prepare>): AuditAnchor {
+    const row = q.anchor.get() as { anchor_seq: number; anchor_hash: string };
+    return { seq: row.anchor_seq, hash: row.anchor_hash };
   }
 
   function drop(rows: Array<{ key: number; id: string }>): void {
@@ -85,8 +88,7 @@ export function sqliteUpkeep(db: Database.Database) {
     },
 
     anchor(): AuditAnchor {
-      const row = prepared().head.get() as { anchor_seq: number; anchor_hash: string };
-      return { seq: row.anchor_seq, hash: row.anchor_hash };
+      return anchorOf(prepared());
     },
 
     prune(before: string): number {
@@ -156,8 +158,9 @@ function prepare(db: Database.Database) {
     );
   return {
     addPerson: db.prepare('INSERT INTO audit_people (key, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING'),
-    head: db.prepare('SELECT * FROM audit_chain WHERE id = 1'),
-    setHead: db.prepare('UPDATE audit_chain SET head_seq = ?, head_hash = ? WHERE id = 1'),
+    // The head of the chain: its last entry (none once pruning took them all; the anchor is then the head).
+    last: db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1'),
+    anchor: db.prepare('SELECT anchor_seq, anchor_hash FROM audit_chain WHERE id = 1'),
     setAnchor: db.prepare('UPDATE audit_chain SET anchor_seq = ?, anchor_hash = ? WHERE id = 1'),
     insertEntry: db.prepare('INSERT INTO audit_log (seq, at, entry, hash) VALUES (?, ?, ?, ?)'),
     list: db.prepare(
