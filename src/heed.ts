@@ -42,6 +42,7 @@ import { RESERVED_METADATA_PREFIX } from './protocol/request-conversation.js';
 import type { ConversationRecord, EventRecord, JsonObject, RememberedTool } from './types.js';
 import { actionView, conversationView, messageViews, type ActionView, type ConversationView } from './views.js';
 import { heedRequests, type HeedRequests } from './heed-requests.js';
+import { extended } from './objects.js';
 
 export type { AgentInfo, ConversationSnapshot };
 
@@ -545,7 +546,7 @@ function channelAdapters(engine: Engine, options: HeedOptions): ChannelAdapter[]
 
 /** A write through the library API never counts as a channel's own, whatever a JavaScript caller passes. */
 function libraryWrite<T extends object>(options: T | undefined): T & ChannelWrite {
-  return { ...(options ?? ({} as T)), via: undefined };
+  return extended(options ?? ({} as T), { via: undefined });
 }
 
 function withShortcuts(
@@ -553,8 +554,8 @@ function withShortcuts(
   resolve: (resolution: unknown, options?: SettleOptions) => Promise<TurnResult>,
 ): PendingAction {
   const type = view.kind;
+  // The shortcuts before the view's fields, which never name one (src/objects.ts says why).
   return {
-    ...view,
     // Async, so a value that cannot answer it is a rejected promise like every other refusal.
     answer: async (resolution, options) => {
       if (view.kind === 'question') return resolve(questionResolutionFrom(view.questions ?? [], resolution), options);
@@ -570,5 +571,6 @@ function withShortcuts(
       resolve(kindOf(type).decline?.(note) ?? { type, decision: 'deny', comment: note }, options),
     skip: (options) => resolve({ type, skip: true }, options),
     dismiss: (options) => resolve({ type, dismiss: true }, options),
+    ...view,
   };
 }

@@ -158,30 +158,31 @@ export function decisionsOf(change: Change, actions: ActionRecord[] | undefined)
       const channel = text(data.channel) ?? 'system';
       const status = text(data.status) ?? 'resolved';
       if (status === 'cancelled') actionCancelled = true;
+      // Each entry's own keys before the common ones, which never name one (src/objects.ts says why).
       inputs.push({
-        ...common,
         verb: channel === 'timeout' ? 'lapse' : status === 'cancelled' ? 'cancel' : 'answer',
         actor: text(data.resolvedBy) ?? heedItself(channel),
         ...(text(data.answeredFor) !== undefined ? { onBehalfOf: text(data.answeredFor) } : {}),
         decision: text(data.decision) ?? status,
         surface: channel,
+        ...common,
       });
     } else if (event.type === 'action.voted') {
       inputs.push({
-        ...common,
         verb: 'vote',
         actor: text(data.by) ?? null,
         ...(text(data.for) !== undefined ? { onBehalfOf: text(data.for) } : {}),
         decision: text(data.decision),
         surface: text(data.channel) ?? 'api',
+        ...common,
       });
     } else if (event.type === 'action.extended') {
       inputs.push({
-        ...common,
         verb: 'extend',
         actor: text(data.by) ?? null,
         decision: text(data.expiresAt) ?? 'never',
         surface: text(data.channel) ?? 'api',
+        ...common,
       });
     } else if (event.type === 'turn.cancelled' && data.reason === 'cancelled' && !actionCancelled) {
       inputs.push({

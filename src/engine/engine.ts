@@ -24,6 +24,8 @@ export { conversationNotFound } from './access.js';
 
 /** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
 export interface Outbox {
+  /** False when nothing is configured to be reached (no webhook, mail, push, chat or callback host): no change causes a delivery. */
+  readonly active: boolean;
   /** The deliveries to write with `change`; `known` is what the runner already read (no second read then). */
   deliveriesFor(
     change: Change,
@@ -327,8 +329,8 @@ export function newConversationRecord(
     intakeDone?: boolean;
   },
 ): ConversationRecord {
+  // The fields after the defaults, which they do not name (src/objects.ts says why).
   return {
-    ...fields,
     status: 'idle',
     version: 0,
     updatedAt: fields.createdAt,
@@ -337,6 +339,7 @@ export function newConversationRecord(
     leaseExpiresAt: null,
     tokensUsed: 0,
     lastEventSeq: 0,
+    ...fields,
     intakeDone: fields.intakeDone ?? false,
   };
 }

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { ActionRecord, EventRecord } from '../types.js';
 import { actionView, type ActionView } from '../views.js';
+import { extended } from '../objects.js';
 
 /**
  * `action.required` events are stored as a reference to the action (its request never changes), and
@@ -12,7 +13,7 @@ export function hydrateEvents(events: EventRecord[], actions: ActionRecord[]): E
   return events.map((event): EventRecord => {
     if (event.type !== 'action.required' || event.data.action !== undefined) return event;
     const action = byId.get(event.data.actionId);
-    return action ? { ...event, data: { ...event.data, action: askedView(action) } } : event;
+    return action ? { ...event, data: extended(event.data, { action: askedView(action) }) } : event;
   });
 }
 

@@ -14,6 +14,7 @@ import { pauseSpanOf } from './pause-trace.js';
 import { currentSpan } from '../telemetry/context.js';
 import { HeedError } from '../errors.js';
 import { childHolding } from './child-actions.js';
+import { extended } from '../objects.js';
 
 export { resolvedEvent } from './decide/settle.js';
 
@@ -97,8 +98,8 @@ async function settleUntraced(
       engine,
       id,
       // The messages come with the first read when this answer closes the pause (its turn needs them).
-      { ...settleParts, messagesWhenClosing: actionId },
-      (read) => decideSettle(engine, actionId, raw, { ...options, standsFor }, read),
+      { messagesWhenClosing: actionId, ...settleParts },
+      (read) => decideSettle(engine, actionId, raw, extended(options, { standsFor }), read),
       {
         busy: 'The conversation kept changing while the answer was being recorded; send it again.',
       },
@@ -149,5 +150,5 @@ async function settleUntraced(
     messages: settled.messages,
     remembered: settled.remembered,
   });
-  return { ...turn, settled: settlement };
+  return extended(turn, { settled: settlement });
 }

@@ -11,6 +11,7 @@ import type {
   UpdateChange,
 } from '../store/store.js';
 import type { ActionRecord, ConversationRecord, EventRecord, MessageRecord, RememberedTool } from '../types.js';
+import { extended } from '../objects.js';
 
 /*
  * The one write path (docs/architecture.md): read one snapshot, ask a decider what to write, plan the
@@ -117,7 +118,8 @@ export async function transact<const P extends ConversationParts, T>(
       if (!created.ok) throw new HeedError('internal_error', 'The new conversation could not be written.');
       return { committed: true, value: decision.value, conversation: created.conversation, events: created.events };
     }
-    const change: UpdateChange = { ...decision.write, conversationId, expectVersion: read.conversation.version };
+    // The ids first (src/objects.ts says why); a Write holds neither.
+    const change: UpdateChange = { conversationId, expectVersion: read.conversation.version, ...decision.write };
     const result = await commitWrite(engine, change, { conversation: read.conversation, actions: read.actions });
     if (result.ok)
       return { committed: true, value: decision.value, conversation: result.conversation, events: result.events };
@@ -156,15 +158,16 @@ export async function commitWrite(
   if (change.create && change.create.id !== change.conversationId) {
     throw new HeedError('internal_error', `A change to conversation ${change.conversationId} creates another id.`);
   }
-  const deliveries = engine.outbox ? await engine.outbox.deliveriesFor(change, known) : [];
+  const deliveries = engine.outbox?.active ? await engine.outbox.deliveriesFor(change, known) : [];
   // A notification is sent as soon as its commit returns, so a change that carries one waits for its flush.
   let written: Change =
     deliveries.length > 0
-      ? { ...change, deliveries: [...(change.deliveries ?? []), ...deliveries], waitForFlush: undefined }
+      ? extended(change, { deliveries: [...(change.deliveries ?? []), ...deliveries], waitForFlush: undefined })
       : change;
   // The decisions it makes go to the audit log in the same transaction (docs/operating.md, The audit log).
   const decisions = decisionsOf(change, known.actions);
-  if (decisions.length > 0) written = { ...written, audit: auditAppend(await pseudonymKey(engine.store), decisions) };
+  if (decisions.length > 0)
+    written = extended(written, { audit: auditAppend(await pseudonymKey(engine.store), decisions) });
   engine.created.delete(change.conversationId);
   const result = await engine.store.commit(written);
   if (result.ok && change.create && isEmptyCreate(change)) rememberCreated(engine, result.conversation);
@@ -188,7 +191,9 @@ function rememberCreated(engine: Engine, conversation: ConversationRecord): void
 function takeCreated(engine: Engine, conversationId: string): ConversationRecord | undefined {
   const conversation = engine.created.get(conversationId);
   if (conversation) engine.created.delete(conversationId);
-  return conversation && structuredClone(conversation);
+  // A copy, so the record the creator was handed and the snapshot a decider reads are not one object. Only
+  // metadata nests (an empty conversation has no queue); a whole structuredClone was a visible share of a send.
+  return conversation && { ...conversation, metadata: conversation.metadata && structuredClone(conversation.metadata) };
 }
 
 /** An empty conversation's snapshot with exactly the parts asked for (no action is pending, so no messages for `messagesWhenClosing`). */

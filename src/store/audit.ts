@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { extended } from '../objects.js';
 
 /*
  * The audit log (docs/operating.md, The audit log): one hash chain per store. The store numbers each entry and
@@ -106,7 +107,7 @@ export function chainAfter(head: AuditAnchor, entries: NewAuditEntry[]): Array<{
   let { seq, hash } = head;
   for (const next of entries) {
     seq += 1;
-    const entry: ChainedEntry = { ...next, seq, prevHash: hash };
+    const entry: ChainedEntry = extended(next, { seq, prevHash: hash });
     hash = auditHash(entry);
     out.push({ entry, hash });
   }

@@ -24,6 +24,7 @@ import { describeResolution, kindOf } from '../../kinds/index.js';
 import { actionView } from '../../views.js';
 import type { Decision, Snapshot, Write } from '../transact.js';
 import { refuseUnanswerable, refuseUntakeable } from '../../agents/handler-turn.js';
+import { extended } from '../../objects.js';
 
 /** Who answers and through what (src/engine/settle.ts's SettleOptions, as the decider reads them). */
 export interface SettleInput extends ChannelWrite {
@@ -230,8 +231,7 @@ export async function decideSettle(
 /** `action` as the stores hold it once `settlement` is applied (src/store/memory/memory-store.ts applies it the same way). */
 function withSettlement(action: ActionRecord, settlement: ActionSettlement): ActionRecord {
   const { answeredFor: _before, ...rest } = action;
-  return {
-    ...rest,
+  return extended(rest, {
     status: settlement.status,
     resolution: settlement.resolution,
     resolvedBy: settlement.resolvedBy,
@@ -239,7 +239,7 @@ function withSettlement(action: ActionRecord, settlement: ActionSettlement): Act
     channel: settlement.channel,
     resolvedAt: settlement.resolvedAt,
     defaulted: settlement.defaulted === undefined ? action.defaulted : settlement.defaulted,
-  };
+  });
 }
 
 /**
@@ -366,16 +366,18 @@ export function resolvedEvent(
     channel: by.surface,
     // The settled line every surface shows (docs/concepts.md): a lapse reads as one, never as a person's denial.
     summary: describeResolution(
-      actionView(undefined, {
-        ...action,
-        status: by.surface === 'timeout' ? 'expired' : 'resolved',
-        resolution,
-        ...by,
-      }),
+      actionView(
+        undefined,
+        extended(action, {
+          status: by.surface === 'timeout' ? ('expired' as const) : ('resolved' as const),
+          resolution,
+          ...by,
+        }),
+      ),
     ),
   };
   // The resolution is of the action's own kind (checked when it was answered, or the kind's own lapse).
   return resolution.type === 'cancelled'
     ? data
-    : { ...data, ...kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) };
+    : extended(data, kindOf(resolution.type).resolvedDetails?.(resolution, action as never, at) ?? {});
 }

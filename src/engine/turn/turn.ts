@@ -22,6 +22,7 @@ import type {
 } from '../../types.js';
 import { eventToolOutput } from './tool-output.js';
 import { kindOf, type KindName } from '../../kinds/index.js';
+import { extended } from '../../objects.js';
 
 /** Thrown inside a turn whose claim on the conversation was taken away (a cancel, or a takeover). */
 export class TurnInterrupted extends Error {
@@ -217,7 +218,7 @@ export class Turn {
           {
             conversationId: this.conversation.id,
             expectVersion: this.conversation.version,
-            set: { ...pending.set, updatedAt: this.engine.now() },
+            set: extended(pending.set, { updatedAt: this.engine.now() }),
             messages: pending.messages,
             actions: pending.actions,
             events: pending.events as NewEvent[],

@@ -93,7 +93,8 @@ export function eventType(code: number): EventType {
   return type;
 }
 
-export function conversationParams(c: ConversationRecord) {
+/** A new conversation's row, with `eventCount` events written beside it. */
+export function conversationParams(c: ConversationRecord, eventCount: number) {
   return {
     id: c.id,
     agent: c.agent,
@@ -108,6 +109,7 @@ export function conversationParams(c: ConversationRecord) {
     leaseOwner: c.leaseOwner,
     leaseExpiresAt: msOrNull(c.leaseExpiresAt),
     tokensUsed: c.tokensUsed,
+    lastEventSeq: c.lastEventSeq + eventCount,
     intakeDone: Number(c.intakeDone),
     queue: queueJson(c.queue),
   };

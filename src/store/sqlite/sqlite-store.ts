@@ -113,8 +113,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     const set = change.set ?? {};
     if (change.create) {
       const created = { ...change.create, ...definedOnly(set) };
-      const params = { ...conversationParams(created), lastEventSeq: created.lastEventSeq + eventCount };
-      const row = prepared().insertConversation.get(params) as ConversationRow | undefined;
+      const row = prepared().insertConversation.get(conversationParams(created, eventCount)) as
+        ConversationRow | undefined;
       if (!row) throw new Refusal('exists');
       return row;
     }
@@ -569,7 +569,8 @@ function conversationUpdate(
   ];
   return {
     sql: `UPDATE conversations SET ${assignments.join(', ')} WHERE id = @id AND version = @expectVersion RETURNING *`,
-    params: { ...values, ...always, id, expectVersion },
+    // Keys first, then the spreads (src/objects.ts says why): no column name is one of these.
+    params: { id, expectVersion, ...always, ...values },
   };
 }
 
