@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { createHeed, sqliteStore, type Heed } from '../src/index.js';
 import { benchRefundAgent, forgetCalls } from './refund-agent.js';
 import { aiSdkPeerSqlite } from './w1-ai-sdk.js';
@@ -35,7 +35,7 @@ export interface W1Options {
 interface Side {
   label: string;
   cycles: number;
-  times: { cycle: Float64Array; pause?: Float64Array; resume?: Float64Array };
+  times: { cycle: Float64Array; start?: Float64Array; pause?: Float64Array; resume?: Float64Array };
   elapsed: number;
   done: number;
   warm(count: number): Promise<void>;
@@ -98,6 +98,12 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
     progress(
       `W1 measuring in ${blocks} alternating blocks: ${cycles} Heed, ${cycles} AI SDK peer, ${floorCycles} floor cycles at NORMAL; ${fullCycles} of each at FULL`,
     );
+    // Garbage collections during the measured blocks, to tell which slow cycles a collection was part of.
+    const pauses: Array<[number, number]> = [];
+    const collections = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) pauses.push([entry.startTime, entry.startTime + entry.duration]);
+    });
+    collections.observe({ entryTypes: ['gc'] });
     for (let block = 1; block <= blocks; block++) {
       for (const side of Object.values(sides)) {
         const started = performance.now();
@@ -105,6 +111,9 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
         side.elapsed += performance.now() - started;
       }
     }
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const entry of collections.takeRecords()) pauses.push([entry.startTime, entry.startTime + entry.duration]);
+    collections.disconnect();
     for (const [name, ran, expected] of [
       ['Heed', heed.refunds.count, 1 + warmup + cycles],
       ['Heed FULL', heedFull.refunds.count, 1 + fullWarmup + fullCycles],
@@ -176,6 +185,7 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       cycle: async (heed) => resumeHalf(heed, await pauseHalf(heed)),
     });
     const over2 = sides.heed.times.cycle.filter((time) => time >= 2).length;
+    const slow = slowCycles(sides.heed, pauses);
     const means = Object.values(f)
       .map((x) => `${x.label} ${fmtMs(x.mean)}`)
       .join(', ');
@@ -184,7 +194,7 @@ export async function runW1(options: W1Options = {}): Promise<WorkloadResult> {
       'Heed cycle: createConversation; send("refund order 42") → requires_action (pause half); conversation(id).pendingActions() → approve() → the tool runs, the model says "Refunded." → completed (resume half). One cycle of each Heed is checked first against what is stored (user, assistant, tool, assistant "Refunded."; status idle), and the tool must have run once per cycle.',
       'AI SDK peer (bench/w1-ai-sdk.ts): the Vercel AI SDK 7 alone, `issue_refund` with `needsApproval: true`, `MockLanguageModelV4` calling it and then saying "Refunded.", and the app keeping each conversation\'s messages as one JSON value in one table (better-sqlite3, the same WAL and synchronous setting). Pause half: generateText → a tool-approval-request; the messages inserted. Resume half: the messages read back; a tool-approval-response appended; generateText → the SDK runs the tool, the model answers; the messages updated. 2 write commits a cycle, no events, no pending-action record, no claim against a second answer, no audit. One cycle is checked first (stored: user, assistant tool-call + approval request, tool approval response, tool result, assistant "Refunded."), and the tool must have run once per cycle.',
       `Floor: raw better-sqlite3 on its own file with the same settings, one autocommit prepared statement each: insert the paused record, read it back, mark it resolved, insert the final message (3 write commits); at FULL the same with synchronous=FULL, so each of the 3 commits waits for an fsync.`,
-      `Mean cycle: ${means}. ${over2} of ${cycles} Heed cycles at NORMAL (${((100 * over2) / cycles).toFixed(1)}%) took 2 ms or more.`,
+      `Mean cycle: ${means}. ${over2} of ${cycles} Heed cycles at NORMAL (${((100 * over2) / cycles).toFixed(1)}%) took 2 ms or more; ${slow.withCollection} of them overlapped a garbage collection (${slow.collections} collections in Heed's blocks, mean ${fmtMs(slow.meanPause)}, longest ${fmtMs(slow.longestPause)}), the other ${over2 - slow.withCollection} did not.`,
       `DESIGN §11 expected the NORMAL floor at about 8,000–9,000 cycles/s (so about 3,000 cycles/s for Heed); this run measured ${fmtRate(f.floor.rate)}, so the floor ratio target here is ${fmtRate(f.floor.rate / 3)}, and the AI SDK ratio target is ${fmtRate(f.peer.rate * 1.2)}.`,
       describeProfile('SQLite', profile),
     ];
@@ -225,7 +235,12 @@ function timedSide(
   cycles: number,
   run: { pause(): Promise<string>; resume(id: string): Promise<void>; after?(): void },
 ): Side {
-  const times = { cycle: new Float64Array(cycles), pause: new Float64Array(cycles), resume: new Float64Array(cycles) };
+  const times = {
+    cycle: new Float64Array(cycles),
+    start: new Float64Array(cycles),
+    pause: new Float64Array(cycles),
+    resume: new Float64Array(cycles),
+  };
   const side: Side = {
     label,
     cycles,
@@ -245,6 +260,7 @@ function timedSide(
         const t1 = performance.now();
         await run.resume(id);
         const t2 = performance.now();
+        times.start[side.done] = t0;
         times.pause[side.done] = t1 - t0;
         times.resume[side.done] = t2 - t1;
         times.cycle[side.done] = t2 - t0;
@@ -253,6 +269,28 @@ function timedSide(
     },
   };
   return side;
+}
+
+/**
+ * Of a side's cycles that took 2 ms or more, how many overlapped a garbage collection, and the collections
+ * that fell inside its cycles: the p99 target is about these slow cycles.
+ */
+function slowCycles(side: Side, pauses: Array<[number, number]>) {
+  const { cycle, start } = side.times;
+  const inSide = pauses.filter(([from]) => cycle.some((time, i) => from >= start![i] && from < start![i] + time));
+  let withCollection = 0;
+  for (let i = 0; i < cycle.length; i++) {
+    const from = start![i];
+    const to = from + cycle[i];
+    if (cycle[i] >= 2 && pauses.some(([a, b]) => a < to && b > from)) withCollection++;
+  }
+  const lengths = inSide.map(([a, b]) => b - a);
+  return {
+    withCollection,
+    collections: inSide.length,
+    meanPause: lengths.length ? lengths.reduce((x, y) => x + y, 0) / lengths.length : 0,
+    longestPause: lengths.length ? Math.max(...lengths) : 0,
+  };
 }
 
 /** The raw floor: synchronous cycles, so no await between them. */
