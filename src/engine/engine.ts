@@ -24,7 +24,7 @@ export { conversationNotFound } from './access.js';
 
 /** What the notifications a change causes are (src/notify/notifier.ts), seen from the engine. */
 export interface Outbox {
-  /** False when nothing is configured to be reached (no webhook, mail, push, chat or callback host): no change causes a delivery. */
+  /** Whether anything is configured to be reached; `deliveriesFor` is asked only while it is. */
   readonly active: boolean;
   /** The deliveries to write with `change`; `known` is what the runner already read (no second read then). */
   deliveriesFor(

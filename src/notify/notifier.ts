@@ -56,7 +56,10 @@ export class Notifier implements Outbox {
    */
   readonly active: boolean;
 
-  /** The notifications a change causes; read once per change that raises or settles an action (or, with channels, writes a message). */
+  /**
+   * The notifications a change causes; read once per change that raises or settles an action (or, with channels,
+   * writes a message). Asked only while `active` (src/engine/transact.ts).
+   */
   async deliveriesFor(
     change: Change,
     known: { conversation?: ConversationRecord; actions?: ActionRecord[] } = {},
@@ -70,7 +73,6 @@ export class Notifier implements Outbox {
     // A2A push configs need callback hosts to post to, so a server without any reads nothing more here.
     const pushes = (this.config.callbackHosts ?? []).length > 0 && movesTask(change);
     if (!aboutActions && !replies && !pushes) return [];
-    if (!this.active) return [];
     // The runner's snapshot, when it holds one: the conversation as this change found it.
     const conversation =
       change.create ?? known.conversation ?? (await this.engine.store.getConversation(change.conversationId));
